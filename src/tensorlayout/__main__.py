@@ -1,0 +1,5 @@
+import sys
+
+from tensorlayout.cli import main
+
+sys.exit(main())

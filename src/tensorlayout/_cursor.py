@@ -1,0 +1,115 @@
+"""A tiny shared cursor for the library's recursive-descent parsers.
+
+Every notation (XLA shapes, CuTe layouts, indexing maps, HLO modules) parses with a
+:class:`Cursor`, so all parse errors carry the same position information.
+
+>>> c = Cursor("  (4, 2)")
+>>> c.expect("(")
+>>> c.integer()
+4
+>>> c.accept(",")
+True
+>>> c.integer(), c.accept(")"), c.at_end()
+(2, True, True)
+"""
+
+from __future__ import annotations
+
+import re
+
+from tensorlayout.errors import ParseError
+
+__all__ = ["Cursor"]
+
+_INT = re.compile(r"-?[0-9]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+class Cursor:
+    """A position in a text; skips whitespace (and, if asked, ``/*…*/`` comments)."""
+
+    __slots__ = ("comments", "pos", "text")
+
+    def __init__(self, text: str, pos: int = 0, *, comments: bool = False) -> None:
+        self.text = text
+        self.pos = pos
+        self.comments = comments
+
+    def skip(self) -> None:
+        """Move past whitespace (and comments when enabled)."""
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch.isspace():
+                self.pos += 1
+            elif self.comments and text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.error("'*/' to close the comment")
+                self.pos = end + 2
+            elif self.comments and text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            else:
+                break
+
+    def at_end(self) -> bool:
+        self.skip()
+        return self.pos >= len(self.text)
+
+    def peek(self, literal: str) -> bool:
+        """True if the next token starts with ``literal`` (does not consume)."""
+        self.skip()
+        return self.text.startswith(literal, self.pos)
+
+    def accept(self, literal: str) -> bool:
+        """Consume ``literal`` if it comes next."""
+        if self.peek(literal):
+            self.pos += len(literal)
+            return True
+        return False
+
+    def expect(self, literal: str, what: str | None = None) -> None:
+        """Consume ``literal`` or raise a :class:`ParseError` naming it."""
+        if not self.accept(literal):
+            raise self.error(what or repr(literal))
+
+    def integer(self, what: str = "an integer") -> int:
+        self.skip()
+        m = _INT.match(self.text, self.pos)
+        if not m:
+            raise self.error(what)
+        self.pos = m.end()
+        return int(m.group())
+
+    def try_integer(self) -> int | None:
+        self.skip()
+        m = _INT.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return int(m.group())
+
+    def identifier(self, what: str = "an identifier", pattern: re.Pattern[str] = _IDENT) -> str:
+        self.skip()
+        m = pattern.match(self.text, self.pos)
+        if not m:
+            raise self.error(what)
+        self.pos = m.end()
+        return m.group()
+
+    def match(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """Consume and return a regex match at the cursor, or None."""
+        self.skip()
+        m = pattern.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+        return m
+
+    def expect_end(self, what: str = "end of input") -> None:
+        if not self.at_end():
+            raise self.error(what)
+
+    def error(self, expected: str, *, at: int | None = None, context: str | None = None) -> ParseError:
+        """A ParseError at the cursor (or at ``at``) saying what was expected."""
+        return ParseError(self.text, self.pos if at is None else at, expected, context=context)

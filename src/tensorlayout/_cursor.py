@@ -110,6 +110,8 @@ class Cursor:
         if not self.at_end():
             raise self.error(what)
 
-    def error(self, expected: str, *, at: int | None = None, context: str | None = None) -> ParseError:
+    def error(
+        self, expected: str, *, at: int | None = None, context: str | None = None
+    ) -> ParseError:
         """A ParseError at the cursor (or at ``at``) saying what was expected."""
         return ParseError(self.text, self.pos if at is None else at, expected, context=context)

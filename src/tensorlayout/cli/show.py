@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def is_xla_text(text: str) -> bool:
     """XLA shapes have ``[`` (arrays) or are type keywords; CuTe layouts never do."""
     stripped = text.strip()
-    return "[" in stripped or stripped in ("token[]", "opaque[]") or stripped.startswith(("token", "opaque"))
+    return "[" in stripped or stripped.startswith(("token", "opaque"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,61 @@
+"""XLA shapes and layouts: HLO shape text, tiled layouts, offsets and byte sizes.
+
+>>> from tensorlayout.xla import parse_shape, linear_index
+>>> linear_index(parse_shape("f32[3,5]{1,0:T(2,2)}"), (2, 3))
+17
+"""
+
+from tensorlayout.xla.layout import (
+    COMBINE_DIMENSION,
+    MEMORY_SPACE_NAMES,
+    Layout,
+    SplitConfig,
+    Tile,
+    memory_space_name,
+    parse_layout,
+    read_layout,
+)
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, parse_shape, read_shape
+from tensorlayout.xla.tiling import (
+    TilingPlan,
+    TilingStep,
+    allocated_elements,
+    layout_util_linear_index,
+    linear_index,
+    linear_indices,
+    multi_index,
+    tiled_shape,
+    tiling_plan,
+)
+from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType, element_type, parse_element_type
+from tensorlayout.xla.validate import problems, validate_layout
+
+__all__ = [
+    "COMBINE_DIMENSION",
+    "ELEMENT_TYPES",
+    "MEMORY_SPACE_NAMES",
+    "UNBOUNDED_SIZE",
+    "Layout",
+    "PrimitiveType",
+    "Shape",
+    "SplitConfig",
+    "Tile",
+    "TilingPlan",
+    "TilingStep",
+    "allocated_elements",
+    "element_type",
+    "layout_util_linear_index",
+    "linear_index",
+    "linear_indices",
+    "memory_space_name",
+    "multi_index",
+    "parse_element_type",
+    "parse_layout",
+    "parse_shape",
+    "problems",
+    "read_layout",
+    "read_shape",
+    "tiled_shape",
+    "tiling_plan",
+    "validate_layout",
+]

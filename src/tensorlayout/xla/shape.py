@@ -1,0 +1,351 @@
+"""XLA ``Shape``: arrays, tuples, tokens, opaque and buffer shapes, with parser and printer.
+
+>>> s = parse_shape("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}")
+>>> s.element_type.name, s.dimensions, s.layout.minor_to_major
+('bf16', (8, 1, 1280, 16384), (3, 2, 0, 1))
+>>> str(s)
+'bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}'
+>>> parse_shape("f32[2,3]").to_string(with_layout=True)
+'f32[2,3]{1,0}'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from tensorlayout._cursor import Cursor
+from tensorlayout.errors import LayoutError, ParseError
+from tensorlayout.xla.layout import Layout, read_layout
+from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
+
+__all__ = ["UNBOUNDED_SIZE", "Shape", "parse_shape", "read_shape"]
+
+#: ``Shape::kUnboundedSize``: the size of a dimension written ``?``.
+UNBOUNDED_SIZE = -(2**63)
+
+_TUPLE = ELEMENT_TYPES["tuple"]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """An XLA shape. ``kind`` is ``"array"``, ``"tuple"``, ``"token"``, ``"opaque"`` or ``"buffer"``.
+
+    Arrays carry ``element_type``, ``dimensions``, ``dynamic_dimensions`` and an optional
+    ``layout``; tuples carry ``tuple_shapes``; a buffer wraps one array in ``tuple_shapes[0]``.
+    Equality is ``ShapeUtil::Equal`` (layouts compared, M ignored).
+    """
+
+    element_type: PrimitiveType
+    dimensions: tuple[int, ...] = ()
+    dynamic_dimensions: tuple[bool, ...] = ()
+    layout: Layout | None = None
+    tuple_shapes: tuple[Shape, ...] = ()
+    is_buffer: bool = False
+
+    # -- construction ---------------------------------------------------------------------
+    @staticmethod
+    def array(
+        element_type: str | PrimitiveType,
+        dimensions: tuple[int, ...] | list[int],
+        layout: Layout | str | None = "default",
+        dynamic_dimensions: tuple[bool, ...] | None = None,
+    ) -> Shape:
+        """``MakeShape``: an array; ``layout="default"`` attaches ``{n-1,...,0}``.
+
+        >>> str(Shape.array("f32", (3, 5), "{0,1}"))
+        'f32[3,5]{0,1}'
+        """
+        et = element_type if isinstance(element_type, PrimitiveType) else _type(element_type)
+        if not et.is_array:
+            raise LayoutError(f"expected an array element type, but got {et.name}")
+        dims = tuple(dimensions)
+        for d in dims:
+            if isinstance(d, bool) or not isinstance(d, int) or d < 0:
+                raise LayoutError(f"expected non-negative integer dimensions, but got {dims}")
+        dyn = tuple(dynamic_dimensions) if dynamic_dimensions else (False,) * len(dims)
+        if isinstance(layout, str):
+            layout = (Layout(tuple(range(len(dims) - 1, -1, -1))) if layout == "default"
+                      else Layout.parse(layout))
+        return Shape(et, dims, dyn, layout)
+
+    @staticmethod
+    def tuple_of(*shapes: Shape) -> Shape:
+        return Shape(_TUPLE, tuple_shapes=tuple(shapes))
+
+    @classmethod
+    def parse(cls, text: str) -> Shape:
+        return parse_shape(text)
+
+    # -- kind queries ---------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        if self.is_buffer:
+            return "buffer"
+        return {"tuple": "tuple", "token": "token", "opaque": "opaque"}.get(
+            self.element_type.name, "array")
+
+    @property
+    def is_array(self) -> bool:
+        return self.kind == "array"
+
+    @property
+    def is_tuple(self) -> bool:
+        return self.kind == "tuple"
+
+    @property
+    def is_token(self) -> bool:
+        return self.kind == "token"
+
+    @property
+    def is_opaque(self) -> bool:
+        return self.kind == "opaque"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.is_array and not self.dimensions
+
+    @property
+    def rank(self) -> int:
+        """Number of dimensions (an array's; 0 for other kinds)."""
+        return len(self.dimensions)
+
+    def dimension(self, d: int) -> int:
+        """``GetDimension``: dimension ``d``; negative ``d`` counts from the end (-1 = last)."""
+        return self.dimensions[self.dim_index(d)]
+
+    def dim_index(self, d: int) -> int:
+        """Normalise a dimension number, accepting Python-style negatives."""
+        r = self.rank
+        if isinstance(d, bool) or not isinstance(d, int) or not -r <= d < r:
+            raise LayoutError(f"expected a dimension number in [{-r}, {r - 1}] for "
+                              f"{self.to_string()}, but got {d!r}")
+        return d + r if d < 0 else d
+
+    def is_dynamic_dimension(self, d: int) -> bool:
+        return self.dynamic_dimensions[self.dim_index(d)]
+
+    @property
+    def is_dynamic(self) -> bool:
+        return any(self.dynamic_dimensions) or any(t.is_dynamic for t in self.tuple_shapes)
+
+    @property
+    def bit_width(self) -> int:
+        """Bits of one element: ``E(n)`` if set, else the type's bit width."""
+        if self.layout is not None and self.layout.element_size_in_bits:
+            return self.layout.element_size_in_bits
+        return self.element_type.bit_width
+
+    def elements_in(self) -> int:
+        """``ElementsIn``: product of the dims (bounds for dynamic dims); a scalar has 1."""
+        n = 1
+        for d in self.dimensions:
+            n *= d
+        return n
+
+    @property
+    def is_zero_element_array(self) -> bool:
+        return self.is_array and 0 in self.dimensions
+
+    def leaves(self) -> Iterator[Shape]:
+        """Leaf (non-tuple) subshapes in pre-order."""
+        if self.is_tuple:
+            for s in self.tuple_shapes:
+                yield from s.leaves()
+        else:
+            yield self
+
+    @property
+    def buffer_shape(self) -> Shape:
+        """The array inside a ``b(...)`` buffer shape."""
+        return self.tuple_shapes[0]
+
+    def with_layout(self, layout: Layout | str | None) -> Shape:
+        if isinstance(layout, str):
+            layout = Layout.parse(layout)
+        return replace(self, layout=layout)
+
+    # -- printing -------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return self.to_string(with_layout=True)
+
+    def to_string(self, with_layout: bool = False) -> str:
+        """``ShapeUtil::HumanString[WithLayout]``."""
+        kind = self.kind
+        if kind == "tuple":
+            parts = []
+            for i, s in enumerate(self.tuple_shapes):
+                prefix = "" if i == 0 else (f", /*index={i}*/" if i % 5 == 0 else ", ")
+                parts.append(prefix + s.to_string(with_layout))
+            return "(" + "".join(parts) + ")"
+        if kind == "buffer":
+            return f"b({self.buffer_shape.to_string(with_layout)})"
+        if kind in ("token", "opaque"):
+            return f"{kind}[]"
+        dims = ",".join(_dim_str(d, dyn) for d, dyn in zip(self.dimensions,
+                                                           self.dynamic_dimensions))
+        text = f"{self.element_type.name}[{dims}]"
+        if with_layout and self.layout is not None:
+            layout = str(self.layout)
+            if self.dimensions or layout != "{}":
+                text += layout
+        return text
+
+    def equal(self, other: Shape, *, ignore_layout: bool = False,
+              ignore_dynamic_dimension: bool = False, ignore_element_type: bool = False,
+              **layout_options: bool) -> bool:
+        """``ShapeUtil::Equal`` with options (layout options as in :meth:`Layout.equal`)."""
+        if self.kind != other.kind:
+            return False
+        if self.is_tuple or self.is_buffer:
+            return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
+                a.equal(b, ignore_layout=ignore_layout,
+                        ignore_dynamic_dimension=ignore_dynamic_dimension,
+                        ignore_element_type=ignore_element_type, **layout_options)
+                for a, b in zip(self.tuple_shapes, other.tuple_shapes))
+        if not ignore_element_type and self.element_type != other.element_type:
+            return False
+        if self.dimensions != other.dimensions:
+            return False
+        if not ignore_dynamic_dimension and self.dynamic_dimensions != other.dynamic_dimensions:
+            return False
+        if ignore_layout:
+            return True
+        if (self.layout is None) != (other.layout is None):
+            return False
+        if self.layout is None or other.layout is None:
+            return True
+        return self.layout.equal(other.layout, **layout_options)
+
+    def compatible(self, other: Shape) -> bool:
+        """``ShapeUtil::Compatible``: equal ignoring dynamic dims and layout."""
+        return self.equal(other, ignore_layout=True, ignore_dynamic_dimension=True)
+
+
+def _dim_str(d: int, dynamic: bool) -> str:
+    if d == UNBOUNDED_SIZE and dynamic:
+        return "?"
+    return f"<={d}" if dynamic else str(d)
+
+
+def _type(name: str) -> PrimitiveType:
+    t = ELEMENT_TYPES.get(name)
+    if t is None or name == "tuple":
+        raise LayoutError(f"expected an XLA element type name, but got {name!r}")
+    return t
+
+
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9]*(?=\[)")
+_DIM_INT = re.compile(r"-?[0-9]+")
+
+
+# shape := '(' [shape (',' shape)*] ')' | 'b' '(' shape ')' | TYPE '[' [dim (',' dim)*] ']' [layout]
+def read_shape(cur: Cursor) -> Shape:
+    """Read one shape at the cursor and leave the cursor just after it.
+
+    A ``{`` after ``]`` starts a layout only if an integer or ``:`` follows (XLA's rule, which
+    separates a layout from a computation body).
+    """
+    cur.skip()
+    start = cur.pos
+    if cur.accept("("):
+        elements: list[Shape] = []
+        if not cur.accept(")"):
+            while True:
+                elem = read_shape(cur)
+                _validate_element(cur, elem, start)
+                elements.append(elem)
+                if cur.accept(")"):
+                    break
+                cur.expect(",", "',' or ')' in a tuple shape")
+        return Shape(_TUPLE, tuple_shapes=tuple(elements))
+    if cur.text.startswith("b(", cur.pos):
+        cur.pos += 2
+        inner = read_shape(cur)
+        if not inner.is_array:
+            raise cur.error("an array shape inside b(...)", at=start + 2)
+        _validate_element(cur, inner, start)
+        cur.expect(")", "')' at the end of buffer shape")
+        return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
+    m = _TYPE_NAME.match(cur.text, cur.pos)
+    if not m or m.group() not in ELEMENT_TYPES or m.group() == "tuple":
+        raise cur.error("a shape (an element type such as f32, followed by [dims])")
+    et = ELEMENT_TYPES[m.group()]
+    cur.pos = m.end() + 1
+    dims: list[int] = []
+    dyn: list[bool] = []
+    if not cur.accept("]"):
+        while True:
+            _read_dim(cur, dims, dyn)
+            if cur.accept("]"):
+                break
+            cur.expect(",", "',' or ']' in the dimensions")
+    if not et.is_array:
+        if dims:
+            raise cur.error(f"'{et.name}[]' with no dimensions", at=start)
+        return Shape(et)
+    layout: Layout | None = None
+    save = cur.pos
+    if cur.accept("{"):
+        cur.skip()
+        is_layout = cur.peek(":") or bool(_DIM_INT.match(cur.text, cur.pos))
+        cur.pos = save
+        if is_layout:
+            layout_at = cur.pos
+            layout = read_layout(cur)
+            if layout.rank != len(dims):
+                raise ParseError(cur.text, layout_at, f"a layout with {len(dims)} dimensions",
+                                 f"Dimensions size is {len(dims)}, but minor to major size "
+                                 f"is {layout.rank}.")
+            if layout.physical_shape is not None:
+                raise ParseError(cur.text, layout_at, "a layout without P(...)",
+                                 "Layout has physical shape, but is not for a sparse array")
+    if layout is None:
+        layout = Layout(tuple(range(len(dims) - 1, -1, -1)))
+    return Shape(et, tuple(dims), tuple(dyn), layout)
+
+
+# dim := INT | '<=' INT | '?'
+def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
+    if cur.accept("?"):
+        dims.append(UNBOUNDED_SIZE)
+        dyn.append(True)
+        return
+    bounded = cur.accept("<=")
+    start = cur.pos
+    value = cur.integer("a dimension size")
+    if value >= 2**63:
+        value -= 2**64
+    if value < 0 or value >= 2**63:
+        raise cur.error("a non-negative dimension size", at=start)
+    cur.skip()
+    if cur.pos < len(cur.text) and (cur.text[cur.pos].isalnum() or cur.text[cur.pos] in "_."):
+        raise cur.error("',' or ']' after a dimension size")
+    dims.append(value)
+    dyn.append(bounded)
+
+
+def _validate_element(cur: Cursor, shape: Shape, start: int) -> None:
+    """Tuple and buffer elements are validated as XLA's MakeValidated* does."""
+    from tensorlayout.xla.validate import problems
+
+    found = problems(shape)
+    if found:
+        raise ParseError(cur.text, start, "a valid tuple element", found[0])
+
+
+@lru_cache(maxsize=8192)
+def parse_shape(text: str) -> Shape:
+    """Parse XLA shape text; arrays without a layout get the default ``{n-1,...,0}``.
+
+    >>> parse_shape("(f32[2], s32[])").is_tuple
+    True
+    """
+    if not isinstance(text, str):
+        raise LayoutError(f"expected shape text (str), but got {type(text).__name__}")
+    cur = Cursor(text, comments=True)
+    shape = read_shape(cur)
+    cur.expect_end("end of the shape (extra content after shape)")
+    return shape

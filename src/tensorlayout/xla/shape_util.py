@@ -1,0 +1,277 @@
+"""Shape rewrites and bitcast checks with XLA's names (``ShapeUtil``).
+
+>>> from tensorlayout.xla.shape import parse_shape
+>>> str(prepend_major_dimension(40, parse_shape("f32[10,20,30]{0,2,1}")))
+'f32[40,10,20,30]{1,3,2,0}'
+>>> reshape_is_bitcast(parse_shape("f32[3,4]{1,0}"), parse_shape("f32[6,2]{1,0}"))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.xla.layout import Layout
+from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.tiling import linear_indices
+from tensorlayout.xla.types import PrimitiveType, element_type
+
+__all__ = [
+    "align_layouts",
+    "append_minor_dimension",
+    "change_element_type",
+    "delete_dimensions",
+    "device_shape_to_host_shape",
+    "has_degenerate_dimensions",
+    "insert_dimension_at_index",
+    "insert_dimensions_at_index",
+    "is_effectively_most_major_dimension",
+    "is_reshape_or_transpose_bitcast",
+    "last_dim_is_minor_most",
+    "make_shape_with_descending_layout_and_same_physical_layout",
+    "move_dim_to_major",
+    "permute_dimensions_ignoring_layout",
+    "prepend_major_dimension",
+    "reorder_logical_dimensions",
+    "reshape_is_bitcast",
+    "same_dimensions",
+    "transpose_is_bitcast",
+]
+
+#: Bitcast checks compare every element's offset; beyond this many elements they refuse.
+MAX_BITCAST_ELEMENTS = 1 << 26
+
+
+def _array(shape: Shape) -> Shape:
+    if not shape.is_array:
+        raise LayoutError(f"expected an array shape, but got {shape}")
+    return shape
+
+
+def _layout(shape: Shape) -> Layout:
+    if shape.layout is None:
+        raise LayoutError(f"shape {shape.to_string()} does not have a layout")
+    return shape.layout
+
+
+def move_dim_to_major(shape: Shape, dim: int) -> Shape:
+    """``ShapeUtil::MoveDimToMajor`` (tuples element-wise)."""
+    if shape.is_tuple:
+        return replace(shape, tuple_shapes=tuple(move_dim_to_major(s, dim)
+                                                 for s in shape.tuple_shapes))
+    layout = _layout(shape)
+    m2m = [d for d in layout.minor_to_major if d != dim] + [dim]
+    return shape.with_layout(layout.replace(minor_to_major=tuple(m2m)))
+
+
+def delete_dimensions(dims_to_delete: Sequence[int], shape: Shape) -> Shape:
+    """``ShapeUtil::DeleteDimensions``: drop dims, renumbering the layout."""
+    drop = sorted({shape.dim_index(d) for d in dims_to_delete})
+    keep = [d for d in range(shape.rank) if d not in drop]
+    renumber = {d: i for i, d in enumerate(keep)}
+    layout = shape.layout
+    if layout is not None:
+        layout = layout.replace(minor_to_major=tuple(renumber[d] for d in layout.minor_to_major
+                                                     if d in renumber), tiles=())
+    return Shape(shape.element_type, tuple(shape.dimensions[d] for d in keep),
+                 tuple(shape.dynamic_dimensions[d] for d in keep), layout)
+
+
+def insert_dimensions_at_index(shape: Shape, index: int, sizes: Sequence[int]) -> Shape:
+    """``ShapeUtil::InsertDimensionsAtIndex``: new dims become the most minor of the layout."""
+    if not 0 <= index <= shape.rank:
+        raise LayoutError(f"expected an insertion index in [0, {shape.rank}], but got {index}")
+    n = len(sizes)
+    dims = shape.dimensions[:index] + tuple(sizes) + shape.dimensions[index:]
+    dyn = shape.dynamic_dimensions[:index] + (False,) * n + shape.dynamic_dimensions[index:]
+    layout = shape.layout
+    if layout is not None:
+        old = [d + n if d >= index else d for d in layout.minor_to_major]
+        new = list(range(index + n - 1, index - 1, -1))
+        layout = layout.replace(minor_to_major=tuple(new + old))
+    return Shape(shape.element_type, dims, dyn, layout)
+
+
+def insert_dimension_at_index(shape: Shape, index: int, size: int) -> Shape:
+    """``ShapeUtil::InsertDimensionAtIndex``."""
+    return insert_dimensions_at_index(shape, index, (size,))
+
+
+def prepend_major_dimension(size: int, shape: Shape) -> Shape:
+    """``ShapeUtil::PrependMajorDimension``."""
+    dims = (size, *shape.dimensions)
+    layout = shape.layout
+    if layout is not None:
+        layout = layout.replace(minor_to_major=tuple(d + 1 for d in layout.minor_to_major) + (0,))
+    return Shape(shape.element_type, dims, (False, *shape.dynamic_dimensions), layout)
+
+
+def append_minor_dimension(size: int, shape: Shape) -> Shape:
+    """``ShapeUtil::AppendMinorDimension``: the new last dim is the most minor."""
+    dims = (*shape.dimensions, size)
+    layout = shape.layout
+    if layout is not None:
+        layout = layout.replace(minor_to_major=(shape.rank, *layout.minor_to_major))
+    return Shape(shape.element_type, dims, (*shape.dynamic_dimensions, False), layout)
+
+
+def permute_dimensions_ignoring_layout(permutation: Sequence[int], shape: Shape) -> Shape:
+    """Output dim ``i`` is input dim ``permutation[i]``; the layout resets to default."""
+    _check_perm(permutation, shape.rank)
+    dims = tuple(shape.dimensions[p] for p in permutation)
+    dyn = tuple(shape.dynamic_dimensions[p] for p in permutation)
+    return Shape.array(shape.element_type, dims, dynamic_dimensions=dyn) if not any(
+        d < 0 for d in dims) else Shape(shape.element_type, dims, dyn,
+                                        Layout(tuple(range(len(dims) - 1, -1, -1))))
+
+
+def reorder_logical_dimensions(shape: Shape, permutation: Sequence[int]) -> Shape:
+    """``ShapeUtil::ReorderLogicalDimensions``: same physical layout, dims reordered."""
+    _check_perm(permutation, shape.rank)
+    dims = tuple(shape.dimensions[p] for p in permutation)
+    dyn = tuple(shape.dynamic_dimensions[p] for p in permutation)
+    layout = _layout(shape)
+    inverse = {p: i for i, p in enumerate(permutation)}
+    m2m = tuple(inverse[d] for d in layout.minor_to_major)
+    return Shape(shape.element_type, dims, dyn, layout.replace(minor_to_major=m2m))
+
+
+def _check_perm(permutation: Sequence[int], rank: int) -> None:
+    if sorted(permutation) != list(range(rank)):
+        raise LayoutError(f"expected a permutation of 0..{rank - 1}, but got {list(permutation)}")
+
+
+def make_shape_with_descending_layout_and_same_physical_layout(shape: Shape) -> Shape:
+    """Dims reordered major to minor so the default layout describes the same memory."""
+    layout = _layout(shape)
+    order = layout.major_to_minor
+    return Shape(shape.element_type, tuple(shape.dimensions[d] for d in order),
+                 tuple(shape.dynamic_dimensions[d] for d in order),
+                 Layout(tuple(range(shape.rank - 1, -1, -1))))
+
+
+def change_element_type(shape: Shape, new_type: str | PrimitiveType) -> Shape:
+    """``ShapeUtil::ChangeElementType``: clears ``E(n)`` unless the new type is sub-byte."""
+    t = element_type(new_type)
+    layout = shape.layout
+    if layout is not None and not t.is_sub_byte:
+        layout = layout.replace(element_size_in_bits=0)
+    return replace(shape, element_type=t, layout=layout)
+
+
+def device_shape_to_host_shape(shape: Shape) -> Shape:
+    """``ShapeUtil::DeviceShapeToHostShape``: drop tiles, S, P, E and M; L back to 1."""
+    if shape.is_tuple:
+        return replace(shape, tuple_shapes=tuple(device_shape_to_host_shape(s)
+                                                 for s in shape.tuple_shapes))
+    if shape.layout is None:
+        return shape
+    return shape.with_layout(Layout(shape.layout.minor_to_major))
+
+
+def has_degenerate_dimensions(shape: Shape) -> bool:
+    return 1 in shape.dimensions
+
+
+def last_dim_is_minor_most(shape: Shape) -> bool:
+    layout = _layout(shape)
+    return shape.rank > 0 and layout.minor_to_major[0] == shape.rank - 1
+
+
+def is_effectively_most_major_dimension(shape: Shape, dim: int) -> bool:
+    """True if every dim more major than ``dim`` in the layout has size 1."""
+    layout = _layout(shape)
+    for d in layout.major_to_minor:
+        if d == dim:
+            return True
+        if shape.dimensions[d] != 1:
+            return False
+    return True
+
+
+def same_dimensions(a: Shape, b: Shape) -> bool:
+    """``ShapeUtil::SameDimensions``: equal dims; unbounded ``?`` dims match anything."""
+    from tensorlayout.xla.shape import UNBOUNDED_SIZE
+
+    return a.rank == b.rank and all(x == y or UNBOUNDED_SIZE in (x, y)
+                                    for x, y in zip(a.dimensions, b.dimensions))
+
+
+def _offsets(shape: Shape) -> np.ndarray:
+    if shape.elements_in() > MAX_BITCAST_ELEMENTS:
+        raise UnsupportedError(f"bitcast check of {shape} compares every element; "
+                               f"more than {MAX_BITCAST_ELEMENTS} elements is refused")
+    return linear_indices(shape)
+
+
+def reshape_is_bitcast(input_shape: Shape, output_shape: Shape, *,
+                       ignore_element_type: bool = False) -> bool:
+    """``ShapeUtil::ReshapeIsBitcast``: the reshape moves no data (every offset is kept)."""
+    _array(input_shape)
+    _array(output_shape)
+    if not ignore_element_type and input_shape.element_type != output_shape.element_type:
+        return False
+    if input_shape.elements_in() != output_shape.elements_in():
+        raise LayoutError(f"reshape from {input_shape} to {output_shape} changes the "
+                          "number of elements")
+    return bool(np.array_equal(_offsets(input_shape), _offsets(output_shape)))
+
+
+def transpose_is_bitcast(input_shape: Shape, output_shape: Shape, dimensions: Sequence[int],
+                         *, ignore_element_type: bool = False) -> bool:
+    """``ShapeUtil::TransposeIsBitcast``: output dim i is input dim ``dimensions[i]``."""
+    _array(input_shape)
+    _array(output_shape)
+    _check_perm(dimensions, input_shape.rank)
+    if not ignore_element_type and input_shape.element_type != output_shape.element_type:
+        return False
+    if tuple(input_shape.dimensions[d] for d in dimensions) != output_shape.dimensions:
+        return False
+    out = _offsets(output_shape).reshape(output_shape.dimensions)
+    inverse = np.argsort(dimensions)
+    return bool(np.array_equal(_offsets(input_shape),
+                               out.transpose(inverse).reshape(-1)))
+
+
+def is_reshape_or_transpose_bitcast(a: Shape, b: Shape, *,
+                                    ignore_element_type: bool = False) -> bool:
+    """``ShapeUtil::IsReshapeOrTransposeBitcast``: some reshape or transpose is a bitcast."""
+    if a.elements_in() != b.elements_in():
+        return False
+    if reshape_is_bitcast(a, b, ignore_element_type=ignore_element_type):
+        return True
+    from itertools import permutations
+
+    if a.rank != b.rank or a.rank > 6:
+        return False
+    return any(transpose_is_bitcast(a, b, p, ignore_element_type=ignore_element_type)
+               for p in permutations(range(a.rank)))
+
+
+def align_layouts(input_shape: Shape, output_shape: Shape) -> Shape | None:
+    """``ShapeUtil::AlignLayouts``: a layout for ``output_shape`` making the reshape a bitcast.
+
+    Searches the layouts of the output (untiled) for one with the same physical order; None
+    if there is none. Size-1 dims are placed as XLA does, next to their neighbours.
+    """
+    from itertools import permutations
+
+    _array(input_shape)
+    layout = _layout(input_shape)
+    if layout.tiles:
+        raise UnsupportedError("align_layouts supports untiled layouts only")
+    if input_shape.elements_in() != output_shape.elements_in():
+        return None
+    target = _offsets(input_shape)
+    rank = output_shape.rank
+    if rank > 8:
+        raise UnsupportedError("align_layouts searches permutations; rank > 8 is refused")
+    for perm in permutations(range(rank)):
+        candidate = output_shape.with_layout(Layout(tuple(perm)))
+        if np.array_equal(_offsets(candidate), target):
+            return candidate
+    return None

@@ -1,0 +1,173 @@
+"""Byte sizes: XLA ``ByteSizeOf`` (logical) and ``ArraySize`` (padded, tiled, packed).
+
+>>> from tensorlayout.xla.shape import parse_shape
+>>> s = parse_shape("f32[3,5]{1,0:T(2,2)}")
+>>> byte_size(s), array_size(s), array_data_size(s), round(padding_overhead(s), 2)
+(60, 96, 84, 1.6)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tensorlayout.errors import LayoutError
+from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.types import PrimitiveType
+
+__all__ = [
+    "array_data_size",
+    "array_size",
+    "byte_size",
+    "byte_size_of_elements",
+    "byte_size_of_primitive_type",
+    "byte_strides",
+    "byte_strides_is_major_to_minor",
+    "max_elements_in_per_split",
+    "max_split_size",
+    "padding_overhead",
+    "unpacked_byte_strides",
+]
+
+POINTER_SIZE = 8
+
+
+def _bytes_for(count: int, shape: Shape) -> int:
+    e = shape.layout.element_size_in_bits if shape.layout is not None else 0
+    if e:
+        return (count * e + 7) // 8
+    return count * shape.element_type.byte_width
+
+
+def byte_size_of_primitive_type(t: PrimitiveType) -> int:
+    """``ByteSizeOfPrimitiveType``: bytes of one element (pred and sub-byte types: 1)."""
+    return t.byte_width
+
+
+def byte_size_of_elements(shape: Shape) -> int:
+    """``ByteSizeOfElements``: elements × byte width, or packed with ``E(n)``; ignores tiles."""
+    return _bytes_for(shape.elements_in(), shape)
+
+
+def byte_size(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
+    """``ShapeUtil::ByteSizeOf``: tuple → pointer table, token → 0, opaque → a pointer.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> byte_size(parse_shape("(f32[10,20], c64[])"))
+    16
+    """
+    kind = shape.kind
+    if kind == "tuple":
+        return pointer_size * len(shape.tuple_shapes)
+    if kind == "buffer":
+        return byte_size_of_elements(shape.buffer_shape)
+    if kind == "token":
+        return 0
+    if kind == "opaque":
+        return pointer_size
+    return byte_size_of_elements(shape)
+
+
+def max_split_size(shape: Shape, dim: int) -> int:
+    """``MaxSplitSize``: the largest piece of logical ``dim`` under the layout's split config."""
+    dim = shape.dim_index(dim)
+    layout = shape.layout
+    size = shape.dimensions[dim]
+    if layout is None:
+        return size
+    for config in layout.split_configs:
+        if 0 <= config.dimension < layout.rank and layout.major(config.dimension) == dim:
+            points = (0, *config.split_indices, size)
+            return max(b - a for a, b in zip(points, points[1:]))
+    return size
+
+
+def max_elements_in_per_split(shape: Shape) -> int:
+    """``MaxElementsInPerSplit``: product of :func:`max_split_size` over all dims."""
+    n = 1
+    for d in range(shape.rank):
+        n *= max_split_size(shape, d)
+    return n
+
+
+def array_size(shape: Shape) -> int:
+    """``ShapeUtil::ArraySize``: bytes allocated for a tiled array, padding included.
+
+    Only the first tile pads (later tiles are assumed to add none, as in XLA); tail
+    padding ``L(n)`` applies only when tiles exist; ``E(n)`` packs sub-byte elements.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> array_size(parse_shape("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"))
+    28311552
+    """
+    if not shape.is_array:
+        if shape.is_buffer:
+            return array_size(shape.buffer_shape)
+        raise LayoutError(f"expected an array shape, but got {shape}")
+    layout = shape.layout
+    if layout is None or not layout.tiles:
+        return byte_size_of_elements(shape)
+    tile = layout.tiles[0].dims
+    count = 1
+    rank = shape.rank
+    for k in range(max(len(tile), rank)):
+        size = max_split_size(shape, layout.minor(k)) if k < rank else 1
+        if k < len(tile):
+            t = tile[len(tile) - 1 - k]
+            if t > 0:
+                size = -(-size // t) * t
+        count *= size
+    alignment = layout.tail_padding_alignment_in_elements
+    if alignment > 1:
+        count = -(-count // alignment) * alignment
+    return _bytes_for(count, shape)
+
+
+def array_data_size(shape: Shape) -> int:
+    """``ShapeUtil::ArrayDataSize``: bytes up to and including the last element."""
+    from tensorlayout.xla.tiling import layout_util_linear_index
+
+    if shape.elements_in() == 0:
+        return 0
+    last = tuple(d - 1 for d in shape.dimensions)
+    return _bytes_for(layout_util_linear_index(shape, last) + 1, shape)
+
+
+def padding_overhead(shape: Shape) -> float:
+    """Allocated bytes (:func:`array_size`) per useful byte (:func:`byte_size`); 1.0 = none."""
+    useful = byte_size_of_elements(shape)
+    return array_size(shape) / useful if useful else 1.0
+
+
+def unpacked_byte_strides(shape: Shape) -> tuple[int, ...]:
+    """``UnpackedByteStrides``: byte stride of each logical dim (sub-byte counts as 1 byte).
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> unpacked_byte_strides(parse_shape("f32[3,5,7]"))
+    (140, 28, 4)
+    """
+    if shape.layout is None:
+        raise LayoutError(f"shape {shape.to_string()} does not have a layout")
+    strides = [0] * shape.rank
+    stride = shape.element_type.byte_width
+    for d in shape.layout.minor_to_major:
+        strides[d] = stride
+        stride *= shape.dimensions[d]
+    return tuple(strides)
+
+
+def byte_strides(shape: Shape) -> tuple[int, ...] | None:
+    """``ByteStrides``: as :func:`unpacked_byte_strides`, or None when ``E(n)`` is not whole bytes."""
+    if shape.layout is not None and shape.layout.element_size_in_bits % 8:
+        return None
+    return unpacked_byte_strides(shape)
+
+
+def byte_strides_is_major_to_minor(byte_strides: Sequence[int], dims: Sequence[int],
+                                   element_type: PrimitiveType) -> bool:
+    """``ByteStridesIsMajorToMinor``: dense row-major strides for ``dims``."""
+    expected = element_type.byte_width
+    for stride, dim in zip(reversed(byte_strides), reversed(dims)):
+        if stride != expected:
+            return False
+        expected *= dim
+    return True

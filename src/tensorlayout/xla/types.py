@@ -1,0 +1,108 @@
+"""XLA element types (``PrimitiveType``): names, bit widths and byte widths.
+
+>>> F32.bit_width, F32.byte_width, S4.is_sub_byte, parse_element_type("bf16").name
+(32, 4, True, 'bf16')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tensorlayout.errors import LayoutError
+
+__all__ = ["ELEMENT_TYPES", "F32", "S4", "PrimitiveType", "element_type", "parse_element_type"]
+
+
+@dataclass(frozen=True, slots=True)
+class PrimitiveType:
+    """One XLA element type, e.g. ``f32`` (enum value 11, 32 bits)."""
+
+    name: str
+    enum: int
+    bits: int  # 0 for non-array types (token, opaque, tuple)
+    kind: str  # "pred", "signed", "unsigned", "float", "complex", "token", "opaque", "tuple"
+    exponent_bits: int = 0
+    mantissa_bits: int = 0
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def bit_width(self) -> int:
+        """XLA ``BitWidth``: pred is 1 bit, s4 is 4, f32 is 32."""
+        return self.bits
+
+    @property
+    def byte_width(self) -> int:
+        """XLA ``ByteWidth``: ceil(bits / 8); pred and sub-byte types take one byte."""
+        return (self.bits + 7) // 8
+
+    @property
+    def is_array(self) -> bool:
+        return self.kind in ("pred", "signed", "unsigned", "float", "complex")
+
+    @property
+    def is_integral(self) -> bool:
+        return self.kind in ("signed", "unsigned")
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "unsigned"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "complex"
+
+    @property
+    def is_sub_byte(self) -> bool:
+        """``IsSubByteNonPredType``: an array type other than pred with fewer than 8 bits."""
+        return self.is_array and self.kind != "pred" and self.bits < 8
+
+    @property
+    def significand_width(self) -> int:
+        """Mantissa bits plus the implicit leading one (floats only)."""
+        return self.mantissa_bits + 1 if self.is_float else 0
+
+
+def _table() -> dict[str, PrimitiveType]:
+    rows: list[PrimitiveType] = [PrimitiveType("pred", 1, 1, "pred")]
+    for bits, s_enum, u_enum in ((1, 30, 31), (2, 26, 27), (4, 21, 22), (8, 2, 6),
+                                 (16, 3, 7), (32, 4, 8), (64, 5, 9)):
+        rows.append(PrimitiveType(f"s{bits}", s_enum, bits, "signed"))
+        rows.append(PrimitiveType(f"u{bits}", u_enum, bits, "unsigned"))
+    floats = (
+        ("f16", 10, 16, 5, 10), ("bf16", 16, 16, 8, 7), ("f32", 11, 32, 8, 23),
+        ("f64", 12, 64, 11, 52), ("f8e5m2", 19, 8, 5, 2), ("f8e4m3", 28, 8, 4, 3),
+        ("f8e4m3fn", 20, 8, 4, 3), ("f8e4m3b11fnuz", 23, 8, 4, 3), ("f8e3m4", 29, 8, 3, 4),
+        ("f8e5m2fnuz", 24, 8, 5, 2), ("f8e4m3fnuz", 25, 8, 4, 3), ("f8e8m0fnu", 33, 8, 8, 0),
+        ("f4e2m1fn", 32, 4, 2, 1),
+    )
+    rows += [PrimitiveType(n, e, b, "float", x, m) for n, e, b, x, m in floats]
+    rows += [PrimitiveType("c64", 15, 64, "complex", 8, 23),
+             PrimitiveType("c128", 18, 128, "complex", 11, 52),
+             PrimitiveType("token", 17, 0, "token"),
+             PrimitiveType("opaque", 14, 0, "opaque"),
+             PrimitiveType("tuple", 13, 0, "tuple")]
+    return {t.name: t for t in rows}
+
+
+ELEMENT_TYPES: dict[str, PrimitiveType] = _table()
+F32 = ELEMENT_TYPES["f32"]
+S4 = ELEMENT_TYPES["s4"]
+
+
+def parse_element_type(name: str) -> PrimitiveType:
+    """The element type named ``name`` (case-sensitive, as XLA: ``F32`` is rejected)."""
+    try:
+        return ELEMENT_TYPES[name]
+    except KeyError:
+        raise LayoutError(f"expected an XLA element type name, but got {name!r}") from None
+
+
+def element_type(value: str | PrimitiveType) -> PrimitiveType:
+    """Accept a type or its name."""
+    return value if isinstance(value, PrimitiveType) else parse_element_type(value)

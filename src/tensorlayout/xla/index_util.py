@@ -96,7 +96,7 @@ def bump_indices(shape: Shape, indices: list[int]) -> bool:
 
 def index_in_bounds(shape: Shape, index: Sequence[int]) -> bool:
     """``IndexUtil::IndexInBounds`` (like XLA, negative values are not checked)."""
-    return len(index) == shape.rank and all(i < d for i, d in zip(index, shape.dimensions))
+    return len(index) == shape.rank and all(i < d for i, d in zip(index, shape.dimensions, strict=False))
 
 
 def compare_indices(a: Sequence[int], b: Sequence[int]) -> int:
@@ -115,9 +115,9 @@ def iter_indices(shape: Shape, base: Sequence[int] | None = None,
     incr = list(incr) if incr is not None else [1] * rank
     if not (len(base) == len(count) == len(incr) == rank):
         raise LayoutError(f"base, count and incr need {rank} entries each for {shape}")
-    if any(c > 0 and i == 0 for c, i in zip(count, incr)):
+    if any(c > 0 and i == 0 for c, i in zip(count, incr, strict=False)):
         raise LayoutError("an increment of 0 with a positive count would loop forever")
-    if shape.elements_in() == 0 or any(c == 0 and i != 0 for c, i in zip(count, incr)):
+    if shape.elements_in() == 0 or any(c == 0 and i != 0 for c, i in zip(count, incr, strict=False)):
         return
     idx = list(base)
     order = _m2m(shape)
@@ -195,12 +195,12 @@ def is_untiled_layout(tiles: Sequence[Tile | Sequence[int]],
             dims = [1] * (len(t) - len(dims)) + dims
         k = len(dims) - len(t)
         tiled = dims[k:]
-        if any(d % s for d, s in zip(tiled, t)):
+        if any(d % s for d, s in zip(tiled, t, strict=False)):
             return False
-        counts = [d // s for d, s in zip(tiled, t)]
+        counts = [d // s for d, s in zip(tiled, t, strict=False)]
         # Row-major order survives only if, after the first tile dim != 1, counts are 1.
         seen_non_one = False
-        for c, s in zip(counts, t):
+        for c, s in zip(counts, t, strict=False):
             if seen_non_one and c != 1:
                 return False
             if s != 1:

@@ -185,7 +185,7 @@ class Shape:
         if kind in ("token", "opaque"):
             return f"{kind}[]"
         dims = ",".join(_dim_str(d, dyn) for d, dyn in zip(self.dimensions,
-                                                           self.dynamic_dimensions))
+                                                           self.dynamic_dimensions, strict=False))
         text = f"{self.element_type.name}[{dims}]"
         if with_layout and self.layout is not None:
             layout = str(self.layout)
@@ -195,17 +195,30 @@ class Shape:
 
     def equal(self, other: Shape, *, ignore_layout: bool = False,
               ignore_dynamic_dimension: bool = False, ignore_element_type: bool = False,
+              ignore_fp_precision: bool = False, ignore_buffer: bool = False,
               **layout_options: bool) -> bool:
-        """``ShapeUtil::Equal`` with options (layout options as in :meth:`Layout.equal`)."""
+        """``ShapeUtil::Equal`` with options (layout options as in :meth:`Layout.equal`).
+
+        >>> parse_shape("f32[4,3]{0,1}").equal(parse_shape("f16[4,3]{0,1}"),
+        ...                                    ignore_fp_precision=True)
+        True
+        """
+        options = dict(ignore_layout=ignore_layout, ignore_buffer=ignore_buffer,
+                       ignore_dynamic_dimension=ignore_dynamic_dimension,
+                       ignore_element_type=ignore_element_type,
+                       ignore_fp_precision=ignore_fp_precision, **layout_options)
+        if ignore_buffer and (self.is_buffer or other.is_buffer):
+            a = self.buffer_shape if self.is_buffer else self
+            b = other.buffer_shape if other.is_buffer else other
+            return a.equal(b, **options)
         if self.kind != other.kind:
             return False
         if self.is_tuple or self.is_buffer:
             return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
-                a.equal(b, ignore_layout=ignore_layout,
-                        ignore_dynamic_dimension=ignore_dynamic_dimension,
-                        ignore_element_type=ignore_element_type, **layout_options)
-                for a, b in zip(self.tuple_shapes, other.tuple_shapes))
-        if not ignore_element_type and self.element_type != other.element_type:
+                a.equal(b, **options) for a, b in zip(self.tuple_shapes, other.tuple_shapes, strict=False))
+        same_type = self.element_type == other.element_type or (
+            ignore_fp_precision and self.element_type.is_float and other.element_type.is_float)
+        if not ignore_element_type and not same_type:
             return False
         if self.dimensions != other.dimensions:
             return False
@@ -219,9 +232,12 @@ class Shape:
             return True
         return self.layout.equal(other.layout, **layout_options)
 
-    def compatible(self, other: Shape) -> bool:
-        """``ShapeUtil::Compatible``: equal ignoring dynamic dims and layout."""
-        return self.equal(other, ignore_layout=True, ignore_dynamic_dimension=True)
+    def compatible(self, other: Shape, *, ignore_element_type: bool = False,
+                   ignore_fp_precision: bool = False) -> bool:
+        """``ShapeUtil::Compatible[IgnoringElementType|IgnoringFpPrecision]``."""
+        return self.equal(other, ignore_layout=True, ignore_dynamic_dimension=True,
+                          ignore_element_type=ignore_element_type,
+                          ignore_fp_precision=ignore_fp_precision)
 
 
 def _dim_str(d: int, dynamic: bool) -> str:
@@ -267,7 +283,8 @@ def read_shape(cur: Cursor) -> Shape:
         if not inner.is_array:
             raise cur.error("an array shape inside b(...)", at=start + 2)
         _validate_element(cur, inner, start)
-        cur.expect(")", "')' at the end of buffer shape")
+        if not cur.accept(")"):
+            raise cur.error("')'", context="expects ')' at the end of buffer shape")
         return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
     m = _TYPE_NAME.match(cur.text, cur.pos)
     if not m or m.group() not in ELEMENT_TYPES or m.group() == "tuple":
@@ -349,3 +366,16 @@ def parse_shape(text: str) -> Shape:
     shape = read_shape(cur)
     cur.expect_end("end of the shape (extra content after shape)")
     return shape
+
+
+def program_shape_to_string(parameters: list[Shape], result: Shape,
+                            names: list[str] | None = None) -> str:
+    """``ProgramShape::ToString``: ``(name: shape, ...) -> result``, without layouts.
+
+    >>> program_shape_to_string([parse_shape("f32[2]")], parse_shape("s32[]"), ["x"])
+    '(x: f32[2]) -> s32[]'
+    """
+    params = ", ".join(
+        f"{names[i] if names and i < len(names) else '(unknown)'}: {p.to_string()}"
+        for i, p in enumerate(parameters))
+    return f"({params}) -> {result.to_string()}"

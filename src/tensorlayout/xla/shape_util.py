@@ -24,6 +24,7 @@ __all__ = [
     "align_layouts",
     "append_minor_dimension",
     "change_element_type",
+    "copy_layout_between_shapes",
     "delete_dimensions",
     "device_shape_to_host_shape",
     "has_degenerate_dimensions",
@@ -82,7 +83,15 @@ def delete_dimensions(dims_to_delete: Sequence[int], shape: Shape) -> Shape:
 
 
 def insert_dimensions_at_index(shape: Shape, index: int, sizes: Sequence[int]) -> Shape:
-    """``ShapeUtil::InsertDimensionsAtIndex``: new dims become the most minor of the layout."""
+    """``ShapeUtil::InsertDimensionsAtIndex``: new dims go just major to the old dim ``index``.
+
+    Inserting at ``index == rank`` makes the new dims the most minor; among themselves the
+    new dims keep default (descending) order.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> str(insert_dimensions_at_index(parse_shape("f32[10,20,30]{0,2,1}"), 1, [40, 50]))
+    'f32[10,40,50,20,30]{0,4,3,2,1}'
+    """
     if not 0 <= index <= shape.rank:
         raise LayoutError(f"expected an insertion index in [0, {shape.rank}], but got {index}")
     n = len(sizes)
@@ -92,7 +101,8 @@ def insert_dimensions_at_index(shape: Shape, index: int, sizes: Sequence[int]) -
     if layout is not None:
         old = [d + n if d >= index else d for d in layout.minor_to_major]
         new = list(range(index + n - 1, index - 1, -1))
-        layout = layout.replace(minor_to_major=tuple(new + old))
+        at = old.index(index + n) + 1 if index < shape.rank else 0
+        layout = layout.replace(minor_to_major=tuple(old[:at] + new + old[at:]))
     return Shape(shape.element_type, dims, dyn, layout)
 
 
@@ -198,7 +208,7 @@ def same_dimensions(a: Shape, b: Shape) -> bool:
     from tensorlayout.xla.shape import UNBOUNDED_SIZE
 
     return a.rank == b.rank and all(x == y or UNBOUNDED_SIZE in (x, y)
-                                    for x, y in zip(a.dimensions, b.dimensions))
+                                    for x, y in zip(a.dimensions, b.dimensions, strict=False))
 
 
 def _offsets(shape: Shape) -> np.ndarray:
@@ -275,3 +285,14 @@ def align_layouts(input_shape: Shape, output_shape: Shape) -> Shape | None:
         if np.array_equal(_offsets(candidate), target):
             return candidate
     return None
+
+
+def copy_layout_between_shapes(src: Shape, dst: Shape) -> Shape:
+    """``LayoutUtil::CopyLayoutBetweenShapes``: ``dst`` with ``src``'s layout (same rank)."""
+    from tensorlayout.xla.validate import validate_layout
+
+    if src.rank != dst.rank:
+        raise LayoutError(f"cannot copy the layout of {src} to {dst}: ranks differ")
+    out = dst.with_layout(src.layout)
+    validate_layout(out)
+    return out

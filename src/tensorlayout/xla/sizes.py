@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from tensorlayout.errors import LayoutError
@@ -77,7 +78,7 @@ def max_split_size(shape: Shape, dim: int) -> int:
     for config in layout.split_configs:
         if 0 <= config.dimension < layout.rank and layout.major(config.dimension) == dim:
             points = (0, *config.split_indices, size)
-            return max(b - a for a, b in zip(points, points[1:]))
+            return max(b - a for a, b in itertools.pairwise(points))
     return size
 
 
@@ -166,7 +167,7 @@ def byte_strides_is_major_to_minor(byte_strides: Sequence[int], dims: Sequence[i
                                    element_type: PrimitiveType) -> bool:
     """``ByteStridesIsMajorToMinor``: dense row-major strides for ``dims``."""
     expected = element_type.byte_width
-    for stride, dim in zip(reversed(byte_strides), reversed(dims)):
+    for stride, dim in zip(reversed(byte_strides), reversed(dims), strict=False):
         if stride != expected:
             return False
         expected *= dim

@@ -89,7 +89,7 @@ class TilingPlan:
         y = np.asarray(x).transpose(self.physical_order)
         for step in self.steps:
             y = y.reshape(step.merged_dims)
-            pad = [(0, p - m) for p, m in zip(step.padded_dims, step.merged_dims)]
+            pad = [(0, p - m) for p, m in zip(step.padded_dims, step.merged_dims, strict=False)]
             if any(hi for _, hi in pad):
                 y = np.pad(y, pad, constant_values=pad_value)
             y = y.reshape(step.split_dims).transpose(step.permutation)
@@ -121,9 +121,9 @@ def _plan_step(dims: tuple[int, ...], tile: tuple[int, ...]) -> TilingStep:
     merged = tuple(int(np.prod([dims[i] for i in g], dtype=object)) for g in groups)
     n_untiled = untiled
     tiled_merged = merged[n_untiled:]
-    counts = tuple(_ceil_div(d, t) for d, t in zip(tiled_merged, sizes))
-    padded = merged[:n_untiled] + tuple(c * t for c, t in zip(counts, sizes))
-    split = merged[:n_untiled] + tuple(x for ct in zip(counts, sizes) for x in ct)
+    counts = tuple(_ceil_div(d, t) for d, t in zip(tiled_merged, sizes, strict=False))
+    padded = merged[:n_untiled] + tuple(c * t for c, t in zip(counts, sizes, strict=False))
+    split = merged[:n_untiled] + tuple(x for ct in zip(counts, sizes, strict=False) for x in ct)
     m = len(sizes)
     perm = (tuple(range(n_untiled)) + tuple(n_untiled + 2 * i for i in range(m))
             + tuple(n_untiled + 2 * i + 1 for i in range(m)))
@@ -187,7 +187,7 @@ def _check_index(shape: Shape, index: Sequence[int]) -> tuple[int, ...]:
                                      for i in idx):
         raise LayoutError(f"expected an index of {shape.rank} integers for {shape}, "
                           f"but got {index!r}")
-    for d, (i, n) in enumerate(zip(idx, shape.dimensions)):
+    for d, (i, n) in enumerate(zip(idx, shape.dimensions, strict=False)):
         if not 0 <= i < n:
             raise LayoutError(f"index {idx} is out of bounds: dimension {d} has size {n}, "
                               f"but the index is {i}")
@@ -196,7 +196,7 @@ def _check_index(shape: Shape, index: Sequence[int]) -> tuple[int, ...]:
 
 def _row_major(idx: Sequence[int], dims: Sequence[int]) -> int:
     out = 0
-    for i, d in zip(idx, dims):
+    for i, d in zip(idx, dims, strict=False):
         out = out * d + i
     return out
 
@@ -218,8 +218,8 @@ def linear_index(shape: Shape, index: Sequence[int]) -> int:
         n_untiled = len(step.groups) - len(step.tile) + step.tile.count(COMBINE_DIMENSION)
         sizes = step.output_dims[len(step.output_dims) - (len(merged) - n_untiled):]
         tiled = merged[n_untiled:]
-        cur = (tuple(merged[:n_untiled]) + tuple(i // t for i, t in zip(tiled, sizes))
-               + tuple(i % t for i, t in zip(tiled, sizes)))
+        cur = (tuple(merged[:n_untiled]) + tuple(i // t for i, t in zip(tiled, sizes, strict=False))
+               + tuple(i % t for i, t in zip(tiled, sizes, strict=False)))
     return _row_major(cur, plan.tiled_dims)
 
 
@@ -249,9 +249,9 @@ def multi_index(shape: Shape, offset: int) -> tuple[int, ...]:
         counts = cur[n_untiled:n_untiled + n_tiled]
         within = cur[n_untiled + n_tiled:]
         sizes = step.output_dims[n_untiled + n_tiled:]
-        merged = cur[:n_untiled] + [c * t + w for c, t, w in zip(counts, sizes, within)]
+        merged = cur[:n_untiled] + [c * t + w for c, t, w in zip(counts, sizes, within, strict=False)]
         unmerged = [0] * len(step.input_dims)
-        for g, value in zip(step.groups, merged):
+        for g, value in zip(step.groups, merged, strict=False):
             if value >= step.merged_dims[step.groups.index(g)]:
                 raise LayoutError(f"offset {offset} of {shape} is a padding slot")
             for i in reversed(g):
@@ -294,11 +294,11 @@ def linear_indices(shape: Shape) -> np.ndarray:
         n_untiled = len(step.groups) - n_tiled
         sizes = step.output_dims[n_untiled + n_tiled:]
         tiled = merged[n_untiled:]
-        terms = (merged[:n_untiled] + [(dd, a // t) for (dd, a), t in zip(tiled, sizes)]
-                 + [(dd, a % t) for (dd, a), t in zip(tiled, sizes)])
+        terms = (merged[:n_untiled] + [(dd, a // t) for (dd, a), t in zip(tiled, sizes, strict=False)]
+                 + [(dd, a % t) for (dd, a), t in zip(tiled, sizes, strict=False)])
     strides = _strides(plan.tiled_dims)
     out = np.zeros(shape.dimensions, dtype=np.int64)
-    for (deps, values), stride in zip(terms, strides):
+    for (deps, values), stride in zip(terms, strides, strict=False):
         if not deps or stride == 0:
             continue
         out += _broadcast(values * stride, deps, rank)
@@ -312,7 +312,7 @@ def _merge_terms(parts: list[tuple[tuple[int, ...], np.ndarray]], sizes: list[in
         return parts[0]
     deps: tuple[int, ...] = tuple(sorted({d for dd, _ in parts for d in dd}))
     total = np.zeros([1] * len(deps), dtype=np.int64)
-    for (dd, values), size in zip(parts, sizes):
+    for (dd, values), size in zip(parts, sizes, strict=False):
         total = total * size + _broadcast(values, dd, len(deps), deps)
     return deps, total
 
@@ -322,7 +322,7 @@ def _broadcast(values: np.ndarray, deps: tuple[int, ...], rank: int,
     """View ``values`` (indexed by ``deps`` in sorted order) broadcastable over ``rank`` axes."""
     axes = tuple(range(rank)) if axes is None else axes
     shape = [1] * len(axes)
-    for d, n in zip(deps, values.shape):
+    for d, n in zip(deps, values.shape, strict=False):
         shape[axes.index(d)] = n
     order = np.argsort(deps) if deps else []
     return values.transpose(order).reshape(shape) if deps else values.reshape(shape)

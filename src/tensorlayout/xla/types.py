@@ -106,3 +106,44 @@ def parse_element_type(name: str) -> PrimitiveType:
 def element_type(value: str | PrimitiveType) -> PrimitiveType:
     """Accept a type or its name."""
     return value if isinstance(value, PrimitiveType) else parse_element_type(value)
+
+
+# (max_exponent, min_exponent) as std::numeric_limits reports them, where they differ from
+# the IEEE-style rule max = 2^(e-1), min = 3 - 2^(e-1) (finite-only and "nuz" formats).
+_EXPONENT_RANGE = {
+    "f8e4m3fn": (9, -5),
+    "f8e4m3fnuz": (8, -6),
+    "f8e5m2fnuz": (16, -14),
+    "f8e4m3b11fnuz": (5, -9),
+    "f8e8m0fnu": (128, -126),
+    "f4e2m1fn": (3, 1),
+}
+
+
+def exponent_width(t: PrimitiveType) -> int:
+    """Exponent bits of a floating-point type (``primitive_util::ExponentWidth``)."""
+    _require_float(t)
+    return t.exponent_bits
+
+
+def significand_width(t: PrimitiveType) -> int:
+    """Mantissa bits plus the implicit leading one (``SignificandWidth``)."""
+    _require_float(t)
+    return t.significand_width
+
+
+def overflow_exponent(t: PrimitiveType) -> int:
+    """``OverflowExponent``: one more than the largest finite binary exponent."""
+    _require_float(t)
+    return _EXPONENT_RANGE.get(t.name, (2 ** (t.exponent_bits - 1), 0))[0]
+
+
+def underflow_exponent(t: PrimitiveType) -> int:
+    """``UnderflowExponent``: one more than the smallest normal binary exponent."""
+    _require_float(t)
+    return _EXPONENT_RANGE.get(t.name, (0, 3 - 2 ** (t.exponent_bits - 1)))[1]
+
+
+def _require_float(t: PrimitiveType) -> None:
+    if not (t.is_float or t.is_complex):
+        raise LayoutError(f"expected a floating-point type, but got {t.name}")

@@ -1,0 +1,54 @@
+"""CuTe's ``print_layout``: a rank-2 layout as a ``+---+`` table with row and column headers.
+
+>>> print(format_grid(Layout.parse("(2,3):(3,1)")))
+(2,3):(3,1)
+      0   1   2
+    +---+---+---+
+ 0  | 0 | 1 | 2 |
+    +---+---+---+
+ 1  | 3 | 4 | 5 |
+    +---+---+---+
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorlayout.cute.layout import Layout
+from tensorlayout.errors import LayoutError
+
+__all__ = ["format_grid", "grid_values"]
+
+
+def grid_values(layout: Any) -> np.ndarray:
+    """``L(i, j)`` for a rank-2 layout (a rank-1 layout is one column) as a 2-D int array."""
+    lay = layout.layout if hasattr(layout, "layout") and hasattr(layout, "origin_shape") else layout
+    if not isinstance(lay, Layout):
+        raise LayoutError(f"expected a layout, got {type(layout).__name__}")
+    if lay.rank() == 1:
+        return lay.offsets().reshape(-1, 1)
+    if lay.rank() != 2:
+        raise LayoutError(f"a grid needs a rank-2 layout, got rank {lay.rank()}: {lay}")
+    return lay.offsets_2d()
+
+
+def format_grid(layout: Any, *, max_cells: int = 4096, title: str | None = None) -> str:
+    """The table of offsets (rows = mode 0, columns = mode 1), headed by the layout's text."""
+    values = grid_values(layout)
+    rows, cols = values.shape
+    if rows * cols > max_cells:
+        raise LayoutError(f"the grid has {rows}x{cols} cells, more than max_cells={max_cells}")
+    width = max([len(str(int(v))) for v in values.ravel()] + [1]) + 2
+    label = len(str(max(rows - 1, 0))) + 1
+    pad = " " * (label + 2)
+    sep = pad + "+" + "+".join("-" * width for _ in range(cols)) + "+"
+    lines = [title if title is not None else str(layout)]
+    lines.append((pad + "".join(f" {j:>{width - 1}} " for j in range(cols))).rstrip())
+    lines.append(sep)
+    for i in range(rows):
+        cells = "|".join(f"{int(v):>{width - 1}} " for v in values[i])
+        lines.append(f"{i:>{label}}  |{cells}|")
+        lines.append(sep)
+    return "\n".join(lines)

@@ -1,0 +1,414 @@
+"""IntTuple: an int or a (nested) tuple of IntTuples, and the functions CuTe defines on it.
+
+Everything here is a small pure function over plain Python ints and tuples.
+
+>>> shape = parse_int_tuple("(3,(2,3))")
+>>> rank(shape), depth(shape), size(shape), flatten(shape)
+(2, 2, 18, (3, 2, 3))
+>>> idx2crd(16, shape), crd2idx((1, 5), shape, (3, (12, 1)))
+((1, (1, 2)), 17)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Union
+
+from tensorlayout._cursor import Cursor
+from tensorlayout.errors import AlgebraError, ParseError
+
+__all__ = [
+    "Int",
+    "IntTuple",
+    "Underscore",
+    "_",
+    "ceil_div",
+    "compatible",
+    "congruent",
+    "crd2crd",
+    "crd2idx",
+    "depth",
+    "elem_less",
+    "flatten",
+    "format_int_tuple",
+    "idx2crd",
+    "inner_product",
+    "is_int",
+    "is_tuple",
+    "parse_int_tuple",
+    "prefix_product",
+    "product",
+    "rank",
+    "read_int_tuple",
+    "shape_div",
+    "shape_mod",
+    "size",
+    "suffix_product",
+    "unflatten",
+    "weakly_congruent",
+]
+
+IntTuple = Union[int, tuple[Any, ...]]  # noqa: UP007 - a runtime alias
+
+
+class Int(int):
+    """A static integer (CuTe's ``Int<N>{}``, TLA's ``Int<N>{}``): equal to ``N``, printed ``_N``.
+
+    Arithmetic on it gives plain ints, as dynamic values; only printing differs.
+
+    >>> Int(2) == 2, str(Int(2)), format_int_tuple((Int(2), 4))
+    (True, '_2', '(_2,4)')
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"_{int(self)}"
+
+    __str__ = __repr__
+
+
+class Underscore:
+    """CuTe's ``_``: a wildcard mode in slices and tilers (printed ``_``)."""
+
+    _instance: Underscore | None = None
+
+    def __new__(cls) -> Underscore:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "_"
+
+    def __reduce__(self) -> str:
+        return "_"
+
+
+_ = Underscore()
+
+
+def is_int(x: object) -> bool:
+    """True for a Python int leaf (bools are not leaves)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_tuple(x: object) -> bool:
+    return isinstance(x, tuple)
+
+
+def rank(t: IntTuple) -> int:
+    """Number of top-level modes (1 for an int)."""
+    return len(t) if isinstance(t, tuple) else 1
+
+
+def depth(t: IntTuple) -> int:
+    """0 for an int, 1 + the deepest child for a tuple."""
+    if isinstance(t, tuple):
+        return 1 + max((depth(x) for x in t), default=0)
+    return 0
+
+
+def product(t: IntTuple) -> int:
+    """Product of all leaves (``size``)."""
+    if type(t) is tuple:
+        p = 1
+        for x in t:
+            p *= product(x) if type(x) is tuple else x
+        return p
+    return t  # type: ignore[return-value]
+
+
+size = product
+
+
+def flatten(t: IntTuple) -> tuple[Any, ...]:
+    """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
+    if type(t) is not tuple:
+        return (t,)
+    out: list[Any] = []
+    for x in t:
+        if type(x) is tuple:
+            out.extend(flatten(x))
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def unflatten(flat: Iterable[Any], profile: IntTuple) -> IntTuple:
+    """Re-nest ``flat`` leaves in the profile of ``profile``."""
+    it = iter(flat)
+
+    def go(p: IntTuple) -> IntTuple:
+        if isinstance(p, tuple):
+            return tuple(go(x) for x in p)
+        try:
+            return next(it)
+        except StopIteration:
+            raise AlgebraError(f"unflatten: too few leaves for the profile {format_int_tuple(profile)}") \
+                from None
+    out = go(profile)
+    if next(it, None) is not None:
+        raise AlgebraError(f"unflatten: too many leaves for the profile {format_int_tuple(profile)}")
+    return out
+
+
+def transform_leaf(t: IntTuple, f: Callable[[Any], Any]) -> IntTuple:
+    if isinstance(t, tuple):
+        return tuple(transform_leaf(x, f) for x in t)
+    return f(t)
+
+
+def zip_leaves(a: IntTuple, b: IntTuple, f: Callable[[Any, Any], Any]) -> IntTuple:
+    """Apply ``f`` leaf by leaf to two congruent IntTuples."""
+    if isinstance(a, tuple):
+        if not isinstance(b, tuple) or len(a) != len(b):
+            raise AlgebraError(f"expected congruent tuples, got {format_int_tuple(a)} and "
+                               f"{format_int_tuple(b)}")
+        return tuple(zip_leaves(x, y, f) for x, y in zip(a, b))
+    if isinstance(b, tuple):
+        raise AlgebraError(f"expected congruent tuples, got {format_int_tuple(a)} and {format_int_tuple(b)}")
+    return f(a, b)
+
+
+def inner_product(a: IntTuple, b: IntTuple) -> int:
+    """Sum of leaf-by-leaf products of two congruent IntTuples."""
+    if isinstance(a, tuple):
+        if not isinstance(b, tuple) or len(a) != len(b):
+            raise AlgebraError(f"inner_product needs congruent tuples, got {format_int_tuple(a)} and "
+                               f"{format_int_tuple(b)}")
+        return sum(inner_product(x, y) for x, y in zip(a, b))
+    if isinstance(b, tuple):
+        raise AlgebraError(f"inner_product needs congruent tuples, got {a} and {format_int_tuple(b)}")
+    return a * b
+
+
+def prefix_product(t: IntTuple, init: int = 1) -> IntTuple:
+    """Exclusive prefix product, left to right over the leaves: ``((2,3),4)`` → ``((1,2),6)``."""
+    if isinstance(t, tuple):
+        out = []
+        for x in t:
+            out.append(prefix_product(x, init))
+            init *= product(x)
+        return tuple(out)
+    return init
+
+
+def suffix_product(t: IntTuple, init: int = 1) -> IntTuple:
+    """Exclusive product right to left (LayoutRight strides): ``(3,(6,2),8)`` → ``(96,(16,8),1)``."""
+    if isinstance(t, tuple):
+        out = []
+        for x in reversed(t):
+            out.append(suffix_product(x, init))
+            init *= product(x)
+        return tuple(reversed(out))
+    return init
+
+
+def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
+    """CuTe's shape_div: divide ``a`` by ``b`` left to right, each leaf by what it can absorb."""
+    if isinstance(a, tuple):
+        if isinstance(b, tuple):
+            if len(a) != len(b):
+                raise AlgebraError(f"shape_div needs equal ranks, got {format_int_tuple(a)} and "
+                                   f"{format_int_tuple(b)}")
+            return tuple(shape_div(x, y) for x, y in zip(a, b))
+        out = []
+        for x in a:
+            out.append(shape_div(x, b))
+            b = shape_div(b, product(x))
+        return tuple(out)
+    if isinstance(b, tuple):
+        return shape_div(a, product(b))
+    if b == 0 or a == 0:
+        raise AlgebraError(f"shape_div by zero ({a} / {b})")
+    if a % b != 0 and b % a != 0:
+        raise AlgebraError(f"shape_div needs {a} and {b} to divide one another")
+    return a // b if a % b == 0 else 1
+
+
+def shape_mod(a: IntTuple, b: IntTuple) -> IntTuple:
+    """The part of ``a`` that fits in ``b`` (the doc's shape_mod): ``(6,2) mod 2`` → ``(2,1)``."""
+    if isinstance(a, tuple):
+        out = []
+        for x in a:
+            px = product(x)
+            out.append(shape_mod(x, b))
+            b = shape_div(b, px)
+        return tuple(out)
+    if isinstance(b, tuple):
+        b = product(b)
+    if a == 0 or b == 0:
+        raise AlgebraError(f"shape_mod by zero ({a} mod {b})")
+    if a % b != 0 and b % a != 0:
+        raise AlgebraError(f"shape_mod needs {a} and {b} to divide one another")
+    return a if b % a == 0 else b
+
+
+def ceil_div(a: int, b: int) -> int:
+    if b == 0:
+        raise AlgebraError("ceil_div by zero")
+    return -(-a // b)
+
+
+def congruent(a: IntTuple, b: IntTuple) -> bool:
+    """Same nesting profile."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b))
+    return not isinstance(b, tuple)
+
+
+def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
+    """``a``'s profile is a coarsening of ``b``'s (an int in ``a`` matches anything)."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(
+            weakly_congruent(x, y) for x, y in zip(a, b))
+    return True
+
+
+def compatible(a: IntTuple, b: IntTuple) -> bool:
+    """Every coordinate of shape ``a`` is also a valid coordinate of shape ``b`` (same size)."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
+    return a == product(b)
+
+
+def elem_less(a: IntTuple, b: IntTuple) -> bool:
+    """Every leaf of ``a`` is below the matching leaf of ``b`` (coordinate in bounds)."""
+    if isinstance(a, tuple):
+        if not isinstance(b, tuple):
+            return False
+        return all(elem_less(x, y) for x, y in zip(a, b)) and len(a) <= len(b)
+    if isinstance(b, tuple):
+        return False
+    return a < b
+
+
+def idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
+    """Colexicographic coordinate of ``idx`` in ``shape``; the last mode is not reduced (as C++).
+
+    ``idx`` may be an int, a tuple coordinate (converted mode by mode) or a numpy array.
+
+    >>> idx2crd(20, (3, (2, 3)))
+    (2, (0, 3))
+    """
+    if isinstance(idx, tuple):
+        if not isinstance(shape, tuple) or len(idx) != len(shape):
+            raise AlgebraError(f"coordinate {format_int_tuple(idx)} does not match the rank of shape "
+                               f"{format_int_tuple(shape)}")
+        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
+    if isinstance(shape, tuple):
+        out = []
+        last = len(shape) - 1
+        for k, s in enumerate(shape):
+            if k == last:
+                out.append(idx2crd(idx, s))
+            else:
+                n = product(s)
+                out.append(idx2crd(idx % n, s))
+                idx = idx // n
+        return tuple(out)
+    return idx
+
+
+def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
+    """Index of coordinate ``crd`` under ``stride`` (default: compact colexicographic strides).
+
+    An int coordinate against a tuple shape is split colexicographically, the last mode taking
+    any overflow. Works elementwise on numpy integer arrays too.
+
+    >>> crd2idx(20, (3, (2, 3)), (3, (12, 1)))
+    9
+    """
+    if stride is None:
+        stride = prefix_product(shape)
+    if isinstance(crd, tuple):
+        if not isinstance(shape, tuple) or len(crd) != len(shape):
+            raise AlgebraError(f"coordinate {format_int_tuple(crd)} does not match the rank of shape "
+                               f"{format_int_tuple(shape)}")
+        if not isinstance(stride, tuple) or len(stride) != len(shape):
+            raise AlgebraError("shape and stride are not congruent")
+        total: Any = 0
+        for c, s, d in zip(crd, shape, stride):
+            total = total + crd2idx(c, s, d)
+        return total
+    if isinstance(shape, tuple):
+        if not isinstance(stride, tuple) or len(stride) != len(shape):
+            raise AlgebraError("shape and stride are not congruent")
+        total = 0
+        last = len(shape) - 1
+        for k, (s, d) in enumerate(zip(shape, stride)):
+            if k == last:
+                total = total + crd2idx(crd, s, d)
+            else:
+                n = product(s)
+                total = total + crd2idx(crd % n, s, d)
+                crd = crd // n
+        return total
+    if isinstance(stride, tuple):
+        raise AlgebraError("shape and stride are not congruent")
+    return crd * stride
+
+
+def crd2crd(crd: IntTuple, dst_shape: IntTuple, src_shape: IntTuple | None = None) -> IntTuple:
+    """Convert a coordinate of ``src_shape`` to one of ``dst_shape`` (through the 1-D index)."""
+    if isinstance(crd, tuple) and isinstance(dst_shape, tuple) and len(crd) == len(dst_shape):
+        s = src_shape if isinstance(src_shape, tuple) else (None,) * len(crd)
+        return tuple(crd2crd(c, d, x) for c, d, x in zip(crd, dst_shape, s))
+    if src_shape is None:
+        raise AlgebraError("crd2crd needs the source shape to convert a coordinate of another rank")
+    return idx2crd(crd2idx(crd, src_shape), dst_shape)
+
+
+# ---------------------------------------------------------------- text
+
+
+def format_int_tuple(t: Any) -> str:
+    """CuTe's print form, no spaces: ``(3,(2,3))``; ``_`` for the wildcard."""
+    if isinstance(t, tuple):
+        return "(" + ",".join(format_int_tuple(x) for x in t) + ")"
+    if t is None or t is _:
+        return "_"
+    return str(t)
+
+
+def read_int_tuple(cur: Cursor, *, allow_underscore: bool = False) -> IntTuple:
+    """Read one IntTuple at the cursor (ints may carry CuTe's static marker ``_3``)."""
+    cur.skip()
+    if cur.accept("("):
+        items: list[Any] = []
+        if cur.accept(")"):
+            return ()
+        while True:
+            items.append(read_int_tuple(cur, allow_underscore=allow_underscore))
+            if cur.accept(")"):
+                return tuple(items)
+            cur.expect(",", what="',' or ')' in the tuple")
+    if cur.peek("_"):
+        start = cur.pos
+        cur.pos += 1
+        value = cur.try_integer()
+        if value is not None:
+            return Int(value)
+        if allow_underscore:
+            return _
+        cur.pos = start
+        raise cur.error("an integer or '('")
+    value = cur.try_integer()
+    if value is None:
+        raise cur.error("an integer or '('")
+    return value
+
+
+def parse_int_tuple(text: str, *, allow_underscore: bool = True) -> IntTuple:
+    """Parse IntTuple text such as ``(3,(2,3))`` (``_`` allowed as a wildcard).
+
+    >>> parse_int_tuple("((2,3), _4)")
+    ((2, 3), _4)
+    """
+    if not isinstance(text, str):
+        raise ParseError(repr(text), 0, "IntTuple text")
+    cur = Cursor(text)
+    out = read_int_tuple(cur, allow_underscore=allow_underscore)
+    cur.expect_end()
+    return out

@@ -1,0 +1,446 @@
+"""CuTe's ``Layout``: a pair of congruent IntTuples, shape and stride, read as a function.
+
+>>> L = Layout.parse("((4,2),(4,3)):((4,16),(1,32))")
+>>> str(L), size(L), cosize(L), L(1, 5), L(37)
+('((4,2),(4,3)):((4,16),(1,32))', 96, 96, 37, 52)
+>>> str(make_layout((2, 1, 2)))
+'(2,1,2):(1,0,2)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tensorlayout._cursor import Cursor
+from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
+from tensorlayout.errors import LayoutError, ParseError
+
+__all__ = [
+    "Layout", "append", "coalesce", "compact_col_major", "compact_row_major", "cosize", "depth",
+    "dice", "filter", "filter_zeros", "flatten", "get", "group", "group_modes", "make_layout",
+    "make_layout_like", "make_ordered_layout", "prepend", "rank", "select", "size", "slice",
+    "slice_and_offset", "take", "unflatten", "zip_layouts",
+]
+
+
+def _check_int_tuple(t: Any, what: str) -> None:
+    if isinstance(t, tuple):
+        for x in t:
+            _check_int_tuple(x, what)
+    elif not it.is_int(t):
+        raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A CuTe layout ``shape:stride``; calling it maps a coordinate to an index.
+
+    >>> Layout((3, (2, 3)), (3, (12, 1)))(20)
+    9
+    """
+
+    shape: IntTuple
+    stride: IntTuple
+
+    def __post_init__(self) -> None:
+        _check_int_tuple(self.shape, "a layout shape")
+        _check_int_tuple(self.stride, "a layout stride")
+        if not it.congruent(self.shape, self.stride):
+            raise LayoutError(f"shape {format_int_tuple(self.shape)} and stride "
+                              f"{format_int_tuple(self.stride)} are not congruent")
+        if any(s < 0 for s in it.flatten(self.shape)):
+            raise LayoutError(f"shape {format_int_tuple(self.shape)} has a negative extent")
+
+    # -- text
+    @staticmethod
+    def parse(text: str) -> Layout:
+        """Read ``shape:stride`` (CuTe's print form; ``_N`` static ints allowed)."""
+        if not isinstance(text, str):
+            raise ParseError(repr(text), 0, "layout text 'shape:stride'")
+        cur = Cursor(text)
+        layout = read_layout(cur)
+        cur.expect_end()
+        return layout
+
+    def __str__(self) -> str:
+        return f"{format_int_tuple(self.shape)}:{format_int_tuple(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({self})"
+
+    # -- queries
+    def __call__(self, *coord: Any) -> Any:
+        crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
+        return it.crd2idx(crd, self.shape, self.stride)
+
+    def size(self) -> int:
+        return it.product(self.shape)
+
+    def cosize(self) -> int:
+        return cosize(self)
+
+    def rank(self) -> int:
+        return it.rank(self.shape)
+
+    def depth(self) -> int:
+        return it.depth(self.shape)
+
+    def __len__(self) -> int:
+        return it.rank(self.shape)
+
+    def __getitem__(self, i: int) -> Layout:
+        return get(self, i)
+
+    def modes(self) -> tuple[Layout, ...]:
+        """The top-level modes as layouts (a rank-1 int layout gives itself)."""
+        if isinstance(self.shape, tuple):
+            return tuple(_mk(s, d) for s, d in zip(self.shape, self.stride))  # type: ignore[arg-type]
+        return (self,)
+
+    def flat_modes(self) -> list[tuple[int, int]]:
+        return list(zip(it.flatten(self.shape), it.flatten(self.stride)))
+
+    def offsets(self) -> np.ndarray:
+        """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
+        out = np.zeros(1, dtype=np.int64)
+        for s, d in reversed(self.flat_modes()):
+            out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)
+        # the reshape above is row-major over modes listed last-first: the first mode is fastest
+        return out
+
+    def offsets_2d(self) -> np.ndarray:
+        """``L(i, j)`` as an array of shape (size of mode 0, size of mode 1) for rank-2 layouts."""
+        if self.rank() != 2:
+            raise LayoutError(f"expected a rank-2 layout, got rank {self.rank()}: {self}")
+        m, n = (it.product(s) for s in self.shape)  # type: ignore[union-attr]
+        return self.offsets().reshape(n, m).T
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _mk(shape: IntTuple, stride: IntTuple) -> Layout:
+    """Build a Layout from parts already known to be valid (skips the checks of ``__init__``)."""
+    obj = _new(Layout)
+    _set(obj, "shape", shape)
+    _set(obj, "stride", stride)
+    return obj
+
+
+def read_layout(cur: Cursor) -> Layout:
+    """Read one ``shape:stride`` layout at the cursor (``shape`` alone gets compact strides)."""
+    start = cur.pos
+    shape = it.read_int_tuple(cur)
+    if not cur.accept(":"):
+        cur.skip()
+        if cur.at_end() or cur.peek(",") or cur.peek(")"):
+            return make_layout(shape)
+        raise cur.error("':' between shape and stride")
+    stride_at = cur.pos
+    stride = it.read_int_tuple(cur)
+    if not it.congruent(shape, stride):
+        raise ParseError(cur.text, stride_at, f"a stride congruent with the shape "
+                         f"{format_int_tuple(shape)}", context=cur.text[start:cur.pos])
+    return Layout(shape, stride)
+
+
+def as_layout(x: Any) -> Layout:
+    """Accept a Layout, layout text, or an int ``n`` (the layout ``n:1``)."""
+    if isinstance(x, Layout):
+        return x
+    if isinstance(x, str):
+        return Layout.parse(x)
+    if it.is_int(x):
+        return Layout(x, 1)
+    if isinstance(x, tuple):
+        return make_layout(x)
+    raise LayoutError(f"expected a Layout, layout text or int, got {type(x).__name__}")
+
+
+# ---------------------------------------------------------------- construction
+
+
+def compact_col_major(shape: IntTuple, current: int = 1) -> IntTuple:
+    """LayoutLeft strides: exclusive prefix product, size-1 modes get stride 0 (as C++)."""
+    if isinstance(shape, tuple):
+        out = []
+        for s in shape:
+            out.append(compact_col_major(s, current))
+            current *= it.product(s)
+        return tuple(out)
+    return 0 if shape == 1 else current
+
+
+def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
+    """LayoutRight strides: the product taken right to left, size-1 modes get stride 0."""
+    if isinstance(shape, tuple):
+        out = []
+        for s in reversed(shape):
+            out.append(compact_row_major(s, current))
+            current *= it.product(s)
+        return tuple(reversed(out))
+    return 0 if shape == 1 else current
+
+
+def make_layout(shape: Any, stride: Any = None, *more: Any) -> Layout:
+    """``make_layout(shape[, stride])``; with Layout arguments, their concatenation.
+
+    ``stride`` may be ``"LayoutLeft"`` (default) or ``"LayoutRight"``.
+
+    >>> str(make_layout((2, (2, 2)), "LayoutRight")), str(make_layout(Layout(3, 1)))
+    ('(2,(2,2)):(4,(2,1))', '(3):(1)')
+    """
+    if isinstance(shape, Layout):
+        layouts = [shape] + ([stride] if stride is not None else []) + list(more)
+        for x in layouts:
+            if not isinstance(x, Layout):
+                raise LayoutError("make_layout of layouts needs only Layout arguments")
+        return _mk(tuple(x.shape for x in layouts), tuple(x.stride for x in layouts))
+    if more:
+        raise LayoutError("make_layout(shape, stride) takes two arguments")
+    _check_int_tuple(shape, "a layout shape")
+    if stride is None or stride == "LayoutLeft":
+        return _mk(shape, compact_col_major(shape))
+    if stride == "LayoutRight":
+        return _mk(shape, compact_row_major(shape))
+    return Layout(shape, stride)
+
+
+def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
+    """Compact strides assigned in increasing ``order`` (ties: left to right).
+
+    >>> str(make_ordered_layout((4, 3, 5), (2, 0, 1)))
+    '(4,3,5):(15,1,3)'
+    """
+    fs, fo = it.flatten(shape), it.flatten(order)
+    if len(fs) != len(fo):
+        raise LayoutError(f"order {format_int_tuple(order)} does not match shape {format_int_tuple(shape)}")
+    strides = [0] * len(fs)
+    current = 1
+    for k in sorted(range(len(fs)), key=lambda k: (fo[k], k)):
+        strides[k] = 0 if fs[k] == 1 else current
+        current *= fs[k]
+    return _mk(shape, it.unflatten(strides, shape))
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """Compact strides in the order of ``layout``'s strides; stride-0 modes stay 0.
+
+    >>> str(make_layout_like(Layout.parse("(2,3,4,5):(0,42,1,0)")))
+    '(2,3,4,5):(0,4,1,0)'
+    """
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    strides = [0] * len(fs)
+    current = 1
+    for k in sorted(range(len(fs)), key=lambda k: (abs(fd[k]), k)):
+        if fd[k] != 0 and fs[k] != 1:
+            strides[k] = current
+            current *= fs[k]
+    return _mk(layout.shape, it.unflatten(strides, layout.shape))
+
+
+# ---------------------------------------------------------------- queries and accessors
+
+
+def size(x: Layout | IntTuple) -> int:
+    return x.size() if isinstance(x, Layout) else it.product(x)
+
+
+def rank(x: Layout | IntTuple) -> int:
+    return it.rank(x.shape if isinstance(x, Layout) else x)
+
+
+def depth(x: Layout | IntTuple) -> int:
+    return it.depth(x.shape if isinstance(x, Layout) else x)
+
+
+def cosize(layout: Layout) -> int:
+    """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
+    if it.product(layout.shape) == 0:
+        return 0
+    return 1 + sum((s - 1) * abs(d) for s, d in layout.flat_modes())
+
+
+def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
+    """The sub-layout at a mode path: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)``."""
+    idx: list[int] = []
+    for p in path:
+        idx.extend(p if isinstance(p, (tuple, list)) else [p])
+    shape, stride = layout.shape, layout.stride
+    for i in idx:
+        if isinstance(shape, tuple):
+            if not -len(shape) <= i < len(shape):
+                raise LayoutError(f"mode {i} is out of range for {layout} (rank {len(shape)})")
+            shape, stride = shape[i], stride[i]  # type: ignore[index]
+        elif i not in (0, -1):
+            raise LayoutError(f"mode {i} is out of range for {layout} (rank 1)")
+    return _mk(shape, stride)
+
+
+def select(layout: Layout, modes: Iterable[int]) -> Layout:
+    ms = [get(layout, m) for m in modes]
+    return _mk(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+
+
+def take(layout: Layout, begin: int, end: int) -> Layout:
+    """Modes ``[begin, end)``."""
+    return select(layout, range(begin, end))
+
+
+def group(layout: Layout, begin: int, end: int) -> Layout:
+    """Wrap modes ``[begin, end)`` into one mode."""
+    modes = layout.modes()
+    if not 0 <= begin <= end <= len(modes):
+        raise LayoutError(f"group [{begin},{end}) is out of range for {layout}")
+    inner = modes[begin:end]
+    mid = _mk(tuple(m.shape for m in inner), tuple(m.stride for m in inner))
+    out = modes[:begin] + (mid,) + modes[end:]
+    return _mk(tuple(m.shape for m in out), tuple(m.stride for m in out))
+
+
+group_modes = group
+
+
+def flatten(layout: Layout) -> Layout:
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not isinstance(layout.shape, tuple):
+        return layout
+    return _mk(fs, fd)
+
+
+def unflatten(layout: Layout, profile: IntTuple) -> Layout:
+    return _mk(it.unflatten(it.flatten(layout.shape), profile),
+                  it.unflatten(it.flatten(layout.stride), profile))
+
+
+def _as_modes(layout: Layout) -> tuple[Layout, ...]:
+    return layout.modes() if isinstance(layout.shape, tuple) else (layout,)
+
+
+def _concat(modes: Iterable[Layout]) -> Layout:
+    ms = list(modes)
+    return _mk(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+
+
+def append(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:
+    """Append a mode (default ``1:0``); with ``n``, pad up to rank ``n``."""
+    extra = _mk(1, 0) if extra is None else extra
+    modes = list(_as_modes(layout))
+    if n is None:
+        return _concat(modes + [extra])
+    while len(modes) < n:
+        modes.append(extra)
+    return _concat(modes) if len(modes) > 1 or isinstance(layout.shape, tuple) else layout
+
+
+def prepend(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:
+    extra = _mk(1, 0) if extra is None else extra
+    modes = list(_as_modes(layout))
+    if n is None:
+        return _concat([extra] + modes)
+    while len(modes) < n:
+        modes.insert(0, extra)
+    return _concat(modes)
+
+
+def zip_layouts(a: Layout, b: Layout) -> Layout:
+    """Mode ``i`` of the result is ``(a_i, b_i)`` (CuTe's ``zip`` of two layouts)."""
+    ma, mb = _as_modes(a), _as_modes(b)
+    if len(ma) != len(mb):
+        raise LayoutError(f"zip needs equal ranks, got {a} and {b}")
+    return _concat(_concat((x, y)) for x, y in zip(ma, mb))
+
+
+def _slice_parts(crd: Any, shape: Any, stride: Any, keep_wild: bool) -> tuple[list[Any], list[Any]]:
+    if isinstance(crd, tuple):
+        if not isinstance(shape, tuple) or len(crd) != len(shape):
+            raise LayoutError(f"slice coordinate {format_int_tuple(crd)} does not match shape "
+                              f"{format_int_tuple(shape)}")
+        ss: list[Any] = []
+        dd: list[Any] = []
+        for c, s, d in zip(crd, shape, stride):
+            a, b = _slice_parts(c, s, d, keep_wild)
+            ss += a
+            dd += b
+        return ss, dd
+    wild = crd is it._ or crd is None
+    return ([shape], [stride]) if wild == keep_wild else ([], [])
+
+
+def slice(crd: Any, layout: Layout) -> Layout:
+    """Keep the modes where ``crd`` has ``_``: ``slice((0,_,1), (2,3,4):(1,2,6))`` = ``(3):(2)``."""
+    ss, dd = _slice_parts(crd, layout.shape, layout.stride, True)
+    return _mk(tuple(ss), tuple(dd))
+
+
+def dice(crd: Any, layout: Layout) -> Layout:
+    """Keep the modes where ``crd`` has an integer."""
+    ss, dd = _slice_parts(crd, layout.shape, layout.stride, False)
+    return _mk(tuple(ss), tuple(dd))
+
+
+def _zero_wild(crd: Any) -> Any:
+    if isinstance(crd, tuple):
+        return tuple(_zero_wild(c) for c in crd)
+    return 0 if crd is it._ or crd is None else crd
+
+
+def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
+    """The slice and the offset of ``crd`` with every ``_`` set to 0."""
+    return slice(crd, layout), layout(_zero_wild(crd))
+
+
+# ---------------------------------------------------------------- coalesce and filter
+
+
+def _coalesce_flat(modes: list[tuple[int, int]]) -> Layout:
+    out: list[list[int]] = []
+    for s, d in modes:
+        if s == 1:
+            continue
+        if out and d == out[-1][0] * out[-1][1]:
+            out[-1][0] *= s
+        else:
+            out.append([s, d])
+    if not out:
+        return _mk(1, 0)
+    if len(out) == 1:
+        return _mk(out[0][0], out[0][1])
+    return _mk(tuple(s for s, _ in out), tuple(d for _, d in out))
+
+
+def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
+    """Merge modes while keeping the function on ``[0, size)``; by mode with a ``profile``.
+
+    >>> L = Layout.parse("(2,(1,6)):(1,(6,2))")
+    >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
+    ('12:1', '(2,6):(1,2)')
+    """
+    if profile is None:
+        return _coalesce_flat(layout.flat_modes())
+    if not isinstance(profile, tuple):
+        return _coalesce_flat(layout.flat_modes())
+    modes = _as_modes(layout)
+    out = [coalesce(m, profile[i]) if i < len(profile) else m for i, m in enumerate(modes)]
+    return _concat(out)
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """Replace the extent of every stride-0 mode by 1."""
+    return _mk(it.zip_leaves(layout.shape, layout.stride, lambda s, d: 1 if d == 0 else s),
+                  layout.stride)
+
+
+def filter(layout: Layout) -> Layout:
+    """Drop stride-0 and size-1 modes, then coalesce.
+
+    >>> str(filter(Layout.parse("(2,1,3,4):(0,7,1,0)")))
+    '3:1'
+    """
+    return coalesce(filter_zeros(layout))

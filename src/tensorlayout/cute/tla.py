@@ -1,0 +1,251 @@
+"""CATLASS TLA (Ascend): layouts with an origin shape, ``crd2offset``, tiles and the fractal formats.
+
+A TLA layout is CuTe's shape:stride plus ``origin_shape``, the valid (unpadded) extent of each
+top-level mode. Formats for a (rows × cols) matrix of an element of E bits (C0 = 256/E elements
+per 32-byte row of a fractal; a fractal holds 512 bytes):
+
+>>> str(make_format("zN", 8, 12, "f16"))
+'((16,1),(16,1)):((16,256),(1,256)) origin (8,12)'
+>>> zn = TlaLayout(make_layout(((4, 2), (4, 3)), ((4, 16), (1, 32))))
+>>> crd2offset((1, 5), zn), str(make_layout_tile(zn, (4, 4)))
+(37, '((4,1),(4,1)):((4,16),(1,32)) origin (4,4)')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.int_tuple import IntTuple, ceil_div, format_int_tuple
+from tensorlayout.cute.layout import Layout
+from tensorlayout.errors import LayoutError
+
+__all__ = [
+    "FORMATS",
+    "TlaLayout",
+    "crd2offset",
+    "depth",
+    "element_bits",
+    "get",
+    "get_tile_layout",
+    "make_coord",
+    "make_format",
+    "make_layout",
+    "make_layout_l0c",
+    "make_layout_tile",
+    "make_shape",
+    "make_stride",
+    "rank",
+    "shape",
+    "stride",
+]
+
+BYTE_PER_C0 = 32
+C0_NUM_PER_FRACTAL = 16
+BYTE_PER_FRACTAL = 512
+
+FORMATS = ("RowMajor", "ColumnMajor", "VectorLayout", "zN", "zZ", "nZ", "nN", "L0C", "Weight4BitnZ")
+
+_ALIASES = {"half": 16, "float": 32, "float16": 16, "float32": 32, "bfloat16": 16, "int8": 8,
+            "uint8": 8, "int4": 4, "int32": 32, "int16": 16, "fp16": 16, "fp32": 32}
+
+
+def element_bits(dtype: str | int) -> int:
+    """Bits of an element given as bits, an XLA type name (``f16``) or a C name (``half``)."""
+    if it.is_int(dtype):
+        bits = int(dtype)  # type: ignore[arg-type]
+    elif isinstance(dtype, str) and dtype.lower() in _ALIASES:
+        bits = _ALIASES[dtype.lower()]
+    elif isinstance(dtype, str):
+        from tensorlayout.xla.types import element_type
+        bits = element_type(dtype).bit_width
+    else:
+        raise LayoutError(f"expected an element type name or a bit width, got {dtype!r}")
+    if bits <= 0 or 256 % bits:
+        raise LayoutError(f"TLA formats need an element width dividing 256 bits, got {bits}")
+    return bits
+
+
+@dataclass(frozen=True, slots=True)
+class TlaLayout:
+    """``tla::Layout<Shape, Stride, OriginShape>``: a CuTe layout plus the valid extent per mode."""
+
+    layout: Layout
+    origin_shape: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.origin_shape:
+            modes = self.layout.shape if isinstance(self.layout.shape, tuple) else (self.layout.shape,)
+            object.__setattr__(self, "origin_shape", tuple(it.product(m) for m in modes))
+        if len(self.origin_shape) != rank(self.layout):
+            raise LayoutError(f"origin shape {self.origin_shape} does not match the rank of {self.layout}")
+
+    def __call__(self, *coord: Any) -> int:
+        return crd2offset(coord[0] if len(coord) == 1 else tuple(coord), self)
+
+    @property
+    def shape(self) -> IntTuple:
+        return self.layout.shape
+
+    @property
+    def stride(self) -> IntTuple:
+        return self.layout.stride
+
+    def __str__(self) -> str:
+        return f"{self.layout} origin {format_int_tuple(self.origin_shape)}"
+
+
+def make_shape(*xs: IntTuple) -> tuple[Any, ...]:
+    return tuple(xs)
+
+
+make_stride = make_shape
+make_coord = make_shape
+
+
+def make_layout(shape: IntTuple, stride: IntTuple | None = None,
+                origin: Sequence[int] | None = None) -> TlaLayout:
+    """``MakeLayout(shape, stride[, origin])``; ``MakeLayout(n)`` is ``(n):(1)``.
+
+    >>> str(make_layout((it.Int(2), 4), (it.Int(12), it.Int(1))).layout)
+    '(_2,4):(_12,_1)'
+    """
+    if stride is None:
+        if not it.is_int(shape):
+            raise LayoutError("MakeLayout(shape) without a stride takes a length")
+        return TlaLayout(Layout((shape,), (1,)))
+    return TlaLayout(Layout(shape, stride), tuple(origin) if origin is not None else ())
+
+
+def _as_tla(x: TlaLayout | Layout | str) -> TlaLayout:
+    if isinstance(x, TlaLayout):
+        return x
+    if isinstance(x, str):
+        x = Layout.parse(x)
+    if isinstance(x, Layout):
+        return TlaLayout(x)
+    raise LayoutError(f"expected a TLA or CuTe layout, got {type(x).__name__}")
+
+
+def rank(x: TlaLayout | Layout) -> int:
+    """Rank, taken from the stride as TLA does."""
+    lay = x.layout if isinstance(x, TlaLayout) else x
+    return it.rank(lay.stride)
+
+
+def depth(x: TlaLayout | Layout) -> int:
+    lay = x.layout if isinstance(x, TlaLayout) else x
+    return it.depth(lay.stride)
+
+
+def shape(x: TlaLayout | Layout) -> IntTuple:
+    return x.shape
+
+
+def stride(x: TlaLayout | Layout) -> IntTuple:
+    return x.stride
+
+
+def get(x: TlaLayout | Layout, *path: int) -> Layout:
+    from tensorlayout.cute.layout import get as cute_get
+    return cute_get(x.layout if isinstance(x, TlaLayout) else x, *path)
+
+
+def crd2offset(coord: IntTuple, layout: TlaLayout | Layout | str) -> int:
+    """Offset of a (row, col) element coordinate (or a natural one): CuTe's ``crd2idx``.
+
+    Each entry of a flat coordinate is split colexicographically inside its mode.
+    """
+    lay = _as_tla(layout).layout
+    if not isinstance(coord, tuple) and isinstance(lay.shape, tuple):
+        raise LayoutError(f"crd2offset needs a coordinate of rank {len(lay.shape)}, got {coord}")
+    if isinstance(coord, tuple) and isinstance(lay.shape, tuple) and len(coord) != len(lay.shape):
+        raise LayoutError(f"crd2offset needs a coordinate of rank {len(lay.shape)}, "
+                          f"got {format_int_tuple(coord)}")
+    return it.crd2idx(coord, lay.shape, lay.stride)
+
+
+# ---------------------------------------------------------------- formats
+
+
+def _ru(x: int, m: int) -> int:
+    return ceil_div(x, m) * m
+
+
+def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> TlaLayout:
+    """``MakeLayout<Element, Tag>(rows, cols)``: RowMajor, ColumnMajor, VectorLayout, zN, zZ, nZ,
+    nN (the legacy tag's formula), L0C, Weight4BitnZ; padded to whole fractals, origin (rows, cols)."""
+    if not (it.is_int(rows) and it.is_int(cols)) or rows < 0 or cols < 0:
+        raise LayoutError(f"rows and cols must be non-negative ints, got {rows!r} x {cols!r}")
+    bits = element_bits(dtype)
+    c0 = 256 // bits
+    f = 4096 // bits
+    r, c = rows, cols
+    table: dict[str, tuple[Any, Any]] = {
+        "RowMajor": ((r, c), (c, 1)),
+        "ColumnMajor": ((r, c), (1, r)),
+        "zN": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, f), (1, _ru(r, 16) * c0))),
+        "zZ": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, _ru(c, c0) * 16), (1, f))),
+        "nZ": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, _ru(c, 16) * c0), (c0, f))),
+        "nN": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, f), (c0, _ru(r, c0) * 16))),
+        "L0C": (((16, ceil_div(r, 16)), (16, ceil_div(c, 16))), ((16, 256), (1, _ru(r, 16) * 16))),
+        "Weight4BitnZ": (((32, ceil_div(r, 32)), (16, ceil_div(c, 16))),
+                         ((1, _ru(c, 16) * 32), (32, 512))),
+    }
+    if tag == "VectorLayout":
+        return TlaLayout(Layout((c,), (1,)), (c,))
+    key = next((k for k in table if k.lower() == str(tag).lower()), None)
+    if key is None:
+        raise LayoutError(f"unknown TLA format {tag!r}; expected one of {', '.join(FORMATS)}")
+    s, d = table[key]
+    return TlaLayout(Layout(s, d), (rows, cols))
+
+
+def make_layout_l0c(rows: int, cols: int) -> TlaLayout:
+    """``MakeLayoutL0C(rows, cols)``: zN with 16x16 fractals, whatever the element type."""
+    return make_format("L0C", rows, cols)
+
+
+# ---------------------------------------------------------------- tiles
+
+
+def _tile_shape(lay: Layout, tile: Sequence[int]) -> IntTuple:
+    if it.depth(lay.stride) <= 1:
+        if len(tile) != it.rank(lay.stride):
+            raise LayoutError(f"tile shape {tuple(tile)} must have the rank of {lay}")
+        return tuple(tile) if isinstance(lay.shape, tuple) else tile[0]
+    if it.rank(lay.stride) != 2 or len(tile) != 2:
+        raise LayoutError(f"tiles of fractal layouts need rank 2 (layout {lay}, tile {tuple(tile)})")
+    out = []
+    for mode, t in zip(lay.shape, tile):  # type: ignore[arg-type]
+        if isinstance(mode, tuple):
+            out.append((mode[0], ceil_div(t, mode[0])))
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+def make_layout_tile(layout: TlaLayout | Layout | str, tile: Sequence[int]) -> TlaLayout:
+    """``MakeLayoutTile(layout, (rows, cols))`` (before v1.5): new shape, same stride, origin = tile."""
+    lay = _as_tla(layout).layout
+    return TlaLayout(Layout(_tile_shape(lay, tile), lay.stride), tuple(tile))
+
+
+def get_tile_layout(layout: TlaLayout | Layout | str, tile: Sequence[int], coord: Sequence[int],
+                    origin: Sequence[int] | None = None) -> TlaLayout:
+    """``GetTileLayout(layout, tileShape, coord)``: the tile at element ``coord``.
+
+    The origin shape is cropped to what is left of the parent's origin:
+    ``min(tile, max(origin - coord, 0))`` per mode; the stride is unchanged.
+
+    >>> str(get_tile_layout("((4,2),(4,3)):((4,16),(1,32))", (4, 4), (6, 10), origin=(8, 12)))
+    '((4,1),(4,1)):((4,16),(1,32)) origin (2,2)'
+    """
+    parent = _as_tla(layout)
+    base = tuple(origin) if origin is not None else parent.origin_shape
+    if not (len(tile) == len(coord) == len(base)):
+        raise LayoutError(f"tile {tuple(tile)}, coord {tuple(coord)} and origin {base} need equal ranks")
+    new_origin = tuple(min(t, max(o - c, 0)) for t, c, o in zip(tile, coord, base))
+    return TlaLayout(Layout(_tile_shape(parent.layout, tile), parent.layout.stride), new_origin)

@@ -208,7 +208,7 @@ def linear_index(shape: Shape, index: Sequence[int]) -> int:
     >>> linear_index(parse_shape("f32[4,8]{1,0:T(2,4)(2,1)}"), (1, 2))
     5
     """
-    plan = tiling_plan(_checked_array(shape))
+    plan = tiling_plan(shape)
     idx = _check_index(shape, index)
     cur = tuple(idx[d] for d in plan.physical_order)
     for step in plan.steps:
@@ -230,7 +230,7 @@ def multi_index(shape: Shape, offset: int) -> tuple[int, ...]:
     >>> multi_index(parse_shape("f32[3,5]{1,0:T(2,2)}"), 17)
     (2, 3)
     """
-    plan = tiling_plan(_checked_array(shape))
+    plan = tiling_plan(shape)
     total = allocated_elements(shape)
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) \
             or not 0 <= offset < total:
@@ -275,7 +275,7 @@ def linear_indices(shape: Shape) -> np.ndarray:
     >>> linear_indices(parse_shape("f32[2,3]{0,1}")).tolist()
     [0, 2, 4, 1, 3, 5]
     """
-    plan = tiling_plan(_checked_array(shape))
+    plan = tiling_plan(shape)
     rank = shape.rank
     if shape.elements_in() == 0:
         return np.zeros(0, dtype=np.int64)

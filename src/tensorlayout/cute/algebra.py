@@ -124,6 +124,10 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> L
         next_shape = ceil_div(cs, ars)
         next_stride = ceil_div(ars, cs) * _sign(rest_stride)
         if next_shape != 1 and rest_shape != 1:
+            if ars < cs and cs % ars:
+                raise AlgebraError(
+                    f"composition: stride divisibility fails: stride {rest_stride} does not divide "
+                    f"extent {cs} of mode {k} of coalesced {lhs}, so the steps wrap unevenly")
             new_shape = min(next_shape, rest_shape)
             if rest_shape % new_shape:
                 raise AlgebraError(

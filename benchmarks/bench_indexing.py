@@ -1,0 +1,119 @@
+"""Benchmark the indexing-map simplifier (a plain script, not a timed test).
+
+Simplifies 10,000 seeded random maps and the largest maps found in the public vectors
+(tests/data/indexing_cases.json), and reports maps per second plus the cost of simplifying
+an already simplified map again (served by the per-map cache) and of a fresh re-run on a copy.
+
+    python benchmarks/bench_indexing.py [--count N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from tensorlayout.errors import TensorLayoutError
+from tensorlayout.indexing import Expr, IndexingMap, const, var
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "indexing_cases.json"
+
+
+def random_expr(rng: random.Random, num_vars: int, depth: int) -> Expr:
+    if depth == 0 or rng.random() < 0.25:
+        return var(rng.randrange(num_vars)) if rng.random() < 0.75 else const(rng.randint(-20, 50))
+    a = random_expr(rng, num_vars, depth - 1)
+    op = rng.randrange(5)
+    if op == 0:
+        return a + random_expr(rng, num_vars, depth - 1)
+    if op == 1:
+        return a * rng.choice([2, 3, 4, 8, 16, -1, 128])
+    if op == 2:
+        return a // rng.choice([2, 3, 4, 8, 16, 64])
+    if op == 3:
+        return a % rng.choice([2, 3, 4, 8, 16, 64])
+    return a - random_expr(rng, num_vars, depth - 1)
+
+
+def random_map(rng: random.Random) -> IndexingMap:
+    dims, syms = rng.randint(1, 3), rng.randint(0, 2)
+    bounds = [(0, rng.choice([0, 1, 3, 7, 15, 31, 127, 1023])) for _ in range(dims + syms)]
+    results = [random_expr(rng, dims + syms, 4) for _ in range(rng.randint(1, 3))]
+    cons = []
+    if rng.random() < 0.3:
+        cons.append((random_expr(rng, dims + syms, 2), (0, rng.randint(0, 200))))
+    return IndexingMap(results, bounds[:dims], bounds[dims:], (), cons)
+
+
+def _strings(obj: Any) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _strings(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def vector_maps(top: int = 10) -> list[IndexingMap]:
+    """The largest parseable maps in the public vectors."""
+    found: dict[str, IndexingMap] = {}
+    for case in json.loads(DATA.read_text()):
+        for key in ("input", "inputs", "expected", "expected_indexing_maps", "expected_grouped"):
+            for text in _strings(case.get(key)):
+                for chunk in text.split("operand id = "):
+                    chunk = chunk.strip()
+                    if "->" not in chunk:
+                        continue
+                    if chunk[:1].isdigit():
+                        chunk = chunk.split(" ", 1)[-1]
+                    try:
+                        found[chunk] = IndexingMap.parse(chunk)
+                    except TensorLayoutError:
+                        continue
+    return [found[t] for t in sorted(found, key=len, reverse=True)[:top]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--count", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=1234)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    maps = [random_map(rng) for _ in range(args.count)]
+
+    t0 = time.perf_counter()
+    simplified = [m.simplify() for m in maps]
+    t1 = time.perf_counter()
+    print(f"random maps: {len(maps)} simplified in {t1 - t0:.3f} s = {len(maps) / (t1 - t0):,.0f} maps/s")
+
+    t0 = time.perf_counter()
+    for s in simplified:
+        s.simplify()
+    t1 = time.perf_counter()
+    print(f"re-simplify (cached): {(t1 - t0) / len(maps) * 1e6:.2f} us/map")
+
+    copies = [IndexingMap.parse(str(s)) for s in simplified[:2000]]
+    t0 = time.perf_counter()
+    for c in copies:
+        c.simplify()
+    t1 = time.perf_counter()
+    print(f"re-simplify a fresh copy of a simplified map: {(t1 - t0) / len(copies) * 1e6:.1f} us/map")
+
+    big = vector_maps()
+    t0 = time.perf_counter()
+    reps = 20
+    for _ in range(reps):
+        for m in big:
+            IndexingMap.parse(str(m)).simplify()
+    t1 = time.perf_counter()
+    sizes = ", ".join(str(len(str(m))) for m in big)
+    print(f"largest vector maps ({len(big)} maps, text sizes {sizes}): "
+          f"{reps * len(big) / (t1 - t0):,.0f} maps/s (parse + simplify)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,397 @@
+"""Typed values of the HLO instruction attributes that the indexing analysis reads.
+
+Each parser takes the raw attribute text (what follows ``name=``) and returns a typed value;
+attributes without a parser keep their raw text. Errors are :class:`ParseError` with offsets
+relative to the attribute text (the module parser shifts them to the module).
+
+>>> parse_attribute("window", "{size=3x3 stride=2x2 pad=0_1x0_1}").dimensions[1]
+WindowDimension(size=3, stride=2, padding_low=0, padding_high=1, window_dilation=1, base_dilation=1, \
+window_reversal=False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tensorlayout._cursor import Cursor
+from tensorlayout.errors import ParseError
+
+__all__ = [
+    "COMPUTATION_ATTRIBUTES",
+    "COMPUTATION_LIST_ATTRIBUTES",
+    "ConvolutionDimensionNumbers",
+    "PaddingDimension",
+    "SliceDimension",
+    "Window",
+    "WindowDimension",
+    "parse_attribute",
+    "parse_literal",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SliceDimension:
+    """One ``[start:limit:stride]`` entry of ``slice={...}``."""
+
+    start: int
+    limit: int
+    stride: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingDimension:
+    """One ``low_high[_interior]`` entry of ``padding=...``."""
+
+    low: int
+    high: int
+    interior: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WindowDimension:
+    """One spatial dimension of ``window={...}`` (``rhs_dilate`` is the window dilation)."""
+
+    size: int = 1
+    stride: int = 1
+    padding_low: int = 0
+    padding_high: int = 0
+    window_dilation: int = 1
+    base_dilation: int = 1
+    window_reversal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """``window={size=... stride=... pad=... lhs_dilate=... rhs_dilate=... window_reversal=...}``."""
+
+    dimensions: tuple[WindowDimension, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConvolutionDimensionNumbers:
+    """``dim_labels=b01f_01io->b01f``: which dimension plays which role in each operand.
+
+    >>> dn = parse_attribute("dim_labels", "b01f_01io->b01f")
+    >>> dn.input_feature_dimension, dn.kernel_spatial_dimensions, dn.output_spatial_dimensions
+    (3, (0, 1), (1, 2))
+    """
+
+    input_batch_dimension: int
+    input_feature_dimension: int
+    input_spatial_dimensions: tuple[int, ...]
+    kernel_input_feature_dimension: int
+    kernel_output_feature_dimension: int
+    kernel_spatial_dimensions: tuple[int, ...]
+    output_batch_dimension: int
+    output_feature_dimension: int
+    output_spatial_dimensions: tuple[int, ...]
+    text: str
+
+
+#: Attributes naming one called computation.
+COMPUTATION_ATTRIBUTES = frozenset({
+    "to_apply", "calls", "body", "condition", "true_computation", "false_computation",
+    "async_execution_thread_computation", "select", "scatter",
+})
+#: Attributes naming a list of called computations.
+COMPUTATION_LIST_ATTRIBUTES = frozenset({"branch_computations", "called_computations"})
+
+_INT_ATTRS = frozenset({
+    "feature_group_count", "batch_group_count", "index", "iota_dimension", "exponent_bits",
+    "mantissa_bits", "index_vector_dim", "num_carries", "channel_id", "all_reduce_id",
+    "cross_program_prefetch_index", "replica_count", "num_partitions", "k",
+    "split_dimension", "concat_dimension", "split_count", "scan_dimension",
+})
+_INT_LIST_ATTRS = frozenset({
+    "dimensions", "lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims",
+    "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+    "start_indices_batching_dims", "slice_sizes", "dynamic_slice_sizes", "update_window_dims",
+    "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "fft_length", "lhs_ragged_dims", "rhs_group_dims",
+})
+_BOOL_ATTRS = frozenset({
+    "indices_are_sorted", "unique_indices", "is_stable", "left_side", "lower", "unit_diagonal",
+    "constrain_layout", "use_global_device_ids", "is_scheduled", "is_cross_program_prefetch",
+    "reverse", "is_host_transfer", "has_side_effect", "largest",
+})
+#: Attributes whose text is kept as is: they are not needed by the analysis.
+SKIPPED = frozenset({
+    "metadata", "frontend_attributes", "backend_config", "sharding", "control-predecessors",
+    "origin", "statistics", "schedule", "result_accuracy", "output_to_operand_aliasing",
+    "operand_layout_constraints", "custom_call_schedule", "api_version", "precision_config",
+    "operand_precision", "algorithm", "replica_groups", "source_target_pairs",
+})
+
+_INT = re.compile(r"-?[0-9]+")
+_INT_LIST = re.compile(r"\{\s*(?:-?[0-9]+\s*(?:,\s*-?[0-9]+\s*)*)?\}\Z")
+_NAME = re.compile(r"%?([A-Za-z_][\w.\-]*)")
+_LABEL = re.compile(r"[A-Za-z0-9?]+")
+
+
+def _error(text: str, pos: int, expected: str) -> ParseError:
+    return ParseError(text, pos, expected)
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    if _INT_LIST.match(text):
+        return tuple(int(x) for x in text[1:-1].replace(",", " ").split())
+    cur = Cursor(text)
+    cur.expect("{", "'{' to start a list of integers")
+    values: list[int] = []
+    if not cur.accept("}"):
+        while True:
+            values.append(cur.integer())
+            if cur.accept("}"):
+                break
+            cur.expect(",", "',' or '}' in a list of integers")
+    cur.expect_end("end of the integer list")
+    return tuple(values)
+
+
+def _int(text: str) -> int:
+    m = _INT.fullmatch(text.strip())
+    if not m:
+        raise _error(text, 0, "an integer")
+    return int(m.group())
+
+
+def _bool(text: str) -> bool:
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    raise _error(text, 0, "true or false")
+
+
+def _name(text: str) -> str:
+    m = _NAME.fullmatch(text.strip())
+    if not m:
+        raise _error(text, 0, "a computation name")
+    return m.group(1)
+
+
+def _name_list(text: str) -> tuple[str, ...]:
+    cur = Cursor(text, comments=True)
+    cur.expect("{", "'{' to start a list of computations")
+    names: list[str] = []
+    if not cur.accept("}"):
+        while True:
+            m = cur.match(_NAME)
+            if not m:
+                raise cur.error("a computation name")
+            names.append(m.group(1))
+            if cur.accept("}"):
+                break
+            cur.expect(",", "',' or '}' in a list of computations")
+    cur.expect_end("end of the computation list")
+    return tuple(names)
+
+
+def _string(text: str) -> str:
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
+
+
+# slice := '{' ['[' INT ':' INT [':' INT] ']' (',' ...)*] '}'
+def _slice(text: str) -> tuple[SliceDimension, ...]:
+    cur = Cursor(text)
+    cur.expect("{", "'{' to start a slice")
+    dims: list[SliceDimension] = []
+    if not cur.accept("}"):
+        while True:
+            cur.expect("[", "'[' to start a slice dimension")
+            start = cur.integer("a slice start")
+            cur.expect(":", "':' after the slice start")
+            limit = cur.integer("a slice limit")
+            stride = cur.integer("a slice stride") if cur.accept(":") else 1
+            cur.expect("]", "']' to end a slice dimension")
+            dims.append(SliceDimension(start, limit, stride))
+            if cur.accept("}"):
+                break
+            cur.expect(",", "',' or '}' in a slice")
+    cur.expect_end("end of the slice")
+    return tuple(dims)
+
+
+def _x_separated(cur: Cursor, parts: int, what: str) -> list[tuple[int, ...]]:
+    """Read ``a_b_cxd_exf`` groups of 1..``parts`` integers joined by ``_``, separated by ``x``."""
+    groups: list[tuple[int, ...]] = []
+    while True:
+        group = [cur.integer(what)]
+        while len(group) < parts and cur.text.startswith("_", cur.pos):
+            cur.pos += 1
+            group.append(cur.integer(what))
+        groups.append(tuple(group))
+        if not cur.text.startswith("x", cur.pos):
+            return groups
+        cur.pos += 1
+
+
+def _padding(text: str) -> tuple[PaddingDimension, ...]:
+    cur = Cursor(text)
+    if cur.at_end():
+        return ()
+    out = []
+    for group in _x_separated(cur, 3, "low_high[_interior] padding"):
+        if len(group) < 2:
+            raise _error(text, cur.pos, "'_' between padding low and high")
+        out.append(PaddingDimension(*group))
+    cur.expect_end("end of the padding")
+    return tuple(out)
+
+
+_WINDOW_KEYS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "window_reversal", "rhs_reversal")
+
+
+# window := '{' (key '=' groups)* '}'
+def _window(text: str) -> Window:
+    cur = Cursor(text)
+    cur.expect("{", "'{' to start a window")
+    fields: dict[str, list[tuple[int, ...]]] = {}
+    while not cur.accept("}"):
+        key_at = cur.pos
+        key = cur.identifier("a window field (size, stride, pad, lhs_dilate, rhs_dilate, window_reversal)")
+        if key not in _WINDOW_KEYS or key in fields:
+            raise _error(text, key_at, "a window field (size, stride, pad, lhs_dilate, rhs_dilate, "
+                         "window_reversal), each once")
+        cur.expect("=", "'=' after a window field")
+        cur.skip()
+        fields[key] = _x_separated(cur, 2 if key == "pad" else 1, f"window {key}")
+    cur.expect_end("end of the window")
+    rank = max((len(v) for v in fields.values()), default=0)
+    for key, groups in fields.items():
+        if len(groups) != rank:
+            raise _error(text, 0, f"{rank} entries in window {key}")
+        if key == "pad" and any(len(g) != 2 for g in groups):
+            raise _error(text, 0, "low_high window padding")
+    dims = []
+    for i in range(rank):
+        def get(key: str, default: int, i: int = i) -> int:
+            return fields[key][i][0] if key in fields else default
+        pad = fields["pad"][i] if "pad" in fields else (0, 0)
+        dims.append(WindowDimension(get("size", 1), get("stride", 1), pad[0], pad[1],
+                                    get("rhs_dilate", 1), get("lhs_dilate", 1),
+                                    bool(get("window_reversal", 0) or get("rhs_reversal", 0))))
+    return Window(tuple(dims))
+
+
+def _labels(text: str, at: int, part: str, roles: str) -> tuple[list[int], list[int]]:
+    """Positions of role letters and of spatial digits in one ``dim_labels`` part."""
+    role_dims = [-1] * len(roles)
+    spatial: dict[int, int] = {}
+    for pos, ch in enumerate(part):
+        if ch in roles and role_dims[roles.index(ch)] < 0:
+            role_dims[roles.index(ch)] = pos
+        elif ch.isdigit() and int(ch) not in spatial:
+            spatial[int(ch)] = pos
+        else:
+            raise _error(text, at + pos, f"one of {roles!r} or a spatial digit, each once")
+    if min(role_dims, default=0) < 0 or sorted(spatial) != list(range(len(spatial))):
+        raise _error(text, at, f"labels with {' and '.join(roles)} and spatial digits 0..n-1")
+    return role_dims, [spatial[k] for k in sorted(spatial)]
+
+
+def _dim_labels(text: str) -> ConvolutionDimensionNumbers:
+    m = re.fullmatch(r"([A-Za-z0-9]+)_([A-Za-z0-9]+)->([A-Za-z0-9]+)", text)
+    if not m:
+        raise _error(text, 0, "convolution dim_labels like b01f_01io->b01f")
+    (ib, if_), ins = _labels(text, m.start(1), m.group(1), "bf")
+    (ki, ko), ks = _labels(text, m.start(2), m.group(2), "io")
+    (ob, of), outs = _labels(text, m.start(3), m.group(3), "bf")
+    if not len(ins) == len(ks) == len(outs):
+        raise _error(text, 0, "the same number of spatial dimensions in input, kernel and output")
+    return ConvolutionDimensionNumbers(ib, if_, tuple(ins), ki, ko, tuple(ks), ob, of, tuple(outs), text)
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "slice": _slice,
+    "padding": _padding,
+    "window": _window,
+    "dim_labels": _dim_labels,
+    "custom_call_target": _string,
+    **{k: _int for k in _INT_ATTRS},
+    **{k: _int_list for k in _INT_LIST_ATTRS},
+    **{k: _bool for k in _BOOL_ATTRS},
+    **{k: _name for k in COMPUTATION_ATTRIBUTES},
+    **{k: _name_list for k in COMPUTATION_LIST_ATTRIBUTES},
+}
+
+_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def parse_attribute(name: str, text: str) -> Any:
+    """The typed value of attribute ``name`` given its raw text (raw text if not typed).
+
+    >>> parse_attribute("slice", "{[0:8:2], [1:3]}")
+    (SliceDimension(start=0, limit=8, stride=2), SliceDimension(start=1, limit=3, stride=1))
+    >>> parse_attribute("padding", "0_1_2x3_4")
+    (PaddingDimension(low=0, high=1, interior=2), PaddingDimension(low=3, high=4, interior=0))
+    """
+    key = (name, text)
+    try:
+        return _CACHE[key]
+    except KeyError:
+        pass
+    parser = _PARSERS.get(name)
+    if name == "calls" and text.startswith("{"):
+        parser = _name_list
+    value = text if parser is None else parser(text)
+    if len(_CACHE) < 65536:
+        _CACHE[key] = value
+    return value
+
+
+# -- literals ------------------------------------------------------------------------------
+
+_LITERAL_TOKEN = re.compile(r"\s*(?:([{}(),])|(-?(?:inf|nan)|true|false|[-+0-9.eE]+|0x[0-9a-fA-F]+))")
+
+
+def _scalar(token: str) -> int | float | bool:
+    if token in ("true", "false"):
+        return token == "true"
+    if token.startswith("0x"):
+        return int(token, 16)
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
+def parse_literal(text: str) -> Any:
+    """A constant's payload as Python values: a scalar, or nested tuples for arrays and tuples.
+
+    Returns ``None`` for elided payloads (``{...}``) and payloads it cannot read.
+
+    >>> parse_literal("{ {1, 2}, {3, 4} }"), parse_literal("-inf"), parse_literal("{...}")
+    (((1, 2), (3, 4)), -inf, None)
+    """
+    pos = 0
+    stack: list[list[Any]] = [[]]
+    closers: list[str] = []
+    n = len(text)
+    try:
+        while True:
+            m = _LITERAL_TOKEN.match(text, pos)
+            if not m:
+                break
+            pos = m.end()
+            punct, scalar = m.group(1), m.group(2)
+            if scalar is not None:
+                stack[-1].append(_scalar(scalar))
+            elif punct in "{(":
+                stack.append([])
+                closers.append("}" if punct == "{" else ")")
+            elif punct in "})":
+                if not closers or closers.pop() != punct:
+                    return None
+                done = tuple(stack.pop())
+                stack[-1].append(done)
+        if text[pos:].strip() or closers or len(stack[0]) != 1 or pos > n:
+            return None
+    except ValueError:
+        return None
+    return stack[0][0]

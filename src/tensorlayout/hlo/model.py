@@ -1,0 +1,203 @@
+"""The parsed HLO module: modules, computations and instructions (immutable once built).
+
+Links between objects (operands, users, called computations, parents) are filled in by the
+parser after construction; everything else is fixed at construction.
+
+>>> from tensorlayout.hlo import parse_module
+>>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[4] parameter(0)\\n ROOT n = f32[4] negate(p)\\n}")
+>>> root = m.entry.root
+>>> root.opcode, root.operands[0].name, [u.name for u in root.operands[0].users]
+('negate', 'p', ['n'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from tensorlayout.errors import HloError
+from tensorlayout.xla.shape import Shape
+
+__all__ = ["ComputationLayout", "HloComputation", "HloInstruction", "HloModule"]
+
+
+class ComputationLayout(NamedTuple):
+    """``entry_computation_layout={(p0, p1, ...)->result}`` of a module header."""
+
+    parameters: tuple[Shape, ...]
+    result: Shape
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HloInstruction:
+    """One instruction: ``[ROOT] name = shape opcode(operands), attr=value, ...``.
+
+    ``attributes`` holds typed values for the attributes the analysis reads (see
+    :mod:`tensorlayout.hlo.attributes`) and the raw text for every other one;
+    ``raw_attributes`` holds the raw text of all of them. ``literal`` is a constant's payload
+    text, ``parameter_number`` a parameter's number. ``offset`` is where the instruction starts
+    in the module text.
+    """
+
+    name: str
+    opcode: str
+    shape: Shape
+    operand_names: tuple[str, ...] = ()
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    raw_attributes: Mapping[str, str] = field(default_factory=dict)
+    called_computation_names: tuple[str, ...] = ()
+    is_root: bool = False
+    literal: str | None = None
+    parameter_number: int | None = None
+    operand_shapes: tuple[Shape | None, ...] = ()
+    offset: int = 0
+    _operands: tuple[HloInstruction, ...] = field(default=(), repr=False)
+    _users: tuple[HloInstruction, ...] = field(default=(), repr=False)
+    _called: tuple[HloComputation, ...] = field(default=(), repr=False)
+    _parent: HloComputation | None = field(default=None, repr=False)
+
+    @property
+    def operands(self) -> tuple[HloInstruction, ...]:
+        """The operand instructions, in order."""
+        return self._operands
+
+    def operand(self, i: int) -> HloInstruction:
+        return self._operands[i]
+
+    @property
+    def operand_count(self) -> int:
+        return len(self.operand_names)
+
+    @property
+    def users(self) -> tuple[HloInstruction, ...]:
+        """Instructions of the same computation that use this one (each once, in text order)."""
+        return self._users
+
+    @property
+    def called_computations(self) -> tuple[HloComputation, ...]:
+        """Computations named by to_apply / calls / body / condition / branch_computations…"""
+        return self._called
+
+    @property
+    def parent(self) -> HloComputation | None:
+        """The computation this instruction belongs to."""
+        return self._parent
+
+    @property
+    def fused_computation(self) -> HloComputation:
+        """The computation a ``fusion`` instruction calls."""
+        if self.opcode != "fusion" or not self._called:
+            raise HloError(f"{self.name} is a {self.opcode}, not a fusion")
+        return self._called[0]
+
+    @property
+    def fusion_kind(self) -> str | None:
+        """``kLoop``, ``kInput``, ``kOutput``, ``kCustom``… for a fusion, else None."""
+        return self.attributes.get("kind")
+
+    def attribute(self, name: str, default: Any = None) -> Any:
+        return self.attributes.get(name, default)
+
+    def __repr__(self) -> str:
+        return f"<HloInstruction {self.name} = {self.shape} {self.opcode}>"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HloComputation:
+    """A named list of instructions with one root; ``is_entry`` for the module's ENTRY."""
+
+    name: str
+    instructions: tuple[HloInstruction, ...]
+    root: HloInstruction
+    is_entry: bool = False
+    offset: int = 0
+    signature: tuple[tuple[tuple[str, Shape], ...], Shape] | None = field(default=None, repr=False)
+    _by_name: dict[str, HloInstruction] = field(default_factory=dict, repr=False)
+    _is_fusion: bool = field(default=False, repr=False)
+    _callers: tuple[HloInstruction, ...] = field(default=(), repr=False)
+    _module: HloModule | None = field(default=None, repr=False)
+
+    @property
+    def parameters(self) -> tuple[HloInstruction, ...]:
+        """Parameter instructions ordered by parameter number."""
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
+
+    def parameter(self, number: int) -> HloInstruction:
+        for inst in self.instructions:
+            if inst.opcode == "parameter" and inst.parameter_number == number:
+                return inst
+        raise HloError(f"computation {self.name} has no parameter({number})")
+
+    @property
+    def is_fusion_computation(self) -> bool:
+        """True if some ``fusion`` instruction calls this computation."""
+        return self._is_fusion
+
+    @property
+    def callers(self) -> tuple[HloInstruction, ...]:
+        """Instructions (in any computation) that call this computation."""
+        return self._callers
+
+    @property
+    def module(self) -> HloModule | None:
+        return self._module
+
+    def instruction(self, name: str) -> HloInstruction:
+        """The instruction called ``name`` (a leading ``%`` is ignored)."""
+        try:
+            return self._by_name[name.lstrip("%")]
+        except KeyError:
+            raise HloError(f"computation {self.name} has no instruction {name!r}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name.lstrip("%") in self._by_name
+
+    def __iter__(self) -> Iterator[HloInstruction]:
+        return iter(self.instructions)
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    def __repr__(self) -> str:
+        return f"<HloComputation {self.name}: {len(self.instructions)} instructions>"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HloModule:
+    """A parsed module: header attributes, computations in text order and the entry."""
+
+    name: str
+    attributes: Mapping[str, Any]
+    computations: tuple[HloComputation, ...]
+    entry: HloComputation
+    text: str = field(default="", repr=False)
+    _by_name: dict[str, HloComputation] = field(default_factory=dict, repr=False)
+
+    def computation(self, name: str) -> HloComputation:
+        """The computation called ``name`` (a leading ``%`` is ignored)."""
+        try:
+            return self._by_name[name.lstrip("%")]
+        except KeyError:
+            raise HloError(f"module {self.name} has no computation {name!r}") from None
+
+    def instructions(self) -> Iterator[HloInstruction]:
+        """Every instruction of every computation, in text order."""
+        for comp in self.computations:
+            yield from comp.instructions
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(c.instructions) for c in self.computations)
+
+    def find_instruction(self, name: str) -> HloInstruction:
+        """The instruction called ``name``, searching the entry first, then every computation."""
+        name = name.lstrip("%")
+        for comp in (self.entry, *self.computations):
+            if name in comp._by_name:
+                return comp._by_name[name]
+        raise HloError(f"module {self.name} has no instruction {name!r}")
+
+    def __repr__(self) -> str:
+        return f"<HloModule {self.name}: {len(self.computations)} computations>"

@@ -1,0 +1,384 @@
+"""Interned affine expressions: XLA's ``SymbolicExpr`` as immutable Python nodes.
+
+One variable id space: in a map with N dims, ids ``0..N-1`` are the dims ``d_i`` and id
+``N+j`` is the symbol ``s_j`` (range variables first, then runtime variables ``rt_k``).
+Nodes are hash-consed, so structurally equal expressions are the same object.
+
+>>> x, y = var(0), var(1)
+>>> e = (x + 42) * y // 2
+>>> print(e)
+((v0 + 42) * v1) / 2
+>>> e is (x + 42) * y // 2
+True
+>>> e.evaluate([5, 3])
+70
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Union
+
+from tensorlayout.errors import IndexingError
+
+__all__ = [
+    "ADD",
+    "CEILDIV",
+    "CONST",
+    "FLOORDIV",
+    "MAX",
+    "MIN",
+    "MOD",
+    "MUL",
+    "VAR",
+    "Expr",
+    "compare",
+    "const",
+    "make",
+    "var",
+]
+
+# Node kinds; the numeric order is XLA's total order of node types (spec §1.1, §3.2).
+ADD, MUL, MOD, FLOORDIV, CEILDIV, MAX, MIN, VAR, CONST = range(9)
+_KIND_NAMES = ("add", "mul", "mod", "floordiv", "ceildiv", "max", "min", "var", "const")
+_COMMUTATIVE = (ADD, MUL, MIN, MAX)
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+ExprLike = Union["Expr", int]
+Names = Sequence[str] | Callable[[int], str] | None
+
+
+def _cxx_mod(x: int, d: int) -> int:
+    """XLA's ``Evaluate`` of ``x mod d``: Python ``%`` for d > 0, C++'s formula for d < 0."""
+    if d > 0:
+        return x % d
+    r = abs(x) % abs(d) * (1 if x >= 0 else -1)  # C++ truncating remainder
+    r += abs(d)
+    return abs(r) % abs(d) * (1 if r >= 0 else -1)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+def _fold(kind: int, a: int, b: int) -> int | None:
+    """Fold two constants; None when the operation is undefined (division by zero)."""
+    if kind == ADD:
+        return a + b
+    if kind == MUL:
+        return a * b
+    if kind == MIN:
+        return min(a, b)
+    if kind == MAX:
+        return max(a, b)
+    if b == 0:
+        return None
+    if kind == FLOORDIV:
+        return a // b
+    if kind == CEILDIV:
+        return _ceil_div(a, b)
+    return _cxx_mod(a, b)
+
+
+class Expr:
+    """One immutable, interned expression node (build with :func:`var`, :func:`const`, operators).
+
+    >>> (var(0) * 2) * 3 is var(0) * 6
+    True
+    """
+
+    __slots__ = ("_hash", "kind", "lhs", "rhs", "value")
+
+    kind: int
+    lhs: Expr | None
+    rhs: Expr | None
+    value: int
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Expr is immutable")
+
+    # ---- structure -------------------------------------------------------------------
+    @property
+    def is_const(self) -> bool:
+        return self.kind == CONST
+
+    @property
+    def is_var(self) -> bool:
+        return self.kind == VAR
+
+    @property
+    def is_binary(self) -> bool:
+        return self.kind < VAR
+
+    @property
+    def kind_name(self) -> str:
+        return _KIND_NAMES[self.kind]
+
+    def walk(self) -> Iterator[Expr]:
+        """All nodes in post-order (children first).
+
+        >>> [str(e) for e in (var(0) + 42).walk()]
+        ['v0', '42', 'v0 + 42']
+        """
+        if self.lhs is not None:
+            yield from self.lhs.walk()
+        if self.rhs is not None:
+            yield from self.rhs.walk()
+        yield self
+
+    def variables(self) -> frozenset[int]:
+        """The ids of the variables the expression mentions."""
+        cached = _VARS_CACHE.get(self)
+        if cached is None:
+            if self.kind == VAR:
+                cached = frozenset((self.value,))
+            elif self.kind == CONST:
+                cached = frozenset()
+            else:
+                assert self.lhs is not None and self.rhs is not None
+                cached = self.lhs.variables() | self.rhs.variables()
+            _VARS_CACHE[self] = cached
+        return cached
+
+    def replace_variables(self, replacements: Sequence[Expr | None] | dict[int, Expr]) -> Expr:
+        """Substitute variables (creation-time rules only); ``None`` or a missing id keeps the variable.
+
+        >>> print((var(0) + var(1)).replace_variables([None, var(2) * 10]))
+        v0 + v2 * 10
+        """
+        table = replacements if isinstance(replacements, dict) else dict(enumerate(replacements))
+        memo: dict[Expr, Expr] = {}
+
+        def go(e: Expr) -> Expr:
+            if e.kind == CONST:
+                return e
+            if e.kind == VAR:
+                r = table.get(e.value)
+                return e if r is None else r
+            got = memo.get(e)
+            if got is None:
+                assert e.lhs is not None and e.rhs is not None
+                got = make(e.kind, go(e.lhs), go(e.rhs))
+                memo[e] = got
+            return got
+
+        return go(self)
+
+    # ---- evaluation ------------------------------------------------------------------
+    def evaluate(self, values: Sequence[int]) -> int:
+        """Value at a point (floor division, XLA's mod); raises IndexingError on division by zero."""
+        out = self._eval(values, safe=False)
+        assert out is not None
+        return out
+
+    def safe_evaluate(self, values: Sequence[int]) -> int | None:
+        """Like :meth:`evaluate` but None on division by zero, mod by d <= 0 or int64 overflow.
+
+        >>> print((var(0) // 0).safe_evaluate([5]))
+        None
+        """
+        return self._eval(values, safe=True)
+
+    def _eval(self, values: Sequence[int], safe: bool) -> int | None:
+        k = self.kind
+        if k == CONST:
+            return self.value
+        if k == VAR:
+            if self.value >= len(values):
+                raise IndexingError(f"no value given for variable v{self.value} ({len(values)} values)")
+            return int(values[self.value])
+        assert self.lhs is not None and self.rhs is not None
+        a = self.lhs._eval(values, safe)
+        b = self.rhs._eval(values, safe)
+        if a is None or b is None:
+            return None
+        if k in (FLOORDIV, CEILDIV, MOD) and b == 0:
+            if safe:
+                return None
+            raise IndexingError(f"division by zero evaluating {self}")
+        if safe and k == MOD and b < 0:
+            return None
+        if safe and k == FLOORDIV and a == INT64_MIN and b == -1:
+            return None
+        out = _fold(k, a, b)
+        if safe and out is not None and not INT64_MIN <= out <= INT64_MAX:
+            return None
+        return out
+
+    # ---- Python operators (XLA's C++ operators) ---------------------------------------
+    def __add__(self, other: ExprLike) -> Expr:
+        return make(ADD, self, _lift(other))
+
+    def __radd__(self, other: ExprLike) -> Expr:
+        return make(ADD, _lift(other), self)
+
+    def __sub__(self, other: ExprLike) -> Expr:
+        return make(ADD, self, make(MUL, _lift(other), const(-1)))
+
+    def __rsub__(self, other: ExprLike) -> Expr:
+        return make(ADD, _lift(other), make(MUL, self, const(-1)))
+
+    def __mul__(self, other: ExprLike) -> Expr:
+        return make(MUL, self, _lift(other))
+
+    def __rmul__(self, other: ExprLike) -> Expr:
+        return make(MUL, _lift(other), self)
+
+    def __neg__(self) -> Expr:
+        return make(MUL, self, const(-1))
+
+    def __floordiv__(self, other: ExprLike) -> Expr:
+        return self.floor_div(other)
+
+    def __rfloordiv__(self, other: ExprLike) -> Expr:
+        return _lift(other).floor_div(self)
+
+    def __mod__(self, other: ExprLike) -> Expr:
+        o = _lift(other)
+        if o.kind == CONST and o.value in (1, -1):
+            return const(0)
+        return make(MOD, self, o)
+
+    def __rmod__(self, other: ExprLike) -> Expr:
+        return _lift(other) % self
+
+    def floor_div(self, other: ExprLike) -> Expr:
+        """``self floordiv other``; dividing by the constant 1 gives ``self``."""
+        o = _lift(other)
+        return self if o.kind == CONST and o.value == 1 else make(FLOORDIV, self, o)
+
+    def ceil_div(self, other: ExprLike) -> Expr:
+        """``self ceildiv other``; dividing by the constant 1 gives ``self``."""
+        o = _lift(other)
+        return self if o.kind == CONST and o.value == 1 else make(CEILDIV, self, o)
+
+    def min(self, other: ExprLike) -> Expr:
+        return make(MIN, self, _lift(other))
+
+    def max(self, other: ExprLike) -> Expr:
+        return make(MAX, self, _lift(other))
+
+    # ---- printing --------------------------------------------------------------------
+    def to_string(self, names: Names = None) -> str:
+        """Print in XLA's syntax; ``names`` maps variable ids to names (default ``v<id>``).
+
+        >>> (var(0) - var(1) * 2).to_string(["d0", "d1"])
+        'd0 - d1 * 2'
+        """
+        from tensorlayout.indexing.printer import expr_to_string
+
+        return expr_to_string(self, names)
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        return f"Expr({self.to_string()!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        if self.kind == CONST:
+            return (const, (self.value,))
+        if self.kind == VAR:
+            return (var, (self.value,))
+        return (make, (self.kind, self.lhs, self.rhs))
+
+    def __copy__(self) -> Expr:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Expr:
+        return self
+
+
+_TABLE: dict[tuple[int, object, object, int], Expr] = {}
+_VARS_CACHE: dict[Expr, frozenset[int]] = {}
+
+
+def _intern(kind: int, lhs: Expr | None, rhs: Expr | None, value: int) -> Expr:
+    key = (kind, lhs, rhs, value)
+    node = _TABLE.get(key)
+    if node is None:
+        node = object.__new__(Expr)
+        object.__setattr__(node, "kind", kind)
+        object.__setattr__(node, "lhs", lhs)
+        object.__setattr__(node, "rhs", rhs)
+        object.__setattr__(node, "value", value)
+        object.__setattr__(node, "_hash", hash(key))
+        _TABLE[key] = node
+    return node
+
+
+def const(value: int) -> Expr:
+    """The constant ``value``.
+
+    >>> const(3) + 4
+    Expr('7')
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise IndexingError(f"an expression constant must be an int, not {type(value).__name__}")
+    return _intern(CONST, None, None, int(value))
+
+
+def var(index: int) -> Expr:
+    """The variable with id ``index`` (a dim if ``index < num_dims`` in its map, else a symbol).
+
+    >>> str(var(3))
+    'v3'
+    """
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise IndexingError(f"a variable id must be a non-negative int, got {index!r}")
+    return _intern(VAR, None, None, index)
+
+
+def _lift(x: ExprLike) -> Expr:
+    if isinstance(x, Expr):
+        return x
+    return const(x)
+
+
+def make(kind: int, lhs: Expr, rhs: Expr) -> Expr:
+    """The binary-op factory with XLA's creation-time rules (spec §1.1), nothing more.
+
+    >>> make(ADD, const(2), var(0))
+    Expr('v0 + 2')
+    """
+    if not (isinstance(lhs, Expr) and isinstance(rhs, Expr)):
+        raise IndexingError("expression operands must be expressions")
+    if kind not in (ADD, MUL, MOD, FLOORDIV, CEILDIV, MAX, MIN):
+        raise IndexingError(f"unknown binary expression kind {kind!r}")
+    if lhs.kind == CONST and rhs.kind == CONST:
+        folded = _fold(kind, lhs.value, rhs.value)
+        if folded is not None:
+            return const(folded)
+    if kind in _COMMUTATIVE and lhs.kind == CONST and rhs.kind != CONST:
+        lhs, rhs = rhs, lhs
+    if rhs.kind == CONST:
+        c = rhs.value
+        if kind == ADD and c == 0:
+            return lhs
+        if kind == MUL:
+            if c == 0:
+                return rhs
+            if c == 1:
+                return lhs
+            if lhs.kind == MUL and lhs.rhs is not None and lhs.rhs.kind == CONST:
+                assert lhs.lhs is not None
+                return make(MUL, lhs.lhs, const(lhs.rhs.value * c))
+    return _intern(kind, lhs, rhs, 0)
+
+
+def compare(a: Expr, b: Expr) -> int:
+    """XLA's total order on expressions: by kind, then value, then (lhs, rhs); -1, 0 or 1.
+
+    >>> compare(var(0) * 4, var(0)), compare(var(1), const(0))
+    (-1, -1)
+    """
+    if a is b:
+        return 0
+    if a.kind != b.kind:
+        return -1 if a.kind < b.kind else 1
+    if a.kind in (VAR, CONST):
+        return (a.value > b.value) - (a.value < b.value)
+    assert a.lhs is not None and b.lhs is not None and a.rhs is not None and b.rhs is not None
+    c = compare(a.lhs, b.lhs)
+    return c if c else compare(a.rhs, b.rhs)

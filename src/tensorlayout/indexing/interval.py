@@ -1,0 +1,139 @@
+"""Closed int64 intervals with saturating arithmetic (XLA's ``Interval``, spec §1.2).
+
+``INT64_MIN`` and ``INT64_MAX`` act as "possibly saturated" sentinels: once an end is
+saturated it stays saturated.
+
+>>> Interval(0, 9) + Interval(-10, -1)
+Interval(-10, 8)
+>>> Interval(0, 9) * Interval(-1, 2)
+Interval(-9, 18)
+>>> str(Interval(3, 2)), Interval(3, 2).is_feasible
+('[3, 2]', False)
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from tensorlayout.errors import IndexingError
+
+__all__ = ["INT64_MAX", "INT64_MIN", "Interval"]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+def _clamp(x: int) -> int:
+    return INT64_MIN if x < INT64_MIN else INT64_MAX if x > INT64_MAX else x
+
+
+class Interval(NamedTuple):
+    """``[lower, upper]`` of int64; feasible iff ``lower <= upper``."""
+
+    lower: int
+    upper: int
+
+    @classmethod
+    def point(cls, value: int) -> Interval:
+        return cls(value, value)
+
+    @classmethod
+    def of(cls, bounds: object) -> Interval:
+        """An Interval from an Interval or a ``(lower, upper)`` pair of ints."""
+        if isinstance(bounds, Interval):
+            return bounds
+        try:
+            lo, hi = bounds  # type: ignore[misc]
+        except (TypeError, ValueError):
+            raise IndexingError(f"bounds must be a (lower, upper) pair, got {bounds!r}") from None
+        for x in (lo, hi):
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise IndexingError(f"bounds must be ints, got {bounds!r}")
+            if not INT64_MIN <= x <= INT64_MAX:
+                raise IndexingError(f"bound {x} does not fit in int64")
+        return cls(int(lo), int(hi))
+
+    @property
+    def is_feasible(self) -> bool:
+        return self.lower <= self.upper
+
+    @property
+    def is_point(self) -> bool:
+        return self.lower == self.upper
+
+    @property
+    def num_elements(self) -> int:
+        return max(0, self.upper - self.lower + 1)
+
+    def contains(self, x: int | Interval) -> bool:
+        if isinstance(x, Interval):
+            return self.lower <= x.lower and x.upper <= self.upper
+        return self.lower <= x <= self.upper
+
+    def __contains__(self, x: object) -> bool:
+        return isinstance(x, (int, Interval)) and self.contains(x)
+
+    def intersect(self, other: Interval) -> Interval:
+        """The intersection; an empty result is normalised to ``upper = lower - 1``."""
+        lo, hi = max(self.lower, other.lower), min(self.upper, other.upper)
+        return Interval(lo, hi) if lo <= hi else Interval(lo, lo - 1)
+
+    def union(self, other: Interval) -> Interval:
+        """The hull of both intervals."""
+        return Interval(min(self.lower, other.lower), max(self.upper, other.upper))
+
+    def __str__(self) -> str:
+        return f"[{self.lower}, {self.upper}]"
+
+    def __repr__(self) -> str:
+        return f"Interval({self.lower}, {self.upper})"
+
+    # Arithmetic ------------------------------------------------------------------------
+    def __add__(self, other: object) -> Interval:  # type: ignore[override]
+        o = other if isinstance(other, Interval) else Interval.point(int(other))  # type: ignore[call-overload]
+        lo = INT64_MIN if INT64_MIN in (self.lower, o.lower) else _clamp(self.lower + o.lower)
+        hi = INT64_MAX if INT64_MAX in (self.upper, o.upper) else _clamp(self.upper + o.upper)
+        return Interval(lo, hi)
+
+    def __neg__(self) -> Interval:
+        return Interval(_clamp(-self.upper), _clamp(-self.lower))
+
+    def __sub__(self, other: Interval) -> Interval:
+        return self + (-other)
+
+    def __mul__(self, other: object) -> Interval:  # type: ignore[override]
+        o = other if isinstance(other, Interval) else Interval.point(int(other))  # type: ignore[call-overload]
+        corners = [
+            _sat_mul(a, b) for a in (self.lower, self.upper) for b in (o.lower, o.upper)
+        ]
+        return Interval(min(corners), max(corners))
+
+    def floordiv(self, d: int) -> Interval:
+        """``[min, max]`` of the floored quotients of the ends by the constant ``d != 0``."""
+        if d == 0:
+            raise IndexingError("interval division by zero")
+        a, b = self.lower // d, self.upper // d
+        return Interval(min(a, b), max(a, b))
+
+    def ceildiv(self, d: int) -> Interval:
+        if d == 0:
+            raise IndexingError("interval division by zero")
+        a, b = -((-self.lower) // d), -((-self.upper) // d)
+        return Interval(min(a, b), max(a, b))
+
+    def min(self, other: Interval) -> Interval:
+        return Interval(min(self.lower, other.lower), min(self.upper, other.upper))
+
+    def max(self, other: Interval) -> Interval:
+        return Interval(max(self.lower, other.lower), max(self.upper, other.upper))
+
+
+_SAT = (INT64_MIN, INT64_MAX)
+
+
+def _sat_mul(a: int, b: int) -> int:
+    if a == 0 or b == 0:
+        return 0
+    if a in _SAT or b in _SAT:
+        return INT64_MAX if (a > 0) == (b > 0) else INT64_MIN
+    return _clamp(a * b)

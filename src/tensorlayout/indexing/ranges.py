@@ -1,0 +1,109 @@
+"""The range of an expression over a box of variable bounds (XLA's ``RangeEvaluator``, spec §1.4).
+
+>>> from tensorlayout.indexing.expr import var
+>>> from tensorlayout.indexing.interval import Interval
+>>> ev = RangeEvaluator([Interval(0, 9), Interval(-10, -1)])
+>>> ev.range(var(0) * 2 + var(1))
+Interval(-10, 17)
+>>> ev.range(var(0) % 4)
+Interval(0, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tensorlayout.errors import IndexingError
+from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr
+from tensorlayout.indexing.interval import INT64_MAX, INT64_MIN, Interval
+
+__all__ = ["FULL", "RangeEvaluator"]
+
+FULL = Interval(INT64_MIN, INT64_MAX)
+
+
+class RangeEvaluator:
+    """Bounds of expressions given per-variable bounds and, optionally, constraint intervals.
+
+    With ``constraints``, an expression that is itself a constraint key is intersected with
+    that constraint's interval (XLA's ``use_constraints``).
+    """
+
+    def __init__(
+        self, bounds: Sequence[Interval], constraints: Mapping[Expr, Interval] | None = None
+    ) -> None:
+        self.bounds = list(bounds)
+        self.constraints = constraints
+        self._cache: dict[Expr, Interval] = {}
+
+    @classmethod
+    def for_map(cls, m: object, use_constraints: bool = True) -> RangeEvaluator:
+        """An evaluator over an :class:`~tensorlayout.indexing.map.IndexingMap`'s domain box."""
+        from tensorlayout.indexing.map import IndexingMap
+
+        if not isinstance(m, IndexingMap):
+            raise IndexingError("RangeEvaluator.for_map needs an IndexingMap")
+        return cls([v.bounds for v in m.all_vars()], m.constraints if use_constraints else None)
+
+    def is_always_positive_or_zero(self, e: Expr) -> bool:
+        return self.range(e).lower >= 0
+
+    def is_always_negative_or_zero(self, e: Expr) -> bool:
+        return self.range(e).upper <= 0
+
+    def compute_expression_range(self, e: Expr) -> Interval:
+        """Alias of :meth:`range` with XLA's name."""
+        return self.range(e)
+
+    def range(self, e: Expr) -> Interval:
+        got = self._cache.get(e)
+        if got is None:
+            got = self._compute(e)
+            if self.constraints is not None:
+                c = self.constraints.get(e)
+                if c is not None:
+                    got = got.intersect(c)
+            self._cache[e] = got
+        return got
+
+    def _compute(self, e: Expr) -> Interval:
+        k = e.kind
+        if k == CONST:
+            return Interval.point(e.value)
+        if k == VAR:
+            if e.value >= len(self.bounds):
+                raise IndexingError(f"variable v{e.value} has no bounds here")
+            return self.bounds[e.value]
+        assert e.lhs is not None and e.rhs is not None
+        a, b = self.range(e.lhs), self.range(e.rhs)
+        if k == ADD:
+            return a + b
+        if k == MUL:
+            return a * b
+        if k == MIN:
+            return a.min(b)
+        if k == MAX:
+            return a.max(b)
+        if k == MOD:
+            if b.is_point:
+                m = b.lower
+                if m > 0:
+                    return a if a.lower >= 0 and a.upper < m else Interval(0, m - 1)
+                if m < 0:
+                    return Interval(0, -m - 1)
+                return FULL
+            if b.lower > 0:
+                return a if a.lower >= 0 and a.upper < b.lower else Interval(0, b.upper - 1)
+            return FULL
+        if k in (FLOORDIV, CEILDIV):
+            if b.is_point and b.lower != 0:
+                return a.floordiv(b.lower) if k == FLOORDIV else a.ceildiv(b.lower)
+            if b.lower > 0 or b.upper < 0:
+                ends = [
+                    (x // y if k == FLOORDIV else -((-x) // y))
+                    for x in (a.lower, a.upper)
+                    for y in (b.lower, b.upper)
+                ]
+                return Interval(min(ends), max(ends))
+            return FULL
+        return FULL  # pragma: no cover

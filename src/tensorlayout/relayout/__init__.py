@@ -1,0 +1,166 @@
+"""Move real data between a logical numpy array and a layout's physical buffer.
+
+``to_physical(array, target)`` returns the 1-D physical buffer of ``array`` under
+``target`` (an XLA shape with layout, its text, or a :class:`PhysicalTarget` — the
+protocol CuTe/TLA layouts plug into), padding slots filled with ``pad_value``;
+``from_physical(buffer, target)`` inverts it and ``relayout(data, src, dst)`` converts a
+buffer from one layout to another. Sub-byte types with ``E(4)`` (and ``E(2)``, ``E(1)``)
+are packed, the first element in the low bits of a byte.
+
+Seed Figure 1: ``f32[3,5]{1,0:T(2,2)}`` pads the 3x5 array to 4x6 and stores 2x2 tiles:
+
+>>> import numpy as np
+>>> a = np.arange(15, dtype=np.float32).reshape(3, 5)
+>>> buf = to_physical(a, "f32[3,5]{1,0:T(2,2)}", pad_value=-1)
+>>> buf.reshape(-1, 4).astype(int).tolist()
+[[0, 1, 5, 6], [2, 3, 7, 8], [4, -1, 9, -1], [10, 11, -1, -1], [12, 13, -1, -1], [14, -1, -1, -1]]
+>>> bool((from_physical(buf, "f32[3,5]{1,0:T(2,2)}") == a).all())
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlayout.errors import LayoutError
+from tensorlayout.relayout._copy import copy_in, copy_out, has_fast_path
+from tensorlayout.relayout._target import Digit, PhysicalTarget, as_target
+
+__all__ = [
+    "Digit",
+    "PhysicalTarget",
+    "as_target",
+    "from_physical",
+    "has_fast_path",
+    "relayout",
+    "to_physical",
+]
+
+TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
+
+
+def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
+    if target.packed_bits:
+        if not (np.issubdtype(dtype, np.integer) or dtype == np.bool_):
+            raise LayoutError(f"{target}: packed {target.packed_bits}-bit elements need an integer "
+                              f"array, but got {dtype}")
+        return
+    if target.element_bits and dtype.itemsize * 8 != target.element_bits:
+        raise LayoutError(f"{target}: elements are {target.element_bits} bits, but the array's "
+                          f"dtype {dtype} has {dtype.itemsize * 8}")
+
+
+def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
+                out: np.ndarray | None = None) -> np.ndarray:
+    """The 1-D physical buffer of the logical ``array`` under ``target``.
+
+    The buffer has the array's dtype and ``physical_elements`` entries (packed sub-byte
+    types: ``uint8`` bytes); padding slots hold ``pad_value``. ``out`` (C-contiguous, the
+    same size and dtype) receives the result instead of a new buffer.
+
+    >>> import numpy as np
+    >>> to_physical(np.arange(8, dtype=np.uint16).reshape(4, 2), "u16[4,2]{1,0:T(2,2)(2,1)}").tolist()
+    [0, 2, 1, 3, 4, 6, 5, 7]
+    """
+    t = as_target(target)
+    a = np.asarray(array)
+    if a.shape != t.logical_shape:
+        raise LayoutError(f"{t}: expected an array of shape {t.logical_shape}, but got {a.shape}")
+    _check_width(a.dtype, t)
+    if t.packed_bits:
+        return _pack(a, t, pad_value, out)
+    buf = _out_buffer(out, t.physical_elements, a.dtype, t)
+    copy_in(a, buf, t, pad_value)
+    return buf if out is None else out
+
+
+def from_physical(buffer: np.ndarray, target: TargetLike, *,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """The logical array stored in the physical ``buffer`` under ``target`` (inverse of
+    :func:`to_physical`); packed sub-byte buffers come back as ``int8``/``uint8``.
+
+    >>> import numpy as np
+    >>> from_physical(np.array([0, 2, 1, 3], dtype=np.int16), "s16[2,2]{1,0:T(2,2)(2,1)}").tolist()
+    [[0, 1], [2, 3]]
+    """
+    t = as_target(target)
+    b = np.asarray(buffer)
+    if b.ndim != 1:
+        b = b.reshape(-1)
+    if t.packed_bits:
+        b = _unpack(b, t)
+    elif b.size != t.physical_elements:
+        raise LayoutError(f"{t}: expected a buffer of {t.physical_elements} elements, but got {b.size}")
+    _check_width(b.dtype, t)
+    if out is None:
+        out = np.empty(t.logical_shape, dtype=b.dtype)
+    elif not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != b.dtype:
+        raise LayoutError(f"{t}: out must be an array of shape {t.logical_shape} and dtype {b.dtype}")
+    copy_out(b, out, t)
+    return out
+
+
+def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
+             pad_value: object = 0, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Convert ``data``, the physical buffer under ``src``, into the buffer under ``dst``.
+
+    ``src=None`` means ``data`` is the logical array; ``dst=None`` returns the logical array.
+
+    >>> import numpy as np
+    >>> buf = to_physical(np.arange(6, dtype=np.int32).reshape(2, 3), "s32[2,3]{0,1}")
+    >>> relayout(buf, "s32[2,3]{0,1}", "s32[2,3]{1,0}").tolist()
+    [0, 1, 2, 3, 4, 5]
+    """
+    logical = np.asarray(data) if src is None else from_physical(data, src)
+    if dst is None:
+        if out is not None:
+            np.copyto(out, logical)
+            return out
+        return logical
+    return to_physical(logical, dst, pad_value, out=out)
+
+
+def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    if out is None:
+        return np.empty(n, dtype=dtype)
+    if not isinstance(out, np.ndarray) or out.size != n or out.dtype != dtype \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
+    return out.reshape(-1)
+
+
+# -- sub-byte packing ---------------------------------------------------------------------
+def _pack(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None) -> np.ndarray:
+    bits = t.packed_bits
+    mask = (1 << bits) - 1
+    per = 8 // bits
+    slots = np.empty(-(-t.physical_elements // per) * per, dtype=np.uint8)
+    codes = (np.asarray(a).astype(np.int64) & mask).astype(np.uint8)
+    pad = int(np.int64(pad_value)) & mask  # type: ignore[call-overload]
+    copy_in(codes, slots[: t.physical_elements], t, pad)
+    slots[t.physical_elements:] = 0
+    lanes = slots.reshape(-1, per)
+    packed = lanes[:, 0].copy()
+    for k in range(1, per):
+        packed |= lanes[:, k] << np.uint8(k * bits)
+    n = t.buffer_bytes or 0
+    result = _out_buffer(out, n, np.dtype(np.uint8), t)
+    result[...] = packed[:n]
+    return result if out is None else out
+
+
+def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
+    bits = t.packed_bits
+    per = 8 // bits
+    if b.dtype != np.uint8 and b.dtype != np.int8:
+        raise LayoutError(f"{t}: a packed buffer must hold bytes (uint8), but got {b.dtype}")
+    if b.size != t.buffer_bytes:
+        raise LayoutError(f"{t}: expected a packed buffer of {t.buffer_bytes} bytes, but got {b.size}")
+    raw = b.view(np.uint8)
+    shifts = (np.arange(per, dtype=np.uint8) * bits).astype(np.uint8)
+    codes = ((raw[:, None] >> shifts) & np.uint8((1 << bits) - 1)).reshape(-1)[: t.physical_elements]
+    if t.signed:
+        s = codes.astype(np.int8)
+        s[s >= (1 << (bits - 1))] -= np.int8(1 << bits)
+        return s
+    return codes

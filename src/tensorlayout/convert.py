@@ -159,30 +159,52 @@ def _why_not_xla(layout: cute.Layout) -> str:
             "column-major arrangement of fractals)")
 
 
+def _natural_tiles(pieces: list[list[tuple[int, int]]], phys: list[int]) -> list[Tile]:
+    """Tile ``l`` takes, per mode, the product of all but its ``l`` most significant digits."""
+    tiles = []
+    for lvl in range(1, max(len(p) for p in pieces)):
+        dims = []
+        for k in phys:
+            keep = len(pieces[k]) - lvl
+            n = 1
+            for s, _ in pieces[k][:max(keep, 0)]:
+                n *= s
+            dims.append(n)
+        while len(dims) > 1 and dims[0] == 1:
+            dims.pop(0)
+        tiles.append(Tile(tuple(dims)))
+    return tiles
+
+
 def _candidates(layout: cute.Layout) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """(minor_to_major, tiles) guesses, the likeliest first: the order of the modes' most
+    significant strides with the natural tile chain, then every single tile whose dims are
+    digit prefixes, then the other orders."""
     modes = layout.modes() if isinstance(layout.shape, tuple) else (layout,)
     pieces = [_pieces(m) for m in modes]
+    sizes = [m.size() for m in modes]
     top_stride = [p[-1][1] for p in pieces]
-    orders = [tuple(sorted(range(len(modes)), key=lambda k: (top_stride[k], k)))]
-    orders += [o for o in itertools.permutations(range(len(modes))) if o != orders[0]][:119]
-    levels = max(len(p) for p in pieces)
-    out = []
+    best = tuple(sorted(range(len(modes)), key=lambda k: (top_stride[k], k)))
+    orders = [best] + [o for o in itertools.permutations(range(len(modes))) if o != best][:23]
+    out: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
     for m2m in orders:
         phys = list(reversed(m2m))
-        tiles = []
-        for lvl in range(1, levels):
-            dims = []
-            for k in phys:
-                p = pieces[k]
-                keep = len(p) - lvl
-                n = 1
-                for s, _ in p[:max(keep, 0)]:
-                    n *= s
-                dims.append(n if keep > 0 else 1)
-            while len(dims) > 1 and dims[0] == 1:
-                dims.pop(0)
-            tiles.append(Tile(tuple(dims)))
+        tiles = _natural_tiles(pieces, phys)
         out.append((m2m, tuple(tiles)))
+        out.append((m2m, (Tile(tuple(sizes[k] for k in phys)),) + tuple(tiles)))
+        if m2m == best and len(phys) >= 2:  # a (p,1) sub-tile that reorders inside the tile
+            for p in sorted({s for s, _ in pieces[phys[-2]]} | {2, 4, 8}):
+                out.append((m2m, tuple(tiles) + (Tile((p, 1)),)))
+        if m2m == best:
+            prefixes = []
+            for k in phys:
+                acc, opts = 1, []
+                for s, _ in pieces[k]:
+                    acc *= s
+                    opts.append(acc)
+                prefixes.append(opts)
+            for combo in itertools.islice(itertools.product(*prefixes), 256):
+                out.append((m2m, (Tile(tuple(combo)),)))
     return out
 
 
@@ -191,6 +213,9 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: tuple[int, ...] | None 
 
     ``dims`` are the logical (unpadded) dims, default the mode sizes (a TLA layout gives its
     origin shape). Raises :class:`UnsupportedError` saying why when no XLA layout exists.
+    The search tries the natural tile chain of the layout's digits, single tiles of every digit
+    prefix, ``(p,1)`` sub-tiles and other dim orders; a layout whose tiles are wider than the
+    dims they tile (padding-only digits) can be missed, and is then reported as unsupported.
     """
     lay, origin = _as_cute(layout)
     modes = lay.modes() if isinstance(lay.shape, tuple) else (lay,)

@@ -112,10 +112,20 @@ def test_html_page_embeds_svg_and_script() -> None:
     assert 'id="info"' in page and "mouseenter" in page and "<svg" in page
 
 
-def test_target_from_text_only_takes_xla_for_now() -> None:
+def test_target_from_text_takes_xla_cute_and_tla() -> None:
     assert target_from_text(" f32[3,5]{1,0:T(2,2)} ").logical_shape == (3, 5)
-    with pytest.raises(UnsupportedError, match="XLA array shape"):
-        target_from_text("((4,2),(4,3)):((4,16),(1,32))")
+    zn = target_from_text("((4,2),(4,3)):((4,16),(1,32))")
+    assert zn.logical_shape == (8, 12) and zn.offsets.reshape(8, 12)[1, 5] == 37
+    tla = target_from_text("", tla="zN", rows=8, cols=12, dtype="f16")
+    assert tla.logical_shape == (8, 12) and tla.physical_elements == 256
+    with pytest.raises(UnsupportedError, match="two coordinates"):
+        target_from_text("(4,8):(0,1)")
+
+
+def test_seed_zn_table_svg() -> None:
+    root = _parse(to_svg("((4,2),(4,3)):((4,16),(1,32))"))
+    offsets = sorted(int(c.get("data-offset")) for c in _cells(root))
+    assert offsets == list(range(96))
 
 
 def test_cli_render_svg_and_html(tmp_path: Path) -> None:
@@ -127,8 +137,10 @@ def test_cli_render_svg_and_html(tmp_path: Path) -> None:
 
 
 def test_cli_render_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["render", "(4,8):(8,1)", "-o", str(tmp_path / "x.svg")]) == 2
+    assert main(["render", "(4,8):(0,1)", "-o", str(tmp_path / "x.svg")]) == 2
     assert "UnsupportedError" in capsys.readouterr().err
+    assert main(["render", "(4,8", "-o", str(tmp_path / "x.svg")]) == 2
+    assert "ParseError" in capsys.readouterr().err
     assert main(["render", "f32[3,5]", "-o", str(tmp_path / "x.png")]) == 2
     assert ".svg or .html" in capsys.readouterr().err
     assert main(["render", "f32[3,5", "-o", str(tmp_path / "x.svg")]) == 2

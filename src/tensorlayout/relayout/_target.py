@@ -218,7 +218,7 @@ class PhysicalTarget:
 
 
 def as_target(obj: object) -> PhysicalTarget:
-    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or XLA shape text.
+    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or shape text, a CuTe or TLA layout.
 
     >>> as_target("s8[3]{0}").physical_elements
     3
@@ -227,7 +227,11 @@ def as_target(obj: object) -> PhysicalTarget:
         return obj
     if isinstance(obj, (Shape, str)):
         return PhysicalTarget.from_xla(obj)
-    to_target = getattr(obj, "to_physical_target", None)  # e.g. a future CuTe/TLA object
+    from tensorlayout.relayout._cute import to_target_or_none  # CuTe / TLA layouts
+    cute_target = to_target_or_none(obj)
+    if cute_target is not None:
+        return cute_target
+    to_target = getattr(obj, "to_physical_target", None)
     if callable(to_target):
         target = to_target()
         if isinstance(target, PhysicalTarget):

@@ -53,18 +53,27 @@ def is_xla_text(text: str) -> bool:
     return len(head) == 2 and head[0].strip() in ELEMENT_TYPES
 
 
-def target_from_text(text: str) -> PhysicalTarget:
-    """The target named by command-line ``text``; XLA shapes for now.
-
-    Other notations (CuTe layouts, TLA formats) join here, in this one function.
+def target_from_text(text: str, *, tla: str | None = None, rows: int | None = None,
+                     cols: int | None = None, dtype: str = "f16") -> PhysicalTarget:
+    """The target named by command-line ``text``: an XLA shape or a CuTe layout; with ``tla``,
+    the TLA format of a ``rows`` x ``cols`` matrix of ``dtype`` (``text`` is then ignored).
 
     >>> target_from_text("f32[3,5]{1,0:T(2,2)}").physical_elements
     24
+    >>> target_from_text("", tla="zN", rows=8, cols=12).logical_shape
+    (8, 12)
     """
+    from tensorlayout.relayout import from_cute
+
+    if tla is not None:
+        from tensorlayout.cute import tla as tla_formats
+        if rows is None or cols is None:
+            raise UnsupportedError("a TLA format needs rows and cols")
+        return from_cute(tla_formats.make_format(tla, rows, cols, dtype),
+                         element_bits=tla_formats.element_bits(dtype))
     if is_xla_text(text):
         return PhysicalTarget.from_xla(text.strip())
-    raise UnsupportedError(f"cannot draw {text!r}: expected an XLA array shape such as "
-                           f"'f32[3,5]{{1,0:T(2,2)}}' (CuTe and TLA layouts are not supported yet)")
+    return from_cute(text.strip())
 
 
 def _picture(target: object, tile_ids: np.ndarray | None) -> Picture:

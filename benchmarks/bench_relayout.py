@@ -65,12 +65,39 @@ def _xla_naive(shape: object) -> Naive:
     return to_fn, from_fn
 
 
-# The formats of the issue; the fp16 zN TLA format joins here once the CuTe pillar exists:
+def _zn_case(mib: int) -> tuple[object, np.ndarray]:
+    """An fp16 zN matrix (Ascend TLA): 16 x 16 fractals, row-major inside, column-major between."""
+    from tensorlayout.cute import tla
+    cols = 8192
+    rows = mib * (1 << 20) // (2 * cols)
+    data = np.random.default_rng(0).integers(0, 120, size=(rows, cols)).astype(np.float16)
+    return tla.make_format("zN", rows, cols, "f16"), data
+
+
+def _zn_naive(target_like: object) -> Naive:
+    """zN by hand: pad to whole fractals, split (R/16, 16, C/C0, C0), put fractal columns first."""
+    rows, cols = target_like.origin_shape  # type: ignore[attr-defined]
+    c0 = 16
+    pr, pc = -(-rows // 16) * 16, -(-cols // c0) * c0
+
+    def to_fn(x: np.ndarray) -> np.ndarray:
+        if (pr, pc) != x.shape:
+            x = np.pad(x, ((0, pr - rows), (0, pc - cols)))
+        return np.ascontiguousarray(x.reshape(pr // 16, 16, pc // c0, c0).transpose(2, 0, 1, 3)).reshape(-1)
+
+    def from_fn(buf: np.ndarray) -> np.ndarray:
+        y = buf.reshape(pc // c0, pr // 16, 16, c0).transpose(1, 2, 0, 3).reshape(pr, pc)
+        return np.ascontiguousarray(y[:rows, :cols])
+    return to_fn, from_fn
+
+
+# The formats of the issue:
 # Case("f16 zN (TLA)", make=<target + array>, naive=<recipe or None>).
 CASES: list[Case] = [
     Case("bf16 T(8,128)(2,1)", _xla_case("bf16", np.uint16, "T(8,128)(2,1)"), _xla_naive),
     Case("f32  T(8,128)", _xla_case("f32", np.float32, "T(8,128)"), _xla_naive),
     Case("s8   T(8,128)(4,1)", _xla_case("s8", np.int8, "T(8,128)(4,1)"), _xla_naive),
+    Case("f16  zN (TLA)", _zn_case, _zn_naive),
 ]
 
 

@@ -33,3 +33,31 @@ __all__ = [
     "parse_literal",
     "parse_module",
 ]
+
+from tensorlayout.hlo.analysis import (  # noqa: E402
+    ELEMENTWISE_OPCODES,
+    HloInstructionIndexing,
+    OperandIndexing,
+    RuntimeVar,
+    group_indexing_maps_by_producers,
+    input_to_output_indexing,
+    output_to_input_indexing,
+)
+from tensorlayout.hlo.fusion import (  # noqa: E402
+    FusionAdaptor,
+    epilogue_input_to_output_indexing,
+    grouped_output_to_input_indexing,
+)
+
+__all__ += [
+    "ELEMENTWISE_OPCODES",
+    "FusionAdaptor",
+    "HloInstructionIndexing",
+    "OperandIndexing",
+    "RuntimeVar",
+    "epilogue_input_to_output_indexing",
+    "group_indexing_maps_by_producers",
+    "grouped_output_to_input_indexing",
+    "input_to_output_indexing",
+    "output_to_input_indexing",
+]

@@ -273,6 +273,21 @@ def _unpack_words(p: np.ndarray, q: np.ndarray, tmp: dict[tuple, np.ndarray]) ->
         np.copyto(lanes[..., j], t, casting="unsafe")
 
 
+WIDEN = True
+WIDEN_MAX_BYTES = 64  # longer runs already copy at full speed as plain elements
+
+
+def _widen(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fold an inner axis contiguous on both sides into one wide opaque element (``V{bytes}``),
+    so numpy moves whole runs per step instead of single elements."""
+    item = p.itemsize
+    if not WIDEN or p.ndim < 2 or p.shape[-1] < 2 or p.shape[-1] * item > WIDEN_MAX_BYTES or p.strides[-1] != item or q.strides[-1] != q.itemsize \
+            or q.itemsize != item:
+        return p, q
+    wide = np.dtype((np.void, p.shape[-1] * item))
+    return (np.asarray(_Interface(p[..., 0], wide)), np.asarray(_Interface(q[..., 0], wide)))
+
+
 def _run(tasks: list[_Task], to_physical: bool, nbytes: int) -> None:
     pool = _pool() if nbytes >= THREAD_MIN_BYTES and len(tasks) > 1 else None
 
@@ -282,9 +297,11 @@ def _run(tasks: list[_Task], to_physical: bool, nbytes: int) -> None:
             if lanes:
                 (_pack_words if to_physical else _unpack_words)(p, q, tmp)
             elif to_physical:
-                np.copyto(p, q, casting="no")
+                wp, wq = _widen(p, q)
+                np.copyto(wp, wq, casting="no")
             else:
-                np.copyto(q, p, casting="no")
+                wp, wq = _widen(p, q)
+                np.copyto(wq, wp, casting="no")
     if pool is None:
         work(tasks)
         return

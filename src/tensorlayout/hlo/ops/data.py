@@ -1,0 +1,168 @@
+"""Rules for ops whose reads depend on padding or on runtime offsets.
+
+pad, dynamic-slice, dynamic-update-slice and gather. Runtime offsets become runtime
+variables ``rt_i`` whose :class:`RuntimeVar` map says which element of the offset operand
+holds the value; scalar constants in range and iota indices are folded.
+
+>>> print(pad_map((2, 8), (10, 8), [(1, 7, 0), (0, 0, 0)]))
+(d0, d1) -> (d0 - 1, d1), domain: d0 in [1, 2], d1 in [0, 7]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tensorlayout.errors import HloError
+from tensorlayout.hlo.analysis import OperandIndexing, RuntimeVar
+from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.ops._common import array_dims, bounds, int_literal, scalar_map
+from tensorlayout.indexing import Expr, IndexingMap, const, var
+
+__all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT", "pad_map"]
+
+Maps = list[list[OperandIndexing]]
+
+
+def pad_map(in_dims: Sequence[int], out_dims: Sequence[int],
+            padding: Sequence[tuple[int, int, int]]) -> IndexingMap:
+    """Padded index → operand index: ``(d - lo) / (interior + 1)`` on the non-padding region."""
+    results: list[Expr] = []
+    dim_bounds = []
+    constraints = []
+    for i, (n, (lo, hi, interior)) in enumerate(zip(out_dims, padding)):
+        shifted = var(i) - lo
+        if interior > 0:
+            results.append(shifted // (interior + 1))
+            constraints.append((shifted % (interior + 1), (0, 0)))
+        else:
+            results.append(shifted)
+        dim_bounds.append((max(0, lo), min(n - 1, n - 1 - hi)))
+    if len(in_dims) != len(out_dims):
+        raise HloError("pad: operand and output ranks differ")
+    return IndexingMap(results, dim_bounds, constraints=constraints)
+
+
+def pad_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    out = array_dims(instr.shape)
+    in_dims = array_dims(instr.operands[0].shape)
+    padding = [(p.low, p.high, p.interior) for p in instr.attributes["padding"]]
+    return [[OperandIndexing(pad_map(in_dims, out, padding))], [OperandIndexing(scalar_map(out))]]
+
+
+# --------------------------------------------------------------------------- runtime offsets
+
+
+def _offset_term(start: HloInstruction, rt_index: int, feasible: tuple[int, int],
+                 out: Sequence[int]) -> tuple[Expr | None, RuntimeVar | None]:
+    """A folded constant offset, or a new runtime variable reading the scalar ``start``."""
+    value = int_literal(start)
+    if value is not None and feasible[0] <= value <= feasible[1]:
+        return const(value), None
+    return None, RuntimeVar(start, scalar_map(out))
+
+
+def _runtime_offsets(instr: HloInstruction, starts: Sequence[HloInstruction], dims: Sequence[int],
+                     sizes: Sequence[int], out: Sequence[int], sign: int) -> OperandIndexing:
+    n = len(out)
+    terms: list[Expr | None] = []
+    rts: list[RuntimeVar] = []
+    rt_bounds = []
+    for i, start in enumerate(starts):
+        feasible = (0, dims[i] - sizes[i])
+        folded, rt = _offset_term(start, len(rts), feasible, out)
+        if rt is not None:
+            terms.append(var(n + len(rts)))
+            rts.append(rt)
+            rt_bounds.append(feasible)
+        else:
+            terms.append(folded)
+    results = []
+    for i in range(n):
+        t = terms[i]
+        assert t is not None
+        results.append(var(i) + t if sign > 0 else var(i) - t)
+    return OperandIndexing(IndexingMap(results, bounds(out), (), rt_bounds), rts)
+
+
+def _starts(instr: HloInstruction, first: int, rank: int) -> list[HloInstruction]:
+    starts = list(instr.operands[first:])
+    if len(starts) != rank or any(s.shape.is_array and s.shape.rank != 0 for s in starts):
+        raise HloError(f"{instr.name}: only the scalar start-index form has a rule")
+    return starts
+
+
+def dynamic_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Operand: ``d_i + rt_i`` with ``rt_i in [0, in_i - size_i]``; start indices: ``(d...) -> ()``."""
+    out = array_dims(instr.shape)
+    in_dims = array_dims(instr.operands[0].shape)
+    starts = _starts(instr, 1, len(in_dims))
+    operand = _runtime_offsets(instr, starts, in_dims, out, out, +1)
+    return [[operand]] + [[OperandIndexing(scalar_map(out))] for _ in starts]
+
+
+def dynamic_update_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Operand: identity; update: ``d_i - rt_i``; start indices: ``(d...) -> ()``."""
+    out = array_dims(instr.shape)
+    upd = array_dims(instr.operands[1].shape)
+    starts = _starts(instr, 2, len(out))
+    update = _runtime_offsets(instr, starts, out, upd, out, -1)
+    ident = IndexingMap([var(i) for i in range(len(out))], bounds(out))
+    return ([[OperandIndexing(ident)], [update]]
+            + [[OperandIndexing(scalar_map(out))] for _ in starts])
+
+
+# --------------------------------------------------------------------------- gather
+
+
+def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Canonical gather (indices ``[N, k]``, index_vector_dim=1, nothing collapsed) only."""
+    a = instr.attributes
+    operand, indices = instr.operands[0], instr.operands[1]
+    op_dims = array_dims(operand.shape)
+    idx_dims = array_dims(indices.shape)
+    out = array_dims(instr.shape)
+    offset_dims = tuple(a.get("offset_dims", ()))
+    start_map = tuple(a.get("start_index_map", ()))
+    slice_sizes = tuple(a.get("slice_sizes", ()))
+    if (len(idx_dims) != 2 or a.get("index_vector_dim") != 1 or a.get("collapsed_slice_dims", ())
+            or a.get("operand_batching_dims", ()) or len(offset_dims) != len(op_dims)
+            or len(out) != len(op_dims) + 1 or idx_dims[1] != len(start_map)):
+        raise HloError(f"{instr.name}: only the canonical gather form has a rule")
+    n = len(out)
+    rts: list[RuntimeVar] = []
+    rt_bounds = []
+    results: list[Expr] = [var(offset_dims[i]) for i in range(len(op_dims))]
+    for j, dim in enumerate(start_map):
+        feasible = (0, op_dims[dim] - slice_sizes[dim])
+        rt_map = IndexingMap([var(0), const(j)], bounds(out))
+        folded = _fold_index_read(indices, rt_map, feasible)
+        if folded is not None:
+            results[dim] = results[dim] + folded
+            continue
+        results[dim] = results[dim] + var(n + len(rts))
+        rts.append(RuntimeVar(indices, rt_map))
+        rt_bounds.append(feasible)
+    operand_map = OperandIndexing(IndexingMap(results, bounds(out), (), rt_bounds), rts)
+    indices_map = IndexingMap([var(0), var(n)], bounds(out), [(0, idx_dims[1] - 1)])
+    return [[operand_map], [OperandIndexing(indices_map)]]
+
+
+def _fold_index_read(source: HloInstruction, rt_map: IndexingMap, feasible: tuple[int, int]) -> Expr | None:
+    """The value an index read yields when it is known statically (iota, in-range constant)."""
+    if source.opcode == "iota":
+        dim = source.attributes.get("iota_dimension", 0)
+        return rt_map.results[dim]
+    value = int_literal(source)
+    if value is not None and feasible[0] <= value <= feasible[1]:
+        return const(value)
+    return None
+
+
+OUTPUT_TO_INPUT = {
+    "pad": pad_o2i,
+    "dynamic-slice": dynamic_slice_o2i,
+    "dynamic-update-slice": dynamic_update_slice_o2i,
+    "gather": gather_o2i,
+}
+
+INPUT_TO_OUTPUT: dict[str, object] = {}

@@ -1,0 +1,263 @@
+"""Rules for elementwise and data-movement ops that only rearrange indices.
+
+Elementwise ops, bitcast, broadcast, concatenate, constant/iota/parameter, get-tuple-element,
+reshape, reverse, slice, transpose, all-gather, scan and tuple (input→output only).
+
+>>> from tensorlayout.hlo import parse_module
+>>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[20] parameter(0)\\n"
+...                  " ROOT b = f32[10,20] broadcast(p), dimensions={1}\\n}")
+>>> print(broadcast_o2i(m.entry.root, 0)[0][0])
+(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 19]
+"""
+
+from __future__ import annotations
+
+from tensorlayout.errors import HloError
+from tensorlayout.hlo.analysis import ELEMENTWISE_OPCODES, OperandIndexing
+from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.ops._common import (
+    array_dims,
+    bitcast_map,
+    bounds,
+    identity_map,
+    output_shape,
+    reshape_map,
+    scalar_map,
+)
+from tensorlayout.indexing import Expr, IndexingMap, var
+
+__all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT"]
+
+Maps = list[list[OperandIndexing]]
+
+
+def _one(m: IndexingMap) -> list[OperandIndexing]:
+    return [OperandIndexing(m)]
+
+
+# --------------------------------------------------------------------------- elementwise
+
+
+def elementwise_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Identity per operand; a scalar operand of a non-scalar op reads ``(d...) -> ()``."""
+    out = array_dims(output_shape(instr, output_id))
+    ident = identity_map(out)
+    scalar = scalar_map(out)
+    maps = []
+    for op in instr.operands:
+        is_scalar = op.shape.is_array and op.shape.rank == 0
+        maps.append(_one(scalar if is_scalar and out else ident))
+    return maps
+
+
+def elementwise_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    """Identity over the output shape (even for a broadcast scalar operand, as XLA does)."""
+    return [_one(identity_map(array_dims(instr.shape)))]
+
+
+def no_operands(instr: HloInstruction, output_id: int) -> Maps:
+    """constant, iota, parameter: nothing is read."""
+    return []
+
+
+# --------------------------------------------------------------------------- bitcast / reshape
+
+
+def bitcast_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    return [_one(bitcast_map(instr.shape, instr.operands[0].shape))]
+
+
+def bitcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    return [_one(bitcast_map(instr.operands[0].shape, instr.shape))]
+
+
+def reshape_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    return [_one(reshape_map(array_dims(instr.operands[0].shape), array_dims(instr.shape)))]
+
+
+def reshape_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    return [_one(reshape_map(array_dims(instr.shape), array_dims(instr.operands[0].shape)))]
+
+
+# --------------------------------------------------------------------------- broadcast
+
+
+def broadcast_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Operand dim ``i`` is output dim ``dimensions[i]``."""
+    out = array_dims(instr.shape)
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    return [_one(IndexingMap([var(d) for d in dims], bounds(out)))]
+
+
+def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    """Broadcast output dims become range variables over their sizes."""
+    out = array_dims(instr.shape)
+    in_dims = array_dims(instr.operands[0].shape)
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    n = len(in_dims)
+    results: list[Expr] = []
+    ranges = []
+    for j, size in enumerate(out):
+        if j in dims:
+            results.append(var(dims.index(j)))
+        else:
+            results.append(var(n + len(ranges)))
+            ranges.append((0, size - 1))
+    return [_one(IndexingMap(results, bounds(in_dims), ranges))]
+
+
+# --------------------------------------------------------------------------- concatenate
+
+
+def _concat_dim(instr: HloInstruction) -> int:
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    if len(dims) != 1:
+        raise HloError(f"{instr.name}: concatenate needs one dimension")
+    return dims[0]
+
+
+def concatenate_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Operand k: identity with ``d_c - offset_k``, ``d_c`` bounded to the operand's slab."""
+    out = array_dims(instr.shape)
+    c = _concat_dim(instr)
+    maps = []
+    offset = 0
+    for op in instr.operands:
+        size = array_dims(op.shape)[c]
+        results = [var(i) - offset if i == c else var(i) for i in range(len(out))]
+        dim_bounds = bounds(out)
+        dim_bounds[c] = (offset, offset + size - 1)
+        maps.append(_one(IndexingMap(results, dim_bounds)))
+        offset += size
+    return maps
+
+
+def concatenate_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    c = _concat_dim(instr)
+    offset = sum(array_dims(op.shape)[c] for op in instr.operands[:input_id])
+    in_dims = array_dims(instr.operands[input_id].shape)
+    results = [var(i) + offset if i == c else var(i) for i in range(len(in_dims))]
+    return [_one(IndexingMap(results, bounds(in_dims)))]
+
+
+# --------------------------------------------------------------------------- transpose / reverse / slice
+
+
+def transpose_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    out = array_dims(instr.shape)
+    perm = tuple(instr.attributes["dimensions"])
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return [_one(IndexingMap([var(inv[j]) for j in range(len(perm))], bounds(out)))]
+
+
+def transpose_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    in_dims = array_dims(instr.operands[0].shape)
+    perm = tuple(instr.attributes["dimensions"])
+    return [_one(IndexingMap([var(p) for p in perm], bounds(in_dims)))]
+
+
+def reverse_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Reversed dims read ``-d + (n - 1)``."""
+    out = array_dims(instr.shape)
+    rev = set(instr.attributes.get("dimensions", ()))
+    results = [var(i) * -1 + (n - 1) if i in rev else var(i) for i, n in enumerate(out)]
+    return [_one(IndexingMap(results, bounds(out)))]
+
+
+def slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    out = array_dims(instr.shape)
+    spec = instr.attributes["slice"]
+    results = [var(i) * s.stride + s.start for i, s in enumerate(spec)]
+    return [_one(IndexingMap(results, bounds(out)))]
+
+
+def slice_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    """``(d - start) / stride`` on ``d in [start, (out-1)*stride + start]``, stride-aligned."""
+    out = array_dims(instr.shape)
+    in_dims = array_dims(instr.operands[0].shape)
+    spec = instr.attributes["slice"]
+    results = []
+    dim_bounds = []
+    constraints = []
+    for i, s in enumerate(spec):
+        shifted = var(i) - s.start
+        results.append(shifted // s.stride)
+        dim_bounds.append((s.start, (out[i] - 1) * s.stride + s.start))
+        constraints.append((shifted % s.stride, (0, 0)))
+    m = IndexingMap(results, dim_bounds, constraints=constraints)
+    if len(in_dims) != len(out):
+        raise HloError(f"{instr.name}: slice rank mismatch")
+    return [_one(m)]
+
+
+# --------------------------------------------------------------------------- tuples, collectives, scan
+
+
+def get_tuple_element_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    return [_one(identity_map(array_dims(instr.shape)))]
+
+
+def tuple_i2o(instr: HloInstruction, input_id: int) -> Maps:
+    return [_one(identity_map(array_dims(instr.operands[input_id].shape)))]
+
+
+def all_gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Gather dim reads ``d_g mod n_g``; the replica map says which replica: ``d_g / n_g``."""
+    if len(instr.operands) != 1:
+        raise HloError(f"{instr.name}: variadic all-gather has no rule")
+    out = array_dims(instr.shape)
+    g = tuple(instr.attributes["dimensions"])[0]
+    n_g = array_dims(instr.operands[0].shape)[g]
+    results = [var(i) % n_g if i == g else var(i) for i in range(len(out))]
+    replica = IndexingMap([var(g) // n_g], bounds(out))
+    return [[OperandIndexing(IndexingMap(results, bounds(out)), (), replica)]]
+
+
+def scan_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """Array outputs read the scanned operands elementwise and each carry as a whole."""
+    out = array_dims(output_shape(instr, output_id))
+    carries = int(instr.attributes.get("num_carries", 0))
+    n = len(instr.operands)
+    if not out:
+        return [_one(IndexingMap([], [])) for _ in range(n)]
+    maps = []
+    for k, op in enumerate(instr.operands):
+        if k >= n - carries:
+            maps.append(_one(scalar_map(out)))
+        elif op.shape.is_array and op.shape.rank == len(out):
+            maps.append(_one(identity_map(out)))
+        else:
+            maps.append([OperandIndexing.undefined()])
+    return maps
+
+
+OUTPUT_TO_INPUT = {
+    **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_o2i),
+    "constant": no_operands,
+    "iota": no_operands,
+    "parameter": no_operands,
+    "bitcast": bitcast_o2i,
+    "reshape": reshape_o2i,
+    "broadcast": broadcast_o2i,
+    "concatenate": concatenate_o2i,
+    "transpose": transpose_o2i,
+    "reverse": reverse_o2i,
+    "slice": slice_o2i,
+    "get-tuple-element": get_tuple_element_o2i,
+    "all-gather": all_gather_o2i,
+    "scan": scan_o2i,
+}
+
+INPUT_TO_OUTPUT = {
+    **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_i2o),
+    "bitcast": bitcast_i2o,
+    "reshape": reshape_i2o,
+    "broadcast": broadcast_i2o,
+    "concatenate": concatenate_i2o,
+    "transpose": transpose_i2o,
+    "reverse": reverse_o2i,
+    "slice": slice_i2o,
+    "tuple": tuple_i2o,
+}

@@ -1,0 +1,101 @@
+"""Physical-layout mode: indexing maps over physical (major-to-minor) dimension order.
+
+XLA's ``GetIndexingMapFromLogicalToPhysicalLayout`` permutes the logical dims by the
+layout's major-to-minor order; the physical-layout test mode composes the output's
+physical→logical map before, and each operand's logical→physical map after, every map.
+Tiling is not part of this mode (``tensorlayout.convert.to_indexing_map`` gives offsets).
+
+>>> from tensorlayout.xla.shape import Shape
+>>> print(logical_to_physical(Shape.parse("f32[10,20,30]{1,0,2}")))
+(d0, d1, d2) -> (d2, d0, d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]
+"""
+
+from __future__ import annotations
+
+from tensorlayout.hlo.analysis import HloInstructionIndexing, OperandIndexing, RuntimeVar
+from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.ops._common import bounds, major_to_minor, output_shape
+from tensorlayout.indexing import IndexingMap, compose, var
+from tensorlayout.xla.shape import Shape
+
+__all__ = [
+    "logical_to_physical",
+    "physical_to_logical",
+    "to_physical_input_to_output",
+    "to_physical_output_to_input",
+]
+
+
+def _perm(shape: Shape) -> tuple[int, ...] | None:
+    if not shape.is_array:
+        return None
+    perm = major_to_minor(shape)
+    return None if perm == tuple(range(len(perm))) else perm
+
+
+def logical_to_physical(shape: Shape) -> IndexingMap:
+    """Logical index → physical index (dims permuted to major-to-minor order)."""
+    perm = major_to_minor(shape)
+    return IndexingMap([var(p) for p in perm], bounds(shape.dimensions))
+
+
+def physical_to_logical(shape: Shape) -> IndexingMap:
+    """Physical index → logical index (the inverse permutation, over the physical dims)."""
+    perm = major_to_minor(shape)
+    results = [var(0)] * len(perm)
+    for p, logical in enumerate(perm):
+        results[logical] = var(p)
+    return IndexingMap(results, bounds([shape.dimensions[k] for k in perm]))
+
+
+def _before(m: OperandIndexing, pre: IndexingMap) -> OperandIndexing:
+    rts = [RuntimeVar(rt.instruction, compose(pre, rt.map)) for rt in m.runtime_vars]
+    replica = None if m.replica_map is None else compose(pre, m.replica_map)
+    return OperandIndexing(compose(pre, m.map), rts, replica)
+
+
+def _after(m: OperandIndexing, post: IndexingMap) -> OperandIndexing:
+    return OperandIndexing(compose(m.map, post), m.runtime_vars, m.replica_map)
+
+
+def _convert(indexing: HloInstructionIndexing, from_shape: Shape,
+             to_shapes: list[Shape | None]) -> HloInstructionIndexing:
+    pre = physical_to_logical(from_shape) if _perm(from_shape) else None
+    groups = []
+    for k, group in enumerate(indexing.indexing_maps):
+        to = to_shapes[k] if k < len(to_shapes) else None
+        post = logical_to_physical(to) if to is not None and _perm(to) else None
+        out = []
+        for oi in group:
+            if oi.is_undefined:
+                out.append(oi)
+                continue
+            if pre is not None:
+                oi = _before(oi, pre)
+            if post is not None:
+                oi = _after(oi, post)
+            out.append(oi)
+        groups.append(out)
+    return HloInstructionIndexing(groups)
+
+
+def to_physical_output_to_input(indexing: HloInstructionIndexing, instr: HloInstruction,
+                                output_id: int) -> HloInstructionIndexing:
+    """Output physical index → each operand's physical index."""
+    out = output_shape(instr, output_id)
+    if not out.is_array:
+        return indexing
+    return _convert(indexing, out, [op.shape if op.shape.is_array else None for op in instr.operands])
+
+
+def to_physical_input_to_output(indexing: HloInstructionIndexing, instr: HloInstruction,
+                                input_id: int) -> HloInstructionIndexing:
+    """Operand ``input_id``'s physical index → each output's physical index."""
+    operand = instr.operands[input_id].shape
+    if not operand.is_array:
+        return indexing
+    outs: list[Shape | None] = []
+    for k in range(len(indexing)):
+        s = output_shape(instr, k) if instr.shape.is_tuple else instr.shape
+        outs.append(s if s.is_array else None)
+    return _convert(indexing, operand, outs)

@@ -281,8 +281,8 @@ def _widen(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Fold an inner axis contiguous on both sides into one wide opaque element (``V{bytes}``),
     so numpy moves whole runs per step instead of single elements."""
     item = p.itemsize
-    if not WIDEN or p.ndim < 2 or p.shape[-1] < 2 or p.shape[-1] * item > WIDEN_MAX_BYTES or p.strides[-1] != item or q.strides[-1] != q.itemsize \
-            or q.itemsize != item:
+    if not WIDEN or p.ndim < 2 or p.shape[-1] < 2 or p.shape[-1] * item > WIDEN_MAX_BYTES \
+            or p.strides[-1] != item or q.strides[-1] != q.itemsize or q.itemsize != item:
         return p, q
     wide = np.dtype((np.void, p.shape[-1] * item))
     return (np.asarray(_Interface(p[..., 0], wide)), np.asarray(_Interface(q[..., 0], wide)))

@@ -35,10 +35,10 @@ __all__ = [
 #: Opcodes XLA treats as elementwise (``HloInstruction::IsOpElementwise``) plus map / all-reduce.
 ELEMENTWISE_OPCODES = frozenset({
     # unary
-    "abs", "cbrt", "ceil", "clz", "convert", "bitcast-convert", "copy", "cos", "erf", "exponential",
+    "abs", "cbrt", "ceil", "clz", "convert", "bitcast-convert", "copy", "cosine", "erf", "exponential",
     "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one", "logistic", "not",
     "negate", "popcnt", "real", "reduce-precision", "round-nearest-afz", "round-nearest-even", "rsqrt",
-    "sign", "sin", "sqrt", "tan", "tanh",
+    "sign", "sine", "sqrt", "tan", "tanh",
     # binary
     "add", "atan2", "compare", "complex", "divide", "maximum", "minimum", "multiply", "power",
     "remainder", "subtract", "and", "or", "xor", "shift-left", "shift-right-arithmetic",

@@ -5,6 +5,7 @@
 17
 """
 
+from tensorlayout.xla import index_util, shape_util, tpu
 from tensorlayout.xla.layout import (
     COMBINE_DIMENSION,
     MEMORY_SPACE_NAMES,
@@ -16,6 +17,19 @@ from tensorlayout.xla.layout import (
     read_layout,
 )
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, parse_shape, read_shape
+from tensorlayout.xla.shape_util import (
+    is_reshape_or_transpose_bitcast,
+    reshape_is_bitcast,
+    transpose_is_bitcast,
+)
+from tensorlayout.xla.sizes import (
+    array_data_size,
+    array_size,
+    byte_size,
+    byte_size_of_elements,
+    byte_strides,
+    padding_overhead,
+)
 from tensorlayout.xla.tiling import (
     TilingPlan,
     TilingStep,
@@ -43,19 +57,31 @@ __all__ = [
     "TilingPlan",
     "TilingStep",
     "allocated_elements",
+    "array_data_size",
+    "array_size",
+    "byte_size",
+    "byte_size_of_elements",
+    "byte_strides",
     "element_type",
+    "index_util",
+    "is_reshape_or_transpose_bitcast",
     "layout_util_linear_index",
     "linear_index",
     "linear_indices",
     "memory_space_name",
     "multi_index",
+    "padding_overhead",
     "parse_element_type",
     "parse_layout",
     "parse_shape",
     "problems",
     "read_layout",
     "read_shape",
+    "reshape_is_bitcast",
+    "shape_util",
     "tiled_shape",
     "tiling_plan",
+    "tpu",
+    "transpose_is_bitcast",
     "validate_layout",
 ]

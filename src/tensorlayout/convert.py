@@ -154,9 +154,9 @@ def _why_not_xla(layout: cute.Layout) -> str:
         return "it maps two coordinates to one offset"
     if offsets.size and int(offsets.max()) + 1 != offsets.size:
         return "its image has holes, and XLA layouts are dense up to whole-tile padding"
-    return ("no minor_to_major order with a chain of tiles reproduces it (XLA keeps the same dim "
-            "order inside tiles as between them, e.g. zN and nZ mix a row-major fractal with a "
-            "column-major arrangement of fractals)")
+    return ("no minor_to_major order with a chain of tiles reproduces it (XLA orders the "
+            "elements of a tile by one tile shape per level; this layout's digits do not nest "
+            "that way)")
 
 
 def _natural_tiles(pieces: list[list[tuple[int, int]]], phys: list[int]) -> list[Tile]:
@@ -240,8 +240,10 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: tuple[int, ...] | None 
 def tla_to_xla(tag: str, rows: int, cols: int, dtype: str = "f16") -> Shape:
     """A TLA format (``zZ``, ``nN``, ``RowMajor`` …) in XLA notation, or why it cannot be written so.
 
-    >>> str(tla_to_xla("zZ", 40, 72, "f16"))
-    'f16[40,72]{1,0:T(16,16)}'
+    zN (row-major fractals arranged column-major) needs a transposing ``(16,1)`` sub-tile:
+
+    >>> str(tla_to_xla("zZ", 40, 72, "f16")), str(tla_to_xla("zN", 40, 72, "f16"))
+    ('f16[40,72]{1,0:T(16,16)}', 'f16[40,72]{0,1:T(16,16)(16,1)}')
     """
     from tensorlayout.cute import tla
     t = tla.make_format(tag, rows, cols, dtype)

@@ -173,7 +173,32 @@ def composition(a: Layout, b: Tiler) -> Layout:
         return _concat(m if ti is it._ else composition(m, ti) for m, ti in zip(modes, t))
     if t is it._:
         return a
-    return _compose_layout(a, _coalesce_x(a), t.shape, t.stride)
+    flat = _coalesce_x(a)
+    _check_no_carry(a, flat, t)
+    return _compose_layout(a, flat, t.shape, t.stride)
+
+
+def _check_no_carry(a: Layout, flat: list[tuple[int, int]], b: Layout) -> None:
+    """``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if adding the modes' values
+    never carries between digits of ``A`` (CuTe assumes it; C++ returns a wrong layout when not).
+
+    Digit ``p`` of the coalesced ``A`` (radix ``a_p``, not the top one) must satisfy
+    ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s modes ``s_k:d_k``.
+    """
+    modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
+    if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
+        return
+    prefix = 1
+    for p, (radix, _) in enumerate(flat[:-1]):
+        total = 0
+        for s, d in modes:
+            total += max((j * d // prefix) % radix for j in range(s)) if s <= 4096 else radix - 1
+        if total >= radix:
+            raise AlgebraError(
+                f"composition: the modes of {b} carry between digits of {a} (their digits in mode {p} "
+                f"of the coalesced layout add up past its extent {radix}), so A∘B is not a layout "
+                "built mode by mode; C++ returns a wrong layout here")
+        prefix *= radix
 
 
 # ---------------------------------------------------------------- complement and inverses

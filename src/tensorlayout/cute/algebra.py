@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
@@ -178,6 +179,24 @@ def composition(a: Layout, b: Tiler) -> Layout:
     return _compose_layout(a, flat, t.shape, t.stride)
 
 
+def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
+    """``max over j < s of (j·d // prefix) mod radix``, in O(1) for the common cases."""
+    if (s - 1) * d < prefix:
+        return 0
+    if d % prefix == 0:
+        q = (d // prefix) % radix
+        if q == 0:
+            return 0
+        if (s - 1) * q < radix:
+            return (s - 1) * q
+        g = math.gcd(q, radix)
+        if s >= radix // g:
+            return radix - g
+    if s > 4096:
+        return radix - 1
+    return max((j * d // prefix) % radix for j in range(s))
+
+
 def _check_no_carry(a: Layout, flat: list[tuple[int, int]], b: Layout) -> None:
     """``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if adding the modes' values
     never carries between digits of ``A`` (CuTe assumes it; C++ returns a wrong layout when not).
@@ -192,7 +211,7 @@ def _check_no_carry(a: Layout, flat: list[tuple[int, int]], b: Layout) -> None:
     for p, (radix, _) in enumerate(flat[:-1]):
         total = 0
         for s, d in modes:
-            total += max((j * d // prefix) % radix for j in range(s)) if s <= 4096 else radix - 1
+            total += _max_digit(s, d, prefix, radix)
         if total >= radix:
             raise AlgebraError(
                 f"composition: the modes of {b} carry between digits of {a} (their digits in mode {p} "

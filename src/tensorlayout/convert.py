@@ -184,7 +184,8 @@ def _candidates(layout: cute.Layout) -> list[tuple[tuple[int, ...], tuple[Tile, 
     pieces = [_pieces(m) for m in modes]
     sizes = [m.size() for m in modes]
     top_stride = [p[-1][1] for p in pieces]
-    best = tuple(sorted(range(len(modes)), key=lambda k: (top_stride[k], k)))
+    # size-1 modes go most major: they hold no data, and tiles apply to the minor-most dims
+    best = tuple(sorted(range(len(modes)), key=lambda k: (sizes[k] == 1, top_stride[k], k)))
     orders = [best] + [o for o in itertools.permutations(range(len(modes))) if o != best][:23]
     out: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
     for m2m in orders:
@@ -196,15 +197,30 @@ def _candidates(layout: cute.Layout) -> list[tuple[tuple[int, ...], tuple[Tile, 
             for p in sorted({s for s, _ in pieces[phys[-2]]} | {2, 4, 8}):
                 out.append((m2m, tuple(tiles) + (Tile((p, 1)),)))
         if m2m == best:
-            prefixes = []
-            for k in phys:
-                acc, opts = 1, []
-                for s, _ in pieces[k]:
-                    acc *= s
-                    opts.append(acc)
-                prefixes.append(opts)
-            for combo in itertools.islice(itertools.product(*prefixes), 256):
-                out.append((m2m, (Tile(tuple(combo)),)))
+            out += _prefix_chains(pieces, phys, deep=layout.size() <= 1 << 16)
+    return out
+
+
+def _prefix_chains(pieces: list[list[tuple[int, int]]], phys: list[int],
+                   deep: bool) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """Single tiles, and (when ``deep``) two-tile chains, whose dims are digit prefixes."""
+    m2m = tuple(reversed(phys))
+    prefixes = []
+    for k in phys:
+        acc, opts = 1, [1]
+        for s, _ in pieces[k]:
+            acc *= s
+            opts.append(acc)
+        prefixes.append(opts)
+    out = []
+    for first in itertools.islice(itertools.product(*prefixes), 512):
+        out.append((m2m, (Tile(tuple(first)),)))
+    if deep:
+        for first in itertools.islice(itertools.product(*prefixes), 256):
+            inner = [[q for q in opts if f % q == 0 and q <= f] for opts, f in zip(prefixes, first)]
+            for second in itertools.islice(itertools.product(*inner), 64):
+                if second != first:
+                    out.append((m2m, (Tile(tuple(first)), Tile(tuple(second)))))
     return out
 
 

@@ -6,7 +6,7 @@
 ('((3,2),(4,2)):((8,24),(1,4))', 10)
 """
 
-from tensorlayout.cute import tla
+from tensorlayout.cute import int_tuple, tla
 from tensorlayout.cute.algebra import (
     blocked_product,
     clear_caches,
@@ -87,6 +87,7 @@ from tensorlayout.cute.swizzle import ComposedLayout, Swizzle, make_swizzle
 from tensorlayout.cute.tla import TlaLayout
 
 print_layout = format_grid
+product = int_tuple._require(product)  # the public one checks its argument
 
 __all__ = [
     "ComposedLayout", "Int", "IntTuple", "Layout", "Swizzle", "TlaLayout", "_", "append", "as_layout",

@@ -61,7 +61,13 @@ def _memo(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return cached(*(_freeze(a) for a in args), **kwargs)
+        frozen = tuple(_freeze(a) for a in args)
+        try:
+            hash(frozen)
+        except TypeError:
+            raise LayoutError(f"{fn.__name__}: arguments must be layouts, layout text, ints or tuples "
+                              "of them") from None
+        return cached(*frozen, **kwargs)
     return wrapper  # type: ignore[return-value]
 
 
@@ -235,6 +241,9 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     >>> str(complement(Layout.parse("(2,2):(1,6)"), 24))
     '(3,2):(2,12)'
     """
+    a = _layout_arg(a)
+    if cotarget is not None and not it._valid(cotarget):
+        raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
     modes = [(s, d) for s, d in zip(it.flatten(a.shape), it.flatten(a.stride)) if d != 0 and s != 1]
     if cotarget is None:
         m = 1 + sum((s - 1) * abs(d) for s, d in modes)
@@ -270,6 +279,7 @@ def right_inverse(layout: Layout) -> Layout:
     >>> str(right_inverse(Layout.parse("(2,4,6):(4,1,8)")))
     '(4,2,6):(2,1,8)'
     """
+    layout = _layout_arg(layout)
     c = coalesce(layout)
     modes = c.flat_modes()
     pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
@@ -296,6 +306,7 @@ def left_inverse(layout: Layout) -> Layout:
     >>> str(left_inverse(Layout.parse("4:2"))), str(left_inverse(Layout.parse("(4,2):(1,16)")))
     ('(2,4):(0,1)', '(16,2):(1,4)')
     """
+    layout = _layout_arg(layout)
     c = coalesce(layout)
     modes = c.flat_modes()
     pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
@@ -469,6 +480,8 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
     '((2,4),(2,4)):((1,4),(2,16))'
     """
     a = _layout_arg(a)
+    if not it._valid(target):
+        raise LayoutError(f"tile_to_shape: the target must be a shape, got {target!r}"[:200])
     trg = target if isinstance(target, tuple) else (target,)
     a = _pad_rank(a, len(trg))
     counts = []
@@ -524,8 +537,9 @@ def upcast(layout: Layout, n: int) -> Layout:
     >>> str(upcast(Layout.parse("(8,4):(1,8)"), 2))
     '(4,4):(1,4)'
     """
-    if n <= 0:
-        raise AlgebraError(f"upcast factor must be positive, got {n}")
+    layout = _layout_arg(layout)
+    if not it.is_int(n) or n <= 0:
+        raise AlgebraError(f"upcast factor must be a positive int, got {n!r}")
 
     def leaf(s: int, d: int) -> tuple[int, int]:
         if d == 0:
@@ -540,8 +554,9 @@ def downcast(layout: Layout, n: int) -> Layout:
     >>> str(downcast(Layout.parse("(8,4):(1,8)"), 4))
     '(32,4):(1,32)'
     """
-    if n <= 0:
-        raise AlgebraError(f"downcast factor must be positive, got {n}")
+    layout = _layout_arg(layout)
+    if not it.is_int(n) or n <= 0:
+        raise AlgebraError(f"downcast factor must be a positive int, got {n!r}")
     return _map_leaves(layout, lambda s, d: (s * n, d) if abs(d) == 1 else (s, d * n))
 
 
@@ -551,8 +566,9 @@ def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     >>> str(recast_layout(Layout.parse("(8,4):(1,8)"), 6, 4))
     '(12,4):(1,12)'
     """
+    layout = _layout_arg(layout)
     from math import gcd
-    if old_bits <= 0 or new_bits <= 0:
+    if not (it.is_int(old_bits) and it.is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
         raise AlgebraError("recast_layout needs positive bit widths")
     g = gcd(new_bits, old_bits)
     num, den = new_bits // g, old_bits // g
@@ -570,6 +586,7 @@ def nullspace(layout: Layout) -> Layout:
     >>> str(nullspace(Layout.parse("((2,2),4):((1,0),2)")))
     '2:2'
     """
+    layout = _layout_arg(layout)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     pre = it.flatten(it.prefix_product(fs))
     keep = [k for k in range(len(fs)) if fd[k] == 0]
@@ -582,6 +599,7 @@ def nullspace(layout: Layout) -> Layout:
 
 def max_common_layout(a: Layout, b: Layout) -> Layout:
     """The largest layout ``R`` with ``a ∘ R`` and ``b ∘ R`` both contiguous."""
+    a, b = _layout_arg(a), _layout_arg(b)
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
     first = common if not isinstance(common.shape, tuple) else common[0]
@@ -596,6 +614,7 @@ def max_common_vector(a: Layout, b: Layout) -> int:
     >>> max_common_vector(Layout.parse("(8,4):(1,8)"), Layout.parse("(8,4):(1,8)"))
     32
     """
+    a, b = _layout_arg(a), _layout_arg(b)
     common = coalesce(composition(a, right_inverse(b)))
     first = common if not isinstance(common.shape, tuple) else common[0]
     return first.size() if first.stride == 1 else 1

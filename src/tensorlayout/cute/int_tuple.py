@@ -11,11 +11,14 @@ Everything here is a small pure function over plain Python ints and tuples.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
-from typing import Any, Union
+from typing import Any, TypeVar, Union
+
+import numpy as np
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import AlgebraError, ParseError
+from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = [
     "Int",
@@ -47,6 +50,8 @@ __all__ = [
     "unflatten",
     "weakly_congruent",
 ]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 IntTuple = Union[int, tuple[Any, ...]]  # noqa: UP007 - a runtime alias
 
@@ -88,6 +93,32 @@ class Underscore:
 _ = Underscore()
 
 
+def _valid(t: Any) -> bool:
+    if type(t) is tuple:
+        return all(_valid(x) for x in t)
+    return isinstance(t, int) and not isinstance(t, bool)
+
+
+def _valid_crd(c: Any) -> bool:
+    if type(c) is tuple:
+        return all(_valid_crd(x) for x in c)
+    if isinstance(c, np.ndarray):
+        return c.dtype.kind in "iu"
+    return isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+
+
+def _require(fn: _F) -> _F:
+    """Decorator: every IntTuple argument must be an int or a nested tuple of ints."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any) -> Any:
+        for a in args:
+            if not _valid(a):
+                raise LayoutError(f"{fn.__name__}: expected an int or a nested tuple of ints, "
+                                  f"got {a!r}"[:200])
+        return fn(*args)
+    return wrapper  # type: ignore[return-value]
+
+
 def is_int(x: object) -> bool:
     """True for a Python int leaf (bools are not leaves)."""
     return isinstance(x, int) and not isinstance(x, bool)
@@ -97,11 +128,13 @@ def is_tuple(x: object) -> bool:
     return isinstance(x, tuple)
 
 
+@_require
 def rank(t: IntTuple) -> int:
     """Number of top-level modes (1 for an int)."""
     return len(t) if isinstance(t, tuple) else 1
 
 
+@_require
 def depth(t: IntTuple) -> int:
     """0 for an int, 1 + the deepest child for a tuple."""
     if isinstance(t, tuple):
@@ -171,6 +204,7 @@ def zip_leaves(a: IntTuple, b: IntTuple, f: Callable[[Any, Any], Any]) -> IntTup
     return f(a, b)
 
 
+@_require
 def inner_product(a: IntTuple, b: IntTuple) -> int:
     """Sum of leaf-by-leaf products of two congruent IntTuples."""
     if isinstance(a, tuple):
@@ -183,6 +217,7 @@ def inner_product(a: IntTuple, b: IntTuple) -> int:
     return a * b
 
 
+@_require
 def prefix_product(t: IntTuple, init: int = 1) -> IntTuple:
     """Exclusive prefix product, left to right over the leaves: ``((2,3),4)`` → ``((1,2),6)``."""
     if isinstance(t, tuple):
@@ -194,6 +229,7 @@ def prefix_product(t: IntTuple, init: int = 1) -> IntTuple:
     return init
 
 
+@_require
 def suffix_product(t: IntTuple, init: int = 1) -> IntTuple:
     """Exclusive product right to left (LayoutRight strides): ``(3,(6,2),8)`` → ``(96,(16,8),1)``."""
     if isinstance(t, tuple):
@@ -205,6 +241,7 @@ def suffix_product(t: IntTuple, init: int = 1) -> IntTuple:
     return init
 
 
+@_require
 def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
     """CuTe's shape_div: divide ``a`` by ``b`` left to right, each leaf by what it can absorb."""
     if isinstance(a, tuple):
@@ -227,6 +264,7 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
     return a // b if a % b == 0 else 1
 
 
+@_require
 def shape_mod(a: IntTuple, b: IntTuple) -> IntTuple:
     """The part of ``a`` that fits in ``b`` (the doc's shape_mod): ``(6,2) mod 2`` → ``(2,1)``."""
     if isinstance(a, tuple):
@@ -251,6 +289,7 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+@_require
 def congruent(a: IntTuple, b: IntTuple) -> bool:
     """Same nesting profile."""
     if isinstance(a, tuple):
@@ -258,6 +297,7 @@ def congruent(a: IntTuple, b: IntTuple) -> bool:
     return not isinstance(b, tuple)
 
 
+@_require
 def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     """``a``'s profile is a coarsening of ``b``'s (an int in ``a`` matches anything)."""
     if isinstance(a, tuple):
@@ -266,6 +306,7 @@ def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     return True
 
 
+@_require
 def compatible(a: IntTuple, b: IntTuple) -> bool:
     """Every coordinate of shape ``a`` is also a valid coordinate of shape ``b`` (same size)."""
     if isinstance(a, tuple):
@@ -273,6 +314,7 @@ def compatible(a: IntTuple, b: IntTuple) -> bool:
     return a == product(b)
 
 
+@_require
 def elem_less(a: IntTuple, b: IntTuple) -> bool:
     """Every leaf of ``a`` is below the matching leaf of ``b`` (coordinate in bounds)."""
     if isinstance(a, tuple):
@@ -292,20 +334,30 @@ def idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
     >>> idx2crd(20, (3, (2, 3)))
     (2, (0, 3))
     """
+    if not _valid(shape):
+        raise LayoutError(f"idx2crd: expected a shape of ints, got {shape!r}"[:200])
+    if not _valid_crd(idx):
+        raise LayoutError(f"idx2crd: an index must be ints, tuples or int arrays, got {idx!r}"[:200])
+    return _idx2crd(idx, shape)
+
+
+def _idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
     if isinstance(idx, tuple):
         if not isinstance(shape, tuple) or len(idx) != len(shape):
             raise AlgebraError(f"coordinate {format_int_tuple(idx)} does not match the rank of shape "
                                f"{format_int_tuple(shape)}")
-        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
+        return tuple(_idx2crd(i, s) for i, s in zip(idx, shape))
     if isinstance(shape, tuple):
         out = []
         last = len(shape) - 1
+        if not isinstance(idx, (int, np.integer, np.ndarray)) or isinstance(idx, bool):
+            raise LayoutError(f"idx2crd: an index must be an int, a tuple or an int array, got {idx!r}"[:200])
         for k, s in enumerate(shape):
             if k == last:
-                out.append(idx2crd(idx, s))
+                out.append(_idx2crd(idx, s))
             else:
                 n = product(s)
-                out.append(idx2crd(idx % n, s))
+                out.append(_idx2crd(idx % n, s))
                 idx = idx // n
         return tuple(out)
     return idx
@@ -320,8 +372,16 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     >>> crd2idx(20, (3, (2, 3)), (3, (12, 1)))
     9
     """
+    if not _valid(shape) or (stride is not None and not _valid(stride)):
+        raise LayoutError(f"crd2idx: expected shape and stride of ints, got {shape!r}, {stride!r}"[:200])
+    if not _valid_crd(crd):
+        raise LayoutError(f"crd2idx: a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
     if stride is None:
         stride = prefix_product(shape)
+    return _crd2idx(crd, shape, stride)
+
+
+def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
     if isinstance(crd, tuple):
         if not isinstance(shape, tuple) or len(crd) != len(shape):
             raise AlgebraError(f"coordinate {format_int_tuple(crd)} does not match the rank of shape "
@@ -330,7 +390,7 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
             raise AlgebraError("shape and stride are not congruent")
         total: Any = 0
         for c, s, d in zip(crd, shape, stride):
-            total = total + crd2idx(c, s, d)
+            total = total + _crd2idx(c, s, d)
         return total
     if isinstance(shape, tuple):
         if not isinstance(stride, tuple) or len(stride) != len(shape):
@@ -339,14 +399,16 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
         last = len(shape) - 1
         for k, (s, d) in enumerate(zip(shape, stride)):
             if k == last:
-                total = total + crd2idx(crd, s, d)
+                total = total + _crd2idx(crd, s, d)
             else:
                 n = product(s)
-                total = total + crd2idx(crd % n, s, d)
+                total = total + _crd2idx(crd % n, s, d)
                 crd = crd // n
         return total
     if isinstance(stride, tuple):
         raise AlgebraError("shape and stride are not congruent")
+    if not isinstance(crd, (int, np.integer, np.ndarray)) or isinstance(crd, bool):
+        raise LayoutError(f"crd2idx: a coordinate must be an int, a tuple or an int array, got {crd!r}"[:200])
     return crd * stride
 
 

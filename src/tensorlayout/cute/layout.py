@@ -205,10 +205,12 @@ def make_layout(shape: Any, stride: Any = None, *more: Any) -> Layout:
     if more:
         raise LayoutError("make_layout(shape, stride) takes two arguments")
     _check_int_tuple(shape, "a layout shape")
-    if stride is None or stride == "LayoutLeft":
+    if stride is None or (isinstance(stride, str) and stride == "LayoutLeft"):
         return _mk(shape, compact_col_major(shape))
-    if stride == "LayoutRight":
+    if isinstance(stride, str) and stride == "LayoutRight":
         return _mk(shape, compact_row_major(shape))
+    if isinstance(stride, str):
+        raise LayoutError(f"expected a stride, 'LayoutLeft' or 'LayoutRight', got {stride!r}")
     return Layout(shape, stride)
 
 
@@ -249,7 +251,11 @@ def make_layout_like(layout: Layout) -> Layout:
 
 
 def size(x: Layout | IntTuple) -> int:
-    return x.size() if isinstance(x, Layout) else it.product(x)
+    if isinstance(x, Layout):
+        return x.size()
+    if not it._valid(x):
+        raise LayoutError(f"size: expected a layout or an IntTuple, got {x!r}"[:200])
+    return it.product(x)
 
 
 def rank(x: Layout | IntTuple) -> int:
@@ -262,6 +268,7 @@ def depth(x: Layout | IntTuple) -> int:
 
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
+    layout = as_layout(layout)
     if it.product(layout.shape) == 0:
         return 0
     return 1 + sum((s - 1) * abs(d) for s, d in layout.flat_modes())
@@ -422,6 +429,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
     ('12:1', '(2,6):(1,2)')
     """
+    layout = as_layout(layout)
     if profile is None:
         return _coalesce_flat(layout.flat_modes())
     if not isinstance(profile, tuple):
@@ -433,6 +441,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
 
 def filter_zeros(layout: Layout) -> Layout:
     """Replace the extent of every stride-0 mode by 1."""
+    layout = as_layout(layout)
     return _mk(it.zip_leaves(layout.shape, layout.stride, lambda s, d: 1 if d == 0 else s),
                   layout.stride)
 

@@ -25,6 +25,9 @@ class Swizzle:
     shift: int
 
     def __post_init__(self) -> None:
+        for v in (self.bits, self.base, self.shift):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise AlgebraError(f"Swizzle<B,M,S> takes ints, got {v!r}")
         if self.bits < 0 or self.base < 0:
             raise AlgebraError(f"Swizzle<{self.bits},{self.base},{self.shift}> needs B >= 0 and M >= 0")
         if abs(self.shift) < self.bits:

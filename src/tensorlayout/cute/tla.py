@@ -230,6 +230,8 @@ def _tile_shape(lay: Layout, tile: Sequence[int]) -> IntTuple:
 def make_layout_tile(layout: TlaLayout | Layout | str, tile: Sequence[int]) -> TlaLayout:
     """``MakeLayoutTile(layout, (rows, cols))`` (before v1.5): new shape, same stride, origin = tile."""
     lay = _as_tla(layout).layout
+    if not (isinstance(tile, (tuple, list)) and all(it.is_int(x) for x in tile)):
+        raise LayoutError(f"make_layout_tile: tile must be a sequence of ints, got {tile!r}"[:200])
     return TlaLayout(Layout(_tile_shape(lay, tile), lay.stride), tuple(tile))
 
 
@@ -244,6 +246,10 @@ def get_tile_layout(layout: TlaLayout | Layout | str, tile: Sequence[int], coord
     '((4,1),(4,1)):((4,16),(1,32)) origin (2,2)'
     """
     parent = _as_tla(layout)
+    for name, v in (("tile", tile), ("coord", coord), ("origin", origin)):
+        if (v is not None or name != "origin") and not (
+                isinstance(v, (tuple, list)) and all(it.is_int(x) for x in v)):
+            raise LayoutError(f"get_tile_layout: {name} must be a sequence of ints, got {v!r}"[:200])
     base = tuple(origin) if origin is not None else parent.origin_shape
     if not (len(tile) == len(coord) == len(base)):
         raise LayoutError(f"tile {tuple(tile)}, coord {tuple(coord)} and origin {base} need equal ranks")

@@ -34,7 +34,7 @@ __all__ = [
     "parse_module",
 ]
 
-from tensorlayout.hlo.analysis import (  # noqa: E402
+from tensorlayout.hlo.analysis import (
     ELEMENTWISE_OPCODES,
     HloInstructionIndexing,
     OperandIndexing,
@@ -43,7 +43,7 @@ from tensorlayout.hlo.analysis import (  # noqa: E402
     input_to_output_indexing,
     output_to_input_indexing,
 )
-from tensorlayout.hlo.fusion import (  # noqa: E402
+from tensorlayout.hlo.fusion import (
     FusionAdaptor,
     epilogue_input_to_output_indexing,
     grouped_output_to_input_indexing,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo.model import HloInstruction
-from tensorlayout.indexing import IndexingMap, compose
+from tensorlayout.indexing import IndexingMap, RangeEvaluator, compose
 
 __all__ = [
     "ELEMENTWISE_OPCODES",
@@ -153,13 +153,38 @@ def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) ->
     """XLA's ``ComposeOperandIndexing``: ``second ∘ first`` with runtime variables and replica maps."""
     if first.replica_map is not None and second.replica_map is not None:
         return OperandIndexing.undefined()
-    m = compose(first.map, second.map)
+    m = _compose_fast(first.map, second.map)
     rts = list(first.runtime_vars)
     rts += [RuntimeVar(rt.instruction, compose(first.map, rt.map)) for rt in second.runtime_vars]
     replica = first.replica_map
     if replica is None and second.replica_map is not None:
         replica = compose(first.map, second.replica_map)
     return OperandIndexing(m, rts, replica)
+
+
+def _same_bounds(a: IndexingMap, b: IndexingMap) -> bool:
+    return all(x.bounds == y.bounds for x, y in zip(a.dim_vars, b.dim_vars))
+
+
+def _compose_fast(first: IndexingMap, second: IndexingMap) -> IndexingMap:
+    """``compose`` with two exact shortcuts for identity maps (the common elementwise case).
+
+    ``identity ∘ x`` is ``x`` when ``x``'s dims have the identity's bounds; ``y ∘ identity``
+    equals ``y`` up to constraints ``y.result_i in [0, n_i - 1]`` that a simplified ``y``
+    already satisfies (checked with the range evaluator), so simplification gives ``y`` back.
+    """
+    from tensorlayout.hlo.ops._common import is_identity
+
+    if not (first.is_undefined or second.is_undefined) and first.num_results == second.num_dims:
+        if is_identity(first) and first.num_dims == second.num_dims and _same_bounds(first, second):
+            return second
+        cached = first._simplified
+        if is_identity(second) and cached is not None and cached[1] is first and cached[0][0]:
+            ev = RangeEvaluator.for_map(first, use_constraints=False)
+            if all(ev.range(r).lower >= v.bounds.lower and ev.range(r).upper <= v.bounds.upper
+                   for r, v in zip(first.results, second.dim_vars)):
+                return first
+    return compose(first, second)
 
 
 class OrderedSet:

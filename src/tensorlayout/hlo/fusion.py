@@ -24,6 +24,7 @@ operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 from tensorlayout.errors import HloError
@@ -113,6 +114,8 @@ class FusionAdaptor:
         """``producer`` fused into ``consumer``: the consumer's roots, both bodies."""
         p, c = cls.for_instruction(producer), cls.for_instruction(consumer)
         params = {**p.parameters, **c.parameters}
+        if producer.opcode == "fusion" and len(p.roots) == 1:
+            params[producer] = p.roots[0]  # reading the producer fusion = reading its root
         return cls([*p.post_order, *c.post_order], c.roots, params)
 
     def resolve(self, instr: HloInstruction) -> HloInstruction:
@@ -184,7 +187,7 @@ def epilogue_input_to_output_indexing(parent: HloInstruction, root: HloInstructi
     if path is None:
         raise HloError(f"{root.name} does not use {parent.name}")
     current = OperandIndexing(identity_map(output_shape(parent, 0).dimensions))
-    for prev, user in zip(path, path[1:]):
+    for prev, user in itertools.pairwise(path):
         k = list(user.operands).index(prev)
         step = input_to_output_indexing(user, k)
         first = next(iter(step.indexing_maps[0]), OperandIndexing.undefined())

@@ -19,6 +19,7 @@ from tensorlayout.indexing import IndexingMap, compose, var
 from tensorlayout.xla.shape import Shape
 
 __all__ = [
+    "linearized_output_to_input",
     "logical_to_physical",
     "physical_to_logical",
     "to_physical_input_to_output",
@@ -99,3 +100,34 @@ def to_physical_input_to_output(indexing: HloInstructionIndexing, instr: HloInst
         s = output_shape(instr, k) if instr.shape.is_tuple else instr.shape
         outs.append(s if s.is_array else None)
     return _convert(indexing, operand, outs)
+
+
+def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> HloInstructionIndexing:
+    """Output logical index → each operand's physical *element offset*, tiling included.
+
+    Each operand map is composed with :func:`tensorlayout.convert.to_indexing_map` of the
+    operand shape (XLA's ``MapLogicalToLinearizedPhysicalShape`` idea), then simplified.
+
+    >>> from tensorlayout.hlo import parse_module
+    >>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[4,8]{0,1} parameter(0)\\n"
+    ...                  " ROOT n = f32[4,8] negate(p)\\n}")
+    >>> print(linearized_output_to_input(m.entry.root))
+    operand id = 0 (d0, d1) -> (d1 * 4 + d0), domain: d0 in [0, 3], d1 in [0, 7]
+    <BLANKLINE>
+    """
+    from tensorlayout.convert import to_indexing_map
+    from tensorlayout.hlo.analysis import output_to_input_indexing
+
+    base = output_to_input_indexing(instr, output_id)
+    groups = []
+    for k, group in enumerate(base.indexing_maps):
+        shape = instr.operands[k].shape
+        out = []
+        for oi in group:
+            if oi.is_undefined or not shape.is_array or not shape.dimensions:
+                out.append(oi)
+                continue
+            offset = to_indexing_map(shape)
+            out.append(OperandIndexing(compose(oi.map, offset), oi.runtime_vars, oi.replica_map).simplify())
+        groups.append(out)
+    return HloInstructionIndexing(groups)

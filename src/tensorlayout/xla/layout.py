@@ -345,7 +345,6 @@ def _skip_dim_level_types(cur: Cursor) -> None:
     cur.expect(")")
 
 
-@lru_cache(maxsize=4096)
 def parse_layout(text: str) -> Layout:
     """Parse XLA layout text such as ``{1,0:T(8,128)(2,1)}``.
 
@@ -354,6 +353,11 @@ def parse_layout(text: str) -> Layout:
     """
     if not isinstance(text, str):
         raise LayoutError(f"expected layout text (str), but got {type(text).__name__}")
+    return _parse_layout_cached(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_layout_cached(text: str) -> Layout:
     cur = Cursor(text, comments=True)
     layout = read_layout(cur)
     cur.expect_end("end of the layout")

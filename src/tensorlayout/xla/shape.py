@@ -11,15 +11,19 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import LayoutError, ParseError
 from tensorlayout.xla.layout import Layout, read_layout
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["UNBOUNDED_SIZE", "Shape", "parse_shape", "read_shape"]
 
@@ -353,7 +357,6 @@ def _validate_element(cur: Cursor, shape: Shape, start: int) -> None:
         raise ParseError(cur.text, start, "a valid tuple element", found[0])
 
 
-@lru_cache(maxsize=8192)
 def parse_shape(text: str) -> Shape:
     """Parse XLA shape text; arrays without a layout get the default ``{n-1,...,0}``.
 
@@ -362,10 +365,18 @@ def parse_shape(text: str) -> Shape:
     """
     if not isinstance(text, str):
         raise LayoutError(f"expected shape text (str), but got {type(text).__name__}")
+    return _parse_shape_cached(text)
+
+
+@lru_cache(maxsize=8192)
+def _parse_shape_cached(text: str) -> Shape:
     cur = Cursor(text, comments=True)
     shape = read_shape(cur)
     cur.expect_end("end of the shape (extra content after shape)")
     return shape
+
+
+parse_shape.cache_clear = _parse_shape_cached.cache_clear  # type: ignore[attr-defined]
 
 
 def program_shape_to_string(parameters: list[Shape], result: Shape,
@@ -379,3 +390,20 @@ def program_shape_to_string(parameters: list[Shape], result: Shape,
         f"{names[i] if names and i < len(names) else '(unknown)'}: {p.to_string()}"
         for i, p in enumerate(parameters))
     return f"({params}) -> {result.to_string()}"
+
+
+def as_shape(x: Shape | str) -> Shape:
+    """Accept a :class:`Shape` or its text; anything else is a :class:`LayoutError`."""
+    if isinstance(x, Shape):
+        return x
+    if isinstance(x, str):
+        return parse_shape(x)
+    raise LayoutError(f"expected an XLA Shape or shape text, but got {type(x).__name__}")
+
+
+def takes_shape(fn: _F) -> _F:
+    """Decorator: the first argument may be a Shape or shape text (checked)."""
+    @functools.wraps(fn)
+    def wrapper(shape: Shape | str, *args: object, **kwargs: object) -> object:
+        return fn(as_shape(shape), *args, **kwargs)
+    return wrapper  # type: ignore[return-value]

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import Shape, takes_shape
 from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
@@ -44,11 +44,13 @@ def byte_size_of_primitive_type(t: PrimitiveType) -> int:
     return t.byte_width
 
 
+@takes_shape
 def byte_size_of_elements(shape: Shape) -> int:
     """``ByteSizeOfElements``: elements × byte width, or packed with ``E(n)``; ignores tiles."""
     return _bytes_for(shape.elements_in(), shape)
 
 
+@takes_shape
 def byte_size(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
     """``ShapeUtil::ByteSizeOf``: tuple → pointer table, token → 0, opaque → a pointer.
 
@@ -68,6 +70,7 @@ def byte_size(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
     return byte_size_of_elements(shape)
 
 
+@takes_shape
 def max_split_size(shape: Shape, dim: int) -> int:
     """``MaxSplitSize``: the largest piece of logical ``dim`` under the layout's split config."""
     dim = shape.dim_index(dim)
@@ -82,6 +85,7 @@ def max_split_size(shape: Shape, dim: int) -> int:
     return size
 
 
+@takes_shape
 def max_elements_in_per_split(shape: Shape) -> int:
     """``MaxElementsInPerSplit``: product of :func:`max_split_size` over all dims."""
     n = 1
@@ -90,6 +94,7 @@ def max_elements_in_per_split(shape: Shape) -> int:
     return n
 
 
+@takes_shape
 def array_size(shape: Shape) -> int:
     """``ShapeUtil::ArraySize``: bytes allocated for a tiled array, padding included.
 
@@ -123,6 +128,7 @@ def array_size(shape: Shape) -> int:
     return _bytes_for(count, shape)
 
 
+@takes_shape
 def array_data_size(shape: Shape) -> int:
     """``ShapeUtil::ArrayDataSize``: bytes up to and including the last element."""
     from tensorlayout.xla.tiling import layout_util_linear_index
@@ -133,12 +139,14 @@ def array_data_size(shape: Shape) -> int:
     return _bytes_for(layout_util_linear_index(shape, last) + 1, shape)
 
 
+@takes_shape
 def padding_overhead(shape: Shape) -> float:
     """Allocated bytes (:func:`array_size`) per useful byte (:func:`byte_size`); 1.0 = none."""
     useful = byte_size_of_elements(shape)
     return array_size(shape) / useful if useful else 1.0
 
 
+@takes_shape
 def unpacked_byte_strides(shape: Shape) -> tuple[int, ...]:
     """``UnpackedByteStrides``: byte stride of each logical dim (sub-byte counts as 1 byte).
 
@@ -156,6 +164,7 @@ def unpacked_byte_strides(shape: Shape) -> tuple[int, ...]:
     return tuple(strides)
 
 
+@takes_shape
 def byte_strides(shape: Shape) -> tuple[int, ...] | None:
     """``ByteStrides``: as :func:`unpacked_byte_strides`, or None when ``E(n)`` is not whole bytes."""
     if shape.layout is not None and shape.layout.element_size_in_bits % 8:

@@ -27,7 +27,7 @@ import numpy as np
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.layout import COMBINE_DIMENSION
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import Shape, takes_shape
 from tensorlayout.xla.validate import problems
 
 __all__ = [
@@ -148,9 +148,15 @@ def _checked_array(shape: Shape) -> Shape:
     return shape
 
 
-@lru_cache(maxsize=1024)
 def tiling_plan(shape: Shape) -> TilingPlan:
     """The pad → reshape → transpose recipe of ``shape``'s layout (see :class:`TilingPlan`)."""
+    if not isinstance(shape, Shape):
+        raise LayoutError(f"expected an XLA Shape, but got {type(shape).__name__}")
+    return _tiling_plan(shape)
+
+
+@lru_cache(maxsize=1024)
+def _tiling_plan(shape: Shape) -> TilingPlan:
     _checked_array(shape)
     assert shape.layout is not None
     order = shape.layout.major_to_minor
@@ -163,6 +169,7 @@ def tiling_plan(shape: Shape) -> TilingPlan:
     return TilingPlan(shape.dimensions, order, tuple(steps), dims)
 
 
+@takes_shape
 def tiled_shape(shape: Shape) -> tuple[int, ...]:
     """Dims of the tiled (padded, split, transposed) view; row-major over it is memory order.
 
@@ -173,6 +180,7 @@ def tiled_shape(shape: Shape) -> tuple[int, ...]:
     return tiling_plan(shape).tiled_dims
 
 
+@takes_shape
 def allocated_elements(shape: Shape) -> int:
     """Element slots of the tiled buffer, padding included (product of ``tiled_shape``)."""
     n = 1
@@ -182,6 +190,8 @@ def allocated_elements(shape: Shape) -> int:
 
 
 def _check_index(shape: Shape, index: Sequence[int]) -> tuple[int, ...]:
+    if isinstance(index, (str, bytes)) or not hasattr(index, "__iter__"):
+        raise LayoutError(f"expected an index of {shape.rank} integers for {shape}, but got {index!r}")
     idx = tuple(index)
     if len(idx) != shape.rank or any(isinstance(i, bool) or not isinstance(i, (int, np.integer))
                                      for i in idx):
@@ -201,6 +211,7 @@ def _row_major(idx: Sequence[int], dims: Sequence[int]) -> int:
     return out
 
 
+@takes_shape
 def linear_index(shape: Shape, index: Sequence[int]) -> int:
     """Offset (in elements) of logical ``index`` in the tiled physical buffer.
 
@@ -223,6 +234,7 @@ def linear_index(shape: Shape, index: Sequence[int]) -> int:
     return _row_major(cur, plan.tiled_dims)
 
 
+@takes_shape
 def multi_index(shape: Shape, offset: int) -> tuple[int, ...]:
     """The logical index stored at ``offset``; :class:`LayoutError` for a padding slot.
 
@@ -268,6 +280,7 @@ def multi_index(shape: Shape, offset: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+@takes_shape
 def linear_indices(shape: Shape) -> np.ndarray:
     """Offsets of every logical element, in logical (C) order, as an int64 array.
 
@@ -335,6 +348,7 @@ def _strides(dims: Sequence[int]) -> list[int]:
     return out
 
 
+@takes_shape
 def layout_util_linear_index(shape: Shape, index: Sequence[int]) -> int:
     """XLA ``LayoutUtil::LinearIndex``, for parity: first tile only, rank 1 ignores tiles.
 

@@ -105,7 +105,11 @@ def parse_element_type(name: str) -> PrimitiveType:
 
 def element_type(value: str | PrimitiveType) -> PrimitiveType:
     """Accept a type or its name."""
-    return value if isinstance(value, PrimitiveType) else parse_element_type(value)
+    if isinstance(value, PrimitiveType):
+        return value
+    if not isinstance(value, str):
+        raise LayoutError(f"expected an element type or its name, but got {type(value).__name__}")
+    return parse_element_type(value)
 
 
 # (max_exponent, min_exponent) as std::numeric_limits reports them, where they differ from

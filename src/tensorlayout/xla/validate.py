@@ -19,6 +19,8 @@ _INT64_MAX = 2**63 - 1
 
 def problems(shape: Shape, *, allow_missing_layouts: bool = False) -> list[str]:
     """Every rule of spec §6 the shape's layouts break, as sentences (empty if valid)."""
+    if not isinstance(shape, Shape):
+        raise LayoutError(f"expected an XLA Shape, but got {type(shape).__name__}")
     out: list[str] = []
     if shape.is_tuple or shape.is_buffer:
         for sub in shape.tuple_shapes:

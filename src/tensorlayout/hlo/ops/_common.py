@@ -22,6 +22,7 @@ __all__ = [
     "bounds",
     "delinearize",
     "identity_map",
+    "is_identity",
     "linearize",
     "major_to_minor",
     "output_shape",
@@ -53,14 +54,38 @@ def bounds(dims: Sequence[int]) -> list[tuple[int, int]]:
     return [(0, n - 1) for n in dims]
 
 
+_IDENTITY: dict[tuple[int, ...], IndexingMap] = {}
+_SCALAR: dict[tuple[int, ...], IndexingMap] = {}
+
+
 def identity_map(dims: Sequence[int]) -> IndexingMap:
-    """``(d0, ..., dn) -> (d0, ..., dn)`` over ``dims``."""
-    return IndexingMap([var(i) for i in range(len(dims))], bounds(dims))
+    """``(d0, ..., dn) -> (d0, ..., dn)`` over ``dims`` (maps are immutable, so cached)."""
+    key = tuple(dims)
+    m = _IDENTITY.get(key)
+    if m is None:
+        m = IndexingMap([var(i) for i in range(len(key))], bounds(key))
+        if len(_IDENTITY) < 4096:
+            _IDENTITY[key] = m
+    return m
 
 
 def scalar_map(dims: Sequence[int]) -> IndexingMap:
-    """``(d0, ..., dn) -> ()``: every output element reads the one scalar."""
-    return IndexingMap([], bounds(dims))
+    """``(d0, ..., dn) -> ()``: every output element reads the one scalar (cached)."""
+    key = tuple(dims)
+    m = _SCALAR.get(key)
+    if m is None:
+        m = IndexingMap([], bounds(key))
+        if len(_SCALAR) < 4096:
+            _SCALAR[key] = m
+    return m
+
+
+def is_identity(m: IndexingMap) -> bool:
+    """True for ``(d0, ..., dn) -> (d0, ..., dn)`` with no symbols and no constraints."""
+    if m.is_undefined or m.is_known_empty or m.num_symbols or m.constraints:
+        return False
+    res = m.results
+    return len(res) == m.num_dims and all(r.is_var and r.value == i for i, r in enumerate(res))
 
 
 def linearize(exprs: Sequence[Expr], sizes: Sequence[int]) -> Expr:

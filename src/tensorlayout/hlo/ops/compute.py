@@ -206,6 +206,9 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     else:
         in_results[dn.input_batch_dimension] = ob
     constraints = [(e.replace_variables(repl), iv) for e, iv in spatial.constraints.items()]
+    if spatial.is_known_empty:
+        lhs = IndexingMap.known_empty(nd, len(ranges), len(in_results))
+        return [_one(lhs), _one(IndexingMap.known_empty(nd, len(ranges), len(k_dims)))]
     lhs = IndexingMap(in_results, bounds(out), ranges, constraints=constraints)
     k_results: list[Expr] = [var(0)] * len(k_dims)
     for j, d in enumerate(dn.kernel_spatial_dimensions):

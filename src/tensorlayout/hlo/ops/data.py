@@ -115,26 +115,49 @@ def dynamic_update_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 
 def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
-    """Canonical gather (indices ``[N, k]``, index_vector_dim=1, nothing collapsed) only."""
+    """Operand dim ``i`` reads ``d_{offset}`` (window dims), the batch coordinate (batching dims)
+    or 0 (collapsed dims), plus ``rt_j`` where ``start_index_map[j] == i``.
+
+    XLA has a rule only for the canonical form (indices ``[N, k]``, ``index_vector_dim=1``,
+    nothing collapsed), where this gives the same maps; other forms are an extension.
+    """
     a = instr.attributes
     operand, indices = instr.operands[0], instr.operands[1]
     op_dims = array_dims(operand.shape)
     idx_dims = array_dims(indices.shape)
     out = array_dims(instr.shape)
     offset_dims = tuple(a.get("offset_dims", ()))
+    collapsed = tuple(a.get("collapsed_slice_dims", ()))
     start_map = tuple(a.get("start_index_map", ()))
+    op_batch = tuple(a.get("operand_batching_dims", ()))
+    idx_batch = tuple(a.get("start_indices_batching_dims", ()))
     slice_sizes = tuple(a.get("slice_sizes", ()))
-    if (len(idx_dims) != 2 or a.get("index_vector_dim") != 1 or a.get("collapsed_slice_dims", ())
-            or a.get("operand_batching_dims", ()) or len(offset_dims) != len(op_dims)
-            or len(out) != len(op_dims) + 1 or idx_dims[1] != len(start_map)):
-        raise HloError(f"{instr.name}: only the canonical gather form has a rule")
+    ivd = a.get("index_vector_dim", len(idx_dims))
+    idx_batch_axes = [d for d in range(len(idx_dims)) if d != ivd]
+    batch_out = [d for d in range(len(out)) if d not in offset_dims]
+    window = [d for d in range(len(op_dims)) if d not in collapsed and d not in op_batch]
+    vector_len = idx_dims[ivd] if ivd < len(idx_dims) else 1
+    if (len(batch_out) != len(idx_batch_axes) or len(window) != len(offset_dims)
+            or len(slice_sizes) != len(op_dims) or vector_len != len(start_map)):
+        raise HloError(f"{instr.name}: gather dimension numbers do not match the shapes")
     n = len(out)
+
+    def index_coords(vector: Expr) -> list[Expr]:
+        coords: list[Expr] = []
+        for axis in range(len(idx_dims)):
+            coords.append(vector if axis == ivd else var(batch_out[idx_batch_axes.index(axis)]))
+        return coords
+
+    results: list[Expr] = [const(0)] * len(op_dims)
+    for k, d in enumerate(window):
+        results[d] = var(offset_dims[k])
+    for od, idd in zip(op_batch, idx_batch):
+        results[od] = var(batch_out[idx_batch_axes.index(idd)])
     rts: list[RuntimeVar] = []
     rt_bounds = []
-    results: list[Expr] = [var(offset_dims[i]) for i in range(len(op_dims))]
     for j, dim in enumerate(start_map):
         feasible = (0, op_dims[dim] - slice_sizes[dim])
-        rt_map = IndexingMap([var(0), const(j)], bounds(out))
+        rt_map = IndexingMap(index_coords(const(j)), bounds(out))
         folded = _fold_index_read(indices, rt_map, feasible)
         if folded is not None:
             results[dim] = results[dim] + folded
@@ -143,7 +166,10 @@ def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
         rts.append(RuntimeVar(indices, rt_map))
         rt_bounds.append(feasible)
     operand_map = OperandIndexing(IndexingMap(results, bounds(out), (), rt_bounds), rts)
-    indices_map = IndexingMap([var(0), var(n)], bounds(out), [(0, idx_dims[1] - 1)])
+    if ivd < len(idx_dims):
+        indices_map = IndexingMap(index_coords(var(n)), bounds(out), [(0, vector_len - 1)])
+    else:
+        indices_map = IndexingMap(index_coords(const(0)), bounds(out))
     return [[operand_map], [OperandIndexing(indices_map)]]
 
 

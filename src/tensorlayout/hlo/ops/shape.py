@@ -41,12 +41,10 @@ def _one(m: IndexingMap) -> list[OperandIndexing]:
 def elementwise_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Identity per operand; a scalar operand of a non-scalar op reads ``(d...) -> ()``."""
     out = array_dims(output_shape(instr, output_id))
-    ident = identity_map(out)
-    scalar = scalar_map(out)
     maps = []
     for op in instr.operands:
         is_scalar = op.shape.is_array and op.shape.rank == 0
-        maps.append(_one(scalar if is_scalar and out else ident))
+        maps.append(_one(scalar_map(out) if is_scalar and out else identity_map(out)))
     return maps
 
 
@@ -208,7 +206,7 @@ def all_gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
     if len(instr.operands) != 1:
         raise HloError(f"{instr.name}: variadic all-gather has no rule")
     out = array_dims(instr.shape)
-    g = tuple(instr.attributes["dimensions"])[0]
+    g = next(iter(instr.attributes["dimensions"]))
     n_g = array_dims(instr.operands[0].shape)[g]
     results = [var(i) % n_g if i == g else var(i) for i in range(len(out))]
     replica = IndexingMap([var(g) // n_g], bounds(out))

@@ -1,0 +1,155 @@
+"""``tensorlayout maps MODULE.hlo``: the HLO indexing maps of every instruction (or one).
+
+Output→input by default (per output, per operand: the maps from the output index to the
+operand index); ``--input-to-output`` gives per operand the maps to each output;
+``--physical`` uses physical (layout-ordered) dimensions; ``--utilization`` adds how many
+distinct elements of each operand are read. A summary line says how many instructions got
+maps and which opcodes had none ("unknown indexing").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tensorlayout.hlo import parse_module
+from tensorlayout.hlo.analysis import (
+    HloInstructionIndexing,
+    input_to_output_indexing,
+    output_to_input_indexing,
+)
+from tensorlayout.hlo.model import HloInstruction, HloModule
+
+#: Modules with at least this many instructions get a progress bar on stderr.
+PROGRESS_THRESHOLD = 500
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("maps", help="print the HLO indexing maps of a module's instructions",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("module", help="an HLO module text file ('-' for stdin)")
+    p.add_argument("--instruction", metavar="NAME", help="only this instruction")
+    p.add_argument("--input-to-output", action="store_true", help="input→output maps instead")
+    p.add_argument("--physical", action="store_true", help="physical-layout dimension order")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--utilization", action="store_true", help="add operand-utilization figures")
+    p.set_defaults(func=run)
+
+
+def _outputs(instr: HloInstruction) -> int:
+    return len(instr.shape.tuple_shapes) if instr.shape.is_tuple else 1
+
+
+def _indexings(instr: HloInstruction, args: argparse.Namespace) -> list[tuple[int, HloInstructionIndexing]]:
+    if args.input_to_output:
+        return [(k, input_to_output_indexing(instr, k, physical=args.physical))
+                for k in range(len(instr.operands))]
+    return [(o, output_to_input_indexing(instr, o, physical=args.physical)) for o in range(_outputs(instr))]
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.enabled = total >= PROGRESS_THRESHOLD
+        self.step = max(1, total // 50)
+
+    def update(self, done: int) -> None:
+        if self.enabled and (done % self.step == 0 or done == self.total):
+            filled = 30 * done // self.total
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} instructions")
+            if done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _select(module: HloModule, name: str | None) -> list[HloInstruction]:
+    if name:
+        return [module.find_instruction(name)]
+    return list(module.instructions())
+
+
+def analyse(module: HloModule, args: argparse.Namespace) -> dict[str, Any]:
+    """The per-instruction records and the summary the command prints."""
+    instrs = _select(module, args.instruction)
+    progress = _Progress(len(instrs))
+    records = []
+    unknown: Counter[str] = Counter()
+    for done, instr in enumerate(instrs, 1):
+        entries = _indexings(instr, args)
+        has_unknown = any(ix.is_unknown for _, ix in entries)
+        if has_unknown:
+            unknown[instr.opcode] += 1
+        rec: dict[str, Any] = {
+            "computation": instr.parent.name if instr.parent is not None else "",
+            "name": instr.name,
+            "opcode": instr.opcode,
+            "unknown": has_unknown,
+            "indexing": [{"id": i, "operands": [[str(oi) if not oi.is_undefined else "unknown indexing"
+                                                  for oi in group] for group in ix.indexing_maps]}
+                         for i, ix in entries],
+        }
+        if args.utilization:
+            from tensorlayout.hlo.utilization import operand_utilization
+
+            rec["utilization"] = [u.as_dict() for u in operand_utilization(instr)]
+        records.append(rec)
+        progress.update(done)
+    got = len(records) - sum(unknown.values())
+    return {
+        "module": module.name,
+        "direction": "input_to_output" if args.input_to_output else "output_to_input",
+        "physical": bool(args.physical),
+        "instructions": records,
+        "summary": {"instructions": len(records), "with_maps": got,
+                    "unknown_by_opcode": dict(sorted(unknown.items()))},
+    }
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """``N of M instructions got maps; no maps for: opcode (count), ...``."""
+    line = f"{summary['with_maps']} of {summary['instructions']} instructions got maps"
+    missing = summary["unknown_by_opcode"]
+    if missing:
+        line += "; unknown indexing for: " + ", ".join(f"{op} ({n})" for op, n in missing.items())
+    return line
+
+
+def _text(result: dict[str, Any]) -> str:
+    out = []
+    label = "input" if result["direction"] == "input_to_output" else "output"
+    current = None
+    for rec in result["instructions"]:
+        if rec["computation"] != current:
+            current = rec["computation"]
+            out.append(f"== {current}")
+        out.append(f"{rec['name']} = {rec['opcode']}")
+        for entry in rec["indexing"]:
+            if len(rec["indexing"]) > 1 or label == "input":
+                out.append(f"  {label} {entry['id']}:")
+            for k, maps in enumerate(entry["operands"]):
+                head = "operand" if label == "output" else "output"
+                if not maps:
+                    out.append(f"    {head} {k}: (nothing read)")
+                for m in maps:
+                    out.append(f"    {head} {k}: " + m.replace("\n", "\n      "))
+        for u in rec.get("utilization", ()):
+            exact = "" if u["exact"] else " (bound)"
+            out.append(f"    utilization operand {u['operand']} {u['name']}: {u['read']}/{u['elements']} "
+                       f"= {u['fraction']:.4g}{exact} [{u['method']}]")
+    out.append(summary_line(result["summary"]))
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.module == "-" else Path(args.module).read_text()
+    module = parse_module(text)
+    result = analyse(module, args)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(_text(result))
+    return 0

@@ -3,8 +3,9 @@
 Output→input by default (per output, per operand: the maps from the output index to the
 operand index); ``--input-to-output`` gives per operand the maps to each output;
 ``--physical`` uses physical (layout-ordered) dimensions; ``--utilization`` adds how many
-distinct elements of each operand are read. A summary line says how many instructions got
-maps and which opcodes had none ("unknown indexing").
+distinct elements of each operand are read; ``--coalescing`` adds the step in physical memory
+(tiling included) between elements read by neighbouring outputs (1 = contiguous). A summary
+line says how many instructions got maps and which opcodes had none ("unknown indexing").
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--physical", action="store_true", help="physical-layout dimension order")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--utilization", action="store_true", help="add operand-utilization figures")
+    p.add_argument("--coalescing", action="store_true",
+                   help="add, per operand, the physical step between elements read by "
+                        "neighbouring outputs")
     p.set_defaults(func=run)
 
 
@@ -96,6 +100,10 @@ def analyse(module: HloModule, args: argparse.Namespace) -> dict[str, Any]:
             from tensorlayout.hlo.utilization import operand_utilization
 
             rec["utilization"] = [u.as_dict() for u in operand_utilization(instr)]
+        if getattr(args, "coalescing", False):
+            from tensorlayout.hlo.coalescing import coalescing_report
+
+            rec["coalescing"] = [c.as_dict() for c in coalescing_report(instr)] if instr.operands else []
         records.append(rec)
         progress.update(done)
     got = len(records) - sum(unknown.values())
@@ -140,6 +148,12 @@ def _text(result: dict[str, Any]) -> str:
             exact = "" if u["exact"] else " (bound)"
             out.append(f"    utilization operand {u['operand']} {u['name']}: {u['read']}/{u['elements']} "
                        f"= {u['fraction']:.4g}{exact} [{u['method']}]")
+        for c in rec.get("coalescing", ()):
+            if c["known"] and c["sampled"]:
+                more = "" if len(c["steps"]) == 1 else f" (of {len(c['steps'])} step sizes)"
+                out.append(f"    coalescing operand {c['operand']} {c['name']}: step {c['typical_step']}"
+                           f"{more}, {c['contiguous_fraction']:.0%} contiguous over {c['sampled']} "
+                           "neighbours")
     out.append(summary_line(result["summary"]))
     return "\n".join(out)
 

@@ -7,33 +7,6 @@
 2
 """
 
-from tensorlayout.hlo.attributes import (
-    ConvolutionDimensionNumbers,
-    PaddingDimension,
-    SliceDimension,
-    Window,
-    WindowDimension,
-    parse_attribute,
-    parse_literal,
-)
-from tensorlayout.hlo.model import ComputationLayout, HloComputation, HloInstruction, HloModule
-from tensorlayout.hlo.parser import parse_module
-
-__all__ = [
-    "ComputationLayout",
-    "ConvolutionDimensionNumbers",
-    "HloComputation",
-    "HloInstruction",
-    "HloModule",
-    "PaddingDimension",
-    "SliceDimension",
-    "Window",
-    "WindowDimension",
-    "parse_attribute",
-    "parse_literal",
-    "parse_module",
-]
-
 from tensorlayout.hlo.analysis import (
     ELEMENTWISE_OPCODES,
     HloInstructionIndexing,
@@ -43,21 +16,51 @@ from tensorlayout.hlo.analysis import (
     input_to_output_indexing,
     output_to_input_indexing,
 )
+from tensorlayout.hlo.attributes import (
+    ConvolutionDimensionNumbers,
+    PaddingDimension,
+    SliceDimension,
+    Window,
+    WindowDimension,
+    parse_attribute,
+    parse_literal,
+)
+from tensorlayout.hlo.coalescing import OperandCoalescing, coalescing_report
 from tensorlayout.hlo.fusion import (
     FusionAdaptor,
     epilogue_input_to_output_indexing,
     grouped_output_to_input_indexing,
 )
+from tensorlayout.hlo.model import ComputationLayout, HloComputation, HloInstruction, HloModule
+from tensorlayout.hlo.parser import parse_module
+from tensorlayout.hlo.physical import linearized_output_to_input
+from tensorlayout.hlo.utilization import operand_utilization
 
-__all__ += [
+__all__ = [
     "ELEMENTWISE_OPCODES",
+    "ComputationLayout",
+    "ConvolutionDimensionNumbers",
     "FusionAdaptor",
+    "HloComputation",
+    "HloInstruction",
     "HloInstructionIndexing",
+    "HloModule",
+    "OperandCoalescing",
     "OperandIndexing",
+    "PaddingDimension",
     "RuntimeVar",
+    "SliceDimension",
+    "Window",
+    "WindowDimension",
+    "coalescing_report",
     "epilogue_input_to_output_indexing",
     "group_indexing_maps_by_producers",
     "grouped_output_to_input_indexing",
     "input_to_output_indexing",
+    "linearized_output_to_input",
+    "operand_utilization",
     "output_to_input_indexing",
+    "parse_attribute",
+    "parse_literal",
+    "parse_module",
 ]

@@ -21,8 +21,10 @@ def test_readme_python_examples() -> None:
     assert runner.failures == 0, f"{runner.failures} README example(s) failed"
 
 
-def test_readme_command_outputs_are_true(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_readme_command_outputs_are_true(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import shlex
+
+    monkeypatch.chdir(README.parent)  # the examples name files under tests/data
 
     from tensorlayout.cli import main
 

@@ -71,3 +71,16 @@ def test_broadcast_reads_the_same_element() -> None:
     (report,) = coalescing_report(parse_module(text).entry.root)
     assert report.steps == ((0, 8 * 15),)
     assert parse_shape("f32[8]{0}").dimensions == (8,)
+
+
+def test_every_corpus_instruction_gets_a_report() -> None:
+    from tests.conftest import DATA
+
+    files = sorted((DATA / "hlo").glob("*.hlo")) + sorted((DATA / "hlo" / "tpu").glob("*.hlo"))
+    assert len(files) > 50
+    reports = 0
+    for path in files:
+        for instr in parse_module(path.read_text()).instructions():
+            if instr.operands:
+                reports += len(coalescing_report(instr, limit=8))
+    assert reports > 5000

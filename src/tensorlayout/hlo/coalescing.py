@@ -115,7 +115,8 @@ def coalescing_report(instr: HloInstruction, output_id: int = 0, *, limit: int =
             sp, sq = _first_symbols(m, p), _first_symbols(m, q)
             if sp is None or sq is None:
                 continue
-            steps[m.evaluate(q, sq)[0] - m.evaluate(p, sp)[0]] += 1
+            a, b = m.evaluate(p, sp), m.evaluate(q, sq)
+            steps[(b[0] - a[0]) if a else 0] += 1  # a scalar operand: always the same element
         ordered = tuple(sorted(steps.items(), key=lambda kv: (-kv[1], abs(kv[0]))))
         out.append(OperandCoalescing(k, name, ordered, sum(steps.values()), exhaustive))
     return out

@@ -26,6 +26,7 @@ from tensorlayout.cute.layout import (
     _coalesce_flat,
     _concat,
     _mk,
+    as_layout,
     coalesce,
     cosize,
     make_layout,
@@ -379,28 +380,41 @@ def _unpack(layout: Layout) -> list[Layout]:
     return list(_as_modes(layout))
 
 
+def _zipped(logical: Any, a: Layout, tiler: Tiler) -> Layout:
+    """``((T…),(R…,L…))`` from a by-mode logical divide or product."""
+    t = _tiler(tiler)
+    if not isinstance(t, tuple):
+        return logical(a, t)  # type: ignore[no-any-return]
+    tiles, rests = _zip2(logical(a, t), t)
+    return _concat([tiles, rests])
+
+
+def _tiled(z: Layout) -> Layout:
+    """``((T…),R…,L…)``: mode 1 of a zipped result unpacked."""
+    return _concat([z[0], *_unpack(z[1])])
+
+
+def _flat(z: Layout) -> Layout:
+    """``(T…,R…,L…)``: both modes of a zipped result unpacked."""
+    return _concat([*_unpack(z[0]), *_unpack(z[1])])
+
+
 @_memo
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),(RM,RN,L…))``."""
-    t = _tiler(tiler)
-    if not isinstance(t, tuple):
-        return logical_divide(a, t)
-    tiles, rests = _zip2(logical_divide(a, t), t)
-    return _concat([tiles, rests])
+    return _zipped(logical_divide, a, tiler)
 
 
 @_memo
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),RM,RN,L…)``."""
-    z = zipped_divide(a, tiler)
-    return _concat([z[0], *_unpack(z[1])])
+    return _tiled(zipped_divide(a, tiler))
 
 
 @_memo
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``(TM,TN,RM,RN,L…)``."""
-    z = zipped_divide(a, tiler)
-    return _concat([*_unpack(z[0]), *_unpack(z[1])])
+    return _flat(zipped_divide(a, tiler))
 
 
 # ---------------------------------------------------------------- products
@@ -424,23 +438,20 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
 
 @_memo
 def zipped_product(a: Layout, tiler: Tiler) -> Layout:
-    t = _tiler(tiler)
-    if not isinstance(t, tuple):
-        return logical_product(a, t)
-    tiles, rests = _zip2(logical_product(a, t), t)
-    return _concat([tiles, rests])
+    """``((M,N),(TM,TN,L…))``."""
+    return _zipped(logical_product, a, tiler)
 
 
 @_memo
 def tiled_product(a: Layout, tiler: Tiler) -> Layout:
-    z = zipped_product(a, tiler)
-    return _concat([z[0], *_unpack(z[1])])
+    """``((M,N),TM,TN,L…)``."""
+    return _tiled(zipped_product(a, tiler))
 
 
 @_memo
 def flat_product(a: Layout, tiler: Tiler) -> Layout:
-    z = zipped_product(a, tiler)
-    return _concat([*_unpack(z[0]), *_unpack(z[1])])
+    """``(M,N,TM,TN,L…)``."""
+    return _flat(zipped_product(a, tiler))
 
 
 def _pad_rank(layout: Layout, r: int) -> Layout:
@@ -502,13 +513,7 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 
 
 def _layout_arg(x: Any) -> Layout:
-    if isinstance(x, Layout):
-        return x
-    if isinstance(x, str):
-        return Layout.parse(x)
-    if it.is_int(x):
-        return _mk(x, 1)
-    raise LayoutError(f"expected a Layout, got {x!r}")
+    return as_layout(x)
 
 
 # ---------------------------------------------------------------- recasts and friends

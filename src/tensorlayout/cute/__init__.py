@@ -12,7 +12,6 @@ from tensorlayout.cute.algebra import (
     clear_caches,
     complement,
     composition,
-    downcast,
     flat_divide,
     flat_product,
     left_inverse,
@@ -24,12 +23,10 @@ from tensorlayout.cute.algebra import (
     max_common_vector,
     nullspace,
     raked_product,
-    recast_layout,
     right_inverse,
     tile_to_shape,
     tiled_divide,
     tiled_product,
-    upcast,
     zipped_divide,
     zipped_product,
 )
@@ -83,6 +80,7 @@ from tensorlayout.cute.layout import (
     unflatten,
     zip_layouts,
 )
+from tensorlayout.cute.recast import downcast, recast_layout, upcast
 from tensorlayout.cute.swizzle import ComposedLayout, Swizzle, make_swizzle
 from tensorlayout.cute.tla import TlaLayout
 

@@ -35,10 +35,10 @@ from tensorlayout.cute.layout import (
 from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = [
-    "blocked_product", "clear_caches", "complement", "composition", "downcast", "flat_divide", "flat_product",
+    "blocked_product", "clear_caches", "complement", "composition", "flat_divide", "flat_product",
     "left_inverse", "local_partition", "local_tile", "logical_divide", "logical_product",
-    "max_common_layout", "max_common_vector", "nullspace", "raked_product", "recast_layout",
-    "right_inverse", "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide",
+    "max_common_layout", "max_common_vector", "nullspace", "raked_product",
+    "right_inverse", "tile_to_shape", "tiled_divide", "tiled_product", "zipped_divide",
     "zipped_product",
 ]
 
@@ -514,75 +514,6 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 
 def _layout_arg(x: Any) -> Layout:
     return as_layout(x)
-
-
-# ---------------------------------------------------------------- recasts and friends
-
-
-class _Pair(tuple):  # a (shape, stride) leaf result, told apart from a nested mode
-    __slots__ = ()
-
-
-def _first(t: Any) -> Any:
-    return t[0] if isinstance(t, _Pair) else tuple(_first(x) for x in t)
-
-
-def _second(t: Any) -> Any:
-    return t[1] if isinstance(t, _Pair) else tuple(_second(x) for x in t)
-
-
-def _map_leaves(layout: Layout, f: Any) -> Layout:
-    pairs = it.zip_leaves(layout.shape, layout.stride, lambda s, d: _Pair(f(s, d)))
-    return _mk(_first(pairs), _second(pairs))
-
-
-def upcast(layout: Layout, n: int) -> Layout:
-    """View ``n`` elements as one: stride-1 modes shrink by ``n``, larger strides divide by ``n``.
-
-    >>> str(upcast(Layout.parse("(8,4):(1,8)"), 2))
-    '(4,4):(1,4)'
-    """
-    layout = _layout_arg(layout)
-    if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"upcast factor must be a positive int, got {n!r}")
-
-    def leaf(s: int, d: int) -> tuple[int, int]:
-        if d == 0:
-            return s, 0
-        return ceil_div(s, ceil_div(n, abs(d))), _sign(d) * ceil_div(abs(d), n)
-    return _map_leaves(layout, leaf)
-
-
-def downcast(layout: Layout, n: int) -> Layout:
-    """View one element as ``n``: stride-±1 modes grow by ``n``, other strides scale by ``n``.
-
-    >>> str(downcast(Layout.parse("(8,4):(1,8)"), 4))
-    '(32,4):(1,32)'
-    """
-    layout = _layout_arg(layout)
-    if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"downcast factor must be a positive int, got {n!r}")
-    return _map_leaves(layout, lambda s, d: (s * n, d) if abs(d) == 1 else (s, d * n))
-
-
-def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
-    """Re-express a layout of ``old_bits`` elements in ``new_bits`` elements.
-
-    >>> str(recast_layout(Layout.parse("(8,4):(1,8)"), 6, 4))
-    '(12,4):(1,12)'
-    """
-    layout = _layout_arg(layout)
-    from math import gcd
-    if not (it.is_int(old_bits) and it.is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
-        raise AlgebraError("recast_layout needs positive bit widths")
-    g = gcd(new_bits, old_bits)
-    num, den = new_bits // g, old_bits // g
-    out = layout
-    if num != 1:
-        out = upcast(out, num)
-    if den != 1:
-        out = downcast(out, den)
-    return out
 
 
 def nullspace(layout: Layout) -> Layout:

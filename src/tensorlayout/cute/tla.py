@@ -177,6 +177,8 @@ def _ru(x: int, m: int) -> int:
 def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> TlaLayout:
     """``MakeLayout<Element, Tag>(rows, cols)``: RowMajor, ColumnMajor, VectorLayout, zN, zZ, nZ,
     nN (the legacy tag's formula), L0C, Weight4BitnZ; padded to whole fractals, origin (rows, cols)."""
+    if not isinstance(tag, str):
+        raise LayoutError(f"a TLA format is named by a string ({', '.join(FORMATS)}), got {tag!r}"[:200])
     if not (it.is_int(rows) and it.is_int(cols)) or rows < 0 or cols < 0:
         raise LayoutError(f"rows and cols must be non-negative ints, got {rows!r} x {cols!r}")
     bits = element_bits(dtype)

@@ -99,8 +99,27 @@ def _valid(t: Any) -> bool:
     return isinstance(t, int) and not isinstance(t, bool)
 
 
+@functools.lru_cache(maxsize=4096)
+def _valid_tuple(t: tuple[Any, ...]) -> bool:
+    return all(_valid(x) for x in t)
+
+
+def _valid_fast(t: Any) -> bool:
+    """:func:`_valid`, memoised for tuples (layouts are checked on every coordinate)."""
+    if type(t) is tuple:
+        try:
+            return _valid_tuple(t)
+        except TypeError:  # an unhashable leaf: not an IntTuple
+            return False
+    return isinstance(t, int) and not isinstance(t, bool)
+
+
 def _valid_crd(c: Any) -> bool:
+    if type(c) is int:
+        return True
     if type(c) is tuple:
+        if all(type(x) is int for x in c):
+            return True
         return all(_valid_crd(x) for x in c)
     if isinstance(c, np.ndarray):
         return c.dtype.kind in "iu"
@@ -334,7 +353,7 @@ def idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
     >>> idx2crd(20, (3, (2, 3)))
     (2, (0, 3))
     """
-    if not _valid(shape):
+    if not _valid_fast(shape):
         raise LayoutError(f"idx2crd: expected a shape of ints, got {shape!r}"[:200])
     if not _valid_crd(idx):
         raise LayoutError(f"idx2crd: an index must be ints, tuples or int arrays, got {idx!r}"[:200])
@@ -372,7 +391,7 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     >>> crd2idx(20, (3, (2, 3)), (3, (12, 1)))
     9
     """
-    if not _valid(shape) or (stride is not None and not _valid(stride)):
+    if not _valid_fast(shape) or (stride is not None and not _valid_fast(stride)):
         raise LayoutError(f"crd2idx: expected shape and stride of ints, got {shape!r}, {stride!r}"[:200])
     if not _valid_crd(crd):
         raise LayoutError(f"crd2idx: a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
@@ -390,7 +409,10 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
             raise AlgebraError("shape and stride are not congruent")
         total: Any = 0
         for c, s, d in zip(crd, shape, stride):
-            total = total + _crd2idx(c, s, d)
+            if type(c) is int and type(s) is int and type(d) is int:  # the common flat case
+                total += c * d
+            else:
+                total = total + _crd2idx(c, s, d)
         return total
     if isinstance(shape, tuple):
         if not isinstance(stride, tuple) or len(stride) != len(shape):

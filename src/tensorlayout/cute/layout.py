@@ -76,7 +76,9 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
-        return it.crd2idx(crd, self.shape, self.stride)
+        if not it._valid_crd(crd):
+            raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
+        return it._crd2idx(crd, self.shape, self.stride)
 
     def size(self) -> int:
         return it.product(self.shape)

@@ -114,3 +114,16 @@ def test_linear_indices_equal_the_pad_reshape_transpose_recipe(shape: Shape) -> 
     assert buffer.size == allocated_elements(shape)
     assert np.array_equal(buffer[linear_indices(shape)], labels.reshape(-1))
     assert np.count_nonzero(buffer) == shape.elements_in()
+
+
+def test_unbounded_dynamic_dims_have_no_size() -> None:
+    import pytest as _pytest
+
+    from tensorlayout.errors import LayoutError
+    from tensorlayout.xla import array_size, byte_size, parse_shape
+
+    assert byte_size(parse_shape("f32[<=4,3]")) == 48  # a bounded dim counts its bound
+    with _pytest.raises(LayoutError, match="unbounded"):
+        byte_size(parse_shape("f32[<=4,?]"))
+    with _pytest.raises(LayoutError, match="unbounded"):
+        array_size("f32[?]{0:T(128)}")

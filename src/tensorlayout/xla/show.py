@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tensorlayout.xla.layout import memory_space_name
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.sizes import array_size, byte_size, padding_overhead
 from tensorlayout.xla.tiling import allocated_elements, linear_indices, tiled_shape
 
@@ -56,10 +56,12 @@ def describe(shape: Shape) -> dict[str, Any]:
         tiles=[list(t.dims) for t in layout.tiles],
         memory_space=layout.memory_space,
         memory_space_name=memory_space_name(layout.memory_space),
-        byte_size=byte_size(shape),
-        array_size=array_size(shape),
-        padding_overhead=padding_overhead(shape),
     )
+    if any(d == UNBOUNDED_SIZE for d in shape.dimensions):  # '?' has no size
+        facts.update(byte_size=None, array_size=None, padding_overhead=None)
+        return facts
+    facts.update(byte_size=byte_size(shape), array_size=array_size(shape),
+                 padding_overhead=padding_overhead(shape))
     if shape.is_dynamic:
         return facts
     facts["tiled_shape"] = list(tiled_shape(shape))
@@ -93,9 +95,12 @@ def format_show(shape: Shape) -> str:
     if "tiled_shape" in facts:
         tiled = ",".join(map(str, facts["tiled_shape"]))
         lines.append(f"  tiled shape    [{tiled}] (pad -> reshape -> transpose of the physical dims)")
-    lines.append(f"  bytes          {facts['byte_size']} logical (ByteSizeOf), "
-                 f"{facts['array_size']} allocated (ArraySize), "
-                 f"overhead {facts['padding_overhead']:.2f}x")
+    if facts["byte_size"] is None:
+        lines.append("  bytes          unknown: an unbounded dynamic dimension '?' has no size")
+    else:
+        lines.append(f"  bytes          {facts['byte_size']} logical (ByteSizeOf), "
+                     f"{facts['array_size']} allocated (ArraySize), "
+                     f"overhead {facts['padding_overhead']:.2f}x")
     if "offsets" not in facts:
         if "allocated_elements" in facts:
             lines.append(f"  ({facts['allocated_elements']} slots: too many to draw; "

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.shape import Shape, takes_shape
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, takes_shape
 from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
@@ -32,7 +32,14 @@ __all__ = [
 POINTER_SIZE = 8
 
 
+def _check_bounded(shape: Shape) -> None:
+    if shape.is_array and any(d == UNBOUNDED_SIZE for d in shape.dimensions):
+        raise LayoutError(f"{shape} has an unbounded dynamic dimension '?', which has no size; "
+                          "give it a bound such as '<=128'")
+
+
 def _bytes_for(count: int, shape: Shape) -> int:
+    _check_bounded(shape)
     e = shape.layout.element_size_in_bits if shape.layout is not None else 0
     if e:
         return (count * e + 7) // 8

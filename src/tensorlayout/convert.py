@@ -29,6 +29,9 @@ from tensorlayout.xla import Shape, Tile, parse_shape, tiling_plan
 from tensorlayout.xla.layout import COMBINE_DIMENSION
 from tensorlayout.xla.types import element_type
 
+#: Layouts up to this size are compared element by element when their structures differ.
+_ENUMERATE_MAX = 1 << 22
+
 __all__ = ["cute_to_xla", "tla_to_xla", "to_indexing_map", "xla_to_cute"]
 
 
@@ -149,6 +152,8 @@ def _why_not_xla(layout: cute.Layout) -> str:
         return "it has a stride-0 (broadcast) mode, and XLA layouts are injective"
     if any(d < 0 for _, d in flat):
         return "it has a negative stride, and XLA layouts only go forward in memory"
+    if layout.size() > _ENUMERATE_MAX:
+        return "no candidate XLA layout matched it (it is too large to diagnose element by element)"
     offsets = layout.offsets()
     if len(np.unique(offsets)) != len(offsets):
         return "it maps two coordinates to one offset"
@@ -240,7 +245,9 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: tuple[int, ...] | None 
     if len(logical) != len(modes):
         raise LayoutError(f"dims {logical} do not match the rank {len(modes)} of {lay}")
     et = element_type(element)
-    want = lay.offsets()
+    profile = tuple(1 for _ in modes)
+    canonical = cute.coalesce(lay, profile)
+    want = lay.offsets() if lay.size() <= _ENUMERATE_MAX else None
     for m2m, tiles in _candidates(lay):
         try:
             shape = Shape(et, logical, (False,) * len(logical), XlaLayout(m2m, tiles))
@@ -248,7 +255,11 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: tuple[int, ...] | None 
         except TensorLayoutError:
             continue
         got_modes = got.modes() if isinstance(got.shape, tuple) else (got,)
-        if tuple(m.size() for m in got_modes) == sizes and np.array_equal(got.offsets(), want):
+        if tuple(m.size() for m in got_modes) != sizes:
+            continue
+        # the same mode by mode after coalescing is the same function; otherwise compare offsets
+        if cute.coalesce(got, profile) == canonical or (
+                want is not None and np.array_equal(got.offsets(), want)):
             return shape
     raise UnsupportedError(f"{lay} has no XLA layout: {_why_not_xla(lay)}")
 

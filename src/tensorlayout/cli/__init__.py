@@ -65,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
+    except MemoryError:
+        print("tensorlayout: error: out of memory (the input is too large for this command)",
+              file=sys.stderr)
+        return 2
     except OSError as err:  # unreadable input file and the like
         print(f"tensorlayout: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "),
               file=sys.stderr)

@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+#: The most offsets :meth:`Layout.offsets` lists (2 GiB of int64).
+MAX_ENUMERATED = 1 << 28
+
+
 def _check_int_tuple(t: Any, what: str) -> None:
     if isinstance(t, tuple):
         for x in t:
@@ -109,6 +113,9 @@ class Layout:
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
+        if self.size() > MAX_ENUMERATED:
+            raise LayoutError(f"{self} has {self.size()} elements, too many to list their offsets "
+                              f"(at most {MAX_ENUMERATED})")
         out = np.zeros(1, dtype=np.int64)
         for s, d in reversed(self.flat_modes()):
             out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)

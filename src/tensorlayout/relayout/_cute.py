@@ -41,14 +41,26 @@ def from_cute(x: Layout | TlaLayout | str, *, element_bits: int = 0, name: str =
         if len(flat) > 1:
             tile *= flat[0][0]
         digits.append(list(reversed(flat)))
-    offsets = layout.offsets()
-    if layout.size() and len(np.unique(offsets)) != offsets.size:
-        raise UnsupportedError(f"{layout} maps two coordinates to one offset, so data cannot be "
-                               "stored under it")
+    if not _nested_strides(layout):  # cheap proof of injectivity failed: check by enumeration
+        offsets = layout.offsets()
+        if layout.size() and len(np.unique(offsets)) != offsets.size:
+            raise UnsupportedError(f"{layout} maps two coordinates to one offset, so data cannot be "
+                                   "stored under it")
     return PhysicalTarget.from_digits(logical, digits, physical_elements=layout.cosize(),
                                       element_bits=element_bits,
                                       tile_elements=tile if tile > 1 else None,
                                       name=name or str(x))
+
+
+def _nested_strides(layout: Layout) -> bool:
+    """Sorted by stride, each mode starts past the span of the smaller ones (so it is injective)."""
+    span = 0
+    modes = sorted(((d, s) for s, d in layout.flat_modes() if s > 1))
+    for d, s in modes:
+        if d <= span:
+            return False
+        span = d * (s - 1) + span
+    return True
 
 
 def to_target_or_none(obj: Any) -> PhysicalTarget | None:

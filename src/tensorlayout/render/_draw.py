@@ -18,11 +18,12 @@ from html import escape
 
 import numpy as np
 
-from tensorlayout.errors import LayoutError
+from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.relayout import PhysicalTarget
 
 __all__ = ["MAX_CELLS", "MAX_SLOTS", "Cell", "Picture", "picture", "svg"]
 
+MAX_ELEMENTS = 1 << 26  # offsets of the whole target are computed to draw it
 MAX_CELLS = 64  # rows and columns of the grid drawn at most
 MAX_SLOTS = 2048  # physical slots drawn in the strip at most
 CELL = 36  # px per grid cell
@@ -62,6 +63,10 @@ def picture(target: PhysicalTarget, tile_ids: np.ndarray | None = None,
             subtile_elements: int | None = None) -> Picture:
     """Compute the picture of ``target``: the last two dims, at index 0 of the others."""
     shape = target.logical_shape
+    elements = int(np.prod(shape, dtype=object)) if shape else 1
+    if elements > MAX_ELEMENTS:
+        raise UnsupportedError(f"{target} has {elements} elements; pictures are drawn for at most "
+                               f"{MAX_ELEMENTS} (take a smaller shape with the same layout)")
     notes: list[str] = []
     offsets = target.offsets
     ids = tile_ids if tile_ids is not None else target.tile_ids

@@ -224,16 +224,53 @@ def test_bad_input_raises_library_errors(call: object, error: type) -> None:
     assert isinstance(info.value, TensorLayoutError)
 
 
-@pytest.mark.parametrize("pack", [False, True])
-@pytest.mark.parametrize("text, dtype", [
-    ("bf16[40,300]{1,0:T(8,128)(2,1)}", np.uint16), ("s8[70,260]{1,0:T(32,128)(4,1)}", np.int8),
-    ("f16[33,129]{0,1:T(16,128)(2,1)}", np.float16), ("pred[9,130]{1,0:T(8,128)(4,1)}", np.bool_)])
-def test_both_sub_tile_kernels(monkeypatch: pytest.MonkeyPatch, pack: bool, text: str,
-                               dtype: type) -> None:
+ENGINES = {  # (use the C kernel, non-temporal stores from this many bytes)
+    "kernel": (True, 1 << 60), "kernel-streaming": (True, 1), "numpy": (False, 1 << 60)}
+
+
+def _engine(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     import tensorlayout.relayout._copy as engine
 
-    monkeypatch.setattr(engine, "PACK_WORDS", pack)
+    use_kernel, stream_min = ENGINES[name]
+    if use_kernel and not engine.kernel_available():
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    monkeypatch.setattr(engine, "USE_KERNEL", use_kernel)
+    monkeypatch.setattr(engine, "STREAM_MIN_BYTES", stream_min)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # exercise the thread pool too
     monkeypatch.setattr(engine, "BLOCK_BYTES", 4096)
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("text, dtype", [
+    ("bf16[40,300]{1,0:T(8,128)(2,1)}", np.uint16), ("s8[70,260]{1,0:T(32,128)(4,1)}", np.int8),
+    ("f16[33,129]{0,1:T(16,128)(2,1)}", np.float16), ("pred[9,130]{1,0:T(8,128)(4,1)}", np.bool_),
+    ("f32[17,300]{1,0:T(8,128)}", np.float32), ("f64[5,7,9]{0,2,1:T(2,4)(2,1)}", np.float64),
+    ("u8[64,256]{1,0:T(32,128)(8,1)}", np.uint8), ("c64[10,130]{1,0:T(8,128)(2,1)}", np.complex64),
+    ("f32[16]{0:T(4)(2)}", np.float32), ("f32[3,5]{1,0:T(2,2)}", np.float32),
+])
+def test_every_engine(monkeypatch: pytest.MonkeyPatch, engine: str, text: str, dtype: type) -> None:
+    _engine(monkeypatch, engine)
     shape = parse_shape(text)
     _check(text, _data(text.split("[")[0], dtype, shape.dimensions, np.random.default_rng(5)))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_every_engine_on_tla_formats(monkeypatch: pytest.MonkeyPatch, engine: str) -> None:
+    from tensorlayout.cute import tla
+
+    _engine(monkeypatch, engine)
+    a = np.random.default_rng(6).integers(0, 100, (37, 70)).astype(np.float16)
+    for tag in ("zN", "nZ", "zZ", "nN", "RowMajor", "ColumnMajor"):
+        fmt = tla.make_format(tag, 37, 70, "f16")
+        buf = to_physical(a, fmt, pad_value=-1)
+        offsets = [tla.crd2offset((i, j), fmt) for i in range(37) for j in range(70)]
+        assert (buf[offsets] == a.reshape(-1)).all(), tag
+        assert (from_physical(buf, fmt) == a).all(), tag
+
+
+def test_overlapping_output_is_safe() -> None:
+    text = "s32[8,8]{0,1}"
+    a = np.arange(64, dtype=np.int32).reshape(8, 8)
+    flat = a.reshape(-1)  # out aliases the input array
+    want = to_physical(a.copy(), text)
+    assert (to_physical(a, text, out=flat) == want).all()

@@ -4,13 +4,13 @@ A target with digits (see ``_target``) maps logical coordinates to offsets by a 
 per dim. The valid range ``[0, n)`` of each dim splits into a few boxes of digit values
 (full tiles, then the partial tile row, …); for each product of boxes the logical side is
 a slice of the array split into digit axes and the physical side an ``as_strided`` view of
-the buffer — both are views, and one ``np.copyto`` moves the box. Padding slots form boxes
+the buffer — both are views, and one strided copy moves the box. Padding slots form boxes
 too and are filled without touching the data slots.
 
-Copies go block by block along the outermost physical axis (each block a few hundred KiB,
-so both sides stay in cache), with small innermost physical axes — the ``(2,1)``/``(4,1)``
-sub-tiles that interleave rows — peeled into separate passes so numpy's inner loop runs
-over a long axis; large copies are shared among a few threads (numpy releases the GIL).
+The copy itself is the small C kernel ``_kernel.c`` (built at install; loops ordered for
+both sides' caches, vectorised sub-tile weaving, non-temporal stores for large buffers),
+shared among a few threads for large arrays. Without a compiler the same views go through
+``np.copyto`` block by block, small sub-tile axes peeled into separate passes.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget
@@ -23,8 +23,8 @@ over a long axis; large copies are shared among a few threads (numpy releases th
 
 from __future__ import annotations
 
+import itertools
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import product
@@ -34,13 +34,22 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
-__all__ = ["copy_in", "copy_out", "has_fast_path"]
+try:
+    from tensorlayout.relayout import _kernel
+except ImportError:  # installed without a C compiler: the numpy path
+    _kernel = None  # type: ignore[assignment]
 
-BLOCK_BYTES = 1 << 18  # bytes per block of the copy: fits in L2 with both sides
-PEEL_MAX = 8  # innermost physical axes up to this extent are peeled into separate passes
+__all__ = ["copy_in", "copy_out", "has_fast_path", "kernel_available"]
+
+USE_KERNEL = True  # False forces the numpy path (tests check both)
 THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
-PACK_WORDS = False  # pack interleaved sub-tiles with word casts/shifts instead of peeling
-# (measured no faster than peeling on a 2-core machine; kept for wider machines)
+STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
+MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
+MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
+BLOCK_BYTES = 1 << 18  # numpy path: bytes per block, so both sides stay in cache
+PEEL_MAX = 8  # numpy path: inner physical axes up to this extent are peeled into passes
+WIDEN_MAX_BYTES = 64  # numpy path: longer runs already copy at full speed as plain elements
+_Pair = tuple[np.ndarray, np.ndarray]  # (destination view, source view)
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -156,6 +165,11 @@ def _plan(target: PhysicalTarget) -> _Plan:
     return plan
 
 
+def kernel_available() -> bool:
+    """True when the compiled copy kernel was built (else the numpy path runs)."""
+    return _kernel is not None
+
+
 def has_fast_path(target: PhysicalTarget) -> bool:
     """True when the target copies through strided views (else a gather with offsets)."""
     return target.digits is not None and target.size > 0
@@ -186,54 +200,106 @@ def _coalesce(pv: np.ndarray, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return as_strided(pv, tuple(shape), tuple(ps)), as_strided(lv, tuple(shape), tuple(ls))
 
 
-_Task = tuple[np.ndarray, np.ndarray, int]  # (physical, logical, lanes: 0 = plain copy)
+# -- the compiled kernel ------------------------------------------------------------------
+def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> _Pair:
+    """The (physical, logical) views of one box with the axes in the kernel's loop order,
+    outermost first (see ``_kernel.c``).
+
+    The inner loop's axes go last: a run contiguous on both sides, or a small sub-tile axis
+    woven into (or out of) a contiguous one. The outer axes follow the buffer, which is then
+    read or written in order, except where that would interleave more logical rows in short
+    pieces than the caches and prefetchers follow (``MAX_READ_STREAMS`` when reading them,
+    ``MAX_WRITE_STREAMS`` when writing): there the axis that continues those pieces moves
+    inward, splitting the rows axis if need be (zN to the buffer: the 16 rows of a fractal
+    row, then the next fractal, instead of a 32-byte piece of every row of the matrix).
+    """
+    n, item = pv.ndim, pv.itemsize
+    if n == 0:
+        return pv, lv
+    ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
+    inner: list[int] = [k for k in range(n) if ds[k] == ss[k] == item]
+    streams = 1
+    if not inner:
+        for k, b in itertools.permutations(range(n), 2):
+            m = pv.shape[b]
+            if m in (2, 4, 8) and ((ds[b] == item and ss[k] == item and ds[k] == m * item)
+                                   or (ss[b] == item and ds[k] == item and ss[k] == m * item)):
+                inner, streams = [k, b], m
+                break
+    if not inner:
+        inner = [min(range(n), key=lambda k: (abs(ds[k]), abs(ss[k])))]
+    outer = sorted((k for k in range(n) if k not in inner),
+                   key=lambda k: (-abs(pv.strides[k]), -abs(lv.strides[k])))
+    axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in (*outer, *inner)]
+    segment = pv.shape[inner[0]] * item if lv.strides[inner[0]] == item else item
+    pos = next((i for i, k in enumerate(outer) if lv.strides[k] == segment), None)
+    limit = MAX_READ_STREAMS if to_physical else MAX_WRITE_STREAMS
+    if pos is not None and segment < 512:
+        under = streams * int(np.prod([a[0] for a in axes[pos + 1:len(outer)]], dtype=np.int64))
+        while under > limit and pos + 1 < len(outer):
+            ext, ps, ls = axes[pos + 1]
+            under //= ext
+            keep = max((f for f in range(1, limit // under + 1) if ext % f == 0), default=1)
+            if keep > 1:  # split the rows axis: its outer part above, `keep` rows below
+                axes[pos + 1:pos + 2] = [(ext // keep, ps * keep, ls * keep), (keep, ps, ls)]
+                outer.insert(pos, -1)
+                under *= keep
+            axes[pos], axes[pos + 1] = axes[pos + 1], axes[pos]
+            pos += 1
+    shape = tuple(a[0] for a in axes)
+    return (as_strided(pv, shape, tuple(a[1] for a in axes)),
+            as_strided(lv, shape, tuple(a[2] for a in axes)))
 
 
-def _tasks(pv: np.ndarray, lv: np.ndarray, buf: np.ndarray) -> list[_Task]:
-    """Split a copy into pieces: blocks of the outer axis; small inner physical axes are
-    either packed into machine words (lanes) or peeled into separate passes."""
+def _kernel_tasks(pv: np.ndarray, lv: np.ndarray, to_physical: bool, pieces: int) -> list[_Pair]:
+    p, q = (_word(v) for v in _kernel_views(pv, lv, to_physical))
+    dst, src = (p, q) if to_physical else (q, p)
+    if pieces < 2 or p.ndim == 0 or p.shape[0] < 2:
+        return [(dst, src)]
+    step = -(-p.shape[0] // pieces)
+    return [(dst[i:i + step], src[i:i + step]) for i in range(0, p.shape[0], step)]
+
+
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _word(a: np.ndarray) -> np.ndarray:
+    """The view the kernel copies: plain unsigned words where the item size allows."""
+    word = _UINTS.get(a.itemsize)
+    return a.view(word) if word is not None and a.dtype != word else a
+
+
+# -- the numpy path (no compiler at install time) -------------------------------------------
+def _numpy_tasks(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> list[_Pair]:
+    """Blocks of the outer physical axis; small inner physical axes (the sub-tiles that
+    interleave rows) peeled into separate passes so numpy's inner loop runs long."""
     peeled = 0
     while pv.ndim - peeled > 1 and pv.shape[pv.ndim - 1 - peeled] <= PEEL_MAX \
             and lv.strides[pv.ndim - 1 - peeled] != lv.itemsize:
         peeled += 1
     outer = pv.ndim - peeled
-    lanes = 0
-    if PACK_WORDS and peeled == 1 and _packable(pv, buf):
-        lanes = pv.shape[-1]
     pieces = [(pv, lv)]
     if pv.ndim and pv.shape[0] > 1:
         row = max(1, pv.nbytes // pv.shape[0])
         step = max(1, BLOCK_BYTES // row)
         pieces = [(pv[i:i + step], lv[i:i + step]) for i in range(0, pv.shape[0], step)]
-    if not peeled or lanes:
-        return [(p, q, lanes) for p, q in pieces]
-    out = []
+    out: list[_Pair] = []
     for p, q in pieces:
         for idx in np.ndindex(*p.shape[outer:]):
             key = (Ellipsis, *idx)
-            out.append((p[key], q[key], 0))
+            out.append(_widen(p[key], q[key]) if to_physical else _widen(q[key], p[key]))
     return out
 
 
-_WORDS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
-
-
-def _packable(pv: np.ndarray, buf: np.ndarray) -> bool:
-    """Inner axis of k contiguous elements forming one aligned 2/4/8-byte word."""
-    k, item = pv.shape[-1], pv.itemsize
-    word = k * item
-    if sys.byteorder != "little" or word not in _WORDS or item not in _UINTS \
-            or pv.strides[-1] != item or pv.ndim < 2:
-        return False
-    start = pv.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
-    return start % word == 0 and all(s % word == 0 for s in pv.strides[:-1])
-
-
-def _word_view(pv: np.ndarray, word: type) -> np.ndarray:
-    """Reinterpret the k lanes of ``pv``'s inner axis as one word (little-endian: lane 0 low)."""
-    base = pv[..., 0]
-    return np.asarray(_Interface(base, np.dtype(word)))
+def _widen(dst: np.ndarray, src: np.ndarray) -> _Pair:
+    """Fold an inner axis contiguous on both sides into one wide opaque element (``V{bytes}``),
+    so numpy moves whole runs per step instead of single elements."""
+    item = dst.itemsize
+    if dst.ndim < 2 or dst.shape[-1] < 2 or dst.shape[-1] * item > WIDEN_MAX_BYTES \
+            or dst.strides[-1] != item or src.strides[-1] != item:
+        return dst, src
+    wide = np.dtype((np.void, dst.shape[-1] * item))
+    return (np.asarray(_Interface(dst[..., 0], wide)), np.asarray(_Interface(src[..., 0], wide)))
 
 
 class _Interface:
@@ -246,68 +312,29 @@ class _Interface:
                                                                    False)}
 
 
-def _pack_words(p: np.ndarray, q: np.ndarray, tmp: dict[tuple, np.ndarray]) -> None:
-    k, item = p.shape[-1], p.itemsize
-    words = _word_view(p, _WORDS[k * item])
-    lanes = q.view(_UINTS[item]) if q.dtype.itemsize == item else q
-    t = tmp.get((words.shape, words.dtype.str))
-    if t is None:
-        t = tmp[(words.shape, words.dtype.str)] = np.empty(words.shape, words.dtype)
-    np.copyto(words, lanes[..., 0], casting="unsafe")
-    for j in range(1, k):
-        np.copyto(t, lanes[..., j], casting="unsafe")
-        np.left_shift(t, 8 * item * j, out=t, casting="unsafe")
-        np.bitwise_or(words, t, out=words)
+def _copy_boxes(plan: _Plan, logical: np.ndarray, buf: np.ndarray, to_physical: bool) -> None:
+    nbytes = logical.nbytes
+    pool = _pool() if nbytes >= THREAD_MIN_BYTES else None
+    use_kernel = _kernel is not None and USE_KERNEL and not buf.dtype.hasobject
+    pieces = 2 * pool._max_workers if pool is not None else 1
+    tasks: list[_Pair] = []
+    for box in plan.data:
+        pv, lv = _views(box, logical, buf)
+        tasks += _kernel_tasks(pv, lv, to_physical, pieces) if use_kernel \
+            else _numpy_tasks(pv, lv, to_physical)
+    stream = nbytes >= STREAM_MIN_BYTES
 
-
-def _unpack_words(p: np.ndarray, q: np.ndarray, tmp: dict[tuple, np.ndarray]) -> None:
-    k, item = p.shape[-1], p.itemsize
-    words = _word_view(p, _WORDS[k * item])
-    lanes = q.view(_UINTS[item])
-    t = tmp.get((words.shape, words.dtype.str))
-    if t is None:
-        t = tmp[(words.shape, words.dtype.str)] = np.empty(words.shape, words.dtype)
-    np.copyto(lanes[..., 0], words, casting="unsafe")
-    for j in range(1, k):
-        np.right_shift(words, 8 * item * j, out=t, casting="unsafe")
-        np.copyto(lanes[..., j], t, casting="unsafe")
-
-
-WIDEN = True
-WIDEN_MAX_BYTES = 64  # longer runs already copy at full speed as plain elements
-
-
-def _widen(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fold an inner axis contiguous on both sides into one wide opaque element (``V{bytes}``),
-    so numpy moves whole runs per step instead of single elements."""
-    item = p.itemsize
-    if not WIDEN or p.ndim < 2 or p.shape[-1] < 2 or p.shape[-1] * item > WIDEN_MAX_BYTES \
-            or p.strides[-1] != item or q.strides[-1] != q.itemsize or q.itemsize != item:
-        return p, q
-    wide = np.dtype((np.void, p.shape[-1] * item))
-    return (np.asarray(_Interface(p[..., 0], wide)), np.asarray(_Interface(q[..., 0], wide)))
-
-
-def _run(tasks: list[_Task], to_physical: bool, nbytes: int) -> None:
-    pool = _pool() if nbytes >= THREAD_MIN_BYTES and len(tasks) > 1 else None
-
-    def work(chunk: list[_Task]) -> None:
-        tmp: dict[tuple, np.ndarray] = {}
-        for p, q, lanes in chunk:
-            if lanes:
-                (_pack_words if to_physical else _unpack_words)(p, q, tmp)
-            elif to_physical:
-                wp, wq = _widen(p, q)
-                np.copyto(wp, wq, casting="no")
+    def work(chunk: list[_Pair]) -> None:
+        for dst, src in chunk:
+            if use_kernel:
+                _kernel.copy(dst, src, stream)
             else:
-                wp, wq = _widen(p, q)
-                np.copyto(wq, wp, casting="no")
-    if pool is None:
+                np.copyto(dst, src, casting="no")
+    if pool is None or len(tasks) < 2:
         work(tasks)
         return
     n = pool._max_workers
-    size = -(-len(tasks) // n)  # consecutive tasks (one block's passes) stay on one worker
-    list(pool.map(work, [tasks[i:i + size] for i in range(0, len(tasks), size)]))
+    list(pool.map(work, [tasks[i::n] for i in range(n)]))
 
 
 def _extended(array: np.ndarray, target: PhysicalTarget) -> np.ndarray:
@@ -333,9 +360,9 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
             pv[...] = pad_value
         if plan.tail[0] < plan.tail[1]:
             buf[plan.tail[0]:plan.tail[1]] = pad_value
-    logical = _extended(array, target)
-    tasks = [t for box in plan.data for t in _tasks(*_views(box, logical, buf), buf)]
-    _run(tasks, True, array.nbytes)
+    if np.may_share_memory(array, buf):
+        array = array.copy()
+    _copy_boxes(plan, _extended(array, target), buf, True)
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget) -> None:
@@ -345,9 +372,9 @@ def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget) -> None:
             out[...] = buf[target.offsets].reshape(out.shape)
         return
     plan = _plan(target)
-    logical = _extended(out, target)
-    tasks = [t for box in plan.data for t in _tasks(*_views(box, logical, buf), buf)]
-    _run(tasks, False, out.nbytes)
+    if np.may_share_memory(out, buf):
+        buf = buf.copy()
+    _copy_boxes(plan, _extended(out, target), buf, False)
 
 
 def _has_padding(target: PhysicalTarget) -> bool:

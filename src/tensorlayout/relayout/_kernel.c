@@ -1,0 +1,359 @@
+/* The relayout copy kernel: one strided N-d copy, outer loops in the order given.
+ *
+ * copy(dst, src, stream) copies the array view src into the array view dst (same shape, same item
+ * size, both exported through the buffer protocol with strides). The caller puts the axes
+ * in loop order, outermost first, and makes sure the views do not overlap. The innermost
+ * one or two axes pick a specialised loop:
+ *
+ *   run          last axis contiguous on both sides: one memcpy per run (fixed-size
+ *                copies for 4..64-byte runs, which the compiler turns into vector moves);
+ *   interleave   last axis of M = 2, 4 or 8 items contiguous in dst, the axis before it
+ *                contiguous in src and M items apart in dst: dst[k*M + b] = src_b[k]
+ *                (the (2,1)/(4,1)/(8,1) sub-tiles of XLA TPU layouts), vectorised;
+ *   deinterleave the same with src and dst swapped;
+ *   strided      anything else: a typed loop over the last axis.
+ *
+ * The GIL is released while copying, so callers may split a copy among threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define HAVE_STREAM 1
+#else
+#define HAVE_STREAM 0
+#endif
+
+#define MAX_DIMS 32
+#define STAGE_BYTES 4096 /* L1 staging area of the streaming weave loops */
+
+/* Copy `bytes` to d with non-temporal stores when d is 16-byte aligned (large copies: the
+ * destination bypasses the cache instead of being read first, as memcpy does for big
+ * blocks); a plain memcpy otherwise. */
+static void stream_out(char *d, const char *s, size_t bytes)
+{
+#if HAVE_STREAM
+    if (((uintptr_t)d & 15) == 0) {
+        size_t i = 0;
+        for (; i + 16 <= bytes; i += 16)
+            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
+        if (i < bytes) memcpy(d + i, s + i, bytes - i);
+        return;
+    }
+#endif
+    memcpy(d, s, bytes);
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+    int ndim;
+    int stream;           /* use non-temporal stores where the destination is contiguous */
+    Py_ssize_t item;
+    Py_ssize_t shape[MAX_DIMS];
+    Py_ssize_t ds[MAX_DIMS];
+    Py_ssize_t ss[MAX_DIMS];
+} plan_t;
+
+/* ---- innermost loops ---------------------------------------------------------------- */
+
+#define RUN_FIXED(BYTES)                                                                     \
+    static void run_##BYTES(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, BYTES);            \
+    }
+RUN_FIXED(4)
+RUN_FIXED(8)
+RUN_FIXED(16)
+RUN_FIXED(32)
+RUN_FIXED(64)
+
+#define STRIDED(T)                                                                           \
+    static void strided_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) *(T *)(d + i * ds) = *(const T *)(s + i * ss);    \
+    }
+STRIDED(uint8_t)
+STRIDED(uint16_t)
+STRIDED(uint32_t)
+STRIDED(uint64_t)
+
+/* dst[k*M + b] = *(src + b*sb + k): M rows of n items each, woven into one stream. */
+#define WEAVE(T, M)                                                                          \
+    static void weave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb)         \
+    {                                                                                        \
+        T *restrict out = (T *)d;                                                            \
+        const T *rows[M];                                                                    \
+        for (int b = 0; b < M; b++) rows[b] = (const T *)(s + b * sb);                       \
+        for (Py_ssize_t k = 0; k < n; k++)                                                   \
+            for (int b = 0; b < M; b++) out[k * M + b] = rows[b][k];                         \
+    }
+/* *(dst + b*db + k) = src[k*M + b]: one stream split into M rows. */
+#define UNWEAVE(T, M)                                                                        \
+    static void unweave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t db)       \
+    {                                                                                        \
+        const T *restrict in = (const T *)s;                                                 \
+        T *rows[M];                                                                          \
+        for (int b = 0; b < M; b++) rows[b] = (T *)(d + b * db);                             \
+        for (Py_ssize_t k = 0; k < n; k++)                                                   \
+            for (int b = 0; b < M; b++) rows[b][k] = in[k * M + b];                          \
+    }
+#define WEAVES(T) WEAVE(T, 2) WEAVE(T, 4) WEAVE(T, 8) UNWEAVE(T, 2) UNWEAVE(T, 4) UNWEAVE(T, 8)
+WEAVES(uint8_t)
+WEAVES(uint16_t)
+WEAVES(uint32_t)
+WEAVES(uint64_t)
+
+typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+typedef void (*weave_fn)(char *, const char *, Py_ssize_t, Py_ssize_t);
+
+static int log2_small(Py_ssize_t x)
+{
+    switch (x) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    default: return -1;
+    }
+}
+
+static weave_fn weave_table[4][3] = {
+    {weave_uint8_t_2, weave_uint8_t_4, weave_uint8_t_8},
+    {weave_uint16_t_2, weave_uint16_t_4, weave_uint16_t_8},
+    {weave_uint32_t_2, weave_uint32_t_4, weave_uint32_t_8},
+    {weave_uint64_t_2, weave_uint64_t_4, weave_uint64_t_8},
+};
+static weave_fn unweave_table[4][3] = {
+    {unweave_uint8_t_2, unweave_uint8_t_4, unweave_uint8_t_8},
+    {unweave_uint16_t_2, unweave_uint16_t_4, unweave_uint16_t_8},
+    {unweave_uint32_t_2, unweave_uint32_t_4, unweave_uint32_t_8},
+    {unweave_uint64_t_2, unweave_uint64_t_4, unweave_uint64_t_8},
+};
+static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
+                                   strided_uint64_t};
+
+static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,
+                    Py_ssize_t bytes)
+{
+    for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)bytes);
+}
+
+/* ---- the outer loops ---------------------------------------------------------------- */
+
+typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_STRIDED } kind_t;
+
+typedef struct {
+    kind_t kind;
+    int inner;            /* axes handled by the inner loop: 1 or 2 */
+    Py_ssize_t bytes;     /* K_RUN: bytes per run */
+    line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
+    weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
+} inner_t;
+
+static inner_t choose_inner(const plan_t *p)
+{
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL};
+    int last = p->ndim - 1;
+    Py_ssize_t item = p->item;
+    int lg = log2_small(item);
+    Py_ssize_t n = p->shape[last];
+    if (p->ds[last] == item && p->ss[last] == item) {
+        in.kind = K_RUN;
+        in.bytes = n * item;
+        switch (in.bytes) {
+        case 4: in.line = run_4; break;
+        case 8: in.line = run_8; break;
+        case 16: in.line = run_16; break;
+        case 32: in.line = run_32; break;
+        case 64: in.line = run_64; break;
+        default: in.line = NULL;
+        }
+        return in;
+    }
+    int m = log2_small(n);
+    if (lg >= 0 && m >= 1 && last >= 1) {
+        int prev = last - 1;
+        if (p->ds[last] == item && p->ss[prev] == item && p->ds[prev] == n * item) {
+            in.kind = K_WEAVE;
+            in.inner = 2;
+            in.weave = weave_table[lg][m - 1];
+            return in;
+        }
+        if (p->ss[last] == item && p->ds[prev] == item && p->ss[prev] == n * item) {
+            in.kind = K_UNWEAVE;
+            in.inner = 2;
+            in.weave = unweave_table[lg][m - 1];
+            return in;
+        }
+    }
+    if (lg >= 0) {
+        in.line = strided_table[lg];
+    }
+    return in;
+}
+
+/* The weave loops through an L1 staging area, streamed out in pieces of STAGE_BYTES. */
+static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t m = p->shape[last], item = p->item;
+    Py_ssize_t chunk = STAGE_BYTES / (m * item);
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (Py_ssize_t k = 0; k < n; k += chunk) {
+        Py_ssize_t c = n - k < chunk ? n - k : chunk;
+        in->weave(stage, s + k * item, c, p->ss[last]);
+        stream_out(d + k * m * item, stage, (size_t)(c * m * item));
+    }
+}
+
+static void unweave_streamed(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t m = p->shape[last], item = p->item;
+    Py_ssize_t chunk = STAGE_BYTES / (m * item);
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (Py_ssize_t k = 0; k < n; k += chunk) {
+        Py_ssize_t c = n - k < chunk ? n - k : chunk;
+        in->weave(stage, s + k * m * item, c, c * item);
+        for (Py_ssize_t b = 0; b < m; b++)
+            stream_out(d + b * p->ds[last] + k * item, stage + b * c * item, (size_t)(c * item));
+    }
+}
+
+/* The loop nest over `shape`: outer axes in order, the inner loop last. */
+static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, const char *s,
+                      const Py_ssize_t *shape)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t idx[MAX_DIMS] = {0};
+    for (;;) {
+        switch (in->kind) {
+        case K_RUN:
+            if (last == 0)
+                (p->stream ? stream_out : (void (*)(char *, const char *, size_t))memcpy)(
+                    d, s, (size_t)in->bytes);
+            else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
+                for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
+                    stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
+            else if (in->line != NULL)
+                in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
+            else
+                run_any(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes);
+            break;
+        case K_WEAVE:
+            if (p->stream)
+                weave_streamed(p, in, d, s, shape[last - 1]);
+            else
+                in->weave(d, s, shape[last - 1], p->ss[last]);
+            break;
+        case K_UNWEAVE:
+            if (p->stream)
+                unweave_streamed(p, in, d, s, shape[last - 1]);
+            else
+                in->weave(d, s, shape[last - 1], p->ds[last]);
+            break;
+        case K_STRIDED:
+            if (in->line != NULL) {
+                in->line(d, s, shape[last], p->ds[last], p->ss[last]);
+            } else {
+                for (Py_ssize_t i = 0; i < shape[last]; i++)
+                    memcpy(d + i * p->ds[last], s + i * p->ss[last], (size_t)p->item);
+            }
+            break;
+        }
+        int k = outer - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < shape[k]) {
+                d += p->ds[k];
+                s += p->ss[k];
+                break;
+            }
+            d -= (shape[k] - 1) * p->ds[k];
+            s -= (shape[k] - 1) * p->ss[k];
+            idx[k] = 0;
+        }
+        if (k < 0) return;
+    }
+}
+
+static void copy_plan(const plan_t *p)
+{
+    inner_t in = choose_inner(p);
+    if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
+    Py_ssize_t shape[MAX_DIMS];
+    for (int k = 0; k < p->ndim; k++) {
+        if (p->shape[k] == 0) return;
+        shape[k] = p->shape[k];
+    }
+    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, shape);
+}
+
+/* ---- Python entry point ------------------------------------------------------------- */
+
+static PyObject *kernel_copy(PyObject *self, PyObject *args)
+{
+    PyObject *dst_obj, *src_obj;
+    int stream = 0;
+    if (!PyArg_ParseTuple(args, "OO|p:copy", &dst_obj, &src_obj, &stream)) return NULL;
+    Py_buffer dv, sv;
+    if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(src_obj, &sv, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    plan_t p;
+    if (dv.ndim != sv.ndim || dv.itemsize != sv.itemsize || dv.ndim > MAX_DIMS) {
+        PyErr_SetString(PyExc_ValueError, "copy: views differ in rank or item size");
+        goto done;
+    }
+    for (int k = 0; k < dv.ndim; k++) {
+        if (dv.shape[k] != sv.shape[k]) {
+            PyErr_SetString(PyExc_ValueError, "copy: views differ in shape");
+            goto done;
+        }
+    }
+    p.dst = (char *)dv.buf;
+    p.src = (const char *)sv.buf;
+    p.item = dv.itemsize;
+    p.stream = stream && HAVE_STREAM;
+    if (dv.ndim == 0) {
+        memcpy(p.dst, p.src, (size_t)p.item);
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    p.ndim = dv.ndim;
+    for (int k = 0; k < dv.ndim; k++) {
+        p.shape[k] = dv.shape[k];
+        p.ds[k] = dv.strides[k];
+        p.ss[k] = sv.strides[k];
+    }
+    Py_BEGIN_ALLOW_THREADS
+    copy_plan(&p);
+#if HAVE_STREAM
+    if (p.stream) _mm_sfence();
+#endif
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&sv);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"copy", kernel_copy, METH_VARARGS,
+     "copy(dst, src, stream=False): copy the strided view src into dst, outer axes in the "
+     "order given; stream: non-temporal stores where dst is contiguous."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
+                                    "The relayout copy kernel (see _copy.py).", -1, methods};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }

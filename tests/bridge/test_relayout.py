@@ -268,6 +268,20 @@ def test_every_engine_on_tla_formats(monkeypatch: pytest.MonkeyPatch, engine: st
         assert (from_physical(buf, fmt) == a).all(), tag
 
 
+def test_reversed_and_unaligned_inputs() -> None:
+    text = "bf16[24,300]{1,0:T(8,128)(2,1)}"
+    base = np.random.default_rng(7).integers(0, 1000, (24, 300)).astype(np.uint16)
+    want = to_physical(base, text)
+    assert (to_physical(base[::-1, ::-1].copy()[::-1, ::-1], text) == want).all()
+    raw = np.zeros(base.nbytes + 1, np.uint8)
+    unaligned = raw[1:].view(np.uint16).reshape(24, 300)  # numpy marks it unaligned
+    unaligned[...] = base
+    assert not unaligned.flags.aligned
+    assert (to_physical(unaligned, text) == want).all()
+    out = np.zeros((24, 300), np.uint16)
+    assert (from_physical(want, text, out=out[::-1][::-1]) == base).all()
+
+
 def test_overlapping_output_is_safe() -> None:
     text = "s32[8,8]{0,1}"
     a = np.arange(64, dtype=np.int32).reshape(8, 8)

@@ -231,18 +231,19 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> _Pair:
     outer = sorted((k for k in range(n) if k not in inner),
                    key=lambda k: (-abs(pv.strides[k]), -abs(lv.strides[k])))
     axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in (*outer, *inner)]
+    n_outer = len(outer)
     segment = pv.shape[inner[0]] * item if lv.strides[inner[0]] == item else item
     pos = next((i for i, k in enumerate(outer) if lv.strides[k] == segment), None)
     limit = MAX_READ_STREAMS if to_physical else MAX_WRITE_STREAMS
     if pos is not None and segment < 512:
-        under = streams * int(np.prod([a[0] for a in axes[pos + 1:len(outer)]], dtype=np.int64))
-        while under > limit and pos + 1 < len(outer):
+        under = streams * int(np.prod([a[0] for a in axes[pos + 1:n_outer]], dtype=np.int64))
+        while under > limit and pos + 1 < n_outer:
             ext, ps, ls = axes[pos + 1]
             under //= ext
             keep = max((f for f in range(1, limit // under + 1) if ext % f == 0), default=1)
             if keep > 1:  # split the rows axis: its outer part above, `keep` rows below
                 axes[pos + 1:pos + 2] = [(ext // keep, ps * keep, ls * keep), (keep, ps, ls)]
-                outer.insert(pos, -1)
+                n_outer += 1
                 under *= keep
             axes[pos], axes[pos + 1] = axes[pos + 1], axes[pos]
             pos += 1
@@ -326,15 +327,15 @@ def _copy_boxes(plan: _Plan, logical: np.ndarray, buf: np.ndarray, to_physical: 
 
     def work(chunk: list[_Pair]) -> None:
         for dst, src in chunk:
-            if use_kernel:
+            if use_kernel and dst.flags.aligned and src.flags.aligned:  # its loops assume it
                 _kernel.copy(dst, src, stream)
             else:
                 np.copyto(dst, src, casting="no")
     if pool is None or len(tasks) < 2:
         work(tasks)
         return
-    n = pool._max_workers
-    list(pool.map(work, [tasks[i::n] for i in range(n)]))
+    size = -(-len(tasks) // pool._max_workers)  # consecutive tasks (one block's passes) stay on one worker
+    list(pool.map(work, [tasks[i:i + size] for i in range(0, len(tasks), size)]))
 
 
 def _extended(array: np.ndarray, target: PhysicalTarget) -> np.ndarray:

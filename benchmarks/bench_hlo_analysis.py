@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from pathlib import Path
 
 from tensorlayout.hlo import output_to_input_indexing, parse_module
@@ -23,6 +24,7 @@ def run_once() -> dict[str, object]:
     texts = [(p, p.read_text()) for p in files]
     parse_total = analysis_total = 0.0
     instructions = unknown = 0
+    unknown_ops: Counter[str] = Counter()
     largest = (0, "", 0.0, 0.0)
     for path, text in texts:
         t0 = time.perf_counter()
@@ -32,6 +34,7 @@ def run_once() -> dict[str, object]:
         for instr in module.instructions():
             if output_to_input_indexing(instr).is_unknown:
                 unknown += 1
+                unknown_ops[instr.opcode] += 1
             count += 1
         t2 = time.perf_counter()
         parse_total += t1 - t0
@@ -39,7 +42,7 @@ def run_once() -> dict[str, object]:
         instructions += count
         if count > largest[0]:
             largest = (count, path.name, t1 - t0, t2 - t1)
-    return {"files": len(texts), "instructions": instructions, "unknown": unknown,
+    return {"files": len(texts), "instructions": instructions, "unknown": unknown, "unknown_ops": unknown_ops,
             "parse": parse_total, "analysis": analysis_total, "largest": largest}
 
 
@@ -57,6 +60,11 @@ def main() -> None:
     total = best["parse"] + best["analysis"]  # type: ignore[operator]
     count, name, lp, la = best["largest"]  # type: ignore[misc]
     print(f"corpus: {best['files']} modules, {n} instructions ({best['unknown']} with unknown indexing)")
+    ops: Counter[str] = best["unknown_ops"]  # type: ignore[assignment]
+    print("  unknown indexing by opcode: " + ", ".join(f"{op} {n}" for op, n in ops.most_common()))
+    print("  (as in XLA: no rule for tuple, copy-start/done, call, while, scatter, custom-call,\n"
+          "   conditional, async slices; fusions whose body holds such an op; bitcasts that\n"
+          "   change the element count)")
     print(f"parse:    {best['parse']:.3f} s  ({n / best['parse']:.0f} instructions/s)")  # type: ignore[operator]
     print(f"analysis: {best['analysis']:.3f} s  ({n / best['analysis']:.0f} instructions/s)")  # type: ignore[operator]
     print(f"total:    {total:.3f} s  (aim < 2 s) -> {'ok' if total < 2 else 'SLOW'}")

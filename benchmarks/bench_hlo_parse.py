@@ -1,11 +1,17 @@
 """Benchmark of tensorlayout.hlo.parse_module: the HLO corpus and a synthetic large module.
 
-Run: python benchmarks/bench_hlo_parse.py [N]   (N = synthetic instruction count, default 100000)
+Run: python benchmarks/bench_hlo_parse.py [N] [--repeat R]
+
+N is the largest synthetic module (default 100000 instructions); modules of N/4, N/2 and N
+instructions are parsed R times each (default 3, best kept) and the growth exponent of the
+time is reported (1.0 = linear).
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import gc
+import math
 import time
 from pathlib import Path
 
@@ -62,31 +68,51 @@ def synthetic_module(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _time(text: str) -> tuple[float, int]:
-    start = time.perf_counter()
-    module = parse_module(text)
-    return time.perf_counter() - start, module.instruction_count
+def _time(text: str, repeat: int = 1) -> tuple[float, int]:
+    """Best of ``repeat`` parses; garbage from earlier runs is collected first, so every run
+    starts from the same heap (parse_module itself switches the cyclic GC off while it runs)."""
+    best, count = float("inf"), 0
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        module = parse_module(text)
+        best = min(best, time.perf_counter() - start)
+        count = module.instruction_count
+        del module
+    return best, count
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("n", nargs="?", type=int, default=100_000, help="largest synthetic module size")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per size (best is reported)")
+    args = ap.parse_args()
     files = sorted(DATA.glob("*.hlo")) + sorted((DATA / "tpu").glob("*.hlo"))
     total_t, total_n, largest = 0.0, 0, (0.0, 0, "")
     for path in files:
-        seconds, count = _time(path.read_text())
+        seconds, count = _time(path.read_text(), args.repeat)
         total_t += seconds
         total_n += count
         largest = max(largest, (seconds, count, path.name))
     print(f"corpus: {len(files)} files, {total_n} instructions in {total_t:.3f} s "
-          f"= {total_n / total_t:,.0f} instructions/s")
+          f"= {total_n / total_t:,.0f} instructions/s (best of {args.repeat} per file)")
     print(f"  slowest file: {largest[2]} ({largest[1]} instructions) in {largest[0] * 1000:.1f} ms")
-    text = synthetic_module(n)
-    seconds, count = _time(text)
-    print(f"synthetic: {count} instructions ({len(text) / 1e6:.1f} MB) in {seconds:.2f} s "
-          f"= {count / seconds:,.0f} instructions/s")
-    half_seconds, half_count = _time(synthetic_module(n // 2))
-    print(f"linearity: {half_count} instructions in {half_seconds:.2f} s; ratio of times "
-          f"{seconds / half_seconds:.2f} for ratio of sizes {count / half_count:.2f}")
+    sizes = [args.n // 4, args.n // 2, args.n]
+    points = []
+    for n in sizes:
+        text = synthetic_module(n)
+        seconds, count = _time(text, args.repeat)
+        points.append((count, seconds))
+        print(f"synthetic: {count:>7} instructions ({len(text) / 1e6:5.1f} MB) in {seconds:5.2f} s "
+              f"= {seconds / count * 1e6:5.1f} us/instruction")
+    # least-squares slope of log(time) against log(size): 1.0 means linear
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    exponent = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    verdict = "linear" if exponent < 1.15 else "SUPER-LINEAR"
+    print(f"linearity: time grows as size^{exponent:.2f} over {points[0][0]}..{points[-1][0]} "
+          f"instructions (log-log fit; best of {args.repeat}, gc collected before each run) -> {verdict}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tensorlayout.cli import main
+from tensorlayout.errors import HloError
 from tensorlayout.hlo import (
     FusionAdaptor,
     epilogue_input_to_output_indexing,
@@ -159,3 +160,53 @@ ENTRY e {
     for i in range(5):
         for j in range(3):
             assert got.evaluate([i, j]) == offsets.evaluate([j, i])
+
+
+@pytest.mark.parametrize(("content", "kind"), [
+    (b"HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(q)\n}\n", "ParseError"),
+    (b"HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0) \xff\n}\n", "ParseError"),
+    (b"", "ParseError"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              content: bytes, kind: str) -> None:
+    path = tmp_path / "bad.hlo"
+    path.write_bytes(content)
+    assert main(["maps", str(path)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines[0].startswith(f"tensorlayout: {kind}: ") and "line" in lines[0]
+    assert len(lines) == 1 or b"\n" not in content  # the shared report adds a caret to one-line texts
+    assert captured.out == ""
+
+
+def test_cli_summary_names_the_opcodes_without_maps(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(CORPUS / "scatter_add.opt.hlo")
+    assert main(["maps", path]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "instructions got maps; unknown indexing for:" in last and "scatter (" in last
+    assert main(["maps", path, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["unknown_by_opcode"]["scatter"] >= 1
+    assert summary["with_maps"] + sum(summary["unknown_by_opcode"].values()) == summary["instructions"]
+
+
+def test_malformed_ops_get_unknown_indexing_and_bad_ids_raise() -> None:
+    """Maps of the wrong arity (HLO XLA's verifier would reject) become "unknown indexing";
+    asking for an output or operand the instruction does not have is a caller error."""
+    m = parse_module("""HloModule m
+ENTRY e {
+  p = f32[8] parameter(0)
+  b = f32[8,16] broadcast(p)
+  s = f32[4] slice(p), slice={[0:8:2], [0:1]}
+  l = f32[8,2]{0,3} broadcast(p), dimensions={0}
+  ROOT n = f32[8,16] negate(b)
+}""")
+    e = m.entry
+    for name in ("b", "s"):
+        assert str(output_to_input_indexing(e.instruction(name))) == "operand id = 0 unknown indexing\n"
+    assert not output_to_input_indexing(e.instruction("l")).is_unknown
+    assert output_to_input_indexing(e.instruction("l"), physical=True).is_unknown  # bad layout
+    with pytest.raises(HloError, match="output id"):
+        output_to_input_indexing(e.root, 1)
+    with pytest.raises(HloError, match="operand id"):
+        input_to_output_indexing(e.root, 3)

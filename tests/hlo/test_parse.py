@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 from tensorlayout.errors import HloError, ParseError, TensorLayoutError
 from tensorlayout.hlo import (
     ComputationLayout,
+    HloModule,
     PaddingDimension,
     SliceDimension,
     WindowDimension,
+    input_to_output_indexing,
+    operand_utilization,
+    output_to_input_indexing,
     parse_attribute,
     parse_literal,
     parse_module,
@@ -238,6 +242,9 @@ ERRORS = [
     ("HloModule m\nENTRY e {\n  p = f32[4] parameter(x)\n}", 3, 24),
     (_P + "  ROOT n = f32[4] negate(p)\n", 5, 1),
     ("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), window={size=2 foo=1}\n}", 3, 43),
+    # brackets inside skipped values must still match
+    (_P + "  ROOT n = f32[4] negate(p), sharding={devices=[4,2]<=[4,2]T(1,0}\n}", 4, 65),
+    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":[1,2}\n}', 4, 54),
 ]
 
 
@@ -255,7 +262,8 @@ def test_error_names_offending_text() -> None:
 
 
 # -- fuzzing ---------------------------------------------------------------------------------
-_SMALL = [c["hlo"] for c in CASES] + [p.read_text() for p in HLO_FILES[:6]]
+_SMALL = ([c["hlo"] for c in CASES] + [p.read_text() for p in HLO_FILES[:6]]
+          + [p.read_text() for p in HLO_FILES if p.parent.name == "tpu"][:6])
 _PIECES = list("{}[]()<>=,:%/*\"\\ \n_x-0123456789") + ["ROOT", "ENTRY", "HloModule", "f32[2]", "%p", "/*"]
 
 
@@ -274,7 +282,20 @@ def test_mutated_modules_raise_only_library_errors(text: str, edits: list) -> No
         p = int(where * len(text))
         text = (text[:p] + piece + text[p:], text[:p] + text[p + 3 :], text[:p])[kind]
     with contextlib.suppress(TensorLayoutError):
-        parse_module(text)
+        module = parse_module(text)
+        _analyse_everything(module)
+
+
+def _analyse_everything(module: HloModule) -> None:
+    """A module that parses (even a mangled one) gets maps or "unknown indexing" everywhere."""
+    for instr in module.instructions():
+        outputs = len(instr.shape.tuple_shapes) if instr.shape.is_tuple else 1
+        for o in range(outputs):
+            for physical in (False, True):
+                assert len(output_to_input_indexing(instr, o, physical=physical)) == len(instr.operands)
+        for k in range(len(instr.operands)):
+            str(input_to_output_indexing(instr, k, physical=True))
+        operand_utilization(instr, limit=1 << 12)
 
 
 TRICKY = """HloModule tricky, input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (0, {}) }
@@ -320,3 +341,28 @@ def test_less_common_syntax() -> None:
     assert e.instruction("ar").attributes["replica_groups"] == "[2,2]<=[4]"
     assert [u.name for u in e.instruction("cc").users] == ["cmp", "ar"]
     assert len(m.computation("add").callers) == 2
+
+
+DUMP_SYNTAX = (Path(__file__).parent / "dump_syntax.hlo").read_text()
+
+
+def test_dump_syntax_of_recent_jax_and_tpu_modules() -> None:
+    """Index comments in tuple shapes and operand lists, memory-space layouts, nested
+    attribute values with parentheses, async collectives and all four stack-frame tables."""
+    m = parse_module(DUMP_SYNTAX)
+    layout = m.attributes["entry_computation_layout"]
+    assert len(layout.result.tuple_shapes) == 6
+    assert m.attributes["allow_spmd_sharding_propagation_to_output"] == "{true}"
+    e = m.entry
+    assert e.signature is not None and len(e.signature[1].tuple_shapes) == 6
+    cc = e.instruction("cc")
+    assert cc.raw_attributes["output_to_operand_aliasing"] == "{{0}: (0, {})}"
+    assert cc.raw_attributes["result_accuracy"] == "{tolerance={atol=0 rtol=0 ulps=1}}"
+    assert str(cc.shape.tuple_shapes[1]) == "u32[]{:S(2)}"
+    assert e.instruction("agd").operands == (e.instruction("ags"),)
+    assert e.instruction("sl").raw_attributes["statistics"] == "{visualizing_index=1,stat-index-0=0.5}"
+    root = e.root
+    assert root.operand_names[5] == "sl" and len(root.shape.tuple_shapes) == 6
+    assert root.raw_attributes["control-predecessors"] == "{%agd}"
+    assert str(output_to_input_indexing(e.instruction("sl"))) == (
+        "operand id = 0 (d0) -> (d0), domain: d0 in [0, 7]\n")

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tensorlayout.hlo import parse_module
-from tensorlayout.hlo.analysis import output_to_input_indexing
+from tensorlayout.hlo.analysis import input_to_output_indexing, output_to_input_indexing
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.reference import evaluate, reads
 
@@ -48,15 +48,20 @@ def operand_values(instr: HloInstruction, rng: np.random.Generator,
     return vals
 
 
-def map_reads(instr: HloInstruction, k: int, values: list[np.ndarray], *, clip: bool = False
-              ) -> dict[tuple[int, ...], set[tuple[int, ...]]]:
+def _shape_of(instr: HloInstruction, output_id: int) -> tuple[int, ...]:
+    shape = instr.shape.tuple_shapes[output_id] if instr.shape.is_tuple else instr.shape
+    return tuple(shape.dimensions)
+
+
+def map_reads(instr: HloInstruction, k: int, values: list[np.ndarray], *, clip: bool = False,
+              output_id: int = 0) -> dict[tuple[int, ...], set[tuple[int, ...]]]:
     """What the computed maps say each output index reads from operand ``k``."""
-    out_dims = tuple(instr.shape.dimensions)
+    out_dims = _shape_of(instr, output_id)
     by_instr = {id(op): values[i] for i, op in enumerate(instr.operands)}
     got: dict[tuple[int, ...], set[tuple[int, ...]]] = {
         o: set() for o in itertools.product(*(range(n) for n in out_dims))}
     op_dims = tuple(instr.operands[k].shape.dimensions)
-    for oi in output_to_input_indexing(instr)[k]:
+    for oi in output_to_input_indexing(instr, output_id)[k]:
         m = oi.map
         assert not m.is_undefined
         if m.is_known_empty:
@@ -78,19 +83,46 @@ def map_reads(instr: HloInstruction, k: int, values: list[np.ndarray], *, clip: 
     return got
 
 
+def map_writes(instr: HloInstruction, k: int, output_id: int = 0
+               ) -> dict[tuple[int, ...], set[tuple[int, ...]]]:
+    """What the input→output maps say each element of operand ``k`` feeds in output ``output_id``."""
+    got: dict[tuple[int, ...], set[tuple[int, ...]]] = {
+        e: set() for e in itertools.product(*(range(n) for n in instr.operands[k].shape.dimensions))}
+    for oi in input_to_output_indexing(instr, k)[output_id]:
+        m = oi.map
+        assert not m.is_undefined and not m.num_rt_vars
+        if m.is_known_empty:
+            continue
+        for d in itertools.product(*(range(v.bounds.lower, v.bounds.upper + 1) for v in m.dim_vars)):
+            for s in itertools.product(*(range(v.bounds.lower, v.bounds.upper + 1) for v in m.range_vars)):
+                if m.contains(d, list(s)):
+                    got[d].add(tuple(m.evaluate(d, list(s))))
+    return got
+
+
 def check(instr: HloInstruction, values: list[np.ndarray], data_operands: list[int],
-          superset: tuple[int, ...] = (), clip: tuple[int, ...] = ()) -> None:
+          superset: tuple[int, ...] = (), clip: tuple[int, ...] = (), output_id: int = 0,
+          inverse: tuple[int, ...] = ()) -> None:
+    """Output→input maps of ``data_operands`` give exactly what the evaluator reads (or a
+    superset); for the operands in ``inverse`` the input→output maps give exactly its users."""
     for k in data_operands:
-        want = reads(instr, k, values)
-        got = map_reads(instr, k, values, clip=k in clip)
+        want = reads(instr, k, values, output_id)
+        got = map_reads(instr, k, values, clip=k in clip, output_id=output_id)
         if k in superset:
             assert all(want[o] <= got[o] for o in want), k
         else:
             assert got == want, (k, {o: (got[o], want[o]) for o in want if got[o] != want[o]})
     for k, op in enumerate(instr.operands):
         if op.shape.rank == 0 and k not in data_operands:
-            for oi in output_to_input_indexing(instr)[k]:
+            for oi in output_to_input_indexing(instr, output_id)[k]:
                 assert oi.map.num_results == 0
+    for k in inverse:
+        users: dict[tuple[int, ...], set[tuple[int, ...]]] = {
+            e: set() for e in itertools.product(*(range(n) for n in instr.operands[k].shape.dimensions))}
+        for o, elements in reads(instr, k, values, output_id).items():
+            for e in elements:
+                users[e].add(o)
+        assert map_writes(instr, k, output_id) == users, k
 
 
 dims_st = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
@@ -105,11 +137,11 @@ def test_transpose_and_reverse(dims: tuple[int, ...], rnd) -> None:
     rng = np.random.default_rng(0)
     perm_text = ",".join(map(str, perm))
     t = module([shape_text(dims)], f"{shape_text(out)} transpose(p0), dimensions={{{perm_text}}}")
-    check(t, operand_values(t, rng), [0])
+    check(t, operand_values(t, rng), [0], inverse=(0,))
     rev = sorted(rnd.sample(range(len(dims)), rnd.randint(1, len(dims))))
     rev_text = ",".join(map(str, rev))
     r = module([shape_text(dims)], f"{shape_text(dims)} reverse(p0), dimensions={{{rev_text}}}")
-    check(r, operand_values(r, rng), [0])
+    check(r, operand_values(r, rng), [0], inverse=(0,))
 
 
 def _factor(n: int, rnd) -> tuple[int, ...]:
@@ -131,13 +163,13 @@ def test_reshape_and_bitcast(dims: tuple[int, ...], rnd) -> None:
     out = _factor(n, rnd)
     rng = np.random.default_rng(1)
     r = module([shape_text(dims)], f"{shape_text(out)} reshape(p0)")
-    check(r, operand_values(r, rng), [0])
+    check(r, operand_values(r, rng), [0], inverse=(0,))
     in_layout = list(range(len(dims)))
     out_layout = list(range(len(out)))
     rnd.shuffle(in_layout)
     rnd.shuffle(out_layout)
     b = module([shape_text(dims, tuple(in_layout))], f"{shape_text(out, tuple(out_layout))} bitcast(p0)")
-    check(b, operand_values(b, rng), [0])
+    check(b, operand_values(b, rng), [0], inverse=(0,))
 
 
 @SETTINGS
@@ -150,7 +182,7 @@ def test_broadcast_slice_pad(dims: tuple[int, ...], rnd) -> None:
     keep = [i for i in range(len(out)) if i != where[0]]
     b = module([shape_text(dims)],
                f"{shape_text(tuple(out))} broadcast(p0), dimensions={{{','.join(map(str, keep))}}}")
-    check(b, operand_values(b, rng), [0])
+    check(b, operand_values(b, rng), [0], inverse=(0,))
     spec, sliced = [], []
     for n in dims:
         start = rnd.randint(0, n - 1)
@@ -159,7 +191,7 @@ def test_broadcast_slice_pad(dims: tuple[int, ...], rnd) -> None:
         spec.append(f"[{start}:{limit}:{stride}]")
         sliced.append(len(range(start, limit, stride)))
     s = module([shape_text(dims)], f"{shape_text(tuple(sliced))} slice(p0), slice={{{', '.join(spec)}}}")
-    check(s, operand_values(s, rng), [0])
+    check(s, operand_values(s, rng), [0], inverse=(0,))
     pads, padded = [], []
     for n in dims:
         lo, hi, interior = rnd.randint(-1, 2), rnd.randint(-1, 2), rnd.randint(0, 2)
@@ -188,7 +220,8 @@ def test_concatenate(dims: tuple[int, ...], parts: int, rnd) -> None:
     ops = ", ".join(f"p{i}" for i in range(parts))
     c = module([shape_text(s) for s in shapes],
                f"{shape_text(tuple(out))} concatenate({ops}), dimensions={{{axis}}}")
-    check(c, operand_values(c, np.random.default_rng(3)), list(range(parts)))
+    check(c, operand_values(c, np.random.default_rng(3)), list(range(parts)),
+          inverse=tuple(range(parts)))
 
 
 @SETTINGS
@@ -232,7 +265,7 @@ def test_reduce(dims: tuple[int, ...], rnd) -> None:
     out = tuple(n for i, n in enumerate(dims) if i not in red)
     r = module([shape_text(dims), "f32[]"],
                f"{shape_text(out)} reduce(p0, p1), dimensions={{{','.join(map(str, red))}}}, to_apply=sum")
-    check(r, operand_values(r, np.random.default_rng(6)), [0])
+    check(r, operand_values(r, np.random.default_rng(6)), [0], inverse=(0, 1))
 
 
 @SETTINGS
@@ -369,3 +402,160 @@ def test_gather_general(dims: tuple[int, ...], batch: int, rnd) -> None:
             f"index_vector_dim={ivd}, slice_sizes={{{lst(sizes)}}}")
     g = module([shape_text(dims), shape_text(idx_shape, ty="s32")], text)
     check(g, operand_values(g, np.random.default_rng(10), {1: idx}), [0])
+
+
+@SETTINGS
+@given(dims_st, st.integers(2, 3), st.randoms(use_true_random=False))
+def test_variadic_reduce_every_output(dims: tuple[int, ...], n: int, rnd) -> None:
+    """Every output of a variadic reduce reads every input (the reducer mixes them)."""
+    red = sorted(rnd.sample(range(len(dims)), rnd.randint(1, len(dims))))
+    out = tuple(d for i, d in enumerate(dims) if i not in red)
+    params = [shape_text(dims)] * n + ["f32[]"] * n
+    ops = ", ".join(f"p{i}" for i in range(2 * n))
+    tup = "(" + ", ".join([shape_text(out)] * n) + ")"
+    r = module(params, f"{tup} reduce({ops}), dimensions={{{','.join(map(str, red))}}}, to_apply=sum")
+    values = operand_values(r, np.random.default_rng(11))
+    for o in range(n):
+        check(r, values, list(range(n)), output_id=o, inverse=tuple(range(2 * n)))
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 3), min_size=5, max_size=5), st.integers(0, 2), st.integers(1, 2),
+       st.randoms(use_true_random=False))
+def test_dot_general(sizes: list[int], n_batch: int, n_contract: int, rnd) -> None:
+    """Random batch/contracting dims in random positions of both operands."""
+    batch, contract = sizes[:n_batch], sizes[2:2 + n_contract]
+    m, n = sizes[3], sizes[4]
+    lhs_roles = [("b", i) for i in range(n_batch)] + [("c", i) for i in range(n_contract)] + [("m", 0)]
+    rhs_roles = [("b", i) for i in range(n_batch)] + [("c", i) for i in range(n_contract)] + [("n", 0)]
+    rnd.shuffle(lhs_roles)
+    rnd.shuffle(rhs_roles)
+    size = {"b": batch, "c": contract, "m": [m], "n": [n]}
+
+    def dims_of(roles: list[tuple[str, int]]) -> tuple[int, ...]:
+        return tuple(size[r][i] for r, i in roles)
+
+    def where(roles: list[tuple[str, int]], kind: str, count: int) -> str:
+        return ",".join(str(roles.index((kind, i))) for i in range(count))
+
+    out = (*batch, m, n)
+    text = (f"{shape_text(out)} dot(p0, p1), lhs_batch_dims={{{where(lhs_roles, 'b', n_batch)}}}, "
+            f"rhs_batch_dims={{{where(rhs_roles, 'b', n_batch)}}}, "
+            f"lhs_contracting_dims={{{where(lhs_roles, 'c', n_contract)}}}, "
+            f"rhs_contracting_dims={{{where(rhs_roles, 'c', n_contract)}}}")
+    d = module([shape_text(dims_of(lhs_roles)), shape_text(dims_of(rhs_roles))], text)
+    check(d, operand_values(d, np.random.default_rng(12)), [0, 1])
+
+
+@SETTINGS
+@given(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2), st.integers(1, 2),
+       st.lists(st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 2), st.integers(0, 1),
+                          st.integers(0, 1), st.integers(1, 2), st.integers(1, 2), st.booleans()),
+                min_size=1, max_size=2),
+       st.randoms(use_true_random=False))
+def test_convolution(fgc: int, bgc: int, k_in: int, per_group_out: int,
+                     spatial: list[tuple[int, int, int, int, int, int, int, bool]], rnd) -> None:
+    """Feature groups, dilations, padding, stride and reversal are exact on the input; batch
+    groups give XLA's superset (a range variable over the groups instead of the output
+    feature's group)."""
+    if fgc > 1 and bgc > 1:
+        bgc = 1
+    out_b = 1 + rnd.randint(0, 1)
+    in_dims, k_dims, out_dims, parts = [], [], [], []
+    for n, size, stride, lo, hi, wdil, bdil, rev in spatial:
+        padded = n + lo + hi + (n - 1) * (bdil - 1)
+        span = (size - 1) * wdil + 1
+        if padded < span:
+            size, wdil, span = 1, 1, 1
+        in_dims.append(n)
+        k_dims.append(size)
+        out_dims.append((padded - span) // stride + 1)
+        parts.append((size, stride, f"{lo}_{hi}", wdil, bdil, int(rev)))
+    groups = max(fgc, bgc)
+    out_f = groups * per_group_out
+    digits = "".join(str(i) for i in range(len(spatial)))
+    lhs = (out_b * bgc, k_in * fgc, *in_dims)
+    rhs = (k_in, out_f, *k_dims)
+    out = (out_b, out_f, *out_dims)
+
+    def field(i: int) -> str:
+        return "x".join(str(p[i]) for p in parts)
+
+    window = (f"size={field(0)} stride={field(1)} pad={field(2)} rhs_dilate={field(3)} "
+              f"lhs_dilate={field(4)} window_reversal={field(5)}")
+    c = module([shape_text(lhs), shape_text(rhs)],
+               f"{shape_text(out)} convolution(p0, p1), window={{{window}}}, "
+               f"dim_labels=bf{digits}_io{digits}->bf{digits}, feature_group_count={fgc}, "
+               f"batch_group_count={bgc}")
+    # Output points over padding or base-dilation holes multiply the kernel by the padding
+    # value; XLA's kernel map does not exclude them, so it is exact only without holes.
+    holes = any(lo or hi or bdil > 1 for _, _, _, lo, hi, _, bdil, _ in spatial)
+    superset = ((0,) if bgc > 1 else ()) + ((1,) if holes else ())
+    check(c, operand_values(c, np.random.default_rng(13)), [0, 1], superset=superset)
+
+
+@SETTINGS
+@given(dims_st)
+def test_elementwise_with_scalar_operand(dims: tuple[int, ...]) -> None:
+    """A rank-0 operand of a non-scalar elementwise op is read by every output element."""
+    e = module([shape_text(dims), "f32[]"], f"{shape_text(dims)} multiply(p0, p1)")
+    check(e, operand_values(e, np.random.default_rng(14)), [0, 1], inverse=(0,))
+
+
+def _random_step(dims: tuple[int, ...], src: str, rnd) -> tuple[str, tuple[int, ...]]:
+    """One random data-movement instruction reading ``src`` (of shape ``dims``)."""
+    kind = rnd.choice(["transpose", "reverse", "slice", "reshape", "broadcast", "pad", "negate"])
+    r = len(dims)
+    if kind == "transpose":
+        perm = rnd.sample(range(r), r)
+        out = tuple(dims[p] for p in perm)
+        return f"{shape_text(out)} transpose({src}), dimensions={{{','.join(map(str, perm))}}}", out
+    if kind == "reverse":
+        rev = sorted(rnd.sample(range(r), rnd.randint(1, r)))
+        return f"{shape_text(dims)} reverse({src}), dimensions={{{','.join(map(str, rev))}}}", dims
+    if kind == "slice":
+        spec, out = [], []
+        for n in dims:
+            start = rnd.randint(0, n - 1)
+            limit, stride = rnd.randint(start + 1, n), rnd.randint(1, 2)
+            spec.append(f"[{start}:{limit}:{stride}]")
+            out.append(len(range(start, limit, stride)))
+        return f"{shape_text(tuple(out))} slice({src}), slice={{{', '.join(spec)}}}", tuple(out)
+    if kind == "reshape":
+        out = _factor(int(np.prod(dims)), rnd)[:3]
+        if int(np.prod(out)) != int(np.prod(dims)):
+            out = (int(np.prod(dims)),)
+        return f"{shape_text(out)} reshape({src})", out
+    if kind == "broadcast" and r < 3:
+        where = rnd.randint(0, r)
+        out = dims[:where] + (2,) + dims[where:]
+        keep = ",".join(str(i) for i in range(r + 1) if i != where)
+        return f"{shape_text(out)} broadcast({src}), dimensions={{{keep}}}", out
+    if kind == "pad":
+        pads, out = [], []
+        for n in dims:
+            lo, hi, interior = rnd.randint(-1, 1), rnd.randint(0, 1), rnd.randint(0, 1)
+            if n + lo + hi + (n - 1) * interior < 1:
+                lo = 0
+            pads.append(f"{lo}_{hi}_{interior}")
+            out.append(n + lo + hi + (n - 1) * interior)
+        return f"{shape_text(tuple(out))} pad({src}, zero), padding={'x'.join(pads)}", tuple(out)
+    return f"{shape_text(dims)} negate({src})", dims
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple), st.integers(1, 4),
+       st.randoms(use_true_random=False))
+def test_random_fusion_chains(dims: tuple[int, ...], steps: int, rnd) -> None:
+    """Composition through a fused chain of data-movement ops reads exactly what it should."""
+    body = [f"  p0 = {shape_text(dims)} parameter(0)", "  zero = f32[] constant(0)"]
+    src, cur = "p0", dims
+    for i in range(steps):
+        text, cur = _random_step(cur, src, rnd)
+        src = f"i{i}"
+        body.append(f"  {'ROOT ' if i == steps - 1 else ''}{src} = {text}")
+    hlo = ("HloModule m\nf {\n" + "\n".join(body) + "\n}\nENTRY e {\n"
+           f"  a = {shape_text(dims)} parameter(0)\n"
+           f"  ROOT fusion = {shape_text(cur)} fusion(a), kind=kLoop, calls=f\n}}\n")
+    root = parse_module(hlo).entry.root
+    check(root, operand_values(root, np.random.default_rng(15)), [0])

@@ -1,7 +1,7 @@
 """The ``tensorlayout`` command: a thin layer over the public API.
 
 Each subcommand lives in its own module with ``register(subparsers)``; errors from the
-library become one message (plus a caret line for parse errors) and exit code 2.
+library become one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.errors import TensorLayoutError
 
 __all__ = ["main"]
 
@@ -46,12 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def report(err: TensorLayoutError) -> str:
-    """The text printed for a library error: one message line, then a caret for parse errors."""
-    kind = type(err).__name__
-    text = f"tensorlayout: {kind}: {err}"
-    if isinstance(err, ParseError) and "\n" not in err.text and len(err.text) <= 200:
-        text += "\n" + "\n".join("  " + line for line in err.caret().splitlines())
-    return text
+    """The one line printed for a library error (a parse error names line, column and the
+    offending text; ``ParseError.caret()`` draws it, for callers that want a picture).
+
+    >>> from tensorlayout.errors import ParseError
+    >>> report(ParseError("f32[3,5", 7, "',' or ']'"))
+    "tensorlayout: ParseError: expected ',' or ']' at line 1, column 8, but got end of input"
+    """
+    message = " ".join(part.strip() for part in str(err).splitlines() if part.strip())
+    return f"tensorlayout: {type(err).__name__}: {message}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

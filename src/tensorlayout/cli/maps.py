@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tensorlayout.errors import ParseError
 from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.analysis import (
     HloInstructionIndexing,
@@ -56,18 +57,23 @@ def _indexings(instr: HloInstruction, args: argparse.Namespace) -> list[tuple[in
 
 
 class _Progress:
+    """A bar on stderr for large modules, redrawn in place on a terminal; elsewhere (a log
+    file, a pipe) only the final line is written."""
+
     def __init__(self, total: int) -> None:
         self.total = total
         self.enabled = total >= PROGRESS_THRESHOLD
+        self.live = self.enabled and sys.stderr.isatty()
         self.step = max(1, total // 50)
 
     def update(self, done: int) -> None:
-        if self.enabled and (done % self.step == 0 or done == self.total):
-            filled = 30 * done // self.total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} instructions")
-            if done == self.total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
+        if not self.enabled or (done != self.total and (not self.live or done % self.step)):
+            return
+        filled = 30 * done // self.total
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} instructions")
+        if done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
 
 
 def _select(module: HloModule, name: str | None) -> list[HloInstruction]:
@@ -158,9 +164,18 @@ def _text(result: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def read_module_text(source: str) -> str:
+    """The text of ``source`` (a path, or ``-`` for stdin); non-UTF-8 bytes are a ParseError."""
+    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        offset = len(data[: err.start].decode("utf-8", errors="replace"))
+        raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.module == "-" else Path(args.module).read_text()
-    module = parse_module(text)
+    module = parse_module(read_module_text(args.module))
     result = analyse(module, args)
     if args.json:
         print(json.dumps(result, indent=1))

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tensorlayout.errors import TensorLayoutError
+from tensorlayout.errors import HloError, TensorLayoutError
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.indexing import IndexingMap, RangeEvaluator, compose
+from tensorlayout.xla.shape import Shape
 
 __all__ = [
     "ELEMENTWISE_OPCODES",
@@ -306,6 +307,34 @@ def _output_count(instr: HloInstruction) -> int:
     return len(instr.shape.tuple_shapes) if instr.shape.is_tuple else 1
 
 
+def _rank(shape: Shape) -> int | None:
+    return shape.rank if shape.is_array else None
+
+
+def _arity_ok(result: HloInstructionIndexing, from_rank: int | None,
+              to_ranks: Sequence[int | None]) -> bool:
+    """Every defined map reads ``from_rank`` dims and gives the rank of its target.
+
+    Malformed HLO (a broadcast without ``dimensions``, operands of the wrong rank) makes a
+    rule build maps of the wrong arity; those become "unknown indexing" instead of failing
+    later in a consumer. Tuple-shaped sides (rank None) are not checked, and a map may have
+    no results whatever the target's rank: XLA reads "one scalar" that way (scan carries,
+    a fused scalar parameter fed by an array).
+    """
+    if len(result) != len(to_ranks):
+        return False
+    for group, to_rank in zip(result.indexing_maps, to_ranks):
+        for oi in group:
+            m = oi.map
+            if m.is_undefined:
+                continue
+            if from_rank is not None and m.num_dims != from_rank:
+                return False
+            if to_rank is not None and m.num_results not in (to_rank, 0):
+                return False
+    return True
+
+
 def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
                              physical: bool = False) -> HloInstructionIndexing:
     """Per operand, the maps from ``instr``'s output ``output_id`` index to the operand index.
@@ -313,36 +342,49 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
     ``physical=True`` expresses both sides in physical (layout) dimension order, as XLA's
     physical-layout test mode does.
     """
-    o2i, _ = _tables()
-    rule = o2i.get(instr.opcode)
+    _check_id(instr, output_id, max(1, _output_count(instr)), "output")
+    rule = _tables()[0].get(instr.opcode)
+    count = len(instr.operands)
     if rule is None:
-        result = HloInstructionIndexing.unknown(len(instr.operands))
-    else:
-        try:
-            result = HloInstructionIndexing(rule(instr, output_id))
-        except _RECOVERABLE:
-            result = HloInstructionIndexing.unknown(len(instr.operands))
-    if physical:
-        from tensorlayout.hlo.physical import to_physical_output_to_input
+        return HloInstructionIndexing.unknown(count)
+    try:
+        result = HloInstructionIndexing(rule(instr, output_id))
+        out_shape = instr.shape.tuple_shapes[output_id] if instr.shape.is_tuple else instr.shape
+        if not _arity_ok(result, _rank(out_shape), [_rank(op.shape) for op in instr.operands]):
+            return HloInstructionIndexing.unknown(count)
+        if physical:
+            from tensorlayout.hlo.physical import to_physical_output_to_input
 
-        result = to_physical_output_to_input(result, instr, output_id)
+            result = to_physical_output_to_input(result, instr, output_id)
+    except _RECOVERABLE:
+        return HloInstructionIndexing.unknown(count)
     return result
 
 
 def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
                              physical: bool = False) -> HloInstructionIndexing:
     """Per output, the maps from operand ``input_id``'s index to the output index."""
-    _, i2o = _tables()
-    rule = i2o.get(instr.opcode)
+    _check_id(instr, input_id, len(instr.operands), "operand")
+    rule = _tables()[1].get(instr.opcode)
+    count = _output_count(instr)
     if rule is None:
-        result = HloInstructionIndexing.unknown(_output_count(instr))
-    else:
-        try:
-            result = HloInstructionIndexing(rule(instr, input_id))
-        except _RECOVERABLE:
-            result = HloInstructionIndexing.unknown(_output_count(instr))
-    if physical:
-        from tensorlayout.hlo.physical import to_physical_input_to_output
+        return HloInstructionIndexing.unknown(count)
+    try:
+        result = HloInstructionIndexing(rule(instr, input_id))
+        outs = instr.shape.tuple_shapes if instr.shape.is_tuple else (instr.shape,)
+        if instr.opcode == "tuple":  # one map, to the tuple element fed by this operand
+            outs = (instr.operands[input_id].shape,)
+        if not _arity_ok(result, _rank(instr.operands[input_id].shape), [_rank(s) for s in outs]):
+            return HloInstructionIndexing.unknown(count)
+        if physical:
+            from tensorlayout.hlo.physical import to_physical_input_to_output
 
-        result = to_physical_input_to_output(result, instr, input_id)
+            result = to_physical_input_to_output(result, instr, input_id)
+    except _RECOVERABLE:
+        return HloInstructionIndexing.unknown(count)
     return result
+
+
+def _check_id(instr: HloInstruction, k: object, count: int, what: str) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < count:
+        raise HloError(f"expected an {what} id in [0, {count - 1}] of {instr.name}, but got {k!r}")

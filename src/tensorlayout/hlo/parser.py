@@ -48,14 +48,15 @@ _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
 _SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)")
 _ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=")
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*")
+# Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
+# nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
 _SIMPLE_VALUE = re.compile(
     r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
-    r'|\{[^{}"\n/]*\}'
-    r'|\{(?:[^{}"\\\n]|"(?:[^"\\\n]|\\.)*")*\}'
+    r'|\{[^{}"\n/\[\]()]*\}'
+    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\\n]|\\.)*")*\}'
     r'|"(?:[^"\\\n]|\\.)*"'
 )
 _SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S)
-_BRACES = re.compile(r'[^{}"\n]+|"(?:[^"\\\n]|\\.)*"|[{}]')
 _CLOSER = {"[": "]", "{": "}", "(": ")"}
 _TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
 _TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)')
@@ -94,8 +95,6 @@ def scan_value(text: str, pos: int) -> int:
     m = _SIMPLE_VALUE.match(text, pos)
     if m:
         return m.end()
-    if text.startswith("{", pos):
-        return _scan_braces(text, pos)
     stack: list[str] = []
     start = pos
     while True:
@@ -121,26 +120,6 @@ def scan_value(text: str, pos: int) -> int:
     if pos == start:
         raise ParseError(text, pos, "an attribute value")
     return pos
-
-
-def _scan_braces(text: str, pos: int) -> int:
-    """End of the ``{...}`` block at ``pos`` (strings may hold braces; lines may break)."""
-    depth = 0
-    match = _BRACES.match
-    while True:
-        m = match(text, pos)
-        if m is None:
-            if pos >= len(text):
-                raise ParseError(text, pos, "'}' to close the attribute value")
-            raise ParseError(text, pos, "a closing '\"' on the same line")
-        c = text[pos]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return m.end()
-        pos = m.end()
 
 
 class _Parser:
@@ -450,8 +429,7 @@ class _Parser:
             if m:
                 key = m.group(1)
                 at = m.end()
-                v = _SIMPLE_VALUE.match(text, at)
-                end = v.end() if v else scan_value(text, at)
+                end = scan_value(text, at)
             else:
                 if not _MORE.match(text, pos):
                     break

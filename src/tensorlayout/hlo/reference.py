@@ -1,11 +1,12 @@
 """A small numpy evaluator for HLO, used to check indexing maps against semantics.
 
 ``evaluate(instr, operands)`` computes one instruction (sums stand in for every reduction
-computation); ``reads(instr, k, operands)`` finds, by perturbing one element of operand ``k``
-at a time, which operand elements each output element depends on. Supported: parameter,
+computation; a variadic reducer mixes all its operands, as an argmax does);
+``reads(instr, k, operands)`` finds, by perturbing one element of operand ``k`` at a time,
+which operand elements each output element depends on. Supported: parameter,
 constant (scalar), iota, transpose, reshape, bitcast (layout-aware), broadcast, slice, pad,
 concatenate, reverse, gather, dynamic-slice, dynamic-update-slice, reduce, dot,
-reduce-window, fusion, get-tuple-element, tuple and monotone elementwise ops.
+reduce-window, convolution, fusion, get-tuple-element, tuple and monotone elementwise ops.
 
 >>> import numpy as np
 >>> from tensorlayout.hlo import parse_module
@@ -112,13 +113,8 @@ def _reduce_window(x: np.ndarray, init: Any, window: Any, out_dims: Sequence[int
     for o in itertools.product(*(range(n) for n in out_dims)):
         total = out[o]
         for w in itertools.product(*(range(d.size) for d in wd)):
-            pos = []
-            for i, d in enumerate(wd):
-                p = o[i] * d.stride + w[i] * d.window_dilation - d.padding_low
-                if p % d.base_dilation or not 0 <= p // d.base_dilation < x.shape[i]:
-                    break
-                pos.append(p // d.base_dilation)
-            else:
+            pos = [_window_source(o[i], w[i], d, x.shape[i]) for i, d in enumerate(wd)]
+            if all(p is not None for p in pos):
                 total = total + x[tuple(pos)]
         out[o] = total
     return out
@@ -146,6 +142,48 @@ def _dot(lhs: np.ndarray, rhs: np.ndarray, instr: HloInstruction) -> np.ndarray:
             rs[j] = next(letters)
             out.append(rs[j])
     return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", lhs, rhs)
+
+
+def _window_source(o: int, w: int, d: Any, n: int) -> int | None:
+    """Input position read by output ``o`` at window position ``w`` (None: padding or a hole)."""
+    p = o * d.stride + w * d.window_dilation - d.padding_low
+    if p % d.base_dilation or not 0 <= p // d.base_dilation < n:
+        return None
+    return p // d.base_dilation
+
+
+def _convolution(x: np.ndarray, k: np.ndarray, instr: HloInstruction) -> np.ndarray:
+    """XLA convolution with feature groups, batch groups, dilations and window reversal."""
+    a = instr.attributes
+    dn = a["dim_labels"]
+    out_dims = _dims(instr.shape)
+    wd = a["window"].dimensions if "window" in a else ()
+    spatial = list(zip(dn.input_spatial_dimensions, dn.kernel_spatial_dimensions,
+                       dn.output_spatial_dimensions, wd))
+    k_in = k.shape[dn.kernel_input_feature_dimension]
+    out_f = out_dims[dn.output_feature_dimension]
+    per_feature_group = out_f // int(a.get("feature_group_count", 1))
+    per_batch_group = out_f // int(a.get("batch_group_count", 1))
+    out = np.zeros(out_dims, dtype=float)
+    for o in itertools.product(*(range(n) for n in out_dims)):
+        fo = o[dn.output_feature_dimension]
+        xi, ki = [0] * x.ndim, [0] * k.ndim
+        xi[dn.input_batch_dimension] = ((fo // per_batch_group) * out_dims[dn.output_batch_dimension]
+                                        + o[dn.output_batch_dimension])
+        ki[dn.kernel_output_feature_dimension] = fo
+        for w in itertools.product(*(range(d.size) for d in wd)):
+            for (idim, kdim, odim, d), wj in zip(spatial, w):
+                p = _window_source(o[odim], wj, d, x.shape[idim])
+                if p is None:
+                    break
+                xi[idim] = p
+                ki[kdim] = d.size - 1 - wj if d.window_reversal else wj
+            else:
+                for ci in range(k_in):
+                    xi[dn.input_feature_dimension] = (fo // per_feature_group) * k_in + ci
+                    ki[dn.kernel_input_feature_dimension] = ci
+                    out[o] += x[tuple(xi)] * k[tuple(ki)]
+    return out
 
 
 def evaluate(instr: HloInstruction, operands: Sequence[Any]) -> Any:
@@ -203,16 +241,18 @@ def evaluate(instr: HloInstruction, operands: Sequence[Any]) -> Any:
     if op == "reduce":
         n = len(operands) // 2
         dims = tuple(a.get("dimensions", ()))
-        outs = [np.sum(operands[i], axis=dims) + operands[n + i] for i in range(n)]
-        return tuple(outs) if instr.shape.is_tuple else outs[0]
+        total = sum(np.sum(operands[i], axis=dims) + operands[n + i] for i in range(n))
+        return tuple([total] * n) if instr.shape.is_tuple else total
     if op == "reduce-window":
         n = len(operands) // 2
         shapes = instr.shape.tuple_shapes if instr.shape.is_tuple else (instr.shape,)
-        outs = [_reduce_window(operands[i], operands[n + i].item(), a["window"], _dims(shapes[i]))
-                for i in range(n)]
-        return tuple(outs) if instr.shape.is_tuple else outs[0]
+        total = sum(_reduce_window(operands[i], operands[n + i].item(), a["window"], _dims(shapes[i]))
+                    for i in range(n))
+        return tuple([total] * n) if instr.shape.is_tuple else total
     if op == "dot":
         return _dot(x, operands[1], instr)
+    if op == "convolution":
+        return _convolution(x, operands[1], instr)
     if op == "tuple":
         return tuple(operands)
     if op == "get-tuple-element":

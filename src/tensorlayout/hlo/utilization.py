@@ -1,8 +1,10 @@
 """Operand utilization: how many distinct elements of each operand an instruction reads.
 
 The count comes from the instruction's output→input indexing maps (fusions: composed through
-the body). Small domains are enumerated exactly (vectorised with numpy); large ones get an
-upper bound ``min(operand size, points of the domains, box of the result ranges)`` and say so.
+the body). Small domains (counting only the variables a map uses) are enumerated exactly,
+vectorised with numpy; a large map whose results are distinct ``v + c`` without constraints
+reads exactly a box; other large ones get an upper bound ``min(operand size, points of the
+domains, box of the result ranges)``. Each figure says which method gave it.
 Runtime variables range over all their feasible values, so maps with them give "may read"
 counts (``exact=False``).
 
@@ -90,45 +92,69 @@ def eval_expr(e: Expr, values: Sequence[np.ndarray]) -> np.ndarray:
     return go(e)
 
 
+def _used_vars(m: IndexingMap) -> list[int]:
+    """Variables the results or constraints mention; the others cannot change what is read."""
+    used: set[int] = set()
+    for e in (*m.results, *m.constraints):
+        used |= e.variables()
+    return sorted(used)
+
+
+def _is_empty(m: IndexingMap) -> bool:
+    return m.is_known_empty or any(v.bounds.upper < v.bounds.lower for v in m.all_vars())
+
+
 def domain_points(m: IndexingMap) -> int:
-    """Points of the map's bounding box (constraints ignored)."""
+    """Points of the box of the variables the map uses (constraints ignored).
+
+    >>> m = "(d0, d1)[s0] -> (s0), domain: d0 in [0, 9], d1 in [0, 9], s0 in [0, 3]"
+    >>> domain_points(IndexingMap.parse(m))
+    4
+    """
+    if _is_empty(m):
+        return 0
+    variables = m.all_vars()
     n = 1
-    for v in m.all_vars():
-        n *= max(0, v.bounds.upper - v.bounds.lower + 1)
+    for k in _used_vars(m):
+        n *= variables[k].bounds.upper - variables[k].bounds.lower + 1
     return n
 
 
-def enumerate_map(m: IndexingMap) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """All domain points (variables, flattened) and the results there, constraints applied."""
-    grids = np.meshgrid(*[np.arange(v.bounds.lower, v.bounds.upper + 1, dtype=np.int64)
-                          for v in m.all_vars()], indexing="ij")
-    flat = [g.reshape(-1) for g in grids]
-    if not flat:
-        flat_len = 1
-    else:
-        flat_len = flat[0].size
-    keep = np.ones(flat_len, dtype=bool)
+def enumerate_map(m: IndexingMap) -> tuple[int, list[np.ndarray]]:
+    """How many domain points satisfy the constraints, and the results at each of them.
+
+    Only the variables the map uses are enumerated (see :func:`domain_points`).
+    """
+    if _is_empty(m):
+        return 0, [np.zeros(0, dtype=np.int64) for _ in m.results]
+    variables = m.all_vars()
+    used = _used_vars(m)
+    grids = np.meshgrid(*[np.arange(variables[k].bounds.lower, variables[k].bounds.upper + 1,
+                                    dtype=np.int64) for k in used], indexing="ij")
+    count = grids[0].size if grids else 1
+    values = [np.zeros(1, dtype=np.int64)] * len(variables)  # unused: any value will do
+    for k, g in zip(used, grids):
+        values[k] = g.reshape(-1)
+    keep = np.ones(count, dtype=bool)
     for e, iv in m.constraints.items():
-        val = np.broadcast_to(eval_expr(e, flat), (flat_len,))
+        val = np.broadcast_to(eval_expr(e, values), (count,))
         keep &= (val >= iv.lower) & (val <= iv.upper)
-    variables = [f[keep] for f in flat]
+    values = [v[keep] if v.size == count else v for v in values]
     count = int(keep.sum())
-    results = [np.broadcast_to(eval_expr(r, variables), (count,)) for r in m.results]
-    return variables, results
+    return count, [np.broadcast_to(eval_expr(r, values), (count,)) for r in m.results]
 
 
 def _flat_reads(maps: Iterable[IndexingMap], dims: Sequence[int]) -> np.ndarray:
+    """Row-major offsets of the operand elements the maps read (inside the operand), unique."""
     chunks = []
     for m in maps:
-        if m.is_known_empty:
-            continue
-        variables, results = enumerate_map(m)
+        count, results = enumerate_map(m)
         if not dims:
-            if not variables or variables[0].size:
+            if count:
                 chunks.append(np.zeros(1, dtype=np.int64))
             continue
-        inside = np.ones(results[0].shape, dtype=bool)
-        flat = np.zeros(results[0].shape, dtype=np.int64)
+        inside = np.ones(count, dtype=bool)
+        flat = np.zeros(count, dtype=np.int64)
         for r, n in zip(results, dims):
             inside &= (r >= 0) & (r < n)
             flat = flat * n + r
@@ -138,16 +164,47 @@ def _flat_reads(maps: Iterable[IndexingMap], dims: Sequence[int]) -> np.ndarray:
     return np.unique(np.concatenate(chunks))
 
 
-def _bound(maps: Sequence[IndexingMap], numel: int) -> int:
+def _var_plus_const(e: Expr) -> tuple[int, int] | None:
+    """``(k, c)`` if ``e`` is ``v_k + c`` (or ``v_k``), else None."""
+    if e.kind == VAR:
+        return e.value, 0
+    lhs, rhs = e.lhs, e.rhs
+    if e.kind == ADD and lhs is not None and rhs is not None and lhs.kind == VAR and rhs.kind == CONST:
+        return lhs.value, rhs.value
+    return None
+
+
+def _projection_count(m: IndexingMap, dims: Sequence[int]) -> int | None:
+    """Exact count for an unconstrained map whose results are distinct ``v + c``, else None.
+
+    Such a map reads the box of its result ranges, clipped to the operand: a product.
+    ``(d0, d1)[s0] -> (s0, d0 + 1)`` over ``s0 in [0, 99]``, ``d0 in [0, 9]`` reads
+    ``min(100, n0) * |[1, 10] ∩ [0, n1 - 1]|`` elements, however large ``d1``'s range.
+    """
+    if m.constraints or m.num_rt_vars:
+        return None
+    parts = [_var_plus_const(r) for r in m.results]
+    if any(p is None for p in parts) or len({p[0] for p in parts if p}) != len(parts):
+        return None
+    variables = m.all_vars()
+    count = 1
+    for (k, c), n in zip([p for p in parts if p], dims):
+        lo, hi = variables[k].bounds.lower + c, variables[k].bounds.upper + c
+        count *= max(0, min(hi, n - 1) - max(lo, 0) + 1)
+    return count
+
+
+def _bound(maps: Sequence[IndexingMap], dims: Sequence[int], numel: int) -> int:
+    """``min(operand size, sum over maps of min(domain points, result box ∩ operand))``."""
     points = 0
     for m in maps:
-        if m.is_known_empty:
+        if _is_empty(m):
             continue
         box = 1
         ev = RangeEvaluator.for_map(m)
-        for r in m.results:
+        for r, n in zip(m.results, dims):
             iv = ev.range(r)
-            box *= max(0, iv.upper - iv.lower + 1)
+            box *= max(0, min(iv.upper, n - 1) - max(iv.lower, 0) + 1)
         points += min(domain_points(m), box)
     return min(numel, points)
 
@@ -161,18 +218,22 @@ def _utilization(k: int, operand: HloInstruction, group: Sequence[OperandIndexin
         numel *= n
     if not shape.is_array:
         return OperandUtilization(k, operand.name, 0, 0, False, "not an array")
-    if any(oi.is_undefined for oi in group):
+    if any(oi.is_undefined or oi.map.num_results != len(dims) for oi in group):
         return OperandUtilization(k, operand.name, numel, numel, False, "unknown indexing (upper bound)")
     maps = [oi.map for oi in group]
     has_rt = any(m.num_rt_vars for m in maps)
-    if sum(domain_points(m) for m in maps if not m.is_known_empty) <= limit:
+    if sum(domain_points(m) for m in maps) <= limit:
         read = int(_flat_reads(maps, dims).size)
         if has_rt:
             return OperandUtilization(k, operand.name, numel, read, False,
                                       "may read: enumeration over all runtime-variable values")
         return OperandUtilization(k, operand.name, numel, read, True, "exact (enumeration)")
-    return OperandUtilization(k, operand.name, numel, _bound(maps, numel), False,
-                              "upper bound: min(operand size, domain points, result-range box)")
+    exact = _projection_count(maps[0], dims) if len(maps) == 1 and not _is_empty(maps[0]) else None
+    if exact is not None:
+        return OperandUtilization(k, operand.name, numel, exact, True, "exact (box of the result ranges)")
+    return OperandUtilization(k, operand.name, numel, _bound(maps, dims, numel), False,
+                              "upper bound: min(operand size, domain points, "
+                              "result-range box within the operand)")
 
 
 def operand_utilization(instr: HloInstruction, *, limit: int = EXACT_LIMIT) -> list[OperandUtilization]:

@@ -178,11 +178,19 @@ def reshape_map(in_dims: Sequence[int], out_dims: Sequence[int]) -> IndexingMap:
 
 
 def major_to_minor(shape: Shape) -> tuple[int, ...]:
-    """Logical dims from most major to most minor (``ToTransposeDimensions``); default descending."""
+    """Logical dims from most major to most minor (``ToTransposeDimensions``); default descending.
+
+    >>> major_to_minor(Shape.parse("f32[10,20,30]{1,0,2}"))
+    (2, 0, 1)
+    """
     layout = shape.layout
-    if layout is None or len(layout.minor_to_major) != shape.rank:
+    if layout is None:
         return tuple(range(shape.rank))
-    return tuple(reversed(layout.minor_to_major))
+    order = tuple(reversed(layout.minor_to_major))
+    if sorted(order) != list(range(shape.rank)):
+        raise HloError(f"expected a layout that permutes the {shape.rank} dims of {shape}, "
+                       f"but got minor_to_major {layout.minor_to_major}")
+    return order
 
 
 def bitcast_exprs(from_shape: Shape, to_shape: Shape, from_vars: Sequence[Expr]) -> list[Expr] | None:

@@ -166,7 +166,12 @@ def reduce_window_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 
 def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
-    """Spatial dims through the window; input features (and batch groups) are range variables."""
+    """Spatial dims through the window; input features (and batch groups) are range variables.
+
+    The kernel's spatial dims read the window variables, back to front where the window is
+    reversed (``rhs_reversal=1``); feature groups pick the input-feature slab of the output
+    feature's group; batch groups add a range variable over the groups (as XLA does).
+    """
     a = instr.attributes
     dn = a["dim_labels"]
     in_dims = array_dims(instr.operands[0].shape)
@@ -212,7 +217,9 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     lhs = IndexingMap(in_results, bounds(out), ranges, constraints=constraints)
     k_results: list[Expr] = [var(0)] * len(k_dims)
     for j, d in enumerate(dn.kernel_spatial_dimensions):
-        k_results[d] = var(nd + j)
+        w = window.dimensions[j]
+        # a reversed window reads the kernel back to front: -s_j + (size - 1)
+        k_results[d] = var(nd + j) * -1 + (w.size - 1) if w.window_reversal else var(nd + j)
     k_results[dn.kernel_input_feature_dimension] = s_feature
     k_results[dn.kernel_output_feature_dimension] = var(dn.output_feature_dimension)
     rhs = IndexingMap(k_results, bounds(out), ranges)

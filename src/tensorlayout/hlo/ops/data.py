@@ -116,7 +116,10 @@ def dynamic_update_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Operand dim ``i`` reads ``d_{offset}`` (window dims), the batch coordinate (batching dims)
-    or 0 (collapsed dims), plus ``rt_j`` where ``start_index_map[j] == i``.
+    or 0 (collapsed dims), plus a runtime variable if ``i`` is in ``start_index_map``.
+
+    Runtime variables are numbered in operand-dim order; the one for ``start_index_map[j]``
+    reads index-vector entry ``j`` (``start_index_map={1,0}``: rt0 reads ``(d0, 1)``).
 
     XLA has a rule only for the canonical form (indices ``[N, k]``, ``index_vector_dim=1``,
     nothing collapsed), where this gives the same maps; other forms are an extension.
@@ -155,7 +158,8 @@ def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
         results[od] = var(batch_out[idx_batch_axes.index(idd)])
     rts: list[RuntimeVar] = []
     rt_bounds = []
-    for j, dim in enumerate(start_map):
+    # Runtime variables follow the operand dims; rt for dim ``start_map[j]`` reads column j.
+    for dim, j in sorted((dim, j) for j, dim in enumerate(start_map)):
         feasible = (0, op_dims[dim] - slice_sizes[dim])
         rt_map = IndexingMap(index_coords(const(j)), bounds(out))
         folded = _fold_index_read(indices, rt_map, feasible)

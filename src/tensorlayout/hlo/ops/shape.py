@@ -80,18 +80,24 @@ def reshape_i2o(instr: HloInstruction, input_id: int) -> Maps:
 # --------------------------------------------------------------------------- broadcast
 
 
+def _broadcast_dims(instr: HloInstruction) -> tuple[int, ...]:
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    if len(dims) != len(array_dims(instr.operands[0].shape)):
+        raise HloError(f"{instr.name}: broadcast needs one output dim per operand dim, got {dims}")
+    return dims
+
+
 def broadcast_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Operand dim ``i`` is output dim ``dimensions[i]``."""
     out = array_dims(instr.shape)
-    dims = tuple(instr.attributes.get("dimensions", ()))
-    return [_one(IndexingMap([var(d) for d in dims], bounds(out)))]
+    return [_one(IndexingMap([var(d) for d in _broadcast_dims(instr)], bounds(out)))]
 
 
 def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
     """Broadcast output dims become range variables over their sizes."""
     out = array_dims(instr.shape)
     in_dims = array_dims(instr.operands[0].shape)
-    dims = tuple(instr.attributes.get("dimensions", ()))
+    dims = _broadcast_dims(instr)
     n = len(in_dims)
     results: list[Expr] = []
     ranges = []

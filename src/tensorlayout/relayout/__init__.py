@@ -96,8 +96,10 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     _check_width(b.dtype, t)
     if out is None:
         out = np.empty(t.logical_shape, dtype=b.dtype)
-    elif not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != b.dtype:
-        raise LayoutError(f"{t}: out must be an array of shape {t.logical_shape} and dtype {b.dtype}")
+    elif not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != b.dtype \
+            or not out.flags.writeable:
+        raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
+                          f"dtype {b.dtype}")
     copy_out(b, out, t)
     return out
 
@@ -113,12 +115,19 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     >>> relayout(buf, "s32[2,3]{0,1}", "s32[2,3]{1,0}").tolist()
     [0, 1, 2, 3, 4, 5]
     """
-    logical = np.asarray(data) if src is None else from_physical(data, src)
     if dst is None:
-        if out is not None:
-            np.copyto(out, logical)
-            return out
-        return logical
+        if src is not None:
+            return from_physical(data, src, out=out)
+        logical = np.asarray(data)
+        if out is None:
+            return logical
+        if not isinstance(out, np.ndarray) or out.shape != logical.shape \
+                or out.dtype != logical.dtype or not out.flags.writeable:
+            raise LayoutError(f"out must be a writeable array of shape {logical.shape} and "
+                              f"dtype {logical.dtype}")
+        np.copyto(out, logical)
+        return out
+    logical = np.asarray(data) if src is None else from_physical(data, src)
     return to_physical(logical, dst, pad_value, out=out)
 
 

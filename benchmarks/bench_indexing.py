@@ -2,7 +2,8 @@
 
 Simplifies 10,000 seeded random maps and the largest maps found in the public vectors
 (tests/data/indexing_cases.json), and reports maps per second plus the cost of simplifying
-an already simplified map again (served by the per-map cache) and of a fresh re-run on a copy.
+an already simplified map again: the same object (per-map cache), an equal fresh copy (the
+result cache keyed by the interned structure) and a fresh copy with every cache cleared.
 
     python benchmarks/bench_indexing.py [--count N] [--seed S]
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.indexing import Expr, IndexingMap, const, var
+from tensorlayout.indexing import Expr, IndexingMap, clear_caches, const, var
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "indexing_cases.json"
 
@@ -77,6 +78,10 @@ def vector_maps(top: int = 10) -> list[IndexingMap]:
     return [found[t] for t in sorted(found, key=len, reverse=True)[:top]]
 
 
+def _per_map(seconds: float, count: int) -> str:
+    return f"{seconds / count * 1e6:.1f} us/map"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--count", type=int, default=10_000)
@@ -85,6 +90,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     maps = [random_map(rng) for _ in range(args.count)]
 
+    clear_caches()
     t0 = time.perf_counter()
     simplified = [m.simplify() for m in maps]
     t1 = time.perf_counter()
@@ -94,25 +100,44 @@ def main() -> None:
     for s in simplified:
         s.simplify()
     t1 = time.perf_counter()
-    print(f"re-simplify (cached): {(t1 - t0) / len(maps) * 1e6:.2f} us/map")
+    print(f"re-simplify the same object (per-map cache): {(t1 - t0) / len(maps) * 1e6:.2f} us/map")
 
     copies = [IndexingMap.parse(str(s)) for s in simplified[:2000]]
     t0 = time.perf_counter()
     for c in copies:
         c.simplify()
     t1 = time.perf_counter()
-    print(f"re-simplify a fresh copy of a simplified map: {(t1 - t0) / len(copies) * 1e6:.1f} us/map")
+    print(f"re-simplify a fresh copy of a simplified map (result cache): {_per_map(t1 - t0, len(copies))}")
+
+    copies = [IndexingMap.parse(str(s)) for s in simplified[:2000]]
+    clear_caches()
+    t0 = time.perf_counter()
+    for c in copies:
+        c.simplify()
+    t1 = time.perf_counter()
+    print(f"re-simplify a fresh copy, all caches cleared first: {_per_map(t1 - t0, len(copies))}")
 
     big = vector_maps()
-    t0 = time.perf_counter()
+    texts = [str(m) for m in big]
     reps = 20
+    t0 = time.perf_counter()
     for _ in range(reps):
-        for m in big:
-            IndexingMap.parse(str(m)).simplify()
+        for t in texts:
+            IndexingMap.parse(t)
     t1 = time.perf_counter()
-    sizes = ", ".join(str(len(str(m))) for m in big)
+    parse_time = t1 - t0
+    simplify_time = 0.0
+    for _ in range(reps):
+        fresh = [IndexingMap.parse(t) for t in texts]
+        clear_caches()
+        t0 = time.perf_counter()
+        for m in fresh:
+            m.simplify()
+        simplify_time += time.perf_counter() - t0
+    sizes = ", ".join(str(len(t)) for t in texts)
+    n = reps * len(big)
     print(f"largest vector maps ({len(big)} maps, text sizes {sizes}): "
-          f"{reps * len(big) / (t1 - t0):,.0f} maps/s (parse + simplify)")
+          f"simplify {n / simplify_time:,.0f} maps/s (caches cleared), parse {n / parse_time:,.0f} maps/s")
 
 
 if __name__ == "__main__":

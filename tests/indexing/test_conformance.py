@@ -1,7 +1,7 @@
 """Every public indexing-map vector of tests/data/indexing_cases.json (map and expression kinds).
 
-Each case's ``steps`` are the C++ test's operations; a small interpreter replays them with the
-Python API and compares printed maps with all whitespace removed.
+Each case's ``steps`` are the C++ test's operations; :mod:`tests.indexing.replay` replays them
+with the Python API and compares printed maps with all whitespace removed.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from tensorlayout.indexing import (
     RangeEvaluator,
     SymbolicMap,
     canonicalize,
-    compose,
-    const,
     get_used_parameters,
     parse_expr,
     var,
 )
 from tests.conftest import DATA
+from tests.indexing.replay import Replay, construction_map, cxx_expr, squash
 
 CASES = json.loads((DATA / "indexing_cases.json").read_text())
 
@@ -42,10 +41,6 @@ EXPR_KINDS = {
 XFAIL: dict[str, str] = {}
 
 
-def squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
 def _cases(kinds: set[str]) -> list[Any]:
     out = []
     for case in CASES:
@@ -53,113 +48,6 @@ def _cases(kinds: set[str]) -> list[Any]:
             marks = [pytest.mark.xfail(strict=True, reason=XFAIL[case["id"]])] if case["id"] in XFAIL else []
             out.append(pytest.param(case, id=case["id"], marks=marks))
     return out
-
-
-# ---- helpers: C++ construction strings -> Python ----------------------------------------
-def cxx_expr(text: str) -> Any:
-    """Evaluate a C++ SymbolicExpr construction (``v0 * 2``, ``cN``, ``.ceilDiv()``...)."""
-    src = text.replace(".ceilDiv(", ".ceil_div(").replace(".floorDiv(", ".floor_div(")
-    src = re.sub(r"(?<![/])/(?!/)", "//", src)
-    src = re.sub(r"ParseSymbolicExpr\(", "parse_expr(", src)
-    src = src.replace(".ReplaceVariables({", ".replace_variables([").replace("})", "])")
-    src = src.replace("<none>", "None")
-    names: dict[str, Any] = {"parse_expr": parse_expr}
-    for m in re.findall(r"\b([vc])(\d+)\b", src):
-        k, n = m
-        names[f"{k}{n}"] = var(int(n)) if k == "v" else const(int(n))
-    return eval(src, {"__builtins__": {}}, names)
-
-
-def construction_map(c: dict[str, Any]) -> IndexingMap:
-    if c.get("api") == "IndexingMap::FromTensorSizes":
-        return IndexingMap.from_tensor_sizes(c["symbolic_map"], c["dim_upper_bounds"],
-                                             c["symbol_upper_bounds"])
-    return IndexingMap.from_symbolic_map(c["symbolic_map"], c["dim_vars"], c["range_vars"], c["rt_vars"])
-
-
-class Replay:
-    """Runs the ``steps`` of one case."""
-
-    def __init__(self, case: dict[str, Any]) -> None:
-        self.case = case
-        self.texts: dict[str, str] = {}
-        if "input" in case:
-            self.texts["input"] = case["input"]
-        for k, v in (case.get("inputs") or {}).items():
-            self.texts[f"input_{k}"] = v
-        self.env: dict[str, Any] = {}
-        if isinstance(case.get("construction"), dict):
-            self.env["map"] = construction_map(case["construction"])
-        for k, v in (case.get("constructions") or {}).items():
-            self.env[k] = construction_map(v)
-        if "input" in case:
-            self.env.setdefault("indexing_map", IndexingMap.parse(case["input"]))
-            self.env.setdefault("map", self.env["indexing_map"])
-
-    def compose_call(self, text: str) -> IndexingMap:
-        m = re.search(r"ComposeIndexingMaps\(first=(\w+), second=(\w+)\)", text)
-        assert m, text
-        return compose(self.env[m.group(1)], self.env[m.group(2)])
-
-    def run(self) -> None:
-        for step in self.case.get("steps", []):
-            self.step(step)
-
-    def check(self, step: dict[str, Any], value: Any) -> None:
-        if "returns" in step:
-            assert value == step["returns"], (step["op"], value)
-
-    def check_text(self, step: dict[str, Any], m: Any) -> None:
-        if "expected" in step:
-            assert squash(str(m)) == squash(step["expected"]), (str(m), step["expected"])
-
-    def step(self, step: dict[str, Any]) -> None:
-        op = step["op"]
-        env = self.env
-        if m := re.fullmatch(r"(\w+) = ParseIndexingMap\((\w+)\)", op):
-            env[m.group(1)] = IndexingMap.parse(self.texts[m.group(2)])
-        elif m := re.fullmatch(r"(\w+)\.Simplify\((kPreserve)?\)", op):
-            new, changed = env[m.group(1)].simplify_with_status("preserve" if m.group(2) else "replace")
-            env[m.group(1)] = new
-            self.check(step, changed)
-        elif m := re.fullmatch(r"ToString\((\w+)\)", op):
-            self.check_text(step, env[m.group(1)])
-        elif m := re.fullmatch(r"(?:(\w+) = )?(\w+)\.RemoveUnusedVars\(\)", op):
-            env[m.group(2)], mask = env[m.group(2)].remove_unused_vars_with_mask()
-            env["bitvector " + (m.group(1) or "_")] = mask
-        elif m := re.fullmatch(r"bitvector (\w+)", op):
-            self.check(step, env["bitvector " + m.group(1)])
-        elif m := re.fullmatch(r"(?:(\w+)\.)?RescaleSymbols\(\)", op):
-            name = m.group(1) or "indexing_map"
-            env[name], changed = env[name].rescale_symbols_with_status()
-            self.check(step, changed)
-        elif op.startswith("every constraint key is found again"):
-            cons = env["indexing_map"].constraints
-            assert all(cons[k] == v for k, v in cons.items())
-        elif m := re.fullmatch(r"(\w+) = (ComposeIndexingMaps\(.*\))", op):
-            env[m.group(1)] = self.compose_call(m.group(2))
-        elif m := re.fullmatch(r"(\w+) == (\w+)", op):
-            self.check(step, env[m.group(1)] == env[m.group(2)])
-        elif op.startswith("ToString(ComposeIndexingMaps"):
-            self.check_text(step, self.compose_call(op))
-        elif op.startswith("ComposeIndexingMaps") and op.endswith(".GetNumResults()"):
-            self.check(step, self.compose_call(op).num_results)
-        elif op.startswith("AddConstraint((d0 - 5) % 1"):
-            d0 = env["map"].dim(0)
-            env["map"] = env["map"].add_constraint((d0 - 5) % 1, (0, 0))
-        elif m := re.fullmatch(r'AddConstraint\("(.*)" parsed with num_dims=(\d+), \[(-?\d+), (-?\d+)\]\)',
-                               op):
-            e = parse_expr(m.group(1), num_dims=int(m.group(2)))
-            env["map"] = env["map"].add_constraint(e, (int(m.group(3)), int(m.group(4))))
-        elif op == "ToString(map.ConvertSymbolsToDimensions())":
-            self.check_text(step, env["map"].convert_symbols_to_dimensions())
-        elif m := re.fullmatch(r"ToString\(ConvertRangeVariablesToDimensions\((\w+), \{([\d, ]*)\}\)\)", op):
-            idx = [int(x) for x in m.group(2).split(",")]
-            self.check_text(step, env[m.group(1)].convert_range_variables_to_dimensions(idx))
-        elif op == "IsKnownEmpty()":
-            self.check(step, env["map"].is_known_empty)
-        else:
-            raise AssertionError(f"unknown step {op!r}")
 
 
 @pytest.mark.parametrize("case", _cases(MAP_KINDS))

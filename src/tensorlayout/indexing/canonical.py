@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from math import gcd
 
+from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.expr import (
     ADD,
     CEILDIV,
@@ -26,17 +27,20 @@ from tensorlayout.indexing.expr import (
     MUL,
     VAR,
     Expr,
-    compare,
     const,
+    largest_known_divisor,
     make,
 )
+from tensorlayout.indexing.expr import _compare as compare
 
 __all__ = [
     "build_sum",
     "canonicalize",
+    "const_rhs",
     "largest_known_divisor",
     "sort_key",
     "split_multiplier",
+    "split_sum_by_gcd",
     "summands",
 ]
 
@@ -96,28 +100,42 @@ def build_sum(terms: list[Expr]) -> Expr:
     return out
 
 
-def largest_known_divisor(e: Expr) -> int:
-    """The largest integer known to divide ``e`` at every point (0 for the constant 0).
+def const_rhs(e: Expr) -> int | None:
+    """The constant right operand of a binary node, else None."""
+    if e.rhs is not None and e.rhs.kind == CONST:
+        return e.rhs.value
+    return None
+
+
+def split_sum_by_gcd(terms: list[Expr]) -> tuple[Expr, int, Expr]:
+    """XLA's SplitSumByGcd: ``sum = A * g + B``, g the gcd of the summands' constant multipliers.
+
+    Summands without a multiplier go to ``B``; with no multipliers (or g = 1) the result is
+    ``(0, 1, sum)``.
 
     >>> from tensorlayout.indexing.expr import var
-    >>> largest_known_divisor(var(0) * 6 + var(1) * 4)
-    2
+    >>> a, g, b = split_sum_by_gcd([var(0) * 6, var(1) * 4, var(2)])
+    >>> str(a), g, str(b)
+    ('v0 * 3 + v1 * 2', 2, 'v2')
     """
-    k = e.kind
-    if k == CONST:
-        return abs(e.value)
-    if k == VAR:
-        return 1
-    assert e.lhs is not None and e.rhs is not None
-    if k == MUL:
-        return largest_known_divisor(e.lhs) * largest_known_divisor(e.rhs)
-    if k == ADD:
-        return gcd(largest_known_divisor(e.lhs), largest_known_divisor(e.rhs))
-    if k == MOD and e.rhs.kind == CONST:
-        return gcd(largest_known_divisor(e.lhs), abs(e.rhs.value))
-    return 1
+    g = 0
+    for t in terms:
+        if t.kind == MUL and (c := const_rhs(t)) is not None:
+            g = gcd(g, c)
+    if g <= 1:
+        return const(0), 1, build_sum(terms)
+    a: list[Expr] = []
+    b: list[Expr] = []
+    for t in terms:
+        if t.kind == MUL and (c := const_rhs(t)) is not None:
+            assert t.lhs is not None
+            a.append(t.lhs if c // g == 1 else make(MUL, t.lhs, const(c // g)))
+        else:
+            b.append(t)
+    return build_sum(a), g, build_sum(b)
 
 
+@guarded
 def canonicalize(e: Expr) -> Expr:
     """The canonical form of ``e`` (pure algebra, no ranges); idempotent and cached.
 
@@ -125,13 +143,17 @@ def canonicalize(e: Expr) -> Expr:
     >>> print(canonicalize((var(0) // 16) * 16 + var(0) % 16))
     v0
     """
+    return _canon(e)
+
+
+def _canon(e: Expr) -> Expr:
     got = _CACHE.get(e)
     if got is not None:
         return got
     if e.kind in (CONST, VAR):
         return e
     assert e.lhs is not None and e.rhs is not None
-    l, r = canonicalize(e.lhs), canonicalize(e.rhs)
+    l, r = _canon(e.lhs), _canon(e.rhs)
     k = e.kind
     if k == ADD:
         out = _add([l, r])

@@ -18,7 +18,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.expr import var
 from tensorlayout.indexing.map import IndexingMap, _State
 
-__all__ = ["compose"]
+__all__ = ["compose", "compose_indexing_maps"]
 
 
 def compose(first: IndexingMap, second: IndexingMap) -> IndexingMap:
@@ -67,3 +67,6 @@ def compose(first: IndexingMap, second: IndexingMap) -> IndexingMap:
     for i, r in enumerate(first_results):
         state.add_constraint(r, second.dim_vars[i].bounds)
     return state.freeze()
+
+
+compose_indexing_maps = compose

@@ -16,10 +16,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from math import gcd
 from typing import Union
 
 from tensorlayout.errors import IndexingError
+from tensorlayout.indexing._guard import guarded
 
 __all__ = [
     "ADD",
@@ -34,6 +36,7 @@ __all__ = [
     "Expr",
     "compare",
     "const",
+    "largest_known_divisor",
     "make",
     "var",
 ]
@@ -46,7 +49,7 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 ExprLike = Union["Expr", int]
-Names = Sequence[str] | Callable[[int], str] | None
+Names = Sequence[str] | Callable[[int], str] | int | None
 
 
 def _cxx_mod(x: int, d: int) -> int:
@@ -116,31 +119,25 @@ class Expr:
         return _KIND_NAMES[self.kind]
 
     def walk(self) -> Iterator[Expr]:
-        """All nodes in post-order (children first).
+        """All nodes in post-order (children first, left before right).
 
         >>> [str(e) for e in (var(0) + 42).walk()]
         ['v0', '42', 'v0 + 42']
         """
-        if self.lhs is not None:
-            yield from self.lhs.walk()
-        if self.rhs is not None:
-            yield from self.rhs.walk()
-        yield self
+        stack: list[tuple[Expr, bool]] = [(self, False)]
+        while stack:
+            e, expanded = stack.pop()
+            if expanded or e.lhs is None or e.rhs is None:
+                yield e
+            else:
+                stack += ((e, True), (e.rhs, False), (e.lhs, False))
 
+    @guarded
     def variables(self) -> frozenset[int]:
         """The ids of the variables the expression mentions."""
-        cached = _VARS_CACHE.get(self)
-        if cached is None:
-            if self.kind == VAR:
-                cached = frozenset((self.value,))
-            elif self.kind == CONST:
-                cached = frozenset()
-            else:
-                assert self.lhs is not None and self.rhs is not None
-                cached = self.lhs.variables() | self.rhs.variables()
-            _VARS_CACHE[self] = cached
-        return cached
+        return _variables(self)
 
+    @guarded
     def replace_variables(self, replacements: Sequence[Expr | None] | dict[int, Expr]) -> Expr:
         """Substitute variables (creation-time rules only); ``None`` or a missing id keeps the variable.
 
@@ -165,13 +162,70 @@ class Expr:
 
         return go(self)
 
+    def replace_dims(self, dims: Sequence[ExprLike], current_num_dims: int, new_num_dims: int,
+                     num_symbols: int) -> Expr:
+        """Substitute dims ``v0..v{current_num_dims-1}`` and renumber symbols for ``new_num_dims`` dims.
+
+        >>> print((var(0) + var(1) * 2).replace_dims([7], 1, 0, 1))
+        v0 * 2 + 7
+        """
+        table: dict[int, Expr] = {i: _lift(d) for i, d in enumerate(dims)}
+        for j in range(num_symbols):
+            table[current_num_dims + j] = var(new_num_dims + j)
+        return self.replace_variables(table)
+
+    def replace_symbols(self, symbols: Sequence[ExprLike], num_dims: int) -> Expr:
+        """Substitute symbol ``j`` (variable ``num_dims + j``) by ``symbols[j]``."""
+        return self.replace_variables({num_dims + j: _lift(s) for j, s in enumerate(symbols)})
+
+    def replace_dims_and_symbols(self, dims: Sequence[ExprLike], symbols: Sequence[ExprLike]) -> Expr:
+        """Substitute dims by ``dims`` and the following variables by ``symbols``, at once."""
+        table = {i: _lift(d) for i, d in enumerate(dims)}
+        table.update({len(dims) + j: _lift(s) for j, s in enumerate(symbols)})
+        return self.replace_variables(table)
+
+    @guarded
+    def replace(self, old: Expr | Mapping[Expr, Expr], new: Expr | None = None) -> Expr:
+        """Replace whole subexpressions (all at once when given a mapping), rebuilding bottom-up.
+
+        >>> e = (var(0) + 2) * (var(1) + 2)
+        >>> print(e.replace(var(0) + 2, const(5)), "|", e.replace({var(0): var(1), var(1): var(0)}))
+        (v1 + 2) * 5 | (v1 + 2) * (v0 + 2)
+        """
+        table = dict(old) if isinstance(old, Mapping) else {old: new}
+        memo: dict[Expr, Expr] = {}
+
+        def go(e: Expr) -> Expr:
+            hit = table.get(e)
+            if hit is not None:
+                return hit
+            if e.lhs is None or e.rhs is None:
+                return e
+            got = memo.get(e)
+            if got is None:
+                got = make(e.kind, go(e.lhs), go(e.rhs))
+                memo[e] = got
+            return got
+
+        return go(self)
+
+    def is_multiple_of(self, k: int) -> bool:
+        """True if the expression is a multiple of ``k`` at every point (by :func:`largest_known_divisor`).
+
+        >>> (var(0) * 6).min(var(1) * 4).is_multiple_of(2), (var(0) * 10 // 2).is_multiple_of(2)
+        (True, False)
+        """
+        return k != 0 and largest_known_divisor(self) % k == 0
+
     # ---- evaluation ------------------------------------------------------------------
+    @guarded
     def evaluate(self, values: Sequence[int]) -> int:
         """Value at a point (floor division, XLA's mod); raises IndexingError on division by zero."""
         out = self._eval(values, safe=False)
         assert out is not None
         return out
 
+    @guarded
     def safe_evaluate(self, values: Sequence[int]) -> int | None:
         """Like :meth:`evaluate` but None on division by zero, mod by d <= 0 or int64 overflow.
 
@@ -187,7 +241,10 @@ class Expr:
         if k == VAR:
             if self.value >= len(values):
                 raise IndexingError(f"no value given for variable v{self.value} ({len(values)} values)")
-            return int(values[self.value])
+            v = values[self.value]
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise IndexingError(f"variable values must be ints, got {v!r}")
+            return v
         assert self.lhs is not None and self.rhs is not None
         a = self.lhs._eval(values, safe)
         b = self.rhs._eval(values, safe)
@@ -260,14 +317,21 @@ class Expr:
         return make(MAX, self, _lift(other))
 
     # ---- printing --------------------------------------------------------------------
-    def to_string(self, names: Names = None) -> str:
-        """Print in XLA's syntax; ``names`` maps variable ids to names (default ``v<id>``).
+    @guarded
+    def to_string(self, names: Names = None, symbol_names: Sequence[str] | None = None) -> str:
+        """Print in XLA's syntax; ``names`` names the variables (default ``v<id>``).
 
-        >>> (var(0) - var(1) * 2).to_string(["d0", "d1"])
-        'd0 - d1 * 2'
+        ``names`` is a list of names, a function of the id, or the number of dims (then
+        variables print as ``d<i>`` and ``s<j>``); ``symbol_names`` extends a list of dim names.
+
+        >>> e = var(0) - var(1) * 2
+        >>> e.to_string(["d0", "d1"]), e.to_string(1), e.to_string(["foo"], ["bar"])
+        ('d0 - d1 * 2', 'd0 - s0 * 2', 'foo - bar * 2')
         """
         from tensorlayout.indexing.printer import expr_to_string
 
+        if symbol_names is not None:
+            names = [*(names or ()), *symbol_names]  # type: ignore[misc]
         return expr_to_string(self, names)
 
     def __str__(self) -> str:
@@ -292,6 +356,21 @@ class Expr:
 
 _TABLE: dict[tuple[int, object, object, int], Expr] = {}
 _VARS_CACHE: dict[Expr, frozenset[int]] = {}
+_NO_VARS: frozenset[int] = frozenset()
+
+
+def _variables(e: Expr) -> frozenset[int]:
+    cached = _VARS_CACHE.get(e)
+    if cached is None:
+        if e.kind == VAR:
+            cached = frozenset((e.value,))
+        elif e.kind == CONST:
+            cached = _NO_VARS
+        else:
+            assert e.lhs is not None and e.rhs is not None
+            cached = _variables(e.lhs) | _variables(e.rhs)
+        _VARS_CACHE[e] = cached
+    return cached
 
 
 def _intern(kind: int, lhs: Expr | None, rhs: Expr | None, value: int) -> Expr:
@@ -367,12 +446,44 @@ def make(kind: int, lhs: Expr, rhs: Expr) -> Expr:
     return _intern(kind, lhs, rhs, 0)
 
 
+def largest_known_divisor(e: Expr) -> int:
+    """The largest integer known to divide ``e`` at every point (0 for the constant 0).
+
+    Products multiply, sums/min/max take the gcd, ``x mod c`` is ``gcd(x's, c)``, and
+    ``x / c`` (or ``ceildiv``) divides ``x``'s divisor when ``c`` divides it.
+
+    >>> largest_known_divisor(var(0) * 6 + var(1) * 4), largest_known_divisor(var(0) * 12 // 3)
+    (2, 4)
+    """
+    k = e.kind
+    if k == CONST:
+        return abs(e.value)
+    if k == VAR:
+        return 1
+    assert e.lhs is not None and e.rhs is not None
+    if k == MUL:
+        return largest_known_divisor(e.lhs) * largest_known_divisor(e.rhs)
+    if k in (ADD, MIN, MAX):
+        return gcd(largest_known_divisor(e.lhs), largest_known_divisor(e.rhs))
+    if e.rhs.kind != CONST or e.rhs.value == 0:
+        return 1
+    c, lhs = abs(e.rhs.value), largest_known_divisor(e.lhs)
+    if k == MOD:
+        return gcd(lhs, c)
+    return lhs // c if lhs % c == 0 else 1  # FLOORDIV, CEILDIV
+
+
+@guarded
 def compare(a: Expr, b: Expr) -> int:
     """XLA's total order on expressions: by kind, then value, then (lhs, rhs); -1, 0 or 1.
 
     >>> compare(var(0) * 4, var(0)), compare(var(1), const(0))
     (-1, -1)
     """
+    return _compare(a, b)
+
+
+def _compare(a: Expr, b: Expr) -> int:
     if a is b:
         return 0
     if a.kind != b.kind:
@@ -380,5 +491,5 @@ def compare(a: Expr, b: Expr) -> int:
     if a.kind in (VAR, CONST):
         return (a.value > b.value) - (a.value < b.value)
     assert a.lhs is not None and b.lhs is not None and a.rhs is not None and b.rhs is not None
-    c = compare(a.lhs, b.lhs)
-    return c if c else compare(a.rhs, b.rhs)
+    c = _compare(a.lhs, b.lhs)
+    return c if c else _compare(a.rhs, b.rhs)

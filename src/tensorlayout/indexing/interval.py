@@ -88,6 +88,42 @@ class Interval(NamedTuple):
     def __repr__(self) -> str:
         return f"Interval({self.lower}, {self.upper})"
 
+    # Comparisons: True/False when every pair of points agrees, None when it depends ----
+    def gt(self, other: Interval) -> bool | None:
+        """Is every point greater than every point of ``other``? None if it depends.
+
+        >>> Interval(12, 64).gt(Interval(-10, 11)), Interval(12, 64).gt(Interval(12, 12))
+        (True, None)
+        """
+        if self.lower > other.upper:
+            return True
+        return False if self.upper <= other.lower else None
+
+    def lt(self, other: Interval) -> bool | None:
+        """Is every point less than every point of ``other``? None if it depends."""
+        return other.gt(self)
+
+    def ge(self, other: Interval) -> bool | None:
+        """Is every point at least every point of ``other``? None if it depends."""
+        if self.lower >= other.upper:
+            return True
+        return False if self.upper < other.lower else None
+
+    def le(self, other: Interval) -> bool | None:
+        """Is every point at most every point of ``other``? None if it depends."""
+        return other.ge(self)
+
+    def eq(self, other: Interval) -> bool | None:
+        """Equal everywhere (both the same point), never (disjoint), or None."""
+        if self.is_point and self == other:
+            return True
+        return False if self.upper < other.lower or other.upper < self.lower else None
+
+    def ne(self, other: Interval) -> bool | None:
+        """The negation of :meth:`eq` (None stays None)."""
+        same = self.eq(other)
+        return None if same is None else not same
+
     # Arithmetic ------------------------------------------------------------------------
     def __add__(self, other: object) -> Interval:  # type: ignore[override]
         o = other if isinstance(other, Interval) else Interval.point(int(other))  # type: ignore[call-overload]

@@ -13,32 +13,19 @@ with every constraint ``expr in [lo, hi]``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, var
 from tensorlayout.indexing.interval import Interval
+from tensorlayout.indexing.variables import Variable
+
+if TYPE_CHECKING:
+    from tensorlayout.indexing.simplify import SimplifyPointDimensions
 
 __all__ = ["IndexingMap", "Variable"]
 
 BoundsLike = Interval | tuple[int, int] | list[int]
-
-
-@dataclass(frozen=True)
-class Variable:
-    """One dim, range or runtime variable: its bounds and an optional name (``th_x``...)."""
-
-    bounds: Interval
-    name: str = ""
-
-    @classmethod
-    def of(cls, v: object) -> Variable:
-        """A Variable from a Variable, an Interval, a ``(lo, hi)`` pair or a ``{"bounds", "name"}`` dict."""
-        if isinstance(v, Variable):
-            return v
-        if isinstance(v, Mapping):
-            return cls(Interval.of(v.get("bounds")), str(v.get("name", "") or ""))
-        return cls(Interval.of(v))
 
 
 class _State:
@@ -234,6 +221,8 @@ class IndexingMap:
         """The undefined map ("unknown indexing"), printed ``UNDEFINED``."""
         return cls._make((), (), (), (), (), False, True)
 
+    get_undefined = undefined
+
     @classmethod
     def known_empty(cls, num_dims: int, num_range_vars: int = 0, num_results: int = 0,
                     num_rt_vars: int = 0) -> IndexingMap:
@@ -344,8 +333,40 @@ class IndexingMap:
         """The constraints ``expr -> interval`` in insertion order (a fresh dict)."""
         return dict(self._constraints)
 
+    @property
+    def num_constraints(self) -> int:
+        return len(self._constraints)
+
     def all_vars(self) -> tuple[Variable, ...]:
         return (*self._dims, *self._ranges, *self._rts)
+
+    def is_symbol_constrained(self, symbol: int) -> bool:
+        """True if some constraint mentions symbol ``symbol`` (a range or runtime variable)."""
+        return any(self.num_dims + symbol in e.variables() for e, _ in self._constraints)
+
+    def get_sub_map(self, result: int) -> IndexingMap:
+        """The map with only result ``result`` (same variables and constraints)."""
+        if not 0 <= result < self.num_results:
+            raise IndexingError(f"result index {result} out of range [0, {self.num_results})")
+        return IndexingMap._make((self._results[result],), self._dims, self._ranges, self._rts,
+                                 self._constraints, self._known_empty, self._undefined)
+
+    def clear_constraints(self) -> IndexingMap:
+        """A copy without constraints (bounds kept)."""
+        return IndexingMap._make(self._results, self._dims, self._ranges, self._rts, (),
+                                 self._known_empty, self._undefined)
+
+    def compute_result_ranges(self) -> list[Interval]:
+        """The range of every result over the domain box, using the constraints.
+
+        >>> m = IndexingMap.parse("(d0) -> (d0 / 4, d0 mod 4), domain: d0 in [0, 99], d0 in [0, 9]")
+        >>> m.compute_result_ranges()
+        [Interval(0, 2), Interval(0, 3)]
+        """
+        from tensorlayout.indexing.ranges import RangeEvaluator
+
+        ev = RangeEvaluator.for_map(self)
+        return [ev.range(r) for r in self._results]
 
     def dim(self, i: int) -> Expr:
         """The expression of dim ``d_i``."""
@@ -431,25 +452,31 @@ class IndexingMap:
                                  self._undefined)
 
     # ---- rewrites (implemented in simplify.py / compose.py) ---------------------------
-    def simplify(self, mode: str = "replace", *, exact_negative_divisor: bool = False) -> IndexingMap:
-        """The simplified map (see :func:`tensorlayout.indexing.simplify.simplify`)."""
+    def simplify(self, mode: str | SimplifyPointDimensions = "replace", *,
+                 exact: bool = False) -> IndexingMap:
+        """XLA's ``Simplify``: the simplified map (cached). See :func:`~.simplify.simplify_with_status`.
+
+        ``mode="preserve"`` keeps single-point variables; ``exact=True`` replaces XLA's two
+        unsound constraint rewrites (negative divisors, MergeModConstraints on negative bounds)
+        by exact ones; XLA's are the default, for parity.
+        """
         from tensorlayout.indexing.simplify import simplify
 
-        return simplify(self, mode, exact_negative_divisor=exact_negative_divisor)
+        return simplify(self, mode, exact=exact)
 
-    def simplify_with_status(self, mode: str = "replace", *,
-                             exact_negative_divisor: bool = False) -> tuple[IndexingMap, bool]:
+    def simplify_with_status(self, mode: str | SimplifyPointDimensions = "replace", *,
+                             exact: bool = False) -> tuple[IndexingMap, bool]:
         """``(simplified map, changed)`` where ``changed`` is XLA's return value of Simplify()."""
         from tensorlayout.indexing.simplify import simplify_with_status
 
-        return simplify_with_status(self, mode, exact_negative_divisor=exact_negative_divisor)
+        return simplify_with_status(self, mode, exact=exact)
 
     def remove_unused_symbols(self) -> IndexingMap:
         """Drop range/runtime variables used by no result (and constraints only about them)."""
         return self.remove_unused_symbols_with_mask()[0]
 
     def remove_unused_symbols_with_mask(self) -> tuple[IndexingMap, list[bool]]:
-        from tensorlayout.indexing.simplify import remove_unused
+        from tensorlayout.indexing.transforms import remove_unused
 
         return remove_unused(self, symbols_only=True)
 
@@ -458,7 +485,7 @@ class IndexingMap:
         return self.remove_unused_vars_with_mask()[0]
 
     def remove_unused_vars_with_mask(self) -> tuple[IndexingMap, list[bool]]:
-        from tensorlayout.indexing.simplify import remove_unused
+        from tensorlayout.indexing.transforms import remove_unused
 
         return remove_unused(self, symbols_only=False)
 
@@ -467,7 +494,7 @@ class IndexingMap:
         return self.rescale_symbols_with_status()[0]
 
     def rescale_symbols_with_status(self) -> tuple[IndexingMap, bool]:
-        from tensorlayout.indexing.simplify import rescale_symbols
+        from tensorlayout.indexing.transforms import rescale_symbols
 
         return rescale_symbols(self)
 
@@ -485,20 +512,9 @@ class IndexingMap:
 
     def convert_range_variables_to_dimensions(self, indices: Iterable[int]) -> IndexingMap:
         """Move the selected range variables (by index) to the end of the dims, keeping names."""
-        chosen = sorted(set(indices))
-        if any(not 0 <= i < self.num_range_vars for i in chosen):
-            raise IndexingError(f"range variable indices {chosen} out of range [0, {self.num_range_vars})")
-        n = self.num_dims
-        rest = [j for j in range(self.num_range_vars) if j not in chosen]
-        order = list(range(n)) + [n + j for j in chosen] + [n + j for j in rest]
-        order += [n + self.num_range_vars + k for k in range(self.num_rt_vars)]
-        new_id = {old: new for new, old in enumerate(order)}
-        repl = {old: var(new) for old, new in new_id.items()}
-        dims = (*self._dims, *(self._ranges[j] for j in chosen))
-        ranges = tuple(self._ranges[j] for j in rest)
-        results = tuple(r.replace_variables(repl) for r in self._results)
-        cons = tuple((e.replace_variables(repl), iv) for e, iv in self._constraints)
-        return IndexingMap._make(results, dims, ranges, self._rts, cons, self._known_empty, False)
+        from tensorlayout.indexing.transforms import convert_range_variables_to_dimensions
+
+        return convert_range_variables_to_dimensions(self, indices)
 
     def __mul__(self, other: IndexingMap) -> IndexingMap:
         """``a * b`` is ``compose(a, b)`` (XLA's operator*)."""
@@ -509,6 +525,11 @@ class IndexingMap:
         return compose(self, other)
 
     # ---- identity, printing ----------------------------------------------------------
+    def _struct_key(self) -> tuple[object, ...]:
+        """The whole structure, names and constraint order included: equal keys simplify identically."""
+        return (self._results, self._dims, self._ranges, self._rts, self._constraints,
+                self._known_empty, self._undefined)
+
     def _key(self) -> tuple[object, ...]:
         return (
             self._undefined,

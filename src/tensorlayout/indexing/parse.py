@@ -18,13 +18,14 @@ built with the creation-time rules only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError
-from tensorlayout.indexing.canonical import canonicalize
+from tensorlayout.indexing._guard import TOO_DEEP
+from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.expr import (
     ADD,
     CEILDIV,
@@ -42,22 +43,53 @@ from tensorlayout.indexing.expr import (
 if TYPE_CHECKING:
     from tensorlayout.indexing.map import IndexingMap
 
-__all__ = ["SymbolicMap", "parse_expr", "parse_indexing_map"]
+__all__ = [
+    "SymbolicMap",
+    "parse_expr",
+    "parse_indexing_map",
+    "parse_symbolic_expr",
+    "parse_symbolic_expr_and_advance",
+    "parse_symbolic_map",
+    "parse_symbolic_map_and_advance",
+]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UINT = re.compile(r"[0-9]+")
 _DEFAULT = re.compile(r"([dsv])([0-9]+)$")
 _TERM_OPS = {"mod": MOD, "floordiv": FLOORDIV, "floorDiv": FLOORDIV, "ceildiv": CEILDIV, "ceilDiv": CEILDIV}
 _KEYWORDS = {"in", "domain", "max", "min", *_TERM_OPS}
+INT64_MAX = 2**63 - 1
+T = TypeVar("T")
+VariableMap = Sequence[str] | Mapping[str, "Expr | int"]
+
+
+def _run(cur: Cursor, parse: Callable[[], T]) -> T:
+    """Run a parse step; too-deep nesting becomes a ParseError at the cursor."""
+    try:
+        return parse()
+    except RecursionError:
+        raise ParseError(cur.text, cur.pos, "an expression nested less deeply", context=TOO_DEEP) from None
+
+
+def _literal(cur: Cursor, m: re.Match[str], sign: int, negated: bool = False) -> Expr:
+    """An integer literal (``sign`` -1 after a unary minus), checked to fit in int64.
+
+    ``negated``: the literal follows a binary minus, so ``2**63`` is allowed (it becomes INT64_MIN).
+    """
+    value = sign * int(m.group())
+    if not -INT64_MAX - 1 <= value <= INT64_MAX + negated:
+        raise ParseError(cur.text, m.start(), "an integer that fits in int64", m.group())
+    return const(value)
 
 
 class _ExprParser:
     """Recursive descent over a shared :class:`Cursor`; ``names`` maps a name to a variable id."""
 
-    def __init__(self, cur: Cursor, names: dict[str, int] | None, num_dims: int | None) -> None:
+    def __init__(self, cur: Cursor, names: Mapping[str, Expr] | None, num_dims: int | None) -> None:
         self.cur = cur
         self.names = names
         self.num_dims = num_dims
+        self.negated_literal = False
 
     def expr(self) -> Expr:
         e = self.term()
@@ -66,6 +98,7 @@ class _ExprParser:
                 e = make(ADD, e, self.term())
             elif self.cur.peek("-") and not self.cur.peek("->"):
                 self.cur.accept("-")
+                self.negated_literal = True  # "x - 9223372036854775808" is x + INT64_MIN
                 e = make(ADD, e, canonicalize(make(MUL, self.term(), const(-1))))
             else:
                 return e
@@ -97,8 +130,14 @@ class _ExprParser:
         start = cur.pos
         if cur.at_end():
             raise cur.error("an expression")
+        if not cur.text.startswith(tuple("0123456789"), cur.pos):
+            self.negated_literal = False
         if cur.peek("-") and not cur.peek("->"):
             cur.accept("-")
+            m = _UINT.match(cur.text, cur.pos)
+            if m:  # '-' right before digits is one negative literal, as in XLA's tokenizer
+                cur.pos = m.end()
+                return _literal(cur, m, -1)
             return canonicalize(make(MUL, self.factor(), const(-1)))
         if cur.accept("("):
             e = self.expr()
@@ -106,7 +145,8 @@ class _ExprParser:
             return e
         m = cur.match(_UINT)
         if m:
-            return const(int(m.group()))
+            slack, self.negated_literal = self.negated_literal, False
+            return _literal(cur, m, 1, slack)
         m = cur.match(_NAME)
         if not m:
             raise cur.error("an expression")
@@ -123,7 +163,7 @@ class _ExprParser:
     def _variable(self, word: str, start: int) -> Expr:
         if self.names is not None:
             if word in self.names:
-                return var(self.names[word])
+                return self.names[word]
             raise ParseError(self.cur.text, start, "a declared variable name", repr(word))
         m = _DEFAULT.match(word)
         if not m:
@@ -137,19 +177,44 @@ class _ExprParser:
         return var(n)
 
 
-def parse_expr(text: str, num_dims: int | None = None, names: Sequence[str] | None = None) -> Expr:
-    """Parse one expression; ``names[i]`` names variable ``i``, else ``d<N>``/``v<N>`` and ``s<N>``.
+def _table(names: VariableMap | None) -> dict[str, Expr] | None:
+    if names is None:
+        return None
+    if isinstance(names, Mapping):
+        return {str(k): v if isinstance(v, Expr) else var(v) for k, v in names.items()}
+    return {n: var(i) for i, n in enumerate(names)}
 
-    >>> parse_expr("s0 * 2", num_dims=1)
-    Expr('v1 * 2')
+
+def parse_symbolic_expr_and_advance(
+    text: str, num_dims: int | None = None, names: VariableMap | None = None
+) -> tuple[Expr, str]:
+    """Parse one expression at the start of ``text``; returns it and the unparsed rest.
+
+    >>> parse_symbolic_expr_and_advance("d0 + 1 in [0, 3]")
+    (Expr('v0 + 1'), 'in [0, 3]')
     """
     if not isinstance(text, str):
         raise ParseError(str(text), 0, "expression text")
     cur = Cursor(text)
-    table = None if names is None else {n: i for i, n in enumerate(names)}
-    e = _ExprParser(cur, table, num_dims).expr()
-    cur.expect_end("an operator or the end of the expression")
+    e = _run(cur, _ExprParser(cur, _table(names), num_dims).expr)
+    return e, text[cur.pos:]
+
+
+def parse_expr(text: str, num_dims: int | None = None, names: VariableMap | None = None) -> Expr:
+    """Parse one expression (XLA's ``ParseSymbolicExpr``).
+
+    Variables are ``d<N>``/``v<N>`` (id N) and ``s<N>`` (id ``num_dims + N``), unless ``names``
+    is given: a list naming ids ``0, 1, ...`` or a mapping from name to variable (or id).
+
+    >>> parse_expr("s0 * 2", num_dims=1), parse_expr("foo + dim_bar", names={"foo": 0, "dim_bar": 1})
+    (Expr('v1 * 2'), Expr('v0 + v1'))
+    """
+    e, rest = parse_symbolic_expr_and_advance(text, num_dims, names)
+    Cursor(text, len(text) - len(rest)).expect_end("an operator or the end of the expression")
     return e
+
+
+parse_symbolic_expr = parse_expr
 
 
 def _name_list(cur: Cursor, close: str) -> list[tuple[str, int]]:
@@ -168,11 +233,21 @@ def _name_list(cur: Cursor, close: str) -> list[tuple[str, int]]:
         cur.expect(",", f"',' or '{close}'")
 
 
+def _bound(cur: Cursor, what: str) -> int:
+    cur.skip()
+    at = cur.pos
+    value = cur.integer(what)
+    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise ParseError(cur.text, at, f"{what} that fits in int64", str(value))
+    return value
+
+
+# interval ::= '[' integer ',' integer ']'
 def _interval(cur: Cursor) -> tuple[int, int]:
     cur.expect("[", "'[' to start an interval")
-    lo = cur.integer("the interval's lower bound")
+    lo = _bound(cur, "the interval's lower bound")
     cur.expect(",", "',' in the interval")
-    hi = cur.integer("the interval's upper bound")
+    hi = _bound(cur, "the interval's upper bound")
     cur.expect("]", "']' to close the interval")
     return lo, hi
 
@@ -200,10 +275,10 @@ class SymbolicMap:
 
     @classmethod
     def parse(cls, text: str) -> SymbolicMap:
-        cur = Cursor(text)
-        dims, syms, rts, results = _header(cur)
-        cur.expect_end()
-        return cls(len(dims), len(syms) + len(rts), tuple(results))
+        """Parse ``(d...)[s...]{rt...} -> (exprs)`` with nothing after it."""
+        sm, rest = parse_symbolic_map_and_advance(text)
+        Cursor(text, len(text) - len(rest)).expect_end()
+        return sm
 
     def to_string(self, dims: Sequence[str] | None = None, ranges: Sequence[str] | None = None,
                   rts: Sequence[str] = ()) -> str:
@@ -235,11 +310,11 @@ def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
     dims = _name_list(cur, ")")
     syms = _name_list(cur, "]") if cur.accept("[") else []
     rts = _name_list(cur, "}") if cur.accept("{") else []
-    table: dict[str, int] = {}
+    table: dict[str, Expr] = {}
     for i, (name, at) in enumerate([*dims, *syms, *rts]):
         if name in table:
             raise ParseError(cur.text, at, "a variable name not declared before", repr(name))
-        table[name] = i
+        table[name] = var(i)
     cur.expect("->", "'->'")
     cur.expect("(", "'(' to start the results")
     results: list[Expr] = []
@@ -251,6 +326,25 @@ def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
                 break
             cur.expect(",", "',' or ')' after a result")
     return dims, syms, rts, results
+
+
+def parse_symbolic_map_and_advance(text: str) -> tuple[SymbolicMap, str]:
+    """Parse a symbolic map at the start of ``text``; returns it and the unparsed rest.
+
+    >>> sm, rest = parse_symbolic_map_and_advance("(d0) -> (d0) domain: d0 in [0, 1]")
+    >>> str(sm), rest.strip()
+    ('(d0) -> (d0)', 'domain: d0 in [0, 1]')
+    """
+    if not isinstance(text, str):
+        raise ParseError(str(text), 0, "symbolic map text")
+    cur = Cursor(text)
+    dims, syms, rts, results = _run(cur, lambda: _header(cur))
+    return SymbolicMap(len(dims), len(syms) + len(rts), tuple(results)), text[cur.pos:]
+
+
+def parse_symbolic_map(text: str) -> SymbolicMap:
+    """XLA's ``ParseSymbolicMap``: :meth:`SymbolicMap.parse`."""
+    return SymbolicMap.parse(text)
 
 
 def parse_indexing_map(text: str) -> IndexingMap:
@@ -272,7 +366,7 @@ def parse_indexing_map(text: str) -> IndexingMap:
         _keyword(cur, "EMPTY")
         cur.expect_end()
         return IndexingMap.known_empty(0)
-    dims, syms, rts, results = _header(cur)
+    dims, syms, rts, results = _run(cur, lambda: _header(cur))
     declared = [*dims, *syms, *rts]
     if not declared:
         if results:
@@ -296,11 +390,10 @@ def parse_indexing_map(text: str) -> IndexingMap:
         _keyword(cur, "in")
         lo, hi = _interval(cur)
         variables.append(Variable(Interval(lo, hi), "" if name == defaults[i] else name))
-    names = [n for n, _ in declared]
-    parser = _ExprParser(cur, {n: i for i, n in enumerate(names)}, None)
+    parser = _ExprParser(cur, {n: var(i) for i, (n, _) in enumerate(declared)}, None)
     constraints: list[tuple[Expr, tuple[int, int]]] = []
     while cur.accept(","):
-        e = parser.expr()
+        e = _run(cur, parser.expr)
         _keyword(cur, "in")
         constraints.append((e, _interval(cur)))
     cur.expect_end("',' or the end of the map")

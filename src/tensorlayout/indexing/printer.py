@@ -17,13 +17,20 @@ from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, 
 __all__ = ["expr_to_string", "name_function"]
 
 _OP_TEXT = {ADD: " + ", MUL: " * ", FLOORDIV: " / ", CEILDIV: " ceildiv ", MOD: " mod "}
-Names = Sequence[str] | Callable[[int], str] | None
+Names = Sequence[str] | Callable[[int], str] | int | None
 
 
 def name_function(names: Names) -> Callable[[int], str]:
-    """Turn a name list (or callable, or None for ``v<i>``) into an id -> name function."""
+    """An id -> name function from a name list, a callable, a dim count or None (``v<i>``).
+
+    >>> [name_function(1)(i) for i in range(3)]
+    ['d0', 's0', 's1']
+    """
     if names is None:
         return lambda i: f"v{i}"
+    if isinstance(names, int) and not isinstance(names, bool):
+        n = names
+        return lambda i: f"d{i}" if i < n else f"s{i - n}"
     if callable(names):
         return names
     seq = list(names)
@@ -99,9 +106,9 @@ def _print(e: Expr, name: Callable[[int], str]) -> str:
         if rhs.kind == CONST and rhs.value < 0:
             return f"{left} - {-rhs.value}"
         if rhs.kind in (MUL, ADD) and _has_negative_factor(rhs):
-            from tensorlayout.indexing.canonical import canonicalize
+            from tensorlayout.indexing.canonical import _canon
 
-            negated = canonicalize(rhs * -1)
+            negated = _canon(rhs * -1)
             text = _print(negated, name)
             if negated.kind == ADD:
                 text = f"({text})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tensorlayout.errors import IndexingError
+from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr
 from tensorlayout.indexing.interval import INT64_MAX, INT64_MIN, Interval
 
@@ -55,7 +56,12 @@ class RangeEvaluator:
         """Alias of :meth:`range` with XLA's name."""
         return self.range(e)
 
+    @guarded
     def range(self, e: Expr) -> Interval:
+        """The interval of values ``e`` takes over the box (intersected with its constraint)."""
+        return self._range(e)
+
+    def _range(self, e: Expr) -> Interval:
         got = self._cache.get(e)
         if got is None:
             got = self._compute(e)
@@ -75,7 +81,7 @@ class RangeEvaluator:
                 raise IndexingError(f"variable v{e.value} has no bounds here")
             return self.bounds[e.value]
         assert e.lhs is not None and e.rhs is not None
-        a, b = self.range(e.lhs), self.range(e.rhs)
+        a, b = self._range(e.lhs), self._range(e.rhs)
         if k == ADD:
             return a + b
         if k == MUL:

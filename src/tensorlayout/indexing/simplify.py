@@ -8,22 +8,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from enum import Enum
 from math import gcd
 
 from tensorlayout.errors import IndexingError
-from tensorlayout.indexing.canonical import build_sum, canonicalize, split_multiplier, summands
-from tensorlayout.indexing.expr import ADD, CONST, FLOORDIV, MOD, MUL, VAR, Expr, const, make, var
+from tensorlayout.indexing._guard import guarded
+from tensorlayout.indexing.canonical import _canon as canonicalize
+from tensorlayout.indexing.canonical import (
+    build_sum,
+    const_rhs,
+    split_multiplier,
+    split_sum_by_gcd,
+    summands,
+)
+from tensorlayout.indexing.expr import ADD, CONST, FLOORDIV, MAX, MIN, MOD, MUL, Expr, const, make
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
+from tensorlayout.indexing.transforms import merge_mod_constraints
 
 __all__ = [
     "ExprSimplifier",
-    "get_used_parameters",
-    "merge_mod_constraints",
-    "remove_unused",
-    "rescale_symbols",
+    "SimplifyPointDimensions",
+    "clear_caches",
     "simplify",
     "simplify_with_status",
 ]
@@ -31,24 +38,11 @@ __all__ = [
 _MAX_ROUNDS = 64
 
 
-def _split_by_gcd(terms: list[Expr]) -> tuple[Expr, int, Expr]:
-    """SplitSumByGcd: ``sum = A * g + B`` with g the gcd of the summands' constant multipliers."""
-    g = 0
-    for t in terms:
-        if t.kind == MUL and t.rhs is not None and t.rhs.kind == CONST:
-            g = gcd(g, t.rhs.value)
-    if g <= 1:
-        return const(0), 1, build_sum(terms)
-    a: list[Expr] = []
-    b: list[Expr] = []
-    for t in terms:
-        if t.kind == MUL and t.rhs is not None and t.rhs.kind == CONST:
-            assert t.lhs is not None
-            k = t.rhs.value // g
-            a.append(t.lhs if k == 1 else make(MUL, t.lhs, const(k)))
-        else:
-            b.append(t)
-    return build_sum(a), g, build_sum(b)
+class SimplifyPointDimensions(str, Enum):
+    """XLA's ``SimplifyPointDimensions``: replace single-point ranges by constants, or keep them."""
+
+    REPLACE = "replace"
+    PRESERVE = "preserve"
 
 
 class ExprSimplifier:
@@ -60,11 +54,19 @@ class ExprSimplifier:
 
     def __init__(self, evaluator: RangeEvaluator, replace: bool = True) -> None:
         self.ev = evaluator
+        self._range = evaluator._range  # the unguarded recursion; simplify() is guarded
         self.replace = replace
         self._once: dict[Expr, Expr] = {}
         self._full: dict[Expr, Expr] = {}
 
+    @guarded
     def simplify(self, e: Expr) -> Expr:
+        """``SimplifyExpr``: the fixed point of canonicalize + one rewrite pass.
+
+        >>> from tensorlayout.indexing.expr import var
+        >>> ExprSimplifier(RangeEvaluator([Interval(0, 15)])).simplify(var(0) // 16)
+        Expr('0')
+        """
         got = self._full.get(e)
         if got is not None:
             return got
@@ -92,7 +94,7 @@ class ExprSimplifier:
         if e.kind == CONST:
             return e
         if self.replace:
-            r = self.ev.range(e)
+            r = self._range(e)
             if r.is_point:
                 return const(r.lower)
         if e.kind == MUL:
@@ -103,10 +105,12 @@ class ExprSimplifier:
             return self._mod(e)
         if e.kind == FLOORDIV:
             return self._floordiv(e)
+        if e.kind in (MIN, MAX):
+            return self._minmax(e)
         return e
 
     def _point(self, e: Expr) -> int | None:
-        r = self.ev.range(e)
+        r = self._range(e)
         return r.lower if r.is_point else None
 
     # x * c
@@ -133,14 +137,14 @@ class ExprSimplifier:
         for t in summands(e):
             flat.extend(summands(self.once(t)))
         terms = [split_multiplier(t) if t.kind != CONST else (t, 1) for t in flat]
-        mods = [i for i, (b, _) in enumerate(terms) if b.kind == MOD and _const_rhs(b) is not None]
-        divs = [i for i, (b, _) in enumerate(terms) if b.kind == FLOORDIV and _const_rhs(b) is not None]
+        mods = [i for i, (b, _) in enumerate(terms) if b.kind == MOD and const_rhs(b) is not None]
+        divs = [i for i, (b, _) in enumerate(terms) if b.kind == FLOORDIV and const_rhs(b) is not None]
         removed: set[int] = set()
         extra: list[Expr] = []
         for i in mods:
             base, k = terms[i]
             assert base.lhs is not None
-            c = _const_rhs(base)
+            c = const_rhs(base)
             assert c is not None
             x = base.lhs
             want = {make(FLOORDIV, x, const(c))}
@@ -157,7 +161,7 @@ class ExprSimplifier:
             if j in removed:
                 continue
             base, m = terms[j]
-            c = _const_rhs(base)
+            c = const_rhs(base)
             assert c is not None and base.lhs is not None
             if m <= 0 and c > 0 and m % c == 0:
                 b = m // c
@@ -171,6 +175,17 @@ class ExprSimplifier:
         kept = [flat[i] for i in range(len(flat)) if i not in removed]
         return build_sum(kept + extra)
 
+    # min(a, b) -> a when a <= b everywhere (max picks the other side)
+    def _minmax(self, e: Expr) -> Expr:
+        assert e.lhs is not None and e.rhs is not None
+        a, b = self.once(e.lhs), self.once(e.rhs)
+        ra, rb = self._range(a), self._range(b)
+        if ra.upper <= rb.lower:
+            return a if e.kind == MIN else b
+        if rb.upper <= ra.lower:
+            return b if e.kind == MIN else a
+        return make(e.kind, a, b)
+
     # RewriteMod
     def _mod(self, e: Expr) -> Expr:
         assert e.lhs is not None and e.rhs is not None
@@ -182,7 +197,7 @@ class ExprSimplifier:
         x = self.once(e.lhs)
         if m < 0:
             return make(MOD, x, const(m))
-        r = self.ev.range(x)
+        r = self._range(x)
         off = -(r.lower // m) * m
         if r.upper + off < m:
             return make(ADD, x, const(off))
@@ -201,11 +216,11 @@ class ExprSimplifier:
             if k % m != 0:
                 terms.append(t)
         constant %= m
-        a, g, b = _split_by_gcd(terms)
+        a, g, b = split_sum_by_gcd(terms)
         if constant:
             b = make(ADD, b, const(constant)) if not (b.kind == CONST and b.value == 0) else const(constant)
         if g > 1 and m % g == 0:
-            rb = self.ev.range(b)
+            rb = self._range(b)
             if rb == Interval(0, 0):
                 return make(MUL, make(MOD, a, const(m // g)), const(g))
             if rb.lower >= 0 and rb.upper <= g - 1:
@@ -220,10 +235,10 @@ class ExprSimplifier:
         if d is None or d <= 1:
             return make(FLOORDIV, self.once(e.lhs), self.once(e.rhs) if d is None else const(d))
         x = self.once(e.lhs)
-        if x.kind == MOD and (dk := _const_rhs(x)) is not None and dk > 0 and dk % d == 0:
+        if x.kind == MOD and (dk := const_rhs(x)) is not None and dk > 0 and dk % d == 0:
             assert x.lhs is not None
             return make(MOD, make(FLOORDIV, x.lhs, const(d)), const(dk // d))
-        if x.kind == FLOORDIV and (c := _const_rhs(x)) is not None and c != 0:
+        if x.kind == FLOORDIV and (c := const_rhs(x)) is not None and c != 0:
             assert x.lhs is not None
             return make(FLOORDIV, x.lhs, const(c * d))
         changed = False
@@ -245,21 +260,21 @@ class ExprSimplifier:
             else:
                 rest.append(t)
         nonconst = [t for t in rest if t.kind != CONST]
-        a, g, b = _split_by_gcd(rest)
+        a, g, b = split_sum_by_gcd(rest)
         numer = build_sum(rest)
         if g > 1:
             gg = gcd(d, g)
-            rb = self.ev.range(b)
+            rb = self._range(b)
             if gg != 1 and rb.lower >= 0 and rb.upper <= gg - 1:
                 numer, d, changed = make(MUL, a, const(g // gg)), d // gg, True
             elif rb.is_point and rb.lower != 0 and (g2 := gcd(rb.lower, gg)) != 1:
                 numer = make(ADD, make(MUL, a, const(g // g2)), const(rb.lower // g2))
                 d, changed = d // g2, True
         parts = summands(numer)
-        inner = [p for p in parts if p.kind == FLOORDIV and (_const_rhs(p) or 0) > 0]
+        inner = [p for p in parts if p.kind == FLOORDIV and (const_rhs(p) or 0) > 0]
         if len(inner) == 1 and nonconst:
             y = inner[0]
-            c0 = _const_rhs(y)
+            c0 = const_rhs(y)
             assert c0 is not None and y.lhs is not None
             others = [make(MUL, p, const(c0)) for p in parts if p is not y]
             numer = build_sum([*others, y.lhs])
@@ -270,269 +285,214 @@ class ExprSimplifier:
         return build_sum([make(FLOORDIV, numer, const(d)), *outside])
 
 
-def _const_rhs(e: Expr) -> int | None:
-    if e.rhs is not None and e.rhs.kind == CONST:
-        return e.rhs.value
-    return None
-
-
 # ---- map-level simplification ----------------------------------------------------------
-def _constraint_range(
-    expr: Expr, iv: Interval, ev: RangeEvaluator, exact_negative_divisor: bool
-) -> tuple[Expr, Interval]:
-    """Move arithmetic from a constraint's expression into its interval (spec §3.1 step 1b)."""
-    for _ in range(_MAX_ROUNDS):
-        lo, hi = iv
-        if expr.kind == ADD:
-            assert expr.lhs is not None and expr.rhs is not None
-            rr = ev.range(expr.rhs)
-            if rr.is_point:
-                expr, iv = expr.lhs, Interval(lo - rr.lower, hi - rr.lower)
-                continue
-            if lo == 0:
-                a, g, b = _split_by_gcd(summands(expr))
-                if g > 1 and (Interval(hi, hi) - ev.range(b)).floordiv(g).is_point:
-                    expr, iv = make(MUL, a, const(g)), Interval(0, hi)
-                    continue
-            break
-        c = _const_rhs(expr) if expr.kind in (MUL, FLOORDIV) else None
-        if c is None or c == 0:
-            break
-        assert expr.lhs is not None
-        if expr.kind == MUL:
-            if c < 0:
-                c, lo, hi = -c, -hi, -lo
-            expr, iv = expr.lhs, Interval(-((-lo) // c), hi // c)
-        elif c > 0:
-            expr, iv = expr.lhs, Interval(lo * c, (hi + 1) * c - 1)
-        elif exact_negative_divisor:
-            expr, iv = expr.lhs, Interval((hi + 1) * c + 1, lo * c)
-        else:  # XLA treats e / -c as -(e / c): unsound, kept for parity (spec §7 item 13)
-            c, lo, hi = -c, -hi, -lo
-            expr, iv = expr.lhs, Interval(lo * c, (hi + 1) * c - 1)
-    return expr, iv
+def _constraint_range_step(
+    expr: Expr, iv: Interval, ev: RangeEvaluator, exact: bool
+) -> tuple[Expr, Interval] | None:
+    """One step of moving arithmetic from a constraint's expression into its interval.
 
-
-def _simplify_constraints(state: _State, exact_negative_divisor: bool) -> None:
-    for _ in range(_MAX_ROUNDS):
-        if state.known_empty:
-            return
-        changed = False
-        ev = RangeEvaluator(state.bounds())
-        simp = ExprSimplifier(ev, replace=True)
-        for expr, iv in list(state.constraints.items()):
-            if state.known_empty:
-                return
-            if state.constraints.get(expr) != iv:
-                continue
-            s = simp.simplify(expr)
-            if iv.contains(ev.range(s)):
-                del state.constraints[expr]
-            elif s is not expr:
-                del state.constraints[expr]
-                state.add_constraint(s, iv)
-                changed = True
-        if state.known_empty:
-            return
-        ev = RangeEvaluator(state.bounds())
-        for expr, iv in list(state.constraints.items()):
-            if state.known_empty:
-                return
-            if state.constraints.get(expr) != iv:
-                continue
-            new_e, new_iv = _constraint_range(expr, iv, ev, exact_negative_divisor)
-            if new_e is not expr or new_iv != iv:
-                del state.constraints[expr]
-                state.add_constraint(new_e, new_iv)
-                changed = True
-        if not changed:
-            return
-
-
-def merge_mod_constraints(state: _State) -> bool:
-    """MergeModConstraints (spec §3.4), in place on a working state; True if anything changed."""
-    groups: dict[tuple[Expr, int], list[tuple[Expr, int]]] = {}
-    for expr, iv in state.constraints.items():
-        if expr.kind == MOD and iv.is_point and (c := _const_rhs(expr)) is not None and c > 0:
-            assert expr.lhs is not None
-            groups.setdefault((expr.lhs, iv.lower), []).append((expr, c))
-    changed = False
-    for (lhs, r), items in groups.items():
-        if state.known_empty:
-            break
-        d = items[0][1]
-        if len(items) >= 2:
-            for expr, c in items:
-                d = d * c // gcd(d, c)
-                del state.constraints[expr]
-            state.add_constraint(make(MOD, lhs, const(d)), Interval(r, r))
-            changed = True
-        if lhs.kind == VAR and not state.known_empty:
-            b = state.get_bounds(lhs.value)
-            lo = _trunc_div(b.lower, d) * d + r
-            if lo < b.lower:
-                lo += d
-            hi = _trunc_div(b.upper, d) * d + r
-            if hi > b.upper:
-                hi -= d
-            new = Interval(lo, hi)
-            if new != b:
-                changed = True
-                state.set_bounds(lhs.value, new)
-                if not new.is_feasible:
-                    state.reset_to_known_empty()
-    return changed
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def _normalize_mode(mode: str) -> bool:
-    m = str(mode).lower().lstrip("k")
-    if m not in ("replace", "preserve"):
-        raise IndexingError(f"simplify mode must be 'replace' or 'preserve', not {mode!r}")
-    return m == "replace"
-
-
-def simplify_with_status(
-    m: IndexingMap, mode: str = "replace", *, exact_negative_divisor: bool = False
-) -> tuple[IndexingMap, bool]:
-    """XLA's ``Simplify(mode)``: returns the new map and whether results or constraints changed.
-
-    ``mode`` is ``"replace"`` (default: single-point ranges become constants) or ``"preserve"``.
-    By default a constraint ``e / c in [lo, hi]`` with ``c < 0`` is rewritten as XLA does, which
-    is unsound (it treats ``e / -c`` as ``-(e / c)``); ``exact_negative_divisor=True`` uses the
-    exact bounds instead.
-
-    >>> m = IndexingMap.parse("(d0)[s0] -> (d0), domain: d0 in [0, 9], s0 in [-99, 99], s0 / -3 in [-11, -5]")
-    >>> print(m.simplify().range_vars[0].bounds, m.simplify(exact_negative_divisor=True).range_vars[0].bounds)
-    [15, 35] [13, 33]
+    ``e + c in [lo, hi]`` -> ``e in [lo - c, hi - c]``; ``e * c`` -> ``e in [ceil(lo/c), floor(hi/c)]``;
+    ``e / c`` -> ``e in [lo*c, (hi+1)*c - 1]``; a sum ``A*g + B in [0, hi]`` whose ``B`` cannot
+    change ``(hi - B) / g`` -> ``A*g in [0, hi]``. None if no step applies (spec §3.1 step 1b).
     """
-    replace = _normalize_mode(mode)
-    if m.is_undefined or m.is_known_empty:
-        return m, False
+    lo, hi = iv
+    if expr.kind == ADD:
+        assert expr.lhs is not None and expr.rhs is not None
+        rr = ev.range(expr.rhs)
+        if rr.is_point:
+            return expr.lhs, Interval(lo - rr.lower, hi - rr.lower)
+        if lo == 0:
+            # 0 <= A*g + B <= hi  ->  0 <= A*g <= hi when (hi - B) / g does not depend on B.
+            # XLA drops B without checking its sign, which is unsound for B < 0 or B >= g
+            # (B = d0 / -7 in [-1, 0]: 0 <= s0*2 - 1 fails at s0 = 0); exact also needs B in
+            # [0, g-1] and (hi - B) / g == hi / g.
+            a, g, b = split_sum_by_gcd(summands(expr))
+            if g > 1:
+                rb = ev.range(b)
+                q = (Interval(hi, hi) - rb).floordiv(g)
+                if q.is_point and (not exact or (rb.lower >= 0 and rb.upper < g and q.lower == hi // g)):
+                    new = make(MUL, a, const(g))
+                    return None if new is expr else (new, Interval(0, hi))
+        return None
+    c = const_rhs(expr) if expr.kind in (MUL, FLOORDIV) else None
+    if c is None or c == 0:
+        return None
+    assert expr.lhs is not None
+    if expr.kind == MUL:
+        if c < 0:
+            c, lo, hi = -c, -hi, -lo
+        return expr.lhs, Interval(-((-lo) // c), hi // c)
+    if c > 0:
+        return expr.lhs, Interval(lo * c, (hi + 1) * c - 1)
+    if exact:  # floor(e / c) in [lo, hi] with c < 0  <=>  e in [(hi+1)c + 1, lo*c]
+        return expr.lhs, Interval((hi + 1) * c + 1, lo * c)
+    # XLA treats e / -c as -(e / c): unsound, kept for parity (spec §7 item 13)
+    return expr.lhs, Interval(-hi * -c, (-lo + 1) * -c - 1)
+
+
+def _replace_constraints(state: _State, to_remove: list[Expr], to_add: list[tuple[Expr, Interval]]) -> None:
+    for e in to_remove:
+        state.constraints.pop(e, None)
+    for e, iv in to_add:
+        state.add_constraint(e, iv)
+
+
+def _simplify_constraint_exprs(state: _State) -> bool:
+    """Simplify every constraint expression; drop the always-true ones. True if any was rewritten."""
+    ev = RangeEvaluator(state.bounds())
+    simp = ExprSimplifier(ev, replace=True)
+    to_remove: list[Expr] = []
+    to_add: list[tuple[Expr, Interval]] = []
+    for expr, iv in state.constraints.items():
+        s = simp.simplify(expr)
+        if iv.contains(ev.range(s)):
+            to_remove.append(expr)  # always satisfied; not counted as a change (XLA)
+        elif s is not expr:
+            to_remove.append(expr)
+            to_add.append((s, iv))
+    _replace_constraints(state, to_remove, to_add)
+    return bool(to_add)
+
+
+def _simplify_constraint_ranges(state: _State, exact: bool) -> bool:
+    """Apply :func:`_constraint_range_step` to every constraint until none applies. True if any did."""
+    ev = RangeEvaluator(state.bounds())
+    to_remove: list[Expr] = []
+    to_add: list[tuple[Expr, Interval]] = []
+    for expr, iv in state.constraints.items():
+        e, i = expr, iv
+        for _ in range(_MAX_ROUNDS):
+            step = _constraint_range_step(e, i, ev, exact)
+            if step is None:
+                break
+            e, i = step
+        if e is not expr or i != iv:
+            to_remove.append(expr)
+            to_add.append((e, i))
+    _replace_constraints(state, to_remove, to_add)
+    return bool(to_add)
+
+
+_MODES = {"replace": True, "preserve": False, SimplifyPointDimensions.REPLACE: True,
+          SimplifyPointDimensions.PRESERVE: False, "kReplace": True, "kPreserve": False}
+
+
+def _normalize_mode(mode: str | SimplifyPointDimensions) -> bool:
+    """True for XLA's kReplace, False for kPreserve."""
+    replace = _MODES.get(mode) if isinstance(mode, str) else None
+    if replace is None:
+        raise IndexingError(f"simplify mode must be 'replace' or 'preserve', not {mode!r}")
+    return replace
+
+
+@guarded
+def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool, bool]:
+    """``(simplified map, changed, stable)``; ``stable``: simplifying the result changes nothing.
+
+    The constraint loop runs to a fixed point and results are fixed points of the expression
+    simplifier, so a second pass can only differ if MergeModConstraints changed something
+    (its tighter bounds can make a constraint always true, to be dropped next time).
+    """
     state = m._state()
-    _simplify_constraints(state, exact_negative_divisor)
-    if not state.known_empty:
-        merge_mod_constraints(state)
+    changed = False
+    converged = True
+    for _ in range(_MAX_ROUNDS if state.constraints else 0):
+        if state.known_empty:
+            break
+        did = _simplify_constraint_exprs(state)
+        did |= not state.known_empty and _simplify_constraint_ranges(state, exact)
+        if not did:
+            break
+        changed = True
+    else:
+        converged = not state.constraints
+    merged = False
+    if state.constraints and not state.known_empty:
+        merged = merge_mod_constraints(state, exact)
     if not state.known_empty:
         ev = RangeEvaluator(state.bounds(), state.constraints)
         simp = ExprSimplifier(ev, replace=replace)
         state.results = [simp.simplify(r) for r in state.results]
     out = state.freeze()
-    changed = out.results != m.results or out.constraints != m.constraints or out.is_known_empty
+    changed |= merged or out.results != m.results
+    stable = (converged and not merged) or out.is_known_empty
     if not changed and out == m:
+        return m, False, stable
+    return out, changed, stable
+
+
+# Results by structure (interned expressions make the key cheap), so simplifying an equal map
+# again, e.g. one parsed from the printed output, is a dictionary lookup.
+_CACHE: dict[tuple[object, ...], tuple[IndexingMap, bool]] = {}
+_CACHE_LIMIT = 1 << 15
+
+
+def clear_caches() -> None:
+    """Forget memoised simplifications and canonical forms (results are unaffected, only speed)."""
+    from tensorlayout.indexing import canonical
+
+    _CACHE.clear()
+    canonical._CACHE.clear()
+
+
+def _simplify(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool]:
+    if not isinstance(m, IndexingMap):
+        raise IndexingError(f"simplify expects an IndexingMap, got {type(m).__name__}")
+    if m.is_undefined or m.is_known_empty:
         return m, False
+    key = (m._struct_key(), replace, exact)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    out, changed, stable = _compute(m, replace, exact)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = (out, changed)
+    if stable:  # simplifying ``out`` again would give ``out`` back, unchanged
+        _CACHE.setdefault((out._struct_key(), replace, exact), (out, False))
+        if out._simplified is None:
+            object.__setattr__(out, "_simplified", ((replace, exact), out))
     return out, changed
 
 
-def simplify(m: IndexingMap, mode: str = "replace", *, exact_negative_divisor: bool = False) -> IndexingMap:
-    """The simplified map; see :func:`simplify_with_status` for the options. Cached per map.
+def simplify_with_status(
+    m: IndexingMap, mode: str | SimplifyPointDimensions = "replace", *, exact: bool = False
+) -> tuple[IndexingMap, bool]:
+    """XLA's ``Simplify(mode)``: the new map and XLA's return value (did anything change).
+
+    ``mode`` is ``"replace"`` (default; expressions whose range is one point, such as a dim
+    with domain ``[5, 5]``, become constants) or ``"preserve"`` (reshape/bitcast maps keep
+    them). Dropping an always-true constraint alone does not count as a change, as in XLA.
+
+    Exactness: by default three constraint rewrites match XLA even where XLA is unsound, for
+    parity: ``e / c in [lo, hi]`` with ``c < 0`` is solved as if ``e / c`` were ``-(e / -c)``
+    (spec §7 item 13: ``s0 / -3 in [-11, -5]`` gives ``s0 in [15, 35]``, not ``[13, 33]``);
+    ``A*g + B in [0, hi]`` becomes ``A*g in [0, hi]`` without checking that ``B`` is in
+    ``[0, g-1]``; and MergeModConstraints snaps a variable's bounds to its residue with C++
+    truncating division, which can drop valid negative values (§3.4). ``exact=True`` (CLI
+    ``--exact``) gives the exact result in all three cases.
+
+    >>> m = IndexingMap.parse("(d0)[s0] -> (d0), domain: d0 in [0, 9], s0 in [-99, 99], s0 / -3 in [-11, -5]")
+    >>> print(m.simplify().range_vars[0].bounds, m.simplify(exact=True).range_vars[0].bounds)
+    [15, 35] [13, 33]
+    """
+    return _simplify(m, _normalize_mode(mode), exact)
+
+
+def simplify(
+    m: IndexingMap, mode: str | SimplifyPointDimensions = "replace", *, exact: bool = False
+) -> IndexingMap:
+    """The simplified map (cached); see :func:`simplify_with_status` for ``mode`` and ``exact``.
 
     >>> m = IndexingMap.parse("(d0, d1) -> ((d0 mod 8) * 128 + d1 + (d0 / 8) * 1024), "
     ...                       "domain: d0 in [0, 1023], d1 in [0, 127]")
     >>> print(m.simplify())
     (d0, d1) -> (d0 * 128 + d1), domain: d0 in [0, 1023], d1 in [0, 127]
     """
-    key = (_normalize_mode(mode), exact_negative_divisor)
-    cached = m._simplified
+    key = (_normalize_mode(mode), exact)
+    cached = m._simplified if isinstance(m, IndexingMap) else None
     if cached is not None and cached[0] == key:
         return cached[1]  # type: ignore[no-any-return]
-    out, _ = simplify_with_status(m, mode, exact_negative_divisor=exact_negative_divisor)
+    out, _ = _simplify(m, key[0], exact)
     object.__setattr__(m, "_simplified", (key, out))
-    if out._simplified is None:
-        object.__setattr__(out, "_simplified", (key, out))
     return out
-
-
-# ---- other rewrites ----------------------------------------------------------------------
-def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list[bool]]:
-    """RemoveUnusedSymbols / RemoveUnusedVars; the mask marks removed symbols (resp. dims++symbols)."""
-    if m.is_undefined:
-        return m, []
-    n = m.num_dims
-    first = n if symbols_only else 0
-    used: set[int] = set()
-    for r in m.results:
-        used |= r.variables()
-    removed = {i for i in range(first, m.num_vars) if i not in used}
-    cons = list(m._constraints)
-    changed = True
-    while changed:
-        changed = False
-        for e, _ in cons:
-            vs = e.variables()
-            if vs & removed and not vs <= removed:
-                removed -= vs
-                changed = True
-    if not removed:
-        return m, []
-    kept_cons = [(e, iv) for e, iv in cons if not (e.variables() and e.variables() <= removed)]
-    order = [i for i in range(m.num_vars) if i not in removed]
-    repl = {old: var(new) for new, old in enumerate(order)}
-    all_vars = m.all_vars()
-    r0, r1 = n, n + m.num_range_vars
-    dims = tuple(all_vars[i] for i in order if i < r0)
-    ranges = tuple(all_vars[i] for i in order if r0 <= i < r1)
-    rts = tuple(all_vars[i] for i in order if i >= r1)
-    results = tuple(r.replace_variables(repl) for r in m.results)
-    new_cons = tuple((e.replace_variables(repl), iv) for e, iv in kept_cons)
-    out = IndexingMap._make(results, dims, ranges, rts, new_cons, m.is_known_empty, False)
-    return out, [i in removed for i in range(first, m.num_vars)]
-
-
-def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
-    """RescaleSymbols: for ``s mod c in [k, k]`` substitute ``s -> s * c + k`` (spec §3.3).
-
-    >>> m = IndexingMap.parse("(d0)[s0] -> (s0), domain: d0 in [0, 3], s0 in [0, 9], s0 mod 6 in [3, 3]")
-    >>> print(m.rescale_symbols())
-    (d0)[s0] -> (s0 * 6 + 3), domain: d0 in [0, 3], s0 in [0, 1]
-    """
-    if m.is_undefined or m.is_known_empty:
-        return m, False
-    state = m._state()
-    merge_mod_constraints(state)
-    n = state.num_dims
-    done: set[int] = set()
-    rescaled = False
-    for expr, iv in list(state.constraints.items()):
-        if state.known_empty or expr not in state.constraints:
-            continue
-        if expr.kind != MOD or not iv.is_point or (c := _const_rhs(expr)) is None or c <= 0:
-            continue
-        s = expr.lhs
-        assert s is not None
-        if s.kind != VAR or s.value < n or s.value in done:
-            continue
-        done.add(s.value)
-        k = iv.lower
-        repl = {s.value: make(ADD, make(MUL, s, const(c)), const(k))}
-        del state.constraints[expr]
-        state.results = [r.replace_variables(repl) for r in state.results]
-        old = state.constraints
-        state.constraints = {}
-        for e2, iv2 in old.items():
-            state.add_constraint(e2.replace_variables(repl), iv2)
-        b = state.get_bounds(s.value)
-        new_b = Interval(_trunc_div(b.lower - k, c), _trunc_div(b.upper - k, c))
-        state.set_bounds(s.value, new_b)
-        if not new_b.is_feasible:
-            state.reset_to_known_empty()
-        rescaled = True
-    return state.freeze(), rescaled
-
-
-def get_used_parameters(exprs: Iterable[Expr], num_dims: int) -> tuple[list[int], list[int]]:
-    """Sorted unique dim ids and symbol indices mentioned by ``exprs``.
-
-    >>> from tensorlayout.indexing.parse import parse_expr
-    >>> get_used_parameters([parse_expr("d0 + s1", num_dims=2)], 2)
-    ([0], [1])
-    """
-    used: set[int] = set()
-    for e in exprs:
-        used |= e.variables()
-    return sorted(i for i in used if i < num_dims), sorted(i - num_dims for i in used if i >= num_dims)
-

@@ -1,24 +1,30 @@
 """Check that two indexing maps mean the same thing, by enumeration or sampling.
 
 Two maps over the same variables are equivalent when they have the same feasible points and
-the same results at each of them. When the variable counts differ (e.g. after
+the same results at each of them. When the symbol counts differ (e.g. after
 ``remove_unused_symbols``), each dims point is compared by its set of results over all symbols.
+Boxes of up to ``limit`` points are enumerated; larger ones are sampled, and the result says
+so (``exhaustive=False``, with the box size and the limit).
 
 >>> from tensorlayout.indexing.map import IndexingMap
 >>> a = IndexingMap.parse("(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]")
 >>> r = verify_equivalent(a, a.simplify())
 >>> r.equivalent, r.exhaustive, r.points_checked
 (True, True, 105)
+>>> b = IndexingMap.parse("(d0, d1) -> (d0, d1), domain: d0 in [0, 6], d1 in [0, 15]")
+>>> print(verify_equivalent(a, b))
+NOT equivalent at (0, 15): only the second map contains the point (found after 16 points, enumerating)
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from tensorlayout.errors import IndexingError
+from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap
 
@@ -29,24 +35,33 @@ Outcome = tuple[bool, "tuple[int | None, ...] | None"]
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """The verdict: ``equivalent``, whether every point was checked, and a counterexample."""
+    """The verdict: ``equivalent``, whether every point was checked, and a counterexample.
+
+    ``counterexample`` is a point (dims then symbols; dims only when the symbol counts
+    differ) where the maps disagree; ``box_size`` is the number of points in the compared box
+    and ``limit`` the enumeration limit above which points were sampled.
+    """
 
     equivalent: bool
     exhaustive: bool
     points_checked: int
     counterexample: tuple[int, ...] | None = None
     detail: str = ""
+    box_size: int = 0
+    limit: int = 0
 
     def __bool__(self) -> bool:
         return self.equivalent
 
     def __str__(self) -> str:
-        how = "all" if self.exhaustive else "sampled"
+        sampled = f"the box of {self.box_size} points exceeds the limit of {self.limit}"
         if self.equivalent:
-            return f"equivalent ({how} {self.points_checked} points checked)"
-        mode = "enumerating" if self.exhaustive else "sampling"
-        where = f"found after {self.points_checked} points, {mode}"
-        return f"NOT equivalent at {self.counterexample}: {self.detail} ({where})"
+            if self.exhaustive:
+                return f"equivalent (all {self.points_checked} points checked)"
+            return f"equivalent ({self.points_checked} random points checked: {sampled})"
+        how = "enumerating" if self.exhaustive else f"sampling: {sampled}"
+        found = f"found after {self.points_checked} points, {how}"
+        return f"NOT equivalent at {self.counterexample}: {self.detail} ({found})"
 
 
 def _at(m: IndexingMap, point: Sequence[int]) -> Outcome:
@@ -69,32 +84,51 @@ def _box(maps: Sequence[IndexingMap], count: int) -> list[Interval]:
     return box
 
 
-def _points(
-    box: list[Interval], limit: int, samples: int, seed: int
-) -> tuple[Iterator[tuple[int, ...]], bool]:
+def _size(box: Sequence[Interval]) -> int:
     total = 1
     for b in box:
         total *= b.num_elements
-    if total <= limit:
+    return total
+
+
+def _points(
+    box: list[Interval], limit: int, samples: int, seed: int
+) -> tuple[Iterator[tuple[int, ...]], bool]:
+    if _size(box) <= limit:
         return itertools.product(*(range(b.lower, b.upper + 1) for b in box)), True
     rng = random.Random(seed)
 
     def gen() -> Iterator[tuple[int, ...]]:
         corners = [tuple(b.lower for b in box), tuple(b.upper for b in box)]
         yield from (c for c in corners if all(b.num_elements for b in box))
-        for _ in range(samples):
+        for _ in range(min(samples, _size(box))):
             yield tuple(rng.randint(b.lower, b.upper) for b in box)
 
     return gen(), False
 
 
+def _scan(box: list[Interval], limit: int, samples: int, seed: int,
+          check: Callable[[tuple[int, ...]], str]) -> VerifyResult:
+    """Run ``check`` (an empty string means "agree") over the box's points."""
+    points, exhaustive = _points(box, limit, samples, seed)
+    size, checked = _size(box), 0
+    for p in points:
+        checked += 1
+        problem = check(p)
+        if problem:
+            return VerifyResult(False, exhaustive, checked, p, problem, size, limit)
+    return VerifyResult(True, exhaustive, checked, None, "", size, limit)
+
+
+@guarded
 def verify_equivalent(
     a: IndexingMap, b: IndexingMap, *, limit: int = 200_000, samples: int = 20_000, seed: int = 0
 ) -> VerifyResult:
-    """Compare ``a`` and ``b`` on the hull of their domain boxes.
+    """Compare ``a`` and ``b`` on the hull of their domain boxes; return a counterexample if they differ.
 
     Up to ``limit`` points the box is enumerated (``exhaustive=True``); beyond it ``samples``
-    random points (seeded) are checked and the result says so.
+    random points (seeded, plus the two corners) are checked and the result says so. Maps with
+    different symbol counts are compared per dims point by their sets of results.
     """
     if not isinstance(a, IndexingMap) or not isinstance(b, IndexingMap):
         raise IndexingError("verify_equivalent expects two IndexingMaps")
@@ -105,45 +139,31 @@ def verify_equivalent(
         other = b if a.is_known_empty else a
         if other.is_known_empty:
             return VerifyResult(True, True, 0)
-        box = [v.bounds for v in other.all_vars()]
-        points, exhaustive = _points(box, limit, samples, seed)
-        checked = 0
-        for p in points:
-            checked += 1
-            if _at(other, p)[0]:
-                return VerifyResult(False, exhaustive, checked, p, "only one map has feasible points")
-        return VerifyResult(True, exhaustive, checked)
+        which = "first" if other is a else "second"
+        return _scan([v.bounds for v in other.all_vars()], limit, samples, seed,
+                     lambda p: f"only the {which} map has feasible points" if _at(other, p)[0] else "")
     if a.num_dims != b.num_dims or a.num_results != b.num_results:
         return VerifyResult(False, True, 0, None,
                             f"shapes differ: {a.num_dims}->{a.num_results} vs {b.num_dims}->{b.num_results}")
     if a.num_symbols == b.num_symbols:
-        return _pointwise(a, b, limit, samples, seed)
-    return _by_dims(a, b, limit, samples, seed)
+        return _scan(_box([a, b], a.num_vars), limit, samples, seed, lambda p: _compare_at(a, b, p))
+    return _scan(_box([a, b], a.num_dims), max(1, limit // 64), max(1, samples // 64), seed,
+                 lambda p: _compare_sets(a, b, p, limit))
 
 
-def _pointwise(a: IndexingMap, b: IndexingMap, limit: int, samples: int, seed: int) -> VerifyResult:
-    box = _box([a, b], a.num_vars)
-    points, exhaustive = _points(box, limit, samples, seed)
-    checked = 0
-    for p in points:
-        checked += 1
-        fa, ra = _at(a, p)
-        fb, rb = _at(b, p)
-        if fa != fb:
-            which = "first" if fa else "second"
-            return VerifyResult(False, exhaustive, checked, p, f"only the {which} map contains the point")
-        if fa and ra != rb:
-            return VerifyResult(False, exhaustive, checked, p, f"results differ: {ra} vs {rb}")
-    return VerifyResult(True, exhaustive, checked)
+def _compare_at(a: IndexingMap, b: IndexingMap, p: tuple[int, ...]) -> str:
+    fa, ra = _at(a, p)
+    fb, rb = _at(b, p)
+    if fa != fb:
+        return f"only the {'first' if fa else 'second'} map contains the point"
+    return f"results differ: {ra} vs {rb}" if fa and ra != rb else ""
 
 
-def _results_by_dims(m: IndexingMap, dims: tuple[int, ...], limit: int) -> set[tuple[int | None, ...]] | None:
+def _results_by_dims(m: IndexingMap, dims: tuple[int, ...], limit: int) -> set[tuple[int | None, ...]]:
     sym_box = [v.bounds for v in (*m.range_vars, *m.rt_vars)]
-    total = 1
-    for s in sym_box:
-        total *= s.num_elements
-    if total > limit:
-        return None
+    if _size(sym_box) > limit:
+        raise IndexingError(f"too many symbol values ({_size(sym_box)} > limit {limit}) to compare maps "
+                            "with different symbols; raise the limit or remove unused symbols first")
     out = set()
     for syms in itertools.product(*(range(s.lower, s.upper + 1) for s in sym_box)):
         feasible, res = _at(m, dims + syms)
@@ -153,16 +173,8 @@ def _results_by_dims(m: IndexingMap, dims: tuple[int, ...], limit: int) -> set[t
     return out
 
 
-def _by_dims(a: IndexingMap, b: IndexingMap, limit: int, samples: int, seed: int) -> VerifyResult:
-    box = _box([a, b], a.num_dims)
-    points, exhaustive = _points(box, max(1, limit // 64), max(1, samples // 64), seed)
-    checked = 0
-    for p in points:
-        checked += 1
-        sa, sb = _results_by_dims(a, p, limit), _results_by_dims(b, p, limit)
-        if sa is None or sb is None:
-            raise IndexingError("too many symbol values to compare maps with different symbols")
-        if sa != sb:
-            return VerifyResult(False, exhaustive, checked, p,
-                                f"result sets differ: {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
-    return VerifyResult(True, exhaustive, checked)
+def _compare_sets(a: IndexingMap, b: IndexingMap, p: tuple[int, ...], limit: int) -> str:
+    sa, sb = _results_by_dims(a, p, limit), _results_by_dims(b, p, limit)
+    if sa == sb:
+        return ""
+    return f"result sets differ: {sorted(sa, key=str)} vs {sorted(sb, key=str)}"

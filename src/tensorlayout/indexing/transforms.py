@@ -1,0 +1,203 @@
+"""Map-level rewrites besides ``simplify`` (spec §3.3–§3.4): unused variables, rescaling, mod merging.
+
+>>> from tensorlayout.indexing.map import IndexingMap
+>>> m = IndexingMap.parse("(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 5], s1 in [0, 7]")
+>>> print(m.remove_unused_symbols())
+(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 7]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from math import gcd
+
+from tensorlayout.errors import IndexingError
+from tensorlayout.indexing.canonical import const_rhs
+from tensorlayout.indexing.expr import ADD, MOD, MUL, VAR, Expr, const, make, var
+from tensorlayout.indexing.interval import Interval
+from tensorlayout.indexing.map import IndexingMap, _State
+
+__all__ = [
+    "convert_range_variables_to_dimensions",
+    "get_used_parameters",
+    "merge_mod_constraints",
+    "remove_unused",
+    "rescale_symbols",
+]
+
+
+def trunc_div(a: int, b: int) -> int:
+    """C++ integer division (rounds toward zero), as XLA's MergeModConstraints/RescaleSymbols use.
+
+    >>> trunc_div(-7, 2), -7 // 2
+    (-3, -4)
+    """
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def merge_mod_constraints(state: _State, exact: bool = False) -> bool:
+    """MergeModConstraints (spec §3.4), in place on a working state; True if anything changed.
+
+    Constraints ``L mod c_i in [r, r]`` with the same ``L`` and ``r`` merge into one
+    ``L mod lcm(c_i) in [r, r]``; a variable ``L`` also gets its bounds snapped to the residue
+    with C++ truncating division, as XLA does (``s0 in [-21, -2]``, ``s0 mod 6 = 0`` gives
+    ``[-18, -6]``). That can drop valid negative values (``d1 in [-1, 0]``, ``d1 mod 2 = 1``
+    becomes empty, though ``-1 mod 2 = 1``); ``exact=True`` rounds to the residue exactly.
+    """
+    groups: dict[tuple[Expr, int], list[tuple[Expr, int]]] = {}
+    for expr, iv in state.constraints.items():
+        if expr.kind == MOD and iv.is_point and (c := const_rhs(expr)) is not None and c > 0:
+            assert expr.lhs is not None
+            groups.setdefault((expr.lhs, iv.lower), []).append((expr, c))
+    changed = False
+    for (lhs, r), items in groups.items():
+        if state.known_empty:
+            break
+        d = items[0][1]
+        if len(items) >= 2:
+            for expr, c in items:
+                d = d * c // gcd(d, c)
+                del state.constraints[expr]
+            state.add_constraint(make(MOD, lhs, const(d)), Interval(r, r))
+            changed = True
+        if lhs.kind == VAR and not state.known_empty:
+            b = state.get_bounds(lhs.value)
+            if exact:  # the first and last values in the bounds whose floor-mod d is r
+                new = Interval(b.lower + (r - b.lower) % d, b.upper - (b.upper - r) % d)
+                if not 0 <= r < d:
+                    new = Interval(b.lower, b.lower - 1)
+            else:
+                lo = trunc_div(b.lower, d) * d + r
+                if lo < b.lower:
+                    lo += d
+                hi = trunc_div(b.upper, d) * d + r
+                if hi > b.upper:
+                    hi -= d
+                new = Interval(lo, hi)
+            if new != b:
+                changed = True
+                state.set_bounds(lhs.value, new)
+                if not new.is_feasible:
+                    state.reset_to_known_empty()
+    return changed
+
+
+def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list[bool]]:
+    """RemoveUnusedSymbols / RemoveUnusedVars; the mask marks removed symbols (resp. dims++symbols).
+
+    A variable is unused if no result mentions it. A constraint mentioning only variables
+    being removed is dropped; any other constraint keeps all of its variables. The mask is
+    empty when nothing was removed.
+    """
+    if m.is_undefined:
+        return m, []
+    n = m.num_dims
+    first = n if symbols_only else 0
+    used: set[int] = set()
+    for r in m.results:
+        used |= r.variables()
+    removed = {i for i in range(first, m.num_vars) if i not in used}
+    cons = list(m._constraints)
+    changed = True
+    while changed:
+        changed = False
+        for e, _ in cons:
+            vs = e.variables()
+            if vs & removed and not vs <= removed:
+                removed -= vs
+                changed = True
+    if not removed:
+        return m, []
+    kept_cons = [(e, iv) for e, iv in cons if not (e.variables() and e.variables() <= removed)]
+    order = [i for i in range(m.num_vars) if i not in removed]
+    repl = {old: var(new) for new, old in enumerate(order)}
+    all_vars = m.all_vars()
+    r0, r1 = n, n + m.num_range_vars
+    dims = tuple(all_vars[i] for i in order if i < r0)
+    ranges = tuple(all_vars[i] for i in order if r0 <= i < r1)
+    rts = tuple(all_vars[i] for i in order if i >= r1)
+    results = tuple(r.replace_variables(repl) for r in m.results)
+    new_cons = tuple((e.replace_variables(repl), iv) for e, iv in kept_cons)
+    out = IndexingMap._make(results, dims, ranges, rts, new_cons, m.is_known_empty, False)
+    return out, [i in removed for i in range(first, m.num_vars)]
+
+
+def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
+    """RescaleSymbols: for ``s mod c in [k, k]`` substitute ``s -> s * c + k`` (spec §3.3).
+
+    Runs MergeModConstraints first; each symbol is rescaled at most once, its new bounds are
+    ``trunc((lo - k) / c)``, ``trunc((hi - k) / c)``. Returns the map and whether it rescaled.
+
+    >>> m = IndexingMap.parse("(d0)[s0] -> (s0), domain: d0 in [0, 3], s0 in [0, 9], s0 mod 6 in [3, 3]")
+    >>> print(m.rescale_symbols())
+    (d0)[s0] -> (s0 * 6 + 3), domain: d0 in [0, 3], s0 in [0, 1]
+    """
+    if m.is_undefined or m.is_known_empty:
+        return m, False
+    state = m._state()
+    merge_mod_constraints(state)
+    n = state.num_dims
+    done: set[int] = set()
+    rescaled = False
+    for expr, iv in list(state.constraints.items()):
+        if state.known_empty or expr not in state.constraints:
+            continue
+        if expr.kind != MOD or not iv.is_point or (c := const_rhs(expr)) is None or c <= 0:
+            continue
+        s = expr.lhs
+        assert s is not None
+        if s.kind != VAR or s.value < n or s.value in done:
+            continue
+        done.add(s.value)
+        k = iv.lower
+        repl = {s.value: make(ADD, make(MUL, s, const(c)), const(k))}
+        del state.constraints[expr]
+        state.results = [r.replace_variables(repl) for r in state.results]
+        old = state.constraints
+        state.constraints = {}
+        for e2, iv2 in old.items():
+            state.add_constraint(e2.replace_variables(repl), iv2)
+        b = state.get_bounds(s.value)
+        new_b = Interval(trunc_div(b.lower - k, c), trunc_div(b.upper - k, c))
+        state.set_bounds(s.value, new_b)
+        if not new_b.is_feasible:
+            state.reset_to_known_empty()
+        rescaled = True
+    return state.freeze(), rescaled
+
+
+def get_used_parameters(exprs: Iterable[Expr], num_dims: int) -> tuple[list[int], list[int]]:
+    """Sorted unique dim ids and symbol indices mentioned by ``exprs``.
+
+    >>> from tensorlayout.indexing.parse import parse_expr
+    >>> get_used_parameters([parse_expr("d0 + s1", num_dims=2)], 2)
+    ([0], [1])
+    """
+    used: set[int] = set()
+    for e in exprs:
+        used |= e.variables()
+    return sorted(i for i in used if i < num_dims), sorted(i - num_dims for i in used if i >= num_dims)
+
+
+def convert_range_variables_to_dimensions(m: IndexingMap, indices: Iterable[int]) -> IndexingMap:
+    """XLA's ``ConvertRangeVariablesToDimensions``: move range vars to the end of the dims.
+
+    The chosen range variables keep their names and bounds; runtime variables stay.
+
+    >>> m = IndexingMap.parse("(d0)[a, b] -> (d0 + a + b), domain: d0 in [0, 3], a in [0, 1], b in [0, 2]")
+    >>> print(convert_range_variables_to_dimensions(m, [1]))
+    (d0, b)[a] -> (d0 + a + b), domain: d0 in [0, 3], b in [0, 2], a in [0, 1]
+    """
+    chosen = sorted(set(indices))
+    if any(not 0 <= i < m.num_range_vars for i in chosen):
+        raise IndexingError(f"range variable indices {chosen} out of range [0, {m.num_range_vars})")
+    n, r = m.num_dims, m.num_range_vars
+    rest = [j for j in range(r) if j not in chosen]
+    order = [*range(n), *(n + j for j in chosen), *(n + j for j in rest), *range(n + r, m.num_vars)]
+    repl = {old: var(new) for new, old in enumerate(order)}
+    dims = (*m.dim_vars, *(m.range_vars[j] for j in chosen))
+    ranges = tuple(m.range_vars[j] for j in rest)
+    results = tuple(e.replace_variables(repl) for e in m.results)
+    cons = tuple((e.replace_variables(repl), iv) for e, iv in m._constraints)
+    return IndexingMap._make(results, dims, ranges, m.rt_vars, cons, m.is_known_empty, m.is_undefined)

@@ -2,7 +2,9 @@
 
 All three answer one question (where does element (i, j, …) live?), so each can be rewritten
 in the others where the target notation can express it; where it cannot, a
-:class:`~tensorlayout.errors.UnsupportedError` says why.
+:class:`~tensorlayout.errors.UnsupportedError` says why. Offsets are in elements (an ``E(4)``
+layout packs two per byte, but element ``k`` is still offset ``k``); memory spaces (``S(n)``)
+and tail padding (``L(n)``) do not move elements, so the CuTe and map forms drop them.
 
 >>> from tensorlayout.xla import parse_shape
 >>> str(xla_to_cute(parse_shape("f32[3,5]{1,0:T(2,2)}")))
@@ -16,7 +18,8 @@ in the others where the target notation can express it; where it cannot, a
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,12 +30,37 @@ from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
 from tensorlayout.xla import Layout as XlaLayout
 from tensorlayout.xla import Shape, Tile, parse_shape, tiling_plan
 from tensorlayout.xla.layout import COMBINE_DIMENSION
-from tensorlayout.xla.types import element_type
+from tensorlayout.xla.types import ELEMENT_TYPES, element_type
 
-#: Layouts up to this size are compared element by element when their structures differ.
-_ENUMERATE_MAX = 1 << 22
+#: Layouts up to this size are enumerated to say why they have no XLA layout.
+_ENUMERATE_MAX = 1 << 20
 
-__all__ = ["cute_to_xla", "tla_to_xla", "to_indexing_map", "xla_to_cute"]
+__all__ = ["cute_to_xla", "is_xla_text", "parse_target", "tla_to_xla", "to_indexing_map",
+           "xla_to_cute"]
+
+
+def is_xla_text(text: str) -> bool:
+    """True for XLA shape text (it has ``[``, or is ``token``/``opaque``); CuTe text never does.
+
+    >>> is_xla_text("bf16[8,128]{1,0:T(8,128)(2,1)}"), is_xla_text("(4,8):(8,1)")
+    (True, False)
+    """
+    stripped = text.strip()
+    return "[" in stripped or stripped.startswith(("token", "opaque"))
+
+
+def parse_target(text: str) -> Shape | cute.Layout:
+    """XLA shape text as a :class:`Shape`, anything else as a CuTe :class:`~tensorlayout.cute.Layout`.
+
+    >>> type(parse_target("f32[3,5]{1,0:T(2,2)}")).__name__, str(parse_target(" (4,8):(8,1) "))
+    ('Shape', '(4,8):(8,1)')
+    """
+    if not isinstance(text, str):
+        raise LayoutError(f"expected XLA shape or CuTe layout text, but got {type(text).__name__}")
+    return parse_shape(text.strip()) if is_xla_text(text) else cute.Layout.parse(text.strip())
+
+
+# ---------------------------------------------------------------- XLA → CuTe
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,20 +75,42 @@ class _Axis:
 
 def _as_shape(x: Shape | str) -> Shape:
     shape = parse_shape(x) if isinstance(x, str) else x
-    if not isinstance(shape, Shape) or not shape.is_array or shape.layout is None:
-        raise LayoutError(f"expected an array shape with a layout, got {x}")
+    if not isinstance(shape, Shape):
+        raise LayoutError(f"expected an XLA shape or its text, but got {type(x).__name__}")
+    if shape.kind == "tuple":
+        raise UnsupportedError(f"{shape} is a tuple shape; convert its element shapes one at a time")
+    if not shape.is_array:
+        raise UnsupportedError(f"{shape} is a {shape.kind} shape, which holds no array elements")
+    if shape.layout is None:
+        raise LayoutError(f"shape {shape} has no layout")
     return shape
 
 
-def _split(axis: _Axis, t: int, tile: tuple[int, ...]) -> tuple[_Axis, _Axis]:
+def _split(axis: _Axis, t: int, tile: tuple[int | str, ...]) -> tuple[_Axis, _Axis]:
+    """Tile size ``t`` splits a digit into (count, in-tile) digits.
+
+    A top digit is padded to whole tiles. A lower digit of extent ``e``: ``e <= t`` keeps its
+    values (the count is always 0); ``t`` dividing ``e`` splits it exactly; otherwise the
+    in-tile part wraps every ``t`` while the digit wraps every ``e``, which no mixed radix does.
+    """
     if axis.dim is None:
         return _Axis(None, 1, 1, True), _Axis(None, 1, t, False)
-    if not axis.top and axis.extent % t:
+    if axis.top:
+        return (_Axis(axis.dim, axis.mult * t, -(-axis.extent // t), True),
+                _Axis(axis.dim, axis.mult, t, False))
+    if axis.extent <= t:
+        return _Axis(axis.dim, axis.mult * t, 1, False), axis
+    if axis.extent % t:
         raise UnsupportedError(
-            f"tile {tile}: size {t} does not divide the extent {axis.extent} an earlier tile gave "
-            f"dim {axis.dim}, so the padding sits inside a tile; a CuTe layout cannot express that")
-    count = -(-axis.extent // t)
-    return (_Axis(axis.dim, axis.mult * t, count, axis.top), _Axis(axis.dim, axis.mult, t, False))
+            f"tile {_tile_text(tile)}: size {t} does not divide the extent {axis.extent} an earlier "
+            f"tile gave dim {axis.dim}, so padding sits inside a tile and the dim's digits do not "
+            "form a mixed radix; a CuTe layout cannot express that")
+    return (_Axis(axis.dim, axis.mult * t, axis.extent // t, False),
+            _Axis(axis.dim, axis.mult, t, False))
+
+
+def _tile_text(tile: tuple[int | str, ...]) -> str:
+    return "(" + ",".join(str(t) for t in tile) + ")"
 
 
 def _tiled_part(step: Any) -> tuple[int, tuple[int, ...]]:
@@ -77,11 +127,11 @@ def _axes(shape: Shape) -> tuple[list[_Axis], tuple[int, ...]]:
         axes = [_Axis(None, 1, 1, True)] * (len(step.input_dims) - len(axes)) + axes
         merged: list[_Axis] = []
         for group in step.groups:
-            real = [axes[i] for i in group if axes[i].extent > 1]
+            real = [axes[i] for i in group if axes[i].extent != 1]
             if len(real) > 1:
                 raise UnsupportedError(
-                    f"tile {tile} combines dims {[a.dim for a in real]} with '*'; a CuTe layout maps "
-                    "each mode separately and cannot express the merged padding")
+                    f"tile {_tile_text(tile)} combines dims {[a.dim for a in real]} with '*'; a CuTe "
+                    "layout maps each mode separately and cannot express the merged padding")
             merged.append(real[0] if real else axes[group[-1]])
         untiled, sizes = _tiled_part(step)
         counts, tiles = [], []
@@ -96,11 +146,19 @@ def _axes(shape: Shape) -> tuple[list[_Axis], tuple[int, ...]]:
 def xla_to_cute(shape: Shape | str) -> cute.Layout:
     """The XLA layout as a hierarchical CuTe layout over the padded logical domain.
 
-    Mode ``k`` is logical dim ``k``; its sub-modes are the digits the tiles split it into.
+    Mode ``k`` is logical dim ``k``; its sub-modes are the digits the tiles split it into,
+    least significant first, the top one counting whole tiles (so it covers the padding).
+    A rank-0 shape gives ``():()``. Combined dims (``*`` over two dims of size > 1) and a
+    later tile that does not divide the extent an earlier one left raise
+    :class:`UnsupportedError`.
+
+    >>> str(xla_to_cute("bf16[16,256]{1,0:T(8,128)(2,1)}"))
+    '((2,4,2),(128,2)):((1,256,2048),(2,1024))'
     """
     shape = _as_shape(shape)
     if shape.rank == 0:
-        return cute.Layout(1, 0)
+        tiling_plan(shape)  # validates the layout
+        return cute.Layout((), ())
     axes, tiled = _axes(shape)
     strides = [0] * len(tiled)
     acc = 1
@@ -110,7 +168,7 @@ def xla_to_cute(shape: Shape | str) -> cute.Layout:
     modes_s: list[Any] = []
     modes_d: list[Any] = []
     for d in range(shape.rank):
-        pieces = sorted((a.mult, a.extent, s) for a, s in zip(axes, strides) if a.dim == d and a.extent > 1)
+        pieces = sorted((a.mult, a.extent, s) for a, s in zip(axes, strides) if a.dim == d and a.extent != 1)
         expect = 1
         for mult, extent, _ in pieces:
             if mult != expect:
@@ -134,16 +192,16 @@ def xla_to_cute(shape: Shape | str) -> cute.Layout:
 
 def _as_cute(x: Any) -> tuple[cute.Layout, tuple[int, ...] | None]:
     if isinstance(x, TlaLayout):
-        return x.layout, x.origin_shape
+        return x.layout, tuple(int(n) for n in x.origin_shape)
     if isinstance(x, str):
         return cute.Layout.parse(x), None
     if isinstance(x, cute.Layout):
         return x, None
-    raise LayoutError(f"expected a CuTe or TLA layout, got {type(x).__name__}")
+    raise LayoutError(f"expected a CuTe or TLA layout (or CuTe text), but got {type(x).__name__}")
 
 
 def _pieces(mode: cute.Layout) -> list[tuple[int, int]]:
-    return [(s, d) for s, d in mode.flat_modes() if s != 1] or [(1, 0)]
+    return [(int(s), int(d)) for s, d in mode.flat_modes() if s != 1] or [(1, 0)]
 
 
 def _why_not_xla(layout: cute.Layout) -> str:
@@ -158,20 +216,24 @@ def _why_not_xla(layout: cute.Layout) -> str:
     if len(np.unique(offsets)) != len(offsets):
         return "it maps two coordinates to one offset"
     if offsets.size and int(offsets.max()) + 1 != offsets.size:
-        return "its image has holes, and XLA layouts are dense up to whole-tile padding"
-    return ("no minor_to_major order with a chain of tiles reproduces it (XLA orders the "
-            "elements of a tile by one tile shape per level; this layout's digits do not nest "
-            "that way)")
+        return (f"its image has holes ({offsets.size} offsets spread over {int(offsets.max()) + 1} "
+                "slots); XLA leaves holes only as tile padding, and no tile chain tried leaves these")
+    return ("none of the XLA layouts tried reproduces it (chains of up to four tiles rebuilt "
+            "from its digits, and guesses for padded digits; a chain that pads inside a tile can "
+            "be missed)")
 
 
-def _natural_tiles(pieces: list[list[tuple[int, int]]], phys: list[int]) -> list[Tile]:
-    """Tile ``l`` takes, per mode, the product of all but its ``l`` most significant digits."""
+def _natural_tiles(pieces: list[list[tuple[int, int]]], phys: list[int],
+                   padded: list[bool]) -> list[Tile]:
+    """Tile ``l`` takes, per mode, the product of all but its ``l`` most significant digits;
+    a one-digit mode wider than its dim (``padded``) takes its whole size in the first tile."""
     tiles = []
-    for lvl in range(1, max(len(p) for p in pieces)):
+    levels = max(max(len(p) for p in pieces) - 1, 1 if any(padded) else 0)
+    for lvl in range(1, levels + 1):
         dims = []
         for k in phys:
             keep = len(pieces[k]) - lvl
-            n = 1
+            n = pieces[k][0][0] if lvl == 1 and padded[k] else 1
             for s, _ in pieces[k][:max(keep, 0)]:
                 n *= s
             dims.append(n)
@@ -181,114 +243,294 @@ def _natural_tiles(pieces: list[list[tuple[int, int]]], phys: list[int]) -> list
     return tiles
 
 
-def _candidates(layout: cute.Layout) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
-    """(minor_to_major, tiles) guesses, the likeliest first: the order of the modes' most
-    significant strides with the natural tile chain, then every single tile whose dims are
-    digit prefixes, then the other orders."""
-    modes = layout.modes() if isinstance(layout.shape, tuple) else (layout,)
+def _candidates(layout: cute.Layout, logical: tuple[int, ...]
+                ) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """(minor_to_major, tiles) guesses for what :func:`_built_chains` misses (digits wider
+    than their dims, holes): each dim order, the likeliest first, untiled, with the natural
+    tile chain, after a whole-size first tile, and with ``(p,1)`` sub-tiles."""
+    modes = layout.modes()
     pieces = [_pieces(m) for m in modes]
-    sizes = [m.size() for m in modes]
+    sizes = [int(m.size()) for m in modes]
     top_stride = [p[-1][1] for p in pieces]
+    padded = [len(p) == 1 and n < size for p, n, size in zip(pieces, logical, sizes)]
     # size-1 modes go most major: they hold no data, and tiles apply to the minor-most dims
     best = tuple(sorted(range(len(modes)), key=lambda k: (sizes[k] == 1, top_stride[k], k)))
     orders = [best] + [o for o in itertools.permutations(range(len(modes))) if o != best][:23]
     out: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
     for m2m in orders:
         phys = list(reversed(m2m))
-        tiles = _natural_tiles(pieces, phys)
+        tiles = _natural_tiles(pieces, phys, padded) if modes else []
+        out.append((m2m, ()))
         out.append((m2m, tuple(tiles)))
-        out.append((m2m, (Tile(tuple(sizes[k] for k in phys)),) + tuple(tiles)))
+        if modes and min(sizes) > 0:
+            out.append((m2m, (Tile(tuple(sizes[k] for k in phys)),) + tuple(tiles)))
         if m2m == best and len(phys) >= 2:  # a (p,1) sub-tile that reorders inside the tile
             for p in sorted({s for s, _ in pieces[phys[-2]]} | {2, 4, 8}):
                 out.append((m2m, tuple(tiles) + (Tile((p, 1)),)))
-        if m2m == best:
-            out += _prefix_chains(pieces, phys, deep=layout.size() <= 1 << 16)
     return out
 
 
-def _prefix_chains(pieces: list[list[tuple[int, int]]], phys: list[int],
-                   deep: bool) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
-    """Single tiles, and (when ``deep``) two-tile chains, whose dims are digit prefixes."""
-    m2m = tuple(reversed(phys))
-    prefixes = []
-    for k in phys:
-        acc, opts = 1, [1]
-        for s, _ in pieces[k]:
-            acc *= s
-            opts.append(acc)
-        prefixes.append(opts)
+_Ax = tuple[int, int, int]  # (mode, multiplier, extent): digit (x // multiplier) % extent of mode x
+
+
+def _unmerge_steps(state: tuple[_Ax, ...]) -> list[tuple[tuple[_Ax, ...], Tile]]:
+    """Every way the last tile of a chain can have produced ``state`` (major → minor).
+
+    A tile of m dims turns the last m axes into m counts followed by m in-tile axes. Undoing
+    it: pick, at the end of ``state``, ``c`` count axes then ``t`` in-tile axes and spread them
+    over the m slots (a slot whose tile size is 1 has no visible in-tile axis, a slot whose
+    count is 1 no visible count).
+    """
     out = []
-    for first in itertools.islice(itertools.product(*prefixes), 512):
-        out.append((m2m, (Tile(tuple(first)),)))
-    if deep:
-        for first in itertools.islice(itertools.product(*prefixes), 256):
-            inner = [[q for q in opts if f % q == 0 and q <= f] for opts, f in zip(prefixes, first)]
-            for second in itertools.islice(itertools.product(*inner), 64):
-                if second != first:
-                    out.append((m2m, (Tile(tuple(first)), Tile(tuple(second)))))
+    n = len(state)
+    for m in range(1, min(n, 4) + 1):
+        for t in range(1, m + 1):
+            for c in range(m - t, min(m, n - t) + 1):
+                head, counts, tiles = state[:n - t - c], state[n - t - c:n - t], state[n - t:]
+                for t_slots in itertools.combinations(range(m), t):
+                    for c_slots in itertools.combinations(range(m), c):
+                        undone = _merge_slots(m, dict(zip(t_slots, tiles)), dict(zip(c_slots, counts)))
+                        if undone is not None:
+                            out.append((head + undone[0], undone[1]))
     return out
 
 
-def cute_to_xla(layout: Any, element: str = "f32", dims: tuple[int, ...] | None = None) -> Shape:
+def _merge_slots(m: int, tiles: dict[int, _Ax], counts: dict[int, _Ax]
+                 ) -> tuple[tuple[_Ax, ...], Tile] | None:
+    """The axes before a tile from its in-tile and count axes per slot, and the tile; None when
+    a slot is empty or its two axes are not consecutive digits of one mode."""
+    merged, dims = [], []
+    for i in range(m):
+        tl, ct = tiles.get(i), counts.get(i)
+        if tl is not None and ct is not None:
+            if tl[0] != ct[0] or ct[1] != tl[1] * tl[2]:
+                return None
+            merged.append((tl[0], tl[1], tl[2] * ct[2]))
+        elif tl is not None or ct is not None:
+            merged.append(tl if tl is not None else ct)  # type: ignore[arg-type]
+        else:
+            return None
+        dims.append(tl[2] if tl is not None else 1)
+    return tuple(merged), Tile(tuple(dims))
+
+
+def _built_chains(pieces: list[list[tuple[int, int]]], budget: int = 4000
+                  ) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """(minor_to_major, tiles) that rebuild the digits, found by undoing tiles one at a time
+    from the physical order of all digits (by stride) until each mode is one axis again."""
+    axes = []
+    for k, ps in enumerate(pieces):
+        mult = 1
+        for s, d in ps:
+            if s > 1:
+                axes.append((d, (k, mult, s)))
+            mult *= s
+    start = tuple(a for _, a in sorted(axes, key=lambda x: -x[0]))
+    found: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
+    seen = {start}
+    todo: list[tuple[tuple[_Ax, ...], tuple[Tile, ...]]] = [(start, ())]
+    while todo and budget > 0:  # breadth first: the shortest chains first
+        state, chain = todo.pop(0)
+        budget -= 1
+        modes = [a[0] for a in state]
+        if all(a[1] == 1 for a in state) and len(set(modes)) == len(modes):
+            rest = [k for k in range(len(pieces)) if k not in modes]  # size-1 modes: most major
+            m2m = tuple(reversed(rest + modes))
+            found.append((m2m, chain))
+            if state:  # the same after a first tile that pads each dim to its whole extent
+                found.append((m2m, (Tile(tuple(a[2] for a in state)),) + chain))
+        if len(chain) < 4:
+            for prev, tile in _unmerge_steps(state):
+                if prev not in seen:
+                    seen.add(prev)
+                    todo.append((prev, (tile,) + chain))
+    return found
+
+
+def _chains_with_pseudo_dims(pieces: list[list[tuple[int, int]]]
+                             ) -> list[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """Chains for a layout whose image has gaps, read as the padding of size-1 dims that a
+    tile longer than the rank adds in front (``f32[130]{0:T(4,128)}`` leaves 3 empty rows
+    of 128 after every row): each gap becomes an extra mode, :func:`_built_chains` runs on
+    them all, and the chains whose extra modes are the most major keep only the real ones."""
+    digits = sorted((d, s) for ps in pieces for s, d in ps if s > 1)
+    extra: list[list[tuple[int, int]]] = []
+    span = 1
+    for d, s in digits:
+        if d > span:
+            if d % span:
+                return []
+            extra.append([(d // span, span)])
+        span = d * s
+    if not extra or len(extra) > 3:
+        return []
+    rank = len(pieces)
+    out = []
+    for m2m, tiles in _built_chains(pieces + extra):
+        if set(m2m[len(m2m) - len(extra):]) == set(range(rank, rank + len(extra))):
+            out.append((m2m[:len(m2m) - len(extra)], tiles))
+    return out
+
+
+def _search(lay: cute.Layout, canonical: cute.Layout, logical: tuple[int, ...]
+            ) -> Iterator[tuple[tuple[int, ...], tuple[Tile, ...]]]:
+    """Every (minor_to_major, tiles) to try, lazily: the untiled likeliest dim order, chains
+    rebuilt from the digits (as given, then coalesced), chains with pseudo dims, guesses."""
+    guesses = _candidates(lay, logical)
+    yield guesses[0]
+    for x in (lay, canonical):
+        yield from _built_chains([_pieces(m) for m in x.modes()])
+    yield from _chains_with_pseudo_dims([_pieces(m) for m in lay.modes()])
+    yield from guesses[1:]
+
+
+def _logical_dims(dims: Any, origin: tuple[int, ...] | None, sizes: tuple[int, ...],
+                  lay: cute.Layout) -> tuple[int, ...]:
+    if dims is None:
+        return origin if origin is not None else sizes
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence) or not all(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in dims):
+        raise LayoutError(f"expected dims as a sequence of non-negative ints, but got {dims!r}"[:200])
+    if len(dims) != len(sizes):
+        raise LayoutError(f"dims {tuple(dims)} do not match the rank {len(sizes)} of {lay}")
+    return tuple(int(n) for n in dims)
+
+
+def cute_to_xla(layout: Any, element: str = "f32", dims: Sequence[int] | None = None) -> Shape:
     """An XLA shape whose layout places every element where ``layout`` does.
 
     ``dims`` are the logical (unpadded) dims, default the mode sizes (a TLA layout gives its
-    origin shape). Raises :class:`UnsupportedError` saying why when no XLA layout exists.
-    The search tries the natural tile chain of the layout's digits, single tiles of every digit
-    prefix, ``(p,1)`` sub-tiles and other dim orders; a layout whose tiles are wider than the
-    dims they tile (padding-only digits) can be missed, and is then reported as unsupported.
+    origin shape); the layout's full domain is the padded one, and the XLA tiles must pad the
+    dims to exactly it. Sub-byte element types get ``E(bits)`` (packed, as CuTe and TLA store
+    them). Raises :class:`UnsupportedError` saying why when no XLA layout exists.
+    The search rebuilds tile chains of up to four tiles by undoing one tile at a time from the
+    physical order of the digits, shortest first, so it finds every layout whose digits nest
+    exactly (all TPU and TLA formats); for padding inside a tile (holes in the image) it only
+    tries a few guesses, and a miss is reported as unsupported.
+
+    >>> str(cute_to_xla("((16,2),(16,3)):((16,256),(1,512))", "f16", dims=(20, 40)))
+    'f16[20,40]{0,1:T(16,16)(16,1)}'
     """
     lay, origin = _as_cute(layout)
-    modes = lay.modes() if isinstance(lay.shape, tuple) else (lay,)
-    sizes = tuple(m.size() for m in modes)
-    logical = tuple(dims) if dims is not None else (origin if origin is not None else sizes)
-    if len(logical) != len(modes):
-        raise LayoutError(f"dims {logical} do not match the rank {len(modes)} of {lay}")
+    modes = lay.modes()
+    sizes = tuple(int(m.size()) for m in modes)
+    logical = _logical_dims(dims, origin, sizes, lay)
     et = element_type(element)
+    bits = et.bits if et.is_sub_byte else 0
+    if any(d < 0 or (d == 0 and s > 1) for s, d in lay.flat_modes()):
+        raise UnsupportedError(f"{lay} has no XLA layout: {_why_not_xla(lay)}")
+    # Without stride-0 and negative digits, coalescing mode by mode is canonical: two such
+    # layouts with the same mode sizes are the same function exactly when they coalesce alike.
     profile = tuple(1 for _ in modes)
-    canonical = cute.coalesce(lay, profile)
-    want = lay.offsets() if lay.size() <= _ENUMERATE_MAX else None
-    for m2m, tiles in _candidates(lay):
+    canonical = cute.coalesce(lay, profile) if modes else lay
+
+    def matches(shape: Shape) -> bool:
         try:
-            shape = Shape(et, logical, (False,) * len(logical), XlaLayout(m2m, tiles))
             got = xla_to_cute(shape)
         except TensorLayoutError:
+            return False
+        return tuple(int(m.size()) for m in got.modes()) == sizes and (
+            not modes or cute.coalesce(got, profile) == canonical)
+
+    for m2m, tiles in _search(lay, canonical, logical):
+        try:
+            shape = Shape(et, logical, (False,) * len(logical),
+                          XlaLayout(m2m, tiles, element_size_in_bits=bits))
+        except TensorLayoutError:
             continue
-        got_modes = got.modes() if isinstance(got.shape, tuple) else (got,)
-        if tuple(m.size() for m in got_modes) != sizes:
-            continue
-        # the same mode by mode after coalescing is the same function; otherwise compare offsets
-        if cute.coalesce(got, profile) == canonical or (
-                want is not None and np.array_equal(got.offsets(), want)):
-            return shape
+        if matches(shape):
+            return _simplest(shape, matches)
     raise UnsupportedError(f"{lay} has no XLA layout: {_why_not_xla(lay)}")
 
 
-def tla_to_xla(tag: str, rows: int, cols: int, dtype: str = "f16") -> Shape:
+def _simplest(shape: Shape, matches: Any) -> Shape:
+    """Drop all-ones tiles (``T(1,1)`` moves nothing) the search may have put in the chain."""
+    assert shape.layout is not None
+    tiles = tuple(t for t in shape.layout.tiles if any(d != 1 for d in t.dims))
+    fewer = replace(shape, layout=replace(shape.layout, tiles=tiles))
+    return fewer if tiles != shape.layout.tiles and matches(fewer) else shape
+
+
+_DTYPE_NAMES = {"half": "f16", "float": "f32", "float16": "f16", "float32": "f32", "fp16": "f16",
+                "fp32": "f32", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "int4": "s4",
+                "int16": "s16", "int32": "s32"}
+_BITS_NAMES = {1: "u1", 2: "u2", 4: "s4", 8: "s8", 16: "f16", 32: "f32", 64: "f64"}
+
+
+def _xla_type_name(dtype: str | int) -> str:
+    """The XLA element type of a TLA ``dtype``: an XLA name, a C name or a bit width."""
+    if isinstance(dtype, str) and dtype in ELEMENT_TYPES:
+        return dtype
+    if isinstance(dtype, str) and dtype.lower() in _DTYPE_NAMES:
+        return _DTYPE_NAMES[dtype.lower()]
+    from tensorlayout.cute import tla
+    bits = tla.element_bits(dtype)  # validates the name or width
+    if bits not in _BITS_NAMES:
+        raise UnsupportedError(f"XLA has no {bits}-bit element type for TLA dtype {dtype!r}")
+    return _BITS_NAMES[bits]
+
+
+def tla_to_xla(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Shape:
     """A TLA format (``zZ``, ``nN``, ``RowMajor`` …) in XLA notation, or why it cannot be written so.
 
-    zN (row-major fractals arranged column-major) needs a transposing ``(16,1)`` sub-tile:
+    ``dtype`` is an XLA type name (``f16``), a C name (``half``) or a bit width; 4-bit types
+    get ``E(4)`` since the fractal formats pack them. zN (row-major fractals arranged
+    column-major) needs a transposing ``(16,1)`` sub-tile:
 
     >>> str(tla_to_xla("zZ", 40, 72, "f16")), str(tla_to_xla("zN", 40, 72, "f16"))
     ('f16[40,72]{1,0:T(16,16)}', 'f16[40,72]{0,1:T(16,16)(16,1)}')
     """
     from tensorlayout.cute import tla
     t = tla.make_format(tag, rows, cols, dtype)
-    bits = tla.element_bits(dtype)
-    name = dtype if isinstance(dtype, str) and not dtype.isdigit() and dtype.lower() not in (
-        "half", "float") else {4: "s4", 8: "s8", 16: "f16", 32: "f32"}.get(bits, "f32")
     try:
-        return cute_to_xla(t, name if name in _xla_names() else "f16")
+        return cute_to_xla(t, _xla_type_name(dtype))
     except UnsupportedError as err:
         raise UnsupportedError(f"TLA {tag} {rows}x{cols}: {err}") from None
 
 
-def _xla_names() -> set[str]:
-    from tensorlayout.xla import ELEMENT_TYPES
-    return set(ELEMENT_TYPES)
-
-
 # ---------------------------------------------------------------- indexing maps
+
+
+def _xla_offset_exprs(shape: Shape) -> Any:
+    """The offset expression of an XLA tiled layout, walking its pad → reshape → transpose plan."""
+    from tensorlayout.indexing import const, var
+    plan = tiling_plan(shape)
+    cur = [var(d) for d in plan.physical_order]
+    for step in plan.steps:
+        cur = [const(0)] * (len(step.input_dims) - len(cur)) + cur
+        merged = []
+        for group in step.groups:
+            e = const(0)
+            for i in group:
+                e = e * step.input_dims[i] + cur[i]
+            merged.append(e)
+        untiled, sizes = _tiled_part(step)
+        tiled = merged[untiled:]
+        cur = (merged[:untiled] + [e // t for e, t in zip(tiled, sizes)]
+               + [e % t for e, t in zip(tiled, sizes)])
+    offset = const(0)
+    acc = 1
+    for e, n in zip(reversed(cur), reversed(plan.tiled_dims)):
+        offset = offset + e * acc
+        acc *= n
+    return offset
+
+
+def _cute_offset_exprs(lay: cute.Layout) -> Any:
+    """CuTe's crd2idx on a natural (per mode) coordinate: each mode's index is split
+    colexicographically into its digits, the last one without a modulo."""
+    from tensorlayout.indexing import const, var
+    offset = const(0)
+    for k, mode in enumerate(lay.modes()):
+        flat = mode.flat_modes()
+        prefix = 1
+        for j, (s, d) in enumerate(flat):
+            digit = var(k) // prefix if prefix > 1 else var(k)
+            if j < len(flat) - 1:
+                digit = digit % int(s)
+            offset = offset + digit * int(d)
+            prefix *= int(s)
+    return offset
 
 
 def to_indexing_map(x: Any, *, simplify: bool = True) -> Any:
@@ -296,46 +538,18 @@ def to_indexing_map(x: Any, *, simplify: bool = True) -> Any:
 
     Accepts an XLA shape (text or :class:`Shape`), a CuTe layout (text or value) or a TLA layout
     (whose domain is the origin shape). The map is simplified unless ``simplify=False``.
+
+    >>> print(to_indexing_map("((4,2),(4,3)):((4,16),(1,32))"))
+    (d0, d1) -> ((d1 / 4) * 32 + d0 * 4 + d1 mod 4), domain: d0 in [0, 7], d1 in [0, 11]
     """
-    from tensorlayout.indexing import IndexingMap, const, var
-    if isinstance(x, str) and ("[" in x or x.strip().startswith(("token", "opaque"))):
-        x = parse_shape(x)
+    from tensorlayout.indexing import IndexingMap
+    if isinstance(x, str):
+        x = parse_target(x)
     if isinstance(x, Shape):
         shape = _as_shape(x)
-        plan = tiling_plan(shape)
-        cur = [var(d) for d in plan.physical_order]
-        for step in plan.steps:
-            cur = [const(0)] * (len(step.input_dims) - len(cur)) + cur
-            merged = []
-            for group in step.groups:
-                e = const(0)
-                for i in group:
-                    e = e * step.input_dims[i] + cur[i]
-                merged.append(e)
-            untiled, sizes = _tiled_part(step)
-            tiled = merged[untiled:]
-            cur = merged[:untiled] + [e // t for e, t in zip(tiled, sizes)] + \
-                [e % t for e, t in zip(tiled, sizes)]
-        offset = const(0)
-        acc = 1
-        for e, n in zip(reversed(cur), reversed(plan.tiled_dims)):
-            offset = offset + e * acc
-            acc *= n
-        bounds = [(0, n - 1) for n in shape.dimensions]
-        m = IndexingMap([offset], bounds)
+        m = IndexingMap([_xla_offset_exprs(shape)], [(0, n - 1) for n in shape.dimensions])
     else:
         lay, origin = _as_cute(x)
-        modes = lay.modes() if isinstance(lay.shape, tuple) else (lay,)
-        offset = const(0)
-        for k, mode in enumerate(modes):
-            flat = mode.flat_modes()
-            prefix = 1
-            for j, (s, d) in enumerate(flat):
-                digit = var(k) // prefix if prefix > 1 else var(k)
-                if j < len(flat) - 1:
-                    digit = digit % s
-                offset = offset + digit * d
-                prefix *= s
-        extents = origin if origin is not None else tuple(m.size() for m in modes)
-        m = IndexingMap([offset], [(0, n - 1) for n in extents])
+        extents = origin if origin is not None else tuple(int(m.size()) for m in lay.modes())
+        m = IndexingMap([_cute_offset_exprs(lay)], [(0, n - 1) for n in extents])
     return m.simplify() if simplify else m

@@ -2,10 +2,11 @@
 
 TARGET is an XLA array shape such as ``'f32[3,5]{1,0:T(2,2)}'``, a CuTe layout such as
 ``'((4,2),(4,3)):((4,16),(1,32))'``, or (with ``--tla zN --rows R --cols C --dtype f16``) an
-Ascend TLA format; the format follows the
-suffix of OUT (``.svg`` or ``.html``). The picture shows the logical grid colored by tile
-with each cell's offset, and the memory-order strip beneath (padding white); the HTML page
-adds a hover read-out of index, offset, tile and in-tile index.
+Ascend TLA format; the format follows the suffix of OUT (``.svg`` or ``.html``). The picture
+shows the logical grid colored by tile with each cell's offset, and the memory-order strip
+beneath (padding white); the HTML page adds a hover read-out of index, offset, tile and
+in-tile index. Rank 1 draws one row; rank > 2 stacks the slices (one row per index of all but
+the last dim). At most 64x64 cells and the first 2048 slots are drawn, so any size works.
 """
 
 from __future__ import annotations

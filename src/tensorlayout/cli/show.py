@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 
+from tensorlayout.convert import is_xla_text
 from tensorlayout.errors import TensorLayoutError
 
 
@@ -26,12 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--as", dest="as_", choices=("xla", "cute", "map"),
                    help="print the layout in another notation")
     p.set_defaults(func=run)
-
-
-def is_xla_text(text: str) -> bool:
-    """XLA shapes have ``[`` (arrays) or are type keywords; CuTe layouts never do."""
-    stripped = text.strip()
-    return "[" in stripped or stripped.startswith(("token", "opaque"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -195,7 +195,7 @@ static inner_t choose_inner(const plan_t *p)
     return in;
 }
 
-/* The weave loops through an L1 staging area, streamed out in pieces of STAGE_BYTES. */
+/* The weave loop through an L1 staging area, streamed out in pieces of STAGE_BYTES. */
 static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
 {
     int last = p->ndim - 1;
@@ -206,20 +206,6 @@ static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const ch
         Py_ssize_t c = n - k < chunk ? n - k : chunk;
         in->weave(stage, s + k * item, c, p->ss[last]);
         stream_out(d + k * m * item, stage, (size_t)(c * m * item));
-    }
-}
-
-static void unweave_streamed(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
-{
-    int last = p->ndim - 1;
-    Py_ssize_t m = p->shape[last], item = p->item;
-    Py_ssize_t chunk = STAGE_BYTES / (m * item);
-    _Alignas(64) char stage[STAGE_BYTES];
-    for (Py_ssize_t k = 0; k < n; k += chunk) {
-        Py_ssize_t c = n - k < chunk ? n - k : chunk;
-        in->weave(stage, s + k * m * item, c, c * item);
-        for (Py_ssize_t b = 0; b < m; b++)
-            stream_out(d + b * p->ds[last] + k * item, stage + b * c * item, (size_t)(c * item));
     }
 }
 
@@ -249,11 +235,8 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             else
                 in->weave(d, s, shape[last - 1], p->ss[last]);
             break;
-        case K_UNWEAVE:
-            if (p->stream)
-                unweave_streamed(p, in, d, s, shape[last - 1]);
-            else
-                in->weave(d, s, shape[last - 1], p->ds[last]);
+        case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
+            in->weave(d, s, shape[last - 1], p->ds[last]);
             break;
         case K_STRIDED:
             if (in->line != NULL) {

@@ -1,14 +1,21 @@
 """The picture of a layout: a logical grid colored by tile and a memory-order strip.
 
-Every logical cell is an SVG group ``<g class="cell">`` with ``data-index``,
-``data-offset``, ``data-tile`` and ``data-intile`` attributes, a colored rect and its offset
-as text. Beneath, the strip draws every physical slot in memory order (``<rect
-class="slot">``, data slots in their tile's color, padding slots white with class ``pad``).
+The grid is the array viewed as 2-D: one column per index of the last dim, one row per index
+of all the others (rank 1 is one row; rank > 2 stacks the slices, a line between them, each
+row labelled with its leading index). At most :data:`MAX_CELLS` rows and columns are drawn.
+Every logical cell is an SVG group ``<g class="cell">`` with ``data-index``, ``data-offset``,
+``data-tile`` and ``data-intile`` attributes (and ``data-tilecoord``/``data-intilecoord``
+when the layout has tiles), a colored rect and its offset as text. Beneath, the strip draws
+the first :data:`MAX_SLOTS` physical slots in memory order (``<rect class="slot">``, data
+slots in their tile's color with the ``data-index`` they hold, padding slots white with
+class ``pad``).
 
->>> from tensorlayout.relayout import PhysicalTarget
->>> pic = picture(PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}"))
->>> len(pic.cells), pic.slots, pic.padding, pic.cells[13]
-(15, 24, 9, Cell(row=2, col=3, index=(2, 3), offset=17, tile=4, intile=1))
+>>> from tensorlayout.render._source import source_of
+>>> pic = picture(source_of("f32[3,5]{1,0:T(2,2)}"))
+>>> len(pic.cells), pic.slots, pic.padding
+(15, 24, 9)
+>>> pic.cells[13]  # the seed's element (2,3): tile (1,1), in-tile (0,1)
+Cell(row=2, col=3, index=(2, 3), offset=17, tile=4, intile=1, tile_coord=(1, 1), intile_coord=(0, 1))
 """
 
 from __future__ import annotations
@@ -18,12 +25,11 @@ from html import escape
 
 import numpy as np
 
-from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.relayout import PhysicalTarget
+from tensorlayout.errors import LayoutError
+from tensorlayout.render._source import Source
 
 __all__ = ["MAX_CELLS", "MAX_SLOTS", "Cell", "Picture", "picture", "svg"]
 
-MAX_ELEMENTS = 1 << 26  # offsets of the whole target are computed to draw it
 MAX_CELLS = 64  # rows and columns of the grid drawn at most
 MAX_SLOTS = 2048  # physical slots drawn in the strip at most
 CELL = 36  # px per grid cell
@@ -33,7 +39,8 @@ MARGIN = 24
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One drawn logical element: grid position, full logical index, offset and tile."""
+    """One drawn logical element: grid position, logical index, offset, tile and in-tile index
+    (numbers in memory order, and coordinates when the layout has tiles)."""
 
     row: int
     col: int
@@ -41,81 +48,118 @@ class Cell:
     offset: int
     tile: int
     intile: int
+    tile_coord: tuple[int, ...] | None = None
+    intile_coord: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Picture:
-    """What gets drawn: cells, the slot count, padding slots among them, caption lines."""
+    """What gets drawn: cells, row labels, slice separators, the strip, caption lines."""
 
     title: str
     rows: int
     cols: int
     cells: tuple[Cell, ...]
+    row_labels: tuple[str, ...]
+    separators: tuple[int, ...]  # grid rows that start a new slice (rank > 2)
     slots: int  # physical slots drawn in the strip
     slot_tiles: tuple[int, ...]  # tile id per drawn slot, -1 for padding
+    slot_index: tuple[tuple[int, ...] | None, ...]  # logical index held by each drawn slot
     padding: int  # padding slots among the drawn ones
     subtiles: tuple[tuple[int, int, int, int], ...]  # (row0, col0, rows, cols) red boxes
     notes: tuple[str, ...]
     tile_elements: int | None
 
 
-def picture(target: PhysicalTarget, tile_ids: np.ndarray | None = None,
-            subtile_elements: int | None = None) -> Picture:
-    """Compute the picture of ``target``: the last two dims, at index 0 of the others."""
-    shape = target.logical_shape
+def _tiles(src: Source, idx: np.ndarray, offs: np.ndarray, ids: np.ndarray | None
+           ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """Tile id, in-tile number (None: rank it later) and coordinates of each index."""
+    tcoord = icoord = None
+    if src.split is not None and len(idx):
+        split = np.array(src.split, dtype=np.int64)
+        tcoord = idx // split
+        icoord = (idx % split)[:, split > 1]
+    if ids is not None:
+        flat = np.ravel_multi_index(tuple(idx.T), src.shape) if src.shape else np.zeros(len(idx), np.int64)
+        return ids[flat], None, tcoord, icoord
+    if src.tile_elements:
+        return offs // src.tile_elements, offs % src.tile_elements, tcoord, icoord
+    if tcoord is not None and icoord is not None:
+        split = np.array(src.split, dtype=np.int64)
+        grid = tuple(-(-n // t) for n, t in zip(src.shape, src.split))
+        inner = tuple(int(t) for t in split[split > 1])
+        return (np.ravel_multi_index(tuple(tcoord.T), grid),
+                np.ravel_multi_index(tuple(icoord.T), inner), tcoord, icoord)
+    return np.zeros(len(idx), dtype=np.int64), offs.copy(), None, None
+
+
+def picture(src: Source, tile_ids: np.ndarray | None = None) -> Picture:
+    """Compute the picture of ``src``; ``tile_ids`` (one per logical element, C order)
+    overrides the tile coloring."""
+    shape = src.shape
     elements = int(np.prod(shape, dtype=object)) if shape else 1
-    if elements > MAX_ELEMENTS:
-        raise UnsupportedError(f"{target} has {elements} elements; pictures are drawn for at most "
-                               f"{MAX_ELEMENTS} (take a smaller shape with the same layout)")
-    notes: list[str] = []
-    offsets = target.offsets
-    ids = tile_ids if tile_ids is not None else target.tile_ids
+    ids = tile_ids if tile_ids is not None else src.tile_ids
     if ids is not None:
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if ids.size != offsets.size:
-            raise LayoutError(f"expected {offsets.size} tile ids, but got {ids.size}")
-    elif target.tile_elements:
-        ids = offsets // target.tile_elements
-    else:
-        ids = np.zeros_like(offsets)
-    te = target.tile_elements if tile_ids is None and target.tile_ids is None else None
-    grid_shape = shape[-2:] if len(shape) >= 2 else ((1, shape[0]) if shape else (1, 1))
-    lead = shape[:-2] if len(shape) > 2 else ()
-    if lead:
-        notes.append(f"showing dims {len(shape) - 2} and {len(shape) - 1} at index "
-                     f"({', '.join('0' for _ in lead)}, :, :) of the others")
-    rows, cols = grid_shape
-    off_grid = offsets.reshape((-1, rows, cols))[0] if offsets.size else np.zeros((rows, cols), np.int64)
-    id_grid = ids.reshape((-1, rows, cols))[0] if ids.size else np.zeros((rows, cols), np.int64)
-    r_shown, c_shown = min(rows, MAX_CELLS), min(cols, MAX_CELLS)
-    if (r_shown, c_shown) != (rows, cols):
-        notes.append(f"showing the first {r_shown}x{c_shown} of {rows}x{cols} cells")
-    cells = []
-    for r in range(r_shown):
-        for c in range(c_shown):
-            index = (0,) * len(lead) + ((r, c) if len(shape) >= 2 else ((c,) if shape else ()))
-            off = int(off_grid[r, c])
-            cells.append(Cell(r, c, index, off, int(id_grid[r, c]), off % te if te else off))
-    if not te:
-        first = {}
-        for cell in cells:  # without tile sizes, in-tile index = rank of the offset in its tile
-            first.setdefault(cell.tile, []).append(cell.offset)
-        rank = {(t, o): i for t, offs in first.items() for i, o in enumerate(sorted(offs))}
-        cells = [Cell(c.row, c.col, c.index, c.offset, c.tile, rank[(c.tile, c.offset)]) for c in cells]
-    slots = min(target.physical_elements, MAX_SLOTS)
-    if slots < target.physical_elements:
-        notes.append(f"memory strip shows the first {slots} of {target.physical_elements} slots")
-    slot_tiles = np.full(slots, -1, dtype=np.int64)
-    keep = offsets < slots
-    slot_tiles[offsets[keep]] = ids[keep]
-    padding = int((slot_tiles < 0).sum())
-    subtiles = _subtiles(cells, subtile_elements) if subtile_elements else ()
-    return Picture(target.name or str(target), r_shown, c_shown, tuple(cells), slots,
-                   tuple(int(t) for t in slot_tiles), padding, subtiles, tuple(notes),
-                   target.tile_elements)
+        if ids.size != elements:
+            raise LayoutError(f"expected {elements} tile ids, but got {ids.size}")
+    notes = list(src.notes)
+    lead = shape[:-1]
+    rows_all = int(np.prod(lead, dtype=object)) if len(shape) >= 2 else 1
+    cols_all = shape[-1] if shape else 1
+    rows, cols = min(rows_all, MAX_CELLS), min(cols_all, MAX_CELLS)
+    if elements == 0:
+        rows = cols = 0
+        notes.append(f"no elements: a dim of {list(shape)} is 0")
+    if len(shape) > 2:
+        notes.append(f"rows: dims 0..{len(shape) - 2} (index at the left), columns: dim {len(shape) - 1}")
+    if (rows, cols) != (rows_all, cols_all) and elements:
+        notes.append(f"showing the first {rows}x{cols} of {rows_all}x{cols_all} cells")
+    lead_idx = np.array(np.unravel_index(np.arange(rows), lead), dtype=np.int64).T if len(shape) >= 2 \
+        else np.zeros((rows, 0), dtype=np.int64)
+    idx = np.concatenate([np.repeat(lead_idx, cols, axis=0),
+                          np.tile(np.arange(cols, dtype=np.int64), rows)[:, None]], axis=1)
+    idx = idx[:, :len(shape)] if shape else np.zeros((rows * cols, 0), dtype=np.int64)
+    offs = src.offsets(idx) if len(idx) else np.zeros(0, dtype=np.int64)
+    tile, intile, tcoord, icoord = _tiles(src, idx, offs, ids)
+    if intile is None:  # explicit tile ids: in-tile number = rank of the offset among drawn cells
+        order = np.lexsort((offs, tile))
+        intile = np.zeros(len(offs), dtype=np.int64)
+        start = 0
+        for k in range(1, len(order) + 1):
+            if k == len(order) or tile[order[k]] != tile[order[start]]:
+                intile[order[start:k]] = np.arange(k - start)
+                start = k
+    if len(np.unique(offs)) < len(offs) and not any("broadcast" in n for n in notes):
+        notes.append("not injective: some cells share one slot")
+    cells = tuple(
+        Cell(k // cols, k % cols, tuple(int(i) for i in idx[k]), int(offs[k]), int(tile[k]), int(intile[k]),
+             None if tcoord is None else tuple(int(i) for i in tcoord[k]),
+             None if icoord is None else tuple(int(i) for i in icoord[k]))
+        for k in range(len(idx)))
+    n = min(src.slots, MAX_SLOTS)
+    if n < src.slots:
+        notes.append(f"memory strip shows the first {n} of {src.slots} slots")
+    owners = src.owners(n) if n else np.zeros(0, dtype=np.int64)
+    held = owners >= 0
+    slot_tiles = np.full(n, -1, dtype=np.int64)
+    slot_index: list[tuple[int, ...] | None] = [None] * n
+    if held.any():
+        oidx = np.array(np.unravel_index(owners[held], shape), dtype=np.int64).T if shape \
+            else np.zeros((int(held.sum()), 0), dtype=np.int64)
+        slot_tiles[held] = _tiles(src, oidx, np.flatnonzero(held), ids)[0]
+        for k, ix in zip(np.flatnonzero(held), oidx):
+            slot_index[int(k)] = tuple(int(i) for i in ix)
+    labels = tuple(",".join(str(int(i)) for i in lead_idx[r]) for r in range(rows)) if len(shape) >= 2 \
+        else ("",) * rows
+    seps = tuple(r for r in range(1, rows) if len(shape) > 2 and lead_idx[r][-1] == 0)
+    subtiles = _subtiles(cells, src.subtile_elements) if src.subtile_elements else ()
+    return Picture(src.name, rows, cols, cells, labels, seps, n, tuple(int(t) for t in slot_tiles),
+                   tuple(slot_index), int((slot_tiles < 0).sum()), subtiles, tuple(notes),
+                   src.tile_elements)
 
 
-def _subtiles(cells: list[Cell], size: int) -> tuple[tuple[int, int, int, int], ...]:
+def _subtiles(cells: tuple[Cell, ...], size: int) -> tuple[tuple[int, int, int, int], ...]:
     """Bounding boxes of the cells sharing ``offset // size``, when they fill the box."""
     groups: dict[int, list[Cell]] = {}
     for c in cells:
@@ -140,6 +184,10 @@ def color(tile: int) -> str:
     return f"hsl({(tile * 137) % 360},70%,{80 - 8 * ((tile // 18) % 2)}%)"
 
 
+def _coord(c: tuple[int, ...] | None) -> str:
+    return "" if c is None else ",".join(map(str, c))
+
+
 def svg(pic: Picture) -> str:
     """The SVG document of a picture (standalone, UTF-8 text)."""
     grid_w, grid_h = pic.cols * CELL, pic.rows * CELL
@@ -147,7 +195,8 @@ def svg(pic: Picture) -> str:
     if pic.tile_elements and pic.tile_elements <= per_row:
         per_row = (per_row // pic.tile_elements) * pic.tile_elements
     strip_rows = -(-pic.slots // per_row) if pic.slots else 0
-    left = MARGIN + 28
+    label_w = max([len(lb) for lb in pic.row_labels] + [2]) * 7
+    left = MARGIN + label_w + 8
     top = MARGIN + 20 + 16 * len(pic.notes)
     strip_top = top + grid_h + 48
     width = max(left + grid_w, left + per_row * SLOT) + MARGIN
@@ -164,20 +213,24 @@ def svg(pic: Picture) -> str:
     for c in range(pic.cols):
         out.append(f'<text class="axis" x="{left + c * CELL + CELL / 2}" y="{top - 4}" font-size="10" '
                    f'text-anchor="middle" fill="#777">{c}</text>')
-    for r in range(pic.rows):
+    for r, label in enumerate(pic.row_labels):
         out.append(f'<text class="axis" x="{left - 6}" y="{top + r * CELL + CELL / 2 + 4}" '
-                   f'font-size="10" text-anchor="end" fill="#777">{r}</text>')
+                   f'font-size="10" text-anchor="end" fill="#777">{label}</text>')
     out.append('<g class="grid">')
     for cell in pic.cells:
         x, y = left + cell.col * CELL, top + cell.row * CELL
-        index = ",".join(map(str, cell.index))
-        out.append(f'<g class="cell" data-index="{index}" data-offset="{cell.offset}" '
-                   f'data-tile="{cell.tile}" data-intile="{cell.intile}">'
+        coords = "" if cell.tile_coord is None else (
+            f' data-tilecoord="{_coord(cell.tile_coord)}" data-intilecoord="{_coord(cell.intile_coord)}"')
+        out.append(f'<g class="cell" data-index="{_coord(cell.index)}" data-offset="{cell.offset}" '
+                   f'data-tile="{cell.tile}" data-intile="{cell.intile}"{coords}>'
                    f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{color(cell.tile)}" '
                    f'stroke="#444" stroke-width="0.5"/>'
                    f'<text x="{x + CELL / 2}" y="{y + CELL / 2 + 4}" font-size="{_font(cell.offset)}" '
                    f'text-anchor="middle">{cell.offset}</text></g>')
     out.append("</g>")
+    for r in pic.separators:
+        out.append(f'<line class="slice" x1="{left - 4}" y1="{top + r * CELL}" x2="{left + grid_w + 4}" '
+                   f'y2="{top + r * CELL}" stroke="#000" stroke-width="2.5"/>')
     if pic.subtiles:
         out.append('<g class="subtiles" fill="none" stroke="#d00" stroke-width="2">')
         for r0, c0, nr, nc in pic.subtiles:
@@ -187,12 +240,12 @@ def svg(pic: Picture) -> str:
     out.append(f'<text class="strip-caption" x="{MARGIN}" y="{strip_top - 10}" font-size="12">'
                f'memory order: {pic.slots} slots, {pic.padding} padding (white)</text>')
     out.append('<g class="strip">')
-    for k, tile in enumerate(pic.slot_tiles):
+    for k, (tile, held) in enumerate(zip(pic.slot_tiles, pic.slot_index)):
         x, y = left + (k % per_row) * SLOT, strip_top + (k // per_row) * SLOT
-        cls = "slot pad" if tile < 0 else "slot"
-        dash = ' stroke-dasharray="2,2"' if tile < 0 else ""
-        out.append(f'<rect class="{cls}" data-offset="{k}" x="{x}" y="{y}" width="{SLOT}" '
-                   f'height="{SLOT}" fill="{color(tile)}" stroke="#888" stroke-width="0.5"{dash}/>')
+        extra = ' class="slot pad" stroke-dasharray="2,2"' if held is None else \
+            f' class="slot" data-index="{_coord(held)}"'
+        out.append(f'<rect{extra} data-offset="{k}" x="{x}" y="{y}" width="{SLOT}" '
+                   f'height="{SLOT}" fill="{color(tile)}" stroke="#888" stroke-width="0.5"/>')
     out.append("</g>")
     for row in range(strip_rows):
         out.append(f'<text class="axis" x="{left - 6}" y="{strip_top + row * SLOT + 13}" '

@@ -273,6 +273,8 @@ def test_reversed_and_unaligned_inputs() -> None:
     base = np.random.default_rng(7).integers(0, 1000, (24, 300)).astype(np.uint16)
     want = to_physical(base, text)
     assert (to_physical(base[::-1, ::-1].copy()[::-1, ::-1], text) == want).all()
+    flipped = base[::-1, ::-1]  # negative strides
+    assert (to_physical(flipped, text) == to_physical(flipped.copy(), text)).all()
     raw = np.zeros(base.nbytes + 1, np.uint8)
     unaligned = raw[1:].view(np.uint16).reshape(24, 300)  # numpy marks it unaligned
     unaligned[...] = base
@@ -280,6 +282,21 @@ def test_reversed_and_unaligned_inputs() -> None:
     assert (to_physical(unaligned, text) == want).all()
     out = np.zeros((24, 300), np.uint16)
     assert (from_physical(want, text, out=out[::-1][::-1]) == base).all()
+
+
+def test_kernel_checks_every_box_against_both_arrays() -> None:
+    import tensorlayout.relayout._copy as engine
+
+    if not engine.kernel_available():
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    src = np.arange(12, dtype=np.int32)
+    dst = np.zeros(12, dtype=np.int32)
+    engine._kernel.copy(dst, src, [(0, 0, (3, 4), (4, 12), (16, 4))])  # a 4x3 transpose
+    assert dst.tolist() == src.reshape(3, 4).T.reshape(-1).tolist()
+    for bad in [(4, 0, (12,), (4,), (4,)), (0, -4, (3,), (4,), (4,)), (0, 0, (2,), (4,), (48,)),
+                (0, 0, (2, 2), (4,), (4, 4))]:
+        with pytest.raises((IndexError, ValueError)):
+            engine._kernel.copy(dst, src, [bad])
 
 
 def test_overlapping_output_is_safe() -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import product
@@ -50,6 +51,7 @@ BLOCK_BYTES = 1 << 18  # numpy path: bytes per block, so both sides stay in cach
 PEEL_MAX = 8  # numpy path: inner physical axes up to this extent are peeled into passes
 WIDEN_MAX_BYTES = 64  # numpy path: longer runs already copy at full speed as plain elements
 _Pair = tuple[np.ndarray, np.ndarray]  # (destination view, source view)
+_Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -161,7 +163,7 @@ def _plan(target: PhysicalTarget) -> _Plan:
                 padding += _combine([*valid[:k], gap, *rest])
     plan = _Plan(tuple(data), tuple(padding), (acc if dense else 0, target.physical_elements),
                  not dense)
-    target._cache["copy_plan"] = plan  # type: ignore[assignment]
+    target._cache["copy_plan"] = plan
     return plan
 
 
@@ -252,22 +254,35 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> _Pair:
             as_strided(lv, shape, tuple(a[2] for a in axes)))
 
 
-def _kernel_tasks(pv: np.ndarray, lv: np.ndarray, to_physical: bool, pieces: int) -> list[_Pair]:
-    p, q = (_word(v) for v in _kernel_views(pv, lv, to_physical))
-    dst, src = (p, q) if to_physical else (q, p)
-    if pieces < 2 or p.ndim == 0 or p.shape[0] < 2:
-        return [(dst, src)]
-    step = -(-p.shape[0] // pieces)
-    return [(dst[i:i + step], src[i:i + step]) for i in range(0, p.shape[0], step)]
+def _kernel_tasks(plan: _Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
+                  to_physical: bool, pieces: int) -> list[_Task]:
+    """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
+    in loop order, each split into ``pieces`` along its outer axis (for threads). They
+    depend only on the logical array's strides, so they are cached on the target."""
+    cache: dict[tuple, list[_Task]] = target._cache.setdefault("kernel_tasks", {})
+    key = (logical.strides, logical.itemsize, to_physical, pieces)
+    if key in cache:
+        return cache[key]
+    base_l, base_b = _address(logical), _address(buf)
+    tasks: list[_Task] = []
+    for box in plan.data:
+        p, q = _kernel_views(*_views(box, logical, buf), to_physical)
+        step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
+        parts = [(p, q)] if step is None else \
+            [(p[i:i + step], q[i:i + step]) for i in range(0, p.shape[0], step)]
+        for pp, qq in parts:
+            phys = (_address(pp) - base_b, pp.strides)
+            logi = (_address(qq) - base_l, qq.strides)
+            (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
+            tasks.append((d_off, s_off, pp.shape, d_st, s_st))
+    if len(cache) >= 16:  # a few stride patterns per target are plenty
+        cache.clear()
+    cache[key] = tasks
+    return tasks
 
 
-_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _word(a: np.ndarray) -> np.ndarray:
-    """The view the kernel copies: plain unsigned words where the item size allows."""
-    word = _UINTS.get(a.itemsize)
-    return a.view(word) if word is not None and a.dtype != word else a
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
 
 
 # -- the numpy path (no compiler at install time) -------------------------------------------
@@ -313,28 +328,28 @@ class _Interface:
                                                                    False)}
 
 
-def _copy_boxes(plan: _Plan, logical: np.ndarray, buf: np.ndarray, to_physical: bool) -> None:
+def _copy_boxes(plan: _Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
+                to_physical: bool) -> None:
     nbytes = logical.nbytes
     pool = _pool() if nbytes >= THREAD_MIN_BYTES else None
-    use_kernel = _kernel is not None and USE_KERNEL and not buf.dtype.hasobject
-    pieces = 2 * pool._max_workers if pool is not None else 1
-    tasks: list[_Pair] = []
-    for box in plan.data:
-        pv, lv = _views(box, logical, buf)
-        tasks += _kernel_tasks(pv, lv, to_physical, pieces) if use_kernel \
-            else _numpy_tasks(pv, lv, to_physical)
-    stream = nbytes >= STREAM_MIN_BYTES
+    workers = pool._max_workers if pool is not None else 1
+    if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
+            and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
+        tasks = _kernel_tasks(plan, target, logical, buf, to_physical, 2 * workers if pool else 1)
+        dst, src = (buf, logical) if to_physical else (logical, buf)
+        stream = nbytes >= STREAM_MIN_BYTES
+        _share(pool, tasks, lambda chunk: _kernel.copy(dst, src, chunk, stream))
+        return
+    pairs = [pair for box in plan.data for pair in _numpy_tasks(*_views(box, logical, buf), to_physical)]
+    _share(pool, pairs, lambda chunk: [np.copyto(d, s, casting="no") for d, s in chunk])
 
-    def work(chunk: list[_Pair]) -> None:
-        for dst, src in chunk:
-            if use_kernel and dst.flags.aligned and src.flags.aligned:  # its loops assume it
-                _kernel.copy(dst, src, stream)
-            else:
-                np.copyto(dst, src, casting="no")
+
+def _share(pool: ThreadPoolExecutor | None, tasks: list, work: Callable[[list], object]) -> None:
+    """Run ``work`` over ``tasks``, split in consecutive runs among the pool's threads."""
     if pool is None or len(tasks) < 2:
         work(tasks)
         return
-    size = -(-len(tasks) // pool._max_workers)  # consecutive tasks (one block's passes) stay on one worker
+    size = -(-len(tasks) // pool._max_workers)
     list(pool.map(work, [tasks[i:i + size] for i in range(0, len(tasks), size)]))
 
 
@@ -363,7 +378,7 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
             buf[plan.tail[0]:plan.tail[1]] = pad_value
     if np.may_share_memory(array, buf):
         array = array.copy()
-    _copy_boxes(plan, _extended(array, target), buf, True)
+    _copy_boxes(plan, target, _extended(array, target), buf, True)
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget) -> None:
@@ -375,7 +390,7 @@ def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget) -> None:
     plan = _plan(target)
     if np.may_share_memory(out, buf):
         buf = buf.copy()
-    _copy_boxes(plan, _extended(out, target), buf, False)
+    _copy_boxes(plan, target, _extended(out, target), buf, False)
 
 
 def _has_padding(target: PhysicalTarget) -> bool:

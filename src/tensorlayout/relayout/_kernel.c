@@ -1,9 +1,10 @@
 /* The relayout copy kernel: one strided N-d copy, outer loops in the order given.
  *
- * copy(dst, src, stream) copies the array view src into the array view dst (same shape, same item
- * size, both exported through the buffer protocol with strides). The caller puts the axes
- * in loop order, outermost first, and makes sure the views do not overlap. The innermost
- * one or two axes pick a specialised loop:
+ * copy(dst, src, tasks, stream) copies strided boxes of the array src into the array dst
+ * (both exported through the buffer protocol); each task gives byte offsets, a shape and
+ * both sides' byte strides, and is checked to lie inside both arrays. The caller puts the
+ * axes in loop order, outermost first, and makes sure the arrays do not overlap. The
+ * innermost one or two axes pick a specialised loop:
  *
  *   run          last axis contiguous on both sides: one memcpy per run (fixed-size
  *                copies for 4..64-byte runs, which the compiler turns into vector moves);
@@ -218,9 +219,10 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
     for (;;) {
         switch (in->kind) {
         case K_RUN:
-            if (last == 0)
-                (p->stream ? stream_out : (void (*)(char *, const char *, size_t))memcpy)(
-                    d, s, (size_t)in->bytes);
+            if (last == 0 && p->stream)
+                stream_out(d, s, (size_t)in->bytes);
+            else if (last == 0)
+                memcpy(d, s, (size_t)in->bytes);
             else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
                 for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
                     stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
@@ -276,11 +278,76 @@ static void copy_plan(const plan_t *p)
 
 /* ---- Python entry point ------------------------------------------------------------- */
 
+/* [lo, hi): the bytes a strided view (or one task) touches, relative to its first element;
+ * 0 on success, -1 if a product overflows. */
+static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
+                Py_ssize_t *lo, Py_ssize_t *hi)
+{
+    *lo = 0;
+    *hi = item;
+    for (int k = 0; k < ndim; k++) {
+        Py_ssize_t n = shape[k] - 1, st = strides[k] < 0 ? -strides[k] : strides[k];
+        if (n < 0) return 0;
+        if (n > 0 && st > PY_SSIZE_T_MAX / 4 / n) return -1;
+        if (strides[k] < 0) *lo -= n * st; else *hi += n * st;
+    }
+    return 0;
+}
+
+static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(seq, k));
+        if (out[k] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* One task: (dst byte offset, src byte offset, shape, dst strides, src strides), checked to
+ * stay inside both arrays. */
+static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_buffer *sv,
+                     Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
+{
+    PyObject *shape, *ds, *ss;
+    Py_ssize_t doff, soff;
+    if (!PyArg_ParseTuple(task, "nnO!O!O!", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss))
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
+        PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
+        return -1;
+    }
+    p->ndim = (int)n;
+    p->item = dv->itemsize;
+    if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
+        return -1;
+    Py_ssize_t lo, hi;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (p->shape[k] <= 0) {
+            p->ndim = -1; /* nothing to copy */
+            return 0;
+        }
+    if (span(p->ndim, p->shape, p->ds, p->item, &lo, &hi) < 0 || doff + lo < dlo || doff + hi > dhi) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the destination array");
+        return -1;
+    }
+    if (span(p->ndim, p->shape, p->ss, p->item, &lo, &hi) < 0 || soff + lo < slo || soff + hi > shi) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the source array");
+        return -1;
+    }
+    p->dst = (char *)dv->buf + doff;
+    p->src = (const char *)sv->buf + soff;
+    return 0;
+}
+
 static PyObject *kernel_copy(PyObject *self, PyObject *args)
 {
-    PyObject *dst_obj, *src_obj;
+    (void)self;
+    PyObject *dst_obj, *src_obj, *tasks;
     int stream = 0;
-    if (!PyArg_ParseTuple(args, "OO|p:copy", &dst_obj, &src_obj, &stream)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOO!|p:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream))
+        return NULL;
     Py_buffer dv, sv;
     if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
     if (PyObject_GetBuffer(src_obj, &sv, PyBUF_STRIDES) < 0) {
@@ -288,42 +355,41 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
         return NULL;
     }
     PyObject *result = NULL;
-    plan_t p;
-    if (dv.ndim != sv.ndim || dv.itemsize != sv.itemsize || dv.ndim > MAX_DIMS) {
-        PyErr_SetString(PyExc_ValueError, "copy: views differ in rank or item size");
+    Py_ssize_t count = PyList_GET_SIZE(tasks), dlo, dhi, slo, shi;
+    plan_t *plans = PyMem_Malloc(sizeof(plan_t) * (size_t)(count ? count : 1));
+    if (plans == NULL) {
+        PyErr_NoMemory();
         goto done;
     }
-    for (int k = 0; k < dv.ndim; k++) {
-        if (dv.shape[k] != sv.shape[k]) {
-            PyErr_SetString(PyExc_ValueError, "copy: views differ in shape");
+    if (dv.itemsize != sv.itemsize) {
+        PyErr_SetString(PyExc_ValueError, "copy: the arrays differ in item size");
+        goto done;
+    }
+    if (span(dv.ndim, dv.shape, dv.strides, dv.itemsize, &dlo, &dhi) < 0
+        || span(sv.ndim, sv.shape, sv.strides, sv.itemsize, &slo, &shi) < 0) {
+        PyErr_SetString(PyExc_ValueError, "copy: array too large");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (read_task(PyList_GET_ITEM(tasks, i), &plans[i], &dv, &sv, dlo, dhi, slo, shi) < 0)
             goto done;
-        }
-    }
-    p.dst = (char *)dv.buf;
-    p.src = (const char *)sv.buf;
-    p.item = dv.itemsize;
-    p.stream = stream && HAVE_STREAM;
-    if (dv.ndim == 0) {
-        memcpy(p.dst, p.src, (size_t)p.item);
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-    }
-    p.ndim = dv.ndim;
-    for (int k = 0; k < dv.ndim; k++) {
-        p.shape[k] = dv.shape[k];
-        p.ds[k] = dv.strides[k];
-        p.ss[k] = sv.strides[k];
+        plans[i].stream = stream && HAVE_STREAM;
     }
     Py_BEGIN_ALLOW_THREADS
-    copy_plan(&p);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (plans[i].ndim == 0)
+            memcpy(plans[i].dst, plans[i].src, (size_t)plans[i].item);
+        else if (plans[i].ndim > 0)
+            copy_plan(&plans[i]);
+    }
 #if HAVE_STREAM
-    if (p.stream) _mm_sfence();
+    if (stream) _mm_sfence();
 #endif
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
+    PyMem_Free(plans);
     PyBuffer_Release(&dv);
     PyBuffer_Release(&sv);
     return result;
@@ -331,12 +397,15 @@ done:
 
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
-     "copy(dst, src, stream=False): copy the strided view src into dst, outer axes in the "
-     "order given; stream: non-temporal stores where dst is contiguous."},
+     "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
+     "dst_strides, src_strides), in bytes from each array's first element, copy that strided "
+     "box of src into dst, outer axes in the order given; every box is checked to lie inside "
+     "both arrays. stream: non-temporal stores where dst is contiguous."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
-                                    "The relayout copy kernel (see _copy.py).", -1, methods};
+                                    "The relayout copy kernel (see _copy.py).", -1, methods,
+                                    NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ class PhysicalTarget:
     subtile_elements: int | None = None
     name: str = ""
     _offsets_fn: Callable[[], np.ndarray] | None = field(default=None, repr=False)
-    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # offsets, copy plans
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
@@ -199,7 +200,8 @@ class PhysicalTarget:
             if self._offsets_fn is None:
                 raise LayoutError("target has neither offsets nor digits")
             self._cache["offsets"] = np.asarray(self._offsets_fn(), dtype=np.int64).reshape(-1)
-        return self._cache["offsets"]
+        offsets: np.ndarray = self._cache["offsets"]
+        return offsets
 
     @property
     def size(self) -> int:

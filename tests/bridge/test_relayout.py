@@ -299,6 +299,16 @@ def test_kernel_checks_every_box_against_both_arrays() -> None:
             engine._kernel.copy(dst, src, [bad])
 
 
+def test_strided_physical_buffer() -> None:
+    text = "bf16[24,300]{1,0:T(8,128)(2,1)}"
+    a = np.random.default_rng(8).integers(0, 1000, (24, 300)).astype(np.uint16)
+    buf = to_physical(a, text)
+    assert (from_physical(buf, text) == a).all()
+    spaced = np.zeros(2 * buf.size, np.uint16)
+    spaced[::2] = buf
+    assert (from_physical(spaced[::2], text) == a).all()  # same target, other buffer strides
+
+
 def test_overlapping_output_is_safe() -> None:
     text = "s32[8,8]{0,1}"
     a = np.arange(64, dtype=np.int32).reshape(8, 8)

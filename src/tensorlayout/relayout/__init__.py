@@ -86,9 +86,7 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     [[0, 1], [2, 3]]
     """
     t = as_target(target)
-    b = np.asarray(buffer)
-    if b.ndim != 1:
-        b = b.reshape(-1)
+    b = np.ascontiguousarray(buffer).reshape(-1)  # the copy plans address a dense buffer
     if t.packed_bits:
         b = _unpack(b, t)
     elif b.size != t.physical_elements:

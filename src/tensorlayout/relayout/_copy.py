@@ -258,9 +258,9 @@ def _kernel_tasks(plan: _Plan, target: PhysicalTarget, logical: np.ndarray, buf:
                   to_physical: bool, pieces: int) -> list[_Task]:
     """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
-    depend only on the logical array's strides, so they are cached on the target."""
+    depend only on both arrays' strides, so they are cached on the target."""
     cache: dict[tuple, list[_Task]] = target._cache.setdefault("kernel_tasks", {})
-    key = (logical.strides, logical.itemsize, to_physical, pieces)
+    key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
     if key in cache:
         return cache[key]
     base_l, base_b = _address(logical), _address(buf)

@@ -1,0 +1,115 @@
+"""Integer helpers every layer shares: division that rounds up, row-major strides, int64 limits.
+
+Everything here works on Python ints (exact, unbounded); the int64 helpers say where a value
+leaves the range XLA and CuTe compute in.
+
+>>> ceil_div(7, 2), round_up(7, 4), row_major_strides((2, 3, 4)), wrap_int64(2**63)
+(4, 8, (12, 4, 1), -9223372036854775808)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "UINT64_LIMIT",
+    "ceil_div",
+    "col_major_strides",
+    "fits_int64",
+    "prod",
+    "round_up",
+    "row_major_index",
+    "row_major_strides",
+    "wrap_int64",
+]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+#: One past the largest uint64 (XLA rejects a dimension of 2**64 or more).
+UINT64_LIMIT = 2**64
+
+
+def ceil_div(a: int, b: int) -> int:
+    """``a / b`` rounded towards +infinity (floor semantics for negative values, as Python's ``//``).
+
+    >>> ceil_div(-7, 2)
+    -3
+    """
+    return -(-a // b)
+
+
+def round_up(a: int, b: int) -> int:
+    """The least multiple of ``b`` that is ``>= a`` (``b > 0``).
+
+    >>> round_up(129, 128)
+    256
+    """
+    return ceil_div(a, b) * b
+
+
+def prod(xs: Iterable[int]) -> int:
+    """Product of ``xs`` as an exact Python int (1 for none).
+
+    >>> prod([2, 3, 4])
+    24
+    """
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
+
+
+def row_major_strides(dims: Sequence[int]) -> tuple[int, ...]:
+    """Strides of a dense row-major (C order, last dim fastest) array of ``dims``.
+
+    >>> row_major_strides((3, 5))
+    (5, 1)
+    """
+    out = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        out[k] = out[k + 1] * int(dims[k + 1])
+    return tuple(out)
+
+
+def col_major_strides(dims: Sequence[int]) -> tuple[int, ...]:
+    """Strides of a dense column-major (first dim fastest, CuTe's default) array of ``dims``.
+
+    >>> col_major_strides((3, 5))
+    (1, 3)
+    """
+    out = [1] * len(dims)
+    for k in range(1, len(dims)):
+        out[k] = out[k - 1] * int(dims[k - 1])
+    return tuple(out)
+
+
+def row_major_index(index: Sequence[int], dims: Sequence[int]) -> int:
+    """Row-major linear position of ``index`` in ``dims`` (Horner's rule).
+
+    >>> row_major_index((2, 3), (3, 5))
+    13
+    """
+    out = 0
+    for i, d in zip(index, dims, strict=True):
+        out = out * int(d) + int(i)
+    return out
+
+
+def fits_int64(x: int) -> bool:
+    """Whether ``x`` is representable as a signed 64-bit integer.
+
+    >>> fits_int64(2**63), fits_int64(-(2**63))
+    (False, True)
+    """
+    return INT64_MIN <= x <= INT64_MAX
+
+
+def wrap_int64(x: int) -> int:
+    """``x`` reduced to a signed 64-bit integer with two's-complement wrap-around.
+
+    >>> wrap_int64(2**64 + 5)
+    5
+    """
+    return (x + 2**63) % 2**64 - 2**63

@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             print(shape_text(report, generation))
         return 0
     results: list[dict[str, Any]] = []
-    for label, module in load_modules(args.module, args.module_name, args.stage):
+    modules, failed = load_modules(args.module, args.module_name, args.stage)
+    for label, module in modules:
         summary = module_padding(module, generation=generation, tpu=args.tpu is not None,
                                  limit=limit)
         if args.json:
@@ -122,4 +123,4 @@ def run(args: argparse.Namespace) -> int:
             print(summary_text(label, summary, args.top))
     if args.json:
         print(json.dumps({"generation": generation, "modules": results}, indent=1))
-    return 0
+    return 2 if failed else 0

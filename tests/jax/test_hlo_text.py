@@ -3,13 +3,15 @@ print (no jax needed; the differential tests against jaxlib are in test_differen
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import ParseError, TensorLayoutError
 from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.attributes import parse_attribute
 from tensorlayout.hlo.sharding import (
@@ -122,3 +124,27 @@ def test_shardy_forms() -> None:
     assert isinstance(inline, SdySharding) and isinstance(inline.mesh, Mesh)
     with pytest.raises(ParseError):
         parse_sdy("#sdy.sharding<@mesh, [{x}]>")
+
+
+def test_mutated_texts_raise_only_library_errors() -> None:
+    seeds = ["mesh['x'=4,'y'=2] {'y'}", "[2,4]<=[4,2]T(1,0)", "{{0,1},{2,3}}",
+             "{devices=[2,1,4]<=[4,2]T(1,0) last_tile_dim_replicate}",
+             "{{replicated}, {maximal device=0}}", "mesh['a'=8] {'a':(1)2,'a':(4)2}",
+             '#sdy.sharding<@mesh, [{"x", ?}, {"y":(1)2}p1], replicated={"z"}>',
+             '#sdy.mesh<["x"=4, "y"=2]>', '{a="x", b={c = 1}}', '{mesh = #sdy.mesh<["x"=4]>}']
+    rng = random.Random(13)
+    alphabet = "[]{}()<>=,'\"?:#@ 0123456789-Txyamesh_devicsrpltd."
+    parsers = (parse_replica_groups, parse_sharding, parse_sdy, parse_frontend_attributes, sdy_meshes)
+    for _ in range(2000):
+        text = rng.choice(seeds)
+        for _ in range(rng.randint(1, 3)):
+            k = rng.randrange(len(text) + 1)
+            piece = rng.choice([rng.choice(alphabet), "", str(rng.choice([0, -1, 10**12]))])
+            text = text[:k] + piece + text[k + (piece == ""):]
+        for parse in parsers:
+            with contextlib.suppress(TensorLayoutError):
+                parse(text)
+    with pytest.raises(ParseError, match="partition the mesh"):
+        parse_replica_groups("mesh['a'=8] {'a','a'}")
+    with pytest.raises(ParseError, match="at most"):
+        parse_replica_groups("[2,4]<=[99999999999]")

@@ -21,6 +21,7 @@ import numpy as np
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import prod
+from tensorlayout.errors import HloError
 
 __all__ = [
     "AxisRef",
@@ -40,6 +41,9 @@ __all__ = [
 ]
 
 
+#: The most devices a tile assignment, mesh or replica-group list may name (XLA's largest
+#: systems have tens of thousands); bigger texts are a ParseError, not a huge allocation.
+MAX_DEVICES = 1 << 20
 _QUOTED = re.compile(r"'([^'\n]*)'|\"((?:[^\"\\\n]|\\.)*)\"|([A-Za-z_][\w.\-]*)")
 _MESH_REST = re.compile(r"(?:,\s*device_ids=\([^()]*\))?\s+\{[^{}]*\}")
 
@@ -68,6 +72,14 @@ class IotaTileAssignment:
         return f"[{','.join(map(str, self.dims))}]<=[{','.join(map(str, self.reshape_dims))}]{tail}"
 
 
+def _device_count(cur: Cursor, dims: tuple[int, ...], at: int, what: str) -> int:
+    """``prod(dims)``, checked to be a sensible number of devices."""
+    n = prod(dims)
+    if any(d < 1 for d in dims) or n > MAX_DEVICES:
+        raise cur.error(f"{what} of positive sizes naming at most {MAX_DEVICES} devices", at=at)
+    return n
+
+
 def _ints(cur: Cursor, open_: str, close: str, what: str) -> tuple[int, ...]:
     cur.expect(open_, f"'{open_}' to start {what}")
     values: list[int] = []
@@ -85,6 +97,7 @@ def _iota(cur: Cursor, dims: tuple[int, ...]) -> IotaTileAssignment:
     start = cur.pos
     cur.expect("<=", "'<=' before the iota reshape dims")
     reshape = _ints(cur, "[", "]", "iota reshape dims")
+    _device_count(cur, reshape, start, "iota reshape dims")
     perm = _ints(cur, "T(", ")", "a transpose permutation") if cur.peek("T(") else \
         tuple(range(len(reshape)))
     if sorted(perm) != list(range(len(reshape))) or prod(dims) != prod(reshape):
@@ -142,6 +155,7 @@ def _quoted_name(cur: Cursor, what: str, *, bare: bool = True) -> str:
 
 
 def _mesh(cur: Cursor) -> Mesh:
+    start = cur.pos
     cur.expect("mesh[", "'mesh[' to start a mesh")
     names: list[str] = []
     sizes: list[int] = []
@@ -152,7 +166,7 @@ def _mesh(cur: Cursor) -> Mesh:
         if cur.accept("]"):
             break
         cur.expect(",", "',' or ']' in the mesh axes")
-    ids = tuple(range(prod(sizes)))
+    ids = tuple(range(_device_count(cur, tuple(sizes), start, "mesh axes")))
     if cur.accept(","):
         cur.expect("device_ids=(", "'device_ids=(' after the mesh axes")
         at = cur.pos
@@ -190,12 +204,16 @@ def _axis_split(refs: list[AxisRef], full: int) -> tuple[list[int], list[int]]:
     done = 1
     for i in order:
         pre, size = refs[i].pre_size or 1, refs[i].size or full
+        if pre % done or size < 1:
+            raise HloError(f"overlapping sub-axes of an axis of size {full}: {refs}")
         if pre != done:
             dims.append(pre // done)
             done *= pre // done
         grouped[i] = len(dims)
         dims.append(size)
         done *= size
+    if full % done:
+        raise HloError(f"sub-axes {refs} do not divide an axis of size {full}")
     if done != full:
         dims.append(full // done)
     return dims, grouped
@@ -220,6 +238,10 @@ def mesh_replica_groups(mesh: Mesh, axes: tuple[AxisRef, ...]) -> tuple[tuple[in
         grouped += [len(sizes) + a for a in agg]
         sizes += dims
     per_group = prod(a.size or mesh.axis_sizes[mesh.axis_names.index(a.name)] for a in axes)
+    if prod(sizes) != len(mesh.device_ids) or min(sizes, default=1) < 1 or \
+            len(mesh.device_ids) % per_group:
+        raise HloError(f"replica-group axes {[str(a) for a in axes]} overlap or do not divide "
+                       f"the mesh {dict(zip(mesh.axis_names, mesh.axis_sizes, strict=True))}")
     perm = [d for d in range(len(sizes)) if d not in grouped] + grouped
     ids = np.asarray(mesh.device_ids, dtype=np.int64).reshape(sizes).transpose(perm).ravel()
     return tuple(tuple(int(d) for d in ids[k:k + per_group]) for k in range(0, len(ids), per_group))
@@ -243,8 +265,11 @@ def parse_replica_groups(text: str) -> ReplicaGroups:
                     break
                 cur.expect(",", "',' or '}' in the replica-group axes")
         cur.expect_end("end of the replica groups")
-        return ReplicaGroups("mesh", mesh_replica_groups(mesh, tuple(axes)), mesh=mesh,
-                             axes=tuple(axes))
+        try:
+            groups = mesh_replica_groups(mesh, tuple(axes))
+        except HloError as err:
+            raise cur.error(f"replica-group axes that partition the mesh ({err})", at=0) from None
+        return ReplicaGroups("mesh", groups, mesh=mesh, axes=tuple(axes))
     if cur.peek("["):
         iota = _iota(cur, _ints(cur, "[", "]", "the replica-group dims"))
         cur.expect_end("end of the replica groups")
@@ -328,7 +353,9 @@ def _balanced(cur: Cursor, what: str) -> str:
 
 
 def _tile_devices(cur: Cursor, fields: dict[str, Any]) -> None:
+    start = cur.pos
     dims = _ints(cur, "[", "]", "the tile-assignment dims")
+    _device_count(cur, dims, start, "tile-assignment dims")
     fields["tile_dims"] = dims
     if cur.peek("<="):
         fields["iota"] = iota = _iota(cur, dims)
@@ -460,6 +487,7 @@ _SDY_MESH_NAME = re.compile(r"@([\w.\-$]+)")
 
 def _sdy_mesh(cur: Cursor) -> Mesh:
     """``mesh<["x"=4, "y"=2]>`` or ``<["x"=4], device_ids=[...]>`` (after ``#sdy.``)."""
+    start = cur.pos
     cur.expect("mesh<", "'mesh<' to start a Shardy mesh")
     cur.expect("[", "'[' to start the mesh axes")
     names: list[str] = []
@@ -472,7 +500,7 @@ def _sdy_mesh(cur: Cursor) -> Mesh:
             if cur.accept("]"):
                 break
             cur.expect(",", "',' or ']' in the mesh axes")
-    ids = tuple(range(prod(sizes)))
+    ids = tuple(range(_device_count(cur, tuple(sizes), start, "mesh axes")))
     if cur.accept(","):
         cur.expect("device_ids=", "'device_ids=' after the mesh axes")
         ids = _ints(cur, "[", "]", "the mesh device ids")

@@ -154,28 +154,40 @@ def _quoted_name(cur: Cursor, what: str, *, bare: bool = True) -> str:
     return re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else m.group(3)
 
 
-def _mesh(cur: Cursor) -> Mesh:
-    start = cur.pos
-    cur.expect("mesh[", "'mesh[' to start a mesh")
+def _axis_sizes(cur: Cursor, *, bare: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``name=size, ...]`` after a mesh's ``[``: the axis names and sizes."""
     names: list[str] = []
     sizes: list[int] = []
-    while True:
-        names.append(_quoted_name(cur, "a mesh axis name"))
+    while not cur.accept("]"):
+        if names:
+            cur.expect(",", "',' or ']' in the mesh axes")
+        names.append(_quoted_name(cur, "a mesh axis name", bare=bare))
         cur.expect("=", "'=' after a mesh axis name")
         sizes.append(cur.integer("a mesh axis size"))
-        if cur.accept("]"):
-            break
-        cur.expect(",", "',' or ']' in the mesh axes")
-    ids = tuple(range(_device_count(cur, tuple(sizes), start, "mesh axes")))
+    return tuple(names), tuple(sizes)
+
+
+def _permutation(cur: Cursor, ids: tuple[int, ...], n: int, at: int) -> tuple[int, ...]:
+    if sorted(ids) != list(range(n)):
+        raise cur.error("device ids that are a permutation of the mesh's devices", at=at)
+    return ids
+
+
+def _mesh(cur: Cursor) -> Mesh:
+    """``mesh['x'=4,'y'=2]`` with an optional ``, device_ids=(...)`` (XLA's ``Mesh::ToString``)."""
+    start = cur.pos
+    cur.expect("mesh[", "'mesh[' to start a mesh")
+    names, sizes = _axis_sizes(cur, bare=True)
+    n = _device_count(cur, sizes or (0,), start, "mesh axes")
+    ids = tuple(range(n))
     if cur.accept(","):
         cur.expect("device_ids=(", "'device_ids=(' after the mesh axes")
         at = cur.pos
         end = cur.text.find(")", at)
         ids = tuple(int(x) for x in re.findall(r"-?\d+", cur.text[at:end if end >= 0 else at]))
         cur.pos = end + 1 if end >= 0 else at
-        if sorted(ids) != list(range(prod(sizes))):
-            raise cur.error("device ids that are a permutation of the mesh's devices", at=at)
-    return Mesh(tuple(names), tuple(sizes), ids)
+        ids = _permutation(cur, ids, n, at)
+    return Mesh(names, sizes, ids)
 
 
 def _axis_ref(cur: Cursor, mesh: Mesh) -> AxisRef:
@@ -247,6 +259,39 @@ def mesh_replica_groups(mesh: Mesh, axes: tuple[AxisRef, ...]) -> tuple[tuple[in
     return tuple(tuple(int(d) for d in ids[k:k + per_group]) for k in range(0, len(ids), per_group))
 
 
+def _mesh_groups(cur: Cursor) -> ReplicaGroups:
+    mesh = _mesh(cur)
+    cur.expect("{", "'{' to start the replica-group axes")
+    axes: list[AxisRef] = []
+    while not cur.accept("}"):
+        if axes:
+            cur.expect(",", "',' or '}' in the replica-group axes")
+        axes.append(_axis_ref(cur, mesh))
+    try:
+        groups = mesh_replica_groups(mesh, tuple(axes))
+    except HloError as err:
+        raise cur.error(f"replica-group axes that partition the mesh ({err})", at=0) from None
+    return ReplicaGroups("mesh", groups, mesh=mesh, axes=tuple(axes))
+
+
+def _iota_groups(cur: Cursor) -> ReplicaGroups:
+    iota = _iota(cur, _ints(cur, "[", "]", "the replica-group dims"))
+    if len(iota.dims) != 2:
+        raise cur.error("iota replica groups of rank 2 ([groups,size]<=[...])", at=0)
+    ids, size = iota.devices(), iota.dims[1]
+    return ReplicaGroups("iota", tuple(ids[k:k + size] for k in range(0, len(ids), size)), iota)
+
+
+def _list_groups(cur: Cursor) -> ReplicaGroups:
+    cur.expect("{", "'{', '[' or 'mesh[' to start replica groups")
+    groups: list[tuple[int, ...]] = []
+    while not cur.accept("}"):
+        if groups:
+            cur.expect(",", "',' or '}' in the replica groups")
+        groups.append(_ints(cur, "{", "}", "a replica group"))
+    return ReplicaGroups("list", tuple(groups))
+
+
 def parse_replica_groups(text: str) -> ReplicaGroups:
     """``replica_groups=`` text in any of XLA's forms.
 
@@ -254,40 +299,10 @@ def parse_replica_groups(text: str) -> ReplicaGroups:
     ((0, 1), (2, 3))
     """
     cur = Cursor(text, comments=True)
-    if cur.peek("mesh["):
-        mesh = _mesh(cur)
-        cur.expect("{", "'{' to start the replica-group axes")
-        axes: list[AxisRef] = []
-        if not cur.accept("}"):
-            while True:
-                axes.append(_axis_ref(cur, mesh))
-                if cur.accept("}"):
-                    break
-                cur.expect(",", "',' or '}' in the replica-group axes")
-        cur.expect_end("end of the replica groups")
-        try:
-            groups = mesh_replica_groups(mesh, tuple(axes))
-        except HloError as err:
-            raise cur.error(f"replica-group axes that partition the mesh ({err})", at=0) from None
-        return ReplicaGroups("mesh", groups, mesh=mesh, axes=tuple(axes))
-    if cur.peek("["):
-        iota = _iota(cur, _ints(cur, "[", "]", "the replica-group dims"))
-        cur.expect_end("end of the replica groups")
-        if len(iota.dims) != 2:
-            raise cur.error("iota replica groups of rank 2 ([groups,size]<=[...])", at=0)
-        ids = iota.devices()
-        size = iota.dims[1]
-        return ReplicaGroups("iota", tuple(ids[k:k + size] for k in range(0, len(ids), size)), iota)
-    cur.expect("{", "'{', '[' or 'mesh[' to start replica groups")
-    groups: list[tuple[int, ...]] = []
-    if not cur.accept("}"):
-        while True:
-            groups.append(_ints(cur, "{", "}", "a replica group"))
-            if cur.accept("}"):
-                break
-            cur.expect(",", "',' or '}' in the replica groups")
+    reader = _mesh_groups if cur.peek("mesh[") else _iota_groups if cur.peek("[") else _list_groups
+    groups = reader(cur)
     cur.expect_end("end of the replica groups")
-    return ReplicaGroups("list", tuple(groups))
+    return groups
 
 
 def attribute_value_end(name: str, text: str, start: int, end: int) -> int:
@@ -490,22 +505,15 @@ def _sdy_mesh(cur: Cursor) -> Mesh:
     start = cur.pos
     cur.expect("mesh<", "'mesh<' to start a Shardy mesh")
     cur.expect("[", "'[' to start the mesh axes")
-    names: list[str] = []
-    sizes: list[int] = []
-    if not cur.accept("]"):
-        while True:
-            names.append(_quoted_name(cur, "a quoted mesh axis name", bare=False))
-            cur.expect("=", "'=' after a mesh axis name")
-            sizes.append(cur.integer("a mesh axis size"))
-            if cur.accept("]"):
-                break
-            cur.expect(",", "',' or ']' in the mesh axes")
-    ids = tuple(range(_device_count(cur, tuple(sizes), start, "mesh axes")))
+    names, sizes = _axis_sizes(cur, bare=False)
+    n = _device_count(cur, sizes, start, "mesh axes")
+    ids = tuple(range(n))
     if cur.accept(","):
         cur.expect("device_ids=", "'device_ids=' after the mesh axes")
-        ids = _ints(cur, "[", "]", "the mesh device ids")
+        at = cur.pos
+        ids = _permutation(cur, _ints(cur, "[", "]", "the mesh device ids"), n, at)
     cur.expect(">", "'>' to end the Shardy mesh")
-    return Mesh(tuple(names), tuple(sizes), ids)
+    return Mesh(names, sizes, ids)
 
 
 def _sdy_axes(cur: Cursor, open_ok: bool) -> tuple[tuple[AxisRef, ...], bool]:

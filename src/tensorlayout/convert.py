@@ -19,17 +19,21 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from tensorlayout import cute
+from tensorlayout.cute import tla
+from tensorlayout.cute.lowering import from_core, lower_layout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
+from tensorlayout.indexing.layouts import layout_map
+from tensorlayout.indexing.map import IndexingMap
 from tensorlayout.xla import Layout as XlaLayout
-from tensorlayout.xla import Shape, Tile, parse_shape, tiling_plan
-from tensorlayout.xla.layout import COMBINE_DIMENSION
+from tensorlayout.xla import Shape, Tile, parse_shape
+from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.types import ELEMENT_TYPES, element_type
 
 #: Layouts up to this size are enumerated to say why they have no XLA layout.
@@ -63,16 +67,6 @@ def parse_target(text: str) -> Shape | cute.Layout:
 # ---------------------------------------------------------------- XLA → CuTe
 
 
-@dataclass(frozen=True, slots=True)
-class _Axis:
-    """One physical axis of the tiled view: digit ``(i_dim // mult) % extent`` of logical dim ``dim``."""
-
-    dim: int | None  # None: a size-1 dim a tile adds in front
-    mult: int
-    extent: int
-    top: bool  # the most significant digit of its dim (may be padded)
-
-
 def _as_shape(x: Shape | str) -> Shape:
     shape = parse_shape(x) if isinstance(x, str) else x
     if not isinstance(shape, Shape):
@@ -84,63 +78,6 @@ def _as_shape(x: Shape | str) -> Shape:
     if shape.layout is None:
         raise LayoutError(f"shape {shape} has no layout")
     return shape
-
-
-def _split(axis: _Axis, t: int, tile: tuple[int | str, ...]) -> tuple[_Axis, _Axis]:
-    """Tile size ``t`` splits a digit into (count, in-tile) digits.
-
-    A top digit is padded to whole tiles. A lower digit of extent ``e``: ``e <= t`` keeps its
-    values (the count is always 0); ``t`` dividing ``e`` splits it exactly; otherwise the
-    in-tile part wraps every ``t`` while the digit wraps every ``e``, which no mixed radix does.
-    """
-    if axis.dim is None:
-        return _Axis(None, 1, 1, True), _Axis(None, 1, t, False)
-    if axis.top:
-        return (_Axis(axis.dim, axis.mult * t, -(-axis.extent // t), True),
-                _Axis(axis.dim, axis.mult, t, False))
-    if axis.extent <= t:
-        return _Axis(axis.dim, axis.mult * t, 1, False), axis
-    if axis.extent % t:
-        raise UnsupportedError(
-            f"tile {_tile_text(tile)}: size {t} does not divide the extent {axis.extent} an earlier "
-            f"tile gave dim {axis.dim}, so padding sits inside a tile and the dim's digits do not "
-            "form a mixed radix; a CuTe layout cannot express that")
-    return (_Axis(axis.dim, axis.mult * t, axis.extent // t, False),
-            _Axis(axis.dim, axis.mult, t, False))
-
-
-def _tile_text(tile: tuple[int | str, ...]) -> str:
-    return "(" + ",".join(str(t) for t in tile) + ")"
-
-
-def _tiled_part(step: Any) -> tuple[int, tuple[int, ...]]:
-    """How many leading groups a step leaves untiled, and the tile sizes of the others."""
-    tiled = len(step.output_dims) - len(step.groups)
-    return len(step.groups) - tiled, step.output_dims[len(step.output_dims) - tiled:]
-
-
-def _axes(shape: Shape) -> tuple[list[_Axis], tuple[int, ...]]:
-    plan = tiling_plan(shape)
-    axes = [_Axis(d, 1, shape.dimensions[d], True) for d in plan.physical_order]
-    for step in plan.steps:
-        tile = tuple("*" if t == COMBINE_DIMENSION else t for t in step.tile)
-        axes = [_Axis(None, 1, 1, True)] * (len(step.input_dims) - len(axes)) + axes
-        merged: list[_Axis] = []
-        for group in step.groups:
-            real = [axes[i] for i in group if axes[i].extent != 1]
-            if len(real) > 1:
-                raise UnsupportedError(
-                    f"tile {_tile_text(tile)} combines dims {[a.dim for a in real]} with '*'; a CuTe "
-                    "layout maps each mode separately and cannot express the merged padding")
-            merged.append(real[0] if real else axes[group[-1]])
-        untiled, sizes = _tiled_part(step)
-        counts, tiles = [], []
-        for axis, t in zip(merged[untiled:], sizes):
-            c, tl = _split(axis, t, tile)
-            counts.append(c)
-            tiles.append(tl)
-        axes = merged[:untiled] + counts + tiles
-    return axes, plan.tiled_dims
 
 
 def xla_to_cute(shape: Shape | str) -> cute.Layout:
@@ -155,36 +92,7 @@ def xla_to_cute(shape: Shape | str) -> cute.Layout:
     >>> str(xla_to_cute("bf16[16,256]{1,0:T(8,128)(2,1)}"))
     '((2,4,2),(128,2)):((1,256,2048),(2,1024))'
     """
-    shape = _as_shape(shape)
-    if shape.rank == 0:
-        tiling_plan(shape)  # validates the layout
-        return cute.Layout((), ())
-    axes, tiled = _axes(shape)
-    strides = [0] * len(tiled)
-    acc = 1
-    for k in range(len(tiled) - 1, -1, -1):
-        strides[k] = acc
-        acc *= tiled[k]
-    modes_s: list[Any] = []
-    modes_d: list[Any] = []
-    for d in range(shape.rank):
-        pieces = sorted((a.mult, a.extent, s) for a, s in zip(axes, strides) if a.dim == d and a.extent != 1)
-        expect = 1
-        for mult, extent, _ in pieces:
-            if mult != expect:
-                raise UnsupportedError(f"dim {d} is split into digits that do not nest (multiplier {mult}, "
-                                       f"expected {expect})")
-            expect *= extent
-        if not pieces:
-            modes_s.append(1)
-            modes_d.append(0)
-        elif len(pieces) == 1:
-            modes_s.append(pieces[0][1])
-            modes_d.append(pieces[0][2])
-        else:
-            modes_s.append(tuple(p[1] for p in pieces))
-            modes_d.append(tuple(p[2] for p in pieces))
-    return cute.Layout(tuple(modes_s), tuple(modes_d))
+    return from_core(lower_shape(_as_shape(shape)))
 
 
 # ---------------------------------------------------------------- CuTe → XLA
@@ -463,7 +371,6 @@ def _xla_type_name(dtype: str | int) -> str:
         return dtype
     if isinstance(dtype, str) and dtype.lower() in _DTYPE_NAMES:
         return _DTYPE_NAMES[dtype.lower()]
-    from tensorlayout.cute import tla
     bits = tla.element_bits(dtype)  # validates the name or width
     if bits not in _BITS_NAMES:
         raise UnsupportedError(f"XLA has no {bits}-bit element type for TLA dtype {dtype!r}")
@@ -480,7 +387,6 @@ def tla_to_xla(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Shap
     >>> str(tla_to_xla("zZ", 40, 72, "f16")), str(tla_to_xla("zN", 40, 72, "f16"))
     ('f16[40,72]{1,0:T(16,16)}', 'f16[40,72]{0,1:T(16,16)(16,1)}')
     """
-    from tensorlayout.cute import tla
     t = tla.make_format(tag, rows, cols, dtype)
     try:
         return cute_to_xla(t, _xla_type_name(dtype))
@@ -491,49 +397,7 @@ def tla_to_xla(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Shap
 # ---------------------------------------------------------------- indexing maps
 
 
-def _xla_offset_exprs(shape: Shape) -> Any:
-    """The offset expression of an XLA tiled layout, walking its pad → reshape → transpose plan."""
-    from tensorlayout.indexing import const, var
-    plan = tiling_plan(shape)
-    cur = [var(d) for d in plan.physical_order]
-    for step in plan.steps:
-        cur = [const(0)] * (len(step.input_dims) - len(cur)) + cur
-        merged = []
-        for group in step.groups:
-            e = const(0)
-            for i in group:
-                e = e * step.input_dims[i] + cur[i]
-            merged.append(e)
-        untiled, sizes = _tiled_part(step)
-        tiled = merged[untiled:]
-        cur = (merged[:untiled] + [e // t for e, t in zip(tiled, sizes)]
-               + [e % t for e, t in zip(tiled, sizes)])
-    offset = const(0)
-    acc = 1
-    for e, n in zip(reversed(cur), reversed(plan.tiled_dims)):
-        offset = offset + e * acc
-        acc *= n
-    return offset
-
-
-def _cute_offset_exprs(lay: cute.Layout) -> Any:
-    """CuTe's crd2idx on a natural (per mode) coordinate: each mode's index is split
-    colexicographically into its digits, the last one without a modulo."""
-    from tensorlayout.indexing import const, var
-    offset = const(0)
-    for k, mode in enumerate(lay.modes()):
-        flat = mode.flat_modes()
-        prefix = 1
-        for j, (s, d) in enumerate(flat):
-            digit = var(k) // prefix if prefix > 1 else var(k)
-            if j < len(flat) - 1:
-                digit = digit % int(s)
-            offset = offset + digit * int(d)
-            prefix *= int(s)
-    return offset
-
-
-def to_indexing_map(x: Any, *, simplify: bool = True) -> Any:
+def to_indexing_map(x: Any, *, simplify: bool = True) -> IndexingMap:
     """Logical index → physical element offset as an :class:`~tensorlayout.indexing.IndexingMap`.
 
     Accepts an XLA shape (text or :class:`Shape`), a CuTe layout (text or value) or a TLA layout
@@ -542,14 +406,9 @@ def to_indexing_map(x: Any, *, simplify: bool = True) -> Any:
     >>> print(to_indexing_map("((4,2),(4,3)):((4,16),(1,32))"))
     (d0, d1) -> ((d1 / 4) * 32 + d0 * 4 + d1 mod 4), domain: d0 in [0, 7], d1 in [0, 11]
     """
-    from tensorlayout.indexing import IndexingMap
     if isinstance(x, str):
         x = parse_target(x)
     if isinstance(x, Shape):
-        shape = _as_shape(x)
-        m = IndexingMap([_xla_offset_exprs(shape)], [(0, n - 1) for n in shape.dimensions])
-    else:
-        lay, origin = _as_cute(x)
-        extents = origin if origin is not None else tuple(int(m.size()) for m in lay.modes())
-        m = IndexingMap([_cute_offset_exprs(lay)], [(0, n - 1) for n in extents])
-    return m.simplify() if simplify else m
+        return layout_map(lower_shape(_as_shape(x)), simplify=simplify)
+    lay, origin = _as_cute(x)
+    return layout_map(lower_layout(lay if origin is None else x), simplify=simplify)

@@ -24,8 +24,8 @@ import numpy as np
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._copy import copy_in, copy_out, has_fast_path
-from tensorlayout.relayout._cute import from_cute
-from tensorlayout.relayout._target import Digit, PhysicalTarget, as_target
+from tensorlayout.relayout._cute import as_target, from_cute
+from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
     "Digit",

@@ -1,18 +1,7 @@
-"""Bridges between the three notations: XLA tiled layouts, CuTe/TLA layouts, indexing maps.
+"""CuTe → XLA: the search for a tile chain that places every element where a CuTe layout does.
 
-All three answer one question (where does element (i, j, …) live?), so each can be rewritten
-in the others where the target notation can express it; where it cannot, a
-:class:`~tensorlayout.errors.UnsupportedError` says why. Offsets are in elements (an ``E(4)``
-layout packs two per byte, but element ``k`` is still offset ``k``); memory spaces (``S(n)``)
-and tail padding (``L(n)``) do not move elements, so the CuTe and map forms drop them.
-
->>> from tensorlayout.xla import parse_shape
->>> str(xla_to_cute(parse_shape("f32[3,5]{1,0:T(2,2)}")))
-'((2,2),(2,3)):((2,12),(1,4))'
 >>> str(cute_to_xla("((2,2),(2,3)):((2,12),(1,4))", dims=(3, 5)))
 'f32[3,5]{1,0:T(2,2)}'
->>> print(to_indexing_map(parse_shape("f32[3,5]{1,0:T(2,2)}")))
-(d0, d1) -> ((d0 mod 2) * 2 + (d0 / 2) * 12 + (d1 / 2) * 4 + d1 mod 2), domain: d0 in [0, 2], d1 in [0, 4]
 """
 
 from __future__ import annotations
@@ -25,87 +14,17 @@ from typing import Any
 import numpy as np
 
 from tensorlayout import cute
-from tensorlayout.cute import tla
-from tensorlayout.cute.lowering import from_core, lower_layout
-from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.convert._xla_cute import as_cute, xla_to_cute
+from tensorlayout.core.layout import Digit
 from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
-from tensorlayout.indexing.layouts import layout_map
-from tensorlayout.indexing.map import IndexingMap
 from tensorlayout.xla import Layout as XlaLayout
-from tensorlayout.xla import Shape, Tile, parse_shape
-from tensorlayout.xla.lowering import lower_shape
-from tensorlayout.xla.types import ELEMENT_TYPES, element_type
+from tensorlayout.xla import Shape, Tile
+from tensorlayout.xla.types import element_type
+
+__all__ = ["cute_to_xla"]
 
 #: Layouts up to this size are enumerated to say why they have no XLA layout.
 _ENUMERATE_MAX = 1 << 20
-
-__all__ = ["cute_to_xla", "is_xla_text", "parse_target", "tla_to_xla", "to_indexing_map",
-           "xla_to_cute"]
-
-
-def is_xla_text(text: str) -> bool:
-    """True for XLA shape text (it has ``[``, or is ``token``/``opaque``); CuTe text never does.
-
-    >>> is_xla_text("bf16[8,128]{1,0:T(8,128)(2,1)}"), is_xla_text("(4,8):(8,1)")
-    (True, False)
-    """
-    stripped = text.strip()
-    return "[" in stripped or stripped.startswith(("token", "opaque"))
-
-
-def parse_target(text: str) -> Shape | cute.Layout:
-    """XLA shape text as a :class:`Shape`, anything else as a CuTe :class:`~tensorlayout.cute.Layout`.
-
-    >>> type(parse_target("f32[3,5]{1,0:T(2,2)}")).__name__, str(parse_target(" (4,8):(8,1) "))
-    ('Shape', '(4,8):(8,1)')
-    """
-    if not isinstance(text, str):
-        raise LayoutError(f"expected XLA shape or CuTe layout text, but got {type(text).__name__}")
-    return parse_shape(text.strip()) if is_xla_text(text) else cute.Layout.parse(text.strip())
-
-
-# ---------------------------------------------------------------- XLA → CuTe
-
-
-def _as_shape(x: Shape | str) -> Shape:
-    shape = parse_shape(x) if isinstance(x, str) else x
-    if not isinstance(shape, Shape):
-        raise LayoutError(f"expected an XLA shape or its text, but got {type(x).__name__}")
-    if shape.kind == "tuple":
-        raise UnsupportedError(f"{shape} is a tuple shape; convert its element shapes one at a time")
-    if not shape.is_array:
-        raise UnsupportedError(f"{shape} is a {shape.kind} shape, which holds no array elements")
-    if shape.layout is None:
-        raise LayoutError(f"shape {shape} has no layout")
-    return shape
-
-
-def xla_to_cute(shape: Shape | str) -> cute.Layout:
-    """The XLA layout as a hierarchical CuTe layout over the padded logical domain.
-
-    Mode ``k`` is logical dim ``k``; its sub-modes are the digits the tiles split it into,
-    least significant first, the top one counting whole tiles (so it covers the padding).
-    A rank-0 shape gives ``():()``. Combined dims (``*`` over two dims of size > 1) and a
-    later tile that does not divide the extent an earlier one left raise
-    :class:`UnsupportedError`.
-
-    >>> str(xla_to_cute("bf16[16,256]{1,0:T(8,128)(2,1)}"))
-    '((2,4,2),(128,2)):((1,256,2048),(2,1024))'
-    """
-    return from_core(lower_shape(_as_shape(shape)))
-
-
-# ---------------------------------------------------------------- CuTe → XLA
-
-
-def _as_cute(x: Any) -> tuple[cute.Layout, tuple[int, ...] | None]:
-    if isinstance(x, TlaLayout):
-        return x.layout, tuple(int(n) for n in x.origin_shape)
-    if isinstance(x, str):
-        return cute.Layout.parse(x), None
-    if isinstance(x, cute.Layout):
-        return x, None
-    raise LayoutError(f"expected a CuTe or TLA layout (or CuTe text), but got {type(x).__name__}")
 
 
 def _pieces(mode: cute.Layout) -> list[tuple[int, int]]:
@@ -178,10 +97,7 @@ def _candidates(layout: cute.Layout, logical: tuple[int, ...]
     return out
 
 
-_Ax = tuple[int, int, int]  # (mode, multiplier, extent): digit (x // multiplier) % extent of mode x
-
-
-def _unmerge_steps(state: tuple[_Ax, ...]) -> list[tuple[tuple[_Ax, ...], Tile]]:
+def _unmerge_steps(state: tuple[Digit, ...]) -> list[tuple[tuple[Digit, ...], Tile]]:
     """Every way the last tile of a chain can have produced ``state`` (major → minor).
 
     A tile of m dims turns the last m axes into m counts followed by m in-tile axes. Undoing
@@ -203,22 +119,22 @@ def _unmerge_steps(state: tuple[_Ax, ...]) -> list[tuple[tuple[_Ax, ...], Tile]]
     return out
 
 
-def _merge_slots(m: int, tiles: dict[int, _Ax], counts: dict[int, _Ax]
-                 ) -> tuple[tuple[_Ax, ...], Tile] | None:
+def _merge_slots(m: int, tiles: dict[int, Digit], counts: dict[int, Digit]
+                 ) -> tuple[tuple[Digit, ...], Tile] | None:
     """The axes before a tile from its in-tile and count axes per slot, and the tile; None when
     a slot is empty or its two axes are not consecutive digits of one mode."""
     merged, dims = [], []
     for i in range(m):
         tl, ct = tiles.get(i), counts.get(i)
         if tl is not None and ct is not None:
-            if tl[0] != ct[0] or ct[1] != tl[1] * tl[2]:
+            if tl.source != ct.source or ct.block != tl.block * tl.extent:
                 return None
-            merged.append((tl[0], tl[1], tl[2] * ct[2]))
+            merged.append(Digit(tl.source, tl.block, tl.extent * ct.extent))
         elif tl is not None or ct is not None:
             merged.append(tl if tl is not None else ct)  # type: ignore[arg-type]
         else:
             return None
-        dims.append(tl[2] if tl is not None else 1)
+        dims.append(tl.extent if tl is not None else 1)
     return tuple(merged), Tile(tuple(dims))
 
 
@@ -231,22 +147,22 @@ def _built_chains(pieces: list[list[tuple[int, int]]], budget: int = 4000
         mult = 1
         for s, d in ps:
             if s > 1:
-                axes.append((d, (k, mult, s)))
+                axes.append((d, Digit(k, mult, s)))
             mult *= s
     start = tuple(a for _, a in sorted(axes, key=lambda x: -x[0]))
     found: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
     seen = {start}
-    todo: list[tuple[tuple[_Ax, ...], tuple[Tile, ...]]] = [(start, ())]
+    todo: list[tuple[tuple[Digit, ...], tuple[Tile, ...]]] = [(start, ())]
     while todo and budget > 0:  # breadth first: the shortest chains first
         state, chain = todo.pop(0)
         budget -= 1
-        modes = [a[0] for a in state]
-        if all(a[1] == 1 for a in state) and len(set(modes)) == len(modes):
+        modes = [a.source for a in state if isinstance(a.source, int)]  # search digits: no merges
+        if all(a.block == 1 for a in state) and len(set(modes)) == len(modes):
             rest = [k for k in range(len(pieces)) if k not in modes]  # size-1 modes: most major
             m2m = tuple(reversed(rest + modes))
             found.append((m2m, chain))
             if state:  # the same after a first tile that pads each dim to its whole extent
-                found.append((m2m, (Tile(tuple(a[2] for a in state)),) + chain))
+                found.append((m2m, (Tile(tuple(a.extent for a in state)),) + chain))
         if len(chain) < 4:
             for prev, tile in _unmerge_steps(state):
                 if prev not in seen:
@@ -319,7 +235,7 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: Sequence[int] | None = 
     >>> str(cute_to_xla("((16,2),(16,3)):((16,256),(1,512))", "f16", dims=(20, 40)))
     'f16[20,40]{0,1:T(16,16)(16,1)}'
     """
-    lay, origin = _as_cute(layout)
+    lay, origin = as_cute(layout)
     modes = lay.modes()
     sizes = tuple(int(m.size()) for m in modes)
     logical = _logical_dims(dims, origin, sizes, lay)
@@ -357,58 +273,3 @@ def _simplest(shape: Shape, matches: Any) -> Shape:
     tiles = tuple(t for t in shape.layout.tiles if any(d != 1 for d in t.dims))
     fewer = replace(shape, layout=replace(shape.layout, tiles=tiles))
     return fewer if tiles != shape.layout.tiles and matches(fewer) else shape
-
-
-_DTYPE_NAMES = {"half": "f16", "float": "f32", "float16": "f16", "float32": "f32", "fp16": "f16",
-                "fp32": "f32", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "int4": "s4",
-                "int16": "s16", "int32": "s32"}
-_BITS_NAMES = {1: "u1", 2: "u2", 4: "s4", 8: "s8", 16: "f16", 32: "f32", 64: "f64"}
-
-
-def _xla_type_name(dtype: str | int) -> str:
-    """The XLA element type of a TLA ``dtype``: an XLA name, a C name or a bit width."""
-    if isinstance(dtype, str) and dtype in ELEMENT_TYPES:
-        return dtype
-    if isinstance(dtype, str) and dtype.lower() in _DTYPE_NAMES:
-        return _DTYPE_NAMES[dtype.lower()]
-    bits = tla.element_bits(dtype)  # validates the name or width
-    if bits not in _BITS_NAMES:
-        raise UnsupportedError(f"XLA has no {bits}-bit element type for TLA dtype {dtype!r}")
-    return _BITS_NAMES[bits]
-
-
-def tla_to_xla(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Shape:
-    """A TLA format (``zZ``, ``nN``, ``RowMajor`` …) in XLA notation, or why it cannot be written so.
-
-    ``dtype`` is an XLA type name (``f16``), a C name (``half``) or a bit width; 4-bit types
-    get ``E(4)`` since the fractal formats pack them. zN (row-major fractals arranged
-    column-major) needs a transposing ``(16,1)`` sub-tile:
-
-    >>> str(tla_to_xla("zZ", 40, 72, "f16")), str(tla_to_xla("zN", 40, 72, "f16"))
-    ('f16[40,72]{1,0:T(16,16)}', 'f16[40,72]{0,1:T(16,16)(16,1)}')
-    """
-    t = tla.make_format(tag, rows, cols, dtype)
-    try:
-        return cute_to_xla(t, _xla_type_name(dtype))
-    except UnsupportedError as err:
-        raise UnsupportedError(f"TLA {tag} {rows}x{cols}: {err}") from None
-
-
-# ---------------------------------------------------------------- indexing maps
-
-
-def to_indexing_map(x: Any, *, simplify: bool = True) -> IndexingMap:
-    """Logical index → physical element offset as an :class:`~tensorlayout.indexing.IndexingMap`.
-
-    Accepts an XLA shape (text or :class:`Shape`), a CuTe layout (text or value) or a TLA layout
-    (whose domain is the origin shape). The map is simplified unless ``simplify=False``.
-
-    >>> print(to_indexing_map("((4,2),(4,3)):((4,16),(1,32))"))
-    (d0, d1) -> ((d1 / 4) * 32 + d0 * 4 + d1 mod 4), domain: d0 in [0, 7], d1 in [0, 11]
-    """
-    if isinstance(x, str):
-        x = parse_target(x)
-    if isinstance(x, Shape):
-        return layout_map(lower_shape(_as_shape(x)), simplify=simplify)
-    lay, origin = _as_cute(x)
-    return layout_map(lower_layout(lay if origin is None else x), simplify=simplify)

@@ -238,6 +238,7 @@ ENGINES = {  # (use the C kernel, non-temporal stores from this many bytes)
 
 def _engine(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     import tensorlayout.relayout._copy as engine
+    import tensorlayout.relayout._numpy_path as numpy_path
 
     use_kernel, stream_min = ENGINES[name]
     if use_kernel and not engine.kernel_available():
@@ -245,7 +246,7 @@ def _engine(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setattr(engine, "USE_KERNEL", use_kernel)
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", stream_min)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # exercise the thread pool too
-    monkeypatch.setattr(engine, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(numpy_path, "BLOCK_BYTES", 4096)
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from tensorlayout.core.layout import Digit
 from tensorlayout.cute import Layout
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import ComposedLayout
@@ -49,7 +50,7 @@ def from_cute(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int
     return PhysicalTarget.from_layout(core)
 
 
-def _nested_strides(digits: tuple) -> bool:  # type: ignore[type-arg]
+def _nested_strides(digits: tuple[Digit, ...]) -> bool:
     """Sorted by stride, each digit starts past the span of the smaller ones (so it is injective)."""
     span = 0
     for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):

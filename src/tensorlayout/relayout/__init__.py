@@ -210,25 +210,34 @@ def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarg
 
 # -- sub-byte packing ---------------------------------------------------------------------
 def _pack(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None) -> np.ndarray:
+    """One byte per slot through the copy engine (the low byte of each value), then ``8 //
+    bits`` slots per byte, lowest bits first."""
     bits = t.packed_bits
     mask = (1 << bits) - 1
     per = 8 // bits
     slots = np.empty(-(-t.physical_elements // per) * per, dtype=np.uint8)
-    codes = (np.asarray(a).astype(np.int64) & mask).astype(np.uint8)
+    arr = np.asarray(a)
+    low = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr.astype(np.uint8)  # modular
     pad = int(pad_value) & mask  # type: ignore[call-overload]  # an int: checked by _check_pad
-    copy_in(codes, slots[: t.physical_elements], t, pad)
+    copy_in(low, slots[: t.physical_elements], t, pad)
     slots[t.physical_elements:] = 0
-    lanes = slots.reshape(-1, per)
-    packed = lanes[:, 0].copy()
-    for k in range(1, per):
-        packed |= lanes[:, k] << np.uint8(k * bits)
     n = t.buffer_bytes or 0
     result = _out_buffer(out, n, np.dtype(np.uint8), t)
+    if bits == 1:
+        np.bitwise_and(slots, 1, out=slots)
+        result[...] = np.packbits(slots, bitorder="little")[:n]
+        return result if out is None else out
+    lanes = slots.reshape(-1, per)
+    packed = np.bitwise_and(lanes[:, 0], mask)
+    for k in range(1, per):
+        lane = lanes[:, k] if k == per - 1 else np.bitwise_and(lanes[:, k], mask)
+        packed |= lane << np.uint8(k * bits)  # the top lane's high bits shift out
     result[...] = packed[:n]
     return result if out is None else out
 
 
 def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
+    """The slots of a packed buffer, one byte each, sign-extended for signed types."""
     bits = t.packed_bits
     per = 8 // bits
     if b.dtype != np.uint8 and b.dtype != np.int8:
@@ -236,10 +245,17 @@ def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
     if b.size != t.buffer_bytes:
         raise LayoutError(f"{t}: expected a packed buffer of {t.buffer_bytes} bytes, but got {b.size}")
     raw = b.view(np.uint8)
-    shifts = (np.arange(per, dtype=np.uint8) * bits).astype(np.uint8)
-    codes = ((raw[:, None] >> shifts) & np.uint8((1 << bits) - 1)).reshape(-1)[: t.physical_elements]
-    if t.signed:
-        s = codes.astype(np.int8)
-        s[s >= (1 << (bits - 1))] -= np.int8(1 << bits)
-        return s
+    if bits == 1:
+        codes = np.unpackbits(raw, bitorder="little")
+    else:
+        codes = np.empty(raw.size * per, dtype=np.uint8)
+        for k in range(per):
+            np.bitwise_and(raw >> np.uint8(k * bits), (1 << bits) - 1, out=codes[k::per])
+    codes = codes[: t.physical_elements]
+    if t.signed:  # (v ^ half) - half sign-extends a bits-wide value
+        half = np.int8(1 << (bits - 1)) if bits < 8 else np.int8(0)
+        signed = codes.view(np.int8)
+        signed ^= half
+        signed -= half
+        return signed
     return codes

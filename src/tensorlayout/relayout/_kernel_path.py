@@ -17,7 +17,7 @@ __all__ = ["kernel_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
-TRANSPOSE_ROWS = 8  # far-apart rows a transposing block keeps in flight (an L1 set's ways)
+TRANSPOSE_ROWS = 16  # far-apart rows a transposing block keeps in flight (a 64-byte line of 4-byte items)
 Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
 
 

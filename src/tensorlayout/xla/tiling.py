@@ -1,10 +1,10 @@
-"""Tiled index math: where logical element (i, j, ...) of an XLA array lives.
+"""Tiled index math under XLA's names: where logical element (i, j, ...) of an XLA array lives.
 
-Tiling is pad → reshape → transpose, applied once per tile (``docs/tiled_layout.md``):
-the physical dims (major to minor) are padded to tile multiples, each tiled dim d splits
-into ``(ceil(d/t), t)``, and the tile parts move to the minor end. A later tile re-tiles
-the dims the previous one produced; a ``*`` tile dim merges its dim into the next more
-minor one first.
+The index math (``linear_index``, ``multi_index``, ``linear_indices``, ``tiled_shape``) reads
+the shape's lowering into the layout core (:mod:`tensorlayout.xla.lowering`, where the tiling
+walk is written once). :class:`TilingPlan` is XLA's documented recipe itself — pad, reshape,
+transpose, once per tile — as numpy operations: an independent statement of the same
+semantics that the tests and benchmarks check the core against.
 
 Seed Figure 1, ``f32[3,5]{1,0:T(2,2)}``: the 3x5 array pads to 4x6 and element (2,3) is
 at offset 17:
@@ -28,7 +28,7 @@ import numpy as np
 from tensorlayout.core.intmath import ceil_div, prod
 from tensorlayout.core.layout import check_index
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.layout import COMBINE_DIMENSION
+from tensorlayout.xla.layout import COMBINE_DIMENSION, Tile
 from tensorlayout.xla.lowering import checked_array, lower_shape
 from tensorlayout.xla.shape import Shape, takes_shape
 
@@ -109,10 +109,10 @@ def _plan_step(dims: tuple[int, ...], tile: tuple[int, ...]) -> TilingStep:
         pending.append(untiled + k)
         if t == COMBINE_DIMENSION:
             if k == len(tile) - 1:
-                raise LayoutError(f"tile {_tile_str(tile)}: the most minor tile dim cannot be '*'")
+                raise LayoutError(f"tile {Tile(tile)}: the most minor tile dim cannot be '*'")
             continue
         if t < 1:
-            raise LayoutError(f"tile {_tile_str(tile)} has a size {t} < 1")
+            raise LayoutError(f"tile {Tile(tile)} has a size {t} < 1")
         groups.append(tuple(pending))
         sizes.append(t)
         pending = []
@@ -127,10 +127,6 @@ def _plan_step(dims: tuple[int, ...], tile: tuple[int, ...]) -> TilingStep:
             + tuple(n_untiled + 2 * i + 1 for i in range(m)))
     output = merged[:n_untiled] + counts + tuple(sizes)
     return TilingStep(tile, dims, tuple(groups), merged, padded, split, perm, output)
-
-
-def _tile_str(tile: tuple[int, ...]) -> str:
-    return "(" + ",".join("*" if t == COMBINE_DIMENSION else str(t) for t in tile) + ")"
 
 
 def tiling_plan(shape: Shape) -> TilingPlan:

@@ -59,6 +59,11 @@ class _Key:
         return compare(self.e, other.e) < 0
 
 
+def clear_cache() -> None:
+    """Forget memoised canonical forms (results are unaffected, only speed)."""
+    _CACHE.clear()
+
+
 def sort_key(e: Expr) -> _Key:
     """A key for ``sorted`` that follows :func:`compare`."""
     return _Key(e)

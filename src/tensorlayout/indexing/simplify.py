@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from math import gcd
 
 from tensorlayout.errors import IndexingError
@@ -16,6 +15,7 @@ from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.canonical import (
     build_sum,
+    clear_cache,
     const_rhs,
     split_multiplier,
     split_sum_by_gcd,
@@ -23,26 +23,20 @@ from tensorlayout.indexing.canonical import (
 )
 from tensorlayout.indexing.expr import ADD, CONST, FLOORDIV, MAX, MIN, MOD, MUL, Expr, const, make
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap, _State
+from tensorlayout.indexing.map import IndexingMap, SimplifyMode, SimplifyPointDimensions, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
 from tensorlayout.indexing.transforms import merge_mod_constraints
 
 __all__ = [
     "ExprSimplifier",
     "SimplifyPointDimensions",
+    "cached_simplification",
     "clear_caches",
     "simplify",
     "simplify_with_status",
 ]
 
 _MAX_ROUNDS = 64
-
-
-class SimplifyPointDimensions(str, Enum):
-    """XLA's ``SimplifyPointDimensions``: replace single-point ranges by constants, or keep them."""
-
-    REPLACE = "replace"
-    PRESERVE = "preserve"
 
 
 class ExprSimplifier:
@@ -377,7 +371,7 @@ _MODES = {"replace": True, "preserve": False, SimplifyPointDimensions.REPLACE: T
           SimplifyPointDimensions.PRESERVE: False, "kReplace": True, "kPreserve": False}
 
 
-def _normalize_mode(mode: str | SimplifyPointDimensions) -> bool:
+def _normalize_mode(mode: SimplifyMode) -> bool:
     """True for XLA's kReplace, False for kPreserve."""
     replace = _MODES.get(mode) if isinstance(mode, str) else None
     if replace is None:
@@ -429,10 +423,8 @@ _CACHE_LIMIT = 1 << 15
 
 def clear_caches() -> None:
     """Forget memoised simplifications and canonical forms (results are unaffected, only speed)."""
-    from tensorlayout.indexing import canonical
-
     _CACHE.clear()
-    canonical._CACHE.clear()
+    clear_cache()
 
 
 def _simplify(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool]:
@@ -450,13 +442,26 @@ def _simplify(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, 
     _CACHE[key] = (out, changed)
     if stable:  # simplifying ``out`` again would give ``out`` back, unchanged
         _CACHE.setdefault((out._struct_key(), replace, exact), (out, False))
-        if out._simplified is None:
-            object.__setattr__(out, "_simplified", ((replace, exact), out))
     return out, changed
 
 
+def cached_simplification(m: IndexingMap, mode: SimplifyMode = "replace", *,
+                          exact: bool = False) -> IndexingMap | None:
+    """``simplify(m, mode, exact=exact)`` if it is already memoised, else None (never computes).
+
+    A map that ``simplify`` returned and found stable is memoised as its own simplification.
+
+    >>> m = IndexingMap.parse("(d0) -> (d0 mod 42), domain: d0 in [53, 71]")
+    >>> s = simplify(m)
+    >>> cached_simplification(s) is s
+    True
+    """
+    hit = _CACHE.get((m._struct_key(), _normalize_mode(mode), exact))
+    return None if hit is None else hit[0]
+
+
 def simplify_with_status(
-    m: IndexingMap, mode: str | SimplifyPointDimensions = "replace", *, exact: bool = False
+    m: IndexingMap, mode: SimplifyMode = "replace", *, exact: bool = False
 ) -> tuple[IndexingMap, bool]:
     """XLA's ``Simplify(mode)``: the new map and XLA's return value (did anything change).
 
@@ -480,7 +485,7 @@ def simplify_with_status(
 
 
 def simplify(
-    m: IndexingMap, mode: str | SimplifyPointDimensions = "replace", *, exact: bool = False
+    m: IndexingMap, mode: SimplifyMode = "replace", *, exact: bool = False
 ) -> IndexingMap:
     """The simplified map (cached); see :func:`simplify_with_status` for ``mode`` and ``exact``.
 
@@ -489,10 +494,4 @@ def simplify(
     >>> print(m.simplify())
     (d0, d1) -> (d0 * 128 + d1), domain: d0 in [0, 1023], d1 in [0, 127]
     """
-    key = (_normalize_mode(mode), exact)
-    cached = m._simplified if isinstance(m, IndexingMap) else None
-    if cached is not None and cached[0] == key:
-        return cached[1]  # type: ignore[no-any-return]
-    out, _ = _simplify(m, key[0], exact)
-    object.__setattr__(m, "_simplified", (key, out))
-    return out
+    return _simplify(m, _normalize_mode(mode), exact)[0]

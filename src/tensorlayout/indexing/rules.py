@@ -132,6 +132,7 @@ class ModSum:
     """``x mod m`` with ``x``'s summands split: ``terms`` (multiples of ``m`` dropped), the
     constant reduced mod ``m``, and ``terms + constant = a*g + b`` (XLA's SplitSumByGcd)."""
 
+    unchanged: Expr
     m: int
     terms: list[Expr]
     constant: int
@@ -152,7 +153,7 @@ class ModSum:
         a, g, b = split_sum_by_gcd(terms)
         if constant:
             b = make(ADD, b, const(constant)) if not (b.kind == CONST and b.value == 0) else const(constant)
-        return cls(m, terms, constant, a, g, b)
+        return cls(make(MOD, x, const(m)), m, terms, constant, a, g, b)
 
 
 def mod_of_gcd_multiple(ctx: RewriteContext, s: ModSum) -> Expr | None:
@@ -176,7 +177,8 @@ def mod_split_small_remainder(ctx: RewriteContext, s: ModSum) -> Expr | None:
 
 def mod_drop_multiples(ctx: RewriteContext, s: ModSum) -> Expr | None:
     """``(a + k*m*y + c) mod m -> (a + (c mod m)) mod m`` (summands that are multiples of m vanish)."""
-    return make(MOD, build_sum(s.terms + ([const(s.constant)] if s.constant else [])), const(s.m))
+    out = make(MOD, build_sum(s.terms + ([const(s.constant)] if s.constant else [])), const(s.m))
+    return None if out is s.unchanged else out
 
 
 #: ``x mod 0`` is handled first (:func:`mod_by_zero`, before the operand is rewritten).
@@ -193,8 +195,10 @@ def rewrite_mod(ctx: RewriteContext, e: Expr) -> Expr:
         _log(ctx, mod_by_zero)
         return const(0)
     x = ctx.once(e.lhs)
-    out = _first(ctx, MOD_RULES, x, m) or _first(ctx, MOD_SUM_RULES, ModSum.of(x, m))
-    assert out is not None  # mod_drop_multiples always applies
+    out = _first(ctx, MOD_RULES, x, m)
+    if out is None:
+        s = ModSum.of(x, m)
+        out = _first(ctx, MOD_SUM_RULES, s) or s.unchanged
     return out
 
 

@@ -428,16 +428,20 @@ def rewrite_sum(ctx: RewriteContext, e: Expr) -> Expr:
 
 
 # ---- min / max --------------------------------------------------------------------------------
-def min_max_by_ranges(ctx: RewriteContext, e: Expr) -> Expr:
+def min_max_by_ranges(ctx: RewriteContext, kind: int, a: Expr, b: Expr) -> Expr | None:
     """``min(a, b) -> a when a <= b over the domain`` (``max`` picks the other side)."""
-    assert e.lhs is not None and e.rhs is not None
-    a, b = ctx.once(e.lhs), ctx.once(e.rhs)
     ra, rb = ctx.range(a), ctx.range(b)
     if ra.upper <= rb.lower:
-        return a if e.kind == MIN else b
+        return a if kind == MIN else b
     if rb.upper <= ra.lower:
-        return b if e.kind == MIN else a
-    return make(e.kind, a, b)
+        return b if kind == MIN else a
+    return None
+
+
+def rewrite_min_max(ctx: RewriteContext, e: Expr) -> Expr:
+    assert e.lhs is not None and e.rhs is not None
+    a, b = ctx.once(e.lhs), ctx.once(e.rhs)
+    return _first(ctx, (min_max_by_ranges,), e.kind, a, b) or make(e.kind, a, b)
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
@@ -455,8 +459,8 @@ _BY_KIND: dict[int, Callable[[RewriteContext, Expr], Expr]] = {
     ADD: rewrite_sum,
     MOD: rewrite_mod,
     FLOORDIV: rewrite_floordiv,
-    MIN: min_max_by_ranges,
-    MAX: min_max_by_ranges,
+    MIN: rewrite_min_max,
+    MAX: rewrite_min_max,
 }
 
 

@@ -16,6 +16,7 @@ column. Metadata, shardings, backend configs and the stack-frame tables are skip
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 from typing import Any
@@ -28,7 +29,13 @@ from tensorlayout.hlo.attributes import (
     SKIPPED,
     parse_attribute,
 )
-from tensorlayout.hlo.model import ComputationLayout, HloComputation, HloInstruction, HloModule
+from tensorlayout.hlo.model import (
+    ComputationLayout,
+    HloComputation,
+    HloGraph,
+    HloInstruction,
+    HloModule,
+)
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 
 __all__ = ["parse_module"]
@@ -128,6 +135,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.cur = Cursor(text, comments=True)
+        self.graph = HloGraph()
 
     # -- module ------------------------------------------------------------------------------
     def module(self) -> HloModule:
@@ -161,8 +169,7 @@ class _Parser:
         if not computations:
             raise cur.error("a computation")
         if entry is None:
-            entry = computations[-1]
-            object.__setattr__(entry, "is_entry", True)
+            entry = computations[-1] = dataclasses.replace(computations[-1], is_entry=True)
         return self._link(name, attributes, computations, entry)
 
     def _name(self, what: str) -> str:
@@ -247,9 +254,9 @@ class _Parser:
             if inst.name in by_name:
                 raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
             by_name[inst.name] = inst
-        comp = HloComputation(name, tuple(instructions), root, is_entry, start, signature, by_name)
-        self._resolve_operands(comp)
-        return comp
+        self._resolve_operands(name, instructions, by_name)
+        return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
+                              self.graph, by_name)
 
     def _shape(self, pos: int) -> tuple[Shape, int]:
         """The shape at ``pos`` and where it ends: cached for plain text, careful otherwise."""
@@ -294,63 +301,65 @@ class _Parser:
         shape, cur.pos = self._shape(cur.pos)
         return tuple(params), shape
 
-    def _resolve_operands(self, comp: HloComputation) -> None:
-        by_name = comp._by_name
-        users: dict[int, list[HloInstruction]] = {}
-        setattr_ = object.__setattr__
-        for inst in comp.instructions:
-            setattr_(inst, "_parent", comp)
+    def _resolve_operands(self, comp_name: str, instructions: list[HloInstruction],
+                          by_name: dict[str, HloInstruction]) -> None:
+        """Record each instruction's operands and users; an operand must be defined before use."""
+        graph = self.graph
+        users: dict[HloInstruction, list[HloInstruction]] = {}
+        defined: set[str] = set()
+        for inst in instructions:
+            for n in inst.operand_names:
+                if n not in defined:
+                    self._undefined_operand(comp_name, inst, n, n in by_name)
+            defined.add(inst.name)
             if not inst.operand_names:
                 continue
-            try:
-                operands = tuple([by_name[n] for n in inst.operand_names])
-            except KeyError:
-                missing = next(n for n in inst.operand_names if n not in by_name)
-                at = self.text.find(missing, inst.offset + len(inst.name) + 1)
-                raise ParseError(self.text, at if at >= 0 else inst.offset,
-                                 f"an instruction of computation {comp.name} (operand {missing!r} "
-                                 "is not defined)", repr(missing)) from None
-            setattr_(inst, "_operands", operands)
-            seen: set[int] = set()
-            for op in operands:
-                if id(op) not in seen:
-                    seen.add(id(op))
-                    users.setdefault(id(op), []).append(inst)
-        for inst in comp.instructions:
-            if id(inst) in users:
-                setattr_(inst, "_users", tuple(users[id(inst)]))
+            operands = tuple([by_name[n] for n in inst.operand_names])
+            graph.operands[inst] = operands
+            for op in dict.fromkeys(operands):
+                users.setdefault(op, []).append(inst)
+        for inst, us in users.items():
+            graph.users[inst] = tuple(us)
+
+    def _undefined_operand(self, comp_name: str, inst: HloInstruction, missing: str, later: bool) -> None:
+        at = self.text.find(missing, inst.offset + len(inst.name) + 1)
+        why = "is defined only after its use" if later else "is not defined"
+        raise ParseError(self.text, at if at >= 0 else inst.offset,
+                         f"an instruction of computation {comp_name} defined before this one "
+                         f"(operand {missing!r} {why})", repr(missing))
 
     def _link(self, name: str, attributes: dict[str, Any], computations: list[HloComputation],
               entry: HloComputation) -> HloModule:
+        graph = self.graph
         by_name: dict[str, HloComputation] = {}
         for comp in computations:
             if comp.name in by_name:
                 raise ParseError(self.text, comp.offset, f"a new computation name (not {comp.name!r} again)")
             by_name[comp.name] = comp
-        module = HloModule(name, attributes, tuple(computations), entry, self.text, by_name)
-        callers: dict[str, list[HloInstruction]] = {}
-        setattr_ = object.__setattr__
+        callers: dict[HloComputation, list[HloInstruction]] = {}
         for comp in computations:
-            setattr_(comp, "_module", module)
             for inst in comp.instructions:
-                if not inst.called_computation_names:
-                    continue
-                called = []
-                for cname in inst.called_computation_names:
-                    target = by_name.get(cname)
-                    if target is None:
-                        at = self.text.find(cname, inst.offset)
-                        raise ParseError(self.text, at if at >= 0 else inst.offset,
-                                         f"the name of a computation of the module ({cname!r} is not one)",
-                                         repr(cname))
-                    called.append(target)
-                    callers.setdefault(cname, []).append(inst)
-                    if inst.opcode == "fusion":
-                        setattr_(target, "_is_fusion", True)
-                setattr_(inst, "_called", tuple(called))
-        for cname, insts in callers.items():
-            setattr_(by_name[cname], "_callers", tuple(insts))
+                graph.parent[inst] = comp
+                if inst.called_computation_names:
+                    called = tuple(self._callee(by_name, inst, c) for c in inst.called_computation_names)
+                    graph.called[inst] = called
+                    for target in called:
+                        callers.setdefault(target, []).append(inst)
+                        if inst.opcode == "fusion":
+                            graph.fusion_bodies.add(target)
+        for comp, insts in callers.items():
+            graph.callers[comp] = tuple(insts)
+        module = HloModule(name, attributes, tuple(computations), entry, self.text, by_name, graph)
+        graph.module = module
         return module
+
+    def _callee(self, by_name: dict[str, HloComputation], inst: HloInstruction, cname: str) -> HloComputation:
+        target = by_name.get(cname)
+        if target is None:
+            at = self.text.find(cname, inst.offset)
+            raise ParseError(self.text, at if at >= 0 else inst.offset,
+                             f"the name of a computation of the module ({cname!r} is not one)", repr(cname))
+        return target
 
     # -- instructions ------------------------------------------------------------------------
     def instruction(self) -> HloInstruction:
@@ -463,7 +472,7 @@ class _Parser:
         if opcode == "constant" and literal is not None:
             attributes["literal"] = literal
         return HloInstruction(name, opcode, shape, operand_names, attributes, raw, tuple(called),
-                              is_root, literal, parameter_number, operand_shapes, start)
+                              is_root, literal, parameter_number, operand_shapes, start, self.graph)
 
     def _literal(self, pos: int) -> int:
         """End of a constant payload (balanced brackets) that starts at ``pos``."""

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.hlo.attributes import parse_literal
 from tensorlayout.hlo.model import HloComputation, HloInstruction
 from tensorlayout.hlo.ops._common import major_to_minor
 
@@ -195,8 +196,6 @@ def evaluate(instr: HloInstruction, operands: Sequence[Any]) -> Any:
     if op in _BINARY:
         return _BINARY[op](x, operands[1])
     if op == "constant":
-        from tensorlayout.hlo.attributes import parse_literal
-
         value = parse_literal(instr.literal or "0")
         return np.broadcast_to(np.asarray(value, dtype=float), _dims(instr.shape)).copy()
     if op == "iota":

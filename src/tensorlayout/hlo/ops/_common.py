@@ -10,6 +10,7 @@ then runtime variables.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tensorlayout.errors import HloError
 from tensorlayout.hlo.model import HloInstruction
@@ -21,11 +22,13 @@ __all__ = [
     "bitcast_map",
     "bounds",
     "delinearize",
+    "dim_numbers",
     "identity_map",
     "is_identity",
     "linearize",
     "major_to_minor",
     "output_shape",
+    "required",
     "reshape_exprs",
     "reshape_map",
     "scalar_map",
@@ -37,6 +40,25 @@ def array_dims(shape: Shape) -> tuple[int, ...]:
     if not shape.is_array:
         raise HloError(f"expected an array shape, but got {shape}")
     return tuple(shape.dimensions)
+
+
+def required(instr: HloInstruction, name: str) -> Any:
+    """The attribute ``name`` of ``instr``; :class:`HloError` when the instruction lacks it."""
+    try:
+        return instr.attributes[name]
+    except KeyError:
+        raise HloError(f"{instr.opcode} {instr.name} has no attribute {name}") from None
+
+
+def dim_numbers(instr: HloInstruction, name: str, rank: int, default: Sequence[int] | None = None
+                ) -> tuple[int, ...]:
+    """The dimension-number list ``name`` (e.g. ``dimensions={1,0}``), each in ``[0, rank)``."""
+    dims = tuple(required(instr, name) if default is None else instr.attributes.get(name, default))
+    bad = [d for d in dims if not 0 <= d < rank]
+    if bad:
+        raise HloError(f"{instr.opcode} {instr.name}: {name} {bad[0]} is not a dimension of a "
+                       f"rank-{rank} shape")
+    return dims
 
 
 def output_shape(instr: HloInstruction, output_id: int = 0) -> Shape:

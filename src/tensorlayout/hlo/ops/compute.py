@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import OperandIndexing
+from tensorlayout.hlo.attributes import Window, WindowDimension
 from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.operand_indexing import OperandIndexing
 from tensorlayout.hlo.ops._common import array_dims, bounds, output_shape, scalar_map
 from tensorlayout.hlo.ops.data import pad_map
 from tensorlayout.indexing import Expr, IndexingMap, compose, var
@@ -183,8 +184,6 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     ns = len(dn.input_spatial_dimensions)
     nd = len(out)
     if window is None:
-        from tensorlayout.hlo.attributes import Window, WindowDimension
-
         window = Window(tuple(WindowDimension(size=k_dims[d]) for d in dn.kernel_spatial_dimensions))
     sp_in = [in_dims[d] for d in dn.input_spatial_dimensions]
     sp_out = [out[d] for d in dn.output_spatial_dimensions]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import OperandIndexing, RuntimeVar
 from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.operand_indexing import OperandIndexing, RuntimeVar
 from tensorlayout.hlo.ops._common import array_dims, bounds, int_literal, scalar_map
 from tensorlayout.indexing import Expr, IndexingMap, const, var
 

@@ -18,7 +18,7 @@ operand id = 0 (d0, d1) -> (d1, d0), domain: d0 in [0, 7], d1 in [0, 3]
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from tensorlayout.errors import HloError, TensorLayoutError, UnsupportedError
 from tensorlayout.hlo import fusion
@@ -29,6 +29,7 @@ from tensorlayout.hlo.operand_indexing import (
     HloInstructionIndexing,
     OperandIndexing,
     OrderedSet,
+    Rule,
     RuntimeVar,
     group_indexing_maps_by_producers,
     runtime_var_label,
@@ -48,9 +49,6 @@ __all__ = [
     "output_to_input_indexing",
     "runtime_var_label",
 ]
-
-Rule = Callable[[HloInstruction, int], list[list[OperandIndexing]]]
-
 
 def _fusion_o2i(instr: HloInstruction, output_id: int) -> list[list[OperandIndexing]]:
     """The ``fusion`` rule: the body's maps from root ``output_id`` to each fusion operand."""

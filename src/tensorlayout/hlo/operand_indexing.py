@@ -13,7 +13,7 @@ operand id = 0 (d0) -> (d0 + 1), domain: d0 in [0, 3]
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.ops._common import is_identity
@@ -21,8 +21,10 @@ from tensorlayout.indexing import IndexingMap, RangeEvaluator, compose
 
 __all__ = [
     "HloInstructionIndexing",
+    "Maps",
     "OperandIndexing",
     "OrderedSet",
+    "Rule",
     "RuntimeVar",
     "compose_operand_indexing",
     "group_indexing_maps_by_producers",
@@ -257,3 +259,9 @@ def group_indexing_maps_by_producers(indexing: HloInstructionIndexing,
     for k, group in enumerate(indexing.indexing_maps):
         out.setdefault(instr.operands[k], OrderedSet()).update(group)
     return out
+
+
+#: What a per-op rule returns: per operand (or output), its list of maps.
+Maps = list[list[OperandIndexing]]
+#: A per-op rule: ``(instruction, output id | operand id) -> Maps``.
+Rule = Callable[[HloInstruction, int], Maps]

@@ -16,7 +16,7 @@ from tensorlayout.errors import HloError
 from tensorlayout.hlo.attributes import SliceDimension
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
-from tensorlayout.hlo.operand_indexing import OperandIndexing
+from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule
 from tensorlayout.hlo.ops._common import (
     array_dims,
     bitcast_map,
@@ -32,7 +32,6 @@ from tensorlayout.indexing import Expr, IndexingMap, var
 
 __all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT"]
 
-Maps = list[list[OperandIndexing]]
 
 
 def _one(m: IndexingMap) -> list[OperandIndexing]:
@@ -104,7 +103,7 @@ def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
     dims = _broadcast_dims(instr)
     n = len(in_dims)
     results: list[Expr] = []
-    ranges = []
+    ranges: list[tuple[int, int]] = []
     for j, size in enumerate(out):
         if j in dims:
             results.append(var(dims.index(j)))
@@ -260,7 +259,7 @@ def scan_o2i(instr: HloInstruction, output_id: int) -> Maps:
     return maps
 
 
-OUTPUT_TO_INPUT = {
+OUTPUT_TO_INPUT: dict[str, Rule] = {
     **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_o2i),
     "constant": no_operands,
     "iota": no_operands,
@@ -277,7 +276,7 @@ OUTPUT_TO_INPUT = {
     "scan": scan_o2i,
 }
 
-INPUT_TO_OUTPUT = {
+INPUT_TO_OUTPUT: dict[str, Rule] = {
     **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_i2o),
     "bitcast": bitcast_i2o,
     "reshape": reshape_i2o,

@@ -38,7 +38,6 @@ def _one(m: IndexingMap) -> list[OperandIndexing]:
 
 
 def _dot_maps(instr: HloInstruction) -> tuple[IndexingMap, IndexingMap]:
-    a = instr.attributes
     lhs_d = array_dims(instr.operands[0].shape)
     rhs_d = array_dims(instr.operands[1].shape)
     out = array_dims(instr.shape)

@@ -248,9 +248,9 @@ class _Parser:
             signature = self._signature()
         cur.expect("{", "'{' to start the computation body")
         instructions: list[HloInstruction] = []
-        ws = _WS.match
         while True:
-            cur.pos = ws(text, cur.pos).end()
+            ws = _WS.match(text, cur.pos)
+            cur.pos = ws.end() if ws else cur.pos
             if text.startswith("/", cur.pos):
                 cur.skip()
             if text.startswith("}", cur.pos):

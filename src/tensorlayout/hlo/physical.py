@@ -17,7 +17,7 @@ from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo import analysis
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.operand_indexing import HloInstructionIndexing, OperandIndexing, RuntimeVar
-from tensorlayout.hlo.ops._common import bounds, major_to_minor, output_shape
+from tensorlayout.hlo.ops._common import bounds, linearize, major_to_minor, output_shape
 from tensorlayout.indexing import Expr, IndexingMap, compose, const, var
 from tensorlayout.xla.shape import Shape
 from tensorlayout.xla.tiling import TilingStep, tiling_plan
@@ -168,11 +168,7 @@ def _offset_map(shape: Shape) -> IndexingMap:
     cur: list[Expr] = [var(d) for d in plan.physical_order]
     for step in plan.steps:
         cur = _tiled_exprs(step, cur)
-    offset: Expr = const(0)
-    acc = 1
-    for e, n in zip(reversed(cur), reversed(plan.tiled_dims)):
-        offset = offset + e * acc
-        acc *= n
+    offset = linearize(cur, plan.tiled_dims)
     return IndexingMap([offset], bounds(shape.dimensions)).simplify()
 
 

@@ -27,7 +27,7 @@ PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product"
 def random_shape(rng: random.Random, depth: int = 2) -> Any:
     if depth == 0 or rng.random() < 0.5:
         return rng.choice((1, 2, 2, 3, 4, 4, 6, 8))
-    return tuple(random_shape(rng, depth - 1) for _ in range(rng.randint(1, 3)))
+    return tuple(random_shape(rng, depth - 1) for _k in range(rng.randint(1, 3)))
 
 
 def random_layout(rng: random.Random, max_size: int = 512, compact: bool = False) -> Layout:
@@ -42,7 +42,7 @@ def random_layout(rng: random.Random, max_size: int = 512, compact: bool = False
             cur *= rng.choice((1, 1, 2))
             strides[k], cur = cur, cur * flat[k]
     else:
-        strides = [rng.choice(STRIDES) for _ in flat]
+        strides = [rng.choice(STRIDES) for _k in flat]
     return Layout(shape, unflatten(strides, shape))
 
 
@@ -74,7 +74,8 @@ def random_cases(seed: int, n: int) -> list[tuple[str, tuple[Any, ...]]]:
             cases.append((rng.choice(DIVIDES), (a, random_tiler(rng, a))))
         elif kind < 0.85:
             b = random_layout(rng, 16, compact=True)
-            cases.append((rng.choice(("blocked_product", "raked_product")), (random_layout(rng, 32, True), b)))
+            op = rng.choice(("blocked_product", "raked_product"))
+            cases.append((op, (random_layout(rng, 32, True), b)))
         else:
             cases.append((rng.choice(PRODUCTS), (random_layout(rng, 32, True), random_tiler(rng, a))))
     return cases

@@ -16,7 +16,7 @@ from tensorlayout.errors import TensorLayoutError
 __all__ = ["main"]
 
 # Subcommand modules, in the order ``--help`` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render")
+_COMMANDS = ("show", "simplify", "maps", "render", "padding")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -6,13 +6,14 @@ and TLA layouts as CuTe's `print_layout` boxes; slices of rank > 2 are stacked, 
 cells shown are computed, so any size works.
 
 >>> from tensorlayout.cli._target import target_from
->>> print("\\n".join(grid_lines(target_from("(2,3):(3,1)"), (range(2), range(3)), 80)))
-      0   1   2
-    +---+---+---+
- 0  | 0 | 1 | 2 |
-    +---+---+---+
- 1  | 3 | 4 | 5 |
-    +---+---+---+
+>>> print("\\n".join(grid_lines(target_from("(8,16):(1,8)"), (range(2, 4), range(5, 16)), 30)))
+        5     6     7     8
+    +-----+-----+-----+-----+
+ 2  |  42 |  50 |  58 |  66 |
+    +-----+-----+-----+-----+
+ 3  |  43 |  51 |  59 |  67 |
+    +-----+-----+-----+-----+
+(columns 9:16 cut at --max-width 30; --window picks them)
 >>> print("\\n".join(memory_order_lines(target_from("pred[]{:T(512)}"), 80)))
 memory order (offset: logical index; '.' = padding slot):
   0:() 1..511:.

@@ -93,7 +93,7 @@ class TilingPlan:
             y = y.reshape(step.merged_dims)
             pad = [(0, p - m) for p, m in zip(step.padded_dims, step.merged_dims, strict=False)]
             if any(hi for _, hi in pad):
-                y = np.pad(y, pad, constant_values=pad_value)
+                y = np.pad(y, pad, constant_values=np.asarray(pad_value, dtype=y.dtype))
             y = y.reshape(step.split_dims).transpose(step.permutation)
         return np.ascontiguousarray(y).reshape(-1)
 

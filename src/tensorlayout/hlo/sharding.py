@@ -322,6 +322,7 @@ def attribute_value_end(name: str, text: str, start: int, end: int) -> int:
 
 
 _SHARDING_WORD = re.compile(r"[A-Za-z_][\w]*")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _SHARDING_KINDS = ("replicated", "manual", "maximal", "unknown", "unreduced")
 
 
@@ -355,7 +356,7 @@ def _balanced(cur: Cursor, what: str) -> str:
     while cur.pos < len(text):
         ch = text[cur.pos]
         if ch == '"':
-            m = re.compile(r'"(?:[^"\\\n]|\\.)*"').match(text, cur.pos)
+            m = _STRING.match(text, cur.pos)
             if not m:
                 raise cur.error("a closing '\"'")
             cur.pos = m.end()

@@ -111,3 +111,13 @@ def test_failing_module_in_a_dump_is_reported_and_skipped(
     assert main(["maps", str(broken)]) == 2
     out, err = capsys.readouterr()
     assert "### module_0006 jit_f" in out and "module_0007.jit_g" in err and "ParseError" in err
+
+
+def test_padding_totals_by_memory_space(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["padding", str(TPU / "transformer_block.v5e.opt.hlo"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["modules"][0]
+    spaces = {s["memory_space"]: s for s in data["memory_spaces"]}
+    assert set(spaces) >= {0, 1}
+    assert sum(s["allocated_bytes"] for s in spaces.values()) == data["allocated_bytes"]
+    vmem = sum(b["allocated_bytes"] for b in data["buffers"] if "S(1)" in b["shape"])
+    assert spaces[1]["allocated_bytes"] == vmem

@@ -121,3 +121,16 @@ def test_padding_totals_by_memory_space(capsys: pytest.CaptureFixture[str]) -> N
     assert sum(s["allocated_bytes"] for s in spaces.values()) == data["allocated_bytes"]
     vmem = sum(b["allocated_bytes"] for b in data["buffers"] if "S(1)" in b["shape"])
     assert spaces[1]["allocated_bytes"] == vmem
+
+
+def test_jobs_give_the_same_output(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for jobs in ("1", "2", "0"):
+        assert main(["maps", str(DUMP), "--stage", "all", "--shapes", "--jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+        assert main(["padding", str(DUMP), "--stage", "all", "--tpu", "--json", "--jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0::2] == [outputs[0]] * 3 and outputs[1::2] == [outputs[1]] * 3
+    assert outputs[0].count("### module_") == 4
+    assert main(["maps", str(DUMP), "--jobs", "-1"]) == 2
+    assert "--jobs" in capsys.readouterr().err

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-from tensorlayout.cli.dump import add_module_arguments, load_modules
+from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
+from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax import module_padding
 from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
@@ -107,6 +108,12 @@ def _is_module_target(target: str) -> bool:
     return target == "-" or Path(target).exists()
 
 
+def module_summary(generation: str, tpu: bool, limit: int,
+                   module: HloModule) -> tuple[str, PaddingSummary]:
+    """The module's name and padding summary (one job of a dump directory)."""
+    return module.name, module_padding(module, generation=generation, tpu=tpu, limit=limit)
+
+
 def run(args: argparse.Namespace) -> int:
     generation = canonical_generation(args.tpu)
     limit = max(args.alternatives, 0)
@@ -117,15 +124,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(shape_text(report, generation))
         return 0
-    results: list[dict[str, Any]] = []
-    modules, failed = load_modules(args.module, args.module_name, args.stage)
-    for label, module in modules:
-        summary = module_padding(module, generation=generation, tpu=args.tpu is not None,
-                                 limit=limit)
-        if args.json:
-            results.append({"file": label, "module": module.name, **summary.as_dict()})
-        else:
-            print(summary_text(label, summary, args.top))
+    work = partial(module_summary, generation, args.tpu is not None, limit)
+    found, failed = process_modules(args.module, work, wanted=args.module_name,
+                                    stage=args.stage, jobs=job_count(args.jobs))
     if args.json:
-        print(json.dumps({"generation": generation, "modules": results}, indent=1))
+        modules = [{"file": label, "module": name, **summary.as_dict()}
+                   for label, (name, summary) in found]
+        print(json.dumps({"generation": generation, "modules": modules}, indent=1))
+    else:
+        for label, (_, summary) in found:
+            print(summary_text(label, summary, args.top))
     return 2 if failed else 0

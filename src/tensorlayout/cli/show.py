@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         if args.index or args.offset or args.window:
             raise UsageError("--as prints the layout in another notation: it takes no "
                              "--index, --offset or --window")
-        print(_show_as.converted(target, args.as_))
+        text = _show_as.converted(target, args.as_)
+        print(json.dumps({**_facts.head(target), "as": args.as_, "text": text}) if args.json else text)
         return 0
     if args.index or args.offset:
         if args.window:

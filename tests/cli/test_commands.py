@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tensorlayout
 from tensorlayout.cli import build_parser, main
@@ -117,6 +119,21 @@ def test_max_width_is_respected(capsys: pytest.CaptureFixture[str], target: str)
         assert all(len(line) <= width for line in lines if not line.startswith(prose)), target
 
 
+@pytest.mark.parametrize("target", ["f32[0,5]", "f32[3,0]{1,0:T(2,2)}", "0:1", "(2,0):(1,1)", "(4,8):(-1,4)",
+                                    "():()", "1:0", "s4[3,5]{1,0:T(2,2)E(4)}", "f32[2,3]{1,0:T(2,2)L(64)}"])
+def test_edge_layouts_show_in_every_form(capsys: pytest.CaptureFixture[str], target: str) -> None:
+    code, out, err = run(capsys, "show", target, "--max-width", "60")
+    assert code == 0 and err == "" and out.startswith(target.split("{")[0][:3])
+    code, out, err = run(capsys, "show", target, "--json")
+    assert code == 0 and json.loads(out)["target"]
+
+
+def test_negative_strides_show_their_offsets(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "show", "(4,8):(-1,4)")[1]
+    assert " 3  | -3 |  1 |  5 |" in out
+    assert run(capsys, "show", "(4,8):(-1,4)", "--index", "3,1")[1] == "index (3,1): offset 1\n"
+
+
 def test_padding_runs_fold(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "pred[]{:T(512)S(6)}")
     assert code == 0 and out.splitlines()[-1] == "  0:() 1..511:." and len(out.splitlines()) < 12
@@ -180,3 +197,17 @@ def test_console_entry_point() -> None:
     out = subprocess.run([sys.executable, "-m", "tensorlayout", "--version"], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == f"tensorlayout {tensorlayout.__version__}"
+
+
+ALPHABET = "()[]{},:*_0123456789fsTES<=?@ -"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(target=st.text(alphabet=ALPHABET, min_size=1, max_size=20),
+       extra=st.sampled_from([(), ("--index", "1,2"), ("--offset", "3"), ("--window", "0:2,1:3"), ("--json",),
+                              ("--as", "cute"), ("--max-width", "20")]))
+def test_random_targets_never_crash(capsys: pytest.CaptureFixture[str], target: str,
+                                    extra: tuple[str, ...]) -> None:
+    code, _, err = run(capsys, "show", target, *extra)
+    assert code in (0, 2), err
+    assert code == 0 or re.fullmatch(r"tensorlayout: [A-Za-z]+Error: [^\n]+\n", err), err

@@ -106,7 +106,7 @@ def _text(target: Target, window: Window | None, max_width: int) -> str:
         assert isinstance(target.layout, Shape)
         return format_show(target.layout)
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
-    if isinstance(target.layout, Shape) and all(r.start == 0 for r in window):
+    if isinstance(target.layout, Shape) and target.slots and all(r.start == 0 for r in window):
         lines += ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
     elif isinstance(target.layout, TlaLayout) and target.slots > 0:
         padded = [int(m.size()) for m in target.layout.layout.modes()]

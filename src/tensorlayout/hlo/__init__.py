@@ -8,13 +8,8 @@
 """
 
 from tensorlayout.hlo.analysis import (
-    ELEMENTWISE_OPCODES,
-    HloInstructionIndexing,
-    OperandIndexing,
-    RuntimeVar,
-    group_indexing_maps_by_producers,
-    input_to_output_indexing,
-    output_to_input_indexing,
+    epilogue_input_to_output_indexing,
+    grouped_output_to_input_indexing,
 )
 from tensorlayout.hlo.attributes import (
     ConvolutionDimensionNumbers,
@@ -26,14 +21,27 @@ from tensorlayout.hlo.attributes import (
     parse_literal,
 )
 from tensorlayout.hlo.coalescing import OperandCoalescing, coalescing_report
-from tensorlayout.hlo.fusion import (
-    FusionAdaptor,
-    epilogue_input_to_output_indexing,
-    grouped_output_to_input_indexing,
+from tensorlayout.hlo.fusion import FusionAdaptor
+from tensorlayout.hlo.model import (
+    ComputationLayout,
+    HloComputation,
+    HloGraph,
+    HloInstruction,
+    HloModule,
 )
-from tensorlayout.hlo.model import ComputationLayout, HloComputation, HloInstruction, HloModule
+from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
+from tensorlayout.hlo.operand_indexing import (
+    HloInstructionIndexing,
+    OperandIndexing,
+    RuntimeVar,
+    group_indexing_maps_by_producers,
+)
 from tensorlayout.hlo.parser import parse_module
-from tensorlayout.hlo.physical import linearized_output_to_input
+from tensorlayout.hlo.physical import (
+    input_to_output_indexing,
+    linearized_output_to_input,
+    output_to_input_indexing,
+)
 from tensorlayout.hlo.utilization import operand_utilization
 
 __all__ = [
@@ -42,6 +50,7 @@ __all__ = [
     "ConvolutionDimensionNumbers",
     "FusionAdaptor",
     "HloComputation",
+    "HloGraph",
     "HloInstruction",
     "HloInstructionIndexing",
     "HloModule",

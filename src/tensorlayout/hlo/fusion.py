@@ -1,9 +1,10 @@
 """Indexing through fusions: composition along the fused computation with dedup (spec §4.1).
 
 A :class:`FusionAdaptor` is a set of instructions analysed as one kernel (a fusion's body, a
-producer–consumer pair, ...). ``grouped_output_to_input_indexing(adaptor, target)`` walks it
-from ``target`` towards its inputs, composing each op's output→input maps and keeping, per
-instruction, the *set* of distinct maps (so diamonds do not multiply).
+producer–consumer pair, ...). :func:`group_by_producers` walks it from a target towards its
+inputs, composing each op's output→input maps (given by the caller, normally
+:func:`tensorlayout.hlo.analysis.output_to_input_indexing`) and keeping, per instruction, the
+*set* of distinct maps (so diamonds do not multiply).
 
 >>> from tensorlayout.hlo import parse_module
 >>> m = parse_module('''HloModule m
@@ -16,7 +17,7 @@ instruction, the *set* of distinct maps (so diamonds do not multiply).
 ...   p = f32[8] parameter(0)
 ...   ROOT fusion = f32[4] fusion(p), kind=kLoop, calls=f
 ... }''')
->>> from tensorlayout.hlo import output_to_input_indexing
+>>> from tensorlayout.hlo.analysis import output_to_input_indexing
 >>> print(output_to_input_indexing(m.entry.root))
 operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]
 <BLANKLINE>
@@ -25,26 +26,27 @@ operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import (
+from tensorlayout.hlo.model import HloComputation, HloInstruction
+from tensorlayout.hlo.operand_indexing import (
     HloInstructionIndexing,
     OperandIndexing,
     OrderedSet,
     compose_operand_indexing,
-    input_to_output_indexing,
-    output_to_input_indexing,
 )
-from tensorlayout.hlo.model import HloComputation, HloInstruction
 from tensorlayout.hlo.ops._common import identity_map, output_shape
 
 __all__ = [
     "FusionAdaptor",
-    "epilogue_input_to_output_indexing",
+    "epilogue_indexing",
     "fusion_output_to_input",
-    "grouped_output_to_input_indexing",
+    "group_by_producers",
 ]
+
+#: ``(instruction, output or operand id) -> per operand (or output) maps``: one op's analysis.
+OpIndexing = Callable[[HloInstruction, int], HloInstructionIndexing]
 
 
 def _post_order(roots: Sequence[HloInstruction], members: set[HloInstruction] | None) -> list[HloInstruction]:
@@ -127,12 +129,13 @@ class FusionAdaptor:
         return instr
 
 
-def grouped_output_to_input_indexing(adaptor: FusionAdaptor, target: HloInstruction
-                                     ) -> dict[HloInstruction, OrderedSet]:
+def group_by_producers(adaptor: FusionAdaptor, target: HloInstruction,
+                       output_to_input: OpIndexing) -> dict[HloInstruction, OrderedSet]:
     """Maps from ``target``'s output index to every instruction it (transitively) reads.
 
     Keys are the adaptor's instructions plus the outside instructions feeding it (fused
     parameters are replaced by the fusion operands); values are deduplicated sets.
+    ``output_to_input`` gives each op's own maps.
     """
     shape = output_shape(target, 0)
     groups: dict[HloInstruction, OrderedSet] = {}
@@ -144,7 +147,7 @@ def grouped_output_to_input_indexing(adaptor: FusionAdaptor, target: HloInstruct
         if instr.opcode == "parameter" and instr is not start:
             continue
         consumers = list(groups[instr])
-        producers = output_to_input_indexing(instr, 0)
+        producers = output_to_input(instr, 0)
         for k, producer_maps in enumerate(producers.indexing_maps):
             if k >= len(instr.operands):
                 break
@@ -156,12 +159,13 @@ def grouped_output_to_input_indexing(adaptor: FusionAdaptor, target: HloInstruct
     return groups
 
 
-def fusion_output_to_input(instr: HloInstruction, output_id: int) -> list[list[OperandIndexing]]:
+def fusion_output_to_input(instr: HloInstruction, output_id: int,
+                           output_to_input: OpIndexing) -> list[list[OperandIndexing]]:
     """The ``fusion`` op rule: group from root ``output_id``, read off each fusion operand."""
     adaptor = FusionAdaptor.for_instruction(instr)
     if not 0 <= output_id < len(adaptor.roots):
         raise HloError(f"{instr.name} has no output {output_id}")
-    groups = grouped_output_to_input_indexing(adaptor, adaptor.roots[output_id])
+    groups = group_by_producers(adaptor, adaptor.roots[output_id], output_to_input)
     return [list(groups.get(op, ())) for op in instr.operands]
 
 
@@ -181,24 +185,16 @@ def _path_to(start: HloInstruction, root: HloInstruction) -> list[HloInstruction
     return None
 
 
-def epilogue_input_to_output_indexing(parent: HloInstruction, root: HloInstruction) -> OperandIndexing:
-    """From ``parent``'s output index to ``root``'s, along the use chain (XLA's epilogue indexing)."""
+def epilogue_indexing(parent: HloInstruction, root: HloInstruction,
+                      input_to_output: OpIndexing) -> OperandIndexing:
+    """From ``parent``'s output index to ``root``'s along the use chain, composing ``input_to_output``."""
     path = _path_to(parent, root)
     if path is None:
         raise HloError(f"{root.name} does not use {parent.name}")
     current = OperandIndexing(identity_map(output_shape(parent, 0).dimensions))
     for prev, user in itertools.pairwise(path):
         k = list(user.operands).index(prev)
-        step = input_to_output_indexing(user, k)
+        step = input_to_output(user, k)
         first = next(iter(step.indexing_maps[0]), OperandIndexing.undefined())
         current = compose_operand_indexing(current, first).simplify()
     return current
-
-
-def group_sets(groups: dict[HloInstruction, OrderedSet]) -> dict[str, list[str]]:
-    """``{instruction name: [map text, ...]}`` for printing and tests."""
-    return {instr.name: [str(oi) for oi in maps] for instr, maps in groups.items()}
-
-
-def indexing_from_sets(sets: Iterable[Iterable[OperandIndexing]]) -> HloInstructionIndexing:
-    return HloInstructionIndexing(sets)

@@ -1,7 +1,8 @@
 """The parsed HLO module: modules, computations and instructions (immutable once built).
 
-Links between objects (operands, users, called computations, parents) are filled in by the
-parser after construction; everything else is fixed at construction.
+Each instruction and computation is a frozen value; the links between them (operands, users,
+called computations, callers, parents) live in one :class:`HloGraph` that the module owns and
+the parser fills before it returns the module.
 
 >>> from tensorlayout.hlo import parse_module
 >>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[4] parameter(0)\\n ROOT n = f32[4] negate(p)\\n}")
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 from tensorlayout.errors import HloError
 from tensorlayout.xla.shape import Shape
 
-__all__ = ["ComputationLayout", "HloComputation", "HloInstruction", "HloModule"]
+__all__ = ["ComputationLayout", "HloComputation", "HloGraph", "HloInstruction", "HloModule"]
 
 
 class ComputationLayout(NamedTuple):
@@ -27,6 +28,33 @@ class ComputationLayout(NamedTuple):
 
     parameters: tuple[Shape, ...]
     result: Shape
+
+
+class HloGraph:
+    """The links of one module, keyed by instruction or computation (identity).
+
+    The parser creates one graph per module, hands it to every instruction and computation it
+    builds, then records the links; after :func:`~tensorlayout.hlo.parse_module` returns,
+    nothing changes it.
+
+    >>> g = HloGraph()
+    >>> g.fusion_bodies, g.module is None
+    (set(), True)
+    """
+
+    __slots__ = ("called", "callers", "fusion_bodies", "module", "operands", "parent", "users")
+
+    def __init__(self) -> None:
+        self.operands: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
+        self.users: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
+        self.called: dict[HloInstruction, tuple[HloComputation, ...]] = {}
+        self.parent: dict[HloInstruction, HloComputation] = {}
+        self.callers: dict[HloComputation, tuple[HloInstruction, ...]] = {}
+        self.fusion_bodies: set[HloComputation] = set()
+        self.module: HloModule | None = None
+
+
+_NO_GRAPH = HloGraph()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -37,7 +65,7 @@ class HloInstruction:
     :mod:`tensorlayout.hlo.attributes`) and the raw text for every other one;
     ``raw_attributes`` holds the raw text of all of them. ``literal`` is a constant's payload
     text, ``parameter_number`` a parameter's number. ``offset`` is where the instruction starts
-    in the module text.
+    in the module text; ``graph`` the links of its module.
     """
 
     name: str
@@ -52,18 +80,15 @@ class HloInstruction:
     parameter_number: int | None = None
     operand_shapes: tuple[Shape | None, ...] = ()
     offset: int = 0
-    _operands: tuple[HloInstruction, ...] = field(default=(), repr=False)
-    _users: tuple[HloInstruction, ...] = field(default=(), repr=False)
-    _called: tuple[HloComputation, ...] = field(default=(), repr=False)
-    _parent: HloComputation | None = field(default=None, repr=False)
+    graph: HloGraph = field(default=_NO_GRAPH, repr=False)
 
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
         """The operand instructions, in order."""
-        return self._operands
+        return self.graph.operands.get(self, ())
 
     def operand(self, i: int) -> HloInstruction:
-        return self._operands[i]
+        return self.operands[i]
 
     @property
     def operand_count(self) -> int:
@@ -72,24 +97,25 @@ class HloInstruction:
     @property
     def users(self) -> tuple[HloInstruction, ...]:
         """Instructions of the same computation that use this one (each once, in text order)."""
-        return self._users
+        return self.graph.users.get(self, ())
 
     @property
     def called_computations(self) -> tuple[HloComputation, ...]:
         """Computations named by to_apply / calls / body / condition / branch_computations…"""
-        return self._called
+        return self.graph.called.get(self, ())
 
     @property
     def parent(self) -> HloComputation | None:
         """The computation this instruction belongs to."""
-        return self._parent
+        return self.graph.parent.get(self)
 
     @property
     def fused_computation(self) -> HloComputation:
         """The computation a ``fusion`` instruction calls."""
-        if self.opcode != "fusion" or not self._called:
+        called = self.called_computations
+        if self.opcode != "fusion" or not called:
             raise HloError(f"{self.name} is a {self.opcode}, not a fusion")
-        return self._called[0]
+        return called[0]
 
     @property
     def fusion_kind(self) -> str | None:
@@ -113,10 +139,8 @@ class HloComputation:
     is_entry: bool = False
     offset: int = 0
     signature: tuple[tuple[tuple[str, Shape], ...], Shape] | None = field(default=None, repr=False)
-    _by_name: dict[str, HloInstruction] = field(default_factory=dict, repr=False)
-    _is_fusion: bool = field(default=False, repr=False)
-    _callers: tuple[HloInstruction, ...] = field(default=(), repr=False)
-    _module: HloModule | None = field(default=None, repr=False)
+    graph: HloGraph = field(default=_NO_GRAPH, repr=False)
+    _by_name: Mapping[str, HloInstruction] = field(default_factory=dict, repr=False)
 
     @property
     def parameters(self) -> tuple[HloInstruction, ...]:
@@ -133,16 +157,16 @@ class HloComputation:
     @property
     def is_fusion_computation(self) -> bool:
         """True if some ``fusion`` instruction calls this computation."""
-        return self._is_fusion
+        return self in self.graph.fusion_bodies
 
     @property
     def callers(self) -> tuple[HloInstruction, ...]:
         """Instructions (in any computation) that call this computation."""
-        return self._callers
+        return self.graph.callers.get(self, ())
 
     @property
     def module(self) -> HloModule | None:
-        return self._module
+        return self.graph.module
 
     def instruction(self, name: str) -> HloInstruction:
         """The instruction called ``name`` (a leading ``%`` is ignored)."""
@@ -166,14 +190,15 @@ class HloComputation:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class HloModule:
-    """A parsed module: header attributes, computations in text order and the entry."""
+    """A parsed module: header attributes, computations in text order, the entry and the links."""
 
     name: str
     attributes: Mapping[str, Any]
     computations: tuple[HloComputation, ...]
     entry: HloComputation
     text: str = field(default="", repr=False)
-    _by_name: dict[str, HloComputation] = field(default_factory=dict, repr=False)
+    _by_name: Mapping[str, HloComputation] = field(default_factory=dict, repr=False)
+    graph: HloGraph = field(default=_NO_GRAPH, repr=False)
 
     def computation(self, name: str) -> HloComputation:
         """The computation called ``name`` (a leading ``%`` is ignored)."""
@@ -195,8 +220,8 @@ class HloModule:
         """The instruction called ``name``, searching the entry first, then every computation."""
         name = name.lstrip("%")
         for comp in (self.entry, *self.computations):
-            if name in comp._by_name:
-                return comp._by_name[name]
+            if name in comp:
+                return comp.instruction(name)
         raise HloError(f"module {self.name} has no instruction {name!r}")
 
     def __repr__(self) -> str:

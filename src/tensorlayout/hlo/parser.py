@@ -16,6 +16,7 @@ column. Metadata, shardings, backend configs and the stack-frame tables are skip
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 from typing import Any
@@ -28,43 +29,67 @@ from tensorlayout.hlo.attributes import (
     SKIPPED,
     parse_attribute,
 )
-from tensorlayout.hlo.model import ComputationLayout, HloComputation, HloInstruction, HloModule
+from tensorlayout.hlo.model import (
+    ComputationLayout,
+    HloComputation,
+    HloGraph,
+    HloInstruction,
+    HloModule,
+)
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
+from tensorlayout.xla.types import ELEMENT_TYPES
 
-__all__ = ["parse_module"]
+__all__ = ["MAX_TUPLE_DEPTH", "RESERVED_NAMES", "parse_module"]
+
+#: Words XLA's lexer reads as types or keywords, so they cannot name an instruction
+#: (checked against jaxlib's parser: ``s1 = f32[] ...`` is "expects name"; ``tuple`` is allowed).
+RESERVED_NAMES = (frozenset(ELEMENT_TYPES) - {"tuple"}) | frozenset({
+    "true", "false", "inf", "nan", "ENTRY", "HloModule", "ROOT", "maximal", "replicated", "manual",
+    "last_tile_dim_replicate", "unknown", "shard_as", "shard_like", "unreduced",
+})
+
+#: How deep tuple shapes may nest in module text (deeper input is refused with a ParseError
+#: before the recursive shape parser sees it).
+MAX_TUPLE_DEPTH = 64
+
+#: A parsed operand list: constant literal, parameter number, operand names, inline operand shapes.
+_Operands = tuple[str | None, int | None, tuple[str, ...], tuple[Shape | None, ...]]
 
 _NAME_RE = r"[A-Za-z_][\w.\-]*"
-_NAME = re.compile(r"%?(" + _NAME_RE + r")")
-_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]*=[ \t]*")
+_DIGITS = re.compile(r"[0-9]+")
+_NAME_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
+_NAME = re.compile(r"%?(" + _NAME_RE + r")", re.A)
+_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]*=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
-_SIMPLE_SHAPE = re.compile(_SHAPE_RE)
+_SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
 _PAREN = re.compile(r"[()\n]")
 _SHAPED_ITEM = r"(?:" + _SHAPE_RE + r"[ \t]+)?%?[\w.\-]+"
-_SHAPED_OPERANDS = re.compile(r"[ \t]*(" + _SHAPED_ITEM + r"(?:[ \t]*,[ \t]*" + _SHAPED_ITEM + r")*)[ \t]*\)")
-_OPERAND_ITEM = re.compile(r"[ \t]*(?:(" + _SHAPE_RE + r")[ \t]+)?%?([\w.\-]+)[ \t]*,?")
-_OPERAND_NAME = re.compile(r"%?([\w.\-]+)")
+_SHAPED_OPERANDS = re.compile(
+    r"[ \t]*(" + _SHAPED_ITEM + r"(?:[ \t]*,[ \t]*" + _SHAPED_ITEM + r")*)[ \t]*\)", re.A)
+_OPERAND_ITEM = re.compile(r"[ \t]*(?:(" + _SHAPE_RE + r")[ \t]+)?%?([\w.\-]+)[ \t]*,?", re.A)
+_OPERAND_NAME = re.compile(r"%?([\w.\-]+)", re.A)
 _OPCODE = re.compile(r"[ \t]*([a-z][a-z0-9\-]*)\(")
 _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
-_SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)")
-_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=")
-_ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*")
+_SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)", re.A)
+_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=", re.A)
+_ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
 # Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
 # nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
 _SIMPLE_VALUE = re.compile(
     r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
     r'|\{[^{}"\n/\[\]()]*\}'
     r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\\n]|\\.)*")*\}'
-    r'|"(?:[^"\\\n]|\\.)*"'
+    r'|"(?:[^"\\\n]|\\.)*"',
+    re.A,
 )
-_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S)
+_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
 _CLOSER = {"[": "]", "{": "}", "(": ")"}
 _TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
-_TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)')
-_WS = re.compile(r"\s*")
-_MORE = re.compile(r"\s*[,/]")
+_TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)', re.A)
+_WS = re.compile(r"\s*", re.A)
+_MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
-_LINE_END = re.compile(r"[ \t]*(?:/\*.*?\*/[ \t]*)*(?:[\n\r}]|//|\Z)")
 
 
 def parse_module(text: str) -> HloModule:
@@ -128,13 +153,14 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.cur = Cursor(text, comments=True)
+        self.graph = HloGraph()
 
     # -- module ------------------------------------------------------------------------------
     def module(self) -> HloModule:
         cur, text = self.cur, self.text
         name = "_"
         attributes: dict[str, Any] = {}
-        if cur.peek("HloModule") and not re.match(r"[\w.\-]", text[cur.pos + 9 : cur.pos + 10]):
+        if cur.peek("HloModule") and not _NAME_CHAR.match(text[cur.pos + 9 : cur.pos + 10]):
             cur.pos += len("HloModule")
             name = self._name("a module name")
             while cur.accept(","):
@@ -161,8 +187,7 @@ class _Parser:
         if not computations:
             raise cur.error("a computation")
         if entry is None:
-            entry = computations[-1]
-            object.__setattr__(entry, "is_entry", True)
+            entry = computations[-1] = dataclasses.replace(computations[-1], is_entry=True)
         return self._link(name, attributes, computations, entry)
 
     def _name(self, what: str) -> str:
@@ -214,7 +239,7 @@ class _Parser:
         cur.skip()
         start = cur.pos
         is_entry = False
-        if text.startswith("ENTRY", start) and not re.match(r"[\w.\-]", text[start + 5 : start + 6]):
+        if text.startswith("ENTRY", start) and not _NAME_CHAR.match(text[start + 5 : start + 6]):
             is_entry = True
             cur.pos += 5
         name = self._name("a computation name (or ENTRY)")
@@ -223,9 +248,9 @@ class _Parser:
             signature = self._signature()
         cur.expect("{", "'{' to start the computation body")
         instructions: list[HloInstruction] = []
-        ws = _WS.match
         while True:
-            cur.pos = ws(text, cur.pos).end()
+            ws = _WS.match(text, cur.pos)
+            cur.pos = ws.end() if ws else cur.pos
             if text.startswith("/", cur.pos):
                 cur.skip()
             if text.startswith("}", cur.pos):
@@ -247,9 +272,9 @@ class _Parser:
             if inst.name in by_name:
                 raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
             by_name[inst.name] = inst
-        comp = HloComputation(name, tuple(instructions), root, is_entry, start, signature, by_name)
-        self._resolve_operands(comp)
-        return comp
+        self._resolve_operands(name, instructions, by_name)
+        return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
+                              self.graph, by_name)
 
     def _shape(self, pos: int) -> tuple[Shape, int]:
         """The shape at ``pos`` and where it ends: cached for plain text, careful otherwise."""
@@ -257,15 +282,7 @@ class _Parser:
         m = _SIMPLE_SHAPE.match(text, pos)
         end = m.end() if m else -1
         if not m and text.startswith("(", pos):
-            depth = 0
-            for p in _PAREN.finditer(text, pos):
-                c = p.group()
-                if c == "\n":
-                    break
-                depth += 1 if c == "(" else -1
-                if depth == 0:
-                    end = p.end()
-                    break
+            end = self._tuple_end(pos)
         if end > 0:
             try:
                 return parse_shape(text[pos:end]), end
@@ -274,6 +291,25 @@ class _Parser:
         self.cur.pos = pos
         shape = read_shape(self.cur)
         return shape, self.cur.pos
+
+    def _tuple_end(self, pos: int) -> int:
+        """End of the one-line tuple shape at ``pos`` (-1 if it spans lines or is unbalanced).
+
+        Raises a ParseError if the parentheses nest deeper than :data:`MAX_TUPLE_DEPTH`.
+        """
+        text = self.text
+        depth, end = 0, -1
+        for p in _PAREN.finditer(text, pos):
+            c = p.group()
+            if c == "\n":
+                end = -2 if end == -1 else end
+                continue
+            depth += 1 if c == "(" else -1
+            if depth > MAX_TUPLE_DEPTH:
+                raise ParseError(text, p.start(), f"a tuple shape nested at most {MAX_TUPLE_DEPTH} deep")
+            if depth == 0:
+                return p.end() if end == -1 else -1
+        return -1
 
     def _signature(self) -> tuple[tuple[tuple[str, Shape], ...], Shape]:
         cur = self.cur
@@ -294,176 +330,232 @@ class _Parser:
         shape, cur.pos = self._shape(cur.pos)
         return tuple(params), shape
 
-    def _resolve_operands(self, comp: HloComputation) -> None:
-        by_name = comp._by_name
-        users: dict[int, list[HloInstruction]] = {}
-        setattr_ = object.__setattr__
-        for inst in comp.instructions:
-            setattr_(inst, "_parent", comp)
+    def _resolve_operands(self, comp_name: str, instructions: list[HloInstruction],
+                          by_name: dict[str, HloInstruction]) -> None:
+        """Record each instruction's operands and users; an operand must be defined before use."""
+        graph = self.graph
+        users: dict[HloInstruction, list[HloInstruction]] = {}
+        defined: set[str] = set()
+        for inst in instructions:
+            for n in inst.operand_names:
+                if n not in defined:
+                    self._undefined_operand(comp_name, inst, n, n in by_name)
+            defined.add(inst.name)
             if not inst.operand_names:
                 continue
-            try:
-                operands = tuple([by_name[n] for n in inst.operand_names])
-            except KeyError:
-                missing = next(n for n in inst.operand_names if n not in by_name)
-                at = self.text.find(missing, inst.offset + len(inst.name) + 1)
-                raise ParseError(self.text, at if at >= 0 else inst.offset,
-                                 f"an instruction of computation {comp.name} (operand {missing!r} "
-                                 "is not defined)", repr(missing)) from None
-            setattr_(inst, "_operands", operands)
-            seen: set[int] = set()
-            for op in operands:
-                if id(op) not in seen:
-                    seen.add(id(op))
-                    users.setdefault(id(op), []).append(inst)
-        for inst in comp.instructions:
-            if id(inst) in users:
-                setattr_(inst, "_users", tuple(users[id(inst)]))
+            operands = tuple([by_name[n] for n in inst.operand_names])
+            graph.operands[inst] = operands
+            for op in dict.fromkeys(operands):
+                users.setdefault(op, []).append(inst)
+        for inst, us in users.items():
+            graph.users[inst] = tuple(us)
+
+    def _undefined_operand(self, comp_name: str, inst: HloInstruction, missing: str, later: bool) -> None:
+        at = self.text.find(missing, inst.offset + len(inst.name) + 1)
+        why = "is defined only after its use" if later else "is not defined"
+        raise ParseError(self.text, at if at >= 0 else inst.offset,
+                         f"an instruction of computation {comp_name} defined before this one "
+                         f"(operand {missing!r} {why})", repr(missing))
 
     def _link(self, name: str, attributes: dict[str, Any], computations: list[HloComputation],
               entry: HloComputation) -> HloModule:
+        graph = self.graph
         by_name: dict[str, HloComputation] = {}
         for comp in computations:
             if comp.name in by_name:
                 raise ParseError(self.text, comp.offset, f"a new computation name (not {comp.name!r} again)")
             by_name[comp.name] = comp
-        module = HloModule(name, attributes, tuple(computations), entry, self.text, by_name)
-        callers: dict[str, list[HloInstruction]] = {}
-        setattr_ = object.__setattr__
+        callers: dict[HloComputation, list[HloInstruction]] = {}
+        defined: dict[str, HloComputation] = {}
         for comp in computations:
-            setattr_(comp, "_module", module)
             for inst in comp.instructions:
-                if not inst.called_computation_names:
-                    continue
-                called = []
-                for cname in inst.called_computation_names:
-                    target = by_name.get(cname)
-                    if target is None:
-                        at = self.text.find(cname, inst.offset)
-                        raise ParseError(self.text, at if at >= 0 else inst.offset,
-                                         f"the name of a computation of the module ({cname!r} is not one)",
-                                         repr(cname))
-                    called.append(target)
-                    callers.setdefault(cname, []).append(inst)
-                    if inst.opcode == "fusion":
-                        setattr_(target, "_is_fusion", True)
-                setattr_(inst, "_called", tuple(called))
-        for cname, insts in callers.items():
-            setattr_(by_name[cname], "_callers", tuple(insts))
+                graph.parent[inst] = comp
+                if inst.called_computation_names:
+                    called = tuple(self._callee(defined, by_name, inst, c)
+                                   for c in inst.called_computation_names)
+                    graph.called[inst] = called
+                    for target in called:
+                        callers.setdefault(target, []).append(inst)
+                        if inst.opcode == "fusion":
+                            graph.fusion_bodies.add(target)
+            defined[comp.name] = comp
+        for comp, insts in callers.items():
+            graph.callers[comp] = tuple(insts)
+        module = HloModule(name, attributes, tuple(computations), entry, self.text, by_name, graph)
+        graph.module = module
         return module
 
+    def _callee(self, defined: dict[str, HloComputation], by_name: dict[str, HloComputation],
+                inst: HloInstruction, cname: str) -> HloComputation:
+        """The computation ``cname`` that ``inst`` calls: defined earlier in the text, as XLA requires
+        (so the call graph has no cycles: a computation cannot call itself)."""
+        target = defined.get(cname)
+        if target is None:
+            at = self.text.find(cname, inst.offset)
+            why = "is defined only after this call" if cname in by_name else "is not one"
+            raise ParseError(self.text, at if at >= 0 else inst.offset,
+                             f"the name of a computation defined before this one ({cname!r} {why})",
+                             repr(cname))
+        return target
+
     # -- instructions ------------------------------------------------------------------------
+    # instruction ::= ['ROOT'] name '=' shape opcode '(' operands ')' (',' attribute)*
     def instruction(self) -> HloInstruction:
         """One instruction at the cursor; leaves the cursor after its last attribute."""
-        cur, text = self.cur, self.text
-        start = pos = cur.pos
+        start = self.cur.pos
+        fast = self._instruction_fast(start)
+        if fast is not None:
+            head, shape, opcode, operands, pos = fast
+        else:
+            head, shape, opcode = self._instruction_head(), self._instruction_shape(), self._opcode()
+            operands = self._operand_list(opcode)
+            pos = self.cur.pos
+        attributes, raw, called = self._attributes(pos)
+        literal, number, names, shapes = operands
+        if literal is not None:
+            attributes["literal"] = literal
+        return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
+                              head[0], literal, number, shapes, start, self.graph)
+
+    def _instruction_fast(self, pos: int) -> tuple[tuple[bool, str], Shape, str, _Operands, int] | None:
+        """The common one-line form (``name = f32[..]{..} op(a, b)``) by regex; None otherwise.
+
+        Gives exactly what the recursive-descent path gives, or None (then that path runs).
+        """
+        text = self.text
         m = _HEAD.match(text, pos)
-        if m:
-            is_root, name = m.group(1) is not None, m.group(2)
-            pos = m.end()
-        else:
-            is_root = bool(cur.match(_ROOT_KW))
-            name = self._name("an instruction name (or ROOT)")
-            cur.expect("=", "'=' after the instruction name")
+        if m is None or m.group(2) in RESERVED_NAMES:
+            return None
+        head = (m.group(1) is not None, m.group(2))
+        s = _SIMPLE_SHAPE.match(text, m.end())
+        if s is None:
+            return None
+        try:
+            shape = parse_shape(s.group())
+        except TensorLayoutError:
+            return None
+        o = _OPCODE.match(text, s.end())
+        if o is None:
+            return None
+        opcode = o.group(1)
+        operands = self._operands_fast(opcode, o.end())
+        return None if operands is None else (head, shape, opcode, operands[0], operands[1])
+
+    def _operands_fast(self, opcode: str, pos: int) -> tuple[_Operands, int] | None:
+        """A one-line operand list by regex (names, or shaped names), and where it ends."""
+        text = self.text
+        ops = _SIMPLE_OPERANDS.match(text, pos)
+        if ops is not None:
+            items = ops.group(1).strip()
+            if opcode == "constant":
+                return ((items, None, (), ()), ops.end()) if items else None
+            if opcode == "parameter":
+                return ((None, int(items), (), ()), ops.end()) if _DIGITS.fullmatch(items) else None
+            return (None, None, tuple(_OPERAND_NAME.findall(items)), ()), ops.end()
+        if opcode in ("constant", "parameter"):
+            return None
+        ops = _SHAPED_OPERANDS.match(text, pos)
+        if ops is None:
+            return None
+        try:
+            items = [(parse_shape(s) if s else None, n) for s, n in _OPERAND_ITEM.findall(ops.group(1))]
+        except TensorLayoutError:
+            return None
+        return (None, None, tuple([n for _, n in items]), tuple([s for s, _ in items])), ops.end()
+
+    # head ::= ['ROOT'] ['%'] name '='
+    def _instruction_head(self) -> tuple[bool, str]:
+        cur = self.cur
+        is_root = bool(cur.match(_ROOT_KW))
+        cur.skip()
+        at = cur.pos
+        name = self._name("an instruction name (or ROOT)")
+        if name in RESERVED_NAMES:
+            raise ParseError(self.text, at, f"an instruction name ({name!r} is a reserved word of HLO "
+                             "text: a type or keyword)", repr(name))
+        cur.expect("=", "'=' after the instruction name")
+        return is_root, name
+
+    # shape ::= array_shape | '(' shape (',' shape)* ')'
+    def _instruction_shape(self) -> Shape:
+        self.cur.skip()
+        shape, self.cur.pos = self._shape(self.cur.pos)
+        return shape
+
+    # opcode ::= [a-z][a-z0-9-]* '('
+    def _opcode(self) -> str:
+        cur = self.cur
+        cur.skip()
+        om = cur.match(_OPCODE_CAREFUL)
+        if not om:
+            raise cur.error("an opcode")
+        opcode = om.group()
+        cur.expect("(", f"'(' after opcode {opcode}")
+        return opcode
+
+    # operands ::= literal ')'                        (constant)
+    #            | integer ')'                        (parameter)
+    #            | [operand (',' operand)*] ')'       operand ::= [shape] ['%'] name
+    def _operand_list(self, opcode: str) -> _Operands:
+        cur, text = self.cur, self.text
+        if opcode == "constant":
+            start = cur.pos
+            end = self._literal(start)
+            literal = text[start:end].strip()
+            if not literal:
+                raise ParseError(text, end, "a literal in constant(...)")
+            cur.pos = end
+            cur.expect(")", "')' after the constant literal")
+            return literal, None, (), ()
+        if opcode == "parameter":
             cur.skip()
-            pos = cur.pos
-        shape, pos = self._shape(pos)
-        m = _OPCODE.match(text, pos)
-        if m:
-            opcode = m.group(1)
-            pos = m.end()
-        else:
-            cur.pos = pos
-            om = cur.match(_OPCODE_CAREFUL)
-            if not om:
-                raise cur.error("an opcode")
-            opcode = om.group()
-            cur.expect("(", f"'(' after opcode {opcode}")
-            pos = cur.pos
-        literal: str | None = None
-        parameter_number: int | None = None
-        operand_names: tuple[str, ...] = ()
-        operand_shapes: tuple[Shape | None, ...] = ()
-        m = _SIMPLE_OPERANDS.match(text, pos)
-        if m:
-            items = m.group(1)
-            pos = m.end()
-            if opcode == "constant":
-                literal = items.strip()
-                if not literal:
-                    raise ParseError(text, pos - 1, "a literal in constant(...)")
-            elif opcode == "parameter":
-                if not items.strip().isdigit():
-                    raise ParseError(text, m.start(1), "a parameter number")
-                parameter_number = int(items)
-            elif items:
-                operand_names = tuple(_OPERAND_NAME.findall(items))
-        elif opcode not in ("constant", "parameter") and (m := _SHAPED_OPERANDS.match(text, pos)):
-            try:
-                items = [(parse_shape(s) if s else None, n) for s, n in _OPERAND_ITEM.findall(m.group(1))]
-                operand_names = tuple([n for _, n in items])
-                operand_shapes = tuple([s for s, _ in items])
-                pos = m.end()
-            except TensorLayoutError:
-                cur.pos = pos
-                operand_names, operand_shapes = self._operands()
-                pos = cur.pos
-        else:
-            cur.pos = pos
-            if opcode == "constant":
-                pos = self._literal(pos)
-                literal = text[cur.pos : pos].strip()
-                cur.pos = pos
-                cur.expect(")", "')' after the constant literal")
-            elif opcode == "parameter":
-                parameter_number = cur.integer("a parameter number")
-                cur.expect(")", "')' after the parameter number")
-            else:
-                operand_names, operand_shapes = self._operands()
-            pos = cur.pos
+            digits = cur.match(_DIGITS)
+            if digits is None:
+                raise cur.error("a parameter number (ASCII digits)")
+            number = int(digits.group())
+            cur.expect(")", "')' after the parameter number")
+            return None, number, (), ()
+        names, shapes = self._operands()
+        return None, None, names, shapes
+
+    # attributes ::= (',' name '=' value)*
+    def _attributes(self, pos: int) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+        """The attributes from ``pos``: typed, raw text, and the computations they name."""
+        cur, text = self.cur, self.text
         attributes: dict[str, Any] = {}
         raw: dict[str, str] = {}
         called: list[str] = []
         while True:
             m = _ATTR.match(text, pos)
             if m:
-                key = m.group(1)
-                at = m.end()
-                end = scan_value(text, at)
+                key, at, end = m.group(1), m.end(), scan_value(text, m.end())
             else:
-                if not _MORE.match(text, pos):
-                    break
                 cur.pos = pos
-                if not cur.peek(","):
+                if not _MORE.match(text, pos) or not cur.accept(","):
                     break
-                cur.accept(",")
                 key, _, at = self._attribute()
                 end = cur.pos
             if key in raw:
                 raise ParseError(text, at, f"attribute {key} only once")
-            value = text[at:end]
-            raw[key] = value
-            if key in SKIPPED:
-                attributes[key] = value
-            else:
-                try:
-                    typed = parse_attribute(key, value)
-                except ParseError:
-                    typed = self._typed(key, value, at)
-                attributes[key] = typed
-                if key in COMPUTATION_ATTRIBUTES or key == "calls":
-                    called.extend((typed,) if isinstance(typed, str) else typed)
-                elif key in COMPUTATION_LIST_ATTRIBUTES:
-                    called.extend(typed)
+            raw[key] = text[at:end]
+            attributes[key] = self._attribute_value(key, raw[key], at, called)
             pos = end
         cur.pos = pos
-        if not _LINE_END.match(text, pos):
-            cur.skip()
-            raise cur.error("',' and an attribute, or the end of the instruction's line")
-        if opcode == "constant" and literal is not None:
-            attributes["literal"] = literal
-        return HloInstruction(name, opcode, shape, operand_names, attributes, raw, tuple(called),
-                              is_root, literal, parameter_number, operand_shapes, start)
+        return attributes, raw, called
+
+    def _attribute_value(self, key: str, value: str, at: int, called: list[str]) -> Any:
+        """The typed value of one attribute; computation names it holds are added to ``called``."""
+        if key in SKIPPED:
+            return value
+        try:
+            typed = parse_attribute(key, value)
+        except ParseError:
+            typed = self._typed(key, value, at)
+        if key in COMPUTATION_ATTRIBUTES or key == "calls":
+            called.extend((typed,) if isinstance(typed, str) else typed)
+        elif key in COMPUTATION_LIST_ATTRIBUTES:
+            called.extend(typed)
+        return typed
 
     def _literal(self, pos: int) -> int:
         """End of a constant payload (balanced brackets) that starts at ``pos``."""
@@ -494,7 +586,7 @@ class _Parser:
             cur.skip()
             shape = None
             if text.startswith("(", cur.pos) or _TYPE_START.match(text, cur.pos):
-                shape = read_shape(cur)
+                shape, cur.pos = self._shape(cur.pos)
             names.append(self._name("an operand name"))
             shapes.append(shape)
             if cur.accept(")"):

@@ -1,9 +1,10 @@
-"""Physical-layout mode: indexing maps over physical (major-to-minor) dimension order.
+"""Physical views of the analysis: maps over layout-ordered dims, and maps to tiled offsets.
 
 XLA's ``GetIndexingMapFromLogicalToPhysicalLayout`` permutes the logical dims by the
-layout's major-to-minor order; the physical-layout test mode composes the output's
-physical→logical map before, and each operand's logical→physical map after, every map.
-Tiling is not part of this mode (``tensorlayout.convert.to_indexing_map`` gives offsets).
+layout's major-to-minor order; the physical-layout mode (``physical=True`` of the entry
+points here) composes the output's physical→logical map before, and each operand's
+logical→physical map after, every map of :mod:`tensorlayout.hlo.analysis`. Tiling is not part
+of that mode; :func:`linearized_output_to_input` gives element offsets with tiling included.
 
 >>> from tensorlayout.xla.shape import Shape
 >>> print(logical_to_physical(Shape.parse("f32[10,20,30]{1,0,2}")))
@@ -12,15 +13,21 @@ Tiling is not part of this mode (``tensorlayout.convert.to_indexing_map`` gives 
 
 from __future__ import annotations
 
-from tensorlayout.hlo.analysis import HloInstructionIndexing, OperandIndexing, RuntimeVar
+from tensorlayout.errors import TensorLayoutError
+from tensorlayout.hlo import analysis
 from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.operand_indexing import HloInstructionIndexing, OperandIndexing, RuntimeVar
 from tensorlayout.hlo.ops._common import bounds, major_to_minor, output_shape
 from tensorlayout.indexing import IndexingMap, compose, var
+from tensorlayout.indexing.layouts import layout_map
+from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.shape import Shape
 
 __all__ = [
+    "input_to_output_indexing",
     "linearized_output_to_input",
     "logical_to_physical",
+    "output_to_input_indexing",
     "physical_to_logical",
     "to_physical_input_to_output",
     "to_physical_output_to_input",
@@ -102,11 +109,49 @@ def to_physical_input_to_output(indexing: HloInstructionIndexing, instr: HloInst
     return _convert(indexing, operand, outs)
 
 
+def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
+                             physical: bool = False) -> HloInstructionIndexing:
+    """:func:`tensorlayout.hlo.analysis.output_to_input_indexing`, over physical dims if ``physical``.
+
+    ``physical=True`` expresses both sides in physical (layout) dimension order, as XLA's
+    physical-layout test mode does; a layout that does not permute the dims gives unknown.
+    """
+    result = analysis.output_to_input_indexing(instr, output_id)
+    if not physical:
+        return result
+    try:
+        return to_physical_output_to_input(result, instr, output_id)
+    except TensorLayoutError:
+        return HloInstructionIndexing.unknown(len(instr.operands))
+
+
+def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
+                             physical: bool = False) -> HloInstructionIndexing:
+    """:func:`tensorlayout.hlo.analysis.input_to_output_indexing`, over physical dims if ``physical``."""
+    result = analysis.input_to_output_indexing(instr, input_id)
+    if not physical:
+        return result
+    try:
+        return to_physical_input_to_output(result, instr, input_id)
+    except TensorLayoutError:
+        return HloInstructionIndexing.unknown(len(result))
+
+
+def _offset_map(shape: Shape) -> IndexingMap:
+    """Logical index → element offset of ``shape``'s (tiled) layout, simplified: the shape's
+    lowering into the layout core, written as an indexing map.
+
+    >>> print(_offset_map(Shape.parse("f32[3,5]{1,0:T(2,2)}")).results[0])
+    (v0 mod 2) * 2 + (v0 / 2) * 12 + (v1 / 2) * 4 + v1 mod 2
+    """
+    return layout_map(lower_shape(shape))
+
+
 def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> HloInstructionIndexing:
     """Output logical index → each operand's physical *element offset*, tiling included.
 
-    Each operand map is composed with :func:`tensorlayout.convert.to_indexing_map` of the
-    operand shape (XLA's ``MapLogicalToLinearizedPhysicalShape`` idea), then simplified.
+    Each operand map is composed with the operand's offset map (XLA's
+    ``MapLogicalToLinearizedPhysicalShape`` idea), then simplified.
 
     >>> from tensorlayout.hlo import parse_module
     >>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[4,8]{0,1} parameter(0)\\n"
@@ -115,10 +160,7 @@ def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> Hlo
     operand id = 0 (d0, d1) -> (d1 * 4 + d0), domain: d0 in [0, 3], d1 in [0, 7]
     <BLANKLINE>
     """
-    from tensorlayout.convert import to_indexing_map
-    from tensorlayout.hlo.analysis import output_to_input_indexing
-
-    base = output_to_input_indexing(instr, output_id)
+    base = analysis.output_to_input_indexing(instr, output_id)
     groups = []
     for k, group in enumerate(base.indexing_maps):
         shape = instr.operands[k].shape
@@ -127,7 +169,7 @@ def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> Hlo
             if oi.is_undefined or not shape.is_array or not shape.dimensions:
                 out.append(oi)
                 continue
-            offset = to_indexing_map(shape)
+            offset = _offset_map(shape)
             out.append(OperandIndexing(compose(oi.map, offset), oi.runtime_vars, oi.replica_map).simplify())
         groups.append(out)
     return HloInstructionIndexing(groups)

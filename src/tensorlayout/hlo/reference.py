@@ -19,23 +19,17 @@ reduce-window, convolution, fusion, get-tuple-element, tuple and monotone elemen
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.hlo.attributes import parse_literal
 from tensorlayout.hlo.model import HloComputation, HloInstruction
 from tensorlayout.hlo.ops._common import major_to_minor
 
-__all__ = ["evaluate", "evaluate_computation", "reads"]
-
-_UNARY = {
-    "copy": lambda x: x, "convert": lambda x: x, "negate": np.negative, "exponential": np.exp,
-    "sqrt": np.sqrt, "abs": np.abs,
-}
-_BINARY = {"add": np.add, "multiply": np.multiply, "subtract": np.subtract, "divide": np.divide}
-
+__all__ = ["EVALUATE", "evaluate", "evaluate_computation", "reads"]
 
 def _dims(shape: Any) -> tuple[int, ...]:
     return tuple(shape.dimensions)
@@ -186,80 +180,110 @@ def _convolution(x: np.ndarray, k: np.ndarray, instr: HloInstruction) -> np.ndar
     return out
 
 
+# Each rule: ``(instruction, operand values) -> value`` (numpy arrays; tuples for tuple shapes).
+Eval = Callable[[HloInstruction, Sequence[Any]], Any]
+
+
+def _constant(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    value = parse_literal(instr.literal or "0")
+    return np.broadcast_to(np.asarray(value, dtype=float), _dims(instr.shape)).copy()
+
+
+def _iota(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    dims = _dims(instr.shape)
+    d = instr.attributes.get("iota_dimension", 0)
+    shape = [1] * len(dims)
+    shape[d] = dims[d]
+    return np.broadcast_to(np.arange(dims[d]).reshape(shape), dims).copy()
+
+
+def _broadcast(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    x, out = ops[0], _dims(instr.shape)
+    shape = [1] * len(out)
+    for i, d in enumerate(instr.attributes.get("dimensions", ())):
+        shape[d] = x.shape[i]
+    return np.broadcast_to(np.reshape(x, shape), out).copy()
+
+
+def _reverse(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    return np.flip(ops[0], axis=dims) if dims else ops[0]
+
+
+def _dynamic_slice(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    x, sizes = ops[0], instr.attributes["dynamic_slice_sizes"]
+    starts = [min(max(int(s), 0), n - k) for s, n, k in zip(ops[1:], x.shape, sizes)]
+    return np.array(x[tuple(slice(s, s + k) for s, k in zip(starts, sizes))], copy=True)
+
+
+def _dynamic_update_slice(instr: HloInstruction, ops: Sequence[Any]) -> np.ndarray:
+    x, upd = ops[0], ops[1]
+    starts = [min(max(int(s), 0), n - k) for s, n, k in zip(ops[2:], x.shape, upd.shape)]
+    out = np.array(x, copy=True)
+    out[tuple(slice(s, s + k) for s, k in zip(starts, upd.shape))] = upd
+    return out
+
+
+def _reduce(instr: HloInstruction, ops: Sequence[Any]) -> Any:
+    """Sum over ``dimensions`` plus the init value; a variadic reduce mixes all its operands."""
+    n = len(ops) // 2
+    dims = tuple(instr.attributes.get("dimensions", ()))
+    total = sum(np.sum(ops[i], axis=dims) + ops[n + i] for i in range(n))
+    return tuple([total] * n) if instr.shape.is_tuple else total
+
+
+def _reduce_window_rule(instr: HloInstruction, ops: Sequence[Any]) -> Any:
+    n = len(ops) // 2
+    shapes = instr.shape.tuple_shapes if instr.shape.is_tuple else (instr.shape,)
+    window = instr.attributes["window"]
+    total = sum(_reduce_window(ops[i], ops[n + i].item(), window, _dims(shapes[i])) for i in range(n))
+    return tuple([total] * n) if instr.shape.is_tuple else total
+
+
+def _unary(f: Callable[[Any], Any]) -> Eval:
+    return lambda instr, ops: f(ops[0])
+
+
+def _binary(f: Callable[[Any, Any], Any]) -> Eval:
+    return lambda instr, ops: f(ops[0], ops[1])
+
+
+#: opcode -> rule (XLA opcode names); elementwise ops are the monotone ones the tests use.
+EVALUATE: dict[str, Eval] = {
+    "copy": _unary(lambda x: x), "convert": _unary(lambda x: x), "negate": _unary(np.negative),
+    "exponential": _unary(np.exp), "sqrt": _unary(np.sqrt), "abs": _unary(np.abs),
+    "add": _binary(np.add), "multiply": _binary(np.multiply), "subtract": _binary(np.subtract),
+    "divide": _binary(np.divide),
+    "constant": _constant,
+    "iota": _iota,
+    "transpose": lambda instr, ops: np.transpose(ops[0], instr.attributes["dimensions"]),
+    "reshape": lambda instr, ops: np.reshape(ops[0], _dims(instr.shape)),
+    "bitcast": lambda instr, ops: _bitcast(ops[0], instr.operands[0].shape, instr.shape),
+    "broadcast": _broadcast,
+    "slice": lambda instr, ops: ops[0][tuple(slice(s.start, s.limit, s.stride)
+                                             for s in instr.attributes["slice"])],
+    "pad": lambda instr, ops: _pad(ops[0], ops[1].item(), instr.attributes["padding"]),
+    "concatenate": lambda instr, ops: np.concatenate(ops, axis=instr.attributes["dimensions"][0]),
+    "reverse": _reverse,
+    "dynamic-slice": _dynamic_slice,
+    "dynamic-update-slice": _dynamic_update_slice,
+    "gather": lambda instr, ops: _gather(ops[0], np.asarray(ops[1]), instr),
+    "reduce": _reduce,
+    "reduce-window": _reduce_window_rule,
+    "dot": lambda instr, ops: _dot(ops[0], ops[1], instr),
+    "convolution": lambda instr, ops: _convolution(ops[0], ops[1], instr),
+    "tuple": lambda instr, ops: tuple(ops),
+    "get-tuple-element": lambda instr, ops: ops[0][instr.attributes["index"]],
+    "fusion": lambda instr, ops: evaluate_computation(instr.fused_computation, ops),
+}
+
+
 def evaluate(instr: HloInstruction, operands: Sequence[Any]) -> Any:
     """The value of ``instr`` given its operand values (numpy arrays, tuples for tuples)."""
-    op, a = instr.opcode, instr.attributes
-    x = operands[0] if operands else None
-    if op in _UNARY:
-        return _UNARY[op](x)
-    if op in _BINARY:
-        return _BINARY[op](x, operands[1])
-    if op == "constant":
-        from tensorlayout.hlo.attributes import parse_literal
-
-        value = parse_literal(instr.literal or "0")
-        return np.broadcast_to(np.asarray(value, dtype=float), _dims(instr.shape)).copy()
-    if op == "iota":
-        dims = _dims(instr.shape)
-        d = a.get("iota_dimension", 0)
-        shape = [1] * len(dims)
-        shape[d] = dims[d]
-        return np.broadcast_to(np.arange(dims[d]).reshape(shape), dims).copy()
-    if op == "transpose":
-        return np.transpose(x, a["dimensions"])
-    if op == "reshape":
-        return np.reshape(x, _dims(instr.shape))
-    if op == "bitcast":
-        return _bitcast(x, instr.operands[0].shape, instr.shape)
-    if op == "broadcast":
-        dims = tuple(a.get("dimensions", ()))
-        out = _dims(instr.shape)
-        shape = [1] * len(out)
-        for i, d in enumerate(dims):
-            shape[d] = x.shape[i]
-        return np.broadcast_to(np.reshape(x, shape), out).copy()
-    if op == "slice":
-        return x[tuple(slice(s.start, s.limit, s.stride) for s in a["slice"])]
-    if op == "pad":
-        return _pad(x, operands[1].item(), a["padding"])
-    if op == "concatenate":
-        return np.concatenate(operands, axis=a["dimensions"][0])
-    if op == "reverse":
-        return np.flip(x, axis=tuple(a.get("dimensions", ()))) if a.get("dimensions") else x
-    if op == "dynamic-slice":
-        sizes = a["dynamic_slice_sizes"]
-        starts = [min(max(int(s), 0), n - k) for s, n, k in zip(operands[1:], x.shape, sizes)]
-        return x[tuple(slice(s, s + k) for s, k in zip(starts, sizes))].copy()
-    if op == "dynamic-update-slice":
-        upd = operands[1]
-        starts = [min(max(int(s), 0), n - k) for s, n, k in zip(operands[2:], x.shape, upd.shape)]
-        out = np.array(x, copy=True)
-        out[tuple(slice(s, s + k) for s, k in zip(starts, upd.shape))] = upd
-        return out
-    if op == "gather":
-        return _gather(x, np.asarray(operands[1]), instr)
-    if op == "reduce":
-        n = len(operands) // 2
-        dims = tuple(a.get("dimensions", ()))
-        total = sum(np.sum(operands[i], axis=dims) + operands[n + i] for i in range(n))
-        return tuple([total] * n) if instr.shape.is_tuple else total
-    if op == "reduce-window":
-        n = len(operands) // 2
-        shapes = instr.shape.tuple_shapes if instr.shape.is_tuple else (instr.shape,)
-        total = sum(_reduce_window(operands[i], operands[n + i].item(), a["window"], _dims(shapes[i]))
-                    for i in range(n))
-        return tuple([total] * n) if instr.shape.is_tuple else total
-    if op == "dot":
-        return _dot(x, operands[1], instr)
-    if op == "convolution":
-        return _convolution(x, operands[1], instr)
-    if op == "tuple":
-        return tuple(operands)
-    if op == "get-tuple-element":
-        return x[a["index"]]
-    if op == "fusion":
-        return evaluate_computation(instr.fused_computation, operands)
-    raise UnsupportedError(f"the reference evaluator has no rule for {op}")
+    rule = EVALUATE.get(instr.opcode)
+    if rule is None:
+        raise UnsupportedError(f"the reference evaluator has no rule for {instr.opcode}")
+    return rule(instr, operands)
 
 
 def evaluate_computation(comp: HloComputation, args: Sequence[Any]) -> Any:

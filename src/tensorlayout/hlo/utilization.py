@@ -69,6 +69,7 @@ def eval_expr(e: Expr, values: Sequence[np.ndarray]) -> np.ndarray:
         elif k == VAR:
             r = values[x.value]
         else:
+            assert x.lhs is not None and x.rhs is not None  # every other kind is binary
             a, b = go(x.lhs), go(x.rhs)
             if k == ADD:
                 r = a + b

@@ -10,7 +10,9 @@ then runtime variables.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from tensorlayout.core.intmath import prod, row_major_strides
 from tensorlayout.errors import HloError
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.indexing import Expr, IndexingMap, const, var
@@ -21,11 +23,13 @@ __all__ = [
     "bitcast_map",
     "bounds",
     "delinearize",
+    "dim_numbers",
     "identity_map",
     "is_identity",
     "linearize",
     "major_to_minor",
     "output_shape",
+    "required",
     "reshape_exprs",
     "reshape_map",
     "scalar_map",
@@ -37,6 +41,25 @@ def array_dims(shape: Shape) -> tuple[int, ...]:
     if not shape.is_array:
         raise HloError(f"expected an array shape, but got {shape}")
     return tuple(shape.dimensions)
+
+
+def required(instr: HloInstruction, name: str) -> Any:
+    """The attribute ``name`` of ``instr``; :class:`HloError` when the instruction lacks it."""
+    try:
+        return instr.attributes[name]
+    except KeyError:
+        raise HloError(f"{instr.opcode} {instr.name} has no attribute {name}") from None
+
+
+def dim_numbers(instr: HloInstruction, name: str, rank: int, default: Sequence[int] | None = None
+                ) -> tuple[int, ...]:
+    """The dimension-number list ``name`` (e.g. ``dimensions={1,0}``), each in ``[0, rank)``."""
+    dims = tuple(required(instr, name) if default is None else instr.attributes.get(name, default))
+    bad = [d for d in dims if not 0 <= d < rank]
+    if bad:
+        raise HloError(f"{instr.opcode} {instr.name}: {name} {bad[0]} is not a dimension of a "
+                       f"rank-{rank} shape")
+    return dims
 
 
 def output_shape(instr: HloInstruction, output_id: int = 0) -> Shape:
@@ -90,7 +113,7 @@ def is_identity(m: IndexingMap) -> bool:
 
 def linearize(exprs: Sequence[Expr], sizes: Sequence[int]) -> Expr:
     """Row-major ``sum(e_i * stride_i)`` built left to right."""
-    strides = _strides(sizes)
+    strides = row_major_strides(sizes)
     out: Expr | None = None
     for e, s in zip(exprs, strides):
         term = e * s
@@ -100,7 +123,7 @@ def linearize(exprs: Sequence[Expr], sizes: Sequence[int]) -> Expr:
 
 def delinearize(x: Expr, sizes: Sequence[int]) -> list[Expr]:
     """``[x / stride_0, (x mod stride_0) / stride_1, ...]`` (row-major)."""
-    strides = _strides(sizes)
+    strides = row_major_strides(sizes)
     out = []
     rem = x
     for i, s in enumerate(strides):
@@ -110,27 +133,13 @@ def delinearize(x: Expr, sizes: Sequence[int]) -> list[Expr]:
     return out
 
 
-def _strides(sizes: Sequence[int]) -> list[int]:
-    strides = [1] * len(sizes)
-    for i in range(len(sizes) - 2, -1, -1):
-        strides[i] = strides[i + 1] * sizes[i + 1]
-    return strides
-
-
-def _prod(xs: Sequence[int]) -> int:
-    p = 1
-    for x in xs:
-        p *= x
-    return p
-
-
 def reshape_exprs(in_dims: Sequence[int], out_dims: Sequence[int], out_vars: Sequence[Expr]) -> list[Expr]:
     """Index of ``in`` as expressions of the ``out`` index (XLA's ``ComputeReshapeIndexingMap``).
 
     Both shapes are split left to right into minimal groups with equal element counts; a
     group is copied (1:1), linearized (expand), delinearized (collapse) or both.
     """
-    if _prod(in_dims) == 0:
+    if prod(in_dims) == 0:
         return [const(0)] * len(in_dims)
     results: list[Expr] = []
     i = j = 0
@@ -200,7 +209,7 @@ def bitcast_exprs(from_shape: Shape, to_shape: Shape, from_vars: Sequence[Expr])
     transpose–reshape–transpose decomposition). None if the element counts differ.
     """
     fd, td = array_dims(from_shape), array_dims(to_shape)
-    if _prod(fd) != _prod(td) or from_shape.element_type.bit_width != to_shape.element_type.bit_width:
+    if prod(fd) != prod(td) or from_shape.element_type.bit_width != to_shape.element_type.bit_width:
         return None
     f_order, t_order = major_to_minor(from_shape), major_to_minor(to_shape)
     f_phys_dims = [fd[k] for k in f_order]

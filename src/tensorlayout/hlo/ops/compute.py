@@ -12,15 +12,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import OperandIndexing
+from tensorlayout.hlo.attributes import Window, WindowDimension
 from tensorlayout.hlo.model import HloInstruction
-from tensorlayout.hlo.ops._common import array_dims, bounds, output_shape, scalar_map
+from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule
+from tensorlayout.hlo.ops._common import (
+    array_dims,
+    bounds,
+    dim_numbers,
+    output_shape,
+    required,
+    scalar_map,
+)
 from tensorlayout.hlo.ops.data import pad_map
 from tensorlayout.indexing import Expr, IndexingMap, compose, var
 
 __all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT", "window_map"]
 
-Maps = list[list[OperandIndexing]]
 
 
 def _one(m: IndexingMap) -> list[OperandIndexing]:
@@ -31,12 +38,15 @@ def _one(m: IndexingMap) -> list[OperandIndexing]:
 
 
 def _dot_maps(instr: HloInstruction) -> tuple[IndexingMap, IndexingMap]:
-    a = instr.attributes
     lhs_d = array_dims(instr.operands[0].shape)
     rhs_d = array_dims(instr.operands[1].shape)
     out = array_dims(instr.shape)
-    lb, rb = tuple(a.get("lhs_batch_dims", ())), tuple(a.get("rhs_batch_dims", ()))
-    lc, rc = tuple(a.get("lhs_contracting_dims", ())), tuple(a.get("rhs_contracting_dims", ()))
+    lb, rb = (dim_numbers(instr, "lhs_batch_dims", len(lhs_d), ()),
+              dim_numbers(instr, "rhs_batch_dims", len(rhs_d), ()))
+    lc, rc = (dim_numbers(instr, "lhs_contracting_dims", len(lhs_d), ()),
+              dim_numbers(instr, "rhs_contracting_dims", len(rhs_d), ()))
+    if len(lb) != len(rb) or len(lc) != len(rc):
+        raise HloError(f"{instr.name}: dot needs as many lhs as rhs batch and contracting dims")
     n = len(out)
     lhs: list[Expr | None] = [None] * len(lhs_d)
     rhs: list[Expr | None] = [None] * len(rhs_d)
@@ -52,13 +62,14 @@ def _dot_maps(instr: HloInstruction) -> tuple[IndexingMap, IndexingMap]:
         if i not in rb and i not in rc:
             rhs[i] = var(d)
             d += 1
-    ranges = []
+    ranges: list[tuple[int, int]] = []
     for k, (li, ri) in enumerate(zip(lc, rc)):
         lhs[li] = rhs[ri] = var(n + k)
         ranges.append((0, lhs_d[li] - 1))
-    if d != n or any(e is None for e in lhs + rhs):
+    lhs_e, rhs_e = [e for e in lhs if e is not None], [e for e in rhs if e is not None]
+    if d != n or len(lhs_e) != len(lhs) or len(rhs_e) != len(rhs):
         raise HloError(f"{instr.name}: dot dimension numbers do not match the shapes")
-    return (IndexingMap(lhs, bounds(out), ranges), IndexingMap(rhs, bounds(out), ranges))
+    return (IndexingMap(lhs_e, bounds(out), ranges), IndexingMap(rhs_e, bounds(out), ranges))
 
 
 def dot_o2i(instr: HloInstruction, output_id: int) -> Maps:
@@ -90,7 +101,7 @@ def scaled_dot_o2i(instr: HloInstruction, output_id: int) -> Maps:
 def _reduce_parts(instr: HloInstruction) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     n = len(instr.operands) // 2
     in_dims = array_dims(instr.operands[0].shape)
-    reduced = tuple(instr.attributes.get("dimensions", ()))
+    reduced = dim_numbers(instr, "dimensions", len(in_dims), ())
     return n, in_dims, reduced
 
 
@@ -100,7 +111,7 @@ def reduce_o2i(instr: HloInstruction, output_id: int) -> Maps:
     out = array_dims(output_shape(instr, output_id))
     nd = len(out)
     results = []
-    ranges = []
+    ranges: list[tuple[int, int]] = []
     kept = 0
     for i, size in enumerate(in_dims):
         if i in reduced:
@@ -158,7 +169,7 @@ def reduce_window_o2i(instr: HloInstruction, output_id: int) -> Maps:
     n = len(instr.operands) // 2
     in_dims = array_dims(instr.operands[0].shape)
     out = array_dims(output_shape(instr, output_id))
-    m = windowed_input_map(in_dims, out, instr.attributes["window"]).simplify().remove_unused_symbols()
+    m = windowed_input_map(in_dims, out, required(instr, "window")).simplify().remove_unused_symbols()
     return [_one(m) for _ in range(n)] + [_one(scalar_map(out)) for _ in range(n)]
 
 
@@ -183,8 +194,6 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     ns = len(dn.input_spatial_dimensions)
     nd = len(out)
     if window is None:
-        from tensorlayout.hlo.attributes import Window, WindowDimension
-
         window = Window(tuple(WindowDimension(size=k_dims[d]) for d in dn.kernel_spatial_dimensions))
     sp_in = [in_dims[d] for d in dn.input_spatial_dimensions]
     sp_out = [out[d] for d in dn.output_spatial_dimensions]
@@ -226,7 +235,7 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     return [_one(lhs.simplify().remove_unused_symbols()), _one(rhs.simplify().remove_unused_symbols())]
 
 
-OUTPUT_TO_INPUT = {
+OUTPUT_TO_INPUT: dict[str, Rule] = {
     "dot": dot_o2i,
     "scaled-dot": scaled_dot_o2i,
     "reduce": reduce_o2i,
@@ -234,6 +243,6 @@ OUTPUT_TO_INPUT = {
     "convolution": convolution_o2i,
 }
 
-INPUT_TO_OUTPUT = {
+INPUT_TO_OUTPUT: dict[str, Rule] = {
     "reduce": reduce_i2o,
 }

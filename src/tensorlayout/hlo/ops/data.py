@@ -11,16 +11,16 @@ holds the value; scalar constants in range and iota indices are folded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import OperandIndexing, RuntimeVar
 from tensorlayout.hlo.model import HloInstruction
-from tensorlayout.hlo.ops._common import array_dims, bounds, int_literal, scalar_map
+from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule, RuntimeVar
+from tensorlayout.hlo.ops._common import array_dims, bounds, dim_numbers, int_literal, scalar_map
 from tensorlayout.indexing import Expr, IndexingMap, const, var
 
 __all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT", "pad_map"]
 
-Maps = list[list[OperandIndexing]]
 
 
 def pad_map(in_dims: Sequence[int], out_dims: Sequence[int],
@@ -114,6 +114,52 @@ def dynamic_update_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
 # --------------------------------------------------------------------------- gather
 
 
+class _GatherDims(NamedTuple):
+    """A gather's dimension numbers, checked against its shapes."""
+
+    op_dims: tuple[int, ...]
+    idx_dims: tuple[int, ...]
+    out: tuple[int, ...]
+    offset_dims: tuple[int, ...]
+    start_map: tuple[int, ...]
+    op_batch: tuple[int, ...]
+    idx_batch: tuple[int, ...]
+    slice_sizes: tuple[int, ...]
+    ivd: int
+    window: list[int]  # operand dims that are neither collapsed nor batching, in order
+    batch_out: list[int]  # output dims that are not offset dims
+    idx_batch_axes: list[int]  # index dims other than index_vector_dim
+
+    def index_coords(self, vector: Expr) -> list[Expr]:
+        """The indices operand's coordinates: batch dims of the output, ``vector`` at ``ivd``."""
+        return [vector if axis == self.ivd else var(self.batch_out[self.idx_batch_axes.index(axis)])
+                for axis in range(len(self.idx_dims))]
+
+
+def _gather_dims(instr: HloInstruction) -> _GatherDims:
+    """Read and check a gather's dimension numbers; :class:`HloError` when they do not fit."""
+    op_dims = array_dims(instr.operands[0].shape)
+    idx_dims = array_dims(instr.operands[1].shape)
+    out = array_dims(instr.shape)
+    offset_dims = dim_numbers(instr, "offset_dims", len(out), ())
+    collapsed = dim_numbers(instr, "collapsed_slice_dims", len(op_dims), ())
+    start_map = dim_numbers(instr, "start_index_map", len(op_dims), ())
+    op_batch = dim_numbers(instr, "operand_batching_dims", len(op_dims), ())
+    idx_batch = dim_numbers(instr, "start_indices_batching_dims", len(idx_dims), ())
+    slice_sizes = tuple(instr.attributes.get("slice_sizes", ()))
+    ivd = instr.attributes.get("index_vector_dim", len(idx_dims))
+    idx_batch_axes = [d for d in range(len(idx_dims)) if d != ivd]
+    batch_out = [d for d in range(len(out)) if d not in offset_dims]
+    window = [d for d in range(len(op_dims)) if d not in collapsed and d not in op_batch]
+    vector_len = idx_dims[ivd] if ivd < len(idx_dims) else 1
+    if (len(batch_out) != len(idx_batch_axes) or len(window) != len(offset_dims)
+            or len(slice_sizes) != len(op_dims) or vector_len != len(start_map)
+            or len(op_batch) != len(idx_batch) or any(d == ivd for d in idx_batch)):
+        raise HloError(f"{instr.name}: gather dimension numbers do not match the shapes")
+    return _GatherDims(op_dims, idx_dims, out, offset_dims, start_map, op_batch, idx_batch,
+                       slice_sizes, ivd, window, batch_out, idx_batch_axes)
+
+
 def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Operand dim ``i`` reads ``d_{offset}`` (window dims), the batch coordinate (batching dims)
     or 0 (collapsed dims), plus a runtime variable if ``i`` is in ``start_index_map``.
@@ -124,44 +170,20 @@ def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
     XLA has a rule only for the canonical form (indices ``[N, k]``, ``index_vector_dim=1``,
     nothing collapsed), where this gives the same maps; other forms are an extension.
     """
-    a = instr.attributes
-    operand, indices = instr.operands[0], instr.operands[1]
-    op_dims = array_dims(operand.shape)
-    idx_dims = array_dims(indices.shape)
-    out = array_dims(instr.shape)
-    offset_dims = tuple(a.get("offset_dims", ()))
-    collapsed = tuple(a.get("collapsed_slice_dims", ()))
-    start_map = tuple(a.get("start_index_map", ()))
-    op_batch = tuple(a.get("operand_batching_dims", ()))
-    idx_batch = tuple(a.get("start_indices_batching_dims", ()))
-    slice_sizes = tuple(a.get("slice_sizes", ()))
-    ivd = a.get("index_vector_dim", len(idx_dims))
-    idx_batch_axes = [d for d in range(len(idx_dims)) if d != ivd]
-    batch_out = [d for d in range(len(out)) if d not in offset_dims]
-    window = [d for d in range(len(op_dims)) if d not in collapsed and d not in op_batch]
-    vector_len = idx_dims[ivd] if ivd < len(idx_dims) else 1
-    if (len(batch_out) != len(idx_batch_axes) or len(window) != len(offset_dims)
-            or len(slice_sizes) != len(op_dims) or vector_len != len(start_map)):
-        raise HloError(f"{instr.name}: gather dimension numbers do not match the shapes")
-    n = len(out)
-
-    def index_coords(vector: Expr) -> list[Expr]:
-        coords: list[Expr] = []
-        for axis in range(len(idx_dims)):
-            coords.append(vector if axis == ivd else var(batch_out[idx_batch_axes.index(axis)]))
-        return coords
-
-    results: list[Expr] = [const(0)] * len(op_dims)
-    for k, d in enumerate(window):
-        results[d] = var(offset_dims[k])
-    for od, idd in zip(op_batch, idx_batch):
-        results[od] = var(batch_out[idx_batch_axes.index(idd)])
+    g = _gather_dims(instr)
+    indices = instr.operands[1]
+    n = len(g.out)
+    results: list[Expr] = [const(0)] * len(g.op_dims)
+    for k, d in enumerate(g.window):
+        results[d] = var(g.offset_dims[k])
+    for od, idd in zip(g.op_batch, g.idx_batch):
+        results[od] = var(g.batch_out[g.idx_batch_axes.index(idd)])
     rts: list[RuntimeVar] = []
     rt_bounds = []
     # Runtime variables follow the operand dims; rt for dim ``start_map[j]`` reads column j.
-    for dim, j in sorted((dim, j) for j, dim in enumerate(start_map)):
-        feasible = (0, op_dims[dim] - slice_sizes[dim])
-        rt_map = IndexingMap(index_coords(const(j)), bounds(out))
+    for dim, j in sorted((dim, j) for j, dim in enumerate(g.start_map)):
+        feasible = (0, g.op_dims[dim] - g.slice_sizes[dim])
+        rt_map = IndexingMap(g.index_coords(const(j)), bounds(g.out))
         folded = _fold_index_read(indices, rt_map, feasible)
         if folded is not None:
             results[dim] = results[dim] + folded
@@ -169,11 +191,11 @@ def gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
         results[dim] = results[dim] + var(n + len(rts))
         rts.append(RuntimeVar(indices, rt_map))
         rt_bounds.append(feasible)
-    operand_map = OperandIndexing(IndexingMap(results, bounds(out), (), rt_bounds), rts)
-    if ivd < len(idx_dims):
-        indices_map = IndexingMap(index_coords(var(n)), bounds(out), [(0, vector_len - 1)])
+    operand_map = OperandIndexing(IndexingMap(results, bounds(g.out), (), rt_bounds), rts)
+    if g.ivd < len(g.idx_dims):
+        indices_map = IndexingMap(g.index_coords(var(n)), bounds(g.out), [(0, len(g.start_map) - 1)])
     else:
-        indices_map = IndexingMap(index_coords(const(0)), bounds(out))
+        indices_map = IndexingMap(g.index_coords(const(0)), bounds(g.out))
     return [[operand_map], [OperandIndexing(indices_map)]]
 
 
@@ -181,6 +203,8 @@ def _fold_index_read(source: HloInstruction, rt_map: IndexingMap, feasible: tupl
     """The value an index read yields when it is known statically (iota, in-range constant)."""
     if source.opcode == "iota":
         dim = source.attributes.get("iota_dimension", 0)
+        if not 0 <= dim < len(rt_map.results):
+            raise HloError(f"iota {source.name}: iota_dimension {dim} is not one of its dims")
         return rt_map.results[dim]
     value = int_literal(source)
     if value is not None and feasible[0] <= value <= feasible[1]:
@@ -188,11 +212,11 @@ def _fold_index_read(source: HloInstruction, rt_map: IndexingMap, feasible: tupl
     return None
 
 
-OUTPUT_TO_INPUT = {
+OUTPUT_TO_INPUT: dict[str, Rule] = {
     "pad": pad_o2i,
     "dynamic-slice": dynamic_slice_o2i,
     "dynamic-update-slice": dynamic_update_slice_o2i,
     "gather": gather_o2i,
 }
 
-INPUT_TO_OUTPUT: dict[str, object] = {}
+INPUT_TO_OUTPUT: dict[str, Rule] = {}

@@ -13,14 +13,18 @@ reshape, reverse, slice, transpose, all-gather, scan and tuple (input→output o
 from __future__ import annotations
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.analysis import ELEMENTWISE_OPCODES, OperandIndexing
+from tensorlayout.hlo.attributes import SliceDimension
 from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
+from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule
 from tensorlayout.hlo.ops._common import (
     array_dims,
     bitcast_map,
     bounds,
+    dim_numbers,
     identity_map,
     output_shape,
+    required,
     reshape_map,
     scalar_map,
 )
@@ -28,7 +32,6 @@ from tensorlayout.indexing import Expr, IndexingMap, var
 
 __all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT"]
 
-Maps = list[list[OperandIndexing]]
 
 
 def _one(m: IndexingMap) -> list[OperandIndexing]:
@@ -81,7 +84,7 @@ def reshape_i2o(instr: HloInstruction, input_id: int) -> Maps:
 
 
 def _broadcast_dims(instr: HloInstruction) -> tuple[int, ...]:
-    dims = tuple(instr.attributes.get("dimensions", ()))
+    dims = dim_numbers(instr, "dimensions", len(array_dims(instr.shape)), ())
     if len(dims) != len(array_dims(instr.operands[0].shape)):
         raise HloError(f"{instr.name}: broadcast needs one output dim per operand dim, got {dims}")
     return dims
@@ -100,7 +103,7 @@ def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
     dims = _broadcast_dims(instr)
     n = len(in_dims)
     results: list[Expr] = []
-    ranges = []
+    ranges: list[tuple[int, int]] = []
     for j, size in enumerate(out):
         if j in dims:
             results.append(var(dims.index(j)))
@@ -114,7 +117,7 @@ def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
 
 
 def _concat_dim(instr: HloInstruction) -> int:
-    dims = tuple(instr.attributes.get("dimensions", ()))
+    dims = dim_numbers(instr, "dimensions", len(array_dims(instr.shape)), ())
     if len(dims) != 1:
         raise HloError(f"{instr.name}: concatenate needs one dimension")
     return dims[0]
@@ -147,9 +150,18 @@ def concatenate_i2o(instr: HloInstruction, input_id: int) -> Maps:
 # --------------------------------------------------------------------------- transpose / reverse / slice
 
 
+def _permutation(instr: HloInstruction) -> tuple[int, ...]:
+    """``dimensions`` of a transpose: a permutation of the output's dims."""
+    rank = len(array_dims(instr.shape))
+    perm = dim_numbers(instr, "dimensions", rank)
+    if sorted(perm) != list(range(rank)):
+        raise HloError(f"transpose {instr.name}: dimensions {perm} is not a permutation of {rank} dims")
+    return perm
+
+
 def transpose_o2i(instr: HloInstruction, output_id: int) -> Maps:
     out = array_dims(instr.shape)
-    perm = tuple(instr.attributes["dimensions"])
+    perm = _permutation(instr)
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
@@ -158,21 +170,29 @@ def transpose_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 def transpose_i2o(instr: HloInstruction, input_id: int) -> Maps:
     in_dims = array_dims(instr.operands[0].shape)
-    perm = tuple(instr.attributes["dimensions"])
+    perm = _permutation(instr)
     return [_one(IndexingMap([var(p) for p in perm], bounds(in_dims)))]
 
 
 def reverse_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Reversed dims read ``-d + (n - 1)``."""
     out = array_dims(instr.shape)
-    rev = set(instr.attributes.get("dimensions", ()))
+    rev = set(dim_numbers(instr, "dimensions", len(out), ()))
     results = [var(i) * -1 + (n - 1) if i in rev else var(i) for i, n in enumerate(out)]
     return [_one(IndexingMap(results, bounds(out)))]
 
 
+def _slice_spec(instr: HloInstruction, out: tuple[int, ...]) -> tuple[SliceDimension, ...]:
+    """``slice={[start:limit:step], ...}``: one entry per dim, positive steps."""
+    spec = tuple(required(instr, "slice"))
+    if len(spec) != len(out) or any(s.stride <= 0 for s in spec):
+        raise HloError(f"slice {instr.name}: needs one [start:limit:step] per dim with step > 0")
+    return spec
+
+
 def slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
     out = array_dims(instr.shape)
-    spec = instr.attributes["slice"]
+    spec = _slice_spec(instr, out)
     results = [var(i) * s.stride + s.start for i, s in enumerate(spec)]
     return [_one(IndexingMap(results, bounds(out)))]
 
@@ -181,7 +201,7 @@ def slice_i2o(instr: HloInstruction, input_id: int) -> Maps:
     """``(d - start) / stride`` on ``d in [start, (out-1)*stride + start]``, stride-aligned."""
     out = array_dims(instr.shape)
     in_dims = array_dims(instr.operands[0].shape)
-    spec = instr.attributes["slice"]
+    spec = _slice_spec(instr, out)
     results = []
     dim_bounds = []
     constraints = []
@@ -212,7 +232,9 @@ def all_gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
     if len(instr.operands) != 1:
         raise HloError(f"{instr.name}: variadic all-gather has no rule")
     out = array_dims(instr.shape)
-    g = next(iter(instr.attributes["dimensions"]))
+    g = next(iter(dim_numbers(instr, "dimensions", len(out))), None)
+    if g is None or len(array_dims(instr.operands[0].shape)) != len(out):
+        raise HloError(f"all-gather {instr.name}: needs one gather dimension of a same-rank operand")
     n_g = array_dims(instr.operands[0].shape)[g]
     results = [var(i) % n_g if i == g else var(i) for i in range(len(out))]
     replica = IndexingMap([var(g) // n_g], bounds(out))
@@ -237,7 +259,7 @@ def scan_o2i(instr: HloInstruction, output_id: int) -> Maps:
     return maps
 
 
-OUTPUT_TO_INPUT = {
+OUTPUT_TO_INPUT: dict[str, Rule] = {
     **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_o2i),
     "constant": no_operands,
     "iota": no_operands,
@@ -254,7 +276,7 @@ OUTPUT_TO_INPUT = {
     "scan": scan_o2i,
 }
 
-INPUT_TO_OUTPUT = {
+INPUT_TO_OUTPUT: dict[str, Rule] = {
     **dict.fromkeys(ELEMENTWISE_OPCODES, elementwise_i2o),
     "bitcast": bitcast_i2o,
     "reshape": reshape_i2o,

@@ -1,0 +1,132 @@
+"""HLO text as XLA reads it: opcode names, names, definition order, digits, nesting, lines.
+
+Each case says what XLA's own parser does; where jaxlib is installed the differential test
+asks it directly (``jaxlib._hlo.hlo_module_from_text``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tensorlayout.errors import ParseError
+from tensorlayout.hlo import ELEMENTWISE_OPCODES, output_to_input_indexing, parse_module
+from tensorlayout.hlo.analysis import INPUT_TO_OUTPUT, OUTPUT_TO_INPUT
+from tensorlayout.hlo.parser import MAX_TUPLE_DEPTH, RESERVED_NAMES
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def xla_opcodes() -> set[str]:
+    rows = [r.split("\t") for r in (DATA / "hlo_opcodes.tsv").read_text().splitlines()]
+    return {r[1] for r in rows[1:] if not r[0].startswith("#") and r[0] != "enum"}
+
+
+def test_opcode_list_is_complete_data() -> None:
+    ops = xla_opcodes()
+    assert len(ops) == 136 and "count-leading-zeros" in ops and "clz" not in ops
+
+
+@pytest.mark.parametrize("table", ["elementwise", "output_to_input", "input_to_output"])
+def test_opcode_tables_use_xla_names(table: str) -> None:
+    names = {"elementwise": ELEMENTWISE_OPCODES, "output_to_input": set(OUTPUT_TO_INPUT),
+             "input_to_output": set(INPUT_TO_OUTPUT)}[table]
+    assert sorted(set(names) - xla_opcodes()) == []
+
+
+def _module(body: str, before: str = "") -> str:
+    return f"HloModule m\n{before}ENTRY e {{\n{body}\n}}"
+
+
+def test_count_leading_zeros_gets_elementwise_maps() -> None:
+    m = parse_module(_module(" p = s32[4] parameter(0)\n ROOT n = s32[4] count-leading-zeros(p)"))
+    assert str(output_to_input_indexing(m.entry.root)).startswith("operand id = 0 (d0) -> (d0)")
+
+
+# (name, module text, accepted by XLA?) -- each checked against jaxlib 0.10.2's parser.
+CASES = [
+    ("basic", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("two_per_line", _module(" p = f32[4] parameter(0) ROOT n = f32[4] negate(p)"), True),
+    ("three_per_line", _module(" p = f32[4] parameter(0) q = f32[4] negate(p) ROOT n = f32[4] negate(q)"),
+     True),
+    ("name_tuple", _module(" tuple = f32[4] parameter(0)\n ROOT n = f32[4] negate(tuple)"), True),
+    ("name_s1x", _module(" s1x = f32[4] parameter(0)\n ROOT n = f32[4] negate(s1x)"), True),
+    ("name_s1", _module(" s1 = f32[4] parameter(0)\n ROOT n = f32[4] negate(s1)"), False),
+    ("name_pct_s1", _module(" %s1 = f32[4] parameter(0)\n ROOT n = f32[4] negate(%s1)"), False),
+    ("name_f32", _module(" f32 = f32[4] parameter(0)\n ROOT n = f32[4] negate(f32)"), False),
+    ("name_token", _module(" token = f32[4] parameter(0)\n ROOT n = f32[4] negate(token)"), False),
+    ("name_true", _module(" true = f32[4] parameter(0)\n ROOT n = f32[4] negate(true)"), False),
+    ("name_inf", _module(" inf = f32[4] parameter(0)\n ROOT n = f32[4] negate(inf)"), False),
+    ("use_before_def", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(q)\n"
+                               " q = f32[4] negate(p)"), False),
+    ("self_call", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] call(p), to_apply=f",
+                          "f {\n a = f32[4] parameter(0)\n ROOT c = f32[4] call(a), to_apply=f\n}\n"), False),
+    ("callee_after_caller", "HloModule m\nENTRY e {\n p = f32[4] parameter(0)\n"
+     " ROOT n = f32[4] call(p), to_apply=f\n}\nf {\n a = f32[4] parameter(0)\n ROOT c = f32[4] negate(a)\n}",
+     False),
+    ("callee_before_caller", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] call(p), to_apply=f",
+                                     "f {\n a = f32[4] parameter(0)\n ROOT c = f32[4] negate(a)\n}\n"), True),
+    ("unicode_digit", _module(" p = f32[4] parameter(\u00b2)\n ROOT n = f32[4] negate(p)"), False),
+    ("negative_parameter", _module(" p = f32[4] parameter(-1)\n ROOT n = f32[4] negate(p)"), False),
+    ("junk_after_instruction", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) junk"), False),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "accepted"), CASES, ids=[c[0] for c in CASES])
+def test_accepts_what_xla_accepts(name: str, text: str, accepted: bool) -> None:
+    if accepted:
+        parse_module(text)
+    else:
+        with pytest.raises(ParseError):
+            parse_module(text)
+
+
+@pytest.mark.parametrize(("name", "text", "accepted"), CASES, ids=[c[0] for c in CASES])
+def test_cases_agree_with_jaxlib(name: str, text: str, accepted: bool) -> None:
+    hlo = pytest.importorskip("jaxlib._hlo")
+    try:
+        hlo.hlo_module_from_text(text)
+        xla_accepts = True
+    except Exception:  # jaxlib raises its own status errors
+        xla_accepts = False
+    assert xla_accepts == accepted
+
+
+def test_reserved_names_are_types_and_keywords() -> None:
+    assert {"s1", "f32", "bf16", "pred", "token", "opaque", "true", "ROOT"} <= RESERVED_NAMES
+    assert "tuple" not in RESERVED_NAMES
+
+
+def test_self_call_error_names_the_computation() -> None:
+    with pytest.raises(ParseError, match="defined only after this call"):
+        parse_module(CASES[12][1])
+
+
+@pytest.mark.parametrize("newline", ["", "\n"])
+def test_deep_tuple_nesting_is_a_parse_error(newline: str) -> None:
+    deep = "(" + newline
+    shape = deep * 2000 + "f32[4]" + ")" * 2000
+    for body in (f" p = {shape} parameter(0)\n ROOT n = f32[4] negate(p)",
+                 f" p = f32[4] parameter(0)\n ROOT n = f32[4] negate({shape} p)"):
+        with pytest.raises(ParseError, match=f"nested at most {MAX_TUPLE_DEPTH} deep"):
+            parse_module(_module(body))
+
+
+def test_nesting_within_the_limit_parses() -> None:
+    shape = "(" * 8 + "f32[4]" + ")" * 8
+    m = parse_module(_module(f" p = {shape} parameter(0)\n ROOT n = f32[] constant(1)"))
+    assert m.entry.instructions[0].shape.is_tuple
+
+
+def test_unicode_digit_error_is_typed_and_located() -> None:
+    with pytest.raises(ParseError, match=r"ASCII digits\) at line 3, column 23"):
+        parse_module(CASES[15][1])
+
+
+def test_many_instructions_on_one_line_link_like_separate_lines() -> None:
+    one = parse_module(CASES[2][1])
+    assert [i.name for i in one.entry.instructions] == ["p", "q", "n"]
+    assert one.entry.root.operands[0].operands[0].name == "p"
+    with pytest.raises(ParseError):  # a comma is not an instruction separator (XLA: "expects attribute name")
+        parse_module(CASES[2][1].replace(" q =", ", q ="))

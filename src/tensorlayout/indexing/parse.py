@@ -26,13 +26,13 @@ Grammar (``sep`` is ``,`` or a line break)::
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError, ParseError
-from tensorlayout.indexing.expr import Expr, var
+from tensorlayout.indexing.expr import Expr, out_of_int64, var
 from tensorlayout.indexing.exprparse import (
     _KEYWORDS,
     _NAME,
@@ -158,6 +158,18 @@ class SymbolicMap:
 _Names = list[tuple[str, int]]
 
 
+def _checked(cur: Cursor, parse: Callable[[], Expr]) -> Expr:
+    """An expression whose constants, folded while parsing (``x * 2**62 * 4``), fit in int64."""
+    cur.skip()
+    at = cur.pos
+    e = _run(cur, parse)
+    big = out_of_int64(e)
+    if big is not None:
+        raise ParseError(cur.text, at, "an expression whose folded constants fit in int64",
+                         context=f"it folds to the constant {big}")
+    return e
+
+
 def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
     cur.expect("(", "'(' to start the dimension list")
     dims = _name_list(cur, ")")
@@ -174,7 +186,7 @@ def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
     parser = _ExprParser(cur, table, None)
     if not cur.accept(")"):
         while True:
-            results.append(parser.expr())
+            results.append(_checked(cur, parser.expr))
             if cur.accept(")"):
                 break
             cur.expect(",", "',' or ')' after a result")
@@ -292,7 +304,7 @@ def _constraints(cur: Cursor, declared: _Names) -> list[tuple[Expr, tuple[int, i
         if not sep or _at_stop(cur):
             cur.pos = here
             return out
-        e = _run(cur, parser.expr)
+        e = _checked(cur, parser.expr)
         _keyword(cur, "in")
         out.append((e, _interval(cur)))
 

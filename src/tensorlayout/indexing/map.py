@@ -562,7 +562,9 @@ class IndexingMap(_MapFields):
         return self is other or self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # a part of _key (equal maps agree on it), cheap enough not to need caching
+        return hash((self._results, len(self._ranges), len(self._rts), len(self._constraints),
+                     tuple(v.bounds for v in self._dims), self._known_empty, self._undefined))
 
     def to_string(self, *, floordiv: bool = False) -> str:
         """XLA's one-line text: ``(dims)[ranges]{rts} -> (results), domain: ...``.

@@ -130,3 +130,71 @@ def test_many_instructions_on_one_line_link_like_separate_lines() -> None:
     assert one.entry.root.operands[0].operands[0].name == "p"
     with pytest.raises(ParseError):  # a comma is not an instruction separator (XLA: "expects attribute name")
         parse_module(CASES[2][1].replace(" q =", ", q ="))
+
+
+# -- shorthand async ops ----------------------------------------------------------------------
+_ASYNC = """HloModule m
+f {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  ss = ((f32[8]), f32[4], s32[]) slice-start(f32[8] p), slice={[1:8:2]}
+  su = ((f32[8]), f32[4], s32[]) slice-update(ss)
+  sd = f32[4] slice-done(su)
+  cs = ((f32[8]), f32[8], s32[]) call-start(p), async_execution_thread="thread", to_apply=f
+  cd = f32[8] call-done(cs)
+  ROOT t = (f32[4], f32[8]) tuple(sd, cd)
+}"""
+
+
+def test_shorthand_async_ops_are_modeled_as_xla_does() -> None:
+    m = parse_module(_ASYNC)
+    e = m.entry
+    assert [e.instruction(n).opcode for n in ("ss", "su", "sd", "cs", "cd")] == [
+        "async-start", "async-update", "async-done", "async-start", "async-done"]
+    wrapped = e.instruction("ss").called_computations[0]
+    assert [(i.name, i.opcode) for i in wrapped] == [("async_param", "parameter"), ("slice", "slice")]
+    assert wrapped.root.attributes["slice"][0].stride == 2 and "slice" not in e.instruction("ss").attributes
+    call = e.instruction("cs").called_computations[0].root
+    assert call.opcode == "call" and call.called_computations[0].name == "f"
+    assert e.instruction("cs").raw_attributes["async_execution_thread"] == "\"thread\""
+    assert [c.name for c in m.computations] == ["f", "async_wrapped", "async_wrapped.1", "e"]
+
+
+def test_maps_go_through_an_async_pair() -> None:
+    e = parse_module(_ASYNC).entry
+    start = output_to_input_indexing(e.instruction("ss"), 1)
+    assert str(start).startswith("operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]")
+    assert str(output_to_input_indexing(e.instruction("sd"))).startswith("operand id = 0 (d0) -> (d0)")
+    assert output_to_input_indexing(e.instruction("ss"), 0).is_unknown  # the operands element
+    assert output_to_input_indexing(e.instruction("cs"), 1).is_unknown  # `call` has no rule, as in XLA
+
+
+def test_async_shorthand_needs_xla_tuple_shape() -> None:
+    with pytest.raises(ParseError, match="operand shapes"):
+        parse_module(_module(" p = f32[8] parameter(0)\n ROOT s = f32[4] slice-start(p), slice={[0:4]}"))
+
+
+def test_async_module_agrees_with_jaxlib() -> None:
+    hlo = pytest.importorskip("jaxlib._hlo")
+    theirs = hlo.hlo_module_from_text(_ASYNC)
+    ours = parse_module(_ASYNC)
+    assert sorted(c.name for c in theirs.computations()) == sorted(c.name for c in ours.computations)
+    for comp in theirs.computations():
+        got = [(i.name, i.opcode) for i in ours.computation(comp.name)]
+        want = [(i.name, str(i.opcode)) for i in comp.instructions()]
+        assert [n for n, _ in got] == [n for n, _ in want]
+        want_ops = [o.removeprefix("HloOpcode.k").lower() for _, o in want]
+        assert [o.replace("-", "") for _, o in got] == want_ops
+
+
+def test_unknown_opcode_is_a_parse_error() -> None:
+    with pytest.raises(ParseError, match="opcode XLA knows"):
+        parse_module(_module(" p = s32[4] parameter(0)\n ROOT n = s32[4] clz(p)"))
+
+
+def test_fixed_arity_is_checked_at_parse() -> None:
+    with pytest.raises(ParseError, match="2 operand"):
+        parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(p)"))

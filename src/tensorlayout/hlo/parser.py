@@ -23,6 +23,7 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -36,6 +37,7 @@ from tensorlayout.hlo.model import (
     HloInstruction,
     HloModule,
 )
+from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -90,6 +92,11 @@ _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
+
+
+def _known_opcode(opcode: str) -> bool:
+    """An XLA opcode, or XLA's shorthand for an async one (``slice-start``)."""
+    return opcode in XLA_OPCODES or async_shorthand(opcode) is not None
 
 
 def parse_module(text: str) -> HloModule:
@@ -154,6 +161,8 @@ class _Parser:
         self.text = text
         self.cur = Cursor(text, comments=True)
         self.graph = HloGraph()
+        self.wrapped: list[HloComputation] = []
+        self.names: dict[str, int] = {}
 
     # -- module ------------------------------------------------------------------------------
     def module(self) -> HloModule:
@@ -179,6 +188,8 @@ class _Parser:
                     cur.pos = row.end()
                 continue
             comp = self.computation()
+            computations += self.wrapped  # async_wrapped computations come before their callers
+            self.wrapped.clear()
             if comp.is_entry:
                 if entry is not None:
                     raise ParseError(text, comp.offset, "only one ENTRY computation")
@@ -258,7 +269,7 @@ class _Parser:
                 break
             if cur.pos >= len(text):
                 raise cur.error("'}' to end the computation")
-            instructions.append(self.instruction())
+            instructions.append(self._expand_async(self.instruction()))
         while cur.accept(","):  # e.g. `}, execution_thread="host"` (not needed: skipped)
             self._attribute()
         if not instructions:
@@ -275,6 +286,19 @@ class _Parser:
         self._resolve_operands(name, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
+
+    def _expand_async(self, instr: HloInstruction) -> HloInstruction:
+        """XLA's model of a shorthand async op (see :mod:`tensorlayout.hlo.async_ops`)."""
+        instr, wrapped = expand_async_shorthand(instr, self.text, self.graph, self._fresh)
+        if wrapped is not None:
+            self.wrapped.append(wrapped)
+        return instr
+
+    def _fresh(self, base: str) -> str:
+        """``base``, then ``base.1``, ``base.2``… (names the parser makes up, as XLA does)."""
+        n = self.names.get(base, 0)
+        self.names[base] = n + 1
+        return f"{base}.{n}" if n else base
 
     def _shape(self, pos: int) -> tuple[Shape, int]:
         """The shape at ``pos`` and where it ends: cached for plain text, careful otherwise."""
@@ -410,8 +434,12 @@ class _Parser:
             head, shape, opcode = self._instruction_head(), self._instruction_shape(), self._opcode()
             operands = self._operand_list(opcode)
             pos = self.cur.pos
-        attributes, raw, called = self._attributes(pos)
         literal, number, names, shapes = operands
+        arity = XLA_OPCODE_ARITY.get(opcode)
+        if arity is not None and arity != len(names) and opcode not in ("constant", "parameter"):
+            raise ParseError(self.text, start, f"{arity} operand(s) for {opcode} (XLA's arity), "
+                             f"not {len(names)}")
+        attributes, raw, called = self._attributes(pos)
         if literal is not None:
             attributes["literal"] = literal
         return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
@@ -435,7 +463,7 @@ class _Parser:
         except TensorLayoutError:
             return None
         o = _OPCODE.match(text, s.end())
-        if o is None:
+        if o is None or not _known_opcode(o.group(1)):
             return None
         opcode = o.group(1)
         operands = self._operands_fast(opcode, o.end())
@@ -490,6 +518,9 @@ class _Parser:
         if not om:
             raise cur.error("an opcode")
         opcode = om.group()
+        if not _known_opcode(opcode):
+            raise ParseError(self.text, om.start(), f"an opcode XLA knows ({opcode!r} is not one)",
+                             repr(opcode))
         cur.expect("(", f"'(' after opcode {opcode}")
         return opcode
 

@@ -198,3 +198,29 @@ def test_unknown_opcode_is_a_parse_error() -> None:
 def test_fixed_arity_is_checked_at_parse() -> None:
     with pytest.raises(ParseError, match="2 operand"):
         parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(p)"))
+
+
+def _xla_structure(module: object, enum_to_name: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    return {c.name: [(i.name, enum_to_name[str(i.opcode).removeprefix("HloOpcode.")])
+                     for i in c.instructions()] for c in module.computations()}  # type: ignore[attr-defined]
+
+
+def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
+    """Every corpus module XLA accepts: same computations, instruction names and opcodes."""
+    hlo = pytest.importorskip("jaxlib._hlo")
+    rows = [r.split("\t") for r in (DATA / "hlo_opcodes.tsv").read_text().splitlines()]
+    enum_to_name = {r[0]: r[1] for r in rows if not r[0].startswith("#") and r[0] != "enum"}
+    checked = 0
+    for path in sorted(DATA.rglob("*.hlo")):
+        text = path.read_text()
+        try:
+            theirs = hlo.hlo_module_from_text(text)
+        except Exception:  # XLA rejects it (none of the corpus today)
+            with pytest.raises(ParseError):
+                parse_module(text)
+            continue
+        ours = parse_module(text)
+        want = _xla_structure(theirs, enum_to_name)
+        assert {c.name: [(i.name, i.opcode) for i in c] for c in ours.computations} == want, path.name
+        checked += 1
+    assert checked >= 90

@@ -75,8 +75,9 @@ def _wrapped_computation(instr: HloInstruction, opcode: str, text: str, graph: H
               for i, s in enumerate(shape.tuple_shapes[0].tuple_shapes)]
     attributes = {k: v for k, v in instr.attributes.items() if k not in _ASYNC_ATTRIBUTES}
     raw = {k: v for k, v in instr.raw_attributes.items() if k not in _ASYNC_ATTRIBUTES}
-    op = HloInstruction(opcode, opcode, shape.tuple_shapes[1], tuple(p.name for p in params), attributes,
-                        raw, instr.called_computation_names, True, offset=instr.offset, graph=graph)
+    op = HloInstruction(fresh(opcode), opcode, shape.tuple_shapes[1], tuple(p.name for p in params),
+                        attributes, raw, instr.called_computation_names, True, offset=instr.offset,
+                        graph=graph)
     graph.operands[op] = tuple(params)
     for p in dict.fromkeys(params):
         graph.users[p] = (op,)

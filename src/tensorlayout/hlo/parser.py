@@ -23,6 +23,7 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.hlo._scan import literal_end, scan_value
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
@@ -75,17 +76,6 @@ _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
 _SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)", re.A)
 _ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=", re.A)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
-# Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
-# nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
-_SIMPLE_VALUE = re.compile(
-    r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
-    r'|\{[^{}"\n/\[\]()]*\}'
-    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\\n]|\\.)*")*\}'
-    r'|"(?:[^"\\\n]|\\.)*"',
-    re.A,
-)
-_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
-_CLOSER = {"[": "]", "{": "}", "(": ")"}
 _TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
 _TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)', re.A)
 _WS = re.compile(r"\s*", re.A)
@@ -116,42 +106,6 @@ def parse_module(text: str) -> HloModule:
     finally:
         if enabled:
             gc.enable()
-
-
-def scan_value(text: str, pos: int) -> int:
-    """End of the attribute value starting at ``pos``: balanced brackets, strings, bare tokens.
-
-    >>> scan_value('backend_config={"a":{"b":[1,2]}}, x=1', 15)
-    32
-    """
-    m = _SIMPLE_VALUE.match(text, pos)
-    if m:
-        return m.end()
-    stack: list[str] = []
-    start = pos
-    while True:
-        m = _SCAN.match(text, pos)
-        if m is None:
-            if pos >= len(text):
-                if stack:
-                    raise ParseError(text, pos, f"{stack[-1]!r} to close the attribute value")
-                break
-            raise ParseError(text, pos, "a closing '\"' on the same line")
-        tok = m.group()
-        c = tok[0]
-        if c in "[{(":
-            stack.append(_CLOSER[c])
-        elif c in "]})":
-            if not stack:
-                break
-            if stack.pop() != c:
-                raise ParseError(text, pos, "a matching closing bracket")
-        elif (c == "," or c.isspace()) and not stack:
-            break
-        pos = m.end()
-    if pos == start:
-        raise ParseError(text, pos, "an attribute value")
-    return pos
 
 
 class _Parser:
@@ -531,7 +485,7 @@ class _Parser:
         cur, text = self.cur, self.text
         if opcode == "constant":
             start = cur.pos
-            end = self._literal(start)
+            end = literal_end(text, start)
             literal = text[start:end].strip()
             if not literal:
                 raise ParseError(text, end, "a literal in constant(...)")
@@ -587,24 +541,6 @@ class _Parser:
         elif key in COMPUTATION_LIST_ATTRIBUTES:
             called.extend(typed)
         return typed
-
-    def _literal(self, pos: int) -> int:
-        """End of a constant payload (balanced brackets) that starts at ``pos``."""
-        text = self.text
-        stack: list[str] = []
-        while True:
-            m = _SCAN.match(text, pos)
-            if m is None:
-                raise ParseError(text, pos, "')' to end the constant literal")
-            c = m.group()[0]
-            if c in "[{(":
-                stack.append(_CLOSER[c])
-            elif c in "]})":
-                if not stack:
-                    return pos
-                if stack.pop() != c:
-                    raise ParseError(text, pos, "a matching closing bracket in the literal")
-            pos = m.end()
 
     def _operands(self) -> tuple[tuple[str, ...], tuple[Shape | None, ...]]:
         """Careful operand list: ``[shape] name`` items; the cursor is after ``(``."""

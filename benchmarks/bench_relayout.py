@@ -1,16 +1,12 @@
-"""Relayout speed: ``to_physical`` / ``from_physical`` of a 64 MiB array, side by side with
-(a) ``np.copyto`` of the same bytes (the physical limit) and (b) the naive numpy
-pad → reshape → transpose recipe (``tiling_plan(shape).apply`` and its inverse).
+"""Relayout speed: ``to_physical`` / ``from_physical`` (and a direct ``relayout`` between two
+physical layouts), each timed side by side with ``np.copyto`` of max(logical, physical) bytes
+between two ready buffers — the physical limit of any relayout.
 
-Run: ``python benchmarks/bench_relayout.py [--repeat N] [--mib M]``. Prints, per format and
-direction, the best times and the two ratios (ours / copy: the median over rounds in which
-ours and the copy are timed one after the other; ours / naive), plus the ratio of the numpy
-fallback path (used when the C kernel could not be built). The aim is ours / copy <= 1.5
-and ours / naive < 1.
-
-To add a format (e.g. the fp16 zN TLA format once ``tensorlayout.cute`` provides it), append
-a ``Case`` to ``CASES`` below: a name, a function ``(mib) -> (PhysicalTarget-like, logical
-numpy array)`` and optionally the naive recipe pair ``(to_fn, from_fn)``.
+Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING]``. Prints, per
+layout and direction, the best times and the ratio ours / copy (the median over rounds in
+which ours and the copy run one after the other, robust to a noisy machine), and the same
+ratio for the numpy fallback path (used when the C kernel could not be built). Every call
+writes into a ready ``out=`` buffer. The aim is ours / copy <= 1.5 for every row.
 """
 
 from __future__ import annotations
@@ -22,155 +18,116 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensorlayout.relayout import PhysicalTarget, as_target, from_physical, to_physical
-from tensorlayout.xla import parse_shape, tiling_plan
+from tensorlayout.cute import tla
+from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 
-Naive = tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]
+Make = Callable[[], tuple[object, np.ndarray]]
 
 
 @dataclass
 class Case:
     name: str
-    make: Callable[[int], tuple[object, np.ndarray]]
-    naive: Callable[[object], Naive] | None = None
+    make: Make  # (target-like, logical array)
+    direct_to: object | None = None  # a second target: time relayout(buf, target, direct_to)
 
 
-def _xla_case(type_name: str, dtype: type, layout: str) -> Callable[[int], tuple[object, np.ndarray]]:
-    def make(mib: int) -> tuple[object, np.ndarray]:
-        item = np.dtype(dtype).itemsize
-        cols = 8192
-        rows = mib * (1 << 20) // (item * cols)
-        shape = parse_shape(f"{type_name}[{rows},{cols}]{{1,0:{layout}}}")
-        rng = np.random.default_rng(0)
-        data = rng.integers(0, 120, size=(rows, cols)).astype(dtype)
-        return shape, data
+def _xla(text: str, dtype: type, high: int = 120) -> Make:
+    def make() -> tuple[object, np.ndarray]:
+        dims = tuple(int(n) for n in text[text.index("[") + 1:text.index("]")].split(","))
+        data = np.random.default_rng(0).integers(0, high, size=dims).astype(dtype)
+        return text, data
     return make
 
 
-def _xla_naive(shape: object) -> Naive:
-    """The pad → reshape → transpose recipe and its inverse (reshape → transpose → slice)."""
-    plan = tiling_plan(shape)  # type: ignore[arg-type]
-
-    def to_fn(x: np.ndarray) -> np.ndarray:
-        return plan.apply(x)
-
-    def from_fn(buf: np.ndarray) -> np.ndarray:
-        y = buf.reshape(plan.tiled_dims)
-        for step in reversed(plan.steps):
-            inv = np.argsort(step.permutation)
-            y = y.transpose(inv).reshape(step.padded_dims)
-            y = y[tuple(slice(0, m) for m in step.merged_dims)]
-            y = y.reshape(step.input_dims[len(step.input_dims) - len(step.input_dims):])
-        inv = np.argsort(plan.physical_order)
-        return np.ascontiguousarray(y.reshape([plan.logical_dims[d] for d in plan.physical_order])
-                                    .transpose(inv))
-    return to_fn, from_fn
+def _zn(rows: int, cols: int) -> Make:
+    def make() -> tuple[object, np.ndarray]:
+        data = np.random.default_rng(0).integers(0, 120, size=(rows, cols)).astype(np.float16)
+        return tla.make_format("zN", rows, cols, "f16"), data
+    return make
 
 
-def _zn_case(mib: int) -> tuple[object, np.ndarray]:
-    """An fp16 zN matrix (Ascend TLA): 16 x 16 fractals, row-major inside, column-major between."""
-    from tensorlayout.cute import tla
-    cols = 8192
-    rows = mib * (1 << 20) // (2 * cols)
-    data = np.random.default_rng(0).integers(0, 120, size=(rows, cols)).astype(np.float16)
-    return tla.make_format("zN", rows, cols, "f16"), data
-
-
-def _zn_naive(target_like: object) -> Naive:
-    """zN by hand: pad to whole fractals, split (R/16, 16, C/C0, C0), put fractal columns first."""
-    rows, cols = target_like.origin_shape  # type: ignore[attr-defined]
-    c0 = 16
-    pr, pc = -(-rows // 16) * 16, -(-cols // c0) * c0
-
-    def to_fn(x: np.ndarray) -> np.ndarray:
-        if (pr, pc) != x.shape:
-            x = np.pad(x, ((0, pr - rows), (0, pc - cols)))
-        return np.ascontiguousarray(x.reshape(pr // 16, 16, pc // c0, c0).transpose(2, 0, 1, 3)).reshape(-1)
-
-    def from_fn(buf: np.ndarray) -> np.ndarray:
-        y = buf.reshape(pc // c0, pr // 16, 16, c0).transpose(1, 2, 0, 3).reshape(pr, pc)
-        return np.ascontiguousarray(y[:rows, :cols])
-    return to_fn, from_fn
-
-
-# The formats of the issue:
-# Case("f16 zN (TLA)", make=<target + array>, naive=<recipe or None>).
 CASES: list[Case] = [
-    Case("bf16 T(8,128)(2,1)", _xla_case("bf16", np.uint16, "T(8,128)(2,1)"), _xla_naive),
-    Case("f32  T(8,128)", _xla_case("f32", np.float32, "T(8,128)"), _xla_naive),
-    Case("s8   T(8,128)(4,1)", _xla_case("s8", np.int8, "T(8,128)(4,1)"), _xla_naive),
-    Case("f16  zN (TLA)", _zn_case, _zn_naive),
+    Case("bf16[4096,8192]{1,0:T(8,128)(2,1)}", _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16)),
+    Case("f32[4096,4096]{1,0:T(8,128)}", _xla("f32[4096,4096]{1,0:T(8,128)}", np.float32)),
+    Case("s8[8192,8192]{1,0:T(8,128)(4,1)}", _xla("s8[8192,8192]{1,0:T(8,128)(4,1)}", np.int8)),
+    Case("bf16[1000,3000]{1,0:T(8,128)(2,1)} ragged",
+         _xla("bf16[1000,3000]{1,0:T(8,128)(2,1)}", np.uint16)),
+    Case("f32[4096,4096]{0,1:T(8,128)}", _xla("f32[4096,4096]{0,1:T(8,128)}", np.float32)),
+    Case("f32[256,64,512]{0,2,1:T(8,128)}", _xla("f32[256,64,512]{0,2,1:T(8,128)}", np.float32)),
+    Case("f32[64,32,128]{0,2,1:T(8,128)} 1MiB", _xla("f32[64,32,128]{0,2,1:T(8,128)}", np.float32)),
+    Case("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}",
+         _xla("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", np.int8, high=8)),
+    Case("pred[4096,4096]{1,0:T(8,128)(4,1)}", _xla("pred[4096,4096]{1,0:T(8,128)(4,1)}", np.bool_, 2)),
+    Case("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}",
+         _xla("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}", np.uint8, high=2)),
+    Case("f16 zN 4096x4096 (TLA)", _zn(4096, 4096)),
+    Case("f32[128,128]{1,0:T(8,128)} 64KiB", _xla("f32[128,128]{1,0:T(8,128)}", np.float32)),
+    Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
+         _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
+         direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),
 ]
 
 
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int) -> tuple[float, float, float]:
-    """Best times of ours and of the copy, timed alternately, and the median of the per-round
-    ratios (robust to the other load of a noisy machine)."""
+    """Best times of ours and of the copy, timed alternately, and the median per-round ratio."""
     t_ours, t_copy = [], []
     for _ in range(repeat):
-        t_copy.append(best_of(copy, 1))
-        t_ours.append(best_of(ours, 1))
+        for fn, times in ((copy, t_copy), (ours, t_ours)):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
     ratios = sorted(o / c for o, c in zip(t_ours, t_copy))
     return min(t_ours), min(t_copy), ratios[len(ratios) // 2]
 
 
-def run(repeat: int, mib: int) -> None:
+def _rows(case: Case, target_like: object, data: np.ndarray
+          ) -> list[tuple[str, Callable[[], object], int]]:
+    """(direction, the timed call, bytes it moves) for one case; checks the results first."""
+    target = as_target(target_like)
+    buf = to_physical(data, target)
+    assert (from_physical(buf, target) == data).all()
+    out_buf, out_arr = np.empty_like(buf), np.empty_like(data)
+    moved = max(buf.nbytes, data.nbytes)
+    if case.direct_to is not None:
+        dst = as_target(case.direct_to)
+        out_dst = np.empty_like(to_physical(data, dst))
+        assert (relayout(buf, target, dst) == to_physical(data, dst)).all()
+        return [("relayout", lambda: relayout(buf, target, dst, out=out_dst), moved)]
+    return [("to_physical", lambda: to_physical(data, target, out=out_buf), moved),
+            ("from_physical", lambda: from_physical(buf, target, out=out_arr), moved)]
+
+
+def run(repeat: int, only: str) -> None:
     import tensorlayout.relayout._copy as engine
 
-    workers = engine._pool()
-    print(f"relayout of {mib} MiB arrays, {repeat} rounds; copy kernel "
-          f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}, "
-          f"{workers._max_workers if workers else 1} threads from "
-          f"{engine.THREAD_MIN_BYTES >> 20} MiB, non-temporal stores from "
-          f"{engine.STREAM_MIN_BYTES >> 20} MiB")
-    print("ratios: ours/copy = median over rounds of ours vs np.copyto timed alternately "
-          "(aim <= 1.5); ours/naive = best vs best (aim < 1); numpy/copy = the fallback path")
-    print(f"{'format':22} {'direction':13} {'copy ms':>8} {'naive ms':>9} {'ours ms':>8} "
-          f"{'/copy':>6} {'/naive':>7} {'numpy/copy':>11}")
+    print(f"relayout, {repeat} rounds per row; copy kernel "
+          f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}")
+    print("ratio = median over rounds of ours vs np.copyto of max(logical, physical) bytes, "
+          "timed alternately (aim <= 1.5); numpy = the same for the fallback path")
+    print(f"{'layout':58} {'direction':13} {'MiB':>6} {'copy ms':>8} {'ours ms':>8} {'ratio':>6} "
+          f"{'numpy':>6}")
     for case in CASES:
-        target_like, data = case.make(mib)
-        target: PhysicalTarget = as_target(target_like)
-        buf = to_physical(data, target)
-        assert (from_physical(buf, target) == data).all()
-        out_buf = np.empty_like(buf)
-        out_arr = np.empty_like(data)
-        flat_src = np.ascontiguousarray(data).reshape(-1)
-        flat_dst = np.empty_like(flat_src)
-        naive = case.naive(target_like) if case.naive else None
-        if naive is not None:
-            assert (naive[0](data) == buf).all() and (naive[1](buf) == data).all()
-        rows = (
-            ("to_physical", lambda: to_physical(data, target, out=out_buf),  # noqa: B023
-             None if naive is None else (lambda: naive[0](data))),  # noqa: B023
-            ("from_physical", lambda: from_physical(buf, target, out=out_arr),  # noqa: B023
-             None if naive is None else (lambda: naive[1](buf))),  # noqa: B023
-        )
-        for direction, ours_fn, naive_fn in rows:
-            copy_fn = lambda: np.copyto(flat_dst, flat_src)  # noqa: B023, E731
+        if only not in case.name:
+            continue
+        target_like, data = case.make()
+        for direction, ours_fn, moved in _rows(case, target_like, data):
+            src = np.full(moved, 1, dtype=np.uint8)  # written pages (zero pages read for free)
+            dst = np.empty_like(src)
+            copy_fn = lambda: np.copyto(dst, src)  # noqa: B023, E731
             ours, copy, ratio = paired(ours_fn, copy_fn, repeat)
-            nv = best_of(naive_fn, max(1, repeat // 3)) if naive_fn else float("nan")
             engine.USE_KERNEL = False
             fallback = paired(ours_fn, copy_fn, max(1, repeat // 3))[2]
             engine.USE_KERNEL = True
-            print(f"{case.name:22} {direction:13} {copy * 1e3:8.2f} {nv * 1e3:9.2f} {ours * 1e3:8.2f} "
-                  f"{ratio:6.2f} {ours / nv:7.2f} {fallback:11.2f}")
+            print(f"{case.name:58} {direction:13} {moved / 2**20:6.1f} {copy * 1e3:8.3f} "
+                  f"{ours * 1e3:8.3f} {ratio:6.2f} {fallback:6.2f}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=15, help="rounds per measurement")
-    parser.add_argument("--mib", type=int, default=64, help="array size in MiB")
+    parser.add_argument("--repeat", type=int, default=11, help="rounds per measurement")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this")
     args = parser.parse_args()
-    run(args.repeat, args.mib)
+    run(args.repeat, args.only)
 
 
 if __name__ == "__main__":

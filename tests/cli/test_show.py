@@ -30,12 +30,14 @@ def test_show_cute_grid(capsys: pytest.CaptureFixture[str]) -> None:
     row1 = next(line for line in out.splitlines() if line.startswith(" 1  |"))
     assert row1.split("|")[1:-1] == [f"{v:>3} " for v in (4, 5, 6, 7, 36, 37, 38, 39, 68, 69, 70, 71)]
     code, out, _ = run(capsys, "show", "--json", "(2,3):(1,2)")
-    assert json.loads(out)["offsets"] == [0, 1, 2, 3, 4, 5]
+    facts = json.loads(out)  # offsets nested like the dimensions, as for XLA shapes
+    assert facts["offsets"] == [[0, 2, 4], [1, 3, 5]] and facts["dimensions"] == [2, 3]
 
 
 def test_show_tla_format(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "--tla", "zN", "--rows", "8", "--cols", "12", "--dtype", "f16")
     assert code == 0 and "((16,1),(16,1)):((16,256),(1,256)) origin (8,12)" in out
+    assert "(the origin shape (8,12) of a 16x16 layout: the other slots are padding)" in out
     code, out, _ = run(capsys, "show", "--json", "--tla", "nZ", "--rows", "64", "--cols", "40",
                        "--dtype", "f32")
     assert json.loads(out)["layout"] == "((8,8),(16,3)):((1,384),(8,128))"

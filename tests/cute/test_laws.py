@@ -102,7 +102,11 @@ def test_divide_and_product_sizes(a: Layout, b: Layout) -> None:
         return
     assert p.size() == a.size() * b.size()
     assert values(p[0]) == values(a)
-    bp = cute.blocked_product(a, b)
+    try:
+        bp = cute.blocked_product(a, b)
+    except AlgebraError as e:  # C++'s zip rejects a 1-tuple block against an int tile, and so do we
+        assert "mismatched ranks" in str(e)
+        return
     assert bp.size() == p.size() and sorted(values(bp)) == sorted(values(p))
 
 

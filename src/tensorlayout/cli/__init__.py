@@ -1,37 +1,67 @@
-"""The ``tensorlayout`` command: a thin layer over the public API.
+"""The `tensorlayout` command: a thin layer over the public API.
 
-Each subcommand lives in its own module with ``register(subparsers)``; errors from the
-library become one line on stderr and exit code 2.
+Each subcommand lives in its own module with `register(subparsers)`. Every failure prints
+one line on stderr, `tensorlayout: <ErrorKind>: <message>`, and exits 2: a library error
+names its class (ParseError, LayoutError, ...), a bad command line is a UsageError, an
+unreadable file an OSError. A bug prints `InternalError` and exits 3 (set
+TENSORLAYOUT_TRACEBACK=1 to see the traceback instead).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Sequence
 from importlib import import_module
 
+from tensorlayout import __version__
+from tensorlayout.cli._io import UsageError
 from tensorlayout.errors import TensorLayoutError
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main", "plain", "report"]
 
-# Subcommand modules, in the order ``--help`` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render")
+# Subcommand modules, in the order `--help` lists them.
+_COMMANDS = ("show", "simplify", "maps", "render", "padding")
+
+#: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+_REST_ROLE = re.compile(r":(?:func|class|mod|meth|attr|data):`~?([^`]+)`")
+_REST_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def plain(text: str) -> str:
+    """Help text without reST markup: ``x`` prints as 'x', :func:`f` as f.
+
+    >>> plain("``--physical`` uses :func:`~tensorlayout.hlo.physical`")
+    "'--physical' uses tensorlayout.hlo.physical"
+    """
+    return _REST_LITERAL.sub(r"'\1'", _REST_ROLE.sub(r"\1", text))
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line (argparse's own convention) on usage errors."""
+    """argparse whose usage errors are UsageErrors (one line in the common format) and whose
+    help is plain text whatever the docstrings it was given."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def format_help(self) -> str:
+        return plain(super().format_help())
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the whole command line (every subcommand registered)."""
     parser = _Parser(
         prog="tensorlayout",
         description="Where does element (i, j, ...) of a tensor live? "
         "Read, check, convert and draw XLA, CuTe/TLA layouts and HLO indexing maps.",
     )
+    parser.add_argument("--version", action="version", version=f"tensorlayout {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in _COMMANDS:
@@ -45,37 +75,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def report(err: TensorLayoutError) -> str:
-    """The one line printed for a library error (a parse error names line, column and the
-    offending text; ``ParseError.caret()`` draws it, for callers that want a picture).
+def report(err: BaseException) -> str:
+    """The one line printed for an error: its kind and its message on one line (a parse
+    error names line, column and the offending text).
 
     >>> from tensorlayout.errors import ParseError
     >>> report(ParseError("f32[3,5", 7, "',' or ']'"))
     "tensorlayout: ParseError: expected ',' or ']' at line 1, column 8, but got end of input"
     """
-    message = " ".join(part.strip() for part in str(err).splitlines() if part.strip())
-    return f"tensorlayout: {type(err).__name__}: {message}"
+    if isinstance(err, OSError) and err.strerror:
+        text = f"{err.strerror}: {err.filename}" if err.filename else err.strerror
+    else:
+        text = str(err)
+    message = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    kind = type(err).__name__ if isinstance(err, (TensorLayoutError, OSError)) else "InternalError"
+    if kind == "InternalError":
+        message = f"{type(err).__name__}: {message} (a bug in tensorlayout; please report it)"
+    return f"tensorlayout: {kind}: {message}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 2 bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line; returns the exit code (0 ok, 1 a failed --verify, 2 bad input,
+    3 a bug)."""
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
-    except TensorLayoutError as err:
+    except (TensorLayoutError, OSError, MemoryError) as err:
+        if isinstance(err, BrokenPipeError):  # e.g. piped into `head`
+            return 0
+        print(report(err) if not isinstance(err, MemoryError) else
+              "tensorlayout: MemoryError: out of memory (the input is too large for this command)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:
+        if os.environ.get("TENSORLAYOUT_TRACEBACK"):
+            raise
         print(report(err), file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into `head`
-        return 0
-    except MemoryError:
-        print("tensorlayout: error: out of memory (the input is too large for this command)",
-              file=sys.stderr)
-        return 2
-    except OSError as err:  # unreadable input file and the like
-        print(f"tensorlayout: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "),
-              file=sys.stderr)
-        return 2
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,41 +1,33 @@
-"""``tensorlayout show TARGET --as xla|cute|map``: the same layout in another notation.
+"""`show TARGET --as xla|cute|map`: the same layout in another notation.
 
-``--as cute`` of an XLA shape is the CuTe layout over its padded domain, and of a TLA format
-its shape:stride (the origin shape is the map's domain); ``--as xla`` of a CuTe or TLA layout
-is an XLA shape placing every element at the same offset, or why none exists.
+`--as cute` of an XLA shape is the CuTe layout over its padded domain, and of a TLA format
+its shape:stride (the origin shape is the map's domain); `--as xla` of a CuTe or TLA layout
+is an XLA shape placing every element at the same offset, or says why none exists.
 """
 
 from __future__ import annotations
 
-import argparse
-
 from tensorlayout import convert
+from tensorlayout.cli._target import Target
 from tensorlayout.cute import Layout, tla
-from tensorlayout.errors import TensorLayoutError
 from tensorlayout.xla import Shape
 
+__all__ = ["NOTATIONS", "converted"]
 
-def _source(args: argparse.Namespace) -> Shape | Layout | tla.TlaLayout:
-    if args.tla:
-        if args.rows is None or args.cols is None:
-            raise TensorLayoutError("--tla needs --rows and --cols")
-        return tla.make_format(args.tla, args.rows, args.cols, args.dtype)
-    if args.target is None:
-        raise TensorLayoutError("show --as needs a TARGET or --tla FORMAT")
-    return convert.parse_target(args.target)
+NOTATIONS = ("xla", "cute", "map")
 
 
-def run(args: argparse.Namespace) -> int:
-    src = _source(args)
-    if args.as_ == "map":
-        print(convert.to_indexing_map(src))
-    elif args.as_ == "cute":
-        print(convert.xla_to_cute(src) if isinstance(src, Shape) else
-              (src.layout if isinstance(src, tla.TlaLayout) else src))
-    elif isinstance(src, tla.TlaLayout):
-        print(convert.tla_to_xla(args.tla, args.rows, args.cols, args.dtype))
-    elif isinstance(src, Layout):
-        print(convert.cute_to_xla(src))
-    else:  # already XLA: its canonical print
-        print(src)
-    return 0
+def converted(target: Target, notation: str) -> str:
+    """The text of `target` in `notation` (one of `NOTATIONS`)."""
+    src = target.layout
+    if notation == "map":
+        return str(convert.to_indexing_map(src))
+    if notation == "cute":
+        if isinstance(src, Shape):
+            return str(convert.xla_to_cute(src))
+        return str(src.layout if isinstance(src, tla.TlaLayout) else src)
+    if target.tla_format is not None:
+        return str(convert.tla_to_xla(*target.tla_format))
+    if isinstance(src, Layout):
+        return str(convert.cute_to_xla(src))
+    return str(src)  # already XLA: its canonical print

@@ -1,43 +1,147 @@
-"""``tensorlayout show TARGET``: describe where every element of a layout lives.
+"""`tensorlayout show TARGET`: where each element of a layout lives.
 
-TARGET is an XLA shape (``'f32[3,5]{1,0:T(2,2)}'``), a CuTe layout
-(``'((4,2),(4,3)):((4,16),(1,32))'``) or, with ``--tla zN --rows R --cols C --dtype T``,
-an Ascend TLA format. ``--as xla|cute|map`` prints the same layout in another notation.
+TARGET is an XLA shape (`'f32[3,5]{1,0:T(2,2)}'`), a CuTe layout
+(`'((4,2),(4,3)):((4,16),(1,32))'`), `-` (read it from stdin) or, with
+`--tla zN --rows R --cols C --dtype T`, an Ascend TLA format.
 """
 
 from __future__ import annotations
 
 import argparse
-from importlib import import_module
+import json
+import shutil
 
-from tensorlayout.convert import is_xla_text
+from tensorlayout.cli import _facts, _grid, _locate, _show_as
+from tensorlayout.cli._io import UsageError
+from tensorlayout.cli._target import Target, add_target_arguments, target_of
+from tensorlayout.cli._window import Window, default_window, parse_window, window_text
+from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import TensorLayoutError
+from tensorlayout.xla import Shape
+from tensorlayout.xla.show import format_show
+
+__all__ = ["DESCRIPTION", "register", "run"]
+
+DESCRIPTION = """\
+Where does each element of a layout live? Prints the offset of every element of a window
+of the layout (the whole layout when it has at most 4096 elements, else the first 32 rows
+of its first slice, cut to the screen width) and, for XLA shapes, the memory order.
+
+TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
+('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin; --tla FORMAT --rows R
+--cols C [--dtype T] names an Ascend TLA format instead.
+
+examples:
+  tensorlayout show 'f32[3,5]{1,0:T(2,2)}' --index 2,3     # offset 17
+  tensorlayout show 'f32[3,5]{1,0:T(2,2)}' --offset 9      # padding
+  tensorlayout show 'bf16[16,256]{1,0:T(8,128)(2,1)}' --window 0:4,120:136
+  tensorlayout show --tla zN --rows 40 --cols 72 --as xla
+"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="show where each element of a layout lives",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", nargs="?", help="XLA shape text or CuTe layout text")
-    p.add_argument("--json", action="store_true", help="print the facts as JSON")
-    p.add_argument("--tla", metavar="FORMAT",
-                   help="an Ascend TLA format: RowMajor, ColumnMajor, zN, zZ, nZ, nN, L0C")
-    p.add_argument("--rows", type=int, help="rows of the TLA matrix")
-    p.add_argument("--cols", type=int, help="columns of the TLA matrix")
-    p.add_argument("--dtype", default="f16", help="element type of the TLA matrix (default f16)")
-    p.add_argument("--as", dest="as_", choices=("xla", "cute", "map"),
-                   help="print the layout in another notation")
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_target_arguments(p)
+    p.add_argument("--index", metavar="I", action="append",
+                   help="print the offset of the element at logical index I, e.g. 2,3 (repeatable)")
+    p.add_argument("--offset", metavar="K", type=int, action="append",
+                   help="print which element lives at offset K, or that it is padding (repeatable)")
+    p.add_argument("--window", metavar="A:B,C:D",
+                   help="print this part of the index space: one numpy-style range per "
+                        "dimension, e.g. 0:8,100:116; a missing part is the whole dimension")
+    p.add_argument("--max-width", type=int, metavar="N",
+                   help="cut grid and memory-order lines to N characters (default: the terminal "
+                        "width, else 120; 0: no limit)")
+    p.add_argument("--json", action="store_true", help="print the facts as one JSON object")
+    p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
+                   help="print the layout in another notation instead")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.as_:
-        handler = "tensorlayout.cli._show_as"
-    elif args.tla:
-        handler = "tensorlayout.cli._show_cute"
-    elif args.target is None:
-        raise TensorLayoutError("show needs a TARGET (XLA shape or CuTe layout) or --tla FORMAT")
-    elif is_xla_text(args.target):
-        handler = "tensorlayout.cli._show_xla"
+def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]]]:
+    if not target.has_grid:
+        raise UsageError(f"{target.text} is not one static array: --index and --offset need one")
+    lines, records = [], []
+    for text in args.index or ():
+        index = _locate.parse_index(text, target.dims)
+        offset = _locate.offset_of(target, index)
+        lines.append(f"index ({','.join(map(str, index))}): offset {offset}")
+        records.append(_facts.lookup_index(index, offset))
+    for offset in args.offset or ():
+        found = _locate.elements_at(target, offset)
+        where = " ".join("index (" + ",".join(map(str, i)) + ")" for i in found) or "padding"
+        lines.append(f"offset {offset}: {where}")
+        records.append(_facts.lookup_offset(offset, found))
+    return lines, records
+
+
+def _xla_header(shape: Shape) -> list[str]:
+    """The summary lines `format_show` prints above its grid."""
+    head = format_show(shape).split("\n\n")[0].splitlines()
+    return [line for line in head if not line.startswith("  (")]  # its note on a grid it omits
+
+
+def _header(target: Target, window: Window) -> list[str]:
+    lay = target.layout
+    if isinstance(lay, Shape):
+        rank = len(target.dims)
+        lines = [*_xla_header(lay), ""]
+        if rank == 1:
+            lines.append("offset of each element (one row, columns = dim 0):")
+        elif rank > 1:
+            lines.append(f"offset of each element (rows = dim {rank - 2}, columns = dim {rank - 1}):")
     else:
-        handler = "tensorlayout.cli._show_cute"
-    return int(import_module(handler).run(args) or 0)
+        facts = _facts.cute_facts(lay.layout if isinstance(lay, TlaLayout) else lay)
+        lines = [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
+                              f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
+    if any(len(r) != n for r, n in zip(window, target.dims, strict=True)):
+        lines.append(f"window {window_text(window)} of [{','.join(map(str, target.dims))}] "
+                     "(--window picks another part)")
+    return lines
+
+
+def _text(target: Target, window: Window | None, max_width: int) -> str:
+    if window is None:  # an XLA tuple, token or dynamic shape: no grid
+        assert isinstance(target.layout, Shape)
+        return format_show(target.layout)
+    lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
+    if isinstance(target.layout, Shape) and all(r.start == 0 for r in window):
+        lines += ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
+    elif isinstance(target.layout, TlaLayout) and target.slots > 0:
+        padded = [int(m.size()) for m in target.layout.layout.modes()]
+        if padded != list(target.dims):
+            lines.append(f"(the origin shape ({','.join(map(str, target.dims))}) of a "
+                         f"{'x'.join(map(str, padded))} layout: the other slots are padding)")
+    return "\n".join(lines)
+
+
+def _window(target: Target, args: argparse.Namespace) -> Window | None:
+    if not target.has_grid:
+        if args.window:
+            raise UsageError(f"{target.text} is not one static array: --window needs one")
+        return None
+    return parse_window(args.window, target.dims) if args.window else default_window(target.dims)
+
+
+def run(args: argparse.Namespace) -> int:
+    target = target_of(args, missing=TensorLayoutError)
+    if args.as_:
+        if args.index or args.offset or args.window:
+            raise UsageError("--as prints the layout in another notation: it takes no "
+                             "--index, --offset or --window")
+        print(_show_as.converted(target, args.as_))
+        return 0
+    if args.index or args.offset:
+        if args.window:
+            raise UsageError("--window chooses what the grid shows: it does not go with --index/--offset")
+        lines, records = _lookups(target, args)
+        print(json.dumps({**_facts.head(target), "lookups": records}) if args.json else "\n".join(lines))
+        return 0
+    window = _window(target, args)
+    if args.json:
+        print(json.dumps(_facts.describe(target, window)))
+        return 0
+    width = args.max_width if args.max_width is not None else shutil.get_terminal_size((120, 24)).columns
+    print(_text(target, window, width))
+    return 0

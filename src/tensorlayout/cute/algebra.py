@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
+import numpy as np
+
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, ceil_div
 from tensorlayout.cute.layout import (
@@ -94,10 +96,12 @@ def _tiler(b: Any) -> Any:
     if isinstance(b, str):
         return it._ if b.strip() == "_" else Layout.parse(b)
     if it.is_int(b):
-        if b < 0:
-            raise AlgebraError(f"a tiler extent must be non-negative, got {b}")
-        return _mk(b, 1)
+        if b < 1:
+            raise AlgebraError(f"a tiler extent must be positive, got {b}")
+        return _mk(b, 0 if b == 1 else 1)  # make_layout(Int<1>) is 1:0 in C++
     if isinstance(b, (tuple, list)):
+        if not b:
+            raise AlgebraError("a tiler tuple needs at least one entry (an empty one leaves an empty mode)")
         return tuple(_tiler(x) for x in b)
     raise AlgebraError(f"expected a layout, an int, '_' or a tuple of them as a tiler, got {b!r}")
 
@@ -107,7 +111,7 @@ def _tiler(b: Any) -> Any:
 
 def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
-    modes = layout.flat_modes()
+    modes = layout.flat_modes() or [(1, 0)]
     last_s, last_d = modes[-1]
     acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
     for s, d in reversed(modes[:-1]):
@@ -122,60 +126,110 @@ def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     return [(s, d) for s, d in acc]
 
 
-def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> Layout:
+def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, int]:
+    """C++'s ``(next_shape, next_stride)`` for mode ``k`` (extent ``cs``) of the coalesced ``lhs``,
+    after its static "Stride Divisibility Condition": ``rest_stride % cs == 0 or rest_stride < cs``."""
+    ars = abs(rest_stride)
+    if not (ars % cs == 0 or ars < cs):
+        raise AlgebraError(
+            f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
+            f"of nor is smaller than extent {cs} of mode {k} of coalesced {lhs}")
+    return ceil_div(cs, ars), ceil_div(ars, cs) * _sign(rest_stride)
+
+
+def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Layout, bool]:
+    """``lhs ∘ s:d`` by C++'s fold, and whether every step was exact (no uneven wrap).
+
+    A step wraps unevenly when ``rest_stride`` does not divide the extent and the remaining
+    elements reach past it: C++ then returns a layout that is not ``lhs ∘ s:d``.
+    """
     if d == 0:
-        return _mk(s, 0)
+        return _mk(s, 0), True
     shapes: list[int] = []
     strides: list[int] = []
-    rest_shape, rest_stride = s, d
+    rest_shape, rest_stride, exact = s, d, True
     for k, (cs, cd) in enumerate(flat[:-1]):
-        ars = abs(rest_stride)
-        if not (ars % cs == 0 or ars < cs):
-            raise AlgebraError(
-                f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
-                f"of nor is smaller than extent {cs} of mode {k} of coalesced {lhs}")
-        next_shape = ceil_div(cs, ars)
-        next_stride = ceil_div(ars, cs) * _sign(rest_stride)
+        next_shape, next_stride = _stride_step(lhs, k, cs, rest_stride)
         if next_shape != 1 and rest_shape != 1:
-            if ars < cs and cs % ars:
-                raise AlgebraError(
-                    f"composition: stride divisibility fails: stride {rest_stride} does not divide "
-                    f"extent {cs} of mode {k} of coalesced {lhs}, so the steps wrap unevenly")
             new_shape = min(next_shape, rest_shape)
             if rest_shape % new_shape:
                 raise AlgebraError(
                     f"composition: shape divisibility fails: {rest_shape} elements remain but mode {k} "
                     f"of coalesced {lhs} supplies {new_shape}, which does not divide it")
+            if cs % abs(rest_stride) and rest_shape > new_shape:
+                exact = False
             shapes.append(new_shape)
             strides.append(rest_stride * cd)
             rest_shape //= new_shape
         rest_stride = next_stride
     last_d = flat[-1][1]
     if not shapes:
-        return _mk(rest_shape, rest_stride * last_d)
+        return _mk(rest_shape, rest_stride * last_d), exact
     if rest_shape != 1:
         shapes.append(rest_shape)
         strides.append(rest_stride * last_d)
     if len(shapes) == 1:
-        return _mk(shapes[0], strides[0])
-    return _mk(tuple(shapes), tuple(strides))
+        return _mk(shapes[0], strides[0]), exact
+    return _mk(tuple(shapes), tuple(strides)), exact
 
 
-def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstride: Any) -> Layout:
+def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstride: Any,
+                    exact: list[bool]) -> Layout:
     if isinstance(rshape, tuple):
-        parts = [_compose_layout(lhs, flat, s, d) for s, d in zip(rshape, rstride)]
+        parts = [_compose_layout(lhs, flat, s, d, exact) for s, d in zip(rshape, rstride)]
         return _mk(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    return _compose_mode(flat, lhs, rshape, rstride)
+    out, ok = _compose_mode(flat, lhs, rshape, rstride)
+    if not ok:
+        exact[0] = False
+    return out
+
+
+#: The largest ``size(B)`` for which a composition C++ may get wrong is checked point by point.
+VERIFY_LIMIT = 1 << 16
+
+
+def _holds(lhs: Layout, rhs: Layout, out: Layout) -> bool:
+    """``out(i) == lhs(rhs(i))`` for every ``i < size(rhs)``, checked point by point (small cases)."""
+    n = rhs.size()
+    if n > VERIFY_LIMIT or max(cosize(lhs), cosize(rhs), cosize(out)) >= 1 << 62:
+        return False
+    inner = rhs.offsets()
+    if inner.size and int(inner.min()) < 0:
+        return False
+    return bool(np.array_equal(out.offsets(), np.asarray(lhs(inner), dtype=np.int64)))
+
+
+def _compose_plain(a: Layout, b: Layout) -> Layout:
+    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
+    _require_extents(a, "composition")
+    _require_extents(b, "composition")
+    flat = _coalesce_x(a)
+    exact = [True]
+    out = _compose_layout(a, flat, b.shape, b.stride, exact)
+    if not exact[0]:
+        if _holds(a, b, out):
+            return out
+        raise AlgebraError(
+            f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
+            "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
+    if _carries(a, flat, b) and not _holds(a, b, out):
+        raise AlgebraError(
+            f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
+            "built mode by mode; C++ returns a wrong layout here")
+    return out
 
 
 @_memo
 def composition(a: Layout, b: Tiler) -> Layout:
     """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
 
-    A tuple tiler shorter than ``A``'s rank drops ``A``'s remaining modes, as C++ does.
+    A tuple tiler shorter than ``A``'s rank drops ``A``'s remaining modes, as C++ does. Raises
+    :class:`AlgebraError` where C++ static-asserts and where C++'s answer is not ``A ∘ B``.
 
     >>> str(composition(Layout.parse("(12,(4,8)):(59,(13,1))"), (3, 8)))
     '(3,(4,2)):(59,(13,1))'
+    >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
+    '2:4'
     """
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
     t = _tiler(b)
@@ -186,9 +240,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         return _concat(m if ti is it._ else composition(m, ti) for m, ti in zip(modes, t))
     if t is it._:
         return a
-    flat = _coalesce_x(a)
-    _check_no_carry(a, flat, t)
-    return _compose_layout(a, flat, t.shape, t.stride)
+    return _compose_plain(a, t)
 
 
 def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
@@ -209,27 +261,29 @@ def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
     return max((j * d // prefix) % radix for j in range(s))
 
 
-def _check_no_carry(a: Layout, flat: list[tuple[int, int]], b: Layout) -> None:
-    """``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if adding the modes' values
-    never carries between digits of ``A`` (CuTe assumes it; C++ returns a wrong layout when not).
+def _carries(a: Layout, flat: list[tuple[int, int]], b: Layout) -> bool:
+    """Whether adding the values of ``b``'s modes may carry between digits of ``a``.
 
-    Digit ``p`` of the coalesced ``A`` (radix ``a_p``, not the top one) must satisfy
-    ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s modes ``s_k:d_k``.
+    ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
+    (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
+    (radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s
+    modes ``s_k:d_k``.
     """
     modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
     if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
-        return
+        return False
     prefix = 1
-    for p, (radix, _) in enumerate(flat[:-1]):
-        total = 0
-        for s, d in modes:
-            total += _max_digit(s, d, prefix, radix)
-        if total >= radix:
-            raise AlgebraError(
-                f"composition: the modes of {b} carry between digits of {a} (their digits in mode {p} "
-                f"of the coalesced layout add up past its extent {radix}), so A∘B is not a layout "
-                "built mode by mode; C++ returns a wrong layout here")
+    for radix, _ in flat[:-1]:
+        if sum(_max_digit(s, d, prefix, radix) for s, d in modes) >= radix:
+            return True
         prefix *= radix
+    return False
+
+
+def _require_extents(layout: Layout, op: str) -> None:
+    """CuTe's algebra divides by extents: a zero extent has no answer there."""
+    if 0 in it.flatten(layout.shape):
+        raise AlgebraError(f"{op}: {layout} has a zero extent; CuTe's layout algebra needs extents >= 1")
 
 
 # ---------------------------------------------------------------- complement and inverses
@@ -248,6 +302,7 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     '(3,2):(2,12)'
     """
     a = _layout_arg(a)
+    _require_extents(a, "complement")
     if cotarget is not None and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
     modes = [(s, d) for s, d in zip(it.flatten(a.shape), it.flatten(a.stride)) if d != 0 and s != 1]
@@ -286,6 +341,7 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
+    _require_extents(layout, "right_inverse")
     c = coalesce(layout)
     modes = c.flat_modes()
     pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
@@ -303,33 +359,65 @@ def right_inverse(layout: Layout) -> Layout:
     return _coalesce_flat(out)
 
 
+def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
+    """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
+    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
+    live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
+    if not live:
+        return _mk(1, 0)
+    shapes: list[int] = []
+    strides: list[int] = [0]
+    covered = 1
+    for d, _, p in live:
+        if d % covered:
+            raise AlgebraError(f"left_inverse: stride {d} of {layout} is not a multiple of {covered}, the "
+                               "span below it (C++'s left inverse divisibility condition)")
+        shapes.append(d // covered)
+        strides.append(p)
+        covered = d
+    shapes.append(live[-1][1])
+    return _coalesce_flat(list(zip(shapes, strides)))
+
+
+def _nested(modes: list[tuple[int, int]]) -> bool:
+    """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds)."""
+    live = sorted((abs(d), s) for s, d in modes if d != 0 and s != 1)
+    return all(d1 >= d0 * s0 for (d0, s0), (d1, _) in itertools.pairwise(live)) and \
+        len(live) == sum(1 for s, d in modes if s != 1)
+
+
+def _quasi_holds(layout: Layout, inv: Layout) -> bool:
+    """``L(R(L(i))) == L(i)`` for every ``i``, checked point by point (small cases)."""
+    if layout.size() > VERIFY_LIMIT or cosize(layout) >= 1 << 62:
+        return False
+    image = layout.offsets()
+    if image.size and int(image.min()) < 0:
+        return False
+    back = np.asarray(inv(image), dtype=np.int64)  # may leave [0, size): L's last mode extends
+    return bool(np.array_equal(np.asarray(layout(back), dtype=np.int64), image))
+
+
 @_memo
 def left_inverse(layout: Layout) -> Layout:
-    """``R`` with ``R(L(i)) = i`` on ``L``'s domain; off the image it follows C++ (stride-0 fill).
+    """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
-    Raises :class:`AlgebraError` when ``L`` is not injective or its strides do not nest.
+    Off the image of ``L`` it follows C++ (stride-0 fill). Raises :class:`AlgebraError` where C++
+    static-asserts (a stride not a multiple of the one below) and where C++'s answer breaks the
+    post-condition.
 
     >>> str(left_inverse(Layout.parse("4:2"))), str(left_inverse(Layout.parse("(4,2):(1,16)")))
     ('(2,4):(0,1)', '(16,2):(1,4)')
+    >>> str(left_inverse(Layout.parse("(4,10):(6,6)")))
+    '(6,10):(0,4)'
     """
     layout = _layout_arg(layout)
-    c = coalesce(layout)
-    modes = c.flat_modes()
-    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
-    live = sorted((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0 and s != 1)
-    if not live:
-        return _mk(1, 0)
-    shapes = [live[0][0]]
-    strides = [0]
-    for (d0, s0, p0), (d1, _, _) in itertools.pairwise(live):
-        if d1 < d0 * s0 or d1 % d0:
-            raise AlgebraError(f"left_inverse: {layout} is not injective with nested strides "
-                               f"(stride {d1} after mode {s0}:{d0})")
-        shapes.append(d1 // d0)
-        strides.append(p0)
-    shapes.append(live[-1][1])
-    strides.append(live[-1][2])
-    return _coalesce_flat(list(zip(shapes, strides)))
+    _require_extents(layout, "left_inverse")
+    modes = coalesce(layout).flat_modes()
+    inv = _quasi_inverse(modes, layout)
+    if _nested(modes) or _quasi_holds(layout, inv):
+        return inv
+    raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "
+                       "so no left inverse is given")
 
 
 # ---------------------------------------------------------------- divides
@@ -363,32 +451,38 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _zip2(layout: Layout, t: Any) -> tuple[Layout, Layout]:
-    """Split a by-mode result into (the tiles, the rests), C++'s ``zip2_by``."""
-    if not isinstance(t, tuple):
-        return layout[0], layout[1]
+    """Split a by-mode result into (the tiles, the rests), C++'s ``zip2_by``.
+
+    A layout or ``_`` entry of the guide takes a rank-2 mode apart; a tuple entry recurses.
+    """
     modes = _as_modes(layout)
+    if not isinstance(t, tuple):
+        if len(modes) != 2 or not isinstance(layout.shape, tuple):
+            raise AlgebraError(f"zip2_by: the mode {layout} under a '_' tiler entry must have rank 2 "
+                               "(C++ rejects it at compile time)")
+        return modes[0], modes[1]
+    if len(t) > len(modes):
+        raise AlgebraError(f"zip2_by: tiler of rank {len(t)} is longer than {layout}")
     firsts: list[Layout] = []
     rests: list[Layout] = []
-    for i, m in enumerate(modes):
-        if i < len(t) and t[i] is not it._:
-            f, r = _zip2(m, t[i])
-            firsts.append(f)
-            rests.append(r)
-        elif i < len(t):
-            firsts.append(m)
-        else:
-            rests.append(m)
-    return _concat(firsts), _concat(rests)
+    for m, ti in zip(modes, t):
+        f, r = _zip2(m, ti)
+        firsts.append(f)
+        rests.append(r)
+    return _concat(firsts), _concat(rests + list(modes[len(t):]))
 
 
 def _unpack(layout: Layout) -> list[Layout]:
-    return list(_as_modes(layout))
+    """The modes C++'s ``result(_, repeat<R>(_))`` lifts: a rank-1 mode (an int or a 1-tuple) stays whole."""
+    if isinstance(layout.shape, tuple) and len(layout.shape) != 1:
+        return list(layout.modes())
+    return [layout]
 
 
 def _zipped(logical: Any, a: Layout, tiler: Tiler) -> Layout:
     """``((T…),(R…,L…))`` from a by-mode logical divide or product."""
     t = _tiler(tiler)
-    if not isinstance(t, tuple):
+    if isinstance(t, Layout):
         return logical(a, t)  # type: ignore[no-any-return]
     tiles, rests = _zip2(logical(a, t), t)
     return _concat([tiles, rests])
@@ -460,8 +554,20 @@ def flat_product(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _pad_rank(layout: Layout, r: int) -> Layout:
+    """C++'s ``append<r>``: pad with ``1:0`` modes up to rank ``r`` (a layout of rank r stays as is)."""
     modes = list(_as_modes(layout))
+    if len(modes) == r:
+        return layout
     return _concat(modes + [_mk(1, 0)] * (r - len(modes)))
+
+
+def _zip_pair(x: Layout, y: Layout) -> Layout:
+    """C++'s ``zip(x, y)``: ``((x0,y0),(x1,y1),…)`` when ``x`` is a tuple, else ``((x,y))``."""
+    if not isinstance(x.shape, tuple):
+        return _concat([_concat([x, y])])
+    if not isinstance(y.shape, tuple) or len(y.shape) != len(x.shape):
+        raise AlgebraError(f"zip: {x} and {y} have mismatched ranks")
+    return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
 
 
 @_memo
@@ -475,7 +581,7 @@ def blocked_product(a: Layout, b: Layout) -> Layout:
     r = max(a.rank(), b.rank())
     a, b = _pad_rank(a, r), _pad_rank(b, r)
     p = logical_product(a, b)
-    return _concat(_concat((x, y)) for x, y in zip(_as_modes(p[0]), _as_modes(p[1])))
+    return _zip_pair(p[0], p[1])
 
 
 @_memo
@@ -485,7 +591,7 @@ def raked_product(a: Layout, b: Layout) -> Layout:
     r = max(a.rank(), b.rank())
     a, b = _pad_rank(a, r), _pad_rank(b, r)
     p = logical_product(a, b)
-    return _concat(_concat((y, x)) for x, y in zip(_as_modes(p[0]), _as_modes(p[1])))
+    return _zip_pair(p[1], p[0])
 
 
 @_memo

@@ -12,6 +12,7 @@ Everything here is a small pure function over plain Python ints and tuples.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, Union
 
@@ -376,6 +377,9 @@ def _idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
                 out.append(_idx2crd(idx, s))
             else:
                 n = product(s)
+                if n == 0:
+                    raise LayoutError(f"shape {format_int_tuple(shape)} has a zero extent: no index "
+                                      "splits over it")
                 out.append(_idx2crd(idx % n, s))
                 idx = idx // n
         return tuple(out)
@@ -424,6 +428,9 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
                 total = total + _crd2idx(crd, s, d)
             else:
                 n = product(s)
+                if n == 0:
+                    raise LayoutError(f"shape {format_int_tuple(shape)} has a zero extent: no index "
+                                      "splits over it")
                 total = total + _crd2idx(crd % n, s, d)
                 crd = crd // n
         return total
@@ -456,29 +463,51 @@ def format_int_tuple(t: Any) -> str:
     return str(t)
 
 
-def read_int_tuple(cur: Cursor, *, allow_underscore: bool = False) -> IntTuple:
+#: The deepest nesting and the longest integer literal the CuTe parsers read.
+MAX_DEPTH = 100
+MAX_DIGITS = 4000
+_INT_LITERAL = re.compile(r"-?[0-9]+")
+
+
+def _read_int(cur: Cursor) -> int | None:
+    """An integer literal at the cursor (ASCII digits, at most ``MAX_DIGITS``), or None."""
+    cur.skip()
+    m = _INT_LITERAL.match(cur.text, cur.pos)
+    if m is None:
+        return None
+    if m.end() - m.start() > MAX_DIGITS:
+        raise cur.error(f"an integer of at most {MAX_DIGITS} digits")
+    cur.pos = m.end()
+    return int(m.group())
+
+
+def read_int_tuple(cur: Cursor, *, allow_underscore: bool = False, depth: int = 0) -> IntTuple:
     """Read one IntTuple at the cursor (ints may carry CuTe's static marker ``_3``)."""
     cur.skip()
     if cur.accept("("):
+        if depth >= MAX_DEPTH:
+            cur.pos -= 1
+            raise cur.error(f"at most {MAX_DEPTH} levels of nested parentheses")
         items: list[Any] = []
         if cur.accept(")"):
             return ()
         while True:
-            items.append(read_int_tuple(cur, allow_underscore=allow_underscore))
+            items.append(read_int_tuple(cur, allow_underscore=allow_underscore, depth=depth + 1))
             if cur.accept(")"):
                 return tuple(items)
             cur.expect(",", what="',' or ')' in the tuple")
     if cur.peek("_"):
         start = cur.pos
         cur.pos += 1
-        value = cur.try_integer()
-        if value is not None:
-            return Int(value)
+        if cur.text.startswith("-", cur.pos) or cur.text[cur.pos:cur.pos + 1].isdigit():
+            value = _read_int(cur)
+            if value is not None:
+                return Int(value)
         if allow_underscore:
             return _
         cur.pos = start
         raise cur.error("an integer or '('")
-    value = cur.try_integer()
+    value = _read_int(cur)
     if value is None:
         raise cur.error("an integer or '('")
     return value

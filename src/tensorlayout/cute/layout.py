@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
@@ -113,9 +114,14 @@ class Layout:
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
-        if self.size() > MAX_ENUMERATED:
-            raise LayoutError(f"{self} has {self.size()} elements, too many to list their offsets "
-                              f"(at most {MAX_ENUMERATED})")
+        n = self.size()
+        if n > MAX_ENUMERATED:
+            raise LayoutError(f"{self} has {n} elements: listing their offsets needs {8 * n} bytes "
+                              f"(at most {MAX_ENUMERATED} elements, {8 * MAX_ENUMERATED} bytes)")
+        reach = sum((s - 1) * abs(d) for s, d in self.flat_modes() if s > 0)
+        if reach > INT64_MAX:
+            raise LayoutError(f"{self} reaches offset {reach}, beyond int64: its offsets do not fit an "
+                              "int64 array")
         out = np.zeros(1, dtype=np.int64)
         for s, d in reversed(self.flat_modes()):
             out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)
@@ -214,6 +220,8 @@ def make_layout(shape: Any, stride: Any = None, *more: Any) -> Layout:
     if more:
         raise LayoutError("make_layout(shape, stride) takes two arguments")
     _check_int_tuple(shape, "a layout shape")
+    if any(x < 0 for x in it.flatten(shape)):
+        raise LayoutError(f"shape {format_int_tuple(shape)} has a negative extent")
     if stride is None or (isinstance(stride, str) and stride == "LayoutLeft"):
         return _mk(shape, compact_col_major(shape))
     if isinstance(stride, str) and stride == "LayoutRight":

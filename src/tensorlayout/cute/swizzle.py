@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tensorlayout.cute.layout import Layout
-from tensorlayout.errors import AlgebraError
+from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = ["ComposedLayout", "Swizzle", "make_swizzle"]
 
@@ -43,6 +45,9 @@ class Swizzle:
         return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
 
     def __call__(self, x: Any) -> Any:
+        if not isinstance(x, (int, np.integer, np.ndarray)) or isinstance(x, bool) or (
+                isinstance(x, np.ndarray) and x.dtype.kind not in "iu"):
+            raise LayoutError(f"a swizzle maps integer offsets, got {x!r}"[:200])
         y = x & self.yyy_mask
         return x ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
 

@@ -17,10 +17,11 @@ from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo import analysis
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.operand_indexing import HloInstructionIndexing, OperandIndexing, RuntimeVar
-from tensorlayout.hlo.ops._common import bounds, linearize, major_to_minor, output_shape
-from tensorlayout.indexing import Expr, IndexingMap, compose, const, var
+from tensorlayout.hlo.ops._common import bounds, major_to_minor, output_shape
+from tensorlayout.indexing import IndexingMap, compose, var
+from tensorlayout.indexing.layouts import layout_map
+from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.shape import Shape
-from tensorlayout.xla.tiling import TilingStep, tiling_plan
 
 __all__ = [
     "input_to_output_indexing",
@@ -136,40 +137,14 @@ def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
         return HloInstructionIndexing.unknown(len(result))
 
 
-def _tiled_exprs(step: TilingStep, cur: list[Expr]) -> list[Expr]:
-    """One tiling step on index expressions: merge ``*`` groups, split tiled dims, transpose.
-
-    The untiled leading groups stay; each tiled group ``e`` with tile ``t`` becomes a tile
-    index ``e / t`` (with the other tile indices) followed by ``e mod t`` (with the others).
-    """
-    cur = [const(0)] * (len(step.input_dims) - len(cur)) + cur
-    merged = []
-    for group in step.groups:
-        e: Expr = const(0)
-        for i in group:
-            e = e * step.input_dims[i] + cur[i]
-        merged.append(e)
-    tiled = len(step.output_dims) - len(step.groups)
-    untiled, sizes = len(step.groups) - tiled, step.output_dims[len(step.output_dims) - tiled:]
-    return (merged[:untiled] + [e // t for e, t in zip(merged[untiled:], sizes)]
-            + [e % t for e, t in zip(merged[untiled:], sizes)])
-
-
 def _offset_map(shape: Shape) -> IndexingMap:
-    """Logical index → element offset of ``shape``'s (tiled) layout, simplified.
-
-    Walks XLA's pad → reshape → transpose plan (:func:`tensorlayout.xla.tiling_plan`) with
-    index expressions, then linearizes row-major over the tiled dims.
+    """Logical index → element offset of ``shape``'s (tiled) layout, simplified: the shape's
+    lowering into the layout core, written as an indexing map.
 
     >>> print(_offset_map(Shape.parse("f32[3,5]{1,0:T(2,2)}")).results[0])
     (v0 mod 2) * 2 + (v0 / 2) * 12 + (v1 / 2) * 4 + v1 mod 2
     """
-    plan = tiling_plan(shape)
-    cur: list[Expr] = [var(d) for d in plan.physical_order]
-    for step in plan.steps:
-        cur = _tiled_exprs(step, cur)
-    offset = linearize(cur, plan.tiled_dims)
-    return IndexingMap([offset], bounds(shape.dimensions)).simplify()
+    return layout_map(lower_shape(shape))
 
 
 def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> HloInstructionIndexing:

@@ -14,11 +14,12 @@ True
 
 from tensorlayout.indexing.canonical import canonicalize, largest_known_divisor
 from tensorlayout.indexing.compose import compose, compose_indexing_maps
-from tensorlayout.indexing.expr import Expr, compare, const, var
+from tensorlayout.indexing.expr import Expr, compare, const, install_printer, var
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap
+from tensorlayout.indexing.map import IndexingMap, MapOperations, install_operations
 from tensorlayout.indexing.parse import (
     SymbolicMap,
+    indexing_map_from_symbolic_map,
     parse_expr,
     parse_indexing_map,
     parse_symbolic_expr,
@@ -26,10 +27,12 @@ from tensorlayout.indexing.parse import (
     parse_symbolic_map,
     parse_symbolic_map_and_advance,
 )
-from tensorlayout.indexing.ranges import RangeEvaluator
+from tensorlayout.indexing.printer import expr_to_string
+from tensorlayout.indexing.ranges import RangeEvaluator, compute_result_ranges
 from tensorlayout.indexing.simplify import (
     ExprSimplifier,
     SimplifyPointDimensions,
+    cached_simplification,
     clear_caches,
     simplify,
     simplify_with_status,
@@ -37,6 +40,8 @@ from tensorlayout.indexing.simplify import (
 from tensorlayout.indexing.transforms import (
     convert_range_variables_to_dimensions,
     get_used_parameters,
+    remove_unused,
+    rescale_symbols,
 )
 from tensorlayout.indexing.variables import (
     Variable,
@@ -46,6 +51,24 @@ from tensorlayout.indexing.variables import (
     to_variable_type,
 )
 from tensorlayout.indexing.verify import VerifyResult, verify_equivalent
+
+# Expr and IndexingMap live below the printer, the parser and the rewrites that their methods
+# delegate to; the package installs those once, here (see ``map.MapOperations``).
+install_printer(expr_to_string)
+install_operations(
+    MapOperations(
+        parse=parse_indexing_map,
+        from_symbolic_map=indexing_map_from_symbolic_map,
+        parse_expr=lambda text, names: parse_expr(text, names=names),
+        result_ranges=compute_result_ranges,
+        simplify=lambda m, mode, exact: simplify_with_status(m, mode, exact=exact),
+        cached_simplification=cached_simplification,
+        remove_unused=lambda m, symbols_only: remove_unused(m, symbols_only=symbols_only),
+        rescale_symbols=rescale_symbols,
+        convert_range_variables_to_dimensions=convert_range_variables_to_dimensions,
+        compose=compose,
+    )
+)
 
 __all__ = [
     "Expr",
@@ -58,15 +81,19 @@ __all__ = [
     "Variable",
     "VariableKind",
     "VerifyResult",
+    "cached_simplification",
     "canonicalize",
     "clear_caches",
     "compare",
     "compose",
     "compose_indexing_maps",
+    "compute_result_ranges",
     "const",
     "convert_range_variables_to_dimensions",
     "dim_vars_from_gpu_grid",
+    "expr_to_string",
     "get_used_parameters",
+    "indexing_map_from_symbolic_map",
     "largest_known_divisor",
     "parse_expr",
     "parse_indexing_map",
@@ -74,6 +101,8 @@ __all__ = [
     "parse_symbolic_expr_and_advance",
     "parse_symbolic_map",
     "parse_symbolic_map_and_advance",
+    "remove_unused",
+    "rescale_symbols",
     "simplify",
     "simplify_with_status",
     "to_variable_name",

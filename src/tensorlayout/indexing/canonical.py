@@ -13,8 +13,11 @@ v0 * 3 - v1 + 5
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from math import gcd
+from typing import Any
 
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.expr import (
     ADD,
@@ -57,6 +60,11 @@ class _Key:
 
     def __lt__(self, other: _Key) -> bool:
         return compare(self.e, other.e) < 0
+
+
+def clear_cache() -> None:
+    """Forget memoised canonical forms (results are unaffected, only speed)."""
+    _CACHE.clear()
 
 
 def sort_key(e: Expr) -> _Key:
@@ -155,25 +163,15 @@ def _canon(e: Expr) -> Expr:
     assert e.lhs is not None and e.rhs is not None
     l, r = _canon(e.lhs), _canon(e.rhs)
     k = e.kind
-    if k == ADD:
-        out = _add([l, r])
-    elif k == MUL:
-        out = _mul(l, r)
-    elif k in (MIN, MAX):
-        out = _minmax(k, l, r)
-    elif k == FLOORDIV:
-        out = _floordiv(l, r)
-    elif k == CEILDIV:
-        out = _ceildiv(l, r)
-    else:
-        out = _mod(l, r)
+    out = _add([l, r]) if k == ADD else _minmax(k, l, r) if k in (MIN, MAX) else _BY_KIND[k](l, r)
     _CACHE[e] = out
     _CACHE[out] = out
     return out
 
 
-def _add(parts: list[Expr]) -> Expr:
-    """Canonical sum of already canonical parts."""
+# ---- sums ---------------------------------------------------------------------------------
+def _terms(parts: list[Expr]) -> tuple[dict[Expr, int], int]:
+    """Flatten a sum of canonical parts into ``{base: coefficient}`` (zeros dropped) and a constant."""
     coeffs: dict[Expr, int] = {}
     constant = 0
     stack = [(p, 1) for p in reversed(parts)]
@@ -190,55 +188,82 @@ def _add(parts: list[Expr]) -> Expr:
             stack.append((x.lhs, c * x.rhs.value))
         else:
             coeffs[x] = coeffs.get(x, 0) + c
-    coeffs = {b: c for b, c in coeffs.items() if c != 0}
-    # (X / C) * (C * k) + (X mod C) * k -> X * k
-    changed = True
-    while changed:
-        changed = False
-        for base, c in list(coeffs.items()):
-            if base.kind != MOD or base not in coeffs:
-                continue
-            assert base.lhs is not None and base.rhs is not None
-            if base.rhs.kind != CONST or base.rhs.value <= 0:
-                continue
-            div = make(FLOORDIV, base.lhs, base.rhs)
-            if coeffs.get(div) == c * base.rhs.value:
-                del coeffs[base]
-                del coeffs[div]
-                rest = [base_ * k if k != 1 else base_ for base_, k in coeffs.items()]
-                return _add([*rest, _mul(base.lhs, const(c)), const(constant)])
+    return {b: c for b, c in coeffs.items() if c != 0}, constant
+
+
+def fuse_div_mod(coeffs: dict[Expr, int], constant: int) -> Expr | None:
+    """``(x floordiv c) * (c*k) + (x mod c) * k -> x * k when c > 0`` (``x = c*(x/c) + x mod c``)."""
+    for base, c in coeffs.items():
+        if base.kind != MOD:
+            continue
+        assert base.lhs is not None and base.rhs is not None
+        if base.rhs.kind != CONST or base.rhs.value <= 0:
+            continue
+        div = make(FLOORDIV, base.lhs, base.rhs)
+        if coeffs.get(div) == c * base.rhs.value:
+            rest = [b * k if k != 1 else b for b, k in coeffs.items() if b is not base and b is not div]
+            return _add([*rest, _mul(base.lhs, const(c)), const(constant)])
+    return None
+
+
+def _add(parts: list[Expr]) -> Expr:
+    """Canonical sum of already canonical parts: merged coefficients, sorted, constant last."""
+    coeffs, constant = _terms(parts)
+    fused = fuse_div_mod(coeffs, constant)
+    if fused is not None:
+        return fused
     terms = [b if c == 1 else make(MUL, b, const(c)) for b, c in coeffs.items()]
     if constant:
         terms.append(const(constant))
     return build_sum(terms)
 
 
-def _mul(l: Expr, r: Expr) -> Expr:
-    if l.kind == CONST and r.kind == CONST:
-        return make(MUL, l, r)
-    if compare(l, r) > 0:
-        l, r = r, l
-    if r.kind == CONST:
-        c = r.value
-        if c == 0:
-            return r
-        if c == 1:
-            return l
-        if l.kind == ADD:
-            return _add([_mul(t, r) for t in summands(l)])
-        return make(MUL, l, r)
+# ---- products -----------------------------------------------------------------------------
+def mul_by_constant(l: Expr, r: Expr) -> Expr | None:
+    """``x * 0 -> 0``, ``x * 1 -> x``, ``(a + b) * c -> a*c + b*c``, else ``x * c`` (``r`` constant)."""
+    if r.kind != CONST:
+        return None
+    if r.value == 0:
+        return r
+    if r.value == 1:
+        return l
+    if l.kind == ADD:
+        return _add([_mul(t, r) for t in summands(l)])
+    return make(MUL, l, r)
+
+
+def mul_distribute(l: Expr, r: Expr) -> Expr | None:
+    """``(a + b) * y -> a*y + b*y`` and ``x * (a + b) -> x*a + x*b``."""
     if l.kind == ADD:
         return _add([_mul(t, r) for t in summands(l)])
     if r.kind == ADD:
         return _add([_mul(l, t) for t in summands(r)])
+    return None
+
+
+def mul_constant_outward(l: Expr, r: Expr) -> Expr | None:
+    """``(a * c) * y -> (a * y) * c`` (either side), so the constant multiplier ends up outermost."""
     for a, b in ((l, r), (r, l)):
         if a.kind == MUL and a.rhs is not None and a.rhs.kind == CONST:
             assert a.lhs is not None
             return _mul(_mul(a.lhs, b), a.rhs)
-    return make(MUL, l, r)
+    return None
+
+
+MUL_RULES = (mul_by_constant, mul_distribute, mul_constant_outward)
+
+
+def _mul(l: Expr, r: Expr) -> Expr:
+    """Canonical product: constants fold, the smaller operand goes left, then :data:`MUL_RULES`."""
+    if l.kind == CONST and r.kind == CONST:
+        return make(MUL, l, r)
+    if compare(l, r) > 0:
+        l, r = r, l
+    return _first(MUL_RULES, l, r) or make(MUL, l, r)
 
 
 def _minmax(k: int, l: Expr, r: Expr) -> Expr:
+    """``min(a, b) -> a when a - b is a constant <= 0`` (``max`` alike), else ordered operands."""
     if compare(l, r) > 0:
         l, r = r, l
     diff = _add([l, _mul(r, const(-1))])
@@ -249,50 +274,77 @@ def _minmax(k: int, l: Expr, r: Expr) -> Expr:
     return make(k, l, r)
 
 
-def _gcd_reduce(x: Expr, d: int) -> tuple[Expr, int]:
-    """``(A * c) / d`` -> ``(A * (c/g)) / (d/g)`` with ``g = gcd(c, d)``."""
+# ---- division and modulus by a constant ---------------------------------------------------
+def _gcd_reduce(x: Expr, d: int) -> tuple[Expr, int] | None:
+    """``(a * c, d) -> (a * (c/g), d/g)`` with ``g = gcd(c, d) > 1``, else None."""
     if x.kind == MUL and x.rhs is not None and x.rhs.kind == CONST:
         assert x.lhs is not None
         c = x.rhs.value
         g = gcd(c, d)
         if g > 1:
             return _mul(x.lhs, const(c // g)), d // g
-    return x, d
+    return None
+
+
+def floordiv_fold_constant(x: Expr, d: int) -> Expr | None:
+    """``a floordiv d -> floor(a / d)`` for a constant ``a``."""
+    return const(x.value // d) if x.kind == CONST else None
+
+
+def floordiv_cancel_gcd(x: Expr, d: int) -> Expr | None:
+    """``(a * c) floordiv d -> (a * (c/g)) floordiv (d/g) when g = gcd(c, d) > 1``."""
+    reduced = _gcd_reduce(x, d)
+    return None if reduced is None else _floordiv(reduced[0], const(reduced[1]))
+
+
+def floordiv_by_unit(x: Expr, d: int) -> Expr | None:
+    """``x floordiv 1 -> x`` and ``x floordiv -1 -> -x``."""
+    return x if d == 1 else _mul(x, const(-1)) if d == -1 else None
+
+
+def floordiv_extract_multiples(x: Expr, d: int) -> Expr | None:
+    """``(a * (k*d) + b) floordiv d -> a * k + b floordiv d`` (also for a constant multiple of ``d``).
+
+    A plain summand ``a`` (multiplier 1) is kept inside even when ``d = 1`` cannot occur here.
+    """
+    if x.kind != ADD:
+        return None
+    outside: list[Expr] = []
+    rest: list[Expr] = []
+    for t in summands(x):
+        base, k = split_multiplier(t)
+        if k % d == 0 and (t.kind == CONST or (t.kind == MUL and k != 1)):
+            outside.append(_mul(base, const(k // d)))
+        else:
+            rest.append(t)
+    if not outside:
+        return None
+    return _add([*outside, _floordiv(_add(rest) if rest else const(0), const(d))])
+
+
+FLOORDIV_RULES = (floordiv_fold_constant, floordiv_cancel_gcd, floordiv_by_unit, floordiv_extract_multiples)
 
 
 def _floordiv(x: Expr, r: Expr) -> Expr:
+    """Canonical ``x floordiv r``: :data:`FLOORDIV_RULES` for a non-zero constant ``r``."""
     if r.kind != CONST or r.value == 0:
         return make(FLOORDIV, x, r)
-    d = r.value
-    if x.kind == CONST:
-        return const(x.value // d)
-    x, d = _gcd_reduce(x, d)
-    if d == 1:
-        return x
-    if d == -1:
-        return _mul(x, const(-1))
-    if x.kind == ADD:
-        outside: list[Expr] = []
-        rest: list[Expr] = []
-        for t in summands(x):
-            base, k = split_multiplier(t)
-            if k % d == 0 and (t.kind == CONST or (t.kind == MUL and k != 1)):
-                outside.append(_mul(base, const(k // d)))
-            else:
-                rest.append(t)
-        if outside:
-            inner = _add(rest) if rest else const(0)
-            return _add([*outside, _floordiv(inner, const(d))])
-    return make(FLOORDIV, x, const(d))
+    return _first(FLOORDIV_RULES, x, r.value) or make(FLOORDIV, x, r)
 
 
-def _ceildiv(x: Expr, r: Expr) -> Expr:
-    if r.kind != CONST or r.value == 0:
-        return make(CEILDIV, x, r)
-    d = r.value
-    if x.kind == CONST:
-        return const(-((-x.value) // d))
-    x, d = _gcd_reduce(x, d)
+def ceildiv_fold_constant(x: Expr, d: int) -> Expr | None:
+    """``a ceildiv d -> ceil(a / d)`` for a constant ``a``."""
+    return const(ceil_div(x.value, d)) if x.kind == CONST else None
+
+
+def ceildiv_cancel_gcd(x: Expr, d: int) -> Expr | None:
+    """``(a * c) ceildiv d -> (a * (c/g)) ceildiv (d/g) when g = gcd(c, d) > 1``."""
+    reduced = _gcd_reduce(x, d)
+    return None if reduced is None else _ceildiv(reduced[0], const(reduced[1]))
+
+
+def ceildiv_to_floordiv(x: Expr, d: int) -> Expr:
+    """``x ceildiv d -> (x + d - 1) floordiv d`` for ``d > 0`` (``x`` if ``d = 1``), else ``-(x // -d)``."""
     if d == 1:
         return x
     if d > 0:
@@ -300,30 +352,87 @@ def _ceildiv(x: Expr, r: Expr) -> Expr:
     return _mul(_floordiv(x, const(-d)), const(-1))
 
 
-def _mod(x: Expr, r: Expr) -> Expr:
+CEILDIV_RULES = (ceildiv_fold_constant, ceildiv_cancel_gcd, ceildiv_to_floordiv)
+
+
+def _ceildiv(x: Expr, r: Expr) -> Expr:
+    """Canonical ``x ceildiv r``: :data:`CEILDIV_RULES` for a non-zero constant ``r``."""
     if r.kind != CONST or r.value == 0:
-        return make(MOD, x, r) if x is not r else const(0)
-    m = r.value
-    if x.kind == CONST:
-        return make(MOD, x, r)
-    if m in (1, -1):
-        return const(0)
-    if m < 0:
-        return make(MOD, x, r)
-    if largest_known_divisor(x) % m == 0:
-        return const(0)
+        return make(CEILDIV, x, r)
+    out = _first(CEILDIV_RULES, x, r.value)
+    assert out is not None  # ceildiv_to_floordiv always applies
+    return out
+
+
+def mod_by_unit(x: Expr, m: int) -> Expr | None:
+    """``x mod 1 -> 0`` and ``x mod -1 -> 0``."""
+    return const(0) if m in (1, -1) else None
+
+
+def mod_by_negative(x: Expr, m: int) -> Expr | None:
+    """``x mod m`` stays when ``m < 0`` (the rules below assume a positive modulus)."""
+    return make(MOD, x, const(m)) if m < 0 else None
+
+
+def mod_of_multiple(x: Expr, m: int) -> Expr | None:
+    """``x mod m -> 0 when x is a known multiple of m`` (:func:`largest_known_divisor`)."""
+    return const(0) if largest_known_divisor(x) % m == 0 else None
+
+
+def mod_cancel_gcd(x: Expr, m: int) -> Expr | None:
+    """``(a * c) mod m -> ((a * (c/g)) mod (m/g)) * g when g = gcd(c, m) > 1``."""
     if x.kind == MUL and x.rhs is not None and x.rhs.kind == CONST:
         assert x.lhs is not None
         c = x.rhs.value
         g = gcd(c, m)
         if g > 1:
             return _mul(_mod(_mul(x.lhs, const(c // g)), const(m // g)), const(g))
+    return None
+
+
+def mod_of_mod(x: Expr, m: int) -> Expr | None:
+    """``(x mod a) mod m -> x mod m when m divides a``."""
     if x.kind == MOD and x.rhs is not None and x.rhs.kind == CONST and x.rhs.value % m == 0:
         assert x.lhs is not None
-        return _mod(x.lhs, r)
-    if x.kind == ADD:
-        parts = summands(x)
-        kept = [t for t in parts if largest_known_divisor(t) % m != 0]
-        if len(kept) < len(parts):
-            return _mod(_add(kept), r) if kept else const(0)
-    return make(MOD, x, r)
+        return _mod(x.lhs, const(m))
+    return None
+
+
+def mod_drop_multiples(x: Expr, m: int) -> Expr | None:
+    """``(a + b) mod m -> a mod m when b is a known multiple of m`` (any summands)."""
+    if x.kind != ADD:
+        return None
+    parts = summands(x)
+    kept = [t for t in parts if largest_known_divisor(t) % m != 0]
+    if len(kept) == len(parts):
+        return None
+    return _mod(_add(kept), const(m)) if kept else const(0)
+
+
+MOD_RULES = (mod_by_unit, mod_by_negative, mod_of_multiple, mod_cancel_gcd, mod_of_mod, mod_drop_multiples)
+
+
+def _mod(x: Expr, r: Expr) -> Expr:
+    """Canonical ``x mod r``: ``x mod x -> 0``; :data:`MOD_RULES` for a non-zero constant ``r``."""
+    if r.kind != CONST or r.value == 0:
+        return make(MOD, x, r) if x is not r else const(0)
+    if x.kind == CONST:
+        return make(MOD, x, r)
+    return _first(MOD_RULES, x, r.value) or make(MOD, x, r)
+
+
+_BY_KIND: dict[int, Callable[[Expr, Expr], Expr]] = {
+    MUL: _mul,
+    FLOORDIV: _floordiv,
+    CEILDIV: _ceildiv,
+    MOD: _mod,
+}
+
+
+def _first(rules: Sequence[Callable[[Expr, Any], Expr | None]], x: Expr, arg: Any) -> Expr | None:
+    """The result of the first rule that applies, else None."""
+    for rule in rules:
+        out = rule(x, arg)
+        if out is not None:
+            return out
+    return None

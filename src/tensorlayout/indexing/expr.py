@@ -17,9 +17,11 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from math import gcd
-from typing import Union
+from typing import Protocol, Union
 
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, ceil_div
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 
@@ -45,9 +47,6 @@ __all__ = [
 ADD, MUL, MOD, FLOORDIV, CEILDIV, MAX, MIN, VAR, CONST = range(9)
 _KIND_NAMES = ("add", "mul", "mod", "floordiv", "ceildiv", "max", "min", "var", "const")
 _COMMUTATIVE = (ADD, MUL, MIN, MAX)
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-
 ExprLike = Union["Expr", int]
 Names = Sequence[str] | Callable[[int], str] | int | None
 
@@ -59,10 +58,6 @@ def _cxx_mod(x: int, d: int) -> int:
     r = abs(x) % abs(d) * (1 if x >= 0 else -1)  # C++ truncating remainder
     r += abs(d)
     return abs(r) % abs(d) * (1 if r >= 0 else -1)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -((-a) // b)
 
 
 def _fold(kind: int, a: int, b: int) -> int | None:
@@ -80,26 +75,51 @@ def _fold(kind: int, a: int, b: int) -> int | None:
     if kind == FLOORDIV:
         return a // b
     if kind == CEILDIV:
-        return _ceil_div(a, b)
+        return ceil_div(a, b)
     return _cxx_mod(a, b)
 
 
+class ExprPrinter(Protocol):
+    """Prints an expression with variable names (``printer.expr_to_string``)."""
+
+    def __call__(self, e: Expr, names: Names = None, *, floordiv: bool = False) -> str: ...
+
+
+_PRINTER: list[ExprPrinter] = []
+
+
+def _name_list(names: Names) -> list[str]:
+    """Dim names given as a list (or none), to be extended by symbol names."""
+    if names is None:
+        return []
+    if isinstance(names, Sequence) and not isinstance(names, str):
+        return list(names)
+    raise IndexingError("symbol_names extends a list of dim names, not a count or a function")
+
+
+def install_printer(printer: ExprPrinter) -> None:
+    """Set the printer behind :meth:`Expr.to_string` (done by ``tensorlayout.indexing``).
+
+    The printer needs the canonicalizer, which is built on this module, so it cannot be
+    imported here.
+    """
+    _PRINTER[:] = [printer]
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Expr:
     """One immutable, interned expression node (build with :func:`var`, :func:`const`, operators).
+
+    Equality and hashing are by identity: equal structure is the same node.
 
     >>> (var(0) * 2) * 3 is var(0) * 6
     True
     """
 
-    __slots__ = ("_hash", "kind", "lhs", "rhs", "value")
-
     kind: int
     lhs: Expr | None
     rhs: Expr | None
     value: int
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Expr is immutable")
 
     # ---- structure -------------------------------------------------------------------
     @property
@@ -318,7 +338,8 @@ class Expr:
 
     # ---- printing --------------------------------------------------------------------
     @guarded
-    def to_string(self, names: Names = None, symbol_names: Sequence[str] | None = None) -> str:
+    def to_string(self, names: Names = None, symbol_names: Sequence[str] | None = None, *,
+                  floordiv: bool = False) -> str:
         """Print in XLA's syntax; ``names`` names the variables (default ``v<id>``).
 
         ``names`` is a list of names, a function of the id, or the number of dims (then
@@ -328,11 +349,11 @@ class Expr:
         >>> e.to_string(["d0", "d1"]), e.to_string(1), e.to_string(["foo"], ["bar"])
         ('d0 - d1 * 2', 'd0 - s0 * 2', 'foo - bar * 2')
         """
-        from tensorlayout.indexing.printer import expr_to_string
-
         if symbol_names is not None:
-            names = [*(names or ()), *symbol_names]  # type: ignore[misc]
-        return expr_to_string(self, names)
+            names = [*_name_list(names), *symbol_names]
+        if not _PRINTER:
+            raise IndexingError("the expression printer is not installed (import tensorlayout.indexing)")
+        return _PRINTER[0](self, names, floordiv=floordiv)
 
     def __str__(self) -> str:
         return self.to_string()
@@ -377,12 +398,7 @@ def _intern(kind: int, lhs: Expr | None, rhs: Expr | None, value: int) -> Expr:
     key = (kind, lhs, rhs, value)
     node = _TABLE.get(key)
     if node is None:
-        node = object.__new__(Expr)
-        object.__setattr__(node, "kind", kind)
-        object.__setattr__(node, "lhs", lhs)
-        object.__setattr__(node, "rhs", rhs)
-        object.__setattr__(node, "value", value)
-        object.__setattr__(node, "_hash", hash(key))
+        node = Expr(kind, lhs, rhs, value)
         _TABLE[key] = node
     return node
 

@@ -13,18 +13,29 @@ Interval(-9, 18)
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import operator
+from collections.abc import Sequence
+from typing import NamedTuple, SupportsIndex
 
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError
 
 __all__ = ["INT64_MAX", "INT64_MIN", "Interval"]
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
 
 
 def _clamp(x: int) -> int:
     return INT64_MIN if x < INT64_MIN else INT64_MAX if x > INT64_MAX else x
+
+
+def _as_interval(x: object) -> Interval:
+    """An Interval operand: an Interval, or an integer as a point."""
+    if isinstance(x, Interval):
+        return x
+    if isinstance(x, SupportsIndex):
+        v = operator.index(x)
+        return Interval(v, v)
+    raise IndexingError(f"interval arithmetic needs an Interval or an int, got {type(x).__name__}")
 
 
 class Interval(NamedTuple):
@@ -42,10 +53,9 @@ class Interval(NamedTuple):
         """An Interval from an Interval or a ``(lower, upper)`` pair of ints."""
         if isinstance(bounds, Interval):
             return bounds
-        try:
-            lo, hi = bounds  # type: ignore[misc]
-        except (TypeError, ValueError):
-            raise IndexingError(f"bounds must be a (lower, upper) pair, got {bounds!r}") from None
+        if not isinstance(bounds, Sequence) or isinstance(bounds, str) or len(bounds) != 2:
+            raise IndexingError(f"bounds must be a (lower, upper) pair, got {bounds!r}")
+        lo, hi = bounds
         for x in (lo, hi):
             if isinstance(x, bool) or not isinstance(x, int):
                 raise IndexingError(f"bounds must be ints, got {bounds!r}")
@@ -125,8 +135,8 @@ class Interval(NamedTuple):
         return None if same is None else not same
 
     # Arithmetic ------------------------------------------------------------------------
-    def __add__(self, other: object) -> Interval:  # type: ignore[override]
-        o = other if isinstance(other, Interval) else Interval.point(int(other))  # type: ignore[call-overload]
+    def __add__(self, other: object) -> Interval:
+        o = _as_interval(other)
         lo = INT64_MIN if INT64_MIN in (self.lower, o.lower) else _clamp(self.lower + o.lower)
         hi = INT64_MAX if INT64_MAX in (self.upper, o.upper) else _clamp(self.upper + o.upper)
         return Interval(lo, hi)
@@ -137,8 +147,8 @@ class Interval(NamedTuple):
     def __sub__(self, other: Interval) -> Interval:
         return self + (-other)
 
-    def __mul__(self, other: object) -> Interval:  # type: ignore[override]
-        o = other if isinstance(other, Interval) else Interval.point(int(other))  # type: ignore[call-overload]
+    def __mul__(self, other: object) -> Interval:
+        o = _as_interval(other)
         corners = [
             _sat_mul(a, b) for a in (self.lower, self.upper) for b in (o.lower, o.upper)
         ]

@@ -12,20 +12,30 @@ with every constraint ``expr in [lo, hi]``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
 
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, var
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.variables import Variable
 
-if TYPE_CHECKING:
-    from tensorlayout.indexing.simplify import SimplifyPointDimensions
-
-__all__ = ["IndexingMap", "Variable"]
+__all__ = ["IndexingMap", "MapOperations", "SimplifyPointDimensions", "Variable", "install_operations"]
 
 BoundsLike = Interval | tuple[int, int] | list[int]
+ConstraintsLike = Mapping[Expr, BoundsLike] | Iterable[tuple[Expr, BoundsLike]]
+
+
+class SimplifyPointDimensions(str, Enum):
+    """XLA's ``SimplifyPointDimensions``: replace single-point ranges by constants, or keep them."""
+
+    REPLACE = "replace"
+    PRESERVE = "preserve"
+
+
+SimplifyMode = str | SimplifyPointDimensions
 
 
 class _State:
@@ -120,6 +130,42 @@ class _State:
         )
 
 
+class MapOperations(NamedTuple):
+    """The map operations that live in modules above this one, for :class:`IndexingMap`'s methods.
+
+    Parsing, simplification, composition and the transforms import this module, so the methods
+    that delegate to them cannot import them back; ``tensorlayout.indexing`` installs this table
+    once (see :func:`install_operations`). The free functions are the primary API.
+    """
+
+    parse: Callable[[str], IndexingMap]
+    from_symbolic_map: Callable[
+        [object, Sequence[object], Sequence[object], Sequence[object], ConstraintsLike], IndexingMap
+    ]
+    parse_expr: Callable[[str, Sequence[str]], Expr]
+    result_ranges: Callable[[IndexingMap], list[Interval]]
+    simplify: Callable[[IndexingMap, SimplifyMode, bool], tuple[IndexingMap, bool]]
+    cached_simplification: Callable[[IndexingMap], IndexingMap | None]
+    remove_unused: Callable[[IndexingMap, bool], tuple[IndexingMap, list[bool]]]
+    rescale_symbols: Callable[[IndexingMap], tuple[IndexingMap, bool]]
+    convert_range_variables_to_dimensions: Callable[[IndexingMap, Iterable[int]], IndexingMap]
+    compose: Callable[[IndexingMap, IndexingMap], IndexingMap]
+
+
+_OPERATIONS: list[MapOperations] = []
+
+
+def install_operations(operations: MapOperations) -> None:
+    """Set the table behind :class:`IndexingMap`'s delegating methods (done by ``tensorlayout.indexing``)."""
+    _OPERATIONS[:] = [operations]
+
+
+def _ops() -> MapOperations:
+    if not _OPERATIONS:
+        raise IndexingError("the indexing-map operations are not installed (import tensorlayout.indexing)")
+    return _OPERATIONS[0]
+
+
 def _check_vars(exprs: Iterable[Expr], count: int, what: str) -> None:
     for e in exprs:
         for v in e.variables():
@@ -127,7 +173,20 @@ def _check_vars(exprs: Iterable[Expr], count: int, what: str) -> None:
                 raise IndexingError(f"{what} mentions variable v{v} but the map has only {count} variables")
 
 
-class IndexingMap:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class _MapFields:
+    """The stored fields of an :class:`IndexingMap` (a frozen record; build maps with IndexingMap)."""
+
+    _results: tuple[Expr, ...]
+    _dims: tuple[Variable, ...]
+    _ranges: tuple[Variable, ...]
+    _rts: tuple[Variable, ...]
+    _constraints: tuple[tuple[Expr, Interval], ...]
+    _known_empty: bool
+    _undefined: bool
+
+
+class IndexingMap(_MapFields):
     """An immutable XLA indexing map; operations return new maps.
 
     >>> from tensorlayout.indexing.expr import var
@@ -138,17 +197,7 @@ class IndexingMap:
     (5, 2)
     """
 
-    __slots__ = (
-        "_constraints",
-        "_dims",
-        "_hash",
-        "_known_empty",
-        "_ranges",
-        "_results",
-        "_rts",
-        "_simplified",
-        "_undefined",
-    )
+    __slots__ = ()
 
     def __init__(
         self,
@@ -156,7 +205,7 @@ class IndexingMap:
         dim_vars: Sequence[object] = (),
         range_vars: Sequence[object] = (),
         rt_vars: Sequence[object] = (),
-        constraints: Mapping[Expr, BoundsLike] | Iterable[tuple[Expr, BoundsLike]] = (),
+        constraints: ConstraintsLike = (),
     ) -> None:
         res = [r if isinstance(r, Expr) else const(r) for r in results]
         dims = [Variable.of(v) for v in dim_vars]
@@ -172,14 +221,8 @@ class IndexingMap:
                 raise IndexingError(f"a constraint must be an expression, got {expr!r}")
             _check_vars([expr], total, "a constraint")
             state.add_constraint(expr, Interval.of(bounds))
-        self._init_from(state.freeze())
-
-    def _init_from(self, other: IndexingMap) -> None:
-        for slot in IndexingMap.__slots__:
-            object.__setattr__(self, slot, getattr(other, slot))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("IndexingMap is immutable")
+        super().__init__(tuple(state.results), tuple(state.dims), tuple(state.ranges),
+                         tuple(state.rts), tuple(state.constraints.items()), state.known_empty, False)
 
     @classmethod
     def _make(
@@ -192,17 +235,9 @@ class IndexingMap:
         known_empty: bool,
         undefined: bool,
     ) -> IndexingMap:
-        m = object.__new__(cls)
-        s = object.__setattr__
-        s(m, "_results", results)
-        s(m, "_dims", dims)
-        s(m, "_ranges", ranges)
-        s(m, "_rts", rts)
-        s(m, "_constraints", constraints)
-        s(m, "_known_empty", known_empty)
-        s(m, "_undefined", undefined)
-        s(m, "_hash", None)
-        s(m, "_simplified", None)
+        """A map from fields that are already normalized (no constraint folding)."""
+        m = cls.__new__(cls)
+        _MapFields.__init__(m, results, dims, ranges, rts, constraints, known_empty, undefined)
         return m
 
     def _state(self) -> _State:
@@ -235,10 +270,8 @@ class IndexingMap:
 
     @classmethod
     def parse(cls, text: str) -> IndexingMap:
-        """Parse XLA's text format (``floordiv``, ``floorDiv`` and ``/`` all mean floor division)."""
-        from tensorlayout.indexing.parse import parse_indexing_map
-
-        return parse_indexing_map(text)
+        """XLA's text format, see :func:`~tensorlayout.indexing.parse.parse_indexing_map`."""
+        return _ops().parse(text)
 
     @classmethod
     def from_symbolic_map(
@@ -247,26 +280,13 @@ class IndexingMap:
         dim_vars: Sequence[object],
         range_vars: Sequence[object] = (),
         rt_vars: Sequence[object] = (),
-        constraints: Mapping[Expr, BoundsLike] | Iterable[tuple[Expr, BoundsLike]] = (),
+        constraints: ConstraintsLike = (),
     ) -> IndexingMap:
         """Build from a :class:`SymbolicMap` (or its text) and variables.
 
         The counts are checked with the messages of XLA's ``Verify``.
         """
-        from tensorlayout.indexing.parse import SymbolicMap
-
-        sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(str(symbolic_map))
-        if len(dim_vars) != sm.num_dims:
-            raise IndexingError(
-                f"number of dim vars ({len(dim_vars)}) must match the number of dimensions in the "
-                f"symbolic map ({sm.num_dims})"
-            )
-        if len(range_vars) + len(rt_vars) != sm.num_symbols:
-            raise IndexingError(
-                f"number of range ({len(range_vars)}) + runtime ({len(rt_vars)}) variables must match "
-                f"the number of symbols in the symbolic map ({sm.num_symbols})"
-            )
-        return cls(sm.results, dim_vars, range_vars, rt_vars, constraints)
+        return _ops().from_symbolic_map(symbolic_map, dim_vars, range_vars, rt_vars, constraints)
 
     @classmethod
     def from_tensor_sizes(cls, symbolic_map: object, dim_sizes: Sequence[int],
@@ -363,10 +383,7 @@ class IndexingMap:
         >>> m.compute_result_ranges()
         [Interval(0, 2), Interval(0, 3)]
         """
-        from tensorlayout.indexing.ranges import RangeEvaluator
-
-        ev = RangeEvaluator.for_map(self)
-        return [ev.range(r) for r in self._results]
+        return _ops().result_ranges(self)
 
     def dim(self, i: int) -> Expr:
         """The expression of dim ``d_i``."""
@@ -390,9 +407,7 @@ class IndexingMap:
         >>> m.parse_expr("d0 + s0 * 2")
         Expr('v0 + v1 * 2')
         """
-        from tensorlayout.indexing.parse import parse_expr
-
-        return parse_expr(text, names=self.variable_names())
+        return _ops().parse_expr(text, self.variable_names())
 
     # ---- evaluation ------------------------------------------------------------------
     def _point(self, dims: Sequence[int], symbols: Sequence[int]) -> list[int]:
@@ -451,52 +466,51 @@ class IndexingMap:
                                  rename(self._rts, rts), self._constraints, self._known_empty,
                                  self._undefined)
 
-    # ---- rewrites (implemented in simplify.py / compose.py) ---------------------------
-    def simplify(self, mode: str | SimplifyPointDimensions = "replace", *,
-                 exact: bool = False) -> IndexingMap:
-        """XLA's ``Simplify``: the simplified map (cached). See :func:`~.simplify.simplify_with_status`.
+    # ---- rewrites (free functions in simplify.py, transforms.py, compose.py) ----------
+    def simplify(self, mode: SimplifyMode = "replace", *, exact: bool = False) -> IndexingMap:
+        """XLA's ``Simplify``: :func:`~tensorlayout.indexing.simplify.simplify` (cached).
 
-        ``mode="preserve"`` keeps single-point variables; ``exact=True`` replaces XLA's two
+        ``mode="preserve"`` keeps single-point variables; ``exact=True`` replaces XLA's
         unsound constraint rewrites (negative divisors, MergeModConstraints on negative bounds)
         by exact ones; XLA's are the default, for parity.
         """
-        from tensorlayout.indexing.simplify import simplify
+        return _ops().simplify(self, mode, exact)[0]
 
-        return simplify(self, mode, exact=exact)
-
-    def simplify_with_status(self, mode: str | SimplifyPointDimensions = "replace", *,
+    def simplify_with_status(self, mode: SimplifyMode = "replace", *,
                              exact: bool = False) -> tuple[IndexingMap, bool]:
         """``(simplified map, changed)`` where ``changed`` is XLA's return value of Simplify()."""
-        from tensorlayout.indexing.simplify import simplify_with_status
+        return _ops().simplify(self, mode, exact)
 
-        return simplify_with_status(self, mode, exact=exact)
+    @property
+    def _simplified(self) -> tuple[tuple[bool, bool], IndexingMap] | None:
+        """``((True, False), s)`` if ``simplify(self)`` is known (cached) to be ``s``, else None.
+
+        Kept for callers of the former cache slot; use
+        :func:`~tensorlayout.indexing.simplify.cached_simplification`.
+        """
+        out = _ops().cached_simplification(self)
+        return None if out is None else ((True, False), out)
 
     def remove_unused_symbols(self) -> IndexingMap:
         """Drop range/runtime variables used by no result (and constraints only about them)."""
         return self.remove_unused_symbols_with_mask()[0]
 
     def remove_unused_symbols_with_mask(self) -> tuple[IndexingMap, list[bool]]:
-        from tensorlayout.indexing.transforms import remove_unused
-
-        return remove_unused(self, symbols_only=True)
+        return _ops().remove_unused(self, True)
 
     def remove_unused_vars(self) -> IndexingMap:
         """Drop dims and symbols used by no result (and constraints only about them)."""
         return self.remove_unused_vars_with_mask()[0]
 
     def remove_unused_vars_with_mask(self) -> tuple[IndexingMap, list[bool]]:
-        from tensorlayout.indexing.transforms import remove_unused
-
-        return remove_unused(self, symbols_only=False)
+        return _ops().remove_unused(self, False)
 
     def rescale_symbols(self) -> IndexingMap:
         """Replace ``s`` by ``s * c + k`` for each constraint ``s mod c in [k, k]``."""
         return self.rescale_symbols_with_status()[0]
 
     def rescale_symbols_with_status(self) -> tuple[IndexingMap, bool]:
-        from tensorlayout.indexing.transforms import rescale_symbols
-
-        return rescale_symbols(self)
+        return _ops().rescale_symbols(self)
 
     def convert_symbols_to_dimensions(self) -> IndexingMap:
         """All range then runtime variables become trailing dims (their names are dropped).
@@ -512,17 +526,13 @@ class IndexingMap:
 
     def convert_range_variables_to_dimensions(self, indices: Iterable[int]) -> IndexingMap:
         """Move the selected range variables (by index) to the end of the dims, keeping names."""
-        from tensorlayout.indexing.transforms import convert_range_variables_to_dimensions
-
-        return convert_range_variables_to_dimensions(self, indices)
+        return _ops().convert_range_variables_to_dimensions(self, indices)
 
     def __mul__(self, other: IndexingMap) -> IndexingMap:
         """``a * b`` is ``compose(a, b)`` (XLA's operator*)."""
-        from tensorlayout.indexing.compose import compose
-
         if not isinstance(other, IndexingMap):
             return NotImplemented
-        return compose(self, other)
+        return _ops().compose(self, other)
 
     # ---- identity, printing ----------------------------------------------------------
     def _struct_key(self) -> tuple[object, ...]:
@@ -548,12 +558,18 @@ class IndexingMap:
         return self is other or self._key() == other._key()
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash(self._key()))
-        return self._hash  # type: ignore[return-value]
+        return hash(self._key())
 
-    def to_string(self) -> str:
-        """XLA's one-line text: ``(dims)[ranges]{rts} -> (results), domain: ...``."""
+    def to_string(self, *, floordiv: bool = False) -> str:
+        """XLA's one-line text: ``(dims)[ranges]{rts} -> (results), domain: ...``.
+
+        ``floordiv=True`` spells floor division ``floordiv``, as XLA before June 2026 and MLIR
+        print it (the default is current XLA's ``/``).
+
+        >>> m = IndexingMap.parse("(d0) -> (d0 / 4), domain: d0 in [0, 15]")
+        >>> m.to_string(floordiv=True)
+        '(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]'
+        """
         if self._undefined:
             return "UNDEFINED"
         if self._known_empty:
@@ -565,11 +581,11 @@ class IndexingMap:
             text += "[" + ", ".join(names[n:n + r]) + "]"
         if self._rts:
             text += "{" + ", ".join(names[n + r:]) + "}"
-        text += " -> (" + ", ".join(e.to_string(names) for e in self._results) + ")"
+        text += " -> (" + ", ".join(e.to_string(names, floordiv=floordiv) for e in self._results) + ")"
         if not names:
             return text
         parts = [f"{name} in {v.bounds}" for name, v in zip(names, self.all_vars())]
-        parts += sorted(f"{e.to_string(names)} in {iv}" for e, iv in self._constraints)
+        parts += sorted(f"{e.to_string(names, floordiv=floordiv)} in {iv}" for e, iv in self._constraints)
         return text + ", domain: " + ", ".join(parts)
 
     def __str__(self) -> str:

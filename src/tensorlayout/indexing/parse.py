@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import ParseError
+from tensorlayout.core.intmath import INT64_MAX
+from tensorlayout.errors import IndexingError, ParseError
 from tensorlayout.indexing._guard import TOO_DEEP
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.expr import (
@@ -39,12 +40,13 @@ from tensorlayout.indexing.expr import (
     make,
     var,
 )
-
-if TYPE_CHECKING:
-    from tensorlayout.indexing.map import IndexingMap
+from tensorlayout.indexing.interval import Interval
+from tensorlayout.indexing.map import ConstraintsLike, IndexingMap
+from tensorlayout.indexing.variables import Variable
 
 __all__ = [
     "SymbolicMap",
+    "indexing_map_from_symbolic_map",
     "parse_expr",
     "parse_indexing_map",
     "parse_symbolic_expr",
@@ -58,7 +60,6 @@ _UINT = re.compile(r"[0-9]+")
 _DEFAULT = re.compile(r"([dsv])([0-9]+)$")
 _TERM_OPS = {"mod": MOD, "floordiv": FLOORDIV, "floorDiv": FLOORDIV, "ceildiv": CEILDIV, "ceilDiv": CEILDIV}
 _KEYWORDS = {"in", "domain", "max", "min", *_TERM_OPS}
-INT64_MAX = 2**63 - 1
 T = TypeVar("T")
 VariableMap = Sequence[str] | Mapping[str, "Expr | int"]
 
@@ -353,9 +354,6 @@ def parse_indexing_map(text: str) -> IndexingMap:
     >>> parse_indexing_map("(d0) -> (d0), domain: d0 in [3, 2]").is_known_empty
     True
     """
-    from tensorlayout.indexing.interval import Interval
-    from tensorlayout.indexing.map import IndexingMap, Variable
-
     if not isinstance(text, str):
         raise ParseError(str(text), 0, "indexing map text")
     cur = Cursor(text)
@@ -400,3 +398,31 @@ def parse_indexing_map(text: str) -> IndexingMap:
     nd, ns = len(dims), len(syms)
     return IndexingMap(results, variables[:nd], variables[nd:nd + ns], variables[nd + ns:], constraints)
 
+
+
+def indexing_map_from_symbolic_map(
+    symbolic_map: object,
+    dim_vars: Sequence[object],
+    range_vars: Sequence[object] = (),
+    rt_vars: Sequence[object] = (),
+    constraints: ConstraintsLike = (),
+) -> IndexingMap:
+    """``IndexingMap.from_symbolic_map``: a map from a :class:`SymbolicMap` (or its text) and variables.
+
+    The counts are checked with the messages of XLA's ``Verify``.
+
+    >>> print(indexing_map_from_symbolic_map("(d0)[s0] -> (d0 + s0)", [(0, 3)], [(0, 1)]))
+    (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]
+    """
+    sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(str(symbolic_map))
+    if len(dim_vars) != sm.num_dims:
+        raise IndexingError(
+            f"number of dim vars ({len(dim_vars)}) must match the number of dimensions in the "
+            f"symbolic map ({sm.num_dims})"
+        )
+    if len(range_vars) + len(rt_vars) != sm.num_symbols:
+        raise IndexingError(
+            f"number of range ({len(range_vars)}) + runtime ({len(rt_vars)}) variables must match "
+            f"the number of symbols in the symbolic map ({sm.num_symbols})"
+        )
+    return IndexingMap(sm.results, dim_vars, range_vars, rt_vars, constraints)

@@ -10,14 +10,16 @@ Precedence: ``+`` is 1; ``*``, ``/`` (floordiv), ``ceildiv`` and ``mod`` are 2; 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr
+from tensorlayout.indexing.canonical import _canon
+from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr, Names
 
 __all__ = ["expr_to_string", "name_function"]
 
 _OP_TEXT = {ADD: " + ", MUL: " * ", FLOORDIV: " / ", CEILDIV: " ceildiv ", MOD: " mod "}
-Names = Sequence[str] | Callable[[int], str] | int | None
+#: The spelling of XLA before June 2026 and of MLIR (``floordiv`` instead of ``/``).
+_OP_TEXT_FLOORDIV = {**_OP_TEXT, FLOORDIV: " floordiv "}
 
 
 def name_function(names: Names) -> Callable[[int], str]:
@@ -28,8 +30,8 @@ def name_function(names: Names) -> Callable[[int], str]:
     """
     if names is None:
         return lambda i: f"v{i}"
-    if isinstance(names, int) and not isinstance(names, bool):
-        n = names
+    if isinstance(names, int):
+        n = int(names)
         return lambda i: f"d{i}" if i < n else f"s{i - n}"
     if callable(names):
         return names
@@ -69,49 +71,63 @@ def _has_negative_factor(e: Expr) -> bool:
     return _negative_mul(e)
 
 
-def expr_to_string(e: Expr, names: Names = None) -> str:
-    """The XLA text of ``e``; ``names`` gives variable names (default ``v<id>``)."""
-    return _print(e, name_function(names))
+def expr_to_string(e: Expr, names: Names = None, *, floordiv: bool = False) -> str:
+    """The XLA text of ``e``; ``names`` gives variable names (default ``v<id>``).
 
+    ``floordiv=True`` prints floor division as ``floordiv`` (older XLA, MLIR) instead of ``/``.
 
-def _child(c: Expr, parent: int, is_rhs: bool, name: Callable[[int], str]) -> str:
-    text = _print(c, name)
+    >>> from tensorlayout.indexing.expr import var
+    >>> expr_to_string(var(0) // 4, ["d0"], floordiv=True)
+    'd0 floordiv 4'
+    """
+    return _Printer(name_function(names), _OP_TEXT_FLOORDIV if floordiv else _OP_TEXT).print(e)
+
+def _needs_parens(c: Expr, parent: int, is_rhs: bool) -> bool:
+    """A child is parenthesized below a tighter parent, or beside a different op of equal precedence."""
     cp = _prec(c)
     pp = 1 if parent == ADD else 2
-    if cp < pp:
-        return f"({text})"
-    if cp == pp:
-        if c.kind != parent:
-            return f"({text})"
-        if parent in (FLOORDIV, CEILDIV, MOD) and is_rhs:
-            return f"({text})"
-    return text
+    if cp != pp:
+        return cp < pp
+    return c.kind != parent or (parent in (FLOORDIV, CEILDIV, MOD) and is_rhs)
 
 
-def _print(e: Expr, name: Callable[[int], str]) -> str:
-    k = e.kind
-    if k == CONST:
-        return str(e.value)
-    if k == VAR:
-        return name(e.value)
-    lhs, rhs = e.lhs, e.rhs
-    assert lhs is not None and rhs is not None
-    if k in (MIN, MAX):
-        fn = "min" if k == MIN else "max"
-        return f"{fn}({_print(lhs, name)}, {_print(rhs, name)})"
-    if _is_neg(e):
-        return "-" + _child(lhs, MUL, False, name)
-    if k == ADD:
-        left = _child(lhs, ADD, False, name)
+class _Printer:
+    """One printing run: variable names and the operator spellings."""
+
+    def __init__(self, name: Callable[[int], str], ops: dict[int, str]) -> None:
+        self.name = name
+        self.ops = ops
+
+    def child(self, c: Expr, parent: int, is_rhs: bool) -> str:
+        text = self.print(c)
+        return f"({text})" if _needs_parens(c, parent, is_rhs) else text
+
+    def print(self, e: Expr) -> str:
+        k = e.kind
+        if k == CONST:
+            return str(e.value)
+        if k == VAR:
+            return self.name(e.value)
+        lhs, rhs = e.lhs, e.rhs
+        assert lhs is not None and rhs is not None
+        if k in (MIN, MAX):
+            fn = "min" if k == MIN else "max"
+            return f"{fn}({self.print(lhs)}, {self.print(rhs)})"
+        if _is_neg(e):
+            return "-" + self.child(lhs, MUL, False)
+        if k == ADD:
+            return self.sum(lhs, rhs)
+        return f"{self.child(lhs, k, False)}{self.ops[k]}{self.child(rhs, k, True)}"
+
+    def sum(self, lhs: Expr, rhs: Expr) -> str:
+        """``a + b``, or ``a - c`` when ``b`` is a negative constant or has a negative factor."""
+        left = self.child(lhs, ADD, False)
         if rhs.kind == CONST and rhs.value < 0:
             return f"{left} - {-rhs.value}"
         if rhs.kind in (MUL, ADD) and _has_negative_factor(rhs):
-            from tensorlayout.indexing.canonical import _canon
-
             negated = _canon(rhs * -1)
-            text = _print(negated, name)
+            text = self.print(negated)
             if negated.kind == ADD:
                 text = f"({text})"
             return f"{left} - {text}"
-        return f"{left} + {_child(rhs, ADD, True, name)}"
-    return f"{_child(lhs, k, False, name)}{_OP_TEXT[k]}{_child(rhs, k, True, name)}"
+        return f"{left} + {self.child(rhs, ADD, True)}"

@@ -1,7 +1,6 @@
 """The range of an expression over a box of variable bounds (XLA's ``RangeEvaluator``, spec §1.4).
 
 >>> from tensorlayout.indexing.expr import var
->>> from tensorlayout.indexing.interval import Interval
 >>> ev = RangeEvaluator([Interval(0, 9), Interval(-10, -1)])
 >>> ev.range(var(0) * 2 + var(1))
 Interval(-10, 17)
@@ -13,12 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr
-from tensorlayout.indexing.interval import INT64_MAX, INT64_MIN, Interval
+from tensorlayout.indexing.interval import Interval
+from tensorlayout.indexing.map import IndexingMap
 
-__all__ = ["FULL", "RangeEvaluator"]
+__all__ = ["FULL", "RangeEvaluator", "compute_result_ranges"]
 
 FULL = Interval(INT64_MIN, INT64_MAX)
 
@@ -38,10 +39,8 @@ class RangeEvaluator:
         self._cache: dict[Expr, Interval] = {}
 
     @classmethod
-    def for_map(cls, m: object, use_constraints: bool = True) -> RangeEvaluator:
+    def for_map(cls, m: IndexingMap, use_constraints: bool = True) -> RangeEvaluator:
         """An evaluator over an :class:`~tensorlayout.indexing.map.IndexingMap`'s domain box."""
-        from tensorlayout.indexing.map import IndexingMap
-
         if not isinstance(m, IndexingMap):
             raise IndexingError("RangeEvaluator.for_map needs an IndexingMap")
         return cls([v.bounds for v in m.all_vars()], m.constraints if use_constraints else None)
@@ -113,3 +112,15 @@ class RangeEvaluator:
                 return Interval(min(ends), max(ends))
             return FULL
         return FULL  # pragma: no cover
+
+
+def compute_result_ranges(m: IndexingMap) -> list[Interval]:
+    """The range of every result over the map's domain box, using the constraints.
+
+    >>> from tensorlayout.indexing.expr import var
+    >>> m = IndexingMap([var(0) // 4], [(0, 99)], constraints=[(var(0), (0, 9))])
+    >>> compute_result_ranges(m)
+    [Interval(0, 2)]
+    """
+    ev = RangeEvaluator.for_map(m)
+    return [ev.range(r) for r in m.results]

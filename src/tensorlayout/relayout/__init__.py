@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._copy import copy_in, copy_out, has_fast_path
-from tensorlayout.relayout._cute import from_cute
-from tensorlayout.relayout._target import Digit, PhysicalTarget, as_target
+from tensorlayout.relayout._cute import as_target, from_cute
+from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
     "Digit",
@@ -41,7 +42,16 @@ __all__ = [
 TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
 
 
+#: A physical buffer larger than this is refused before allocating (``LayoutError`` says how
+#: large); raise it for machines with more memory.
+MAX_BUFFER_BYTES = 1 << 40
+
+
 def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
+    """The array's dtype can be stored under ``target``: no objects or raw records, and one
+    element as wide as the target's (any integer for packed sub-byte targets)."""
+    if dtype.hasobject or dtype.kind == "V":
+        raise LayoutError(f"{target}: relayout moves numbers, not {dtype} (object or void) elements")
     if target.packed_bits:
         if not (np.issubdtype(dtype, np.integer) or dtype == np.bool_):
             raise LayoutError(f"{target}: packed {target.packed_bits}-bit elements need an integer "
@@ -52,8 +62,57 @@ def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
                           f"dtype {dtype} has {dtype.itemsize * 8}")
 
 
+def _check_pad(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> None:
+    """``pad_value`` is a number the buffer's dtype holds exactly (a typed error otherwise).
+
+    Integers must be in the dtype's range (the packed width's for sub-byte targets), reals
+    need no imaginary part, and integer buffers take no fraction; a ``bool`` buffer takes
+    any real number as its truth value, as numpy does.
+    """
+    value = _number(pad_value)
+    if value is not None and dtype.kind == "b" and not target.packed_bits:
+        value = None if isinstance(value, complex) else value
+    elif value is not None and (target.packed_bits or dtype.kind in "iu"):
+        low, high = _int_range(dtype, target)
+        value = value if isinstance(value, int) else None
+        if value is not None and not low <= value <= high:
+            value = None
+    elif value is not None and dtype.kind == "f" and isinstance(value, complex):
+        value = None
+    if value is None:
+        raise LayoutError(f"{target}: pad_value {pad_value!r} does not fit the {dtype} buffer")
+
+
+def _number(x: object) -> int | float | complex | None:
+    """``x`` as an exact Python number (an integral float becomes an int), None if not one."""
+    if isinstance(x, (bool, np.bool_)):
+        return int(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return int(x) if float(x).is_integer() else float(x)
+    if isinstance(x, (complex, np.complexfloating)):
+        return _number(complex(x).real) if complex(x).imag == 0 else complex(x)
+    return None
+
+
+def _int_range(dtype: np.dtype, target: PhysicalTarget) -> tuple[int, int]:
+    if target.packed_bits:
+        low = -(1 << (target.packed_bits - 1)) if target.signed else 0
+        return low, low + (1 << target.packed_bits) - 1
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _check_size(target: PhysicalTarget, itemsize: int) -> None:
+    size = target.buffer_bytes if target.packed_bits else target.physical_elements * itemsize
+    if size is not None and size > MAX_BUFFER_BYTES:
+        raise LayoutError(f"{target}: the physical buffer would take {size} bytes, more than "
+                          f"relayout.MAX_BUFFER_BYTES ({MAX_BUFFER_BYTES}); raise it to allow that")
+
+
 def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: np.ndarray | None = None, threads: int | None = None) -> np.ndarray:
     """The 1-D physical buffer of the logical ``array`` under ``target``.
 
     The buffer has the array's dtype and ``physical_elements`` entries (packed sub-byte
@@ -69,15 +128,17 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
     if a.shape != t.logical_shape:
         raise LayoutError(f"{t}: expected an array of shape {t.logical_shape}, but got {a.shape}")
     _check_width(a.dtype, t)
+    _check_pad(pad_value, a.dtype, t)
+    _check_size(t, a.dtype.itemsize)
     if t.packed_bits:
         return _pack(a, t, pad_value, out)
     buf = _out_buffer(out, t.physical_elements, a.dtype, t)
-    copy_in(a, buf, t, pad_value)
+    copy_in(a, buf, t, pad_value, threads)
     return buf if out is None else out
 
 
 def from_physical(buffer: np.ndarray, target: TargetLike, *,
-                  out: np.ndarray | None = None) -> np.ndarray:
+                  out: np.ndarray | None = None, threads: int | None = None) -> np.ndarray:
     """The logical array stored in the physical ``buffer`` under ``target`` (inverse of
     :func:`to_physical`); packed sub-byte buffers come back as ``int8``/``uint8``.
 
@@ -87,23 +148,24 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     """
     t = as_target(target)
     b = np.ascontiguousarray(buffer).reshape(-1)  # the copy plans address a dense buffer
+    _check_width(b.dtype, t)
     if t.packed_bits:
         b = _unpack(b, t)
     elif b.size != t.physical_elements:
         raise LayoutError(f"{t}: expected a buffer of {t.physical_elements} elements, but got {b.size}")
-    _check_width(b.dtype, t)
     if out is None:
-        out = np.empty(t.logical_shape, dtype=b.dtype)
+        out = _allocate(t.logical_shape, b.dtype, t)
     elif not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != b.dtype \
             or not out.flags.writeable:
         raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
                           f"dtype {b.dtype}")
-    copy_out(b, out, t)
+    copy_out(b, out, t, threads)
     return out
 
 
 def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
-             pad_value: object = 0, *, out: np.ndarray | None = None) -> np.ndarray:
+             pad_value: object = 0, *, out: np.ndarray | None = None,
+             threads: int | None = None) -> np.ndarray:
     """Convert ``data``, the physical buffer under ``src``, into the buffer under ``dst``.
 
     ``src=None`` means ``data`` is the logical array; ``dst=None`` returns the logical array.
@@ -115,7 +177,7 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     """
     if dst is None:
         if src is not None:
-            return from_physical(data, src, out=out)
+            return from_physical(data, src, out=out, threads=threads)
         logical = np.asarray(data)
         if out is None:
             return logical
@@ -125,13 +187,21 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
                               f"dtype {logical.dtype}")
         np.copyto(out, logical)
         return out
-    logical = np.asarray(data) if src is None else from_physical(data, src)
-    return to_physical(logical, dst, pad_value, out=out)
+    logical = np.asarray(data) if src is None else from_physical(data, src, threads=threads)
+    return to_physical(logical, dst, pad_value, out=out, threads=threads)
+
+
+def _allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    try:
+        return np.empty(shape, dtype=dtype)
+    except MemoryError:
+        size = prod(shape) * dtype.itemsize
+        raise LayoutError(f"{t}: {size} bytes for the result could not be allocated") from None
 
 
 def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
     if out is None:
-        return np.empty(n, dtype=dtype)
+        return _allocate((n,), dtype, t)
     if not isinstance(out, np.ndarray) or out.size != n or out.dtype != dtype \
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
@@ -140,25 +210,34 @@ def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarg
 
 # -- sub-byte packing ---------------------------------------------------------------------
 def _pack(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None) -> np.ndarray:
+    """One byte per slot through the copy engine (the low byte of each value), then ``8 //
+    bits`` slots per byte, lowest bits first."""
     bits = t.packed_bits
     mask = (1 << bits) - 1
     per = 8 // bits
     slots = np.empty(-(-t.physical_elements // per) * per, dtype=np.uint8)
-    codes = (np.asarray(a).astype(np.int64) & mask).astype(np.uint8)
-    pad = int(np.int64(pad_value)) & mask  # type: ignore[call-overload]
-    copy_in(codes, slots[: t.physical_elements], t, pad)
+    arr = np.asarray(a)
+    low = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr.astype(np.uint8)  # modular
+    pad = int(pad_value) & mask  # type: ignore[call-overload]  # an int: checked by _check_pad
+    copy_in(low, slots[: t.physical_elements], t, pad)
     slots[t.physical_elements:] = 0
-    lanes = slots.reshape(-1, per)
-    packed = lanes[:, 0].copy()
-    for k in range(1, per):
-        packed |= lanes[:, k] << np.uint8(k * bits)
     n = t.buffer_bytes or 0
     result = _out_buffer(out, n, np.dtype(np.uint8), t)
+    if bits == 1:
+        np.bitwise_and(slots, 1, out=slots)
+        result[...] = np.packbits(slots, bitorder="little")[:n]
+        return result if out is None else out
+    lanes = slots.reshape(-1, per)
+    packed = np.bitwise_and(lanes[:, 0], mask)
+    for k in range(1, per):
+        lane = lanes[:, k] if k == per - 1 else np.bitwise_and(lanes[:, k], mask)
+        packed |= lane << np.uint8(k * bits)  # the top lane's high bits shift out
     result[...] = packed[:n]
     return result if out is None else out
 
 
 def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
+    """The slots of a packed buffer, one byte each, sign-extended for signed types."""
     bits = t.packed_bits
     per = 8 // bits
     if b.dtype != np.uint8 and b.dtype != np.int8:
@@ -166,10 +245,17 @@ def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
     if b.size != t.buffer_bytes:
         raise LayoutError(f"{t}: expected a packed buffer of {t.buffer_bytes} bytes, but got {b.size}")
     raw = b.view(np.uint8)
-    shifts = (np.arange(per, dtype=np.uint8) * bits).astype(np.uint8)
-    codes = ((raw[:, None] >> shifts) & np.uint8((1 << bits) - 1)).reshape(-1)[: t.physical_elements]
-    if t.signed:
-        s = codes.astype(np.int8)
-        s[s >= (1 << (bits - 1))] -= np.int8(1 << bits)
-        return s
+    if bits == 1:
+        codes = np.unpackbits(raw, bitorder="little")
+    else:
+        codes = np.empty(raw.size * per, dtype=np.uint8)
+        for k in range(per):
+            np.bitwise_and(raw >> np.uint8(k * bits), (1 << bits) - 1, out=codes[k::per])
+    codes = codes[: t.physical_elements]
+    if t.signed:  # (v ^ half) - half sign-extends a bits-wide value
+        half = np.int8(1 << (bits - 1)) if bits < 8 else np.int8(0)
+        signed = codes.view(np.int8)
+        signed ^= half
+        signed -= half
+        return signed
     return codes

@@ -1,70 +1,81 @@
-"""CuTe and TLA layouts as relayout targets (the strided fast path, via per-dim digits).
+"""CuTe and TLA layouts as relayout targets, and :func:`as_target` for every notation.
 
->>> from tensorlayout.cute import tla
->>> t = from_cute(tla.make_format("zN", 20, 40, "f16"))
+A CuTe layout lowers into the layout core; its per-mode digits are the strided fast path.
+
+>>> t = from_cute("((2,2),(2,3)):((2,12),(1,4))")
 >>> t.logical_shape, t.physical_elements, t.tile_elements
-((20, 40), 1536, 256)
+((4, 6), 24, 4)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
+from tensorlayout.core.layout import Digit
 from tensorlayout.cute import Layout
+from tensorlayout.cute.lowering import lower_layout
+from tensorlayout.cute.swizzle import ComposedLayout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.relayout._target import PhysicalTarget
+from tensorlayout.xla.shape import Shape
 
-__all__ = ["from_cute"]
+__all__ = ["as_target", "from_cute"]
 
 
-def from_cute(x: Layout | TlaLayout | str, *, element_bits: int = 0, name: str = "") -> PhysicalTarget:
+def from_cute(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int = 0,
+              name: str = "") -> PhysicalTarget:
     """A :class:`PhysicalTarget` for a CuTe layout (domain: its mode sizes) or a TLA layout
     (domain: its origin shape; the rest of each mode is padding)."""
     if isinstance(x, str):
         x = Layout.parse(x)
-    if isinstance(x, TlaLayout):
-        layout, logical = x.layout, tuple(x.origin_shape)
-    elif isinstance(x, Layout):
-        layout = x
-        logical = tuple(m.size() for m in layout.modes())
-    else:
+    if not isinstance(x, (Layout, TlaLayout, ComposedLayout)):
         raise LayoutError(f"expected a CuTe or TLA layout, got {type(x).__name__}")
-    digits = []
-    tile = 1
-    for mode in layout.modes():
-        flat = [(s, d) for s, d in mode.flat_modes() if s != 1] or [(1, 0)]
-        if any(d < 0 for _, d in flat):
-            raise UnsupportedError(f"{layout} has a negative stride; a buffer target needs strides >= 0")
-        if len(flat) > 1:
-            tile *= flat[0][0]
-        digits.append(list(reversed(flat)))
-    if not _nested_strides(layout):  # cheap proof of injectivity failed: check by enumeration
-        offsets = layout.offsets()
-        if layout.size() and len(np.unique(offsets)) != offsets.size:
-            raise UnsupportedError(f"{layout} maps two coordinates to one offset, so data cannot be "
+    core = lower_layout(x, element_bits=element_bits)
+    if any(d.stride < 0 for d in core.digits if d.extent > 1):
+        raise UnsupportedError(f"{x} has a negative stride; a buffer target needs strides >= 0")
+    if not _nested_strides(core.digits):  # cheap proof of injectivity failed: enumerate
+        offsets = core.offsets()
+        if offsets.size and len(np.unique(offsets)) != offsets.size:
+            raise UnsupportedError(f"{x} maps two coordinates to one offset, so data cannot be "
                                    "stored under it")
-    return PhysicalTarget.from_digits(logical, digits, physical_elements=layout.cosize(),
-                                      element_bits=element_bits,
-                                      tile_elements=tile if tile > 1 else None,
-                                      name=name or str(x))
+    tile = 1
+    for k in range(core.rank):
+        mode = [d for d in core.digits if d.source == k and d.extent != 1]
+        if len(mode) > 1:
+            tile *= mode[0].extent
+    core = replace(core, tile_elements=tile if tile > 1 else None, name=name or str(x))
+    return PhysicalTarget.from_layout(core)
 
 
-def _nested_strides(layout: Layout) -> bool:
-    """Sorted by stride, each mode starts past the span of the smaller ones (so it is injective)."""
+def _nested_strides(digits: tuple[Digit, ...]) -> bool:
+    """Sorted by stride, each digit starts past the span of the smaller ones (so it is injective)."""
     span = 0
-    modes = sorted(((d, s) for s, d in layout.flat_modes() if s > 1))
-    for d, s in modes:
-        if d <= span:
+    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
+        if d.stride <= span:
             return False
-        span = d * (s - 1) + span
+        span = d.stride * (d.extent - 1) + span
     return True
 
 
-def to_target_or_none(obj: Any) -> PhysicalTarget | None:
-    """The CuTe/TLA target for ``obj`` if it is one, else None."""
-    if isinstance(obj, (Layout, TlaLayout)):
+def as_target(obj: object) -> PhysicalTarget:
+    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or shape text, a CuTe or TLA layout.
+
+    >>> as_target("s8[3]{0}").physical_elements
+    3
+    """
+    if isinstance(obj, PhysicalTarget):
+        return obj
+    if isinstance(obj, (Shape, str)):
+        return PhysicalTarget.from_xla(obj)
+    if isinstance(obj, (Layout, TlaLayout, ComposedLayout)):
         return from_cute(obj)
-    return None
+    to_target = getattr(obj, "to_physical_target", None)
+    if callable(to_target):
+        target = to_target()
+        if isinstance(target, PhysicalTarget):
+            return target
+    raise UnsupportedError(f"expected a PhysicalTarget, an XLA shape or shape text, "
+                           f"but got {type(obj).__name__}")

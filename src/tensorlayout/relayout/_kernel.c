@@ -12,6 +12,10 @@
  *                contiguous in src and M items apart in dst: dst[k*M + b] = src_b[k]
  *                (the (2,1)/(4,1)/(8,1) sub-tiles of XLA TPU layouts), vectorised;
  *   deinterleave the same with src and dst swapped;
+ *   transpose    last axis contiguous in dst, the axis before it contiguous in src (a
+ *                transposing layout: a column-major tile, a permuted rank-3 array): a 2-D
+ *                copy in cache blocks of TB x TB items, so both sides' lines are reused
+ *                from L1 while the block is in flight;
  *   strided      anything else: a typed loop over the last axis.
  *
  * The GIL is released while copying, so callers may split a copy among threads.
@@ -107,7 +111,43 @@ WEAVES(uint16_t)
 WEAVES(uint32_t)
 WEAVES(uint64_t)
 
+/* dst[i*da + j] = src[i + j*sb] over na x nb items (item units for the contiguous sides,
+ * bytes for the strides da and sb), in TB x TB blocks. Inside a block the inner loop runs
+ * along the side whose other stride is the smaller, so the far-apart rows (a different page
+ * each) are visited once per block rather than once per item. */
+#define TB 16
+#define TRANSPOSE(T)                                                                         \
+    static void transpose_##T(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,          \
+                              Py_ssize_t da, Py_ssize_t sb)                                  \
+    {                                                                                        \
+        const Py_ssize_t it = (Py_ssize_t)sizeof(T);                                         \
+        for (Py_ssize_t i0 = 0; i0 < na; i0 += TB) {                                         \
+            Py_ssize_t i1 = i0 + TB < na ? i0 + TB : na;                                     \
+            for (Py_ssize_t j0 = 0; j0 < nb; j0 += TB) {                                     \
+                Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
+                if (sb <= da) {                                                              \
+                    for (Py_ssize_t i = i0; i < i1; i++) {                                   \
+                        T *restrict out = (T *)(d + i * da);                                 \
+                        const char *in = s + i * it;                                         \
+                        for (Py_ssize_t j = j0; j < j1; j++) out[j] = *(const T *)(in + j * sb); \
+                    }                                                                        \
+                } else {                                                                     \
+                    for (Py_ssize_t j = j0; j < j1; j++) {                                   \
+                        const T *restrict in = (const T *)(s + j * sb);                      \
+                        char *out = d + j * it;                                              \
+                        for (Py_ssize_t i = i0; i < i1; i++) *(T *)(out + i * da) = in[i];   \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+TRANSPOSE(uint8_t)
+TRANSPOSE(uint16_t)
+TRANSPOSE(uint32_t)
+TRANSPOSE(uint64_t)
+
 typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
 typedef void (*weave_fn)(char *, const char *, Py_ssize_t, Py_ssize_t);
 
 static int log2_small(Py_ssize_t x)
@@ -135,6 +175,8 @@ static weave_fn unweave_table[4][3] = {
 };
 static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
                                    strided_uint64_t};
+static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t};
 
 static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,
                     Py_ssize_t bytes)
@@ -144,7 +186,7 @@ static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssiz
 
 /* ---- the outer loops ---------------------------------------------------------------- */
 
-typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_STRIDED } kind_t;
+typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_TRANSPOSE, K_STRIDED } kind_t;
 
 typedef struct {
     kind_t kind;
@@ -152,11 +194,12 @@ typedef struct {
     Py_ssize_t bytes;     /* K_RUN: bytes per run */
     line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
     weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
+    transpose_fn transpose; /* K_TRANSPOSE */
 } inner_t;
 
 static inner_t choose_inner(const plan_t *p)
 {
-    inner_t in = {K_STRIDED, 1, 0, NULL, NULL};
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, NULL};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
     int lg = log2_small(item);
@@ -189,6 +232,12 @@ static inner_t choose_inner(const plan_t *p)
             in.weave = unweave_table[lg][m - 1];
             return in;
         }
+    }
+    if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
+        in.kind = K_TRANSPOSE;
+        in.inner = 2;
+        in.transpose = transpose_table[lg];
+        return in;
     }
     if (lg >= 0) {
         in.line = strided_table[lg];
@@ -236,6 +285,9 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
                 weave_streamed(p, in, d, s, shape[last - 1]);
             else
                 in->weave(d, s, shape[last - 1], p->ss[last]);
+            break;
+        case K_TRANSPOSE:
+            in->transpose(d, s, shape[last - 1], shape[last], p->ds[last - 1], p->ss[last]);
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
             in->weave(d, s, shape[last - 1], p->ds[last]);

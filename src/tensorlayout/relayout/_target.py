@@ -11,8 +11,9 @@ physical buffer it lives. Two descriptions can back it:
   whose modes are per logical dim. The engine turns digits into numpy strided views and
   copies, instead of gathering with ``offsets``.
 
-The CuTe side plugs in through :meth:`PhysicalTarget.from_offsets` (any layout) or
-:meth:`PhysicalTarget.from_digits` (hierarchical per-dim modes, fast).
+Every notation reaches it through its lowering into the layout core
+(:meth:`PhysicalTarget.from_layout`); :meth:`PhysicalTarget.from_offsets` takes any explicit
+offsets and :meth:`PhysicalTarget.from_digits` plain per-dim ``(size, stride)`` digits.
 
 >>> t = PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}")
 >>> t.logical_shape, t.physical_elements, t.tile_elements, t.offsets.reshape(3, 5)[2].tolist()
@@ -21,32 +22,19 @@ The CuTe side plugs in through :meth:`PhysicalTarget.from_offsets` (any layout) 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
-from tensorlayout.xla.layout import COMBINE_DIMENSION
+from tensorlayout.core.intmath import prod
+from tensorlayout.core.layout import CoreLayout, Digit
+from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.shape import Shape, parse_shape
-from tensorlayout.xla.tiling import allocated_elements, linear_indices, tiling_plan
 
-__all__ = ["Digit", "PhysicalTarget", "as_target"]
-
-
-@dataclass(frozen=True, slots=True)
-class Digit:
-    """One mixed-radix digit of a logical coordinate: ``size`` values, physical ``stride``.
-
-    For a logical dim with digits ``d0, d1, …, dk`` (major first) the coordinate is
-    ``x = Σ v_j · block_j`` with ``block_j = size_{j+1} ⋯ size_k``; the top digit ``d0``
-    may cover more than the dim (padding) and the lower digits are exact.
-    """
-
-    size: int
-    stride: int
+__all__ = ["Digit", "PhysicalTarget"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,16 +66,37 @@ class PhysicalTarget:
     tile_ids: np.ndarray | None = None
     subtile_elements: int | None = None
     name: str = ""
+    layout: CoreLayout | None = field(default=None, repr=False)
     _offsets_fn: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # offsets, copy plans
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
+    def from_layout(cls, layout: CoreLayout) -> PhysicalTarget:
+        """The target of a core layout: its strided digits when each dim's digits form a
+        mixed radix, else its offsets.
+
+        >>> from tensorlayout.xla.lowering import lower_shape
+        >>> PhysicalTarget.from_layout(lower_shape("f32[3,5]{1,0:T(2,2)}")).physical_elements
+        24
+        """
+        both = layout.per_dim_digits() if layout.elements and layout.post is None \
+            and not layout.base else None
+        return cls(
+            logical_shape=layout.shape, physical_elements=layout.size,
+            element_bits=layout.element_bits, packed_bits=layout.packed_bits, signed=layout.signed,
+            digits=None if both is None else both[0],
+            leading_digits=() if both is None else both[1],
+            tile_elements=layout.tile_elements, subtile_elements=layout.subtile_elements,
+            name=layout.name, layout=layout, _offsets_fn=layout.offsets)
+
+    @classmethod
     def from_xla(cls, shape: Shape | str) -> PhysicalTarget:
         """The target of an XLA array shape with a layout (text or :class:`Shape`).
 
-        >>> PhysicalTarget.from_xla("bf16[16,256]{1,0:T(8,128)(2,1)}").digits[0]
-        (Digit(size=2, stride=2048), Digit(size=4, stride=256), Digit(size=2, stride=1))
+        >>> t = PhysicalTarget.from_xla("bf16[16,256]{1,0:T(8,128)(2,1)}")
+        >>> [(d.extent, d.stride) for d in t.digits[0]]
+        [(2, 2048), (4, 256), (2, 1)]
         """
         if isinstance(shape, str):
             shape = parse_shape(shape)
@@ -95,43 +104,14 @@ class PhysicalTarget:
             raise LayoutError(f"expected an XLA shape, but got {type(shape).__name__}")
         if not shape.is_array:
             raise UnsupportedError(f"relayout needs an array shape, but got {shape.kind} {shape}")
-        plan = tiling_plan(shape)  # validates: array, layout, static dims
-        layout = shape.layout
-        assert layout is not None
-        elements = allocated_elements(shape)
-        align = layout.tail_padding_alignment_in_elements
-        if layout.tiles and align > 1:
-            elements = -(-elements // align) * align
-        et = shape.element_type
-        packed = layout.element_size_in_bits if et.is_sub_byte else 0
-        if packed and packed != et.bits:
-            raise UnsupportedError(f"{shape.to_string(True)}: E({packed}) for {et.name} "
-                                   f"({et.bits} bits) is not supported")
-        sizes = [int(np.prod([t for t in tile.dims if t != COMBINE_DIMENSION], dtype=np.int64))
-                 for tile in layout.tiles]
-        tile_elements = sizes[0] if sizes else None
-        subtile = sizes[-1] if len(sizes) > 1 and sizes[-1] > 1 else None
-        both = _xla_digits(shape, plan)
-        return cls(
-            logical_shape=tuple(shape.dimensions),
-            physical_elements=elements,
-            element_bits=8 * et.byte_width,
-            packed_bits=packed,
-            signed=et.kind == "signed",
-            digits=None if both is None else both[0],
-            leading_digits=() if both is None else both[1],
-            tile_elements=tile_elements,
-            subtile_elements=subtile,
-            name=shape.to_string(True),
-            _offsets_fn=lambda: linear_indices(shape),
-        )
+        return cls.from_layout(lower_shape(shape))
 
     @classmethod
     def from_offsets(cls, logical_shape: Sequence[int], offsets: np.ndarray | Sequence[int], *,
                      physical_elements: int | None = None, element_bits: int = 0,
                      tile_elements: int | None = None, tile_ids: np.ndarray | None = None,
                      subtile_elements: int | None = None, name: str = "") -> PhysicalTarget:
-        """A target from explicit offsets (logical C order) — the hook for CuTe/TLA layouts.
+        """A target from explicit offsets (logical C order), for layouts no notation describes.
 
         ``physical_elements`` defaults to ``max(offsets) + 1``. Offsets must be distinct and
         non-negative (a relayout target is injective).
@@ -141,7 +121,7 @@ class PhysicalTarget:
         """
         shape = tuple(int(d) for d in logical_shape)
         offs = np.asarray(offsets, dtype=np.int64).reshape(-1)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = prod(shape)
         if offs.size != n:
             raise LayoutError(f"expected {n} offsets for logical shape {shape}, but got {offs.size}")
         if n and offs.min() < 0:
@@ -179,18 +159,22 @@ class PhysicalTarget:
         shape = tuple(int(d) for d in logical_shape)
         if len(digits) != len(shape):
             raise LayoutError(f"expected digits for {len(shape)} dims, but got {len(digits)}")
-        dd = tuple(tuple(Digit(*d) if not isinstance(d, Digit) else d for d in ds) for ds in digits)
-        for n, ds in zip(shape, dd, strict=True):
-            if not ds or any(d.size < 1 or d.stride < 0 for d in ds):
-                raise LayoutError(f"bad digits {ds}: need at least one, sizes >= 1, strides >= 0")
-            if int(np.prod([d.size for d in ds], dtype=np.int64)) < n:
-                raise LayoutError(f"digits {ds} cover fewer than the {n} elements of the dim")
+        out: list[Digit] = []
+        for k, (n, ds) in enumerate(zip(shape, digits, strict=True)):
+            pairs = [(d.extent, d.stride) if isinstance(d, Digit) else (int(d[0]), int(d[1])) for d in ds]
+            if not pairs or any(s < 1 or st < 0 for s, st in pairs):
+                raise LayoutError(f"bad digits {pairs}: need at least one, sizes >= 1, strides >= 0")
+            if prod(s for s, _ in pairs) < n:
+                raise LayoutError(f"digits {pairs} cover fewer than the {n} elements of the dim")
+            block = 1
+            for s, st in reversed(pairs):
+                out.append(Digit(k, block, s, st))
+                block *= s
         if physical_elements is None:
-            physical_elements = 1 + sum((d.size - 1) * d.stride for ds in dd for d in ds)
-        target = cls(shape, int(physical_elements), element_bits, digits=dd,
-                     tile_elements=tile_elements, name=name)
-        object.__setattr__(target, "_offsets_fn", lambda: _digit_offsets(shape, dd))
-        return target
+            physical_elements = 1 + sum((d.extent - 1) * d.stride for d in out)
+        core = CoreLayout(shape, tuple(out), int(physical_elements), element_bits=element_bits,
+                          tile_elements=tile_elements, name=name)
+        return cls.from_layout(core)
 
     # -- derived --------------------------------------------------------------------------
     @property
@@ -206,7 +190,7 @@ class PhysicalTarget:
     @property
     def size(self) -> int:
         """Number of logical elements."""
-        return int(np.prod(self.logical_shape, dtype=np.int64))
+        return prod(self.logical_shape)
 
     @property
     def buffer_bytes(self) -> int | None:
@@ -217,115 +201,3 @@ class PhysicalTarget:
 
     def __str__(self) -> str:
         return self.name or f"target{list(self.logical_shape)} in {self.physical_elements} slots"
-
-
-def as_target(obj: object) -> PhysicalTarget:
-    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or shape text, a CuTe or TLA layout.
-
-    >>> as_target("s8[3]{0}").physical_elements
-    3
-    """
-    if isinstance(obj, PhysicalTarget):
-        return obj
-    if isinstance(obj, (Shape, str)):
-        return PhysicalTarget.from_xla(obj)
-    from tensorlayout.relayout._cute import to_target_or_none  # CuTe / TLA layouts
-    cute_target = to_target_or_none(obj)
-    if cute_target is not None:
-        return cute_target
-    to_target = getattr(obj, "to_physical_target", None)
-    if callable(to_target):
-        target = to_target()
-        if isinstance(target, PhysicalTarget):
-            return target
-    raise UnsupportedError(f"expected a PhysicalTarget, an XLA shape or shape text, "
-                           f"but got {type(obj).__name__}")
-
-
-def _digit_offsets(shape: tuple[int, ...], digits: tuple[tuple[Digit, ...], ...]) -> np.ndarray:
-    out = np.zeros(shape, dtype=np.int64)
-    for axis, (n, ds) in enumerate(zip(shape, digits, strict=True)):
-        x = np.arange(n, dtype=np.int64)
-        off = np.zeros(n, dtype=np.int64)
-        for j in range(len(ds) - 1, -1, -1):
-            x, v = np.divmod(x, ds[j].size) if j else (x, x)
-            off += v * ds[j].stride
-        view = [1] * len(shape)
-        view[axis] = n
-        out += off.reshape(view)
-    return out.reshape(-1)
-
-
-# -- XLA tiling → digits ------------------------------------------------------------------
-# A node is one dim of the tiled shape: (logical dim, block, size, top). Its index is
-# x // block for the top node of a logical dim (padded), else (x // block) % size.
-_Node = tuple[int, int, int, bool]
-_DigitsPair = tuple[tuple[tuple[Digit, ...], ...], tuple[tuple[Digit, ...], ...]]
-
-
-def _xla_digits(shape: Shape, plan: object) -> _DigitsPair | None:
-    """Digits of an XLA tiled layout, or None when the layout has no strided description."""
-    try:
-        return _xla_digits_or_raise(shape, plan)
-    except (_NoDigits, TensorLayoutError):
-        return None
-
-
-class _NoDigits(Exception):
-    pass
-
-
-def _xla_digits_or_raise(shape: Shape, plan: object) -> _DigitsPair | None:
-    from tensorlayout.xla.tiling import TilingPlan
-
-    assert isinstance(plan, TilingPlan)
-    if shape.elements_in() == 0:
-        return None
-    rank = shape.rank
-    nodes: list[_Node] = [(d, 1, shape.dimensions[d], True) for d in plan.physical_order]
-    pseudo = 0  # missing major dims of a long tile: logical dims of size 1, numbered -1, -2 …
-    for step in plan.steps:
-        tile = step.tile
-        if COMBINE_DIMENSION in tile:
-            raise _NoDigits
-        while len(nodes) < len(tile):
-            pseudo += 1
-            nodes.insert(0, (-pseudo, 1, 1, True))
-        head, tail = nodes[: len(nodes) - len(tile)], nodes[len(nodes) - len(tile):]
-        tops: list[_Node] = []
-        subs: list[_Node] = []
-        for (ld, block, size, top), t in zip(tail, tile, strict=True):
-            if top:
-                tops.append((ld, block * t, -(-size // t), True))
-            elif size % t:
-                raise _NoDigits  # padding inside a lower digit: not a mixed radix any more
-            else:
-                tops.append((ld, block * t, size // t, False))
-            subs.append((ld, block, t, False))
-        nodes = head + tops + subs
-        if tuple(n[2] for n in nodes) != step.output_dims:
-            raise _NoDigits
-    sizes = [n[2] for n in nodes]
-    strides = [0] * len(nodes)
-    acc = 1
-    for k in range(len(nodes) - 1, -1, -1):
-        strides[k] = acc
-        acc *= sizes[k]
-    per_dim: dict[int, list[tuple[int, int, int, bool]]] = {}
-    for (ld, block, size, top), stride in zip(nodes, strides, strict=True):
-        if size == 1 and not top:
-            continue
-        per_dim.setdefault(ld, []).append((block, size, stride, top))
-    # Pseudo dims (-1, -2, …) are logical dims of size 1 the engine prepends to the array.
-    out: list[tuple[Digit, ...]] = []
-    for d in [*range(-pseudo, 0), *range(rank)]:
-        ds = sorted(per_dim.get(d, []), key=lambda n: (-n[0], not n[3]))
-        if not ds or not ds[0][3]:
-            raise _NoDigits
-        for (b_hi, _, _, _), (b_lo, s_lo, _, _) in itertools.pairwise(ds):
-            if b_hi != b_lo * s_lo:
-                raise _NoDigits
-        if ds[-1][0] != 1:
-            raise _NoDigits
-        out.append(tuple(Digit(s, st) for _, s, st, _ in ds))
-    return tuple(out[pseudo:]), tuple(out[:pseudo])

@@ -29,6 +29,7 @@ from html import escape
 import numpy as np
 
 from tensorlayout.convert import is_xla_text, parse_target
+from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import MAX_CELLS, MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._source import Source, source_of
@@ -60,7 +61,6 @@ def target_from_text(text: str, *, tla: str | None = None, rows: int | None = No
     '((16,1),(16,1)):((16,256),(1,256)) origin (8,12)'
     """
     if tla is not None:
-        from tensorlayout.cute import tla as tla_formats
         if rows is None or cols is None:
             raise UnsupportedError("a TLA format needs rows and cols")
         return tla_formats.make_format(tla, rows, cols, dtype)

@@ -1,7 +1,8 @@
-"""TPU tiling formats: the layout the TPU compiler proposes for an array.
+"""TPU tiling formats: the layout the TPU compiler proposes for an array, per generation.
 
 Rules (the seed's "examples of tiling formats", refined against what libtpu chose for
-every row of ``array_sizes.tsv``):
+every row of ``array_sizes.tsv`` (v5e) and every entry parameter of the v5e and v6e
+dumps in ``tests/data/hlo/tpu``, which agree):
 
 * tile rows by element width, for second-minor size ``s``: 32/64-bit ``(1|2|4|8,128)``
   for ``s`` ≤ 1/2/4/else; 16-bit ``(2|4|8,128)(2,1)`` for ``s`` ≤ 2/4/else; 8-bit and
@@ -12,23 +13,74 @@ every row of ``array_sizes.tsv``):
 * the minor and second-minor dims are the pair whose padded array is smallest (ties
   keep XLA's default order); the other dims stay in default (descending) order.
 
+Other generations raise :class:`UnsupportedError`: their rules are not documented, and
+they differ (TPU v3 gave ``bf16[2048,1,2048,128]`` the tile ``(4,128)(2,1)`` for a size-1
+second-minor dim in pytorch/xla issue 6674, where v5e picks ``(2,128)(2,1)``).
+
 >>> str(default_layout("bf16", (8, 1, 1280, 16384)))
 '{3,2,1,0:T(8,128)(2,1)}'
->>> str(default_layout("f32", (256, 1))), str(default_layout("s8", (1000,)))
+>>> str(default_layout("f32", (256, 1))), str(default_layout("s8", (1000,), generation="v6e"))
 ('{0,1:T(1,128)}', '{0:T(1024)(128)(4,1)}')
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from tensorlayout.errors import LayoutError
+from tensorlayout.core.intmath import prod, round_up
+from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.layout import Layout, Tile
+from tensorlayout.xla.shape import Shape
 from tensorlayout.xla.types import PrimitiveType, element_type
 
-__all__ = ["default_layout", "default_shape", "packing", "tile_rows"]
+__all__ = [
+    "DEFAULT_GENERATION",
+    "GENERATIONS",
+    "canonical_generation",
+    "default_layout",
+    "default_shape",
+    "packing",
+    "tile_rows",
+    "tiled_layout",
+]
 
 LANES = 128
+#: Generations whose default-layout rule is known (checked against the compiler's choices).
+GENERATIONS = ("v5e", "v6e")
+#: The generation used when none is given.
+DEFAULT_GENERATION = "v5e"
+#: Other spellings of a generation (``jax.Device.device_kind`` and marketing names).
+_ALIASES = {
+    "v5lite": "v5e", "v5litepod": "v5e", "v5elitepod": "v5e",
+    "v6lite": "v6e", "trillium": "v6e",
+}
+#: Generations XLA targets whose rule is not documented: a clear error, not a guess.
+_UNDOCUMENTED = ("v2", "v3", "v4", "v4i", "v5p", "v5", "v7", "v7x", "ironwood")
+
+
+def canonical_generation(name: str | None) -> str:
+    """The canonical generation name (``v5e``, ``v6e``) for ``name``; ``None`` = the default.
+
+    Accepts ``jax.Device.device_kind`` text such as ``"TPU v5 lite"``.
+
+    >>> canonical_generation("TPU v6 lite"), canonical_generation(None), canonical_generation("V5E")
+    ('v6e', 'v5e', 'v5e')
+    """
+    if name is None:
+        return DEFAULT_GENERATION
+    if not isinstance(name, str):
+        raise LayoutError(f"expected a TPU generation name, but got {name!r}")
+    key = re.sub(r"[\s_\-]+", "", name.lower())
+    key = key[3:] if key.startswith("tpu") else key
+    key = _ALIASES.get(key, key)
+    if key in GENERATIONS:
+        return key
+    known = ", ".join(GENERATIONS)
+    if key in _UNDOCUMENTED:
+        raise UnsupportedError(f"the default TPU layout rule of {name!r} is not documented "
+                               f"(known: {known})")
+    raise UnsupportedError(f"unknown TPU generation {name!r} (known: {known})")
 
 
 def _bits(t: PrimitiveType) -> int:
@@ -38,7 +90,11 @@ def _bits(t: PrimitiveType) -> int:
 
 
 def packing(t: str | PrimitiveType) -> int:
-    """How many elements share one 32-bit word: 1 (32/64-bit), 2 (16), 4 (8, pred), 8 (4-bit)."""
+    """How many elements share one 32-bit word: 1 (32/64-bit), 2 (16), 4 (8, pred), 8 (4-bit).
+
+    >>> packing("bf16"), packing("pred"), packing("s4")
+    (2, 4, 8)
+    """
     return 32 // _bits(element_type(t))
 
 
@@ -70,44 +126,72 @@ def _rank1_tile(p: int, n: int) -> int:
     return max(size, LANES * p) if p < 8 else 1024
 
 
-def default_layout(t: str | PrimitiveType, dims: Sequence[int]) -> Layout:
-    """The TPU layout proposed for an array of element type ``t`` and ``dims``."""
+def _check_dims(dims: Sequence[int]) -> tuple[int, ...]:
+    if isinstance(dims, (str, bytes)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise LayoutError(f"expected non-negative integer dims, but got {dims!r}")
+    return tuple(dims)
+
+
+def tiled_layout(t: str | PrimitiveType, dims: Sequence[int], minor_to_major: Sequence[int],
+                 *, generation: str | None = None) -> Layout:
+    """The layout a TPU gives ``dims`` when the dim order is fixed to ``minor_to_major``.
+
+    The tiles follow the second-minor dim (see the module rules).
+
+    >>> str(tiled_layout("f32", (2048, 4), (0, 1)))
+    '{0,1:T(4,128)}'
+    """
+    canonical_generation(generation)  # every known generation shares this rule
     et = element_type(t)
+    dims = _check_dims(dims)
     p = packing(et)
     e_bits = 4 if et.is_sub_byte else 0
-    rank = len(dims)
-    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in dims):
-        raise LayoutError(f"expected non-negative integer dims, but got {tuple(dims)}")
-    if rank == 0:
+    m2m = tuple(minor_to_major)
+    if sorted(m2m) != list(range(len(dims))):
+        raise LayoutError(f"minor_to_major {m2m} is not a permutation of the {len(dims)} dims")
+    if not dims:
         return Layout((), (Tile((LANES * p,)),), element_size_in_bits=e_bits)
-    if rank == 1:
+    if len(dims) == 1:
         size = _rank1_tile(p, dims[0])
         tiles = (Tile((size,)),) + ((Tile((LANES,)),) + _sub_tiles(p) if p > 1 else ())
         return Layout((0,), tiles, element_size_in_bits=e_bits)
-    default = list(range(rank - 1, -1, -1))
-    best: tuple[int, int, int] | None = None
-    best_pair = (default[0], default[1])
-    for ai, a in enumerate(default):
-        for bi, b in enumerate(default):
-            if a == b:
-                continue
-            rows = tile_rows(et, dims[b])
-            cost = -(-dims[a] // LANES) * LANES * (-(-dims[b] // rows) * rows)
-            for d in default:
-                if d not in (a, b):
-                    cost *= dims[d]
-            key = (cost, ai, bi)
-            if best is None or key < best:
-                best, best_pair = key, (a, b)
-    a, b = best_pair
-    m2m = (a, b) + tuple(d for d in default if d not in (a, b))
+    rows = tile_rows(et, dims[m2m[1]])
+    return Layout(m2m, (Tile((rows, LANES)),) + _sub_tiles(p), element_size_in_bits=e_bits)
+
+
+def _pair_cost(et: PrimitiveType, dims: tuple[int, ...], a: int, b: int) -> int:
+    """Padded element count with ``a`` minor and ``b`` second-minor (first tile only)."""
     rows = tile_rows(et, dims[b])
-    tiles = (Tile((rows, LANES)),) + _sub_tiles(p)
-    return Layout(m2m, tiles, element_size_in_bits=e_bits)
+    rest = prod(d for i, d in enumerate(dims) if i not in (a, b))
+    return round_up(dims[a], LANES) * round_up(dims[b], rows) * rest
 
 
-def default_shape(t: str | PrimitiveType, dims: Sequence[int]):  # -> Shape
-    """An array shape with :func:`default_layout` attached."""
-    from tensorlayout.xla.shape import Shape
+def default_layout(t: str | PrimitiveType, dims: Sequence[int], *,
+                   generation: str | None = None) -> Layout:
+    """The TPU layout proposed for an array of element type ``t`` and ``dims``.
 
-    return Shape.array(element_type(t), tuple(dims), default_layout(t, dims))
+    >>> str(default_layout("s32", (2048, 1, 128, 128, 4)))
+    '{3,4,2,1,0:T(4,128)}'
+    """
+    et = element_type(t)
+    dims = _check_dims(dims)
+    rank = len(dims)
+    if rank < 2:
+        return tiled_layout(et, dims, tuple(range(rank)), generation=generation)
+    default = list(range(rank - 1, -1, -1))
+    pairs = [(a, b) for a in default for b in default if a != b]
+    a, b = min(pairs, key=lambda ab: (_pair_cost(et, dims, *ab), default.index(ab[0]),
+                                      default.index(ab[1])))
+    m2m = (a, b) + tuple(d for d in default if d not in (a, b))
+    return tiled_layout(et, dims, m2m, generation=generation)
+
+
+def default_shape(t: str | PrimitiveType, dims: Sequence[int], *,
+                  generation: str | None = None) -> Shape:
+    """An array shape with :func:`default_layout` attached.
+
+    >>> str(default_shape("bf16", (16, 256)).to_string(with_layout=True))
+    'bf16[16,256]{1,0:T(8,128)(2,1)}'
+    """
+    return Shape.array(element_type(t), tuple(dims), default_layout(t, dims, generation=generation))

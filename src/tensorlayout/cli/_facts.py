@@ -1,0 +1,82 @@
+"""What `show` says about a layout, as the JSON object `show --json` prints.
+
+One schema for every notation (documented in docs/cli.md): `notation` (`xla`, `cute` or
+`tla`), `target` (its text), `dimensions` (the logical shape), `slots` (physical slots,
+padding included), then either the description (`window`, `offsets` nested like the
+dimensions, `memory_order`) or, with `--index`/`--offset`, `lookups`. The facts peculiar to a
+notation come first, under the keys its own printers use.
+
+>>> from tensorlayout.cli._target import target_from
+>>> facts = describe(target_from("(2,3):(1,2)"), (range(2), range(3)))
+>>> facts["offsets"], facts["memory_order"][:3], facts["slots"]
+([[0, 2, 4], [1, 3, 5]], [[0, 0], [1, 0], [0, 1]], 6)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
+from tensorlayout.cli._target import Target
+from tensorlayout.cli._window import Window
+from tensorlayout.cute import Layout, coalesce, cosize
+from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.xla import Shape
+from tensorlayout.xla import show as xla_show
+
+__all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset"]
+
+
+def cute_facts(layout: Layout) -> dict[str, Any]:
+    """Size, cosize, rank, depth and the coalesced form of a CuTe layout."""
+    return {"layout": str(layout), "size": layout.size(), "cosize": int(cosize(layout)),
+            "rank": layout.rank(), "depth": layout.depth(), "coalesced": str(coalesce(layout))}
+
+
+def _own_facts(target: Target) -> dict[str, Any]:
+    lay = target.layout
+    if isinstance(lay, Shape):
+        facts = xla_show.describe(lay)
+        for key in ("offsets", "memory_order", "dimensions"):
+            facts.pop(key, None)
+        return facts
+    if isinstance(lay, TlaLayout):
+        return {**cute_facts(lay.layout), "origin_shape": list(lay.origin_shape)}
+    return cute_facts(lay)
+
+
+def head(target: Target) -> dict[str, Any]:
+    """The keys every `show --json` object starts its common part with."""
+    common: dict[str, Any] = {"notation": target.notation, "target": target.text}
+    if target.has_grid:
+        common.update(dimensions=list(target.dims), slots=target.slots)
+    return common
+
+
+def memory_order(target: Target) -> list[list[int] | None]:
+    """The logical index in each of the first `MAX_ORDER_SLOTS` slots (None: padding)."""
+    owners = np.asarray(target.source.owners(min(target.slots, MAX_ORDER_SLOTS)))
+    return [None if k < 0 else [int(i) for i in np.unravel_index(int(k), target.dims)] if target.dims else []
+            for k in owners]
+
+
+def describe(target: Target, window: Window | None) -> dict[str, Any]:
+    """The whole `show --json` object (without `--index`/`--offset`)."""
+    facts = {**_own_facts(target), **head(target)}
+    if target.has_grid and window is not None:
+        facts["window"] = [[r.start, r.stop] for r in window]
+        facts["offsets"] = window_offsets(target, window).tolist()
+        facts["memory_order"] = memory_order(target)
+    return facts
+
+
+def lookup_index(index: tuple[int, ...], offset: int) -> dict[str, Any]:
+    """One `--index` answer."""
+    return {"index": list(index), "offset": offset}
+
+
+def lookup_offset(offset: int, indices: tuple[tuple[int, ...], ...]) -> dict[str, Any]:
+    """One `--offset` answer: every index stored there (none: padding)."""
+    return {"offset": offset, "indices": [list(i) for i in indices], "padding": not indices}

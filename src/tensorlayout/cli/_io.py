@@ -1,0 +1,55 @@
+"""Command-line plumbing shared by the commands: `-` for stdin and stdout, usage errors.
+
+>>> write_output("-", "hello")
+hello
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tensorlayout.errors import ParseError, TensorLayoutError
+
+__all__ = ["STDIO", "UsageError", "read_argument", "read_text", "write_output"]
+
+#: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
+STDIO = "-"
+
+
+class UsageError(TensorLayoutError):
+    """A command line that names no input, or options that do not go together."""
+
+
+def read_text(source: str) -> str:
+    """The UTF-8 text of the file `source`, or of stdin for `-`; other bytes are a ParseError."""
+    if source == STDIO:
+        stream = getattr(sys.stdin, "buffer", None)  # a text-only stdin (a test's StringIO) is read as is
+        if stream is None:
+            return sys.stdin.read()
+        data = stream.read()
+    else:
+        data = Path(source).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        offset = len(data[: err.start].decode("utf-8", errors="replace"))
+        raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
+
+
+def read_argument(text: str | None, what: str) -> str:
+    """A command-line argument given inline, or read from stdin when it is `-`."""
+    if text is None:
+        raise UsageError(f"expected {what} (or '-' to read it from stdin)")
+    value = read_text(STDIO).strip() if text == STDIO else text.strip()
+    if not value:
+        raise UsageError(f"expected {what}, but got empty text")
+    return value
+
+
+def write_output(path: str, text: str) -> None:
+    """Write `text` to the file `path`, or to stdout for `-` (with a final newline)."""
+    if path == STDIO:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(path).write_text(text, encoding="utf-8")

@@ -1,0 +1,130 @@
+"""The layout a command names: an XLA shape, a CuTe layout or an Ascend TLA format.
+
+Every notation answers the same questions through one object: its logical shape (a TLA
+format's origin shape, a CuTe layout's top-level mode sizes), its physical slots, and the
+offsets of any logical indices (:class:`tensorlayout.render.Source`).
+
+>>> t = target_from("(4,8):(8,1)")
+>>> t.notation, t.dims, t.slots
+('cute', (4, 8), 32)
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from functools import cached_property
+
+from tensorlayout import convert
+from tensorlayout.cli._io import UsageError, read_argument
+from tensorlayout.cute import Layout, cosize
+from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
+from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
+from tensorlayout.render import Source, source_of
+from tensorlayout.xla import Shape
+from tensorlayout.xla.tiling import allocated_elements
+
+__all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
+
+#: The TLA formats `--tla` accepts (`VectorLayout` is a vector of `--cols` elements).
+TLA_FORMATS = FORMATS
+
+
+@dataclass(frozen=True)
+class Target:
+    """A layout named on the command line, whatever its notation."""
+
+    notation: str  # "xla", "cute" or "tla"
+    layout: Shape | Layout | TlaLayout
+    text: str
+    tla_format: tuple[str, int, int, str] | None = None  # (name, rows, cols, dtype) of --tla
+
+    @property
+    def has_grid(self) -> bool:
+        """False for XLA tuples, tokens and dynamic shapes: no single array of offsets."""
+        return not isinstance(self.layout, Shape) or (self.layout.is_array and not self.layout.is_dynamic)
+
+    @cached_property
+    def dims(self) -> tuple[int, ...]:
+        """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
+        if isinstance(self.layout, Shape):
+            return tuple(self.layout.dimensions)
+        if isinstance(self.layout, TlaLayout):
+            return tuple(int(n) for n in self.layout.origin_shape)
+        return tuple(int(m.size()) for m in self.layout.modes())
+
+    @cached_property
+    def slots(self) -> int:
+        """Physical slots: XLA's allocated elements (padding included), else the cosize."""
+        if isinstance(self.layout, Shape):
+            return allocated_elements(self.layout)
+        lay = self.layout.layout if isinstance(self.layout, TlaLayout) else self.layout
+        return int(cosize(lay))
+
+    @cached_property
+    def source(self) -> Source:
+        """Offsets of given indices and owners of the first slots, without listing them all."""
+        return source_of(self.layout)
+
+
+def add_target_arguments(p: argparse.ArgumentParser) -> None:
+    """TARGET and the `--tla FORMAT --rows R --cols C --dtype T` alternative."""
+    p.add_argument("target", nargs="?",
+                   help="XLA shape text ('f32[3,5]{1,0:T(2,2)}'), CuTe layout text "
+                        "('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin")
+    p.add_argument("--tla", metavar="FORMAT",
+                   help="an Ascend TLA format instead of TARGET: " + ", ".join(TLA_FORMATS))
+    p.add_argument("--rows", type=int, help="rows of the TLA matrix")
+    p.add_argument("--cols", type=int, help="columns of the TLA matrix")
+    p.add_argument("--dtype", default="f16", help="element type of the TLA matrix (default f16)")
+
+
+def _format_name(text: str) -> str:
+    """A TLA format name in its canonical spelling (`zn` -> `zN`)."""
+    name = next((f for f in TLA_FORMATS if f.lower() == text.strip().lower()), None)
+    if name is None:
+        raise LayoutError(f"unknown TLA format {text!r}; expected one of {', '.join(TLA_FORMATS)}")
+    return name
+
+
+def _tla_hint(text: str) -> str | None:
+    name = next((f for f in FORMATS if f.lower() == text.lower()), None)
+    if name is None:
+        return None
+    return (f"{text!r} names a TLA format, not a layout: use --tla {name} --rows R --cols C "
+            f"[--dtype T] (in Python: tensorlayout.cute.tla.make_format({name!r}, rows, cols, dtype))")
+
+
+def target_from(text: str) -> Target:
+    """The XLA shape or CuTe layout written as `text`; a TLA format name gets a hint."""
+    try:
+        layout = convert.parse_target(text)
+    except ParseError:
+        hint = _tla_hint(text.strip())
+        if hint is not None:
+            raise LayoutError(hint) from None
+        raise
+    if isinstance(layout, Shape):
+        return Target("xla", layout, str(layout))
+    return Target("cute", layout, str(layout))
+
+
+def target_of(args: argparse.Namespace, missing: type[TensorLayoutError] = UsageError) -> Target:
+    """The target the arguments name (TARGET, `-` for stdin, or `--tla`); a missing TARGET,
+    `--rows` or `--cols` raises `missing` (the kind each command's tests pin today)."""
+    if not args.target and not args.tla:
+        raise missing("expected a TARGET (XLA shape or CuTe layout text, or '-' for stdin) "
+                               "or --tla FORMAT --rows R --cols C")
+    if args.tla is None:
+        for flag in ("rows", "cols"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag} describes a TLA matrix: it needs --tla FORMAT")
+        return target_from(read_argument(args.target, "a TARGET (XLA shape or CuTe layout) or --tla FORMAT"))
+    if args.target:
+        raise UsageError("give either a TARGET or --tla FORMAT, not both")
+    name = _format_name(args.tla)
+    if args.rows is None or args.cols is None:
+        raise missing(f"a TLA format needs --rows R and --cols C (--tla {name})")
+    tla = make_format(name, args.rows, args.cols, args.dtype)
+    return Target("tla", tla, f"{name} {args.rows}x{args.cols} {args.dtype}: {tla}",
+                  (name, args.rows, args.cols, args.dtype))

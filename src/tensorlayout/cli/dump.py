@@ -1,0 +1,233 @@
+"""HLO modules from a file or an ``--xla_dump_to`` directory, for the commands that read modules.
+
+XLA names dumped modules ``module_NNNN.NAME.STAGE.txt`` where STAGE is
+``before_optimizations``, ``BACKEND_after_optimizations`` (``cpu_``, ``tpu_``, ``sm_8.0_gpu_``
+…) or, with ``--xla_dump_hlo_pass_re``, one file per pass. A file is a module when its
+first line starts with ``HloModule``; the others (buffer assignments, memory-usage reports,
+live ranges, LLVM IR, objects, MLIR, debug options) are skipped with one note on stderr.
+
+>>> stage_kind("cpu_after_optimizations"), stage_kind("before_optimizations")
+('after', 'before')
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.hlo import parse_module
+from tensorlayout.hlo.model import HloModule
+
+__all__ = [
+    "DumpModule",
+    "Progress",
+    "add_module_arguments",
+    "discover",
+    "load_modules",
+    "read_module_text",
+    "select",
+    "stage_kind",
+]
+
+#: Directories with at least this many HLO modules get a progress line on stderr.
+PROGRESS_MODULES = 20
+_FILE_NAME = re.compile(r"module_(\d+)\.(.+)\.txt\Z")
+_HEADER = re.compile(r"\s*HloModule\s+([^\s,]+)")
+STAGES = ("after", "before", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class DumpModule:
+    """One HLO module file of a dump: its number, module name and stage (file-name part)."""
+
+    path: Path
+    number: int | None
+    name: str
+    stage: str
+
+    @property
+    def label(self) -> str:
+        """``module_0006 jit_f (cpu_after_optimizations)``."""
+        number = "" if self.number is None else f"module_{self.number:04d} "
+        return f"{number}{self.name} ({self.stage})"
+
+
+def stage_kind(stage: str) -> str:
+    """``before``, ``after`` or ``pass`` (a per-pass dump) for a file-name stage."""
+    if stage == "before_optimizations":
+        return "before"
+    if stage.endswith("after_optimizations"):
+        return "after"
+    return "pass"
+
+
+def _module_name(path: Path) -> str | None:
+    """The ``HloModule`` name on the first line, or ``None`` when ``path`` is no module."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(512).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    m = _HEADER.match(head)
+    return m.group(1) if m else None
+
+
+def _describe(path: Path) -> DumpModule | None:
+    name = _module_name(path) if path.is_file() else None
+    if name is None:
+        return None
+    m = _FILE_NAME.match(path.name)
+    if not m:
+        return DumpModule(path, None, name, path.stem)
+    rest = m.group(2)
+    stage = rest[len(name) + 1:] if rest.startswith(name + ".") else rest
+    return DumpModule(path, int(m.group(1)), name, stage)
+
+
+def _skip_kind(path: Path) -> str:
+    for marker in ("buffer-assignment", "memory-usage-report", "live-range", "debug_options",
+                   "ir-no-opt", "ir-with-opt", "obj-file", "mlir"):
+        if marker in path.name:
+            return marker
+    return "directory" if path.is_dir() else (path.suffix.lstrip(".") or "other")
+
+
+def discover(directory: str | Path) -> tuple[tuple[DumpModule, ...], Counter[str]]:
+    """The HLO modules of a dump directory (by number, then file name) and the skipped
+    files counted by kind.
+
+    >>> discover("/nonexistent")
+    Traceback (most recent call last):
+    ...
+    tensorlayout.errors.TensorLayoutError: not a directory: /nonexistent
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise TensorLayoutError(f"not a directory: {root}")
+    modules, skipped = [], Counter[str]()
+    for path in sorted(root.iterdir()):
+        found = _describe(path)
+        if found is None:
+            skipped[_skip_kind(path)] += 1
+        else:
+            modules.append(found)
+    modules.sort(key=lambda m: (m.number if m.number is not None else -1, m.path.name))
+    return tuple(modules), skipped
+
+
+def skipped_note(skipped: Counter[str]) -> str:
+    """The one-line note about skipped files (empty when none were skipped).
+
+    >>> skipped_note(Counter({"buffer-assignment": 2, "ll": 1}))
+    'tensorlayout: note: skipped 3 non-HLO files (buffer-assignment 2, ll 1)'
+    """
+    if not skipped:
+        return ""
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"tensorlayout: note: skipped {sum(skipped.values())} non-HLO files ({kinds})"
+
+
+def _matches(module: DumpModule, wanted: str) -> bool:
+    if wanted.isdigit():
+        return module.number == int(wanted)
+    return wanted in (module.name, module.path.name, module.path.stem)
+
+
+def select(modules: Sequence[DumpModule], wanted: str | None = None,
+           stage: str = "after") -> tuple[DumpModule, ...]:
+    """Modules named (or numbered) ``wanted``, of the ``stage`` kind (``after`` falls back
+    to the module's ``before`` file when a module has no optimized file; ``all`` keeps all).
+
+    >>> m = [DumpModule(Path("a"), 1, "f", "before_optimizations"),
+    ...      DumpModule(Path("b"), 1, "f", "cpu_after_optimizations")]
+    >>> [x.stage for x in select(m, "1")], [x.stage for x in select(m, "f", "before")]
+    (['cpu_after_optimizations'], ['before_optimizations'])
+    """
+    if stage not in STAGES:
+        raise TensorLayoutError(f"unknown stage {stage!r} (expected one of {', '.join(STAGES)})")
+    chosen = [m for m in modules if wanted is None or _matches(m, wanted)]
+    if wanted is not None and not chosen:
+        names = ", ".join(sorted({f"{m.number} {m.name}" for m in modules})) or "none"
+        raise TensorLayoutError(f"no module {wanted!r} in the dump (modules: {names})")
+    if stage == "all":
+        return tuple(chosen)
+    kinds = {(m.number, m.name, stage_kind(m.stage)) for m in chosen}
+    out = []
+    for m in chosen:
+        kind = stage_kind(m.stage)
+        fallback = stage == "after" and kind == "before" and (m.number, m.name, "after") not in kinds
+        if kind == stage or fallback or m.number is None:
+            out.append(m)
+    return tuple(out)
+
+
+class Progress:
+    """A progress line on stderr for long jobs, redrawn in place on a terminal; elsewhere
+    (a log file, a pipe) only the final line is written."""
+
+    def __init__(self, total: int, what: str, threshold: int) -> None:
+        self.total = total
+        self.what = what
+        self.enabled = total >= threshold
+        self.live = self.enabled and sys.stderr.isatty()
+        self.step = max(1, total // 50)
+
+    def update(self, done: int) -> None:
+        if not self.enabled or (done != self.total and (not self.live or done % self.step)):
+            return
+        filled = 30 * done // self.total
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {self.what}")
+        if done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def read_module_text(source: str | Path) -> str:
+    """The text of ``source`` (a path, or ``-`` for stdin); non-UTF-8 bytes are a ParseError."""
+    data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        offset = len(data[: err.start].decode("utf-8", errors="replace"))
+        raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
+
+
+def load_modules(target: str, wanted: str | None = None,
+                 stage: str = "after") -> list[tuple[str, HloModule]]:
+    """``(label, module)`` for a module file (or ``-``), or for each chosen module of a dump
+    directory (skipped files noted on stderr, progress for big dumps)."""
+    if target != "-" and Path(target).is_dir():
+        modules, skipped = discover(target)
+        note = skipped_note(skipped)
+        if note:
+            print(note, file=sys.stderr)
+        chosen = select(modules, wanted, stage)
+        if not chosen:
+            raise TensorLayoutError(f"no HLO module files in {target}")
+        progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
+        out = []
+        for done, m in enumerate(chosen, 1):
+            out.append((m.label, parse_module(read_module_text(m.path))))
+            progress.update(done)
+        return out
+    module = parse_module(read_module_text(target))
+    if wanted is not None and wanted != module.name:
+        raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
+    return [(target, module)]
+
+
+def add_module_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``MODULE`` argument and ``--module``/``--stage`` options shared by module commands."""
+    p.add_argument("module", help="an HLO module text file ('-' for stdin) or an "
+                                  "--xla_dump_to directory")
+    p.add_argument("--module", dest="module_name", metavar="NAME",
+                   help="in a dump directory: only the module with this name or number")
+    p.add_argument("--stage", choices=STAGES, default="after",
+                   help="in a dump directory: after optimizations (default; falls back to "
+                        "before when a module has no optimized file), before, or all")

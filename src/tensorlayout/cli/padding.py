@@ -1,0 +1,125 @@
+"""``tensorlayout padding TARGET``: why arrays take more bytes than their elements, and what would not.
+
+TARGET is an XLA shape (without a layout it gets the TPU default layout of ``--tpu GEN``),
+an HLO module file or an ``--xla_dump_to`` directory. For a shape: logical and allocated
+bytes, the ratio, which tile pads each dimension and by how much, and the cheapest other
+layouts, transposes and reshapes with their exact allocated bytes under the TPU's tiling
+rules. For a module: every buffer (entry parameters and instruction results, aliases left
+out) sorted by wasted bytes, with totals; ``--tpu GEN`` lays untiled buffers (a CPU or GPU
+dump) out as that TPU would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from tensorlayout.cli.dump import add_module_arguments, load_modules
+from tensorlayout.jax import module_padding
+from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
+from tensorlayout.xla.shape import parse_shape
+from tensorlayout.xla.tpu import GENERATIONS, canonical_generation, default_shape
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("padding", help="explain the padding of a shape or of a module's buffers",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_module_arguments(p)
+    p.add_argument("--tpu", metavar="GEN", nargs="?", const="v5e",
+                   help=f"TPU generation whose rules apply ({', '.join(GENERATIONS)}; "
+                        "default v5e)")
+    p.add_argument("--alternatives", type=int, default=5, metavar="N",
+                   help="cheaper layouts/reshapes to list per shape (default 5)")
+    p.add_argument("--top", type=int, default=20, metavar="N",
+                   help="buffers to list per module in text output (default 20; JSON has all)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _ratio(report: PaddingReport) -> str:
+    return f"{report.ratio:.1f}x" if report.logical_bytes else "-"
+
+
+def shape_text(report: PaddingReport, generation: str) -> str:
+    """The text printed for one shape."""
+    out = [report.shape.to_string(with_layout=True),
+           f"  logical    {human_bytes(report.logical_bytes)} ({report.logical_bytes} bytes)",
+           f"  allocated  {human_bytes(report.allocated_bytes)} ({report.allocated_bytes} bytes), "
+           f"{_ratio(report)}, padding {human_bytes(report.waste)}"]
+    if report.dimensions:
+        out.append("  padding by dimension (most minor first):")
+    for d in report.dimensions:
+        name = "a dim the tile adds" if d.dimension is None else f"dim {d.dimension}"
+        if not d.tile_size:
+            out.append(f"    {name} (size {d.size}): not tiled")
+            continue
+        pads = (f"pads it to {d.padded_size} ({d.factor:.3g}x)" if d.padded_size > d.size
+                else "no padding")
+        out.append(f"    {name} (size {d.size}): tile {d.tile_size}, {pads}")
+    if report.alternatives:
+        out.append(f"  cheaper alternatives (TPU {generation} rules):")
+    elif report.waste:
+        out.append("  no cheaper layout, transpose or reshape found")
+    for a in report.alternatives:
+        ratio = a.allocated_bytes / report.logical_bytes if report.logical_bytes else 1.0
+        out.append(f"    {a.kind:<9}  {a.change}: {a.shape.to_string(with_layout=True)} "
+                   f"{human_bytes(a.allocated_bytes)} ({ratio:.2g}x)")
+    return "\n".join(out)
+
+
+def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
+    """The text printed for one module: totals, then the most wasteful buffers."""
+    logical, allocated = summary.logical_bytes, summary.allocated_bytes
+    ratio = f"{allocated / logical:.2f}x" if logical else "-"
+    out = [f"== {label}",
+           f"{len(summary.buffers)} buffers: {human_bytes(logical)} logical, "
+           f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}"]
+    for b in summary.buffers[:top]:
+        r = b.report
+        line = (f"  {human_bytes(r.waste):>9} padding  {human_bytes(r.allocated_bytes):>9} "
+                f"allocated  {_ratio(r):>6}  {b.name}: {r.shape.to_string(with_layout=True)}")
+        if r.padded_dimensions:
+            line += f"  pads dim {','.join(map(str, r.padded_dimensions))}"
+        if r.alternatives:
+            best = r.alternatives[0]
+            line += f"; best: {best.change} -> {human_bytes(best.allocated_bytes)}"
+        out.append(line)
+    if len(summary.buffers) > top:
+        out.append(f"  ... {len(summary.buffers) - top} more buffers (--top N, or --json)")
+    return "\n".join(out)
+
+
+def _shape_target(text: str, generation: str, limit: int) -> PaddingReport:
+    shape = parse_shape(text)
+    if "{" not in text[text.rfind("]"):] and shape.is_array:
+        shape = default_shape(shape.element_type, shape.dimensions, generation=generation)
+    return padding_report(shape, generation=generation, limit=limit)
+
+
+def _is_module_target(target: str) -> bool:
+    return target == "-" or Path(target).exists()
+
+
+def run(args: argparse.Namespace) -> int:
+    generation = canonical_generation(args.tpu)
+    limit = max(args.alternatives, 0)
+    if not _is_module_target(args.module):
+        report = _shape_target(args.module.strip(), generation, limit)
+        if args.json:
+            print(json.dumps({"generation": generation, **report.as_dict()}, indent=1))
+        else:
+            print(shape_text(report, generation))
+        return 0
+    results: list[dict[str, Any]] = []
+    for label, module in load_modules(args.module, args.module_name, args.stage):
+        summary = module_padding(module, generation=generation, tpu=args.tpu is not None,
+                                 limit=limit)
+        if args.json:
+            results.append({"file": label, "module": module.name, **summary.as_dict()})
+        else:
+            print(summary_text(label, summary, args.top))
+    if args.json:
+        print(json.dumps({"generation": generation, "modules": results}, indent=1))
+    return 0

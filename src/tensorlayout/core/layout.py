@@ -1,0 +1,482 @@
+"""The one layout form every notation lowers into: a logical index → physical offset function.
+
+A :class:`CoreLayout` writes the offset of logical element ``x = (x0, x1, …)`` as a sum of
+*digits*. Digit ``k`` reads one logical coordinate (its ``source``), divides it by ``block``,
+keeps the remainder modulo ``extent`` and weighs it by ``stride``::
+
+    offset(x) = post( base + Σ_k stride_k · ((x[source_k] // block_k) mod extent_k) )
+
+That is a mixed radix per dimension: XLA's tiling walk (pad → reshape → transpose) splits a
+dimension into (tile count, in-tile index) digits, CuTe's hierarchical modes are the same
+digits listed colexicographically. The top digit of a dimension may count past the logical
+extent (padding), so ``size`` — the buffer's element slots — can exceed the used offsets.
+Two rare XLA constructs need a wider source than one coordinate: a ``*`` tile dim merges
+dims row-major, and a tile that does not divide an earlier tile's digit re-splits the
+digit's *value*; both are a :class:`Merge` source. ``post`` is an optional XOR swizzle
+(CuTe's ``Sw<B,M,S>``); ``element_bits``/``packed_bits`` say how elements are stored.
+
+Seed Figure 1, ``f32[3,5]{1,0:T(2,2)}``: dim 0 splits into (tile row, in-tile row) digits
+with strides 12 and 2, dim 1 into strides 4 and 1; element (2,3) lives at 17.
+
+>>> lay = CoreLayout((3, 5), (Digit(0, 2, 2, 12), Digit(1, 2, 3, 4), Digit(0, 1, 2, 2),
+...                           Digit(1, 1, 2, 1)), size=24)
+>>> lay.offset((2, 3)), lay.index_of(17), lay.offsets().reshape(3, 5)[2].tolist()
+(17, (2, 3), [12, 13, 16, 17, 20])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tensorlayout.core.intmath import INT64_MAX, ceil_div, prod, row_major_strides
+from tensorlayout.errors import LayoutError
+
+__all__ = [
+    "MAX_ENUMERATED",
+    "CoreLayout",
+    "Digit",
+    "Merge",
+    "Source",
+    "XorSwizzle",
+    "source_extent",
+]
+
+#: ``offsets()`` lists at most this many elements; past it a typed error says how many.
+MAX_ENUMERATED = 1 << 28
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """A source that is the row-major combination of digit values (XLA's ``*``, re-split digits).
+
+    Its value is ``((v0 · e1) + v1) · e2 + v2 …`` for parts ``(v_i, e_i)`` = (value, extent).
+
+    >>> m = Merge((Digit(0, 1, 3), Digit(1, 1, 4)))
+    >>> source_extent(m, (3, 4))
+    12
+    """
+
+    parts: tuple[Digit, ...]
+
+
+#: A digit reads a logical dim (``>= 0``), a size-1 dim a tile prepends (``< 0``, value 0),
+#: or a :class:`Merge`.
+Source = int | Merge
+
+
+@dataclass(frozen=True, slots=True)
+class Digit:
+    """``stride · ((source // block) mod extent)``: one digit of a logical coordinate.
+
+    ``size`` is ``extent`` under the name the relayout engine uses.
+
+    >>> Digit(0, 4, 2, 16).value((9,)), Digit(0, 4, 2, 16).size
+    (0, 2)
+    """
+
+    source: Source
+    block: int = 1
+    extent: int = 1
+    stride: int = 0
+
+    @property
+    def size(self) -> int:
+        """The digit's number of values (``extent``)."""
+        return self.extent
+
+    def value(self, index: Sequence[int]) -> int:
+        """The digit's value at logical ``index`` (no stride applied)."""
+        return (_source_value(self.source, index) // self.block) % self.extent
+
+
+def _source_value(source: Source, index: Sequence[int]) -> int:
+    if isinstance(source, Merge):
+        out = 0
+        for part in source.parts:
+            out = out * part.extent + part.value(index)
+        return out
+    return int(index[source]) if source >= 0 else 0
+
+
+def source_extent(source: Source, shape: Sequence[int]) -> int:
+    """How many values ``source`` takes over the logical ``shape`` (1 for a prepended dim).
+
+    >>> source_extent(0, (3, 5)), source_extent(-1, (3, 5))
+    (3, 1)
+    """
+    if isinstance(source, Merge):
+        return prod(p.extent for p in source.parts)
+    return int(shape[source]) if source >= 0 else 1
+
+
+@dataclass(frozen=True, slots=True)
+class XorSwizzle:
+    """CuTe's ``Swizzle<B,M,S>`` as an offset post-op: XOR ``B`` bits from ``M+S`` onto ``M``.
+
+    ``S < 0`` moves the bits the other way, as in CuTe.
+
+    >>> XorSwizzle(3, 3, 3)(0b111_000_000)
+    504
+    """
+
+    bits: int
+    base: int
+    shift: int
+
+    def __call__(self, offset: int) -> int:
+        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+        moved = offset & mask
+        return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
+
+    def apply(self, offsets: np.ndarray) -> np.ndarray:
+        """The post-op on an int64 array of offsets."""
+        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+        moved = offsets & mask
+        return offsets ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+
+@dataclass(frozen=True, slots=True)
+class CoreLayout:
+    """A layout as the function from logical index to physical element offset (module doc).
+
+    ``shape``: logical dims; ``digits``: major to minor as the notation lists its physical
+    axes; ``size``: element slots of the buffer, padding included; ``base``: offset added
+    first; ``post``: optional swizzle; ``element_bits``: bits per element as stored (0 =
+    unknown); ``packed_bits``: bits per element when sub-byte elements are packed, else 0;
+    ``signed``: sub-byte values sign-extend; ``tile_elements``/``subtile_elements``: slots per
+    tile and innermost sub-tile (for pictures); ``name``: the notation's own text.
+    """
+
+    shape: tuple[int, ...]
+    digits: tuple[Digit, ...]
+    size: int
+    base: int = 0
+    post: XorSwizzle | None = None
+    element_bits: int = 0
+    packed_bits: int = 0
+    signed: bool = False
+    tile_elements: int | None = None
+    subtile_elements: int | None = None
+    name: str = field(default="", compare=False)
+
+    @property
+    def rank(self) -> int:
+        """Number of logical dims."""
+        return len(self.shape)
+
+    @property
+    def elements(self) -> int:
+        """Number of logical elements."""
+        return prod(self.shape)
+
+    def offset(self, index: Sequence[int]) -> int:
+        """Physical offset of logical ``index`` (no bounds check; see :meth:`checked_offset`)."""
+        out = self.base + sum(d.stride * d.value(index) for d in self.digits)
+        return self.post(out) if self.post is not None else out
+
+    def checked_offset(self, index: Sequence[int]) -> int:
+        """:meth:`offset` after checking ``index`` is a tuple of in-bounds integers."""
+        return self.offset(check_index(self.shape, index, self.name))
+
+    def offsets(self) -> np.ndarray:
+        """Offset of every logical element in logical C order (int64).
+
+        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), size=6).offsets().tolist()
+        [0, 2, 4, 1, 3, 5]
+        """
+        n = self.elements
+        if n > MAX_ENUMERATED:
+            raise LayoutError(f"{self.name or 'layout'} has {n} elements; listing every offset "
+                              f"is limited to {MAX_ENUMERATED}")
+        self._check_int64()
+        rank = self.rank
+
+        def grid(k: int) -> np.ndarray:
+            view = [1] * rank
+            view[k] = self.shape[k]
+            return np.arange(self.shape[k], dtype=np.int64).reshape(view)
+
+        out = np.broadcast_to(self._sum(grid, (1,) * rank), self.shape).reshape(-1)
+        return self.post.apply(out) if self.post is not None else out
+
+    def offsets_at(self, idx: np.ndarray) -> np.ndarray:
+        """Offsets of the logical indices in the rows of ``idx`` (an int array ``(k, rank)``).
+
+        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), size=6).offsets_at(
+        ...     np.array([[1, 2], [0, 1]])).tolist()
+        [5, 2]
+        """
+        self._check_int64()
+        rows = np.asarray(idx, dtype=np.int64).reshape(len(idx), self.rank)
+        out = np.broadcast_to(self._sum(lambda k: rows[:, k], (1,)), (len(rows),)).copy()
+        return self.post.apply(out) if self.post is not None else out
+
+    def _sum(self, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
+        out = np.full(one, self.base, dtype=np.int64)
+        for d in self.digits:
+            if d.extent != 1 and d.stride:
+                out = out + d.stride * _digit_values(d, coord, one)
+        return out
+
+    def owners(self, n: int) -> np.ndarray:
+        """For slots ``0 … n-1``, the C-order position of the first element stored there (-1: none).
+
+        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 2)), size=4).owners(4).tolist()
+        [0, -1, 1, -1]
+        """
+        out = np.full(max(n, 0), -1, dtype=np.int64)
+        if not self.elements or n <= 0:
+            return out
+        both = self.per_dim_digits() if self.post is None and not self.base else None
+        if both is not None and all(d.stride >= 0 for ds in both[0] for d in ds):
+            flat, off = _first_owners(both[0], self.shape, n)
+            out[off] = flat
+        elif self.elements <= 1 << 20:
+            offs = self.offsets()
+            keep = (offs >= 0) & (offs < n)
+            out[offs[keep][::-1]] = np.flatnonzero(keep)[::-1]  # the first owner wins
+        else:
+            for k in range(n):
+                idx = self.index_of(k)
+                out[k] = -1 if idx is None else np.ravel_multi_index(idx, self.shape)
+        return out
+
+    def _check_int64(self) -> None:
+        high = abs(self.base) + sum(abs(d.stride) * (d.extent - 1) for d in self.digits)
+        if high > INT64_MAX:
+            raise LayoutError(f"{self.name or 'layout'}: offsets reach {high}, past int64")
+
+    def index_of(self, offset: int) -> tuple[int, ...] | None:
+        """The logical index stored at ``offset``, or None for a slot no element uses.
+
+        Exact for any layout: digit values are read off by the strides (largest first), then
+        checked by evaluating the offset again; a non-injective or swizzled layout that
+        defeats that falls back to enumeration.
+        """
+        guess = self._greedy_index(int(offset))
+        if guess is not None and self.offset(guess) == offset:
+            return guess
+        if self.post is None and _is_dense(self):
+            return None
+        hits = np.flatnonzero(self.offsets() == offset)
+        return tuple(int(i) for i in np.unravel_index(int(hits[0]), self.shape)) if hits.size else None
+
+    def _greedy_index(self, offset: int) -> tuple[int, ...] | None:
+        rest = offset - self.base
+        values: dict[int, int] = {}
+        for k in sorted(range(len(self.digits)), key=lambda k: -self.digits[k].stride):
+            d = self.digits[k]
+            if d.extent <= 1 or d.stride <= 0:
+                continue
+            v = rest // d.stride
+            if not 0 <= v < d.extent:
+                return None
+            values[k] = v
+            rest -= v * d.stride
+        if rest:
+            return None
+        coords = [0] * self.rank
+        _accumulate(((d, values.get(k, 0)) for k, d in enumerate(self.digits)), coords)
+        ok = all(0 <= c < n for c, n in zip(coords, self.shape, strict=True))
+        return tuple(coords) if ok else None
+
+    def simple_digits(self) -> tuple[Digit, ...]:
+        """The digits with every identity re-wrap undone: a digit whose source is one other
+        digit's value, read whole (``block`` 1, ``extent`` at least that digit's), is that digit.
+
+        >>> inner = Digit(0, 2, 3)
+        >>> CoreLayout((6,), (Digit(Merge((inner,)), 1, 4, 1),), size=4).simple_digits()
+        (Digit(source=0, block=2, extent=3, stride=1),)
+        """
+        return tuple(_unwrapped(d) for d in self.digits)
+
+    def per_dim_digits(self) -> tuple[tuple[tuple[Digit, ...], ...], tuple[tuple[Digit, ...], ...]] | None:
+        """Per logical dim its digits major first as an exact mixed radix, and the same for the
+        size-1 dims a tile prepends; None when some dim's digits are not one (merges, inner
+        padding, gaps). This is the strided description the relayout engine copies with.
+
+        >>> dd, lead = CoreLayout((4,), (Digit(0, 2, 2, 1), Digit(0, 1, 2, 2)), size=4).per_dim_digits()
+        >>> [(d.block, d.extent, d.stride) for d in dd[0]], lead
+        ([(2, 2, 1), (1, 2, 2)], ())
+        """
+        by_source: dict[int, list[Digit]] = {}
+        for d in self.simple_digits():
+            if isinstance(d.source, Merge):
+                return None
+            by_source.setdefault(d.source, []).append(d)
+        pseudo = sorted(s for s in by_source if s < 0)
+        out = []
+        for s in [*pseudo, *range(self.rank)]:
+            chain = _mixed_radix(by_source.get(s, []), self.shape[s] if s >= 0 else 1, s)
+            if chain is None:
+                return None
+            out.append(chain)
+        return tuple(out[len(pseudo):]), tuple(out[:len(pseudo)])
+
+
+def _unwrapped(d: Digit) -> Digit:
+    src = d.source
+    while isinstance(src, Merge) and len(src.parts) == 1 and d.block == 1 \
+            and d.extent >= src.parts[0].extent:
+        part = src.parts[0]
+        d = Digit(part.source, part.block, part.extent, d.stride)
+        src = d.source
+    return d
+
+
+def _mixed_radix(digits: list[Digit], n: int, source: int) -> tuple[Digit, ...] | None:
+    """``digits`` sorted major first if they write ``x`` in ``[0, n)`` as an exact mixed radix
+    (each block the product of the extents below it, the top one covering ``n``)."""
+    ds = sorted((d for d in digits if d.extent != 1), key=lambda d: -d.block)
+    if not ds:
+        return (Digit(source, 1, 1, 0),)
+    if ds[-1].block != 1 or ds[0].block * ds[0].extent < n:
+        return None
+    for hi, lo in itertools.pairwise(ds):
+        if hi.block != lo.block * lo.extent:
+            return None
+    return tuple(ds)
+
+
+def _accumulate(pairs: Iterable[tuple[Digit, int]], coords: list[int]) -> None:
+    """Add each digit's ``value · block`` into its source; a merge, once all of its digits
+    are in, splits back into its parts (nested merges first: they feed the ones they split)."""
+    totals: dict[Merge, int] = {}
+
+    def add(d: Digit, v: int) -> None:
+        if isinstance(d.source, Merge):
+            totals[d.source] = totals.get(d.source, 0) + v * d.block
+        elif d.source >= 0:
+            coords[d.source] += v * d.block
+
+    for d, v in pairs:
+        add(d, v)
+    done: set[Merge] = set()
+    while len(done) < len(totals):
+        m = max((m for m in totals if m not in done), key=_depth)
+        done.add(m)
+        total = totals[m]
+        for part in reversed(m.parts):
+            total, v = divmod(total, part.extent)
+            add(part, v)
+
+
+def _depth(m: Merge) -> int:
+    """How many merges sit below ``m`` through its parts' sources."""
+    return 1 + max((_depth(p.source) for p in m.parts if isinstance(p.source, Merge)), default=0)
+
+
+def _is_dense(lay: CoreLayout) -> bool:
+    """Strides are exactly the row-major strides of the digits sorted by stride (a tiled view)."""
+    acc = 1
+    for d in sorted((d for d in lay.digits if d.extent > 1), key=lambda d: d.stride):
+        if d.stride != acc:
+            return False
+        acc *= d.extent
+    return True
+
+
+#: Coordinates of logical dim ``k`` as an int64 array (broadcastable with the others).
+Coords = Callable[[int], np.ndarray]
+
+
+def _digit_values(d: Digit, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
+    """The digit's value at the coordinates ``coord`` gives (``one``: the shape of a scalar)."""
+    return (_source_values(d.source, coord, one) // d.block) % d.extent
+
+
+def _source_values(source: Source, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
+    if isinstance(source, Merge):
+        out = np.zeros(one, dtype=np.int64)
+        for part in source.parts:
+            out = out * part.extent + _digit_values(part, coord, one)
+        return out
+    return coord(source) if source >= 0 else np.zeros(one, dtype=np.int64)
+
+
+def _first_owners(per_dim: tuple[tuple[Digit, ...], ...], shape: tuple[int, ...], n: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-dim enumeration of the elements whose offset is below ``n``: (C-order positions,
+    offsets), one per offset (the first owner), without listing the other elements."""
+    cstrides = row_major_strides(shape)
+    flat, off = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    for k, digits in enumerate(per_dim):
+        xs, cs = _dim_values(digits, shape[k], n)
+        flat = (flat[:, None] + xs[None, :] * cstrides[k]).ravel()
+        off = (off[:, None] + cs[None, :]).ravel()
+        keep = off < n
+        flat, off = _first_per_offset(flat[keep], off[keep])
+    return flat, off
+
+
+def _dim_values(digits: tuple[Digit, ...], extent: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates ``x < extent`` of one dim whose offset contribution is below ``n`` (the
+    smallest ``x`` per contribution), and the contributions."""
+    xs, cs = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    for d in reversed(digits):
+        count = 1 if d.stride == 0 else min(d.extent, (n - 1) // d.stride + 1)
+        vals = np.arange(max(count, 0), dtype=np.int64)
+        xs = (xs[:, None] + vals[None, :] * d.block).ravel()
+        cs = (cs[:, None] + vals[None, :] * d.stride).ravel()
+        keep = (cs < n) & (xs < extent)
+        xs, cs = _first_per_offset(xs[keep], cs[keep])
+    return xs, cs
+
+
+def _first_per_offset(xs: np.ndarray, cs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep, for each distinct offset ``cs``, the entry with the smallest ``xs``."""
+    order = np.lexsort((xs, cs))
+    xs, cs = xs[order], cs[order]
+    first = np.ones(len(cs), dtype=bool)
+    first[1:] = cs[1:] != cs[:-1]
+    return xs[first], cs[first]
+
+
+def check_index(shape: tuple[int, ...], index: Sequence[int], name: str = "") -> tuple[int, ...]:
+    """``index`` as a tuple of ints after checking rank, type and bounds (a :class:`LayoutError`).
+
+    >>> check_index((3, 5), (2, 7))
+    Traceback (most recent call last):
+    tensorlayout.errors.LayoutError: index (2, 7) is out of bounds: dimension 1 has size 5, but the index is 7
+    """
+    what = name or f"shape {list(shape)}"
+    if isinstance(index, (str, bytes)) or not hasattr(index, "__iter__"):
+        raise LayoutError(f"expected an index of {len(shape)} integers for {what}, but got {index!r}")
+    idx = tuple(index)
+    if len(idx) != len(shape) or any(isinstance(i, bool) or not isinstance(i, (int, np.integer))
+                                     for i in idx):
+        raise LayoutError(f"expected an index of {len(shape)} integers for {what}, but got {index!r}")
+    for d, (i, n) in enumerate(zip(idx, shape, strict=True)):
+        if not 0 <= i < n:
+            raise LayoutError(f"index {idx} is out of bounds: dimension {d} has size {n}, "
+                              f"but the index is {i}")
+    return tuple(int(i) for i in idx)
+
+
+def split_digit(axis: Digit, t: int, shape: Sequence[int]) -> tuple[Digit, Digit]:
+    """Tile size ``t`` splits a digit's value ``v`` into ``(v // t, v mod t)`` — XLA's reshape step.
+
+    A digit that is the top of its source (its value never wraps) splits exactly with the
+    tile count padded; so does one whose extent ``t`` divides. A lower digit of extent
+    ``e <= t`` keeps its value in the in-tile part (the count is 0); any other lower digit
+    wraps every ``e`` while the tile wraps every ``t``: its value becomes a :class:`Merge`
+    source that is split in turn.
+
+    >>> split_digit(Digit(0, 1, 5), 2, (5,))
+    (Digit(source=0, block=2, extent=3, stride=0), Digit(source=0, block=1, extent=2, stride=0))
+    """
+    src, b, e = axis.source, axis.block, axis.extent
+    top = ceil_div(source_extent(src, shape), b) <= e
+    if top or e % t == 0:
+        return Digit(src, b * t, ceil_div(e, t)), Digit(src, b, t)
+    whole = Merge((axis,))
+    if e <= t:
+        return Digit(src, b * t, 1), Digit(whole, 1, t)
+    return Digit(whole, t, ceil_div(e, t)), Digit(whole, 1, t)

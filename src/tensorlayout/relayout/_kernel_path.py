@@ -1,0 +1,134 @@
+"""The compiled kernel's side of a copy: each box's views in the kernel's loop order, and
+the byte-offset tasks ``_kernel.c`` takes (cached on the target per stride pattern)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from tensorlayout.core.intmath import prod
+from tensorlayout.relayout._plan import Plan
+from tensorlayout.relayout._target import PhysicalTarget
+from tensorlayout.relayout._views import Pair, box_views
+
+__all__ = ["kernel_tasks"]
+
+MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
+MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
+TRANSPOSE_ROWS = 16  # far-apart rows a transposing block keeps in flight (a 64-byte line of 4-byte items)
+Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
+
+
+def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
+    """The (physical, logical) views of one box with the axes in the kernel's loop order,
+    outermost first (see ``_kernel.c``).
+
+    The inner loop's axes go last: a run contiguous on both sides, or a small sub-tile axis
+    woven into (or out of) a contiguous one. The outer axes follow the buffer, which is then
+    read or written in order, except where that would interleave more logical rows in short
+    pieces than the caches and prefetchers follow (``MAX_READ_STREAMS`` when reading them,
+    ``MAX_WRITE_STREAMS`` when writing): there the axis that continues those pieces moves
+    inward, splitting the rows axis if need be (zN to the buffer: the 16 rows of a fractal
+    row, then the next fractal, instead of a 32-byte piece of every row of the matrix).
+    """
+    n, item = pv.ndim, pv.itemsize
+    if n == 0:
+        return pv, lv
+    ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
+    inner: list[int] = [k for k in range(n) if ds[k] == ss[k] == item]
+    streams = 1
+    if not inner:
+        for k, b in itertools.permutations(range(n), 2):
+            m = pv.shape[b]
+            if m in (2, 4, 8) and ((ds[b] == item and ss[k] == item and ds[k] == m * item)
+                                   or (ss[b] == item and ds[k] == item and ss[k] == m * item)):
+                inner, streams = [k, b], m
+                break
+    if not inner:  # a transposing box: the kernel's blocked 2-D loop over both contiguous axes
+        src_axis = next((k for k in range(n) if ss[k] == item and pv.shape[k] > 1), None)
+        dst_axis = next((k for k in range(n) if ds[k] == item and pv.shape[k] > 1), None)
+        if src_axis is not None and dst_axis is not None and src_axis != dst_axis:
+            return _transpose_views(pv, lv, src_axis, dst_axis, to_physical)
+    if not inner:
+        inner = [min(range(n), key=lambda k: (abs(ds[k]), abs(ss[k])))]
+    outer = sorted((k for k in range(n) if k not in inner),
+                   key=lambda k: (-abs(pv.strides[k]), -abs(lv.strides[k])))
+    axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in (*outer, *inner)]
+    n_outer = len(outer)
+    segment = pv.shape[inner[0]] * item if lv.strides[inner[0]] == item else item
+    pos = next((i for i, k in enumerate(outer) if lv.strides[k] == segment), None)
+    limit = MAX_READ_STREAMS if to_physical else MAX_WRITE_STREAMS
+    if pos is not None and segment < 512:
+        under = streams * prod(a[0] for a in axes[pos + 1:n_outer])
+        while under > limit and pos + 1 < n_outer:
+            ext, ps, ls = axes[pos + 1]
+            under //= ext
+            keep = max((f for f in range(1, limit // under + 1) if ext % f == 0), default=1)
+            if keep > 1:  # split the rows axis: its outer part above, `keep` rows below
+                axes[pos + 1:pos + 2] = [(ext // keep, ps * keep, ls * keep), (keep, ps, ls)]
+                n_outer += 1
+                under *= keep
+            axes[pos], axes[pos + 1] = axes[pos + 1], axes[pos]
+            pos += 1
+    shape = tuple(a[0] for a in axes)
+    return (as_strided(pv, shape, tuple(a[1] for a in axes)),
+            as_strided(lv, shape, tuple(a[2] for a in axes)))
+
+
+def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical: bool) -> Pair:
+    """A transposing box in the kernel's loop order: ``a`` (contiguous in the source) and ``b``
+    (contiguous in the destination) innermost, the outer axes by logical stride, so that
+    consecutive blocks continue the same logical rows. Of ``a`` and ``b``, the one that
+    steps across far-apart rows (pages) is split: ``TRANSPOSE_ROWS`` of its rows stay inner,
+    the rest moves outside the continuing axis, so those few rows' cache lines (which share
+    a cache set when the rows are a power of two apart) are used up before they are evicted.
+    """
+    n = pv.ndim
+    item = pv.itemsize
+    ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
+    far = b if abs(ss[b]) > abs(ds[a]) else a
+    axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in range(n)]
+    outer = sorted((k for k in range(n) if k not in (a, b)), key=lambda k: -abs(lv.strides[k]))
+    order = [axes[k] for k in outer]
+    inner = [axes[a], axes[b]]
+    ext, ps, ls = axes[far]
+    rows = TRANSPOSE_ROWS
+    if order and ext > rows and ext % rows == 0 and max(abs(ps), abs(ls)) > 4 * rows * item:
+        inner[0 if far == a else 1] = (rows, ps, ls)
+        order.insert(len(order) - 1, (ext // rows, ps * rows, ls * rows))
+    shape = tuple(x[0] for x in (*order, *inner))
+    return (as_strided(pv, shape, tuple(x[1] for x in (*order, *inner))),
+            as_strided(lv, shape, tuple(x[2] for x in (*order, *inner))))
+
+
+def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
+                  to_physical: bool, pieces: int) -> list[Task]:
+    """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
+    in loop order, each split into ``pieces`` along its outer axis (for threads). They
+    depend only on both arrays' strides, so they are cached on the target."""
+    cache: dict[tuple, list[Task]] = target._cache.setdefault("kernel_tasks", {})
+    key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
+    if key in cache:
+        return cache[key]
+    base_l, base_b = _address(logical), _address(buf)
+    tasks: list[Task] = []
+    for box in plan.data:
+        p, q = _kernel_views(*box_views(box, logical, buf), to_physical)
+        step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
+        parts = [(p, q)] if step is None else \
+            [(p[i:i + step], q[i:i + step]) for i in range(0, p.shape[0], step)]
+        for pp, qq in parts:
+            phys = (_address(pp) - base_b, pp.strides)
+            logi = (_address(qq) - base_l, qq.strides)
+            (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
+            tasks.append((d_off, s_off, pp.shape, d_st, s_st))
+    if len(cache) >= 16:  # a few stride patterns per target are plenty
+        cache.clear()
+    cache[key] = tasks
+    return tasks
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])

@@ -1,0 +1,56 @@
+"""The relayout thread pool: large copies are shared among threads, capped by the caller.
+
+The cap is, in order: the ``threads=`` argument of the call, the ``TENSORLAYOUT_THREADS``
+environment variable, the machine's cores (at most 4). Results do not depend on it.
+
+>>> thread_count(1), thread_count(0)
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from tensorlayout.errors import LayoutError
+
+__all__ = ["share", "thread_count"]
+
+MAX_THREADS = 4
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def thread_count(threads: int | None = None) -> int:
+    """How many threads a large copy may use: ``threads`` if given, else the environment's
+    ``TENSORLAYOUT_THREADS``, else the cores (at most ``MAX_THREADS``); at least 1."""
+    if threads is None:
+        env = os.environ.get("TENSORLAYOUT_THREADS", "").strip()
+        if env:
+            if not env.isdigit():
+                raise LayoutError(f"TENSORLAYOUT_THREADS must be a whole number, not {env!r}")
+            threads = int(env)
+        else:
+            threads = min(MAX_THREADS, os.cpu_count() or 1)
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise LayoutError(f"threads must be an int, but got {threads!r}")
+    return max(1, threads)
+
+
+def _pool(workers: int) -> ThreadPoolExecutor | None:
+    if workers < 2:
+        return None
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="tensorlayout-relayout")
+    return _POOLS[workers]
+
+
+def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
+    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads."""
+    pool = _pool(workers)
+    if pool is None or len(tasks) < 2:
+        work(tasks)
+        return
+    size = -(-len(tasks) // workers)
+    list(pool.map(work, [tasks[i:i + size] for i in range(0, len(tasks), size)]))

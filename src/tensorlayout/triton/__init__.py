@@ -1,0 +1,27 @@
+"""tensorlayout.triton: Triton's linear layouts (``LinearLayout``) and the encodings that lower to them.
+
+>>> from tensorlayout.triton import LinearLayout
+>>> L = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", [[1, 0], [2, 0]])], ["dim0", "dim1"])
+>>> L.apply({"register": 1, "lane": 3})
+{'dim0': 3, 'dim1': 1}
+"""
+
+from tensorlayout.triton.encodings import (
+    BlockedLayout,
+    DotOperandLayout,
+    NVMMADistributedLayout,
+    NVMMASharedLayout,
+    SwizzledSharedLayout,
+    to_linear_layout,
+)
+from tensorlayout.triton.linear_layout import LinearLayout
+
+__all__ = [
+    "BlockedLayout",
+    "DotOperandLayout",
+    "LinearLayout",
+    "NVMMADistributedLayout",
+    "NVMMASharedLayout",
+    "SwizzledSharedLayout",
+    "to_linear_layout",
+]

@@ -1,0 +1,55 @@
+"""Bit-matrix arithmetic over GF(2): rows are Python ints, bit ``c`` is column ``c``.
+
+A row's lowest set bit is its pivot, so reduced row echelon form here is the one Triton's
+``f2reduce`` computes (pivots in increasing column order, each pivot column zero elsewhere).
+
+>>> rref([0b011, 0b110, 0b101])
+[5, 6, 0]
+>>> rank([0b011, 0b110, 0b101])
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["lowest_bit", "rank", "rref"]
+
+
+def lowest_bit(x: int) -> int:
+    """Index of the lowest set bit of ``x > 0``.
+
+    >>> lowest_bit(0b1000)
+    3
+    """
+    return (x & -x).bit_length() - 1
+
+
+def rref(rows: Sequence[int]) -> list[int]:
+    """Reduced row echelon form; non-zero rows first in increasing pivot order, zero rows last.
+
+    >>> rref([0b10, 0b11])
+    [1, 2]
+    """
+    pending = [r for r in rows]
+    done: list[int] = []
+    ncols = max((r.bit_length() for r in pending), default=0)
+    for col in range(ncols):
+        bit = 1 << col
+        pivot = next((i for i, r in enumerate(pending) if r & bit), None)
+        if pivot is None:
+            continue
+        row = pending.pop(pivot)
+        pending = [r ^ row if r & bit else r for r in pending]
+        done = [r ^ row if r & bit else r for r in done]
+        done.append(row)
+    return done + [0] * (len(rows) - len(done))
+
+
+def rank(rows: Sequence[int]) -> int:
+    """Number of linearly independent rows.
+
+    >>> rank([3, 3, 0])
+    1
+    """
+    return sum(1 for r in rref(rows) if r)

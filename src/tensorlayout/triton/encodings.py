@@ -1,0 +1,443 @@
+"""Triton's GPU encodings written from their definitions, each lowered to a :class:`LinearLayout`.
+
+Class names and arguments follow Gluon (``triton.experimental.gluon.language``): the layout
+object is built first, then ``to_linear_layout(shape)`` gives the map for a tensor shape, as
+Triton's ``ttg::toLinearLayout`` does. Distributed layouts map ``register, lane, warp, block``
+to ``dim0, dim1, ...``; shared layouts map ``offset, block``.
+
+>>> ll = BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0]).to_linear_layout([16, 16])
+>>> ll.apply({"register": 3, "lane": 5, "warp": 1, "block": 0})
+{'dim0': 9, 'dim1': 7}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.triton.linear_layout import LinearLayout
+
+__all__ = [
+    "BlockedLayout",
+    "DotOperandLayout",
+    "NVMMADistributedLayout",
+    "NVMMASharedLayout",
+    "SwizzledSharedLayout",
+    "identity_standard_nd",
+    "standard_out_dim_names",
+    "to_linear_layout",
+]
+
+
+def standard_out_dim_names(rank: int) -> list[str]:
+    """``["dim0", ..., "dim<rank-1>"]``.
+
+    >>> standard_out_dim_names(2)
+    ['dim0', 'dim1']
+    """
+    return [f"dim{i}" for i in range(rank)]
+
+
+def _pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise LayoutError(f"{what} must be a list of ints, got {values!r}")
+    got = tuple(values)
+    for v in got:
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0 or v & (v - 1):
+            raise LayoutError(f"{what} must hold powers of two, got {list(got)}")
+    if rank is not None and len(got) != rank:
+        raise LayoutError(f"{what} must have {rank} entries (the rank), got {list(got)}")
+    return got
+
+
+def _order(order: Any, rank: int) -> tuple[int, ...]:
+    got = tuple(order) if isinstance(order, Sequence) and not isinstance(order, str) else None
+    if got is None or sorted(got) != list(range(rank)):
+        raise LayoutError(f"order must be a permutation of 0..{rank - 1}, got {order!r}")
+    return got
+
+
+def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
+    """``in_dim`` laid over ``shape`` minor-to-major in ``order`` (out dims in that order).
+
+    >>> identity_standard_nd("lane", [2, 4], [1, 0]).apply({"lane": 5})
+    {'dim1': 1, 'dim0': 1}
+    """
+    names = standard_out_dim_names(len(shape))
+    ret = LinearLayout.empty()
+    for d in order:
+        ret = ret * LinearLayout.identity_1d(shape[d], in_dim, names[d])
+    return ret
+
+
+def _zeros_or_identity(in_dim: str, shape: Sequence[int], order: Sequence[int],
+                       zero_dim: int) -> LinearLayout:
+    """Triton's ``broadcastedDotOperandLayout``: identity in ``order`` except 0 along ``zero_dim``."""
+    names = standard_out_dim_names(len(shape))
+    ret = LinearLayout.empty()
+    for d in order:
+        make = LinearLayout.zeros_1d if d == zero_dim else LinearLayout.identity_1d
+        ret = ret * make(shape[d], in_dim, names[d])
+    return ret
+
+
+def ensure_layout_not_smaller_than(layout: LinearLayout, shape: dict[str, int]) -> LinearLayout:
+    """Repeat the first in dim (``register``/``offset``) until each out dim covers ``shape``."""
+    k_dim = layout.get_in_dim_names()[0]
+    ret = layout
+    for name in layout.get_out_dim_names():
+        actual, desired = layout.get_out_dim_size(name), shape[name]
+        if actual < desired:
+            ret = ret * LinearLayout.identity_1d(desired // actual, k_dim, name)
+    return ret
+
+
+def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
+                                  broadcast_registers: bool = True) -> LinearLayout:
+    """Clip each out dim to ``shape``: the largest basis values go first; a register basis is
+    dropped (or zeroed when ``broadcast_registers``), any other basis becomes 0 (a broadcast)."""
+    bases = {n: [list(v) for v in vs] for n, vs in layout.bases}
+    dropped: set[int] = set()
+    for i, name in enumerate(layout.get_out_dim_names()):
+        actual, desired = layout.get_out_dim_size(name), shape[name]
+        ranked = sorted(((v[i], n, j) for n, vs in bases.items() for j, v in enumerate(vs) if v[i]),
+                        key=lambda t: -t[0])
+        for _, n, j in ranked:
+            if actual <= desired:
+                break
+            if n == "register" and not broadcast_registers:
+                dropped.add(j)
+            else:
+                bases[n][j][i] = 0
+            actual >>= 1
+    if "register" in bases:
+        bases["register"] = [v for j, v in enumerate(bases["register"]) if j not in dropped]
+    sizes = [min(s, shape[n]) for n, s in layout.out_dims]
+    return LinearLayout.from_bases(list(bases.items()), layout.get_out_dim_names(), sizes,
+                                   require_surjective=False)
+
+
+def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Sequence[Sequence[int]] = (),
+                        broadcast_registers: bool = False) -> LinearLayout:
+    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``."""
+    names = standard_out_dim_names(len(shape))
+    full = dict(zip(names, shape))
+    cga = LinearLayout.from_bases([("block", [list(b) for b in cga_layout])], names,
+                                  _cga_sizes(cga_layout, len(shape)), require_surjective=False)
+    cga = ensure_layout_not_larger_than(cga, full).transpose_outs(cta.get_out_dim_names())
+    cta_shape = {n: max(1, full[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
+    cta = ensure_layout_not_smaller_than(cta, cta_shape)
+    cta = ensure_layout_not_larger_than(cta, cta_shape, broadcast_registers)
+    return (cta * cga).transpose_outs(names)
+
+
+def _cga_sizes(cga_layout: Sequence[Sequence[int]], rank: int) -> list[int]:
+    sizes = [1] * rank
+    for b in cga_layout:
+        if len(b) != rank or any(not isinstance(x, int) or x < 0 or x & (x - 1) for x in b):
+            raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {list(b)}")
+        sizes = [max(s, 2 * x) for s, x in zip(sizes, b)]
+    return sizes
+
+
+def _shape(shape: Any, rank: int) -> tuple[int, ...]:
+    return _pow2_list(shape, "the tensor shape", rank)
+
+
+def _no_cga(cga_layout: Sequence[Sequence[int]], kind: str) -> None:
+    if cga_layout:
+        raise UnsupportedError(f"{kind} with a cga_layout (several CTAs) is not modelled; "
+                               "only BlockedLayout takes one")
+
+
+@dataclass(frozen=True)
+class BlockedLayout:
+    """``#blocked``: each thread owns ``size_per_thread``, tiled over lanes, warps (and CTAs).
+
+    >>> print(BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0]).to_linear_layout([4, 8]))
+    <BLANKLINE>
+     - register is a size 1 dimension
+     - lane=1 -> (0, 1)
+       lane=2 -> (0, 2)
+       lane=4 -> (0, 4)
+       lane=8 -> (1, 0)
+       lane=16 -> (2, 0)
+     - warp is a size 1 dimension
+     - block is a size 1 dimension
+    where out dims are: [dim0 (size 4), dim1 (size 8)]
+    """
+
+    size_per_thread: Sequence[int]
+    threads_per_warp: Sequence[int]
+    warps_per_cta: Sequence[int]
+    order: Sequence[int]
+    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        rank = self.rank
+        spt = _pow2_list(self.size_per_thread, "size_per_thread", rank)
+        tpw = _pow2_list(self.threads_per_warp, "threads_per_warp", rank)
+        wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
+        order = _order(self.order, rank)
+        cta = (identity_standard_nd("register", spt, order) * identity_standard_nd("lane", tpw, order)
+               * identity_standard_nd("warp", wpc, order))
+        return _combine_with_shape(cta, _shape(shape, rank), self.cga_layout)
+
+
+def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int],
+              rep_order: Sequence[int]) -> LinearLayout:
+    """Triton's ``nvidiaMmaTile``: kWidth registers and 4 lanes along ``order[0]``, 8 lanes along
+    ``order[1]``, then register repeats along ``order[1]`` and ``order[0]``."""
+    names = standard_out_dim_names(len(rep_order))
+    inner, outer = order[0], order[1]
+    m, n = tile_shape[outer], tile_shape[inner]
+    if m % 8 or n % (k_width * 4):
+        raise LayoutError(f"an MMA tile of {list(tile_shape)} does not hold kWidth={k_width} fragments")
+    reg, lane = "register", "lane"
+    return (identity_standard_nd(reg, [1] * len(rep_order), rep_order)
+            * LinearLayout.identity_1d(k_width, reg, names[inner])
+            * LinearLayout.identity_1d(4, lane, names[inner])
+            * LinearLayout.identity_1d(8, lane, names[outer])
+            * LinearLayout.identity_1d(m // 8, reg, names[outer])
+            * LinearLayout.identity_1d(n // (k_width * 4), reg, names[inner]))
+
+
+def _row_major(rank: int) -> list[int]:
+    return list(range(rank - 1, -1, -1))
+
+
+@dataclass(frozen=True)
+class NVMMADistributedLayout:
+    """``#nvidia_mma``: the accumulator of ``mma.sync`` (version ``[2, 0]``, ``instr_shape``
+    ``[16, 8]``) or ``wgmma`` (``[3, 0]``, ``[16, N, 16]``).
+
+    >>> L = NVMMADistributedLayout([2, 0], [1, 1], [16, 8]).to_linear_layout([16, 8])
+    >>> L.apply({"register": 1, "lane": 5, "warp": 0, "block": 0})
+    {'dim0': 1, 'dim1': 3}
+    """
+
+    version: Sequence[int]
+    warps_per_cta: Sequence[int]
+    instr_shape: Sequence[int]
+    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def _major(self) -> int:
+        major = self.version[0] if isinstance(self.version, Sequence) and self.version else None
+        if major not in (2, 3):
+            raise UnsupportedError(f"NVMMADistributedLayout version {self.version!r}: only [2, 0] (mma.sync) "
+                                   "and [3, 0] (wgmma) are modelled")
+        return major
+
+    def warp_order(self) -> list[int]:
+        """Warps go along N first for ``mma.sync`` and along M first for ``wgmma``."""
+        return _row_major(self.rank) if self._major() == 2 else list(range(self.rank))
+
+    def tile_shape(self) -> list[int]:
+        """The shape one warp's instruction covers (``instr_shape`` without K)."""
+        instr = _pow2_list(self.instr_shape, "instr_shape")
+        return list(instr) if self._major() == 2 else list(instr[:2])
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        _no_cga(self.cga_layout, "NVMMADistributedLayout")
+        rank = self.rank
+        wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
+        tile = self.tile_shape()
+        if len(tile) != rank:
+            raise LayoutError(f"instr_shape {list(self.instr_shape)} does not match rank {rank}")
+        order = _row_major(rank)
+        cta = _mma_tile(tile, 2, order, order)
+        warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
+        return _combine_with_shape(cta * warps, _shape(shape, rank))
+
+
+@dataclass(frozen=True)
+class DotOperandLayout:
+    """``#dot_op``: operand A (``operand_index`` 0) or B (1) of an MMA parent, ``k_width``
+    consecutive K elements per thread.
+
+    >>> parent = NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
+    >>> L = DotOperandLayout(0, parent, 2).to_linear_layout([16, 16])
+    >>> L.apply({"register": 1, "lane": 1, "warp": 0, "block": 0})
+    {'dim0': 0, 'dim1': 3}
+    """
+
+    operand_index: int
+    parent: Any
+    k_width: int
+
+    @property
+    def rank(self) -> int:
+        return int(self.parent.rank)
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        parent = self.parent
+        if not isinstance(parent, NVMMADistributedLayout):
+            raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
+                                   "(only an NVMMADistributedLayout parent)")
+        _no_cga(parent.cga_layout, "DotOperandLayout")
+        if self.operand_index not in (0, 1):
+            raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {self.operand_index!r}")
+        k_width = _pow2_list([self.k_width], "k_width")[0]
+        if self.operand_index == 1 and parent._major() == 3:
+            raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
+        rank, is_a = self.rank, self.operand_index == 0
+        tile = [1] * rank
+        tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
+        order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
+        cta = _mma_tile(tile, k_width, order, order)
+        k_dim = rank - 1 if is_a else rank - 2
+        wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
+        warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
+        # Triton keeps a dot operand's out-of-shape registers as zero (broadcast) bases.
+        return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
+                                   broadcast_registers=True)
+
+
+def _positive(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise LayoutError(f"{what} must be a positive int, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class SwizzledSharedLayout:
+    """``#swizzled_shared``: row ``r`` of the two minor dims stores column ``c`` at
+    ``c ^ ((r // per_phase % max_phase) * vec)``.
+
+    >>> L = SwizzledSharedLayout(2, 1, 4, [1, 0]).to_linear_layout([4, 8])
+    >>> [L.apply({"offset": o, "block": 0}) for o in (8, 16)]
+    [{'dim0': 1, 'dim1': 2}, {'dim0': 2, 'dim1': 4}]
+    """
+
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: Sequence[int]
+    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        _no_cga(self.cga_layout, "SwizzledSharedLayout")
+        rank = self.rank
+        order = _order(self.order, rank)
+        dims = _shape(shape, rank)
+        vec, per_phase = _positive(self.vec, "vec"), _positive(self.per_phase, "per_phase")
+        max_phase = _positive(self.max_phase, "max_phase")
+        names = standard_out_dim_names(rank)
+        if rank == 1:
+            return _combine_with_shape(LinearLayout.identity_1d(dims[0], "offset", "dim0"), dims)
+        col, row = order[0], order[1]
+        cols, rows = dims[col], dims[row]
+        bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
+        bases += [[r, vec * (r // per_phase % max_phase) % cols] for r in _powers_below(rows)]
+        cta = LinearLayout.from_bases([("offset", bases)], [names[row], names[col]])
+        for d in order[2:]:
+            cta = cta * LinearLayout.identity_1d(dims[d], "offset", names[d])
+        return _combine_with_shape(cta, dims)
+
+
+def _powers_below(n: int) -> list[int]:
+    return [1 << i for i in range(n.bit_length() - 1)]
+
+
+#: NVMMA swizzle width in bytes -> (per_phase, max_phase) of the 8-row swizzle atom.
+_NVMMA_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
+
+
+def _fp4_packed(col: int) -> int:
+    """fp4-padded columns: of every 16 offsets the upper 8 are padding over the lower 8."""
+    return col // 16 * 8 + col % 8
+
+
+@dataclass(frozen=True)
+class NVMMASharedLayout:
+    """``#nvmma_shared``: the TMA/wgmma shared layout, CuTe's ``Sw<log2(swz/16),4,3>`` on bytes.
+
+    >>> L = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
+    >>> [L.apply({"offset": o, "block": 0}) for o in (64, 128, 256)]
+    [{'dim0': 1, 'dim1': 8}, {'dim0': 2, 'dim1': 16}, {'dim0': 4, 'dim1': 32}]
+    """
+
+    swizzle_byte_width: int
+    element_bitwidth: int
+    rank: int = 2
+    transposed: bool = False
+    fp4_padded: bool = False
+    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
+
+    def _check(self) -> None:
+        _no_cga(self.cga_layout, "NVMMASharedLayout")
+        if self.element_bitwidth not in (8, 16, 32, 64) or isinstance(self.element_bitwidth, bool):
+            raise LayoutError(f"element_bitwidth must be 8, 16, 32 or 64, got {self.element_bitwidth!r}")
+        if self.swizzle_byte_width not in (0, 32, 64, 128) or isinstance(self.swizzle_byte_width, bool):
+            raise LayoutError(f"swizzle_byte_width must be 0, 32, 64 or 128, got {self.swizzle_byte_width!r}")
+        if self.fp4_padded and (self.swizzle_byte_width != 128 or self.element_bitwidth != 8):
+            raise LayoutError("fp4_padded needs swizzle_byte_width=128 and element_bitwidth=8")
+
+    def _tile(self, rows: int, cols: int) -> list[tuple[int, int]]:
+        """(row, col) images of the offset bits over the collapsed [rows, cols] matrix."""
+        swz, bits = self.swizzle_byte_width, self.element_bitwidth
+        if swz == 0:
+            return [(0, c) for c in _powers_below(cols)] + [(r, 0) for r in _powers_below(rows)]
+        per_phase, max_phase = _NVMMA_PHASES[swz]
+        tile_cols, pack = 8 * swz // bits, (_fp4_packed if self.fp4_padded else int)
+        if cols * (2 if self.fp4_padded else 1) < tile_cols or rows < 8:
+            raise LayoutError(f"Illegal shared layout; expected collapsed shapePerCTA to be at least "
+                              f"[8, {tile_cols}], collapsedTmaShape: [{rows}, {cols}] (Triton 3.9 aborts)")
+        vec = 128 // bits
+        bases = [(0, pack(c)) for c in _powers_below(tile_cols)]
+        bases += [(r, pack(vec * (r // per_phase % max_phase))) for r in (1, 2, 4)]
+        bases += [(r, 0) for r in _powers_below(rows) if r >= 8]
+        covered = tile_cols // 2 if self.fp4_padded else tile_cols
+        return bases + [(0, c) for c in _powers_below(cols) if c >= covered]
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        self._check()
+        dims = _shape(shape, self.rank)
+        if len(dims) == 1:
+            return _combine_with_shape(LinearLayout.identity_1d(dims[0], "offset", "dim0"), dims)
+        if self.transposed and len(dims) != 2:
+            raise UnsupportedError("a transposed NVMMASharedLayout of rank > 2 is not modelled")
+        col_dim = 0 if self.transposed else len(dims) - 1
+        row_dims = [1] if self.transposed else list(range(len(dims) - 1))
+        rows = 1
+        for d in row_dims:
+            rows *= dims[d]
+        bases = []
+        for r, c in self._tile(rows, dims[col_dim]):
+            v = [0] * len(dims)
+            v[col_dim] = c
+            for d in reversed(row_dims):
+                v[d], r = r % dims[d], r // dims[d]
+            bases.append(v)
+        return LinearLayout.from_bases([("offset", bases), ("block", [])], standard_out_dim_names(len(dims)),
+                                       list(dims))
+
+
+def to_linear_layout(layout: Any, shape: Sequence[int]) -> LinearLayout:
+    """Gluon's ``to_linear_layout(layout, shape)``.
+
+    >>> to_linear_layout(SwizzledSharedLayout(1, 1, 1, [1, 0]), [2, 2]).get_in_dim_names()
+    ['offset', 'block']
+    """
+    if isinstance(layout, LinearLayout):
+        return layout
+    method = getattr(layout, "to_linear_layout", None)
+    if not callable(method):
+        raise UnsupportedError(f"no linear layout for {type(layout).__name__}")
+    result = method(shape)
+    assert isinstance(result, LinearLayout)
+    return result

@@ -1,0 +1,552 @@
+"""Triton's ``LinearLayout``: a linear map over GF(2) from named input dims to named output dims.
+
+Each input dimension of size ``2**n`` (``register``, ``lane``, ``warp``, ``block`` for
+registers; ``offset``, ``block`` for shared memory) is given by its ``n`` *bases*, the
+images of ``1, 2, 4, ...``; an input is the XOR of the bases of its set bits (no carries).
+Output dimensions (``dim0``, ``dim1``, ...) have power-of-two sizes. Names, arguments, checks
+and printed text follow ``triton._C.libtriton.linear_layout.LinearLayout`` (Triton 3.9).
+
+>>> L = LinearLayout.from_bases([("register", [[0, 1], [8, 0]]),
+...                              ("lane", [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]])],
+...                             ["dim0", "dim1"])
+>>> L.apply({"register": 3, "lane": 9})
+{'dim0': 10, 'dim1': 3}
+>>> L.get_out_dim_size("dim0"), L.is_surjective(), L.is_injective()
+(16, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tensorlayout.errors import LayoutError
+from tensorlayout.triton import _gf2
+from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
+
+__all__ = ["LinearLayout"]
+
+#: Largest out-dim size (Triton keeps sizes and basis values in int32).
+MAX_DIM_SIZE = 1 << 30
+#: Triton's GF(2) matrix keeps one uint64 per row: at most 64 in bits and 64 out bits.
+MAX_BITS = 64
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and x & (x - 1) == 0
+
+
+def _log2(x: int) -> int:
+    return x.bit_length() - 1
+
+
+def _norm_bases(bases: Any) -> Bases:
+    """``[(name, [[...], ...]), ...]`` (or a mapping) as nested tuples, type-checked."""
+    items = bases.items() if isinstance(bases, Mapping) else bases
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise LayoutError(f"bases must be a sequence of (in_dim_name, [[...], ...]) pairs, got {bases!r}")
+    out = []
+    for item in items:
+        if not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 2:
+            raise LayoutError(f"each entry of bases must be a pair (in_dim_name, vectors), got {item!r}")
+        name, vectors = item
+        if not isinstance(name, str):
+            raise LayoutError(f"in-dim names must be str, got {name!r}")
+        if isinstance(vectors, (str, bytes)) or not isinstance(vectors, Iterable):
+            raise LayoutError(f"the bases of in-dim '{name}' must be a list of vectors, got {vectors!r}")
+        vecs = []
+        for v in vectors:
+            if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+                raise LayoutError(f"a basis of in-dim '{name}' must be a list of ints, got {v!r}")
+            vec = tuple(v)
+            if not all(_is_int(x) for x in vec):
+                raise LayoutError(f"a basis of in-dim '{name}' must hold ints, got {list(vec)!r}")
+            vecs.append(vec)
+        out.append((name, tuple(vecs)))
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names):
+        raise LayoutError(f"in-dim names must be distinct, got {names}")
+    return tuple(out)
+
+
+def _norm_names(names: Any, what: str) -> tuple[str, ...]:
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise LayoutError(f"{what} must be a sequence of str, got {names!r}")
+    got = tuple(names)
+    if not all(isinstance(n, str) for n in got):
+        raise LayoutError(f"{what} must be str, got {list(got)!r}")
+    if len(set(got)) != len(got):
+        raise LayoutError(f"{what} must be distinct, got {list(got)}")
+    return got
+
+
+def _infer_sizes(bases: Bases, names: tuple[str, ...]) -> OutDims:
+    """Triton's inference: each size is the next power of two above every basis value."""
+    sizes = [1] * len(names)
+    for _, vectors in bases:
+        for v in vectors:
+            for i, x in enumerate(v[: len(names)]):
+                sizes[i] = max(sizes[i], 1 << x.bit_length() if x >= 0 else 1)
+    return tuple(zip(names, sizes))
+
+
+def _check(bases: Bases, out_dims: OutDims) -> None:
+    """Triton's ``checkInvariants`` (minus surjectivity), plus its int32 and 64-bit limits."""
+    rank = len(out_dims)
+    for name, vectors in bases:
+        for v in vectors:
+            if any(x < 0 for x in v):
+                raise LayoutError(f"basis values must be non-negative; in-dim '{name}' has {list(v)}")
+            if len(v) != rank:
+                raise LayoutError(f"every basis needs {rank} values (one per out dim); "
+                                  f"in-dim '{name}' has {list(v)}")
+    for name, size in out_dims:
+        if not _is_int(size) or not _is_pow2(size) or size > MAX_DIM_SIZE:
+            raise LayoutError(f"out-dim '{name}' has size {size!r}; sizes are powers of 2 up to 2**30")
+    for name, vectors in bases:
+        for v in vectors:
+            for (out, size), x in zip(out_dims, v):
+                if x >= size:
+                    raise LayoutError(f"basis value {x} of in-dim '{name}' is not below the size "
+                                      f"{size} of out-dim '{out}'")
+    n_in = sum(len(v) for _, v in bases)
+    n_out = sum(_log2(s) for _, s in out_dims)
+    if n_in > MAX_BITS or n_out > MAX_BITS:
+        raise LayoutError(f"layout too large: {n_in} in bits and {n_out} out bits (Triton allows 64 each)")
+
+
+@dataclass(frozen=True, slots=True)
+class LinearLayout:
+    """A linear layout; build one with :meth:`from_bases`, :meth:`parse` or an encoding.
+
+    >>> print(LinearLayout.identity_1d(4, "lane", "dim0"))
+    <BLANKLINE>
+     - lane=1 -> (1)
+       lane=2 -> (2)
+    where out dims are: [dim0 (size 4)]
+    """
+
+    _bases: Bases
+    _out_dims: OutDims
+
+    # ----- construction ---------------------------------------------------------------------
+    @staticmethod
+    def from_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any = None,
+                   require_surjective: bool = True) -> LinearLayout:
+        """Triton's ``LinearLayout.from_bases``; sizes are inferred when not given.
+
+        >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
+        4
+        """
+        norm = _norm_bases(bases)
+        names = _norm_names(out_dim_names, "out_dim_names")
+        if out_dim_sizes is None:
+            if not require_surjective:
+                raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
+            out_dims = _infer_sizes(norm, names)
+        else:
+            sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
+            if sizes is None or len(sizes) != len(names):
+                raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
+            out_dims = tuple(zip(names, sizes))
+        return LinearLayout._make(norm, out_dims, bool(require_surjective))
+
+    @staticmethod
+    def _make(bases: Bases, out_dims: OutDims, require_surjective: bool = False) -> LinearLayout:
+        _check(bases, out_dims)
+        layout = LinearLayout(bases, out_dims)
+        if require_surjective and not layout.is_surjective():
+            raise LayoutError("Layout is expected to be surjective, i.e. every `out` coordinate can be "
+                              "reached by some `in` coordinate, but was not:" + str(layout))
+        return layout
+
+    @staticmethod
+    def parse(text: str) -> LinearLayout:
+        """Read the text Triton prints (``str(ll)``); errors name line and column.
+
+        >>> LinearLayout.parse(" - lane=1 -> (1)\\nwhere out dims are: [dim0 (size 2)]").apply({"lane": 1})
+        {'dim0': 1}
+        """
+        bases, out_dims = parse_layout(text)
+        return LinearLayout.from_bases(bases, [n for n, _ in out_dims], [s for _, s in out_dims],
+                                       require_surjective=False)
+
+    @staticmethod
+    def empty() -> LinearLayout:
+        """The layout with no dimensions at all.
+
+        >>> str(LinearLayout.empty())
+        '\\n(empty layout)'
+        """
+        return LinearLayout((), ())
+
+    @staticmethod
+    def identity_1d(size: int, in_dim: str, out_dim: str) -> LinearLayout:
+        """``in_dim -> out_dim``, the identity on ``size`` (a power of two) elements.
+
+        >>> LinearLayout.identity_1d(8, "offset", "dim1").apply({"offset": 5})
+        {'dim1': 5}
+        """
+        if not _is_int(size) or not _is_pow2(size):
+            raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
+        bases = ((in_dim, tuple((1 << i,) for i in range(_log2(size)))),)
+        return LinearLayout._make(bases, ((out_dim, size),))
+
+    @staticmethod
+    def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
+        """``size`` inputs that all map to 0 (a broadcast).
+
+        >>> LinearLayout.zeros_1d(4, "warp", "dim0").apply({"warp": 3})
+        {'dim0': 0}
+        """
+        if not _is_int(size) or not _is_pow2(size):
+            raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
+        return LinearLayout._make(((in_dim, ((0,),) * _log2(size)),), ((out_dim, out_dim_size),))
+
+    # ----- dimensions -----------------------------------------------------------------------
+    @property
+    def bases(self) -> list[tuple[str, list[list[int]]]]:
+        """``[(in_dim, [[...], ...]), ...]`` as Triton's binding returns it."""
+        return [(n, [list(v) for v in vs]) for n, vs in self._bases]
+
+    @property
+    def out_dims(self) -> list[tuple[str, int]]:
+        """``[(out_dim, size), ...]``."""
+        return list(self._out_dims)
+
+    @property
+    def num_in_dims(self) -> int:
+        return len(self._bases)
+
+    @property
+    def num_out_dims(self) -> int:
+        return len(self._out_dims)
+
+    def get_in_dim_names(self) -> list[str]:
+        return [n for n, _ in self._bases]
+
+    def get_out_dim_names(self) -> list[str]:
+        return [n for n, _ in self._out_dims]
+
+    def _in_bases(self, name: str) -> tuple[tuple[int, ...], ...]:
+        for n, vectors in self._bases:
+            if n == name:
+                return vectors
+        raise LayoutError(f"'{name}' is not an in dim of this layout (in dims: {self.get_in_dim_names()})")
+
+    def _out_index(self, name: str) -> int:
+        for i, (n, _) in enumerate(self._out_dims):
+            if n == name:
+                return i
+        raise LayoutError(f"'{name}' is not an out dim of this layout (out dims: {self.get_out_dim_names()})")
+
+    def has_in_dim(self, name: str) -> bool:
+        return name in self.get_in_dim_names()
+
+    def has_out_dim(self, name: str) -> bool:
+        return name in self.get_out_dim_names()
+
+    def get_in_dim_size_log2(self, name: str) -> int:
+        return len(self._in_bases(name))
+
+    def get_in_dim_size(self, name: str) -> int:
+        """``2**(number of bases)`` of in dim ``name``.
+
+        >>> LinearLayout.identity_1d(8, "lane", "dim0").get_in_dim_size("lane")
+        8
+        """
+        return 1 << len(self._in_bases(name))
+
+    def get_out_dim_size(self, name: str) -> int:
+        return self._out_dims[self._out_index(name)][1]
+
+    def get_out_dim_size_log2(self, name: str) -> int:
+        return _log2(self.get_out_dim_size(name))
+
+    def get_out_dim_sizes(self) -> list[int]:
+        return [s for _, s in self._out_dims]
+
+    def get_total_in_dim_size_log2(self) -> int:
+        return sum(len(v) for _, v in self._bases)
+
+    def get_total_out_dim_size_log2(self) -> int:
+        return sum(_log2(s) for _, s in self._out_dims)
+
+    def get_total_in_dim_size(self) -> int:
+        return 1 << self.get_total_in_dim_size_log2()
+
+    def get_total_out_dim_size(self) -> int:
+        return 1 << self.get_total_out_dim_size_log2()
+
+    def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
+        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``."""
+        return self._in_bases(in_dim)[i][self._out_index(out_dim)]
+
+    # ----- the map --------------------------------------------------------------------------
+    def apply(self, ins: Mapping[str, int]) -> dict[str, int]:
+        """XOR of the bases of the set bits of each input (bits past the dim size are ignored).
+
+        >>> LinearLayout.identity_1d(4, "lane", "dim0").apply({"lane": 6})
+        {'dim0': 2}
+        """
+        if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
+            got = list(ins) if isinstance(ins, Mapping) else ins
+            raise LayoutError(f"apply needs exactly the in dims {self.get_in_dim_names()}, got {got!r}")
+        out = [0] * len(self._out_dims)
+        for name, vectors in self._bases:
+            x = ins[name]
+            if not _is_int(x):
+                raise LayoutError(f"input '{name}' must be an int, got {x!r}")
+            for i, v in enumerate(vectors):
+                if x >> i & 1:
+                    out = [a ^ b for a, b in zip(out, v)]
+        return {n: o for (n, _), o in zip(self._out_dims, out)}
+
+    def _flat_columns(self) -> list[int]:
+        """Each basis as one int: out dims concatenated, the first out dim least significant."""
+        shifts, acc = [], 0
+        for _, size in self._out_dims:
+            shifts.append(acc)
+            acc += _log2(size)
+        return [sum(x << s for x, s in zip(v, shifts)) for _, vs in self._bases for v in vs]
+
+    def _matrix_rows(self) -> list[int]:
+        """Rows = out bits (dim by dim, LSB first); bit ``c`` of a row = in bit ``c``."""
+        cols = self._flat_columns()
+        return [sum((c >> r & 1) << j for j, c in enumerate(cols))
+                for r in range(self.get_total_out_dim_size_log2())]
+
+    def get_matrix_view(self) -> list[list[int]]:
+        """The GF(2) matrix: one row per out bit, one column per in bit (Triton's order).
+
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_matrix_view()
+        [[0, 1], [1, 0]]
+        """
+        n = self.get_total_in_dim_size_log2()
+        return [[row >> c & 1 for c in range(n)] for row in self._matrix_rows()]
+
+    def _rank(self) -> int:
+        return _gf2.rank(self._matrix_rows())
+
+    def is_surjective(self) -> bool:
+        """Every output is reached (matrix rank == total out bits)."""
+        return self._rank() == self.get_total_out_dim_size_log2()
+
+    def is_injective(self) -> bool:
+        """No two inputs collide (matrix rank == total in bits)."""
+        return self._rank() == self.get_total_in_dim_size_log2()
+
+    def is_invertible(self) -> bool:
+        """Surjective and square."""
+        square = self.get_total_in_dim_size_log2() == self.get_total_out_dim_size_log2()
+        return square and self.is_surjective()
+
+    # ----- algebra --------------------------------------------------------------------------
+    def transpose_outs(self, names: Sequence[str]) -> LinearLayout:
+        """The same map with the out dims reordered to ``names``.
+
+        >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
+        ['dim0']
+        """
+        _same_names(list(names), self.get_out_dim_names(), "transpose_outs")
+        perm = [self._out_index(n) for n in names]
+        bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
+        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
+
+    def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
+        """The same map with the in dims reordered to ``names``."""
+        _same_names(list(names), self.get_in_dim_names(), "transpose_ins")
+        return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
+
+    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
+        """The restriction to some in dims and some out dims (kept in this layout's order)."""
+        for n in in_dims:
+            self._in_bases(n)
+        keep = [i for i, (n, _) in enumerate(self._out_dims) if n in set(out_dims)]
+        for n in out_dims:
+            self._out_index(n)
+        bases = tuple((n, tuple(tuple(v[i] for i in keep) for v in vs))
+                      for n, vs in self._bases if n in set(in_dims))
+        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in keep))
+
+    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
+        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size)."""
+        flat = [v for _, vs in self._bases for v in vs]
+        sizes = [s for _, s in new_in_dims]
+        if not all(_is_int(s) and _is_pow2(s) for s in sizes) or sum(map(_log2, sizes)) != len(flat):
+            raise LayoutError(f"reshape_ins to {list(new_in_dims)} does not keep the total in size "
+                              f"{self.get_total_in_dim_size()}")
+        bases, i = [], 0
+        for name, size in new_in_dims:
+            bases.append((name, tuple(flat[i: i + _log2(size)])))
+            i += _log2(size)
+        return LinearLayout._make(tuple(bases), self._out_dims)
+
+    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
+        """Flatten the out dims (first one minor) and split them into ``new_out_dims``."""
+        sizes = [s for _, s in new_out_dims]
+        if not all(_is_int(s) and _is_pow2(s) for s in sizes) or \
+                sum(map(_log2, sizes)) != self.get_total_out_dim_size_log2():
+            raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
+                              f"{self.get_total_out_dim_size()}")
+        cols = iter(self._flat_columns())
+        bases = tuple((n, tuple(_split(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
+        return LinearLayout._make(bases, tuple(new_out_dims))
+
+    def __mul__(self, outer: LinearLayout) -> LinearLayout:
+        """Triton's product: ``self`` is minor; shared dims stack (``outer``'s bases shifted).
+
+        >>> a = LinearLayout.identity_1d(2, "register", "dim1")
+        >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
+        {'dim1': 7}
+        """
+        if not isinstance(outer, LinearLayout):
+            return NotImplemented
+        for a, b, what in ((self.get_out_dim_names(), outer.get_out_dim_names(), "out"),
+                           (self.get_in_dim_names(), outer.get_in_dim_names(), "in")):
+            if [n for n in a if n in b] != [n for n in b if n in a]:
+                raise LayoutError(f"{what} dims common to both layouts must appear in the same "
+                                  f"relative order: {a} and {b}")
+        ins = _merged(self.get_in_dim_names(), outer.get_in_dim_names())
+        outs = _merged(self.get_out_dim_names(), outer.get_out_dim_names())
+        out_log = {n: _log_or0(self, outer, n) for n in outs}
+        bases = []
+        for name in ins:
+            vectors = [_padded(self, name, v, outs, 0) for v in _bases_or_none(self, name)]
+            vectors += [_padded(outer, name, v, outs, 1, self) for v in _bases_or_none(outer, name)]
+            bases.append((name, tuple(vectors)))
+        return LinearLayout._make(tuple(bases), tuple((n, 1 << out_log[n]) for n in outs))
+
+    def compose(self, outer: LinearLayout) -> LinearLayout:
+        """``outer(self(x))``: self's out dims must be outer's in dims, each no larger.
+
+        >>> L = LinearLayout.from_bases([("lane", [[1], [2]])], ["dim0"])
+        >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
+        {'x': 2}
+        """
+        _same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+        for name, size in self._out_dims:
+            if size > outer.get_in_dim_size(name):
+                raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
+                                  f"layout's in dim (size {outer.get_in_dim_size(name)})")
+        names = self.get_out_dim_names()
+        bases = tuple((n, tuple(tuple(outer.apply(dict(zip(names, v))).values()) for v in vs))
+                      for n, vs in self._bases)
+        return LinearLayout._make(bases, outer._out_dims)
+
+    def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
+        """``C`` with ``outer(C(x)) == self(x)``: identical in dims map to themselves, the rest is
+        the least-squares solution with free variables 0 (Triton's ``invertAndCompose``).
+
+        >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
+        >>> S = LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"])
+        >>> L.invert_and_compose(S).apply({"lane": 1})
+        {'offset': 2}
+        """
+        outs = self.get_out_dim_names()
+        _same_names(outs, outer.get_out_dim_names(), "invert_and_compose")
+        a = outer.transpose_outs(outs)
+        if a._out_dims != self._out_dims:
+            raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "
+                              f"({self.out_dims} vs {outer.out_dims})")
+        if not a.is_surjective():
+            raise LayoutError("invert_and_compose needs a surjective outer layout")
+        same = [n for n in a.get_in_dim_names()
+                if self.has_in_dim(n) and a._in_bases(n) == self._in_bases(n)]
+        a_red = a.sublayout([n for n in a.get_in_dim_names() if n not in same], outs)
+        b_red = self.sublayout([n for n in self.get_in_dim_names() if n not in same], outs)
+        ret = _lstsq(a_red, b_red)
+        for n in same:
+            ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(n), n, n)
+        return ret.transpose_ins(self.get_in_dim_names()).transpose_outs(a.get_in_dim_names())
+
+    def pseudoinvert(self) -> LinearLayout:
+        """A right inverse of a surjective layout (smallest input for each output).
+
+        >>> LinearLayout.from_bases([("lane", [[1], [1]])], ["dim0"]).pseudoinvert().apply({"dim0": 1})
+        {'lane': 1}
+        """
+        if not self.is_surjective():
+            raise LayoutError("pseudoinvert needs a surjective layout")
+        identity = LinearLayout.empty()
+        for name, size in self._out_dims:
+            identity = identity * LinearLayout.identity_1d(size, name, name)
+        return identity.invert_and_compose(self)
+
+    def invert(self) -> LinearLayout:
+        """The inverse of an invertible (surjective and square) layout."""
+        if not self.is_invertible():
+            raise LayoutError("a linear layout must be surjective and square to be invertible")
+        return self.pseudoinvert()
+
+    # ----- text -----------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return format_layout(self._bases, self._out_dims)
+
+    def __repr__(self) -> str:
+        return (f"LinearLayout.from_bases({self.bases!r}, {self.get_out_dim_names()!r}, "
+                f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
+
+
+def _same_names(a: list[str], b: list[str], what: str) -> None:
+    if sorted(a) != sorted(b) or len(set(a)) != len(a):
+        raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")
+
+
+def _split(flat: int, sizes: list[int]) -> tuple[int, ...]:
+    out = []
+    for size in sizes:
+        out.append(flat % size)
+        flat //= size
+    return tuple(out)
+
+
+def _merged(a: list[str], b: list[str]) -> list[str]:
+    return a + [n for n in b if n not in a]
+
+
+def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:
+    return layout._in_bases(name) if layout.has_in_dim(name) else ()
+
+
+def _log_or0(inner: LinearLayout, outer: LinearLayout, name: str) -> int:
+    return sum(x.get_out_dim_size_log2(name) for x in (inner, outer) if x.has_out_dim(name))
+
+
+def _padded(layout: LinearLayout, in_dim: str, v: tuple[int, ...], outs: list[str], is_outer: int,
+            inner: LinearLayout | None = None) -> tuple[int, ...]:
+    """A basis of ``layout`` over the product's out dims; an outer basis shifts past the inner."""
+    names = layout.get_out_dim_names()
+    row = []
+    for n in outs:
+        x = v[names.index(n)] if n in names else 0
+        if is_outer and inner is not None and inner.has_out_dim(n):
+            x <<= inner.get_out_dim_size_log2(n)
+        row.append(x)
+    return tuple(row)
+
+
+def _lstsq(a: LinearLayout, b: LinearLayout) -> LinearLayout:
+    """X with ``a(X(y)) == b(y)``, free variables 0 (the RREF of ``[a | b]``); maps b's ins to a's."""
+    n_a = a.get_total_in_dim_size_log2()
+    n_b = b.get_total_in_dim_size_log2()
+    rows = [ra | rb << n_a for ra, rb in zip(a._matrix_rows(), b._matrix_rows())]
+    solution = [0] * n_a
+    for row in _gf2.rref(rows):
+        if not row:
+            continue
+        pivot = _gf2.lowest_bit(row)
+        if pivot >= n_a:
+            raise LayoutError("invert_and_compose: the image of the inner layout is not inside the "
+                              "image of the outer layout")
+        solution[pivot] = row >> n_a
+    flat = tuple((sum((solution[r] >> c & 1) << r for r in range(n_a)),) for c in range(n_b))
+    in_name = "_flat"
+    one = LinearLayout._make(((in_name, flat),), (("_flat", 1 << n_a),))
+    return one.reshape_ins([(n, b.get_in_dim_size(n)) for n in b.get_in_dim_names()]).reshape_outs(
+        [(n, a.get_in_dim_size(n)) for n in a.get_in_dim_names()])

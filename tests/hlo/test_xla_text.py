@@ -44,6 +44,8 @@ def test_count_leading_zeros_gets_elementwise_maps() -> None:
     assert str(output_to_input_indexing(m.entry.root)).startswith("operand id = 0 (d0) -> (d0)")
 
 
+_REV = " p = f32[4] parameter(0)\n ROOT t = f32[4] reverse(p)"
+
 # (name, module text, accepted by XLA?) -- each checked against jaxlib 0.10.2's parser.
 CASES = [
     ("basic", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
@@ -70,6 +72,13 @@ CASES = [
     ("unicode_digit", _module(" p = f32[4] parameter(\u00b2)\n ROOT n = f32[4] negate(p)"), False),
     ("negative_parameter", _module(" p = f32[4] parameter(-1)\n ROOT n = f32[4] negate(p)"), False),
     ("junk_after_instruction", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) junk"), False),
+    # XLA lexes `name=` as one attribute-name token
+    ("name_eq_adjacent", _module(" p= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("name_newline_eq", _module(" p\n= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("attr_space_eq", _module(_REV + ", dimensions ={0}"), False),
+    ("attr_eq_space", _module(_REV + ", dimensions= {0}"), True),
+    ("attr_eq_newline", _module(_REV + ", dimensions=\n{0}"), True),
+    ("string_spans_lines", _module(_REV + ', dimensions={0}, metadata={op_name="a\nb"}'), True),
 ]
 
 

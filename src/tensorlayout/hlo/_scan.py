@@ -1,7 +1,8 @@
 """Bracket-balanced scanning of HLO attribute values and constant literals.
 
 Values the analysis does not read (metadata, backend configs, shardings) are only skipped, so
-the parser needs their end, not their meaning: strings, ``/*…*/`` comments and nested
+the parser needs their end, not their meaning: strings (which, as in XLA, may span lines),
+``/*…*/`` comments and nested
 ``[]{}()`` are matched; a regex handles the common one-line forms first.
 
 >>> scan_value('x={a, "}"}, y=1', 2)
@@ -21,11 +22,11 @@ __all__ = ["literal_end", "scan_value"]
 _SIMPLE_VALUE = re.compile(
     r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
     r'|\{[^{}"\n/\[\]()]*\}'
-    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\\n]|\\.)*")*\}'
-    r'|"(?:[^"\\\n]|\\.)*"',
+    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\]|\\.)*")*\}'
+    r'|"(?:[^"\\]|\\.)*"',
     re.A,
 )
-_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
 _CLOSER = {"[": "]", "{": "}", "(": ")"}
 
 
@@ -47,7 +48,7 @@ def scan_value(text: str, pos: int) -> int:
                 if stack:
                     raise ParseError(text, pos, f"{stack[-1]!r} to close the attribute value")
                 break
-            raise ParseError(text, pos, "a closing '\"' on the same line")
+            raise ParseError(text, pos, "a closing '\"' for the string")
         tok = m.group()
         c = tok[0]
         if c in "[{(":

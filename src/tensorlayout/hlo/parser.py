@@ -62,7 +62,7 @@ _NAME_RE = r"[A-Za-z_][\w.\-]*"
 _DIGITS = re.compile(r"[0-9]+")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
 _NAME = re.compile(r"%?(" + _NAME_RE + r")", re.A)
-_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]*=[ \t]*", re.A)
+_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]+=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
 _SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
 _PAREN = re.compile(r"[()\n]")
@@ -74,7 +74,7 @@ _OPERAND_NAME = re.compile(r"%?([\w.\-]+)", re.A)
 _OPCODE = re.compile(r"[ \t]*([a-z][a-z0-9\-]*)\(")
 _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
 _SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)", re.A)
-_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=", re.A)
+_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=\s*", re.A)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
 _TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
 _TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)', re.A)
@@ -167,7 +167,9 @@ class _Parser:
         m = cur.match(_ATTR_NAME)
         if not m:
             raise cur.error("an attribute name")
-        cur.expect("=", f"'=' after attribute {m.group()}")
+        if not self.text.startswith("=", cur.pos):  # XLA lexes `name=` as one token
+            raise cur.error(f"'=' right after attribute name {m.group()}")
+        cur.pos += 1
         cur.skip()
         at = cur.pos
         cur.pos = scan_value(self.text, at)
@@ -455,6 +457,9 @@ class _Parser:
         if name in RESERVED_NAMES:
             raise ParseError(self.text, at, f"an instruction name ({name!r} is a reserved word of HLO "
                              "text: a type or keyword)", repr(name))
+        if self.text.startswith("=", cur.pos):  # XLA lexes `name=` as an attribute name
+            raise ParseError(self.text, at, f"whitespace between instruction name {name} and '='",
+                             repr(name + "="))
         cur.expect("=", "'=' after the instruction name")
         return is_root, name
 

@@ -46,6 +46,12 @@ def test_count_leading_zeros_gets_elementwise_maps() -> None:
 
 _REV = " p = f32[4] parameter(0)\n ROOT t = f32[4] reverse(p)"
 
+
+
+def _signed(params: str) -> str:
+    return f"HloModule m\nENTRY e {params} -> f32[4] {{\n{_REV}, dimensions={{0}}\n}}"
+
+
 # (name, module text, accepted by XLA?) -- each checked against jaxlib 0.10.2's parser.
 CASES = [
     ("basic", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
@@ -75,6 +81,9 @@ CASES = [
     # XLA lexes `name=` as one attribute-name token
     ("name_eq_adjacent", _module(" p= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
     ("name_newline_eq", _module(" p\n= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("signature_colon", _signed("(a: f32[4])"), True),
+    ("signature_no_colon", _signed("(a f32[4])"), True),
+    ("signature_spaced_colon", _signed("(a : f32[4])"), False),
     ("attr_space_eq", _module(_REV + ", dimensions ={0}"), False),
     ("attr_eq_space", _module(_REV + ", dimensions= {0}"), True),
     ("attr_eq_newline", _module(_REV + ", dimensions=\n{0}"), True),

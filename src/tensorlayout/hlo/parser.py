@@ -298,7 +298,8 @@ class _Parser:
         if not cur.accept(")"):
             while True:
                 pname = self._name("a parameter name")
-                cur.expect(":", "':' after the parameter name")
+                if self.text.startswith(":", cur.pos):  # XLA lexes `name:` as one token; optional
+                    cur.pos += 1
                 cur.skip()
                 shape, cur.pos = self._shape(cur.pos)
                 params.append((pname, shape))

@@ -84,6 +84,13 @@ CASES = [
     ("signature_colon", _signed("(a: f32[4])"), True),
     ("signature_no_colon", _signed("(a f32[4])"), True),
     ("signature_spaced_colon", _signed("(a : f32[4])"), False),
+    ("pct_name_eq_adjacent", _module(" %p= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("name_colon", _module(" p: = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("name_colon_eq", _module(" p:= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("pct_name_colon", _module(" %p: = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("name_spaced_colon", _module(" p : = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("operands_empty_items", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(,p,,p,)"), True),
+    ("operands_missing_comma", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(p p)"), False),
     ("attr_space_eq", _module(_REV + ", dimensions ={0}"), False),
     ("attr_eq_space", _module(_REV + ", dimensions= {0}"), True),
     ("attr_eq_newline", _module(_REV + ", dimensions=\n{0}"), True),
@@ -242,3 +249,8 @@ def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
         assert {c.name: [(i.name, i.opcode) for i in c] for c in ours.computations} == want, path.name
         checked += 1
     assert checked >= 90
+
+
+def test_empty_operand_items_are_skipped_as_in_xla() -> None:
+    m = parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = (f32[4], f32[4]) tuple(,p,,p,)"))
+    assert m.entry.root.operand_names == ("p", "p")

@@ -448,7 +448,7 @@ class _Parser:
             return None
         return (None, None, tuple([n for _, n in items]), tuple([s for s, _ in items])), ops.end()
 
-    # head ::= ['ROOT'] ['%'] name '='
+    # head ::= ['ROOT'] ('%' name | name [':']) '='    (a bare name must not touch its '=')
     def _instruction_head(self) -> tuple[bool, str]:
         cur = self.cur
         is_root = bool(cur.match(_ROOT_KW))
@@ -458,7 +458,10 @@ class _Parser:
         if name in RESERVED_NAMES:
             raise ParseError(self.text, at, f"an instruction name ({name!r} is a reserved word of HLO "
                              "text: a type or keyword)", repr(name))
-        if self.text.startswith("=", cur.pos):  # XLA lexes `name=` as an attribute name
+        # XLA's lexer reads a bare `name:` as a name and a bare `name=` as an attribute name
+        if not self.text.startswith("%", at) and self.text.startswith(":", cur.pos):
+            cur.pos += 1
+        elif not self.text.startswith("%", at) and self.text.startswith("=", cur.pos):
             raise ParseError(self.text, at, f"whitespace between instruction name {name} and '='",
                              repr(name + "="))
         cur.expect("=", "'=' after the instruction name")
@@ -549,22 +552,24 @@ class _Parser:
         return typed
 
     def _operands(self) -> tuple[tuple[str, ...], tuple[Shape | None, ...]]:
-        """Careful operand list: ``[shape] name`` items; the cursor is after ``(``."""
+        """Careful operand list: ``[shape] name`` items; the cursor is after ``(``.
+
+        operand_list ::= (',' | [shape] ['%'] name)* ')'   (items separated by commas)
+        """
         cur, text = self.cur, self.text
         names: list[str] = []
         shapes: list[Shape | None] = []
-        if cur.accept(")"):
-            return (), ()
-        while True:
+        while not cur.accept(")"):
+            if cur.accept(","):  # XLA skips empty items: `f(,a)`, `f(a,,b)`, `f(a,)`
+                continue
             cur.skip()
             shape = None
             if text.startswith("(", cur.pos) or _TYPE_START.match(text, cur.pos):
                 shape, cur.pos = self._shape(cur.pos)
             names.append(self._name("an operand name"))
             shapes.append(shape)
-            if cur.accept(")"):
-                break
-            cur.expect(",", "',' or ')' in the operand list")
+            if not cur.peek(")"):
+                cur.expect(",", "',' or ')' in the operand list")
         if not any(s is not None for s in shapes):
             return tuple(names), ()
         return tuple(names), tuple(shapes)

@@ -15,6 +15,7 @@ figure is the median over ``--runs`` runs of the time per call; ratio = pycute /
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -97,13 +98,19 @@ CASES: dict[str, Case] = {
 
 
 def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """``n`` input tuples both libraries answer with the same function (built outside the clock)."""
+    """``n`` input tuples both libraries answer with the same function (built outside the clock).
+
+    Only distinct inputs are kept, so no call repeats an earlier one."""
     ours_fn, py_fn, gen = CASES[name]
     rng = random.Random(seed)
     mine: list[tuple[Any, ...]] = []
     theirs: list[tuple[Any, ...]] = []
+    seen: set[tuple[Any, ...]] = set()
     while len(mine) < n:
         a = gen(rng)
+        if a in seen:
+            continue
+        seen.add(a)
         p = tuple(py_of((x.shape, x.stride)) if isinstance(x, Layout) else x for x in a)
         try:
             r_ours, r_py = ours_fn(*a), py_fn(*p)
@@ -116,72 +123,85 @@ def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tu
     return mine, theirs
 
 
-def per_call(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> float:
-    cute.clear_caches()
-    t = time.perf_counter()
-    for a in args:
-        fn(*a)
-    return (time.perf_counter() - t) / len(args)
+CHUNK = 25
 
 
-def bench(name: str, n: int, runs: int) -> tuple[float, float]:
+def side_by_side(ours: Callable[[Any], Any], theirs: Callable[[Any], Any], mine: list[Any],
+                 their: list[Any]) -> tuple[float, float, float]:
+    """Time ``ours`` and ``theirs`` alternately over chunks of ``CHUNK`` fresh inputs.
+
+    Returns the median per-call times and the median of the per-chunk ratios: on a shared,
+    oversubscribed machine the load changes slowly, so neighbouring chunks see the same load.
+    """
+    t_ours, t_py, ratios = [], [], []
+    gc.disable()
+    try:
+        for k in range(0, len(mine) - CHUNK + 1, CHUNK):
+            t = time.perf_counter()
+            ours(mine[k:k + CHUNK])
+            a = time.perf_counter() - t
+            t = time.perf_counter()
+            theirs(their[k:k + CHUNK])
+            b = time.perf_counter() - t
+            t_ours.append(a / CHUNK)
+            t_py.append(b / CHUNK)
+            ratios.append(b / a)
+    finally:
+        gc.enable()
+    return statistics.median(t_ours), statistics.median(t_py), statistics.median(ratios)
+
+
+def _loop(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
+    def run(items: list[tuple[Any, ...]]) -> None:
+        for a in items:
+            fn(*a)
+    return run
+
+
+def bench(name: str, n: int, runs: int) -> tuple[float, float, float]:
     ours_fn, py_fn, _gen = CASES[name]
-    ours_t, py_t = [], []
+    mine: list[tuple[Any, ...]] = []
+    theirs: list[tuple[Any, ...]] = []
     for r in range(runs):
-        mine, theirs = inputs(name, n, seed=r)  # fresh inputs every run: no cache can answer
-        ours_t.append(per_call(ours_fn, mine))
-        py_t.append(per_call(py_fn, theirs))
-    return statistics.median(ours_t), statistics.median(py_t)
+        m, t = inputs(name, n, seed=r)  # fresh inputs for every call: no cache can answer
+        mine += m
+        theirs += t
+    cute.clear_caches()
+    return side_by_side(_loop(ours_fn), _loop(py_fn), mine, theirs)
 
 
-def bench_construction(n: int, runs: int) -> tuple[float, float]:
-    ours_t, py_t = [], []
-    for r in range(runs):
-        rng = random.Random(1000 + r)
-        pairs = [compact(rng) for _k in range(n)]
-        t = time.perf_counter()
-        for s, d in pairs:
-            Layout(s, d)
-        ours_t.append((time.perf_counter() - t) / n)
-        t = time.perf_counter()
-        for s, d in pairs:
-            pycute.Layout(s, d)
-        py_t.append((time.perf_counter() - t) / n)
-    return statistics.median(ours_t), statistics.median(py_t)
+def bench_construction(n: int, runs: int) -> tuple[float, float, float]:
+    rng = random.Random(1000)
+    pairs = [compact(rng) for _k in range(n * runs)]
+    return side_by_side(_loop(Layout), _loop(pycute.Layout), pairs, pairs)
 
 
-def bench_crd2idx(n: int, runs: int) -> tuple[float, float]:
-    ours_t, py_t = [], []
-    for r in range(runs):
-        rng = random.Random(2000 + r)
-        items = []
-        for _k in range(n):
-            s, d = compact(rng)
-            crd = cute.idx2crd(rng.randrange(cute.size(s)), s)
-            items.append((crd, s, d))
-        t = time.perf_counter()
-        for c, s, d in items:
-            cute.crd2idx(c, s, d)
-        ours_t.append((time.perf_counter() - t) / n)
-        t = time.perf_counter()
-        for c, s, d in items:
-            pycute.crd2idx(c, s, d)
-        py_t.append((time.perf_counter() - t) / n)
-    return statistics.median(ours_t), statistics.median(py_t)
+def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
+    rng = random.Random(2000)
+    items = []
+    for _k in range(n * runs):
+        s, d = compact(rng)
+        items.append((cute.idx2crd(rng.randrange(cute.size(s)), s), s, d))
+    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), items, items)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--only", nargs="*", default=None, help="operations to run (default: all)")
     ns = ap.parse_args()
     print(f"{'operation (cold, fresh inputs)':32} {'ours (us)':>10} {'pycute (us)':>12} {'ratio':>7}")
-    rows = [(name, *bench(name, ns.n, ns.runs)) for name in CASES]
-    rows.append(("crd2idx (one coordinate)", *bench_crd2idx(ns.n, ns.runs)))
-    rows.append(("Layout(shape, stride)", *bench_construction(ns.n, ns.runs)))
-    for name, t_ours, t_py in rows:
-        print(f"{name:32} {t_ours * 1e6:10.2f} {t_py * 1e6:12.2f} {t_py / t_ours:6.2f}x")
-    print(f"(median of {ns.runs} runs of {ns.n} calls each; shared machine, figures are noisy)")
+    only = set(ns.only) if ns.only else None
+    rows = [(name, *bench(name, ns.n, ns.runs)) for name in CASES if only is None or name in only]
+    if only is None or "crd2idx" in only:
+        rows.append(("crd2idx (one coordinate)", *bench_crd2idx(ns.n, ns.runs)))
+    if only is None or "Layout" in only:
+        rows.append(("Layout(shape, stride)", *bench_construction(ns.n, ns.runs)))
+    for name, t_ours, t_py, ratio in rows:
+        print(f"{name:32} {t_ours * 1e6:10.2f} {t_py * 1e6:12.2f} {ratio:6.2f}x")
+    print(f"({ns.runs * ns.n} fresh inputs per operation, timed alternately in chunks of {CHUNK}; "
+          "medians; shared machine, figures are noisy)")
 
 
 if __name__ == "__main__":

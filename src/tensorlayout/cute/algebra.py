@@ -12,7 +12,6 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -50,39 +49,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 
-_CACHES: list[Any] = []
-
-
-def _freeze(x: Any) -> Any:
-    return tuple(_freeze(v) for v in x) if isinstance(x, (list, tuple)) else x
-
-
-def _memo(fn: F) -> F:
-    """Memoise a pure layout function (layouts are immutable values); lists become tuples."""
-    cached = functools.lru_cache(maxsize=1 << 14)(fn)
-    _CACHES.append(cached)
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        frozen = tuple(_freeze(a) for a in args)
-        try:
-            hash(frozen)
-        except TypeError:
-            raise LayoutError(f"{fn.__name__}: arguments must be layouts, layout text, ints or tuples "
-                              "of them") from None
-        return cached(*frozen, **kwargs)
-    return wrapper  # type: ignore[return-value]
-
-
-def _raw(fn: F) -> F:
-    """The un-memoised function behind a public one (inner steps need no cache of their own)."""
-    return getattr(fn, "__wrapped__", fn)  # type: ignore[no-any-return]
-
-
 def clear_caches() -> None:
-    """Forget every memoised result (for benchmarks that measure cold calls)."""
-    for c in _CACHES:
-        c.cache_clear()
+    """Kept for callers: the algebra keeps no caches (every call computes; see bench_cute.py)."""
 
 
 def _sign(x: int) -> int:
@@ -112,6 +80,8 @@ def _tiler(b: Any) -> Any:
 def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
     modes = layout.flat_modes() or [(1, 0)]
+    if 0 in it.flatten(layout._shape):
+        _require_extents(layout, "composition")
     last_s, last_d = modes[-1]
     acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
     for s, d in reversed(modes[:-1]):
@@ -145,6 +115,9 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> t
     """
     if d == 0:
         return _mk(s, 0), True
+    if s == 0:
+        raise AlgebraError(f"composition: the right-hand layout has a zero extent; CuTe's layout algebra "
+                           "needs extents >= 1")
     shapes: list[int] = []
     strides: list[int] = []
     rest_shape, rest_stride, exact = s, d, True
@@ -201,8 +174,6 @@ def _holds(lhs: Layout, rhs: Layout, out: Layout) -> bool:
 
 def _compose_plain(a: Layout, b: Layout) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
-    _require_extents(a, "composition")
-    _require_extents(b, "composition")
     flat = _coalesce_x(a)
     exact = [True]
     out = _compose_layout(a, flat, b.shape, b.stride, exact)
@@ -219,7 +190,6 @@ def _compose_plain(a: Layout, b: Layout) -> Layout:
     return out
 
 
-@_memo
 def composition(a: Layout, b: Tiler) -> Layout:
     """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
 
@@ -245,19 +215,19 @@ def composition(a: Layout, b: Tiler) -> Layout:
 
 def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
     """``max over j < s of (j·d // prefix) mod radix``, in O(1) for the common cases."""
-    if (s - 1) * d < prefix:
-        return 0
-    if d % prefix == 0:
+    top = (s - 1) * d // prefix
+    if top < radix:  # no wrap-around: the digits only grow
+        return top
+    if d <= prefix:  # the digit steps by 0 or 1, so it passes through every value below radix
+        return radix - 1
+    if d % prefix == 0:  # the digit steps by q mod radix: a full cycle reaches radix - gcd
         q = (d // prefix) % radix
         if q == 0:
             return 0
-        if (s - 1) * q < radix:
-            return (s - 1) * q
         g = math.gcd(q, radix)
-        if s >= radix // g:
-            return radix - g
-    if s > 4096:
-        return radix - 1
+        return radix - g if s >= radix // g else max((j * q) % radix for j in range(s))
+    if s * d < 1 << 62:
+        return int(((np.arange(s, dtype=np.int64) * d // prefix) % radix).max())
     return max((j * d // prefix) % radix for j in range(s))
 
 
@@ -289,7 +259,6 @@ def _require_extents(layout: Layout, op: str) -> None:
 # ---------------------------------------------------------------- complement and inverses
 
 
-@_memo
 def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = False) -> Layout:
     """The ordered layout of what ``a`` leaves out of ``[0, cotarget)``.
 
@@ -333,7 +302,6 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
-@_memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) = i`` for ``i < size(R)`` (the largest such, as C++).
 
@@ -397,7 +365,6 @@ def _quasi_holds(layout: Layout, inv: Layout) -> bool:
     return bool(np.array_equal(np.asarray(layout(back), dtype=np.int64), image))
 
 
-@_memo
 def left_inverse(layout: Layout) -> Layout:
     """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
@@ -436,10 +403,9 @@ def _divide_by_mode(a: Layout, t: Any, op: Any) -> Layout:
 
 def _divide_layout(a: Layout, b: Layout) -> Layout:
     n = a.size()
-    return _raw(composition)(a, make_layout(b, _raw(complement)(b, n)))
+    return composition(a, make_layout(b, complement(b, n)))
 
 
-@_memo
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``A ∘ (B, complement(B, size A))``: (the tile, the layout of tiles); tuple tilers work by mode.
 
@@ -498,19 +464,16 @@ def _flat(z: Layout) -> Layout:
     return _concat([*_unpack(z[0]), *_unpack(z[1])])
 
 
-@_memo
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),(RM,RN,L…))``."""
     return _zipped(logical_divide, a, tiler)
 
 
-@_memo
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),RM,RN,L…)``."""
     return _tiled(zipped_divide(a, tiler))
 
 
-@_memo
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``(TM,TN,RM,RN,L…)``."""
     return _flat(zipped_divide(a, tiler))
@@ -520,11 +483,10 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    rest = _raw(complement)(a, a.size() * cosize(b))
-    return make_layout(a, _raw(composition)(rest, b))
+    rest = complement(a, a.size() * cosize(b))
+    return make_layout(a, composition(rest, b))
 
 
-@_memo
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
     """``(A, complement(A, size A · cosize B) ∘ B)``; tuple tilers work by mode.
 
@@ -535,19 +497,16 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
     return _divide_by_mode(a, _tiler(tiler), _product_layout)
 
 
-@_memo
 def zipped_product(a: Layout, tiler: Tiler) -> Layout:
     """``((M,N),(TM,TN,L…))``."""
     return _zipped(logical_product, a, tiler)
 
 
-@_memo
 def tiled_product(a: Layout, tiler: Tiler) -> Layout:
     """``((M,N),TM,TN,L…)``."""
     return _tiled(zipped_product(a, tiler))
 
 
-@_memo
 def flat_product(a: Layout, tiler: Tiler) -> Layout:
     """``(M,N,TM,TN,L…)``."""
     return _flat(zipped_product(a, tiler))
@@ -570,7 +529,6 @@ def _zip_pair(x: Layout, y: Layout) -> Layout:
     return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
 
 
-@_memo
 def blocked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(A_i, tile_i)``: ``b`` arranges copies of the block ``a``.
 
@@ -584,7 +542,6 @@ def blocked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[0], p[1])
 
 
-@_memo
 def raked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(tile_i, A_i)``: an interleaved (cyclic) arrangement."""
     a, b = _layout_arg(a), _layout_arg(b)
@@ -594,7 +551,6 @@ def raked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[1], p[0])
 
 
-@_memo
 def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = None) -> Layout:
     """Repeat the block ``a`` to fill ``target`` (each extent must be a multiple of the block's).
 

@@ -177,11 +177,16 @@ size = product
 
 def flatten(t: IntTuple) -> tuple[Any, ...]:
     """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
-    if type(t) is not tuple:
+    if t.__class__ is not tuple:
         return (t,)
+    for x in t:  # type: ignore[union-attr]
+        if x.__class__ is tuple:
+            break
+    else:
+        return t  # type: ignore[return-value]  # already flat
     out: list[Any] = []
-    for x in t:
-        if type(x) is tuple:
+    for x in t:  # type: ignore[union-attr]
+        if x.__class__ is tuple:
             out.extend(flatten(x))
         else:
             out.append(x)

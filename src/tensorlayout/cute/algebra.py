@@ -20,7 +20,7 @@ from typing import Any, TypeVar, Union
 import numpy as np
 
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import IntTuple, ceil_div
+from tensorlayout.cute.int_tuple import Int, IntTuple, ceil_div
 from tensorlayout.cute.layout import (
     Layout,
     _as_modes,
@@ -33,6 +33,7 @@ from tensorlayout.cute.layout import (
     make_layout,
     make_ordered_layout,
 )
+from tensorlayout.cute.swizzle import ComposedLayout, Swizzle
 from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = [
@@ -116,7 +117,7 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> t
     if d == 0:
         return _mk(s, 0), True
     if s == 0:
-        raise AlgebraError(f"composition: the right-hand layout has a zero extent; CuTe's layout algebra "
+        raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
                            "needs extents >= 1")
     shapes: list[int] = []
     strides: list[int] = []
@@ -195,12 +196,15 @@ def composition(a: Layout, b: Tiler) -> Layout:
 
     A tuple tiler shorter than ``A``'s rank drops ``A``'s remaining modes, as C++ does. Raises
     :class:`AlgebraError` where C++ static-asserts and where C++'s answer is not ``A ∘ B``.
+    A :class:`Swizzle` ``A`` gives CuTe's composed layout ``A o _0 o B``.
 
     >>> str(composition(Layout.parse("(12,(4,8)):(59,(13,1))"), (3, 8)))
     '(3,(4,2)):(59,(13,1))'
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
+    if isinstance(a, Swizzle):
+        return ComposedLayout(a, Int(0), as_layout(b))  # type: ignore[return-value]
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
     t = _tiler(b)
     if isinstance(t, tuple):

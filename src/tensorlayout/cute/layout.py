@@ -167,12 +167,13 @@ class Layout:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
         n = self.size()
         if n > MAX_ENUMERATED:
-            raise LayoutError(f"{self} has {_count(n)} elements: listing their offsets needs {_count(8 * n)} bytes "
-                              f"(at most {MAX_ENUMERATED} elements, {8 * MAX_ENUMERATED} bytes)")
+            raise LayoutError(f"{self} has {_count(n)} elements: listing their offsets needs "
+                              f"{_count(8 * n)} bytes (at most {MAX_ENUMERATED} elements, "
+                              f"{8 * MAX_ENUMERATED} bytes)")
         reach = sum((s - 1) * abs(d) for s, d in self.flat_modes() if s > 0)
         if reach > INT64_MAX:
-            raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do not fit an "
-                              "int64 array")
+            raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "
+                              "not fit an int64 array")
         out = np.zeros(1, dtype=np.int64)
         for s, d in reversed(self.flat_modes()):
             out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)

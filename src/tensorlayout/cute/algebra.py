@@ -19,8 +19,9 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import Int, IntTuple, ceil_div
+from tensorlayout.cute.int_tuple import Int, IntTuple
 from tensorlayout.cute.layout import (
     Layout,
     _as_modes,
@@ -52,10 +53,6 @@ Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 def clear_caches() -> None:
     """Kept for callers: the algebra keeps no caches (every call computes; see bench_cute.py)."""
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
 
 
 def _tiler(b: Any) -> Any:
@@ -105,7 +102,7 @@ def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, i
         raise AlgebraError(
             f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
             f"of nor is smaller than extent {cs} of mode {k} of coalesced {lhs}")
-    return ceil_div(cs, ars), ceil_div(ars, cs) * _sign(rest_stride)
+    return ceil_div(cs, ars), ceil_div(ars, cs) * it.signum(rest_stride)
 
 
 def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Layout, bool]:
@@ -204,7 +201,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
     '2:4'
     """
     if isinstance(a, Swizzle):
-        return ComposedLayout(a, Int(0), as_layout(b))  # type: ignore[return-value]
+        return ComposedLayout(a, Int(0), as_layout(b))
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
     t = _tiler(b)
     if isinstance(t, tuple):
@@ -326,7 +323,7 @@ def right_inverse(layout: Layout) -> Layout:
             if abs(d) > cur:
                 break
             continue
-        out.append((s, _sign(d) * pre[k]))
+        out.append((s, it.signum(d) * pre[k]))
         cur = s * abs(d)
     return _coalesce_flat(out)
 
@@ -453,7 +450,7 @@ def _zipped(logical: Any, a: Layout, tiler: Tiler) -> Layout:
     """``((T…),(R…,L…))`` from a by-mode logical divide or product."""
     t = _tiler(tiler)
     if isinstance(t, Layout):
-        return logical(a, t)  # type: ignore[no-any-return]
+        return logical(a, t)
     tiles, rests = _zip2(logical(a, t), t)
     return _concat([tiles, rests])
 

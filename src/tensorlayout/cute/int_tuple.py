@@ -19,6 +19,7 @@ from typing import Any, TypeVar, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import ceil_div as _ceil_div
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "read_int_tuple",
     "shape_div",
     "shape_mod",
+    "signum",
     "size",
     "suffix_product",
     "unflatten",
@@ -179,13 +181,13 @@ def flatten(t: IntTuple) -> tuple[Any, ...]:
     """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
     if t.__class__ is not tuple:
         return (t,)
-    for x in t:  # type: ignore[union-attr]
+    for x in t:
         if x.__class__ is tuple:
             break
     else:
-        return t  # type: ignore[return-value]  # already flat
+        return t  # already flat
     out: list[Any] = []
-    for x in t:  # type: ignore[union-attr]
+    for x in t:
         if x.__class__ is tuple:
             out.extend(flatten(x))
         else:
@@ -308,10 +310,20 @@ def shape_mod(a: IntTuple, b: IntTuple) -> IntTuple:
     return a if b % a == 0 else b
 
 
+def signum(x: int) -> int:
+    """-1, 0 or 1 (CuTe's ``signum``)."""
+    return (x > 0) - (x < 0)
+
+
 def ceil_div(a: int, b: int) -> int:
+    """:func:`tensorlayout.core.intmath.ceil_div` with a typed error for ``b == 0``.
+
+    >>> ceil_div(7, 2)
+    4
+    """
     if b == 0:
         raise AlgebraError("ceil_div by zero")
-    return -(-a // b)
+    return _ceil_div(a, b)
 
 
 @_require
@@ -509,7 +521,7 @@ def read_int_tuple(cur: Cursor, *, allow_underscore: bool = False, depth: int = 
             if value is not None:
                 return Int(value)
         if allow_underscore:
-            return _
+            return _  # type: ignore[return-value]  # a wildcard entry inside a tiler text
         cur.pos = start
         raise cur.error("an integer or '('")
     value = _read_int(cur)

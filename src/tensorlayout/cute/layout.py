@@ -104,7 +104,7 @@ class Layout:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Layout:
             return NotImplemented
-        return self._shape == other._shape and self._stride == other._stride  # type: ignore[attr-defined]
+        return self._shape == other._shape and self._stride == other._stride
 
     def __hash__(self) -> int:
         return hash((self._shape, self._stride))
@@ -359,7 +359,10 @@ def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
     """The sub-layout at a mode path: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)``."""
     idx: list[int] = []
     for p in path:
-        idx.extend(p if isinstance(p, (tuple, list)) else [p])
+        if isinstance(p, int):
+            idx.append(p)
+        else:
+            idx.extend(p)
     shape, stride = layout.shape, layout.stride
     for i in idx:
         if isinstance(shape, tuple):

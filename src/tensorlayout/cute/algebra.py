@@ -12,15 +12,12 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
-import numpy as np
-
 from tensorlayout.core.intmath import ceil_div
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute._checks import carries, holds, nested, quasi_holds
 from tensorlayout.cute.int_tuple import Int, IntTuple
 from tensorlayout.cute.layout import (
     Layout,
@@ -155,33 +152,18 @@ def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstri
     return out
 
 
-#: The largest ``size(B)`` for which a composition C++ may get wrong is checked point by point.
-VERIFY_LIMIT = 1 << 16
-
-
-def _holds(lhs: Layout, rhs: Layout, out: Layout) -> bool:
-    """``out(i) == lhs(rhs(i))`` for every ``i < size(rhs)``, checked point by point (small cases)."""
-    n = rhs.size()
-    if n > VERIFY_LIMIT or max(cosize(lhs), cosize(rhs), cosize(out)) >= 1 << 62:
-        return False
-    inner = rhs.offsets()
-    if inner.size and int(inner.min()) < 0:
-        return False
-    return bool(np.array_equal(out.offsets(), np.asarray(lhs(inner), dtype=np.int64)))
-
-
 def _compose_plain(a: Layout, b: Layout) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
     flat = _coalesce_x(a)
     exact = [True]
     out = _compose_layout(a, flat, b.shape, b.stride, exact)
     if not exact[0]:
-        if _holds(a, b, out):
+        if holds(a, b, out):
             return out
         raise AlgebraError(
             f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
             "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
-    if _carries(a, flat, b) and not _holds(a, b, out):
+    if carries(a, flat, b) and not holds(a, b, out):
         raise AlgebraError(
             f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
             "built mode by mode; C++ returns a wrong layout here")
@@ -212,43 +194,6 @@ def composition(a: Layout, b: Tiler) -> Layout:
     if t is it._:
         return a
     return _compose_plain(a, t)
-
-
-def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
-    """``max over j < s of (j·d // prefix) mod radix``, in O(1) for the common cases."""
-    top = (s - 1) * d // prefix
-    if top < radix:  # no wrap-around: the digits only grow
-        return top
-    if d <= prefix:  # the digit steps by 0 or 1, so it passes through every value below radix
-        return radix - 1
-    if d % prefix == 0:  # the digit steps by q mod radix: a full cycle reaches radix - gcd
-        q = (d // prefix) % radix
-        if q == 0:
-            return 0
-        g = math.gcd(q, radix)
-        return radix - g if s >= radix // g else max((j * q) % radix for j in range(s))
-    if s * d < 1 << 62:
-        return int(((np.arange(s, dtype=np.int64) * d // prefix) % radix).max())
-    return max((j * d // prefix) % radix for j in range(s))
-
-
-def _carries(a: Layout, flat: list[tuple[int, int]], b: Layout) -> bool:
-    """Whether adding the values of ``b``'s modes may carry between digits of ``a``.
-
-    ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
-    (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
-    (radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s
-    modes ``s_k:d_k``.
-    """
-    modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
-    if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
-        return False
-    prefix = 1
-    for radix, _ in flat[:-1]:
-        if sum(_max_digit(s, d, prefix, radix) for s, d in modes) >= radix:
-            return True
-        prefix *= radix
-    return False
 
 
 def _require_extents(layout: Layout, op: str) -> None:
@@ -348,24 +293,6 @@ def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
-def _nested(modes: list[tuple[int, int]]) -> bool:
-    """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds)."""
-    live = sorted((abs(d), s) for s, d in modes if d != 0 and s != 1)
-    return all(d1 >= d0 * s0 for (d0, s0), (d1, _) in itertools.pairwise(live)) and \
-        len(live) == sum(1 for s, d in modes if s != 1)
-
-
-def _quasi_holds(layout: Layout, inv: Layout) -> bool:
-    """``L(R(L(i))) == L(i)`` for every ``i``, checked point by point (small cases)."""
-    if layout.size() > VERIFY_LIMIT or cosize(layout) >= 1 << 62:
-        return False
-    image = layout.offsets()
-    if image.size and int(image.min()) < 0:
-        return False
-    back = np.asarray(inv(image), dtype=np.int64)  # may leave [0, size): L's last mode extends
-    return bool(np.array_equal(np.asarray(layout(back), dtype=np.int64), image))
-
-
 def left_inverse(layout: Layout) -> Layout:
     """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
@@ -382,7 +309,7 @@ def left_inverse(layout: Layout) -> Layout:
     _require_extents(layout, "left_inverse")
     modes = coalesce(layout).flat_modes()
     inv = _quasi_inverse(modes, layout)
-    if _nested(modes) or _quasi_holds(layout, inv):
+    if nested(modes) or quasi_holds(layout, inv):
         return inv
     raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "
                        "so no left inverse is given")

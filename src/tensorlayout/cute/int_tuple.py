@@ -536,9 +536,18 @@ def parse_int_tuple(text: str, *, allow_underscore: bool = True) -> IntTuple:
     >>> parse_int_tuple("((2,3), _4)")
     ((2, 3), _4)
     """
+    return parse_whole(text, lambda cur: read_int_tuple(cur, allow_underscore=allow_underscore),
+                       "IntTuple text")
+
+
+_T = TypeVar("_T")
+
+
+def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
+    """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
     if not isinstance(text, str):
-        raise ParseError(repr(text), 0, "IntTuple text")
+        raise ParseError(repr(text), 0, what)
     cur = Cursor(text)
-    out = read_int_tuple(cur, allow_underscore=allow_underscore)
+    out = read(cur)
     cur.expect_end()
     return out

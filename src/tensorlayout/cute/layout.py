@@ -116,12 +116,7 @@ class Layout:
     @staticmethod
     def parse(text: str) -> Layout:
         """Read ``shape:stride`` (CuTe's print form; ``_N`` static ints allowed)."""
-        if not isinstance(text, str):
-            raise ParseError(repr(text), 0, "layout text 'shape:stride'")
-        cur = Cursor(text)
-        layout = read_layout(cur)
-        cur.expect_end()
-        return layout
+        return it.parse_whole(text, read_layout, "layout text 'shape:stride'")
 
     def __str__(self) -> str:
         return f"{format_int_tuple(self.shape)}:{format_int_tuple(self.stride)}"

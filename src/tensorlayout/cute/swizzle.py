@@ -215,9 +215,4 @@ def parse_layout(text: str) -> Layout | ComposedLayout:
     >>> str(parse_layout("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"))
     'Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)'
     """
-    if not isinstance(text, str):
-        raise ParseError(repr(text), 0, "CuTe layout text")
-    cur = Cursor(text)
-    out = read_any_layout(cur)
-    cur.expect_end()
-    return out
+    return it.parse_whole(text, read_any_layout, "CuTe layout text")

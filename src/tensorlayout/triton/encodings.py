@@ -121,7 +121,11 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
 
 def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Sequence[Sequence[int]] = (),
                         broadcast_registers: bool = False) -> LinearLayout:
-    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``."""
+    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``.
+
+    Out-of-shape registers are dropped for ``#blocked`` but kept as zero bases (broadcast) for
+    the MMA layouts and their dot operands, as Triton 3.9 does.
+    """
     names = standard_out_dim_names(len(shape))
     full = dict(zip(names, shape))
     cga = LinearLayout.from_bases([("block", [list(b) for b in cga_layout])], names,
@@ -257,7 +261,7 @@ class NVMMADistributedLayout:
         order = _row_major(rank)
         cta = _mma_tile(tile, 2, order, order)
         warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
-        return _combine_with_shape(cta * warps, _shape(shape, rank))
+        return _combine_with_shape(cta * warps, _shape(shape, rank), broadcast_registers=True)
 
 
 @dataclass(frozen=True)
@@ -298,7 +302,6 @@ class DotOperandLayout:
         k_dim = rank - 1 if is_a else rank - 2
         wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
         warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
-        # Triton keeps a dot operand's out-of-shape registers as zero (broadcast) bases.
         return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
                                    broadcast_registers=True)
 

@@ -412,8 +412,8 @@ class LinearLayout:
             if [n for n in a if n in b] != [n for n in b if n in a]:
                 raise LayoutError(f"{what} dims common to both layouts must appear in the same "
                                   f"relative order: {a} and {b}")
-        ins = _merged(self.get_in_dim_names(), outer.get_in_dim_names())
-        outs = _merged(self.get_out_dim_names(), outer.get_out_dim_names())
+        ins = supremum(self.get_in_dim_names(), outer.get_in_dim_names())
+        outs = supremum(self.get_out_dim_names(), outer.get_out_dim_names())
         out_log = {n: _log_or0(self, outer, n) for n in outs}
         bases = []
         for name in ins:
@@ -440,8 +440,9 @@ class LinearLayout:
         return LinearLayout._make(bases, outer._out_dims)
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
-        """``C`` with ``outer(C(x)) == self(x)``: identical in dims map to themselves, the rest is
-        the least-squares solution with free variables 0 (Triton's ``invertAndCompose``).
+        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``): an in dim with the
+        same bases in both layouts whose out bits no other in dim touches maps to itself; the rest
+        is the least-squares solution with free variables 0.
 
         >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
         >>> S = LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"])
@@ -456,11 +457,10 @@ class LinearLayout:
                               f"({self.out_dims} vs {outer.out_dims})")
         if not a.is_surjective():
             raise LayoutError("invert_and_compose needs a surjective outer layout")
-        same = [n for n in a.get_in_dim_names()
-                if self.has_in_dim(n) and a._in_bases(n) == self._in_bases(n)]
-        a_red = a.sublayout([n for n in a.get_in_dim_names() if n not in same], outs)
-        b_red = self.sublayout([n for n in self.get_in_dim_names() if n not in same], outs)
-        ret = _lstsq(a_red, b_red)
+        same = [n for n in a.get_in_dim_names() if _maps_to_itself(n, a, self)]
+        a_rest = [n for n in a.get_in_dim_names() if n not in same]
+        b_rest = [n for n in self.get_in_dim_names() if n not in same]
+        ret = _lstsq(a.sublayout(a_rest, outs), self.sublayout(b_rest, outs))
         for n in same:
             ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(n), n, n)
         return ret.transpose_ins(self.get_in_dim_names()).transpose_outs(a.get_in_dim_names())
@@ -498,6 +498,25 @@ def _same_names(a: list[str], b: list[str], what: str) -> None:
         raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")
 
 
+def _bits(layout: LinearLayout, names: Iterable[str]) -> int:
+    """The out bits any basis of the in dims ``names`` sets (flattened, first out dim minor)."""
+    outs = layout.get_out_dim_names()
+    mask = 0
+    for n in names:
+        for c in layout.sublayout([n], outs)._flat_columns():
+            mask |= c
+    return mask
+
+
+def _maps_to_itself(name: str, a: LinearLayout, b: LinearLayout) -> bool:
+    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in
+    each, no other in dim sets any out bit it sets (found by probing Triton 3.9)."""
+    if not b.has_in_dim(name) or a._in_bases(name) != b._in_bases(name):
+        return False
+    own = _bits(a, [name])
+    return all(not own & _bits(x, [n for n in x.get_in_dim_names() if n != name]) for x in (a, b))
+
+
 def _split(flat: int, sizes: list[int]) -> tuple[int, ...]:
     out = []
     for size in sizes:
@@ -506,8 +525,40 @@ def _split(flat: int, sizes: list[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _merged(a: list[str], b: list[str]) -> list[str]:
-    return a + [n for n in b if n not in a]
+def supremum(x: list[str], y: list[str]) -> list[str]:
+    """The shortest list with both ``x`` and ``y`` as subsequences, preferring ``x`` first
+    (Triton's ``supremum``, the dim order of a product).
+
+    >>> supremum(["lane", "block"], ["register", "block"])
+    ['lane', 'register', 'block']
+    """
+    pos_x = {n: i for i, n in enumerate(x)}
+    pos_y = {n: i for i, n in enumerate(y)}
+    result: list[str] = []
+    i = j = 0
+    while True:
+        while i < len(x) and x[i] in result:
+            i += 1
+        while j < len(y) and y[j] in result:
+            j += 1
+        if i >= len(x) and j >= len(y):
+            return result
+        result.append(_supremum_next(x, y, i, j, pos_x, pos_y))
+
+
+def _supremum_next(x: list[str], y: list[str], i: int, j: int, pos_x: dict[str, int],
+                   pos_y: dict[str, int]) -> str:
+    """The next name of :func:`supremum` given the cursors ``i`` into ``x`` and ``j`` into ``y``."""
+    if i < len(x) and j < len(y) and x[i] == y[j]:
+        return x[i]
+    inf = len(x) + len(y) + 1
+    cand_x = pos_y[x[i]] if i < len(x) and pos_y.get(x[i], -1) >= j else inf
+    cand_y = pos_x[y[j]] if j < len(y) and pos_x.get(y[j], -1) >= i else inf
+    if i < len(x) and cand_x == inf:
+        return x[i]
+    if j < len(y) and cand_y == inf:
+        return y[j]
+    return x[i] if cand_x <= cand_y else y[j]
 
 
 def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:

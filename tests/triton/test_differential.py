@@ -96,8 +96,8 @@ def _ll_case(rng: random.Random) -> dict[str, Any]:
     case: dict[str, Any] = {"a": a, "b": _random.linear_layout(rng, IN_POOL, OUT_POOL)}
     case["inputs"] = [{n: rng.randrange(1 << len(v)) for n, v in a["bases"]} for _ in range(4)]
     outs = list(zip(a["out_dim_names"], a["out_dim_sizes"]))
-    outer = [[n, [[rng.randrange(8), rng.randrange(4)] for _ in range(s.bit_length() - 1 + rng.randint(0, 1))]]
-             for n, s in outs]
+    outer = [[n, [[rng.randrange(8), rng.randrange(4)]
+                  for _ in range(s.bit_length() - 1 + rng.randint(0, 1))]] for n, s in outs]
     case["outer"] = {"bases": outer, "out_dim_names": ["x", "y"], "out_dim_sizes": [8, 4]}
     target = {"bases": [["offset", [[rng.randrange(s) for _, s in outs] for _ in range(rng.randint(0, 6))]]],
               "out_dim_names": [n for n, _ in outs], "out_dim_sizes": [s for _, s in outs]}

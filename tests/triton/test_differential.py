@@ -177,3 +177,28 @@ def test_linear_layout_ops_match_triton() -> None:
 @pytest.mark.thorough
 def test_linear_layout_ops_match_triton_thorough() -> None:
     _compare_ops(THOROUGH, seed=70_000)
+
+
+def _triton_views(case: tuple[dict[str, Any], list[int]]) -> Result:
+    spec, shape = case
+    kind, bases, _ = _gluon().to_linear_layout(_to_gluon(spec), shape)
+    ll = libll.LinearLayout.from_bases(bases, [f"dim{i}" for i in range(len(shape))], shape, False)
+    view = ll.get_shared_view if bases[0][0] == "offset" else ll.get_distributed_view
+    return ("views", (view(False), view(True)), None)
+
+
+@pytest.mark.parametrize("family", sorted(_random.FAMILIES))
+def test_pictures_match_triton(family: str) -> None:
+    """``get_distributed_view`` / ``get_shared_view`` text, both points of view, on small shapes."""
+    rng = random.Random(zlib.crc32(family.encode()) + 1)
+    cases = []
+    while len(cases) < 40:
+        spec, shape = _random.FAMILIES[family](rng)
+        ours = _ours(spec, shape)
+        if isinstance(ours, LinearLayout) and ours.get_total_in_dim_size() <= 4096:
+            cases.append((spec, shape, ours))
+    results = run_isolated(_triton_views, [(s, sh) for s, sh, _ in cases])
+    for (spec, shape, ours), (kind, expected, _) in zip(cases, results):
+        assert kind == "views", (spec, shape, expected)
+        view = ours.get_shared_view if ours.has_in_dim("offset") else ours.get_distributed_view
+        assert (view(False), view(True)) == expected, (spec, shape)

@@ -24,6 +24,7 @@ from typing import Any
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
+from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = ["LinearLayout"]
 
@@ -485,6 +486,14 @@ class LinearLayout:
         return self.pseudoinvert()
 
     # ----- text -----------------------------------------------------------------------------
+    def get_distributed_view(self, use_hw_point_of_view: bool = False) -> str:
+        """Which thread and register hold each element (see :mod:`tensorlayout.triton.view`)."""
+        return get_distributed_view(self, use_hw_point_of_view)
+
+    def get_shared_view(self, use_hw_point_of_view: bool = False) -> str:
+        """Which element each shared-memory offset stores (see :mod:`tensorlayout.triton.view`)."""
+        return get_shared_view(self, use_hw_point_of_view)
+
     def __str__(self) -> str:
         return format_layout(self._bases, self._out_dims)
 

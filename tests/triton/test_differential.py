@@ -181,7 +181,7 @@ def test_linear_layout_ops_match_triton_thorough() -> None:
 
 def _triton_views(case: tuple[dict[str, Any], list[int]]) -> Result:
     spec, shape = case
-    kind, bases, _ = _gluon().to_linear_layout(_to_gluon(spec), shape)
+    _, bases, _ = _gluon().to_linear_layout(_to_gluon(spec), shape)
     ll = libll.LinearLayout.from_bases(bases, [f"dim{i}" for i in range(len(shape))], shape, False)
     view = ll.get_shared_view if bases[0][0] == "offset" else ll.get_distributed_view
     return ("views", (view(False), view(True)), None)

@@ -15,6 +15,7 @@ from tensorlayout.triton.encodings import (
     to_linear_layout,
 )
 from tensorlayout.triton.linear_layout import LinearLayout
+from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = [
     "BlockedLayout",
@@ -23,5 +24,7 @@ __all__ = [
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
+    "get_distributed_view",
+    "get_shared_view",
     "to_linear_layout",
 ]

@@ -107,7 +107,8 @@ def get_distributed_view(ll: LinearLayout, use_hw_point_of_view: bool = False) -
             for lane in range(lanes):
                 thread = lane + warp * lanes
                 for reg in range(regs):
-                    out = list(ll.apply({"block": block, "warp": warp, "lane": lane, "register": reg}).values())
+                    point = {"block": block, "warp": warp, "lane": lane, "register": reg}
+                    out = list(ll.apply(point).values())
                     cell = cells[_row_major(out, shape)]
                     pad = _pad(block, blocks) + _pad(thread, warps * lanes) + _pad(reg, regs)
                     label = (f"B{block}:" if blocks > 1 else "") + f"T{thread}:{reg}"

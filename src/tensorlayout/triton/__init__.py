@@ -6,6 +6,7 @@
 {'dim0': 3, 'dim1': 1}
 """
 
+from tensorlayout.triton.bridge import from_cute, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -24,7 +25,9 @@ __all__ = [
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
+    "from_cute",
     "get_distributed_view",
     "get_shared_view",
+    "to_cute",
     "to_linear_layout",
 ]

@@ -115,3 +115,28 @@ def linear_layout(rng: random.Random, in_pool: list[str], out_pool: list[str]) -
     sizes = [_pow2(rng, 0, 3) for _ in outs]
     bases = [[in_pool[i], [[rng.randrange(s) for s in sizes] for _ in range(rng.randint(0, 4))]] for i in ins]
     return {"bases": bases, "out_dim_names": [out_pool[i] for i in outs], "out_dim_sizes": sizes}
+
+
+def bank_case(rng: random.Random) -> dict[str, Any]:
+    """A register layout, a shared layout and an element width over one rank-2 shape."""
+    bits = rng.choice([8, 16, 32, 64])
+    shape = [_pow2(rng, 3, 7), _pow2(rng, 3, 7)]
+    if rng.random() < 0.8:
+        spt = [_pow2(rng, 0, 3) for _ in range(2)]
+        tpw = _split(rng, 5, 2)
+        reg: dict[str, Any] = {"kind": "BlockedLayout", "size_per_thread": spt, "threads_per_warp": tpw,
+                               "warps_per_cta": _split(rng, rng.randint(0, 2), 2), "order": _perm(rng, 2),
+                               "cga_layout": []}
+    else:
+        reg = _mma_parent(rng, 2)
+        reg["warps_per_cta"] = _split(rng, rng.randint(0, 2), 2)
+        reg["instr_shape"] = [16, 8]
+    if rng.random() < 0.7:
+        shared: dict[str, Any] = {"kind": "SwizzledSharedLayout", "vec": _pow2(rng, 0, 3),
+                                  "per_phase": _pow2(rng, 0, 2), "max_phase": _pow2(rng, 0, 3),
+                                  "order": _perm(rng, 2), "cga_layout": []}
+    else:
+        shared = {"kind": "NVMMASharedLayout", "swizzle_byte_width": rng.choice([0, 32, 64, 128]),
+                  "element_bitwidth": bits, "rank": 2, "transposed": rng.random() < 0.3, "fp4_padded": False,
+                  "cga_layout": []}
+    return {"reg": reg, "shared": shared, "shape": shape, "bits": bits}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.triton import LinearLayout
+from tensorlayout.triton import LinearLayout, bank_conflicts
 from tests.conftest import DATA
 from tests.triton._cases import build, layout_of, make
 
@@ -71,11 +71,14 @@ def test_linear_layout_ops(case: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("case", CASES["bank_conflicts"], ids=range(len(CASES["bank_conflicts"])))
-def test_bank_conflict_layouts(case: dict[str, Any]) -> None:
-    """The register and shared layouts recorded with each bank-conflict vector."""
+def test_bank_conflicts(case: dict[str, Any]) -> None:
+    """The register and shared layouts recorded with each bank-conflict vector, and the count."""
     shape = case["shape"]
-    assert str(build(case["distributed"]).to_linear_layout(shape)) == case["reg_ll"]["text"]
-    assert str(build(case["shared"]).to_linear_layout(shape)) == case["smem_ll"]["text"]
+    reg = build(case["distributed"]).to_linear_layout(shape)
+    shared = build(case["shared"]).to_linear_layout(shape)
+    assert str(reg) == case["reg_ll"]["text"]
+    assert str(shared) == case["smem_ll"]["text"]
+    assert bank_conflicts(reg, shared, case["bitwidth"]) == case["bank_conflicts"]
 
 
 def test_text_round_trip_of_every_recorded_layout() -> None:

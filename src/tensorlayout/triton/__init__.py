@@ -6,6 +6,7 @@
 {'dim0': 3, 'dim1': 1}
 """
 
+from tensorlayout.triton.banks import bank_conflicts
 from tensorlayout.triton.bridge import from_cute, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
@@ -25,6 +26,7 @@ __all__ = [
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
+    "bank_conflicts",
     "from_cute",
     "get_distributed_view",
     "get_shared_view",

@@ -27,18 +27,6 @@ __all__ = ["bank_conflicts", "vector_width"]
 WAVEFRONT_BITS = 1024
 
 
-def _flat(ll: LinearLayout, in_dim: str) -> list[int]:
-    """The bases of ``in_dim`` with the out dims concatenated into one int (``dim0`` lowest)."""
-    cols, shifts, acc = [], [], 0
-    for size in ll.get_out_dim_sizes():
-        shifts.append(acc)
-        acc += size.bit_length() - 1
-    for name, vectors in ll.bases:
-        if name == in_dim:
-            cols = [sum(x << s for x, s in zip(v, shifts)) for v in vectors]
-    return cols
-
-
 def _without_broadcast_registers(reg: LinearLayout) -> LinearLayout:
     bases = [(n, [v for v in vs if any(v)] if n == "register" else vs) for n, vs in reg.bases]
     return LinearLayout.from_bases(bases, reg.get_out_dim_names(), reg.get_out_dim_sizes(),
@@ -90,8 +78,8 @@ def bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: int) -> in
     vec_log = vec.bit_length() - 1
     offsets = shared.get_in_dim_size_log2("offset")
     bank_log = min((WAVEFRONT_BITS // (vec * bitwidth)).bit_length() - 1, offsets - vec_log)
-    segments = _flat(shared, "offset")[vec_log + bank_log:]
-    lanes = _flat(reg, "lane")
+    segments = shared.flattened_bases("offset")[vec_log + bank_log:]
+    lanes = reg.flattened_bases("lane")
     drop = max(vec * bitwidth // 32, 1).bit_length() - 1
     lanes = lanes[: max(len(lanes) - drop, 0)]
     common = _gf2.rank(segments) + _gf2.rank(lanes) - _gf2.rank(segments + lanes)

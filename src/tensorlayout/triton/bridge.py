@@ -20,18 +20,10 @@ from typing import Any
 from tensorlayout.cute import Layout
 from tensorlayout.cute.int_tuple import flatten
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.triton._dims import split_index
 from tensorlayout.triton.linear_layout import LinearLayout
 
 __all__ = ["from_cute", "to_cute"]
-
-
-def _flat(ll: LinearLayout, name: str) -> list[int]:
-    """The bases of in dim ``name`` as CuTe indices (out dims flattened, ``dim0`` fastest)."""
-    shifts, acc = [], 0
-    for size in ll.get_out_dim_sizes():
-        shifts.append(acc)
-        acc += size.bit_length() - 1
-    return [sum(x << s for x, s in zip(v, shifts)) for n, vs in ll.bases if n == name for v in vs]
 
 
 def _mode(strides: list[int]) -> tuple[Any, Any]:
@@ -54,7 +46,7 @@ def _mode(strides: list[int]) -> tuple[Any, Any]:
 def _check_cute_bases(ll: LinearLayout, names: Sequence[str]) -> None:
     seen: dict[int, str] = {}
     for name in names:
-        for i, col in enumerate(_flat(ll, name)):
+        for i, col in enumerate(ll.flattened_bases(name)):
             where = f"{name}={1 << i}"
             if col & (col - 1):
                 raise UnsupportedError(f"not a CuTe layout: basis {where} sets several output bits "
@@ -79,7 +71,7 @@ def to_cute(ll: LinearLayout, in_dims: Sequence[str] | None = None) -> Layout:
     if not names:
         raise UnsupportedError("a layout without in dims has no CuTe form")
     _check_cute_bases(ll, names)
-    modes = [_mode(_flat(ll, n)) for n in names]
+    modes = [_mode(ll.flattened_bases(n)) for n in names]
     if len(modes) == 1:
         return Layout(*modes[0])
     return Layout(tuple(m[0] for m in modes), tuple(m[1] for m in modes))
@@ -124,15 +116,8 @@ def from_cute(layout: Layout, in_dims: Sequence[str], out_dims: Sequence[tuple[s
                 raise UnsupportedError(f"not a linear layout: two strides set output bit "
                                        f"{v.bit_length() - 1}")
             seen.add(v)
-    return LinearLayout.from_bases([(n, [_split(v, sizes) for v in vals]) for n, vals in bases],
-                                   [n for n, _ in out_dims], sizes, require_surjective=False)
-
-
-def _split(index: int, sizes: list[int]) -> list[int]:
-    out = []
-    for size in sizes:
-        out.append(index % size)
-        index //= size
-    if index:
+    total = 1 << sum(size.bit_length() - 1 for size in sizes)
+    if any(v >= total for _, vals in bases for v in vals):
         raise LayoutError(f"a CuTe index exceeds the out dims {sizes}")
-    return out
+    return LinearLayout.from_bases([(n, [list(split_index(v, sizes)) for v in vals]) for n, vals in bases],
+                                   [n for n, _ in out_dims], sizes, require_surjective=False)

@@ -23,6 +23,7 @@ from typing import Any
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
+from tensorlayout.triton._dims import same_names, split_index, supremum
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
@@ -308,8 +309,18 @@ class LinearLayout:
                     out = [a ^ b for a, b in zip(out, v)]
         return {n: o for (n, _), o in zip(self._out_dims, out)}
 
+    def flattened_bases(self, in_dim: str | None = None) -> list[int]:
+        """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
+        one index, the first out dim fastest (as Triton's ``reshapeOuts`` flattens them).
+
+        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"]).flattened_bases()
+        [4, 1, 2]
+        """
+        if in_dim is not None:
+            return self.sublayout([in_dim], self.get_out_dim_names()).flattened_bases()
+        return self._flat_columns()
+
     def _flat_columns(self) -> list[int]:
-        """Each basis as one int: out dims concatenated, the first out dim least significant."""
         shifts, acc = [], 0
         for _, size in self._out_dims:
             shifts.append(acc)
@@ -354,14 +365,14 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
         ['dim0']
         """
-        _same_names(list(names), self.get_out_dim_names(), "transpose_outs")
+        same_names(list(names), self.get_out_dim_names(), "transpose_outs")
         perm = [self._out_index(n) for n in names]
         bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
 
     def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
         """The same map with the in dims reordered to ``names``."""
-        _same_names(list(names), self.get_in_dim_names(), "transpose_ins")
+        same_names(list(names), self.get_in_dim_names(), "transpose_ins")
         return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
 
     def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
@@ -396,7 +407,7 @@ class LinearLayout:
             raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
                               f"{self.get_total_out_dim_size()}")
         cols = iter(self._flat_columns())
-        bases = tuple((n, tuple(_split(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
+        bases = tuple((n, tuple(split_index(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
         return LinearLayout._make(bases, tuple(new_out_dims))
 
     def __mul__(self, outer: LinearLayout) -> LinearLayout:
@@ -430,7 +441,7 @@ class LinearLayout:
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        _same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+        same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
         for name, size in self._out_dims:
             if size > outer.get_in_dim_size(name):
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
@@ -451,7 +462,7 @@ class LinearLayout:
         {'offset': 2}
         """
         outs = self.get_out_dim_names()
-        _same_names(outs, outer.get_out_dim_names(), "invert_and_compose")
+        same_names(outs, outer.get_out_dim_names(), "invert_and_compose")
         a = outer.transpose_outs(outs)
         if a._out_dims != self._out_dims:
             raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "
@@ -502,17 +513,11 @@ class LinearLayout:
                 f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
 
 
-def _same_names(a: list[str], b: list[str], what: str) -> None:
-    if sorted(a) != sorted(b) or len(set(a)) != len(a):
-        raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")
-
-
 def _bits(layout: LinearLayout, names: Iterable[str]) -> int:
     """The out bits any basis of the in dims ``names`` sets (flattened, first out dim minor)."""
-    outs = layout.get_out_dim_names()
     mask = 0
     for n in names:
-        for c in layout.sublayout([n], outs)._flat_columns():
+        for c in layout.flattened_bases(n):
             mask |= c
     return mask
 
@@ -524,50 +529,6 @@ def _maps_to_itself(name: str, a: LinearLayout, b: LinearLayout) -> bool:
         return False
     own = _bits(a, [name])
     return all(not own & _bits(x, [n for n in x.get_in_dim_names() if n != name]) for x in (a, b))
-
-
-def _split(flat: int, sizes: list[int]) -> tuple[int, ...]:
-    out = []
-    for size in sizes:
-        out.append(flat % size)
-        flat //= size
-    return tuple(out)
-
-
-def supremum(x: list[str], y: list[str]) -> list[str]:
-    """The shortest list with both ``x`` and ``y`` as subsequences, preferring ``x`` first
-    (Triton's ``supremum``, the dim order of a product).
-
-    >>> supremum(["lane", "block"], ["register", "block"])
-    ['lane', 'register', 'block']
-    """
-    pos_x = {n: i for i, n in enumerate(x)}
-    pos_y = {n: i for i, n in enumerate(y)}
-    result: list[str] = []
-    i = j = 0
-    while True:
-        while i < len(x) and x[i] in result:
-            i += 1
-        while j < len(y) and y[j] in result:
-            j += 1
-        if i >= len(x) and j >= len(y):
-            return result
-        result.append(_supremum_next(x, y, i, j, pos_x, pos_y))
-
-
-def _supremum_next(x: list[str], y: list[str], i: int, j: int, pos_x: dict[str, int],
-                   pos_y: dict[str, int]) -> str:
-    """The next name of :func:`supremum` given the cursors ``i`` into ``x`` and ``j`` into ``y``."""
-    if i < len(x) and j < len(y) and x[i] == y[j]:
-        return x[i]
-    inf = len(x) + len(y) + 1
-    cand_x = pos_y[x[i]] if i < len(x) and pos_y.get(x[i], -1) >= j else inf
-    cand_y = pos_x[y[j]] if j < len(y) and pos_x.get(y[j], -1) >= i else inf
-    if i < len(x) and cand_x == inf:
-        return x[i]
-    if j < len(y) and cand_y == inf:
-        return y[j]
-    return x[i] if cand_x <= cand_y else y[j]
 
 
 def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:

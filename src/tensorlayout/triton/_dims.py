@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tensorlayout.errors import LayoutError
 
-__all__ = ["same_names", "split_index", "supremum"]
+__all__ = ["dim_pairs", "names_list", "same_names", "split_index", "supremum"]
 
 
-def same_names(a: list[str], b: list[str], what: str) -> None:
+def names_list(names: Any, what: str) -> list[str]:
+    """``names`` as a list of str, or a LayoutError."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or \
+            not all(isinstance(n, str) for n in names):
+        raise LayoutError(f"{what} needs a list of dimension names, got {names!r}")
+    return list(names)
+
+
+def dim_pairs(pairs: Any, what: str) -> list[tuple[str, int]]:
+    """``[(name, size), ...]`` checked: str names, positive int sizes."""
+    ok = isinstance(pairs, Sequence) and not isinstance(pairs, (str, bytes))
+    out = []
+    for p in pairs if ok else ():
+        if not (isinstance(p, Sequence) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
+                and not isinstance(p[1], bool) and p[1] > 0):
+            ok = False
+            break
+        out.append((p[0], p[1]))
+    if not ok:
+        raise LayoutError(f"{what} needs a list of (name, size) pairs, got {pairs!r}")
+    return out
+
+
+def same_names(a: Any, b: list[str], what: str) -> None:
+    a = names_list(a, what)
     if sorted(a) != sorted(b) or len(set(a)) != len(a):
         raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")
 

@@ -66,7 +66,9 @@ def bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: int) -> in
     ``reg`` maps ``register, lane, warp, block`` and ``shared`` maps ``offset, block`` to the same
     tensor; ``bitwidth`` is the element width in bits.
     """
-    if bitwidth not in (8, 16, 32, 64):
+    if not (isinstance(reg, LinearLayout) and isinstance(shared, LinearLayout)):
+        raise LayoutError("bank_conflicts needs two LinearLayouts (registers, shared memory)")
+    if bitwidth not in (8, 16, 32, 64) or isinstance(bitwidth, bool):
         raise LayoutError(f"bitwidth must be 8, 16, 32 or 64, got {bitwidth!r}")
     for ll, dims in ((reg, ("register", "lane")), (shared, ("offset",))):
         if not all(ll.has_in_dim(d) for d in dims):

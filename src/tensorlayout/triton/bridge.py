@@ -20,7 +20,7 @@ from typing import Any
 from tensorlayout.cute import Layout
 from tensorlayout.cute.int_tuple import flatten
 from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.triton._dims import split_index
+from tensorlayout.triton._dims import dim_pairs, names_list, split_index
 from tensorlayout.triton.linear_layout import LinearLayout
 
 __all__ = ["from_cute", "to_cute"]
@@ -64,7 +64,9 @@ def to_cute(ll: LinearLayout, in_dims: Sequence[str] | None = None) -> Layout:
     >>> str(to_cute(LinearLayout.from_bases([("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"])))
     '(2,2):(2,1)'
     """
-    names = list(ll.get_in_dim_names() if in_dims is None else in_dims)
+    if not isinstance(ll, LinearLayout):
+        raise LayoutError(f"to_cute needs a LinearLayout, got {type(ll).__name__}")
+    names = ll.get_in_dim_names() if in_dims is None else names_list(in_dims, "to_cute")
     needed = [n for n in ll.get_in_dim_names() if ll.get_in_dim_size(n) > 1]
     if len(set(names)) != len(names) or not set(needed) <= set(names) <= set(ll.get_in_dim_names()):
         raise LayoutError(f"in_dims {names} must list each in dim of size > 1 ({needed}) once")
@@ -99,7 +101,10 @@ def from_cute(layout: Layout, in_dims: Sequence[str], out_dims: Sequence[tuple[s
        lane=2 -> (1, 0)
     where out dims are: [dim0 (size 2), dim1 (size 2)]
     """
-    names = list(in_dims)
+    if not isinstance(layout, Layout):
+        raise LayoutError(f"from_cute needs a CuTe Layout, got {type(layout).__name__}")
+    names = names_list(in_dims, "from_cute")
+    out_dims = dim_pairs(out_dims, "from_cute")
     modes = len(layout.shape) if isinstance(layout.shape, tuple) and len(names) > 1 else 1
     if len(names) != modes:
         raise LayoutError(f"{len(names)} in dims for a layout with {modes} top-level modes")

@@ -52,6 +52,12 @@ def _pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ..
     return got
 
 
+def _rank(values: Any, what: str) -> int:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise LayoutError(f"{what} must be a list, got {values!r}")
+    return len(values)
+
+
 def _order(order: Any, rank: int) -> tuple[int, ...]:
     got = tuple(order) if isinstance(order, Sequence) and not isinstance(order, str) else None
     if got is None or sorted(got) != list(range(rank)):
@@ -128,8 +134,8 @@ def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Seq
     """
     names = standard_out_dim_names(len(shape))
     full = dict(zip(names, shape))
-    cga = LinearLayout.from_bases([("block", [list(b) for b in cga_layout])], names,
-                                  _cga_sizes(cga_layout, len(shape)), require_surjective=False)
+    bases, sizes = _cga(cga_layout, len(shape))
+    cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, full).transpose_outs(cta.get_out_dim_names())
     cta_shape = {n: max(1, full[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
@@ -137,13 +143,23 @@ def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Seq
     return (cta * cga).transpose_outs(names)
 
 
-def _cga_sizes(cga_layout: Sequence[Sequence[int]], rank: int) -> list[int]:
+def _cga(cga_layout: Any, rank: int) -> tuple[list[list[int]], list[int]]:
+    """The ``block`` bases of a ``cga_layout`` and the out sizes they span, checked."""
+    if isinstance(cga_layout, (str, bytes)) or not isinstance(cga_layout, Sequence):
+        raise LayoutError(f"cga_layout must be a list of bases, got {cga_layout!r}")
+    bases = [list(_pow2_or_zero(b, rank)) for b in cga_layout]
     sizes = [1] * rank
-    for b in cga_layout:
-        if len(b) != rank or any(not isinstance(x, int) or x < 0 or x & (x - 1) for x in b):
-            raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {list(b)}")
+    for b in bases:
         sizes = [max(s, 2 * x) for s, x in zip(sizes, b)]
-    return sizes
+    return bases, sizes
+
+
+def _pow2_or_zero(basis: Any, rank: int) -> tuple[int, ...]:
+    ok = isinstance(basis, Sequence) and not isinstance(basis, (str, bytes)) and len(basis) == rank
+    if ok and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 and not x & (x - 1)
+                  for x in basis):
+        return tuple(basis)
+    raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {basis!r}")
 
 
 def _shape(shape: Any, rank: int) -> tuple[int, ...]:
@@ -181,7 +197,7 @@ class BlockedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         rank = self.rank
@@ -233,7 +249,7 @@ class NVMMADistributedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.warps_per_cta)
+        return _rank(self.warps_per_cta, "warps_per_cta")
 
     def _major(self) -> int:
         major = self.version[0] if isinstance(self.version, Sequence) and self.version else None
@@ -281,7 +297,10 @@ class DotOperandLayout:
 
     @property
     def rank(self) -> int:
-        return int(self.parent.rank)
+        if not isinstance(self.parent, NVMMADistributedLayout):
+            raise UnsupportedError(f"dot operands of {type(self.parent).__name__} are not modelled "
+                                   "(only an NVMMADistributedLayout parent)")
+        return self.parent.rank
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         parent = self.parent
@@ -330,7 +349,7 @@ class SwizzledSharedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         _no_cga(self.cga_layout, "SwizzledSharedLayout")

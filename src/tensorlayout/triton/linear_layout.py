@@ -23,7 +23,7 @@ from typing import Any
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
-from tensorlayout.triton._dims import same_names, split_index, supremum
+from tensorlayout.triton._dims import dim_pairs, names_list, same_names, split_index, supremum
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
@@ -33,6 +33,12 @@ __all__ = ["LinearLayout"]
 MAX_DIM_SIZE = 1 << 30
 #: Triton's GF(2) matrix keeps one uint64 per row: at most 64 in bits and 64 out bits.
 MAX_BITS = 64
+
+
+def _need_layout(x: Any, what: str) -> LinearLayout:
+    if not isinstance(x, LinearLayout):
+        raise LayoutError(f"{what} needs a LinearLayout, got {type(x).__name__}")
+    return x
 
 
 def _is_int(x: Any) -> bool:
@@ -365,18 +371,21 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
         ['dim0']
         """
-        same_names(list(names), self.get_out_dim_names(), "transpose_outs")
+        names = names_list(names, "transpose_outs")
+        same_names(names, self.get_out_dim_names(), "transpose_outs")
         perm = [self._out_index(n) for n in names]
         bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
 
     def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
         """The same map with the in dims reordered to ``names``."""
-        same_names(list(names), self.get_in_dim_names(), "transpose_ins")
+        names = names_list(names, "transpose_ins")
+        same_names(names, self.get_in_dim_names(), "transpose_ins")
         return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
 
     def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
         """The restriction to some in dims and some out dims (kept in this layout's order)."""
+        in_dims, out_dims = names_list(in_dims, "sublayout"), names_list(out_dims, "sublayout")
         for n in in_dims:
             self._in_bases(n)
         keep = [i for i, (n, _) in enumerate(self._out_dims) if n in set(out_dims)]
@@ -388,6 +397,7 @@ class LinearLayout:
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size)."""
+        new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
         flat = [v for _, vs in self._bases for v in vs]
         sizes = [s for _, s in new_in_dims]
         if not all(_is_int(s) and _is_pow2(s) for s in sizes) or sum(map(_log2, sizes)) != len(flat):
@@ -401,6 +411,7 @@ class LinearLayout:
 
     def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the out dims (first one minor) and split them into ``new_out_dims``."""
+        new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
         sizes = [s for _, s in new_out_dims]
         if not all(_is_int(s) and _is_pow2(s) for s in sizes) or \
                 sum(map(_log2, sizes)) != self.get_total_out_dim_size_log2():
@@ -417,8 +428,7 @@ class LinearLayout:
         >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
         {'dim1': 7}
         """
-        if not isinstance(outer, LinearLayout):
-            return NotImplemented
+        _need_layout(outer, "the product of layouts")
         for a, b, what in ((self.get_out_dim_names(), outer.get_out_dim_names(), "out"),
                            (self.get_in_dim_names(), outer.get_in_dim_names(), "in")):
             if [n for n in a if n in b] != [n for n in b if n in a]:
@@ -441,7 +451,7 @@ class LinearLayout:
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+        same_names(self.get_out_dim_names(), _need_layout(outer, "compose").get_in_dim_names(), "compose")
         for name, size in self._out_dims:
             if size > outer.get_in_dim_size(name):
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
@@ -462,7 +472,7 @@ class LinearLayout:
         {'offset': 2}
         """
         outs = self.get_out_dim_names()
-        same_names(outs, outer.get_out_dim_names(), "invert_and_compose")
+        same_names(outs, _need_layout(outer, "invert_and_compose").get_out_dim_names(), "invert_and_compose")
         a = outer.transpose_outs(outs)
         if a._out_dims != self._out_dims:
             raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "

@@ -16,12 +16,21 @@ or, in the hardware view, lists per warp and register the element each lane hold
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tensorlayout.errors import LayoutError, UnsupportedError
 
 if TYPE_CHECKING:
     from tensorlayout.triton.linear_layout import LinearLayout
+
+
+@runtime_checkable
+class _Drawable(Protocol):
+    """What a picture reads of a layout (this module cannot import LinearLayout at run time)."""
+
+    def has_in_dim(self, name: str) -> bool: ...
+    def apply(self, ins: Any) -> dict[str, int]: ...
+    def get_out_dim_sizes(self) -> list[int]: ...
 
 __all__ = ["MAX_DRAWN", "get_distributed_view", "get_shared_view"]
 
@@ -39,6 +48,8 @@ def _padded(value: int, limit: int) -> str:
 
 
 def _require(ll: LinearLayout, names: list[str], what: str) -> None:
+    if not isinstance(ll, _Drawable):
+        raise LayoutError(f"{what} needs a LinearLayout, got {type(ll).__name__}")
     missing = [n for n in names if not ll.has_in_dim(n)]
     if missing:
         raise LayoutError(f"{what} needs the in dims {names}; this layout lacks {missing}")

@@ -34,6 +34,7 @@ def dim_pairs(pairs: Any, what: str) -> list[tuple[str, int]]:
 
 
 def same_names(a: Any, b: list[str], what: str) -> None:
+    """Raise unless ``a`` lists the names of ``b`` once each, in any order."""
     a = names_list(a, what)
     if sorted(a) != sorted(b) or len(set(a)) != len(a):
         raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")

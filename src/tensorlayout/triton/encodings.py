@@ -197,9 +197,11 @@ class BlockedLayout:
 
     @property
     def rank(self) -> int:
+        """The tensor rank the layout is for."""
         return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for a tensor of ``shape`` (Triton's ``toLinearLayout``)."""
         rank = self.rank
         spt = _pow2_list(self.size_per_thread, "size_per_thread", rank)
         tpw = _pow2_list(self.threads_per_warp, "threads_per_warp", rank)
@@ -249,6 +251,7 @@ class NVMMADistributedLayout:
 
     @property
     def rank(self) -> int:
+        """The tensor rank the layout is for."""
         return _rank(self.warps_per_cta, "warps_per_cta")
 
     def _major(self) -> int:
@@ -268,6 +271,7 @@ class NVMMADistributedLayout:
         return list(instr) if self._major() == 2 else list(instr[:2])
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for a tensor of ``shape``: one instruction tile per warp, then repeats."""
         _no_cga(self.cga_layout, "NVMMADistributedLayout")
         rank = self.rank
         wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
@@ -297,12 +301,14 @@ class DotOperandLayout:
 
     @property
     def rank(self) -> int:
+        """The parent's rank."""
         if not isinstance(self.parent, NVMMADistributedLayout):
             raise UnsupportedError(f"dot operands of {type(self.parent).__name__} are not modelled "
                                    "(only an NVMMADistributedLayout parent)")
         return self.parent.rank
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for an operand of ``shape`` ([M, K] for A, [K, N] for B)."""
         parent = self.parent
         if not isinstance(parent, NVMMADistributedLayout):
             raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
@@ -349,9 +355,11 @@ class SwizzledSharedLayout:
 
     @property
     def rank(self) -> int:
+        """The tensor rank the layout is for."""
         return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout for a tensor of ``shape``."""
         _no_cga(self.cga_layout, "SwizzledSharedLayout")
         rank = self.rank
         order = _order(self.order, rank)
@@ -427,6 +435,7 @@ class NVMMASharedLayout:
         return bases + [(0, c) for c in _powers_below(cols) if c >= covered]
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout; raises where Triton 3.9 aborts (shape below the atom)."""
         self._check()
         dims = _shape(shape, self.rank)
         if len(dims) == 1:

@@ -229,16 +229,24 @@ class LinearLayout:
 
     @property
     def num_in_dims(self) -> int:
+        """How many in dims (Triton's ``num_in_dims``)."""
         return len(self._bases)
 
     @property
     def num_out_dims(self) -> int:
+        """How many out dims."""
         return len(self._out_dims)
 
     def get_in_dim_names(self) -> list[str]:
+        """The in dims, in order.
+
+        >>> LinearLayout.identity_1d(2, "lane", "dim0").get_in_dim_names()
+        ['lane']
+        """
         return [n for n, _ in self._bases]
 
     def get_out_dim_names(self) -> list[str]:
+        """The out dims, in order (the first is the least significant when flattened)."""
         return [n for n, _ in self._out_dims]
 
     def _in_bases(self, name: str) -> tuple[tuple[int, ...], ...]:
@@ -254,12 +262,15 @@ class LinearLayout:
         raise LayoutError(f"'{name}' is not an out dim of this layout (out dims: {self.get_out_dim_names()})")
 
     def has_in_dim(self, name: str) -> bool:
+        """Whether ``name`` is an in dim."""
         return name in self.get_in_dim_names()
 
     def has_out_dim(self, name: str) -> bool:
+        """Whether ``name`` is an out dim."""
         return name in self.get_out_dim_names()
 
     def get_in_dim_size_log2(self, name: str) -> int:
+        """The number of bases of in dim ``name``."""
         return len(self._in_bases(name))
 
     def get_in_dim_size(self, name: str) -> int:
@@ -271,28 +282,47 @@ class LinearLayout:
         return 1 << len(self._in_bases(name))
 
     def get_out_dim_size(self, name: str) -> int:
+        """The size of out dim ``name`` (a power of two).
+
+        >>> LinearLayout.identity_1d(8, "lane", "dim0").get_out_dim_size("dim0")
+        8
+        """
         return self._out_dims[self._out_index(name)][1]
 
     def get_out_dim_size_log2(self, name: str) -> int:
+        """``log2`` of :meth:`get_out_dim_size`."""
         return _log2(self.get_out_dim_size(name))
 
     def get_out_dim_sizes(self) -> list[int]:
+        """The out-dim sizes, in order."""
         return [s for _, s in self._out_dims]
 
     def get_total_in_dim_size_log2(self) -> int:
+        """All in bits (the number of matrix columns)."""
         return sum(len(v) for _, v in self._bases)
 
     def get_total_out_dim_size_log2(self) -> int:
+        """All out bits (the number of matrix rows)."""
         return sum(_log2(s) for _, s in self._out_dims)
 
     def get_total_in_dim_size(self) -> int:
+        """The number of inputs (product of in-dim sizes)."""
         return 1 << self.get_total_in_dim_size_log2()
 
     def get_total_out_dim_size(self) -> int:
+        """The number of outputs (product of out-dim sizes).
+
+        >>> LinearLayout.zeros_1d(4, "warp", "dim0", 8).get_total_out_dim_size()
+        8
+        """
         return 1 << self.get_total_out_dim_size_log2()
 
     def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
-        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``."""
+        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``.
+
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
+        2
+        """
         return self._in_bases(in_dim)[i][self._out_index(out_dim)]
 
     # ----- the map --------------------------------------------------------------------------
@@ -352,15 +382,27 @@ class LinearLayout:
         return _gf2.rank(self._matrix_rows())
 
     def is_surjective(self) -> bool:
-        """Every output is reached (matrix rank == total out bits)."""
+        """Every output is reached (matrix rank == total out bits).
+
+        >>> LinearLayout.zeros_1d(2, "lane", "dim0", 2).is_surjective()
+        False
+        """
         return self._rank() == self.get_total_out_dim_size_log2()
 
     def is_injective(self) -> bool:
-        """No two inputs collide (matrix rank == total in bits)."""
+        """No two inputs collide (matrix rank == total in bits).
+
+        >>> LinearLayout.zeros_1d(2, "lane", "dim0").is_injective()
+        False
+        """
         return self._rank() == self.get_total_in_dim_size_log2()
 
     def is_invertible(self) -> bool:
-        """Surjective and square."""
+        """Surjective and square.
+
+        >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
+        True
+        """
         square = self.get_total_in_dim_size_log2() == self.get_total_out_dim_size_log2()
         return square and self.is_surjective()
 
@@ -378,13 +420,23 @@ class LinearLayout:
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
 
     def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the in dims reordered to ``names``."""
+        """The same map with the in dims reordered to ``names``.
+
+        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim0")
+        >>> a.transpose_ins(["warp", "lane"]).get_in_dim_names()
+        ['warp', 'lane']
+        """
         names = names_list(names, "transpose_ins")
         same_names(names, self.get_in_dim_names(), "transpose_ins")
         return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
 
     def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
-        """The restriction to some in dims and some out dims (kept in this layout's order)."""
+        """The restriction to some in dims and some out dims (kept in this layout's order).
+
+        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim1")
+        >>> a.sublayout(["warp"], ["dim1"]).bases
+        [('warp', [[1]])]
+        """
         in_dims, out_dims = names_list(in_dims, "sublayout"), names_list(out_dims, "sublayout")
         for n in in_dims:
             self._in_bases(n)
@@ -396,7 +448,11 @@ class LinearLayout:
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in keep))
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size)."""
+        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size).
+
+        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_ins([("a", 2), ("b", 2)]).bases
+        [('a', [[1]]), ('b', [[2]])]
+        """
         new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
         flat = [v for _, vs in self._bases for v in vs]
         sizes = [s for _, s in new_in_dims]
@@ -410,7 +466,11 @@ class LinearLayout:
         return LinearLayout._make(tuple(bases), self._out_dims)
 
     def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the out dims (first one minor) and split them into ``new_out_dims``."""
+        """Flatten the out dims (first one minor) and split them into ``new_out_dims``.
+
+        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_outs([("r", 2), ("c", 2)]).bases
+        [('offset', [[1, 0], [0, 1]])]
+        """
         new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
         sizes = [s for _, s in new_out_dims]
         if not all(_is_int(s) and _is_pow2(s) for s in sizes) or \
@@ -501,7 +561,11 @@ class LinearLayout:
         return identity.invert_and_compose(self)
 
     def invert(self) -> LinearLayout:
-        """The inverse of an invertible (surjective and square) layout."""
+        """The inverse of an invertible (surjective and square) layout.
+
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).invert().apply({"dim0": 1})
+        {'lane': 2}
+        """
         if not self.is_invertible():
             raise LayoutError("a linear layout must be surjective and square to be invertible")
         return self.pseudoinvert()

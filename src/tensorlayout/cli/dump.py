@@ -198,10 +198,26 @@ def read_module_text(source: str | Path) -> str:
         raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
 
 
+def _parse_dumped(chosen: Sequence[DumpModule]) -> tuple[list[tuple[str, HloModule]], int]:
+    """Parse each chosen module; a module that fails is reported on stderr and skipped."""
+    progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
+    out, failed = [], 0
+    for done, m in enumerate(chosen, 1):
+        try:
+            out.append((m.label, parse_module(read_module_text(m.path))))
+        except TensorLayoutError as err:
+            failed += 1
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            print(f"tensorlayout: {m.path.name}: {type(err).__name__}: {first}", file=sys.stderr)
+        progress.update(done)
+    return out, failed
+
+
 def load_modules(target: str, wanted: str | None = None,
-                 stage: str = "after") -> list[tuple[str, HloModule]]:
+                 stage: str = "after") -> tuple[list[tuple[str, HloModule]], int]:
     """``(label, module)`` for a module file (or ``-``), or for each chosen module of a dump
-    directory (skipped files noted on stderr, progress for big dumps)."""
+    directory (skipped files noted on stderr, progress for big dumps), and how many dumped
+    modules failed to parse (each reported on stderr)."""
     if target != "-" and Path(target).is_dir():
         modules, skipped = discover(target)
         note = skipped_note(skipped)
@@ -210,16 +226,11 @@ def load_modules(target: str, wanted: str | None = None,
         chosen = select(modules, wanted, stage)
         if not chosen:
             raise TensorLayoutError(f"no HLO module files in {target}")
-        progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
-        out = []
-        for done, m in enumerate(chosen, 1):
-            out.append((m.label, parse_module(read_module_text(m.path))))
-            progress.update(done)
-        return out
+        return _parse_dumped(chosen)
     module = parse_module(read_module_text(target))
     if wanted is not None and wanted != module.name:
         raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
-    return [(target, module)]
+    return [(target, module)], 0
 
 
 def add_module_arguments(p: argparse.ArgumentParser) -> None:

@@ -237,7 +237,7 @@ def _has_instruction(module: HloModule, name: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    modules = load_modules(args.module, args.module_name, args.stage)
+    modules, failed = load_modules(args.module, args.module_name, args.stage)
     many = Path(args.module).is_dir() if args.module != "-" else False
     wanted = args.instruction or args.fusion
     if many and wanted:
@@ -255,4 +255,4 @@ def run(args: argparse.Namespace) -> int:
             print(_text(result, args.shapes))
     if args.json:
         print(json.dumps({"modules": results} if many else results[0], indent=1))
-    return 0
+    return 2 if failed else 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from tensorlayout.cli.dump import add_module_arguments, load_modules
 from tensorlayout.jax import module_padding
+from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
 from tensorlayout.xla.shape import parse_shape
 from tensorlayout.xla.tpu import GENERATIONS, canonical_generation, default_shape
@@ -76,6 +77,10 @@ def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
     out = [f"== {label}",
            f"{len(summary.buffers)} buffers: {human_bytes(logical)} logical, "
            f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}"]
+    spaces = summary.by_memory_space()
+    if len(spaces) > 1:
+        out += [f"  {memory_space_name(space)}: {human_bytes(lo)} logical, {human_bytes(al)} "
+                f"allocated" for space, (lo, al) in spaces.items()]
     for b in summary.buffers[:top]:
         r = b.report
         line = (f"  {human_bytes(r.waste):>9} padding  {human_bytes(r.allocated_bytes):>9} "
@@ -113,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
             print(shape_text(report, generation))
         return 0
     results: list[dict[str, Any]] = []
-    for label, module in load_modules(args.module, args.module_name, args.stage):
+    modules, failed = load_modules(args.module, args.module_name, args.stage)
+    for label, module in modules:
         summary = module_padding(module, generation=generation, tpu=args.tpu is not None,
                                  limit=limit)
         if args.json:
@@ -122,4 +128,4 @@ def run(args: argparse.Namespace) -> int:
             print(summary_text(label, summary, args.top))
     if args.json:
         print(json.dumps({"generation": generation, "modules": results}, indent=1))
-    return 0
+    return 2 if failed else 0

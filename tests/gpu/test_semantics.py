@@ -1,0 +1,102 @@
+"""Brute-force checks of the TV layouts from their definitions (no reference output needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tensorlayout.cute import Layout
+from tensorlayout.errors import LayoutError, TensorLayoutError
+from tensorlayout.gpu import MMA_ATOMS, TVLayout, make_tiled_mma, mma_atom
+
+
+@pytest.mark.parametrize("name", sorted(MMA_ATOMS))
+def test_every_c_element_owned_once(name: str) -> None:
+    atom = MMA_ATOMS[name]
+    c = atom.tv_c()
+    assert c.is_bijective()
+    assert c.num_threads == atom.thr_id.size()
+    m, n, k = atom.shape_mnk
+    assert c.tile == (m, n) and atom.tv_a().tile == (m, k) and atom.tv_b().tile == (n, k)
+
+
+@pytest.mark.parametrize("name", sorted(MMA_ATOMS))
+def test_operands_cover_their_panels(name: str) -> None:
+    """Register operands hold each element once; smem (SS) operands are seen whole by every thread."""
+    atom = MMA_ATOMS[name]
+    for tv in (atom.tv_a(), atom.tv_b()):
+        counts = tv.counts()
+        assert counts.min() == counts.max()
+        assert int(counts[0, 0]) in (1, tv.num_threads)
+
+
+def test_sm80_16x8x16_fragment_formulas() -> None:
+    """The PTX fragment figures: A ``m = t/4 + 8·v1, k = 2·(t%4) + v0 + 8·v2``; C likewise."""
+    atom = mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+    a, c = atom.tv_a(), atom.tv_c()
+    for t in range(32):
+        for v in range(8):
+            v0, v1, v2 = v % 2, (v // 2) % 2, v // 4
+            assert a.coord(t, v) == (t // 4 + 8 * v1, 2 * (t % 4) + v0 + 8 * v2)
+        for v in range(4):
+            assert c.coord(t, v) == (t // 4 + 8 * ((v // 2) % 2), 2 * (t % 4) + v % 2)
+
+
+@pytest.mark.parametrize("thr", [(1, 1, 1), (2, 2, 1), (4, 1, 1), (1, 4, 1), (2, 1, 2)])
+@pytest.mark.parametrize("name", ["SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN",
+                                  "SM90_64x64x16_F32F16F16_RS"])
+def test_tiled_mma_partitions(name: str, thr: tuple[int, int, int]) -> None:
+    tm = make_tiled_mma(mma_atom(name), thr)
+    c = tm.tv_c()
+    nthr = tm.thr_layout_vmnk.size()
+    assert c.num_threads == nthr
+    # every element of the M x N tile is held the same number of times (thrK-fold for K threads)
+    counts = c.counts()
+    assert counts.min() == counts.max() == thr[2]
+    # the A panel: each element held by the threads along N (and once per K-slice thread group)
+    a = tm.tv_a()
+    assert a.tile == (tm.tile_size()[0], tm.tile_size()[2])
+    assert a.counts().min() >= 1
+
+
+def test_ownership_and_inverse_round_trip() -> None:
+    c = mma_atom("SM80_16x8x16_F32F16F16F32_TN").tv_c()
+    thr, val = c.ownership()
+    inv = c.inverse()
+    for m in range(16):
+        for n in range(8):
+            t, v = int(thr[m, n]), int(val[m, n])
+            assert c.coord(t, v) == (m, n)
+            assert inv(m, n) == t + 32 * v
+            assert (c.thread_of(m, n), c.value_of(m, n)) == (t, v)
+
+
+def test_broadcast_owner_is_thread_zero() -> None:
+    a = mma_atom("SM90_64x64x16_F32F16F16_SS").tv_a()
+    assert len(a.owners(3, 5)) == 128 and a.thread_of(3, 5) == 0
+    with pytest.raises(LayoutError, match="exactly once"):
+        a.inverse()
+
+
+def test_table_matches_calls() -> None:
+    tv = mma_atom("SM80_16x8x16_S32S8S8S32_TN").tv_a()
+    tab = tv.table()
+    assert tab.shape == (32, 8)
+    assert all(tab[t, v] == tv.index(t, v) for t in range(32) for v in range(8))
+    np.testing.assert_array_equal(np.sort(tab.ravel()), np.arange(16 * 16))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: TVLayout(Layout(32, 1), (32, 1)),
+    lambda: TVLayout.parse("(32,2):(2,1)", (8, 4)),
+    lambda: TVLayout.parse("(32,2):(2,1)", (8, 0)),
+    lambda: TVLayout.parse("(32,2):(2,1)", (8, 8)).coord(32, 0),
+    lambda: TVLayout.parse("(32,2):(2,1)", (8, 8)).owners(8, 0),
+    lambda: TVLayout.parse("(32,2):(4,1)", (16, 8)).thread_of(2, 0),
+    lambda: mma_atom("SM80_16x8x16_NOPE"),
+    lambda: make_tiled_mma(mma_atom("SM80_16x8x8_F16F16F16F16_TN"), (1, 1, 1, 1)),
+    lambda: make_tiled_mma(mma_atom("SM80_16x8x8_F16F16F16F16_TN"), (1, 1, 1), (0, None, None)),
+])
+def test_bad_input_is_a_typed_error(bad: object) -> None:
+    with pytest.raises(TensorLayoutError):
+        bad()  # type: ignore[operator]

@@ -16,10 +16,12 @@ from tensorlayout.gpu.atoms import (
     sm90_gmma,
     universal_copy,
 )
+from tensorlayout.gpu.banks import BankReport, bank_conflicts, span_conflicts, triton_bank_conflicts
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_copy, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
 
 __all__ = [
-    "COPY_ATOMS", "MMA_ATOMS", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
-    "copy_atom", "make_tiled_copy", "make_tiled_mma", "mma_atom", "sm90_gmma", "universal_copy",
+    "COPY_ATOMS", "MMA_ATOMS", "BankReport", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
+    "bank_conflicts", "copy_atom", "make_tiled_copy", "make_tiled_mma", "mma_atom", "sm90_gmma",
+    "span_conflicts", "triton_bank_conflicts", "universal_copy",
 ]

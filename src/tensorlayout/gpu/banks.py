@@ -81,10 +81,14 @@ class BankReport:
         """The worst n-way conflict of any phase (1: conflict-free)."""
         return max((p.wavefronts for p in self.phases), default=0)
 
+    def summary(self) -> str:
+        """``W wavefronts for P phases, E excess, worst N-way``."""
+        return (f"{self.wavefronts} wavefronts for {self.ideal} phase{'s' if self.ideal != 1 else ''}, "
+                f"{self.conflicts} excess, worst {self.max_way}-way")
+
     def __str__(self) -> str:
         lines = [f"{self.vector_bytes}-byte vectors, {self.lanes_per_phase} lanes per phase: "
-                 f"{self.wavefronts} wavefronts for {self.ideal} phases, {self.conflicts} excess, "
-                 f"worst {self.max_way}-way"]
+                 + self.summary()]
         for k, p in enumerate(self.phases):
             worst = ", ".join(f"bank {b}: {len(w)} words (lanes {','.join(map(str, ls))})"
                               for b, w, ls in p.collisions[:4])

@@ -86,5 +86,13 @@ int main() {
                                         Layout<Shape<_16,_8>, Stride<_8,_1>>{}, Layout<Shape<_1,_8>>{}));
   tiled_copy("tc_u32", make_tiled_copy(Copy_Atom<UniversalCopy<uint32_t>, half_t>{},
                                        Layout<Shape<_32,_4>>{}, Layout<Shape<_2,_2>>{}));
+  auto mma80 = make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN{}, Layout<Shape<_2,_2,_1>>{});
+  tiled_copy("tcA_x4", make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, mma80));
+  tiled_copy("tcB_x2", make_tiled_copy_B(Copy_Atom<SM75_U32x2_LDSM_N, half_t>{}, mma80));
+  tiled_copy("tcB_x4T", make_tiled_copy_B(Copy_Atom<SM75_U16x8_LDSM_T, half_t>{},
+      make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN{}, Layout<Shape<_2,_2,_1>>{}, Tile<_32,_32,_16>{})));
+  tiled_copy("tcA_1", make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{},
+                                        make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN{})));
+  tiled_copy("tcC_u32", make_tiled_copy_C(Copy_Atom<UniversalCopy<uint32_t>, half_t>{}, mma80));
   return 0;
 }

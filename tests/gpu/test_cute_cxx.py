@@ -25,6 +25,9 @@ from tensorlayout.gpu import (
     TiledMMA,
     copy_atom,
     make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_copy_b,
+    make_tiled_copy_c,
     make_tiled_mma,
     mma_atom,
     universal_copy,
@@ -84,6 +87,10 @@ SM90 = ["SM90_64x8x16_F32F16F16_SS", "SM90_64x16x16_F32F16F16_SS", "SM90_64x64x1
 LDSM = ["SM75_U32x1_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N", "SM75_U16x2_LDSM_T",
         "SM75_U16x4_LDSM_T", "SM75_U16x8_LDSM_T"]
 
+def MMA80() -> TiledMMA:
+    return make_tiled_mma(mma_atom(SM80[1]), (2, 2, 1))
+
+
 # the same TiledMMAs / TiledCopies as cute_tv_print.cpp's main()
 TILED: dict[str, Callable[[], TiledMMA]] = {
     "t221": lambda: make_tiled_mma(mma_atom(SM80[0]), (2, 2, 1)),
@@ -99,6 +106,12 @@ COPIES: dict[str, Callable[[], TiledCopy]] = {
     "tc_u128": lambda: make_tiled_copy(universal_copy(128), 16, Layout((16, 8), (8, 1)),
                                        make_layout((1, 8))),
     "tc_u32": lambda: make_tiled_copy(universal_copy(32), 16, make_layout((32, 4)), make_layout((2, 2))),
+    "tcA_x4": lambda: make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, MMA80()),
+    "tcB_x2": lambda: make_tiled_copy_b(copy_atom("SM75_U32x2_LDSM_N"), 16, MMA80()),
+    "tcB_x4T": lambda: make_tiled_copy_b(copy_atom("SM75_U16x8_LDSM_T"), 16,
+                                         make_tiled_mma(mma_atom(SM80[1]), (2, 2, 1), (32, 32, 16))),
+    "tcA_1": lambda: make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, make_tiled_mma(mma_atom(SM80[1]))),
+    "tcC_u32": lambda: make_tiled_copy_c(universal_copy(32), 16, MMA80()),
 }
 
 

@@ -7,7 +7,15 @@ import pytest
 
 from tensorlayout.cute import Layout
 from tensorlayout.errors import LayoutError, TensorLayoutError
-from tensorlayout.gpu import MMA_ATOMS, TVLayout, make_tiled_mma, mma_atom
+from tensorlayout.gpu import (
+    MMA_ATOMS,
+    TVLayout,
+    copy_atom,
+    make_tiled_copy_a,
+    make_tiled_copy_b,
+    make_tiled_mma,
+    mma_atom,
+)
 
 
 @pytest.mark.parametrize("name", sorted(MMA_ATOMS))
@@ -100,3 +108,22 @@ def test_table_matches_calls() -> None:
 def test_bad_input_is_a_typed_error(bad: object) -> None:
     with pytest.raises(TensorLayoutError):
         bad()  # type: ignore[operator]
+
+
+def test_tiled_copy_needs_whole_atoms() -> None:
+    """CuTe's static_assert "TiledCopy uses too few vals for selected CopyAtom", as a typed error."""
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"), (2, 2, 1))
+    with pytest.raises(LayoutError, match="too few vals"):
+        make_tiled_copy_b(copy_atom("SM75_U16x8_LDSM_T"), 16, tm)
+
+
+def test_ldmatrix_copy_of_a_covers_the_a_panel() -> None:
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"), (2, 2, 1))
+    tc = make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm)
+    assert tc.tiler == (32, 16)
+    # the destination (registers) is A's TV layout again; the source is each lane's 8-half row
+    np.testing.assert_array_equal(np.sort(tc.tv_d().table().ravel()), np.sort(tm.tv_a().table().ravel()))
+    src = tc.tv_s()
+    for t in range(src.num_threads):
+        rows = {src.coord(t, v)[0] for v in range(src.num_values)}
+        assert len(rows) == 1

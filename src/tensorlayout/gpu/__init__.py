@@ -17,11 +17,20 @@ from tensorlayout.gpu.atoms import (
     universal_copy,
 )
 from tensorlayout.gpu.banks import BankReport, bank_conflicts, span_conflicts, triton_bank_conflicts
-from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_copy, make_tiled_mma
+from tensorlayout.gpu.tiled import (
+    TiledCopy,
+    TiledMMA,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_copy_b,
+    make_tiled_copy_c,
+    make_tiled_mma,
+)
 from tensorlayout.gpu.tv import TVLayout
 
 __all__ = [
     "COPY_ATOMS", "MMA_ATOMS", "BankReport", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
-    "bank_conflicts", "copy_atom", "make_tiled_copy", "make_tiled_mma", "mma_atom", "sm90_gmma",
+    "bank_conflicts", "copy_atom", "make_tiled_copy", "make_tiled_copy_a",
+    "make_tiled_copy_b", "make_tiled_copy_c", "make_tiled_mma", "mma_atom", "sm90_gmma",
     "span_conflicts", "triton_bank_conflicts", "universal_copy",
 ]

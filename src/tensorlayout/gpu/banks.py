@@ -92,8 +92,9 @@ class BankReport:
         for k, p in enumerate(self.phases):
             worst = ", ".join(f"bank {b}: {len(w)} words (lanes {','.join(map(str, ls))})"
                               for b, w, ls in p.collisions[:4])
+            more = f" (+{len(p.collisions) - 4} more banks)" if len(p.collisions) > 4 else ""
             lines.append(f"  phase {k} (lanes {p.lanes[0]}-{p.lanes[-1]}): {p.wavefronts} wavefronts"
-                         + (f"; {worst}" if worst else ""))
+                         + (f"; {worst}{more}" if worst else ""))
         return "\n".join(lines)
 
 

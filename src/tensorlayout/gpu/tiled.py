@@ -38,7 +38,8 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.tv import TVLayout
 
-__all__ = ["TiledCopy", "TiledMMA", "make_tiled_copy", "make_tiled_mma"]
+__all__ = ["TiledCopy", "TiledMMA", "make_tiled_copy", "make_tiled_copy_a", "make_tiled_copy_b",
+           "make_tiled_copy_c", "make_tiled_mma"]
 
 Perm = Any  # None (CuTe's ``_``), an int, or a Layout
 
@@ -196,6 +197,14 @@ class TiledCopy:
     layout_tv: Layout
     tiler: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        ref = self.atom.val_layout_ref(self.bits)
+        for k, what in ((0, "thrs"), (1, "vals")):
+            if int(size(self.layout_tv[k])) % int(size(ref[k])):
+                raise LayoutError(f"TiledCopy uses too few {what} for {self.atom.name}: "
+                                  f"{size(self.layout_tv[k])} is not a multiple of {size(ref[k])} "
+                                  f"(layout {self.layout_tv}, atom {ref})")
+
     def _ref2trg(self, trg: Layout) -> Layout:
         return composition(right_inverse(self.atom.val_layout_ref(self.bits)), trg)
 
@@ -245,3 +254,35 @@ def make_tiled_copy(atom: CopyAtom, bits: int, thr_layout: Layout, val_layout: L
                                                                    int(size(val_layout)))))
     tiler = tuple(int(size(m)) for m in layout_mn.modes())
     return TiledCopy(atom, bits, layout_tv, tiler)
+
+
+def _check_copy(atom: CopyAtom, mma: TiledMMA) -> None:
+    if not isinstance(atom, CopyAtom) or not isinstance(mma, TiledMMA):
+        raise LayoutError("make_tiled_copy_a/b/c need a CopyAtom and a TiledMMA")
+
+
+def make_tiled_copy_a(atom: CopyAtom, bits: int, mma: TiledMMA) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_A``: ``atom`` laid out as ``mma``'s A operand over ``M x K``.
+
+    >>> from tensorlayout.gpu.atoms import copy_atom, mma_atom
+    >>> tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"))
+    >>> str(make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm).layout_s_tv())
+    '((16,2),(8,1)):((1,128),(16,0))'
+    """
+    _check_copy(atom, mma)
+    m, _n, k = mma.tile_size()
+    return TiledCopy(atom, bits, mma.layout_a_tv(), (m, k))
+
+
+def make_tiled_copy_b(atom: CopyAtom, bits: int, mma: TiledMMA) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_B``: ``atom`` laid out as ``mma``'s B operand over ``N x K``."""
+    _check_copy(atom, mma)
+    _m, n, k = mma.tile_size()
+    return TiledCopy(atom, bits, mma.layout_b_tv(), (n, k))
+
+
+def make_tiled_copy_c(atom: CopyAtom, bits: int, mma: TiledMMA) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_C``: ``atom`` laid out as ``mma``'s C over ``M x N``."""
+    _check_copy(atom, mma)
+    m, n, _k = mma.tile_size()
+    return TiledCopy(atom, bits, mma.layout_c_tv(), (m, n))

@@ -11,7 +11,15 @@ import pytest
 
 from tensorlayout.cute import ComposedLayout, Layout, Swizzle
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.gpu import make_tiled_copy, universal_copy
+from tensorlayout.gpu import (
+    copy_atom,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_mma,
+    mma_atom,
+    universal_copy,
+    vector_access,
+)
 from tensorlayout.gpu.banks import bank_conflicts, span_conflicts, triton_bank_conflicts
 from tensorlayout.gpu.tv import TVLayout
 from tests.conftest import DATA
@@ -121,3 +129,23 @@ def test_triton_bank_conflict_vectors(case: dict[str, Any]) -> None:
         assert span_conflicts(segment, lanes, 32) == case["bank_conflicts"]
         pytest.xfail("Triton 3.9's vectorisation choice differs from the documented rule")
     assert span_conflicts(segment, lanes, vec_bits) == case["bank_conflicts"]
+
+
+def test_vector_access_rows_and_columns() -> None:
+    smem = Layout.parse("(64,64):(64,1)")  # fp16 rows of 128 bytes
+    rows = vector_access((64, 64), 16, 128, "row")
+    assert bank_conflicts(smem, 16, rows).conflicts == 0  # each phase reads one whole row
+    cols = vector_access((64, 64), 16, 128, "column")
+    assert bank_conflicts(smem, 16, cols).max_way == 8  # 8 rows, same 16 bytes of banks
+    swizzled = ComposedLayout(Swizzle(3, 3, 3), 0, smem)
+    assert bank_conflicts(swizzled, 16, cols).conflicts == 0  # what Sw<3,3,3> is for
+
+
+def test_ldmatrix_access_over_swizzled_tile() -> None:
+    """ldmatrix.x4 feeding SM80 A: lanes 0-15 give rows 0-15 at k=0, lanes 16-31 at k=8."""
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"))
+    ldsm = make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm).tv_s()
+    assert [ldsm.coord(t, 0) for t in (0, 1, 15, 16)] == [(0, 0), (1, 0), (15, 0), (0, 8)]
+    plain = Layout.parse("(16,64):(64,1)")
+    assert bank_conflicts(plain, 16, ldsm).max_way == 8
+    assert bank_conflicts(ComposedLayout(Swizzle(3, 3, 3), 0, plain), 16, ldsm).conflicts == 0

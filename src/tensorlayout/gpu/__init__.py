@@ -16,7 +16,13 @@ from tensorlayout.gpu.atoms import (
     sm90_gmma,
     universal_copy,
 )
-from tensorlayout.gpu.banks import BankReport, bank_conflicts, span_conflicts, triton_bank_conflicts
+from tensorlayout.gpu.banks import (
+    BankReport,
+    bank_conflicts,
+    span_conflicts,
+    triton_bank_conflicts,
+    vector_access,
+)
 from tensorlayout.gpu.tiled import (
     TiledCopy,
     TiledMMA,
@@ -32,5 +38,5 @@ __all__ = [
     "COPY_ATOMS", "MMA_ATOMS", "BankReport", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
     "bank_conflicts", "copy_atom", "make_tiled_copy", "make_tiled_copy_a",
     "make_tiled_copy_b", "make_tiled_copy_c", "make_tiled_mma", "mma_atom", "sm90_gmma",
-    "span_conflicts", "triton_bank_conflicts", "universal_copy",
+    "span_conflicts", "triton_bank_conflicts", "universal_copy", "vector_access",
 ]

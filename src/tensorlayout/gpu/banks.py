@@ -31,9 +31,12 @@ from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.gpu.atoms import universal_copy
+from tensorlayout.gpu.tiled import make_tiled_copy
 from tensorlayout.gpu.tv import TVLayout
 
-__all__ = ["BankReport", "Phase", "bank_conflicts", "shared_core", "span_conflicts", "triton_bank_conflicts"]
+__all__ = ["BankReport", "Phase", "bank_conflicts", "shared_core", "span_conflicts", "triton_bank_conflicts",
+           "vector_access"]
 
 BANKS = 32
 WORD_BITS = 32
@@ -222,3 +225,28 @@ def span_conflicts(segment: Sequence[int], lanes: Sequence[int], vec_bits: int) 
     kept = list(lanes[:len(lanes) - drop] if drop else lanes)
     both = _rank_gf2(list(segment)) + _rank_gf2(kept) - _rank_gf2(list(segment) + kept)
     return (1 << both) - 1
+
+
+def vector_access(tile: tuple[int, int], element_bits: int, vector_bits: int = 128,
+                  along: str = "row") -> TVLayout:
+    """A warp's 32 lanes each moving one ``vector_bits`` vector along ``n``: lanes walk the
+    ``row`` (then the next rows) or down the ``column`` (then the next vector column).
+
+    >>> acc = vector_access((8, 64), 16, 128, "row")
+    >>> [acc.coord(t, 0) for t in (0, 1, 8)]
+    [(0, 0), (0, 8), (1, 0)]
+    """
+    m, n = tile
+    vec = vector_bits // element_bits if element_bits > 0 else 0
+    if vec < 1 or vector_bits % element_bits or n % vec or along not in ("row", "column"):
+        raise LayoutError(f"cannot lay {vector_bits}-bit vectors of {element_bits}-bit elements "
+                          f"along the {along} of a {m}x{n} tile")
+    per_row = n // vec
+    if along == "row":
+        lanes_n = min(per_row, 32)
+        thr = Layout((32 // lanes_n, lanes_n), (lanes_n, 1))
+    else:
+        lanes_m = min(m, 32)
+        thr = Layout((lanes_m, 32 // lanes_m), (1, lanes_m))
+    tc = make_tiled_copy(universal_copy(vector_bits), element_bits, thr, Layout((1, vec), (0, 1)))
+    return tc.tv_s()

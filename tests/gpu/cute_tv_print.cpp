@@ -72,6 +72,10 @@ int main() {
                                 Tile<_32,_32,_32>{}));
   tiled("t411perm", make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_4,_1,_1>>{},
                                    make_tile(Layout<_64>{}, Layout<Shape<_4,_2>, Stride<_1,_8>>{}, _16{})));
+  tiled("t222", make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2,_2>>{}));
+  tiled("t112", make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_1,_1,_2>>{}));
+  tiled("t321", make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_3,_2,_1>>{}));
+  tiled("t90_311rs", make_tiled_mma(SM90_64x32x16_F32F16F16_RS<K::K, K::K>{}, Layout<Shape<_3,_1,_1>>{}));
   tiled("t90_211", make_tiled_mma(SM90_64x64x16_F32F16F16_SS<K::K, K::K>{}, Layout<Shape<_2,_1,_1>>{}));
   tiled("t90_121rs", make_tiled_mma(SM90_64x16x16_F32F16F16_RS<K::K, K::K>{}, Layout<Shape<_1,_2,_1>>{}));
 

@@ -99,6 +99,10 @@ TILED: dict[str, Callable[[], TiledMMA]] = {
     "t212p": lambda: make_tiled_mma(mma_atom(SM80[1]), (2, 1, 2), (32, 32, 32)),
     "t411perm": lambda: make_tiled_mma(mma_atom(SM80[0]), (4, 1, 1),
                                        (Layout(64, 1), Layout((4, 2), (1, 8)), 16)),
+    "t222": lambda: make_tiled_mma(mma_atom(SM80[0]), (2, 2, 2)),
+    "t112": lambda: make_tiled_mma(mma_atom(SM80[0]), (1, 1, 2)),
+    "t321": lambda: make_tiled_mma(mma_atom(SM80[0]), (3, 2, 1)),
+    "t90_311rs": lambda: make_tiled_mma(mma_atom("SM90_64x32x16_F32F16F16_RS"), (3, 1, 1)),
     "t90_211": lambda: make_tiled_mma(mma_atom(SM90[2]), (2, 1, 1)),
     "t90_121rs": lambda: make_tiled_mma(mma_atom("SM90_64x16x16_F32F16F16_RS"), (1, 2, 1)),
 }

@@ -11,7 +11,14 @@ import pytest
 
 from tensorlayout.cute import ComposedLayout, Layout, Swizzle
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.gpu import make_tiled_copy, make_tiled_mma, mma_atom, universal_copy
+from tensorlayout.gpu import (
+    copy_atom,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_mma,
+    mma_atom,
+    universal_copy,
+)
 from tensorlayout.gpu.banks import bank_conflicts
 from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
@@ -42,6 +49,17 @@ def test_tiled_copy_panels() -> None:
     tc = make_tiled_copy(universal_copy(32), 16, Layout((32, 4), (1, 32)), Layout((2, 2), (1, 2)))
     cells = _cells(tiled_copy_svg(tc))
     assert len(cells) == 2 * 64 * 8
+
+
+def test_ldmatrix_copy_picture() -> None:
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"))
+    tc = make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm)
+    cells = _cells(tiled_copy_svg(tc))
+    assert len(cells) == 2 * 16 * 16
+    src = tc.tv_s()
+    for g in cells[:256]:
+        t, v = int(g.get("data-thread", "")), int(g.get("data-value", ""))
+        assert src.coord(t, v) == (int(g.get("data-m", "")), int(g.get("data-n", "")))
 
 
 def test_bank_picture_reports_conflicts() -> None:

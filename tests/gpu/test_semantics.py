@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tensorlayout.cute import Layout
 from tensorlayout.errors import LayoutError, TensorLayoutError
@@ -127,3 +129,22 @@ def test_ldmatrix_copy_of_a_covers_the_a_panel() -> None:
     for t in range(src.num_threads):
         rows = {src.coord(t, v)[0] for v in range(src.num_values)}
         assert len(rows) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(["SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN",
+                             "SM80_16x8x16_S32S8S8S32_TN", "SM90_64x16x16_F32F16F16_RS"]),
+       tm_=st.integers(1, 4), tn_=st.integers(1, 4), rm=st.integers(1, 2), rn=st.integers(1, 3))
+def test_random_tiled_mma_partitions_c(name: str, tm_: int, tn_: int, rm: int, rn: int) -> None:
+    """Any M/N thread layout and value repeats: C is held exactly once, A and B panels are covered
+    (each element by the threads along the other dim), threads are numbered 0..T-1."""
+    atom = mma_atom(name)
+    m, n, _k = atom.shape_mnk
+    tiled = make_tiled_mma(atom, (tm_, tn_, 1), (m * tm_ * rm, n * tn_ * rn, None))
+    c = tiled.tv_c()
+    assert c.tile == (m * tm_ * rm, n * tn_ * rn) and c.is_bijective()
+    assert c.num_threads == atom.thr_id.size() * tm_ * tn_
+    for tv, others in ((tiled.tv_a(), tn_), (tiled.tv_b(), tm_)):
+        counts = tv.counts()
+        assert counts.min() == counts.max()
+        assert int(counts[0, 0]) in (others, others * atom.thr_id.size())

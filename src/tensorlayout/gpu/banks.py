@@ -29,14 +29,15 @@ import numpy as np
 
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, Layout
+from tensorlayout.cute.int_tuple import is_int
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.gpu.atoms import universal_copy
 from tensorlayout.gpu.tiled import make_tiled_copy
-from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.gpu.tv import TVLayout, check_tile
 
-__all__ = ["BankReport", "Phase", "bank_conflicts", "shared_core", "span_conflicts", "triton_bank_conflicts",
-           "vector_access"]
+__all__ = ["BankReport", "Phase", "bank_conflicts", "check_element_bits", "shared_core", "span_conflicts",
+           "triton_bank_conflicts", "vector_access"]
 
 BANKS = 32
 WORD_BITS = 32
@@ -101,6 +102,12 @@ class BankReport:
         return "\n".join(lines)
 
 
+def check_element_bits(bits: int) -> None:
+    """A :class:`LayoutError` unless ``bits`` is a power of two from 1 to 128."""
+    if bits not in (1, 2, 4, 8, 16, 32, 64, 128) or isinstance(bits, bool):
+        raise LayoutError(f"element_bits must be a power of two from 1 to 128, got {bits!r}")
+
+
 def shared_core(smem: SharedLayout) -> CoreLayout:
     """The rank-2 core layout of a shared-memory layout given as CuTe text or objects."""
     core = smem if isinstance(smem, CoreLayout) else lower_layout(smem)
@@ -141,8 +148,9 @@ def bank_conflicts(smem: SharedLayout, element_bits: int, access: TVLayout, warp
     >>> r.vector_bytes, r.lanes_per_phase, r.wavefronts, r.max_way
     (16, 8, 32, 8)
     """
-    if element_bits not in (1, 2, 4, 8, 16, 32, 64, 128):
-        raise LayoutError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
+    check_element_bits(element_bits)
+    if not isinstance(access, TVLayout):
+        raise LayoutError(f"the access is a TVLayout (lane, value) -> (m, n), got {type(access).__name__}")
     core = shared_core(smem)
     vec_bits = access.num_values * element_bits
     if vec_bits % 8 or vec_bits // 8 not in LANES_PER_PHASE:
@@ -206,6 +214,7 @@ def triton_bank_conflicts(smem: SharedLayout, element_bits: int, access: TVLayou
     >>> triton_bank_conflicts(sw, 32, acc), bank_conflicts(sw, 32, acc).max_way
     (0, 4)
     """
+    check_element_bits(element_bits)
     core = shared_core(smem)
     bases = _inverse_bases(core)
     seg_start = max(0, (1024 // element_bits).bit_length() - 1)
@@ -236,8 +245,9 @@ def vector_access(tile: tuple[int, int], element_bits: int, vector_bits: int = 1
     >>> [acc.coord(t, 0) for t in (0, 1, 8)]
     [(0, 0), (0, 8), (1, 0)]
     """
-    m, n = tile
-    vec = vector_bits // element_bits if element_bits > 0 else 0
+    m, n = check_tile(tile)
+    check_element_bits(element_bits)
+    vec = vector_bits // element_bits if is_int(vector_bits) else 0
     if vec < 1 or vector_bits % element_bits or n % vec or along not in ("row", "column"):
         raise LayoutError(f"cannot lay {vector_bits}-bit vectors of {element_bits}-bit elements "
                           f"along the {along} of a {m}x{n} tile")

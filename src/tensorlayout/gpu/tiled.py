@@ -184,7 +184,10 @@ def make_tiled_mma(atom: MMAAtom, thr_layout: Layout | tuple[int, ...] = (1, 1, 
     if len(perm) > 3:
         raise LayoutError(f"a permutation has at most 3 entries (M, N, K), got {len(perm)}")
     perm = perm + (None,) * (3 - len(perm))
-    vmnk = tiled_product(atom.thr_id, _as_thr_layout(thr_layout))
+    thr = _as_thr_layout(thr_layout)
+    if thr.size() < 1:
+        raise LayoutError(f"a TiledMMA needs at least one thread along each of M, N, K, got {thr}")
+    vmnk = tiled_product(atom.thr_id, thr)
     return TiledMMA(atom, vmnk, perm)
 
 

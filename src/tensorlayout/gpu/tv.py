@@ -16,14 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensorlayout.cute import Layout, composition, make_layout, right_inverse, size
+from tensorlayout.cute.int_tuple import is_int
 from tensorlayout.errors import LayoutError
 
-__all__ = ["TVLayout"]
+__all__ = ["TVLayout", "check_tile"]
 
 
-def _check_tile(tile: tuple[int, ...]) -> tuple[int, int]:
+def check_tile(tile: tuple[int, ...]) -> tuple[int, int]:
+    """``tile`` as ``(M, N)``, two positive ints, else a :class:`LayoutError`."""
     if (not isinstance(tile, tuple) or len(tile) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in tile)):
+            or not all(is_int(x) and x > 0 for x in tile)):
         raise LayoutError(f"a TV layout's tile must be two positive ints (M, N), got {tile!r}")
     return tile[0], tile[1]
 
@@ -43,7 +45,7 @@ class TVLayout:
     def __post_init__(self) -> None:
         if not isinstance(self.layout, Layout) or self.layout.rank() != 2:
             raise LayoutError(f"a TV layout is a rank-2 CuTe layout (thread, value), got {self.layout}")
-        m, n = _check_tile(self.tile)
+        m, n = check_tile(self.tile)
         table = self.layout.offsets()
         if table.size and (int(table.min()) < 0 or int(table.max()) >= m * n):
             raise LayoutError(f"TV layout {self.layout} reaches index {int(table.max())}, outside the "
@@ -66,6 +68,8 @@ class TVLayout:
         return int(size(self.layout[1]))
 
     def _check_tv(self, t: int, v: int) -> None:
+        if not (is_int(t) and is_int(v)):
+            raise LayoutError(f"a (thread, value) pair is two ints, got ({t!r}, {v!r})")
         if not (0 <= t < self.num_threads and 0 <= v < self.num_values):
             raise LayoutError(f"(thread {t}, value {v}) is outside {self.num_threads} threads x "
                               f"{self.num_values} values of {self.layout}")
@@ -91,6 +95,8 @@ class TVLayout:
         return [(int(i) % self.num_threads, int(i) // self.num_threads) for i in flat]
 
     def _check_mn(self, m: int, n: int) -> None:
+        if not (is_int(m) and is_int(n)):
+            raise LayoutError(f"a tile coordinate (m, n) is two ints, got ({m!r}, {n!r})")
         if not (0 <= m < self.tile[0] and 0 <= n < self.tile[1]):
             raise LayoutError(f"({m}, {n}) is outside the {self.tile[0]}x{self.tile[1]} tile")
 

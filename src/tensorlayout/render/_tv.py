@@ -21,7 +21,14 @@ import numpy as np
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
-from tensorlayout.gpu.banks import BANKS, WORD_BITS, BankReport, bank_conflicts, shared_core
+from tensorlayout.gpu.banks import (
+    BANKS,
+    WORD_BITS,
+    BankReport,
+    bank_conflicts,
+    check_element_bits,
+    shared_core,
+)
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
 
@@ -71,6 +78,8 @@ def tv_svg(tv: TVLayout, title: str = "") -> str:
     >>> tv_svg(mma_atom("SM80_16x8x8_F16F16F16F16_TN").tv_c()).count('class="cell"')
     128
     """
+    if not isinstance(tv, TVLayout):
+        raise LayoutError(f"tv_svg draws a TVLayout, got {type(tv).__name__}")
     m, n = tv.tile
     body = _panel(tv, CELL, TITLE + CELL)
     return _document((n + 2) * CELL, (m + 2) * CELL + TITLE, title or tv.name or str(tv), body)
@@ -78,6 +87,8 @@ def tv_svg(tv: TVLayout, title: str = "") -> str:
 
 def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "") -> str:
     """A TiledMMA (or one atom) as CuTe draws it: A left, B on top (K x N), C bottom right."""
+    if not isinstance(mma, (MMAAtom, TiledMMA)):
+        raise LayoutError(f"tiled_mma_svg draws a TiledMMA or an MMAAtom, got {type(mma).__name__}")
     tm = make_tiled_mma(mma) if isinstance(mma, MMAAtom) else mma
     a, b, c = tm.tv_a(), tm.tv_b(), tm.tv_c()
     m, n = c.tile
@@ -93,6 +104,8 @@ def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "") -> str:
 
 def tiled_copy_svg(tc: TiledCopy, title: str = "") -> str:
     """A TiledCopy's source (left) and destination (right) TV layouts over its tile."""
+    if not isinstance(tc, TiledCopy):
+        raise LayoutError(f"tiled_copy_svg draws a TiledCopy, got {type(tc).__name__}")
     s, d = tc.tv_s(), tc.tv_d()
     m, n = s.tile
     right = CELL + n * CELL + GAP
@@ -138,6 +151,7 @@ def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
     >>> "2 wavefronts for 1 phase, 1 excess" in pic, pic.count('stroke="#d00000"')
     (True, 32)
     """
+    check_element_bits(element_bits)
     core = shared_core(smem)
     m, n = core.shape
     if m * n > MAX_PANEL_CELLS:

@@ -92,6 +92,20 @@ def _flat(v: list[int], sizes: list[int]) -> int:
     return out
 
 
+def _vector(offsets: dict[str, list[int]], bits: int) -> int:
+    """Triton's ``largestVectorisation``: the largest ``v <= 128/bits`` such that (registers
+    permuted) registers hit offsets ``1, 2, …, v/2`` and every other basis leaves the low
+    ``log2 v`` offset bits zero (so the tile divides the layout on the left)."""
+    v = 128 // bits
+    while v > 1:
+        low = {1 << i for i in range(v.bit_length() - 1)}
+        others = [o for dim, os in offsets.items() for o in os if not (dim == "register" and o in low)]
+        if low <= set(offsets["register"]) and all(o % v == 0 for o in others):
+            return v
+        v //= 2
+    return 1
+
+
 def _triton_inputs(case: dict[str, Any]) -> tuple[list[int], list[int], int]:
     sizes = [s for _n, s in case["smem_ll"]["out_dims"]]
     dims = dict((n, b) for n, b in case["reg_ll"]["in_dims"])
@@ -100,21 +114,14 @@ def _triton_inputs(case: dict[str, Any]) -> tuple[list[int], list[int], int]:
     for j, b in enumerate(smem):
         table[1 << j:2 << j] = table[:1 << j] ^ b
     inverse = np.argsort(table)  # tensor (flattened) -> offset
-    regs = {int(inverse[_flat(b, sizes)]) for b in dims["register"] if any(b)}
+    offsets = {d: [int(inverse[_flat(b, sizes)]) for b in bases if d != "register" or any(b)]
+               for d, bases in dims.items()}
     bits = case["bitwidth"]
-    vec = 1
-    while vec in regs and 2 * vec * bits <= 128:
-        vec *= 2
+    vec = _vector(offsets, bits)
     bank = min(1024 // (vec * bits), len(table) // vec)
     start = (vec.bit_length() - 1) + (bank.bit_length() - 1)
     return smem[start:], [_flat(b, sizes) for b in dims["lane"]], vec * bits
 
-
-KNOWN_DIVERGENT = {json.dumps([
-    {"size_per_thread": [4, 4], "threads_per_warp": [16, 2], "warps_per_cta": [2, 2], "order": [0, 1],
-     "cga_layout": [], "kind": "BlockedLayout"},
-    {"vec": 2, "per_phase": 1, "max_phase": 2, "order": [0, 1], "cga_layout": [],
-     "kind": "SwizzledSharedLayout"}, [128, 32]])}
 
 CASES = [c for c in json.loads((DATA / "cute_tv_triton_banks.json").read_text())["bank_conflicts"]
          if "bank_conflicts" in c]
@@ -123,11 +130,6 @@ CASES = [c for c in json.loads((DATA / "cute_tv_triton_banks.json").read_text())
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['shape']}-{c['bitwidth']}-{c['bank_conflicts']}")
 def test_triton_bank_conflict_vectors(case: dict[str, Any]) -> None:
     segment, lanes, vec_bits = _triton_inputs(case)
-    if json.dumps([case["distributed"], case["shared"], case["shape"]]) in KNOWN_DIVERGENT:
-        # Triton 3.9 picked vec=2 here although registers 1,2 hit offsets 1,2 (vec=4 by the rule
-        # as written in gpu_layouts.md); with vec=2 our count gives Triton's 1 (checked here).
-        assert span_conflicts(segment, lanes, 32) == case["bank_conflicts"]
-        pytest.xfail("Triton 3.9's vectorisation choice differs from the documented rule")
     assert span_conflicts(segment, lanes, vec_bits) == case["bank_conflicts"]
 
 

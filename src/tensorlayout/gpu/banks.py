@@ -205,8 +205,11 @@ def _inverse_bases(core: CoreLayout) -> list[int]:
 def triton_bank_conflicts(smem: SharedLayout, element_bits: int, access: TVLayout) -> int:
     """Triton's ``bank_conflicts``: ``2^dim(span(segment bases) ∩ span(kept lane bases)) - 1``.
 
-    The vector is the access's values per lane; lane bases are ``access.index(2^i, 0)``, the top
-    ``log2(vector bits / 32)`` of them dropped; segment bases are the offsets past 128 bytes.
+    The vector is the access's values per lane (Triton picks it as the largest ``v <= 128/bits``
+    whose registers hit offsets ``1 … v/2`` while every other basis keeps the low ``log2 v`` offset
+    bits zero; pass an access with that many values for parity); lane bases are
+    ``access.index(2^i, 0)``, the top ``log2(vector bits / 32)`` of them dropped; segment bases
+    are the offsets past 128 bytes.
 
     >>> from tensorlayout.cute import Swizzle
     >>> sw = ComposedLayout(Swizzle(5, 0, 5), 0, Layout.parse("(32,32):(32,1)"))

@@ -13,6 +13,7 @@ from tensorlayout.gpu import (
     MMA_ATOMS,
     TVLayout,
     copy_atom,
+    format_owners,
     make_tiled_copy_a,
     make_tiled_copy_b,
     make_tiled_mma,
@@ -148,3 +149,12 @@ def test_random_tiled_mma_partitions_c(name: str, tm_: int, tn_: int, rm: int, r
         counts = tv.counts()
         assert counts.min() == counts.max()
         assert int(counts[0, 0]) in (others, others * atom.thr_id.size())
+
+
+def test_format_owners_is_the_ptx_c_fragment() -> None:
+    """Row g of the m16n8 C fragment: lane 4g+q holds columns 2q, 2q+1 (values 0, 1); row g+8 values 2, 3."""
+    text = format_owners(mma_atom("SM80_16x8x16_F32F16F16F32_TN").tv_c()).splitlines()
+    assert len(text) == 17
+    for g in range(8):
+        assert text[1 + g].split()[1:] == [f"T{4 * g + c // 2}V{c % 2}" for c in range(8)]
+        assert text[9 + g].split()[1:] == [f"T{4 * g + c // 2}V{2 + c % 2}" for c in range(8)]

@@ -32,11 +32,11 @@ from tensorlayout.gpu.tiled import (
     make_tiled_copy_c,
     make_tiled_mma,
 )
-from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.gpu.tv import TVLayout, format_owners
 
 __all__ = [
     "COPY_ATOMS", "MMA_ATOMS", "BankReport", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
-    "bank_conflicts", "copy_atom", "make_tiled_copy", "make_tiled_copy_a",
+    "bank_conflicts", "copy_atom", "format_owners", "make_tiled_copy", "make_tiled_copy_a",
     "make_tiled_copy_b", "make_tiled_copy_c", "make_tiled_mma", "mma_atom", "sm90_gmma",
     "span_conflicts", "triton_bank_conflicts", "universal_copy", "vector_access",
 ]

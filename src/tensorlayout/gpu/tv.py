@@ -19,7 +19,7 @@ from tensorlayout.cute import Layout, composition, make_layout, right_inverse, s
 from tensorlayout.cute.int_tuple import is_int
 from tensorlayout.errors import LayoutError
 
-__all__ = ["TVLayout", "check_tile"]
+__all__ = ["TVLayout", "check_tile", "format_owners"]
 
 
 def check_tile(tile: tuple[int, ...]) -> tuple[int, int]:
@@ -145,3 +145,23 @@ class TVLayout:
             raise LayoutError(f"{self.layout} does not hold each element of the {self.tile[0]}x"
                               f"{self.tile[1]} tile exactly once, so it has no inverse")
         return composition(right_inverse(self.layout), make_layout(self.tile))
+
+
+def format_owners(tv: TVLayout) -> str:
+    """The ``M x N`` tile as text, each element ``T<thread>V<value>`` of its first holder (``.``
+    where none), rows and columns numbered: the ownership table CuTe's ``print_latex`` draws.
+
+    >>> print(format_owners(TVLayout.parse("(4,2):(2,1)", (2, 4))))
+           0    1    2    3
+     0  T0V0 T1V0 T2V0 T3V0
+     1  T0V1 T1V1 T2V1 T3V1
+    """
+    if not isinstance(tv, TVLayout):
+        raise LayoutError(f"format_owners takes a TVLayout, got {type(tv).__name__}")
+    thr, val = tv.ownership()
+    cells = [[f"T{t}V{v}" if t >= 0 else "." for t, v in zip(tr, vr)] for tr, vr in zip(thr, val)]
+    width = max(len(c) for row in cells for c in row)
+    lead = len(str(tv.tile[0] - 1)) + 1
+    head = " " * lead + " " + " ".join(f"{n:>{width}}" for n in range(tv.tile[1]))
+    rows = [f"{m:>{lead}} " + " ".join(f"{c:>{width}}" for c in row) for m, row in enumerate(cells)]
+    return "\n".join([head, *rows])

@@ -155,3 +155,8 @@ def test_results_do_not_depend_on_threads(monkeypatch: pytest.MonkeyPatch, threa
     assert np.array_equal(to_physical(data, text, threads=threads), want)
     monkeypatch.setenv("TENSORLAYOUT_THREADS", str(threads))
     assert np.array_equal(from_physical(want, text), data)
+
+
+def test_a_format_name_where_a_target_is_expected_says_how_to_make_one() -> None:
+    with pytest.raises(TensorLayoutError, match=r"make_format\('zN', rows, cols, dtype\)"):
+        to_physical(np.zeros((2, 2), np.float16), "zN")

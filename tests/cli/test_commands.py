@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tensorlayout
 from tensorlayout.cli import build_parser, main
+from tensorlayout.xla import linear_index, parse_shape
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -86,12 +89,18 @@ def test_one_json_schema(capsys: pytest.CaptureFixture[str], argv: tuple[str, ..
     assert len(facts["memory_order"]) == min(facts["slots"], 4096)
 
 
+def test_show_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    facts = json.loads(run(capsys, "show", "f32[3,5]{1,0:T(2,2)}", "--as", "cute", "--json")[1])
+    assert facts == {"notation": "xla", "target": "f32[3,5]{1,0:T(2,2)}", "dimensions": [3, 5], "slots": 24,
+                     "as": "cute", "text": "((2,2),(2,3)):((2,12),(1,4))"}
+
+
 def test_json_window_of_a_large_layout(capsys: pytest.CaptureFixture[str]) -> None:
-    facts = json.loads(run(capsys, "show", "bf16[1024,1024]{1,0:T(8,128)(2,1)}", "--json",
-                           "--window", "8:10,126:130")[1])
+    text = "bf16[1024,1024]{1,0:T(8,128)(2,1)}"
+    facts = json.loads(run(capsys, "show", text, "--json", "--window", "8:10,126:130")[1])
     assert facts["window"] == [[8, 10], [126, 130]]
-    assert facts["offsets"] == [[2044, 2046, 2176 * 8 + 0, 2176 * 8 + 2],
-                                [2045, 2047, 2176 * 8 + 1, 2176 * 8 + 3]] or len(facts["offsets"]) == 2
+    shape = parse_shape(text)
+    assert facts["offsets"] == [[linear_index(shape, (i, j)) for j in range(126, 130)] for i in (8, 9)]
     default = json.loads(run(capsys, "show", "f32[1024,1024]", "--json")[1])
     assert default["window"] == [[0, 32], [0, 1024]]
 
@@ -108,6 +117,21 @@ def test_max_width_is_respected(capsys: pytest.CaptureFixture[str], target: str)
         prose = (target, "  element", "  memory", "  tiled", "  bytes", "window", "size", "offset of",
                  "memory order", "(", "  (")
         assert all(len(line) <= width for line in lines if not line.startswith(prose)), target
+
+
+@pytest.mark.parametrize("target", ["f32[0,5]", "f32[3,0]{1,0:T(2,2)}", "0:1", "(2,0):(1,1)", "(4,8):(-1,4)",
+                                    "():()", "1:0", "s4[3,5]{1,0:T(2,2)E(4)}", "f32[2,3]{1,0:T(2,2)L(64)}"])
+def test_edge_layouts_show_in_every_form(capsys: pytest.CaptureFixture[str], target: str) -> None:
+    code, out, err = run(capsys, "show", target, "--max-width", "60")
+    assert code == 0 and err == "" and out.startswith(target.split("{")[0][:3])
+    code, out, err = run(capsys, "show", target, "--json")
+    assert code == 0 and json.loads(out)["target"]
+
+
+def test_negative_strides_show_their_offsets(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "show", "(4,8):(-1,4)")[1]
+    assert " 3  | -3 |  1 |  5 |" in out
+    assert run(capsys, "show", "(4,8):(-1,4)", "--index", "3,1")[1] == "index (3,1): offset 1\n"
 
 
 def test_padding_runs_fold(capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,3 +197,17 @@ def test_console_entry_point() -> None:
     out = subprocess.run([sys.executable, "-m", "tensorlayout", "--version"], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == f"tensorlayout {tensorlayout.__version__}"
+
+
+ALPHABET = "()[]{},:*_0123456789fsTES<=?@ -"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(target=st.text(alphabet=ALPHABET, min_size=1, max_size=20),
+       extra=st.sampled_from([(), ("--index", "1,2"), ("--offset", "3"), ("--window", "0:2,1:3"), ("--json",),
+                              ("--as", "cute"), ("--max-width", "20")]))
+def test_random_targets_never_crash(capsys: pytest.CaptureFixture[str], target: str,
+                                    extra: tuple[str, ...]) -> None:
+    code, _, err = run(capsys, "show", target, *extra)
+    assert code in (0, 2), err
+    assert code == 0 or re.fullmatch(r"tensorlayout: [A-Za-z]+Error: [^\n]+\n", err), err

@@ -14,6 +14,7 @@ notation come first, under the keys its own printers use.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
 from tensorlayout.cute import Layout, coalesce, cosize
 from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.errors import UnsupportedError
 from tensorlayout.xla import Shape
 from tensorlayout.xla import show as xla_show
 
@@ -68,7 +70,8 @@ def describe(target: Target, window: Window | None) -> dict[str, Any]:
     if target.has_grid and window is not None:
         facts["window"] = [[r.start, r.stop] for r in window]
         facts["offsets"] = window_offsets(target, window).tolist()
-        facts["memory_order"] = memory_order(target)
+        with contextlib.suppress(UnsupportedError):  # negative strides: no slot 0 to start from
+            facts["memory_order"] = memory_order(target)
     return facts
 
 

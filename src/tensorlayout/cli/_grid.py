@@ -26,8 +26,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tensorlayout.cli._locate import cute_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
+from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.xla import Shape
 
 __all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "PADDING_RUN", "grid_lines", "memory_order_lines",
            "window_offsets"]
@@ -42,11 +45,14 @@ PADDING_RUN = 8
 def window_offsets(target: Target, window: Window) -> np.ndarray:
     """The offsets of every index in `window`, as an array of the window's shape."""
     sizes = tuple(len(r) for r in window)
-    if not sizes:
-        return np.asarray(target.source.offsets(np.zeros((1, 0), dtype=np.int64))[:1]).reshape(())
+    if 0 in sizes:
+        return np.zeros(sizes, dtype=np.int64)
     grids = np.meshgrid(*(np.arange(r.start, r.stop, dtype=np.int64) for r in window), indexing="ij")
-    idx = np.stack([g.reshape(-1) for g in grids], axis=1)
-    return np.asarray(target.source.offsets(idx), dtype=np.int64).reshape(sizes)
+    idx = np.stack([g.reshape(-1) for g in grids], axis=1) if grids else np.zeros((1, 0), dtype=np.int64)
+    lay = target.layout
+    if isinstance(lay, Shape):
+        return np.asarray(target.source.offsets(idx), dtype=np.int64).reshape(sizes)
+    return cute_offsets(lay.layout if isinstance(lay, TlaLayout) else lay, idx).reshape(sizes)
 
 
 def _text_width(values: np.ndarray) -> int:
@@ -114,6 +120,8 @@ def grid_lines(target: Target, window: Window, max_width: int) -> list[str]:
     """The offsets of `window` as tables, columns cut to `max_width` (0: no limit)."""
     if not target.dims:
         return [f"offset of the scalar: {int(window_offsets(target, ()))}"]
+    if 0 in target.dims:
+        return ["(no elements: a dimension has size 0)"]
     lead, rows, cols = _matrix(target, window)
     cap = cols if max_width <= 0 else cols[: max(1, max_width // 2)]
     values = _slice_values(target, lead, rows, cap)

@@ -21,7 +21,7 @@ from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla import Shape, linear_index, multi_index
 
-__all__ = ["MAX_SEARCHED", "elements_at", "offset_of", "parse_index"]
+__all__ = ["MAX_SEARCHED", "cute_offsets", "elements_at", "offset_of", "parse_index"]
 
 #: Layouts whose digits do not decide an offset uniquely are searched up to this size.
 MAX_SEARCHED = 1 << 22
@@ -84,6 +84,19 @@ def _digits(layout: Layout) -> list[Digit]:
             if extent != 1:
                 out.append((int(extent), int(stride), k, mult))
             mult *= int(extent)
+    return out
+
+
+def cute_offsets(layout: Layout, idx: np.ndarray) -> np.ndarray:
+    """`layout(*i)` for each row `i` of `idx` (top-level coordinates, in bounds), digit by
+    digit: any stride, negative or zero, and any size.
+
+    >>> cute_offsets(Layout.parse("((4,2),(4,3)):((4,16),(1,32))"), np.array([[1, 5], [7, 11]])).tolist()
+    [37, 95]
+    """
+    out = np.zeros(len(idx), dtype=np.int64)
+    for extent, stride, mode, mult in _digits(layout):
+        out += (idx[:, mode] // mult % extent) * stride
     return out
 
 

@@ -106,6 +106,8 @@ def target_from(text: str) -> Target:
         raise
     if isinstance(layout, Shape):
         return Target("xla", layout, str(layout))
+    if any(int(n) < 0 for n, _ in layout.flat_modes()):  # Layout.parse accepts "-1" (a bug: see notes)
+        raise LayoutError(f"a CuTe shape has no negative extents, but {layout} has one")
     return Target("cute", layout, str(layout))
 
 

@@ -106,7 +106,7 @@ def _text(target: Target, window: Window | None, max_width: int) -> str:
         assert isinstance(target.layout, Shape)
         return format_show(target.layout)
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
-    if isinstance(target.layout, Shape) and all(r.start == 0 for r in window):
+    if isinstance(target.layout, Shape) and target.slots and all(r.start == 0 for r in window):
         lines += ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
     elif isinstance(target.layout, TlaLayout) and target.slots > 0:
         padded = [int(m.size()) for m in target.layout.layout.modes()]
@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         if args.index or args.offset or args.window:
             raise UsageError("--as prints the layout in another notation: it takes no "
                              "--index, --offset or --window")
-        print(_show_as.converted(target, args.as_))
+        text = _show_as.converted(target, args.as_)
+        print(json.dumps({**_facts.head(target), "as": args.as_, "text": text}) if args.json else text)
         return 0
     if args.index or args.offset:
         if args.window:

@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from tensorlayout.core.layout import Digit
-from tensorlayout.cute import Layout
+from tensorlayout.cute import Layout, tla
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import ComposedLayout
 from tensorlayout.cute.tla import TlaLayout
@@ -68,6 +68,9 @@ def as_target(obj: object) -> PhysicalTarget:
     """
     if isinstance(obj, PhysicalTarget):
         return obj
+    if isinstance(obj, str) and obj.strip() in tla.FORMATS:
+        raise LayoutError(f"{obj.strip()!r} names a TLA format, which needs a size and an element type: "
+                          f"pass tensorlayout.cute.tla.make_format({obj.strip()!r}, rows, cols, dtype)")
     if isinstance(obj, (Shape, str)):
         return PhysicalTarget.from_xla(obj)
     if isinstance(obj, (Layout, TlaLayout, ComposedLayout)):

@@ -6,6 +6,8 @@
 {'dim0': 3, 'dim1': 1}
 """
 
+from tensorlayout.triton.banks import bank_conflicts
+from tensorlayout.triton.bridge import from_cute, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -15,6 +17,7 @@ from tensorlayout.triton.encodings import (
     to_linear_layout,
 )
 from tensorlayout.triton.linear_layout import LinearLayout
+from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = [
     "BlockedLayout",
@@ -23,5 +26,10 @@ __all__ = [
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
+    "bank_conflicts",
+    "from_cute",
+    "get_distributed_view",
+    "get_shared_view",
+    "to_cute",
     "to_linear_layout",
 ]

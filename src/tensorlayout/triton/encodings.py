@@ -52,6 +52,12 @@ def _pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ..
     return got
 
 
+def _rank(values: Any, what: str) -> int:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise LayoutError(f"{what} must be a list, got {values!r}")
+    return len(values)
+
+
 def _order(order: Any, rank: int) -> tuple[int, ...]:
     got = tuple(order) if isinstance(order, Sequence) and not isinstance(order, str) else None
     if got is None or sorted(got) != list(range(rank)):
@@ -121,11 +127,15 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
 
 def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Sequence[Sequence[int]] = (),
                         broadcast_registers: bool = False) -> LinearLayout:
-    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``."""
+    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``.
+
+    Out-of-shape registers are dropped for ``#blocked`` but kept as zero bases (broadcast) for
+    the MMA layouts and their dot operands, as Triton 3.9 does.
+    """
     names = standard_out_dim_names(len(shape))
     full = dict(zip(names, shape))
-    cga = LinearLayout.from_bases([("block", [list(b) for b in cga_layout])], names,
-                                  _cga_sizes(cga_layout, len(shape)), require_surjective=False)
+    bases, sizes = _cga(cga_layout, len(shape))
+    cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, full).transpose_outs(cta.get_out_dim_names())
     cta_shape = {n: max(1, full[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
@@ -133,13 +143,23 @@ def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Seq
     return (cta * cga).transpose_outs(names)
 
 
-def _cga_sizes(cga_layout: Sequence[Sequence[int]], rank: int) -> list[int]:
+def _cga(cga_layout: Any, rank: int) -> tuple[list[list[int]], list[int]]:
+    """The ``block`` bases of a ``cga_layout`` and the out sizes they span, checked."""
+    if isinstance(cga_layout, (str, bytes)) or not isinstance(cga_layout, Sequence):
+        raise LayoutError(f"cga_layout must be a list of bases, got {cga_layout!r}")
+    bases = [list(_pow2_or_zero(b, rank)) for b in cga_layout]
     sizes = [1] * rank
-    for b in cga_layout:
-        if len(b) != rank or any(not isinstance(x, int) or x < 0 or x & (x - 1) for x in b):
-            raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {list(b)}")
+    for b in bases:
         sizes = [max(s, 2 * x) for s, x in zip(sizes, b)]
-    return sizes
+    return bases, sizes
+
+
+def _pow2_or_zero(basis: Any, rank: int) -> tuple[int, ...]:
+    ok = isinstance(basis, Sequence) and not isinstance(basis, (str, bytes)) and len(basis) == rank
+    if ok and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 and not x & (x - 1)
+                  for x in basis):
+        return tuple(basis)
+    raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {basis!r}")
 
 
 def _shape(shape: Any, rank: int) -> tuple[int, ...]:
@@ -177,9 +197,11 @@ class BlockedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        """The tensor rank the layout is for."""
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for a tensor of ``shape`` (Triton's ``toLinearLayout``)."""
         rank = self.rank
         spt = _pow2_list(self.size_per_thread, "size_per_thread", rank)
         tpw = _pow2_list(self.threads_per_warp, "threads_per_warp", rank)
@@ -229,7 +251,8 @@ class NVMMADistributedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.warps_per_cta)
+        """The tensor rank the layout is for."""
+        return _rank(self.warps_per_cta, "warps_per_cta")
 
     def _major(self) -> int:
         major = self.version[0] if isinstance(self.version, Sequence) and self.version else None
@@ -248,6 +271,7 @@ class NVMMADistributedLayout:
         return list(instr) if self._major() == 2 else list(instr[:2])
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for a tensor of ``shape``: one instruction tile per warp, then repeats."""
         _no_cga(self.cga_layout, "NVMMADistributedLayout")
         rank = self.rank
         wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
@@ -257,7 +281,7 @@ class NVMMADistributedLayout:
         order = _row_major(rank)
         cta = _mma_tile(tile, 2, order, order)
         warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
-        return _combine_with_shape(cta * warps, _shape(shape, rank))
+        return _combine_with_shape(cta * warps, _shape(shape, rank), broadcast_registers=True)
 
 
 @dataclass(frozen=True)
@@ -277,9 +301,14 @@ class DotOperandLayout:
 
     @property
     def rank(self) -> int:
-        return int(self.parent.rank)
+        """The parent's rank."""
+        if not isinstance(self.parent, NVMMADistributedLayout):
+            raise UnsupportedError(f"dot operands of {type(self.parent).__name__} are not modelled "
+                                   "(only an NVMMADistributedLayout parent)")
+        return self.parent.rank
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for an operand of ``shape`` ([M, K] for A, [K, N] for B)."""
         parent = self.parent
         if not isinstance(parent, NVMMADistributedLayout):
             raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
@@ -298,7 +327,6 @@ class DotOperandLayout:
         k_dim = rank - 1 if is_a else rank - 2
         wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
         warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
-        # Triton keeps a dot operand's out-of-shape registers as zero (broadcast) bases.
         return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
                                    broadcast_registers=True)
 
@@ -327,9 +355,11 @@ class SwizzledSharedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        """The tensor rank the layout is for."""
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout for a tensor of ``shape``."""
         _no_cga(self.cga_layout, "SwizzledSharedLayout")
         rank = self.rank
         order = _order(self.order, rank)
@@ -405,6 +435,7 @@ class NVMMASharedLayout:
         return bases + [(0, c) for c in _powers_below(cols) if c >= covered]
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout; raises where Triton 3.9 aborts (shape below the atom)."""
         self._check()
         dims = _shape(shape, self.rank)
         if len(dims) == 1:

@@ -13,6 +13,7 @@ live ranges, LLVM IR, objects, MLIR, debug options) are skipped with one note on
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import re
 import sys
@@ -221,7 +222,9 @@ def _results(chosen: Sequence[DumpModule], work: Callable[[HloModule], T],
     if jobs <= 1 or len(paths) < 2:
         yield from map(job, paths)
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+    # spawn, not fork: a forked child of a multithreaded parent (JAX, numpy's BLAS) can deadlock
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context) as pool:
         yield from pool.map(job, paths)
 
 

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from tensorlayout.errors import ParseError
-from tensorlayout.hlo import ELEMENTWISE_OPCODES, output_to_input_indexing, parse_module
+from tensorlayout.hlo import (
+    ELEMENTWISE_OPCODES,
+    FusionAdaptor,
+    grouped_output_to_input_indexing,
+    output_to_input_indexing,
+    parse_module,
+)
 from tensorlayout.hlo.analysis import INPUT_TO_OUTPUT, OUTPUT_TO_INPUT
 from tensorlayout.hlo.parser import MAX_TUPLE_DEPTH, RESERVED_NAMES
 
@@ -195,6 +201,14 @@ def test_maps_go_through_an_async_pair() -> None:
     assert str(output_to_input_indexing(e.instruction("sd"))).startswith("operand id = 0 (d0) -> (d0)")
     assert output_to_input_indexing(e.instruction("ss"), 0).is_unknown  # the operands element
     assert output_to_input_indexing(e.instruction("cs"), 1).is_unknown  # `call` has no rule, as in XLA
+
+
+def test_grouped_maps_walk_through_an_async_pair() -> None:
+    e = parse_module(_ASYNC).entry
+    done = e.instruction("sd")
+    groups = grouped_output_to_input_indexing(FusionAdaptor.for_computation(e), done)
+    assert [str(oi) for oi in groups[e.instruction("p")]] == ["(d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]"]
+    assert [str(oi) for oi in groups[e.instruction("ss")]] == ["(d0) -> (d0), domain: d0 in [0, 3]"]
 
 
 def test_async_shorthand_needs_xla_tuple_shape() -> None:

@@ -106,8 +106,6 @@ def test_modules_parse_like_xla(dump: Path) -> None:
     assert any("jit_collectives" in p.name for p in paths)
 
 
-@pytest.mark.xfail(strict=True, reason="hlo/parser.py must extend attribute values with "
-                   "hlo.sharding.attribute_value_end (mesh replica groups contain a space)")
 def test_mesh_replica_group_modules_parse(dump: Path) -> None:
     paths = [p for p in _modules(dump) if "replica_groups=mesh[" in p.read_text()]
     assert paths
@@ -168,8 +166,6 @@ def test_dumped_frontend_attributes_and_shardy_text_parse(dump: Path) -> None:
     sdy = 0
     for path in _modules(dump):
         text = path.read_text()
-        if "replica_groups=mesh[" in text:  # needs the parser patch (see the xfail above)
-            continue
         module = parse_module(text)
         raws = [i.raw_attributes["frontend_attributes"] for i in module.instructions()
                 if "frontend_attributes" in i.raw_attributes]

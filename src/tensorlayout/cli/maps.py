@@ -24,11 +24,7 @@ from typing import Any
 
 from tensorlayout.cli.dump import Progress, add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, LayoutError
-from tensorlayout.hlo.analysis import (
-    HloInstructionIndexing,
-    input_to_output_indexing,
-    output_to_input_indexing,
-)
+from tensorlayout.hlo import HloInstructionIndexing, input_to_output_indexing, output_to_input_indexing
 from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.hlo.model import HloInstruction, HloModule
 from tensorlayout.hlo.physical import linearized_output_to_input

@@ -39,6 +39,7 @@ from tensorlayout.hlo.model import (
     HloModule,
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
+from tensorlayout.hlo.sharding import attribute_value_end
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -522,7 +523,8 @@ class _Parser:
         while True:
             m = _ATTR.match(text, pos)
             if m:
-                key, at, end = m.group(1), m.end(), scan_value(text, m.end())
+                key, at = m.group(1), m.end()
+                end = attribute_value_end(key, text, at, scan_value(text, at))
             else:
                 cur.pos = pos
                 if not _MORE.match(text, pos) or not cur.accept(","):

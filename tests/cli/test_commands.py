@@ -214,9 +214,7 @@ def test_random_targets_never_crash(capsys: pytest.CaptureFixture[str], target: 
 
 
 def test_show_tpu_gives_the_tpu_default_layout(capsys: pytest.CaptureFixture[str]) -> None:
-    from tensorlayout.cli import main as cli_main
-
-    assert cli_main(["show", "bf16[16,256]", "--tpu", "v6e"]) == 0
+    assert main(["show", "bf16[16,256]", "--tpu", "v6e"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "bf16[16,256]{1,0:T(8,128)(2,1)}"
-    assert cli_main(["show", "bf16[16,256]", "--tpu", "v4"]) == 2
+    assert main(["show", "bf16[16,256]", "--tpu", "v4"]) == 2
     assert capsys.readouterr().err.startswith("tensorlayout: UnsupportedError:")

@@ -28,7 +28,6 @@ LAYERS = {
 }
 #: Modules that sit above their package's layer (they bridge into a higher one).
 MODULE_LAYERS = {
-    "xla.padding": 4,  # advice over HLO modules reads hlo
     "indexing.layouts": 3,
 }
 

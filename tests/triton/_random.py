@@ -59,8 +59,9 @@ def _mma_parent(rng: random.Random, version: int | None = None) -> dict[str, Any
     else:
         instr = [16, _pow2(rng, 3, 8), 16]
         wpc = [4 * _pow2(rng, 0, 1), _pow2(rng, 0, 1)]
+    rank = len(wpc)
     return {"kind": "NVMMADistributedLayout", "version": [version, 0], "warps_per_cta": wpc,
-            "instr_shape": instr, "cga_layout": []}
+            "instr_shape": instr, "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
 
 
 def nvidia_mma(rng: random.Random) -> tuple[dict[str, Any], list[int]]:

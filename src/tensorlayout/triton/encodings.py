@@ -272,7 +272,6 @@ class NVMMADistributedLayout:
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The layout for a tensor of ``shape``: one instruction tile per warp, then repeats."""
-        _no_cga(self.cga_layout, "NVMMADistributedLayout")
         rank = self.rank
         wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
         tile = self.tile_shape()
@@ -281,7 +280,8 @@ class NVMMADistributedLayout:
         order = _row_major(rank)
         cta = _mma_tile(tile, 2, order, order)
         warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
-        return _combine_with_shape(cta * warps, _shape(shape, rank), broadcast_registers=True)
+        return _combine_with_shape(cta * warps, _shape(shape, rank), self.cga_layout,
+                                   broadcast_registers=True)
 
 
 @dataclass(frozen=True)
@@ -313,7 +313,6 @@ class DotOperandLayout:
         if not isinstance(parent, NVMMADistributedLayout):
             raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
                                    "(only an NVMMADistributedLayout parent)")
-        _no_cga(parent.cga_layout, "DotOperandLayout")
         if self.operand_index not in (0, 1):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {self.operand_index!r}")
         k_width = _pow2_list([self.k_width], "k_width")[0]
@@ -327,8 +326,9 @@ class DotOperandLayout:
         k_dim = rank - 1 if is_a else rank - 2
         wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
         warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
+        cga = [[0 if d == k_dim else x for d, x in enumerate(b)] for b in _cga(parent.cga_layout, rank)[0]]
         return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
-                                   broadcast_registers=True)
+                                   cga, broadcast_registers=True)
 
 
 def _positive(value: Any, what: str) -> int:

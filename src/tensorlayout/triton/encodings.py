@@ -473,5 +473,6 @@ def to_linear_layout(layout: Any, shape: Sequence[int]) -> LinearLayout:
     if not callable(method):
         raise UnsupportedError(f"no linear layout for {type(layout).__name__}")
     result = method(shape)
-    assert isinstance(result, LinearLayout)
+    if not isinstance(result, LinearLayout):
+        raise UnsupportedError(f"{type(layout).__name__}.to_linear_layout did not give a LinearLayout")
     return result

@@ -59,8 +59,9 @@ def _mma_parent(rng: random.Random, version: int | None = None) -> dict[str, Any
     else:
         instr = [16, _pow2(rng, 3, 8), 16]
         wpc = [4 * _pow2(rng, 0, 1), _pow2(rng, 0, 1)]
+    rank = len(wpc)
     return {"kind": "NVMMADistributedLayout", "version": [version, 0], "warps_per_cta": wpc,
-            "instr_shape": instr, "cga_layout": []}
+            "instr_shape": instr, "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
 
 
 def nvidia_mma(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
@@ -81,7 +82,8 @@ def dot_operand(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
 def swizzled_shared(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
     rank = rng.randint(1, 3)
     layout = {"kind": "SwizzledSharedLayout", "vec": _pow2(rng, 0, 4), "per_phase": _pow2(rng, 0, 3),
-              "max_phase": _pow2(rng, 0, 4), "order": _perm(rng, rank), "cga_layout": []}
+              "max_phase": _pow2(rng, 0, 4), "order": _perm(rng, rank),
+              "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
     shape = _shape(rng, rank)
     if shape == [1] * rank:  # Gluon's wrapper refuses an empty offset list
         shape[0] = 2
@@ -94,7 +96,8 @@ def nvmma_shared(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
     bits = rng.choice([8, 16, 32])
     fp4 = swz == 128 and bits == 8 and rng.random() < 0.3
     layout = {"kind": "NVMMASharedLayout", "swizzle_byte_width": swz, "element_bitwidth": bits, "rank": rank,
-              "transposed": rank == 2 and rng.random() < 0.4, "fp4_padded": fp4, "cga_layout": []}
+              "transposed": rank == 2 and rng.random() < 0.4, "fp4_padded": fp4,
+              "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
     shape = _shape(rng, rank, 1, 8)
     if rng.random() < 0.8:  # mostly shapes that hold the swizzle atom (smaller ones abort Triton)
         col = 0 if layout["transposed"] else rank - 1

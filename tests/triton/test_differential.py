@@ -63,6 +63,11 @@ def _compare_family(family: str, n: int, seed: int) -> None:
     agreed = rejected = 0
     for (spec, shape), (kind, bases, _) in zip(cases, results):
         ours = _ours(spec, shape)
+        if kind == "error" and "offset_bases must not be empty" in bases:
+            # Gluon's Python wrapper refuses a one-offset shared layout; the C++ map is trivial.
+            assert isinstance(ours, LinearLayout) and ours.get_in_dim_size("offset") == 1, (spec, shape)
+            rejected += 1
+            continue
         if kind != "ll":
             assert isinstance(ours, TensorLayoutError), (spec, shape, kind, bases)
             rejected += 1
@@ -196,7 +201,9 @@ def test_pictures_match_triton(family: str) -> None:
     while len(cases) < 40:
         spec, shape = _random.FAMILIES[family](rng)
         ours = _ours(spec, shape)
-        if isinstance(ours, LinearLayout) and ours.get_total_in_dim_size() <= 4096:
+        one_offset = isinstance(ours, LinearLayout) and ours.has_in_dim("offset") and \
+            ours.get_in_dim_size("offset") == 1  # Gluon's wrapper refuses these
+        if isinstance(ours, LinearLayout) and ours.get_total_in_dim_size() <= 4096 and not one_offset:
             cases.append((spec, shape, ours))
     results = run_isolated(_triton_views, [(s, sh) for s, sh, _ in cases])
     for (spec, shape, ours), (kind, expected, _) in zip(cases, results):

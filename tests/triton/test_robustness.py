@@ -45,6 +45,7 @@ API: dict[str, tuple[Callable[..., Any], int]] = {
     "from_cute": (tt.from_cute, 3),
     "views": (lambda x, y: (tt.get_distributed_view(x, y), tt.get_shared_view(x, y)), 2),
     "bank_conflicts": (tt.bank_conflicts, 3),
+    "hardware_bank_conflicts": (tt.hardware_bank_conflicts, 3),
 }
 
 

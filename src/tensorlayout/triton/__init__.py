@@ -6,7 +6,7 @@
 {'dim0': 3, 'dim1': 1}
 """
 
-from tensorlayout.triton.banks import bank_conflicts
+from tensorlayout.triton.banks import BankReport, bank_conflicts, hardware_bank_conflicts
 from tensorlayout.triton.bridge import from_cute, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
@@ -20,6 +20,7 @@ from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = [
+    "BankReport",
     "BlockedLayout",
     "DotOperandLayout",
     "LinearLayout",
@@ -30,6 +31,7 @@ __all__ = [
     "from_cute",
     "get_distributed_view",
     "get_shared_view",
+    "hardware_bank_conflicts",
     "to_cute",
     "to_linear_layout",
 ]

@@ -133,6 +133,8 @@ def test_parse_fuzz_thorough(text: str) -> None:
     "(d0) -> (d0), domain: d0 in [0, 7], (d0 + 12) mod -2 in [-8, 7]",
     "(d0) -> (d0), domain: d0 in [0, 7], d0 mod 0 in [0, 0]",
     "(d0) -> (d0 mod 0), domain: d0 in [0, 7]",
+    # d0 * 2 - 2**63 overflows int64 at d0 = -2 (no value there), so exact keeps it
+    "(d0) -> (max(d0 * 2 - 9223372036854775808 + d0 + d0, 0) mod 8), domain: d0 in [-2, 16]",
     "(d0)[s0, s1] -> (s0 * 8 + s1 - (s1 * -4 - 32)), domain: d0 in [0, 1], s0 in [0, 31], s1 in [0, 7]",
     "(d0) -> (d0)" + ", d0 in [0, 1]" * 3,
     "(" * 3000 + "d0" + ")" * 3000,

@@ -170,19 +170,25 @@ def _replace_constraints(state: _State, to_remove: list[Expr], to_add: list[tupl
 
 def is_partial(e: Expr, ev: RangeEvaluator) -> bool:
     """True if ``e`` may have no value somewhere in the box: a ``mod`` by a divisor that can be
-    ``<= 0`` or a division by one that can be 0 (``SafeEvaluate`` is None there, so a constraint
-    on ``e`` excludes those points; XLA's rewrites, e.g. ``x mod 0 -> 0``, would let them in).
+    ``<= 0``, a division by one that can be 0, or a value that may leave int64 (``SafeEvaluate``
+    is None there, so a constraint on ``e`` excludes those points; XLA's rewrites, e.g.
+    ``x mod 0 -> 0``, would let them in).
 
     >>> from tensorlayout.indexing.expr import var
     >>> ev = RangeEvaluator([Interval(0, 7)])
     >>> is_partial(var(0) % 4, ev), is_partial((var(0) + 1) % -2, ev), is_partial(var(0) // var(0), ev)
     (False, True, True)
+    >>> is_partial(var(0) * 2 - 2**63, ev)
+    True
     """
     for x in e.walk():
+        r = ev.range(x)
+        if r.lower == INT64_MIN or r.upper == INT64_MAX:  # saturated: may overflow
+            return True
         if x.kind in (MOD, FLOORDIV, CEILDIV):
             assert x.rhs is not None
-            r = ev.range(x.rhs)
-            if r.lower <= 0 and (x.kind == MOD or r.upper >= 0):
+            d = ev.range(x.rhs)
+            if d.lower <= 0 and (x.kind == MOD or d.upper >= 0):
                 return True
     return False
 

@@ -27,6 +27,7 @@ from tensorlayout.cute.layout import (
     _mk,
     as_layout,
     coalesce,
+    coalesce_pairs,
     cosize,
     make_layout,
     make_ordered_layout,
@@ -255,21 +256,25 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
-    _require_extents(layout, "right_inverse")
-    c = coalesce(layout)
-    modes = c.flat_modes()
-    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
-    order = sorted(range(len(modes)), key=lambda k: abs(modes[k][1]))
+    fs = it.flatten(layout._shape)
+    if 0 in fs:
+        _require_extents(layout, "right_inverse")
+    modes = coalesce_pairs(zip(fs, it.flatten(layout._stride)))
+    pre, p = [], 1
+    for s, _d in modes:
+        pre.append(p)
+        p *= s
     out: list[tuple[int, int]] = []
     cur = 1
-    for k in order:
+    for k in sorted(range(len(modes)), key=lambda k: abs(modes[k][1])):
         s, d = modes[k]
-        if abs(d) != cur or s == 1:
-            if abs(d) > cur:
+        ad = abs(d)
+        if ad != cur:
+            if ad > cur:
                 break
             continue
-        out.append((s, it.signum(d) * pre[k]))
-        cur = s * abs(d)
+        out.append((s, pre[k] if d > 0 else -pre[k]))
+        cur = s * ad
     return _coalesce_flat(out)
 
 
@@ -508,7 +513,7 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 
 
 def _layout_arg(x: Any) -> Layout:
-    return as_layout(x)
+    return x if x.__class__ is Layout else as_layout(x)
 
 
 def nullspace(layout: Layout) -> Layout:

@@ -485,7 +485,8 @@ def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
 # ---------------------------------------------------------------- coalesce and filter
 
 
-def _coalesce_flat(modes: list[tuple[int, int]]) -> Layout:
+def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """Flat ``[s, d]`` modes merged left to right: size-1 modes dropped, ``d1 == s0*d0`` joined."""
     out: list[list[int]] = []
     for s, d in modes:
         if s == 1:
@@ -494,11 +495,17 @@ def _coalesce_flat(modes: list[tuple[int, int]]) -> Layout:
             out[-1][0] *= s
         else:
             out.append([s, d])
+    return out
+
+
+def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
+    out = coalesce_pairs(modes)
     if not out:
         return _mk(1, 0)
     if len(out) == 1:
         return _mk(out[0][0], out[0][1])
-    return _mk(tuple(s for s, _ in out), tuple(d for _, d in out))
+    shapes, strides = zip(*out)
+    return _mk(shapes, strides)
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
@@ -508,9 +515,9 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
     ('12:1', '(2,6):(1,2)')
     """
-    layout = as_layout(layout)
+    layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return _coalesce_flat(layout.flat_modes())
+        return _coalesce_flat(zip(it.flatten(layout._shape), it.flatten(layout._stride)))
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

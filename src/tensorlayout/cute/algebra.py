@@ -183,6 +183,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
+    if a.__class__ is Layout and b.__class__ is Layout:  # the common case, first
+        return _compose_plain(a, b)
     if isinstance(a, Swizzle):
         return ComposedLayout(a, Int(0), as_layout(b))
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)

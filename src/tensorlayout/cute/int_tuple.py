@@ -464,7 +464,8 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
     if not isinstance(crd, (int, np.integer, np.ndarray)) or isinstance(crd, bool):
         raise LayoutError(f"crd2idx: a coordinate must be an int, a tuple or an int array, got {crd!r}"[:200])
     if shape.__class__ not in _LEAF_TYPES or stride.__class__ not in _LEAF_TYPES:
-        raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and {stride!r}"[:200])
+        raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and "
+                          f"{stride!r}"[:200])
     return crd * stride
 
 

@@ -156,7 +156,7 @@ class Layout:
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
-        return list(zip(it.flatten(self.shape), it.flatten(self.stride)))
+        return list(zip(it.flatten(self._shape), it.flatten(self._stride)))
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""

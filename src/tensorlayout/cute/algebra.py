@@ -284,8 +284,8 @@ def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
     pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
     live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
-    if not live:
-        return _mk(1, 0)
+    if not live:  # all strides 0: C++ keeps the shape of the last mode, stride 0
+        return _coalesce_flat([(modes[-1][0] if modes else 1, 0)])
     shapes: list[int] = []
     strides: list[int] = [0]
     covered = 1

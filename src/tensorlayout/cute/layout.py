@@ -211,10 +211,11 @@ def read_layout(cur: Cursor) -> Layout:
     if not cur.accept(":"):
         cur.skip()
         if cur.at_end() or cur.peek(",") or cur.peek(")"):
-            if _too_long(it.product(shape)):
+            layout = make_layout(shape)
+            if any(_too_long(d) for d in it.flatten(layout.stride)):
                 raise ParseError(cur.text, start, f"a shape whose compact strides have at most "
                                  f"{it.MAX_DIGITS} digits")
-            return make_layout(shape)
+            return layout
         raise cur.error("':' between shape and stride")
     stride_at = cur.pos
     stride = it.read_int_tuple(cur)

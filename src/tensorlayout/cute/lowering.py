@@ -67,6 +67,7 @@ def lower_layout(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: 
         x = x.inner
     if isinstance(x, TlaLayout):
         layout, logical = x.layout, tuple(int(n) for n in x.origin_shape)
+        element_bits = element_bits or (x.element_bits if x.element_bits >= 8 else 0)
     elif isinstance(x, Layout):
         layout, logical = x, tuple(int(m.size()) for m in x.modes())
     else:

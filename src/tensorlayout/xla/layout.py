@@ -402,7 +402,7 @@ def _read_tile_dim(cur: Cursor) -> int:
         return COMBINE_DIMENSION
     start = cur.pos
     d = _read_int(cur, "a tile size or '*'")
-    if d < 0:
+    if d < 0 and d != COMBINE_DIMENSION:  # XLA reads INT64_MIN (as 2^63 or -2^63) as '*'
         raise cur.error("a non-negative tile size or '*'", at=start)
     return d
 

@@ -426,13 +426,14 @@ def _read_tuple(cur: Cursor) -> Shape:
 
 # buffer := 'b' '(' shape ')'
 def _read_buffer(cur: Cursor) -> Shape:
+    """A buffer; like a top-level array its layout is not validated here (inside a tuple, the
+    tuple's validation covers it), as XLA's parser does."""
     start = cur.pos
     cur.pos += 2
     with cur.nested("a buffer shape"):
         inner = read_shape(cur)
     if not inner.is_array:
         raise cur.error("an array shape inside b(...)", at=start + 2)
-    _validated(cur, inner, start)
     if not cur.accept(")"):
         raise cur.error("')'", context="expects ')' at the end of buffer shape")
     return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
@@ -496,7 +497,7 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
     if value >= UINT64_LIMIT:
         raise cur.error("a dimension size that fits in 64 bits", at=start)
     value = wrap_int64(value)  # XLA's lexer bit-casts [2^63, 2^64) to negative int64
-    if value < 0:
+    if value < 0 and not (bounded and value == UNBOUNDED_SIZE):  # XLA: '<=' INT64_MIN is '?'
         raise cur.error("a non-negative dimension size", at=start)
     cur.skip()
     if cur.pos < len(cur.text) and (cur.text[cur.pos].isalnum() or cur.text[cur.pos] in "_."):
@@ -506,7 +507,7 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
 
 
 def _validated(cur: Cursor, shape: Shape, start: int) -> Shape:
-    """Tuple and buffer elements are validated as XLA's MakeValidated* does."""
+    """Tuple elements are validated as XLA's MakeValidatedTupleShape does."""
     found = problems(shape)
     if found:
         raise ParseError(cur.text, start, "a valid tuple element", found[0])

@@ -195,3 +195,15 @@ def test_buffer_is_validated_only_inside_a_tuple_as_in_xla() -> None:
     assert str(parse_shape("b(f32[2]{5})")) == "b(f32[2]{5})"
     with pytest.raises(ParseError, match="out-of-bounds"):
         parse_shape("(b(f32[2]{5}))")
+
+
+@pytest.mark.parametrize("text", ["f16[-9223322332036854775808]", "s8[4,-92233720368547758077808]"])
+def test_dimension_below_int64_is_rejected_not_wrapped(text: str) -> None:
+    with pytest.raises(ParseError, match="fits in 64 bits"):
+        parse_shape(text)
+
+
+@pytest.mark.parametrize(("text", "printed"), [("f32\t[5,64,3]", "f32[5,64,3]{2,1,0}"), ("s16 []", "s16[]"),
+                                               ("(f32 [2], s8/*x*/[])", "(f32[2]{0}, s8[])")])
+def test_whitespace_before_the_dims_as_in_xla(text: str, printed: str) -> None:
+    assert str(parse_shape(text)) == printed

@@ -9,8 +9,9 @@ Known, deliberate differences (not counted): nesting deeper than ``MAX_DEPTH`` (
 refuses it, XLA recurses on); a ``#(..)``/``*(..)`` type that is not unsigned, which XLA's
 parser records as an error and then ignores (``f32[2]{0:#(s32)}`` parses; tensorlayout refuses
 it, as the spec asks, test ``test_signed_index_type_is_refused``); a tile without its ``)``,
-which XLA's parser also records and ignores (``T(4}`` reads as ``T(4)``; tensorlayout refuses
-it, test ``test_unclosed_tile_is_refused``); and texts with ``/`` or a
+and a missing parenthesis in any annotation, which XLA's parser also records and ignores
+(``T(4}`` reads as ``T(4)``, ``S(28}`` as ``S(28)``, a bare ``M`` is dropped; tensorlayout
+refuses them, test ``test_unclosed_annotation_is_refused``); and texts with ``/`` or a
 newline, whose comments would swallow the rest of the HLO line around the shape.
 """
 
@@ -60,6 +61,9 @@ CASES = [
     ("f32[4]{0:T(-1)}", "crash"),
     ("f32[4]{0:L(0)}", "crash"),
     ("f32[\u00b2]", None),
+    ("f16[-9223322332036854775808]", None),
+    ("f32\t[5,64,3]", "f32[5,64,3]{2,1,0}"),
+    ("s16 []", "s16[]"),
     ("b(f32[2]{5})", "b(f32[2]{5})"),
     ("(b(f32[2]{5}))", None),
     ("b(f32[2]{0:T()})", "b(f32[2]{0:T()})"),
@@ -76,7 +80,8 @@ CASES = [
 
 
 # What tensorlayout refuses on purpose where XLA reads on (the ParseError's "expected" text).
-KNOWN_DIFFERENCES = ("nested at most", "unsigned integer type", "')' to end the tile")
+KNOWN_DIFFERENCES = ("nested at most", "unsigned integer type", "')' to end the tile",
+                     "after the annotation name", "to end the annotation", "inside the annotation")
 
 
 @pytest.fixture(scope="module")
@@ -133,10 +138,13 @@ def test_signed_index_type_is_refused(oracle: XlaOracle) -> None:
         parse_shape("f32[2]{0:#(s32)}")
 
 
-def test_unclosed_tile_is_refused(oracle: XlaOracle) -> None:
-    assert oracle("f32[2]{0:T(4}") == "f32[2]{0:T(4)}"  # XLA: error recorded, then ignored
-    with pytest.raises(ParseError, match="to end the tile"):
-        parse_shape("f32[2]{0:T(4}")
+@pytest.mark.parametrize(("text", "xla"), [("f32[2]{0:T(4}", "f32[2]{0:T(4)}"),
+                                           ("f32[2]{0:S(28}", "f32[2]{0:S(28)}"),
+                                           ("f32[2]{0:T(2)M}", "f32[2]{0:T(2)}")])
+def test_unclosed_annotation_is_refused(oracle: XlaOracle, text: str, xla: str) -> None:
+    assert oracle(text) == xla  # XLA: error recorded, then ignored
+    with pytest.raises(ParseError, match=r"to end the|after the annotation"):
+        parse_shape(text)
 
 
 def differential_text(n: int) -> str:

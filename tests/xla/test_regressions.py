@@ -207,3 +207,14 @@ def test_dimension_below_int64_is_rejected_not_wrapped(text: str) -> None:
                                                ("(f32 [2], s8/*x*/[])", "(f32[2]{0}, s8[])")])
 def test_whitespace_before_the_dims_as_in_xla(text: str, printed: str) -> None:
     assert str(parse_shape(text)) == printed
+
+
+def test_sub_tile_of_higher_rank_than_its_tile_round_trips() -> None:
+    # XLA accepts f32[4]{0:T(4)(2,2,2)}: the (2,2,2) tile sees the missing major dims as size 1,
+    # so the 4 elements sit at 0, 1, 8 and 9 of a 16-slot buffer; every offset reads back.
+    from tensorlayout.xla import allocated_elements, linear_indices, multi_index, parse_shape
+
+    shape = parse_shape("f32[4]{0:T(4)(2,2,2)}")
+    offsets = linear_indices(shape).tolist()
+    assert offsets == [0, 1, 8, 9] and allocated_elements(shape) == 16
+    assert [multi_index(shape, k) for k in offsets] == [(0,), (1,), (2,), (3,)]

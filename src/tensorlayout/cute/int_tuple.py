@@ -18,7 +18,7 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import ceil_div as _ceil_div
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
@@ -558,7 +558,4 @@ def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
     """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
     if not isinstance(text, str):
         raise ParseError(repr(text), 0, what)
-    cur = Cursor(text)
-    out = read(cur)
-    cur.expect_end()
-    return out
+    return read_whole(text, read)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
@@ -477,7 +477,4 @@ def parse_layout(text: str) -> Layout:
 
 @lru_cache(maxsize=4096)
 def _parse_layout_cached(text: str) -> Layout:
-    cur = Cursor(text, comments=True)
-    layout = read_layout(cur)
-    cur.expect_end("end of the layout")
-    return layout
+    return read_whole(text, read_layout, "end of the layout", comments=True)

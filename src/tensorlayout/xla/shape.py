@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod
 from tensorlayout.errors import LayoutError, ParseError
 from tensorlayout.xla.layout import Layout, read_layout, read_xla_int
@@ -526,10 +526,7 @@ def parse_shape(text: str) -> Shape:
 
 @lru_cache(maxsize=8192)
 def _parse_shape_cached(text: str) -> Shape:
-    cur = Cursor(text, comments=True)
-    shape = read_shape(cur)
-    cur.expect_end("end of the shape (extra content after shape)")
-    return shape
+    return read_whole(text, read_shape, "end of the shape (extra content after shape)", comments=True)
 
 
 parse_shape.cache_clear = _parse_shape_cached.cache_clear  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -165,6 +166,26 @@ class CoreLayout:
     tile_elements: int | None = None
     subtile_elements: int | None = None
     name: str = field(default="", compare=False)
+
+    @staticmethod
+    def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], size: int | None = None,
+                   **meta: Any) -> CoreLayout:
+        """The layout whose dim ``k`` splits into ``modes[k]``, ``(extent, stride)`` pairs least
+        significant first (CuTe's colexicographic order); ``size`` defaults to one past the
+        largest offset.
+
+        >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).offset((2, 3))
+        17
+        """
+        digits = []
+        for k, mode in enumerate(modes):
+            block = 1
+            for extent, stride in mode:
+                digits.append(Digit(k, block, int(extent), int(stride)))
+                block *= int(extent)
+        if size is None:
+            size = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
+        return CoreLayout(tuple(int(n) for n in shape), tuple(digits), size, **meta)
 
     @property
     def rank(self) -> int:

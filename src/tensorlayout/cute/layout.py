@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
+from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
@@ -169,11 +170,8 @@ class Layout:
         if reach > INT64_MAX:
             raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "
                               "not fit an int64 array")
-        out = np.zeros(1, dtype=np.int64)
-        for s, d in reversed(self.flat_modes()):
-            out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)
-        # the reshape above is row-major over modes listed last-first: the first mode is fastest
-        return out
+        # index i in [0, size) colexicographically: one dim of the core form split into every mode
+        return CoreLayout.from_modes((n,), [self.flat_modes()], size=0).offsets()
 
     def offsets_2d(self) -> np.ndarray:
         """``L(i, j)`` as an array of shape (size of mode 0, size of mode 1) for rank-2 layouts."""

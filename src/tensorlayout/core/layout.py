@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -114,6 +114,9 @@ def source_extent(source: Source, shape: Sequence[int]) -> int:
     return int(shape[source]) if source >= 0 else 1
 
 
+_Offsets = TypeVar("_Offsets", int, np.ndarray)
+
+
 @dataclass(frozen=True, slots=True)
 class XorSwizzle:
     """CuTe's ``Swizzle<B,M,S>`` as an offset post-op: XOR ``B`` bits from ``M+S`` onto ``M``.
@@ -128,16 +131,19 @@ class XorSwizzle:
     base: int
     shift: int
 
-    def __call__(self, offset: int) -> int:
-        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
-        moved = offset & mask
+    @property
+    def yyy_mask(self) -> int:
+        """The ``B`` source bits (CuTe's ``yyy_msk``)."""
+        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+
+    def __call__(self, offset: _Offsets) -> _Offsets:
+        """The swizzled offset (an int, or an int array element-wise)."""
+        moved = offset & self.yyy_mask
         return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
 
     def apply(self, offsets: np.ndarray) -> np.ndarray:
         """The post-op on an int64 array of offsets."""
-        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
-        moved = offsets & mask
-        return offsets ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
+        return self(offsets)
 
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"

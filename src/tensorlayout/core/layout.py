@@ -188,7 +188,7 @@ class CoreLayout:
             block = 1
             for extent, stride in mode:
                 digits.append(Digit(k, block, int(extent), int(stride)))
-                block *= int(extent)
+                block = max(block * int(extent), 1)  # past a zero extent the dim is empty anyway
         if size is None:
             size = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
         return CoreLayout(tuple(int(n) for n in shape), tuple(digits), size, **meta)
@@ -222,6 +222,8 @@ class CoreLayout:
         if n > MAX_ENUMERATED:
             raise LayoutError(f"{self.name or 'layout'} has {n} elements; listing every offset "
                               f"is limited to {MAX_ENUMERATED}")
+        if n == 0:  # (a zero dim beside a huge one must not allocate the huge one's range)
+            return np.zeros(0, dtype=np.int64)
         self._check_int64()
         rank = self.rank
 

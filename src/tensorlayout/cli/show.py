@@ -100,7 +100,7 @@ def _header(target: Target, window: Window) -> list[str]:
         facts = _facts.cute_facts(lay.layout if isinstance(lay, TlaLayout) else lay)
         lines = [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
                               f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
-    if any(len(r) != n for r, n in zip(window, target.dims, strict=True)):
+    if any(r.stop - r.start != n for r, n in zip(window, target.dims, strict=True)):  # len() overflows
         lines.append(f"window {window_text(window)} of [{','.join(map(str, target.dims))}] "
                      "(--window picks another part)")
     return lines

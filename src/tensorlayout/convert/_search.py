@@ -15,6 +15,7 @@ import numpy as np
 
 from tensorlayout import cute
 from tensorlayout.convert._xla_cute import as_cute, xla_to_cute
+from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import Digit
 from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
 from tensorlayout.xla import Layout as XlaLayout
@@ -243,6 +244,9 @@ def cute_to_xla(layout: Any, element: str = "f32", dims: Sequence[int] | None = 
     bits = et.bits if et.is_sub_byte else 0
     if any(d < 0 or (d == 0 and s > 1) for s, d in lay.flat_modes()):
         raise UnsupportedError(f"{lay} has no XLA layout: {_why_not_xla(lay)}")
+    if any(abs(v) > INT64_MAX for sd in lay.flat_modes() for v in sd) or any(n > INT64_MAX for n in logical):
+        raise UnsupportedError(f"{lay} has no XLA layout: a size or stride is beyond int64, and XLA's "
+                               "dimensions and tiles are int64")
     # Without stride-0 and negative digits, coalescing mode by mode is canonical: two such
     # layouts with the same mode sizes are the same function exactly when they coalesce alike.
     profile = tuple(1 for _ in modes)

@@ -226,6 +226,8 @@ class CoreLayout:
             return np.zeros(0, dtype=np.int64)
         self._check_int64()
         rank = self.rank
+        if rank > 32:  # numpy arrays have at most 64 dims: go through explicit index rows
+            return self.offsets_at(_c_order_indices(self.shape))
 
         def grid(k: int) -> np.ndarray:
             view = [1] * rank
@@ -455,6 +457,16 @@ def _is_dense(lay: CoreLayout) -> bool:
 
 #: Coordinates of logical dim ``k`` as an int64 array (broadcastable with the others).
 Coords = Callable[[int], np.ndarray]
+
+
+def _c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
+    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``."""
+    rest = np.arange(prod(shape), dtype=np.int64)
+    cols = []
+    for n in reversed(shape):
+        rest, r = np.divmod(rest, n)
+        cols.append(r)
+    return np.stack(cols[::-1], axis=1) if cols else np.zeros((1, 0), dtype=np.int64)
 
 
 def _sum_digits(digits: list[Digit], coord: Coords, one: tuple[int, ...]) -> np.ndarray:

@@ -436,7 +436,8 @@ class _Parser:
             if opcode == "constant":
                 return ((items, None, (), ()), ops.end()) if items else None
             if opcode == "parameter":
-                return ((None, int(items), (), ()), ops.end()) if _DIGITS.fullmatch(items) else None
+                return ((None, int(items), (), ()), ops.end()) \
+                    if _DIGITS.fullmatch(items) and len(items) <= 20 else None  # else the careful path
             return (None, None, tuple(_OPERAND_NAME.findall(items)), ()), ops.end()
         if opcode in ("constant", "parameter"):
             return None
@@ -504,9 +505,12 @@ class _Parser:
             return literal, None, (), ()
         if opcode == "parameter":
             cur.skip()
+            at = cur.pos
             digits = cur.match(_DIGITS)
             if digits is None:
                 raise cur.error("a parameter number (ASCII digits)")
+            if len(digits.group()) > 18:
+                raise cur.error("a parameter number below 10**18", at=at)
             number = int(digits.group())
             cur.expect(")", "')' after the parameter number")
             return None, number, (), ()

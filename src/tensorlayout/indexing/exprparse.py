@@ -67,6 +67,8 @@ def _literal(cur: Cursor, m: re.Match[str], sign: int, negated: bool = False) ->
 
     ``negated``: the literal follows a binary minus, so ``2**63`` is allowed (it becomes INT64_MIN).
     """
+    if len(m.group()) > 20:  # longer than any int64 (and than Python's int() limit allows)
+        raise ParseError(cur.text, m.start(), "an integer that fits in int64", m.group()[:24])
     value = sign * int(m.group())
     if not -INT64_MAX - 1 <= value <= INT64_MAX + negated:
         raise ParseError(cur.text, m.start(), "an integer that fits in int64", m.group())

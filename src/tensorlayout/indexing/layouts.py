@@ -13,7 +13,7 @@ row-major sum of its parts. Swizzled layouts have no affine form.
 
 from __future__ import annotations
 
-from tensorlayout.core.intmath import ceil_div
+from tensorlayout.core.intmath import INT64_MAX, ceil_div
 from tensorlayout.core.layout import CoreLayout, Digit, Source, source_extent
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.indexing.expr import Expr, const, var
@@ -27,6 +27,10 @@ def offset_expr(layout: CoreLayout) -> Expr:
     if layout.post is not None:
         raise UnsupportedError(f"{layout.name or 'the layout'} is swizzled: an XOR has no "
                                "indexing-map form")
+    too_big = [v for d in layout.digits for v in (d.stride, d.block, d.extent) if abs(v) > INT64_MAX]
+    if too_big or any(n > INT64_MAX for n in layout.shape) or abs(layout.base) > INT64_MAX:
+        raise UnsupportedError(f"{layout.name or 'the layout'} has a size or stride beyond int64 "
+                               f"({too_big[0] if too_big else 'an extent'}); indexing maps compute in int64")
     out = const(layout.base)
     for d in layout.digits:
         if d.extent > 1 and d.stride:

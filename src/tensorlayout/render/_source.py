@@ -80,9 +80,9 @@ def source_of(obj: object) -> Source:
 
 def _check_size(name: str, shape: tuple[int, ...], slots: int) -> None:
     elements = prod(shape)
-    if elements >= _LIMIT or slots >= _LIMIT:
-        raise UnsupportedError(f"{name} has {elements} elements in {slots} slots; pictures need "
-                               f"both below 2^62")
+    if elements >= _LIMIT or slots >= _LIMIT or any(n >= _LIMIT for n in shape):
+        raise UnsupportedError(f"{name} has {elements} elements in {slots} slots (dims {list(shape)}); "
+                               "pictures need all of them below 2^62")
 
 
 def _core_source(lay: CoreLayout) -> Source:

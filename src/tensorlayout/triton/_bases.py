@@ -13,8 +13,8 @@ from typing import Any
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton._text import Bases, OutDims
 
-__all__ = ["MAX_BITS", "MAX_DIM_SIZE", "check_bases", "infer_sizes", "is_int", "is_pow2", "log2", "norm_bases",
-           "norm_names"]
+__all__ = ["MAX_BITS", "MAX_DIM_SIZE", "check_bases", "infer_sizes", "is_int", "is_pow2", "log2",
+           "norm_bases", "norm_names"]
 
 #: Largest out-dim size (Triton keeps sizes and basis values in int32).
 MAX_DIM_SIZE = 1 << 30

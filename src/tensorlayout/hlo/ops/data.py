@@ -22,6 +22,7 @@ from tensorlayout.hlo.ops._common import (
     dim_numbers,
     int_literal,
     operand_shape,
+    required,
     scalar_map,
 )
 from tensorlayout.indexing import Expr, IndexingMap, const, var
@@ -52,7 +53,7 @@ def pad_map(in_dims: Sequence[int], out_dims: Sequence[int],
 def pad_o2i(instr: HloInstruction, output_id: int) -> Maps:
     out = array_dims(instr.shape)
     in_dims = array_dims(operand_shape(instr, 0))
-    padding = [(p.low, p.high, p.interior) for p in instr.attributes["padding"]]
+    padding = [(p.low, p.high, p.interior) for p in required(instr, "padding")]
     return [[OperandIndexing(pad_map(in_dims, out, padding))], [OperandIndexing(scalar_map(out))]]
 
 

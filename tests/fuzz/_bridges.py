@@ -67,15 +67,21 @@ def _logical_size(value: xla.Shape | cute.Layout) -> tuple[int, ...] | None:
     return (size,) if isinstance(size, int) else None
 
 
+def _value_range(value: xla.Shape | cute.Layout) -> int:
+    """Values every element type holds: sub-byte types get 0 .. 2^(bits-1)-1 (0 for 1 bit)."""
+    bits = value.element_type.bits if isinstance(value, xla.Shape) else 64
+    return 1 << max(0, min(bits, 64) - 1) if bits < 8 else 1 << 62
+
+
 def check_relayout(text: str) -> None:
     value = _parse_target(text)
     if value is None:
         return
     dims = _logical_size(value)
-    if dims is None or any(d < 0 for d in dims) or int(np.prod(dims, dtype=object)) > 4096:
+    if dims is None or any(not 0 <= d < 2**31 for d in dims) or int(np.prod(dims, dtype=object)) > 4096:
         ok_or_library(relayout.to_physical, np.zeros((1,), np.float32), text)
         return
-    array = np.arange(int(np.prod(dims)), dtype=np.int64).reshape(dims)
+    array = np.arange(int(np.prod(dims)), dtype=np.int64).reshape(dims) % _value_range(value)
     try:
         physical = relayout.to_physical(array, text)
         back = relayout.from_physical(physical, text)

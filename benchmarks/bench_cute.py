@@ -1,19 +1,27 @@
-"""tensorlayout.cute against pycute, side by side on the same inputs in one run.
+"""tensorlayout.cute against pycute from a cold start, side by side on the same inputs in one run.
 
 Needs pycute, which ships in the ``nvidia-cutlass`` wheel:
-``pip install --no-deps nvidia-cutlass==4.2.0`` (the ``[bench]`` extra pins it).
-Prints the best-of-N time per call for both and the ratio pycute / ours (> 1: we are faster),
-and checks that both give the same function on every input.
+``pip install --no-deps nvidia-cutlass==4.2.0.0``.
 
-    python benchmarks/bench_cute.py
+Every timed call gets a fresh random input (no two calls in a run share arguments, and the
+memo caches, if any, are cleared before each run), so no answer comes from a cache. Inputs are
+built before the clock starts; only inputs both libraries answer correctly are timed. Each
+figure is the median over ``--runs`` runs of the time per call; ratio = pycute / ours
+(> 1: we are faster). The machine may be shared and noisy: compare ratios, not absolute times.
+
+    python benchmarks/bench_cute.py [--runs 7] [--n 2000]
 """
 
 from __future__ import annotations
 
+import argparse
+import gc
+import random
+import statistics
 import sys
-import timeit
-
-import numpy as np
+import time
+from collections.abc import Callable
+from typing import Any
 
 from tensorlayout import cute
 from tensorlayout.cute import Layout
@@ -21,50 +29,40 @@ from tensorlayout.cute import Layout
 try:
     import pycute
 except ImportError:  # pragma: no cover
-    sys.exit("pycute is missing: pip install --no-deps nvidia-cutlass==4.2.0")
+    sys.exit("pycute is missing: pip install --no-deps nvidia-cutlass==4.2.0.0")
 
 
-def py_layout(text: str) -> pycute.Layout:
-    ours = Layout.parse(text)
-    return pycute.Layout(ours.shape, ours.stride)
+def rand_shape(rng: random.Random, depth: int = 2) -> Any:
+    if depth == 0 or rng.random() < 0.5:
+        return rng.choice((2, 2, 3, 4, 4, 8))
+    return tuple(rand_shape(rng, depth - 1) for _k in range(rng.randint(1, 3)))
 
 
-def py_values(layout: pycute.Layout) -> list[int]:
-    return [layout(i) for i in range(pycute.size(layout))]
+def compact(rng: random.Random, max_size: int = 4096) -> tuple[Any, Any]:
+    """A random injective (shape, stride): compact strides in a random order, sometimes gaps."""
+    while True:
+        shape = rand_shape(rng)
+        if cute.size(shape) <= max_size:
+            break
+    flat = cute.int_tuple.flatten(shape)
+    strides, cur = [0] * len(flat), 1
+    for k in rng.sample(range(len(flat)), len(flat)):
+        cur *= rng.choice((1, 1, 1, 2))
+        strides[k], cur = cur, cur * flat[k]
+    return shape, cute.int_tuple.unflatten(strides, shape)
 
 
-def best(stmt, number: int) -> float:
-    return min(timeit.repeat(stmt, number=number, repeat=7)) / number
+def py_of(pair: tuple[Any, Any]) -> Any:
+    return pycute.Layout(*pair)
 
 
-def cold(fn):
-    """Call ``fn`` with the algebra caches cleared first, so each call really computes."""
-    def call():
-        cute.clear_caches()
-        return fn()
-    return call
+def values(x: Any) -> list[int]:
+    if isinstance(x, Layout):
+        return [int(v) for v in x.offsets()]
+    return [x(i) for i in range(pycute.size(x))]
 
 
-A = "(128,128):(128,1)"
-TEXTS = {"A": A, "B": "(16,8):(1,16)", "H": "((8,16),(8,16)):((1,64),(8,1024))", "t0": "(4,2):(1,8)",
-         "t1": "(2,4):(4,1)", "C": "(4,8):(1,512)", "b0": "(4,8):(8,1)", "b1": "(32,16):(1,32)"}
-L = {k: Layout.parse(v) for k, v in TEXTS.items()}  # inputs are built once, outside the timing
-P = {k: py_layout(v) for k, v in TEXTS.items()}
-CASES = [
-    ("composition", lambda: cute.composition(L["A"], L["B"]),
-     lambda: pycute.composition(P["A"], P["B"])),
-    ("composition by-mode tiler", lambda: cute.composition(L["H"], (L["t0"], L["t1"])),
-     lambda: pycute.composition(P["H"], (P["t0"], P["t1"]))),
-    ("complement", lambda: cute.complement(L["C"], 16384),
-     lambda: pycute.complement(P["C"], 16384)),
-    ("logical_divide", lambda: cute.logical_divide(L["A"], (16, 8)),
-     lambda: pycute.logical_divide(P["A"], (pycute.Layout(16, 1), pycute.Layout(8, 1)))),
-    ("blocked_product", lambda: cute.blocked_product(L["b0"], L["b1"]),
-     lambda: py_blocked_product(P["b0"], P["b1"])),
-]
-
-
-def py_blocked_product(a: pycute.Layout, b: pycute.Layout) -> pycute.Layout:
+def py_blocked_product(a: Any, b: Any) -> Any:
     """pycute has no blocked_product: C++'s definition written with pycute's own primitives."""
     r = max(len(a), len(b))
     pad = pycute.Layout(1, 0)
@@ -74,37 +72,137 @@ def py_blocked_product(a: pycute.Layout, b: pycute.Layout) -> pycute.Layout:
     return pycute.make_layout(*(pycute.make_layout(p[0][i], p[1][i]) for i in range(r)))
 
 
+Case = tuple[Callable[..., Any], Callable[..., Any], Callable[[random.Random], tuple[Any, ...]]]
+
+
+def _pair(rng: random.Random) -> tuple[Any, ...]:
+    return Layout(*compact(rng, 1 << 14)), Layout(*compact(rng, 256))
+
+
+def _one(rng: random.Random) -> tuple[Any, ...]:
+    return (Layout(*compact(rng)),)
+
+
+CASES: dict[str, Case] = {
+    "composition": (lambda a, b: cute.composition(a, b), lambda a, b: pycute.composition(a, b), _pair),
+    "complement": (lambda a: cute.complement(a, 1 << 16), lambda a: pycute.complement(a, 1 << 16),
+                   _one),
+    "right_inverse": (cute.right_inverse, pycute.right_inverse, _one),
+    "left_inverse": (cute.left_inverse, pycute.left_inverse, _one),
+    "coalesce": (cute.coalesce, pycute.coalesce, _one),
+    "logical_divide": (cute.logical_divide, pycute.logical_divide, _pair),
+    "zipped_divide": (cute.zipped_divide, pycute.zipped_divide, _pair),
+    "logical_product": (cute.logical_product, pycute.logical_product, _pair),
+    "blocked_product": (cute.blocked_product, py_blocked_product, _pair),
+}
+
+
+def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """``n`` input tuples both libraries answer with the same function (built outside the clock).
+
+    Only distinct inputs are kept, so no call repeats an earlier one."""
+    ours_fn, py_fn, gen = CASES[name]
+    rng = random.Random(seed)
+    mine: list[tuple[Any, ...]] = []
+    theirs: list[tuple[Any, ...]] = []
+    seen: set[tuple[Any, ...]] = set()
+    while len(mine) < n:
+        a = gen(rng)
+        if a in seen:
+            continue
+        seen.add(a)
+        p = tuple(py_of((x.shape, x.stride)) if isinstance(x, Layout) else x for x in a)
+        try:
+            r_ours, r_py = ours_fn(*a), py_fn(*p)
+        except Exception:
+            continue
+        if values(r_ours) == values(r_py):
+            mine.append(a)
+            theirs.append(p)
+    cute.clear_caches()
+    return mine, theirs
+
+
+CHUNK = 25
+
+
+def side_by_side(ours: Callable[[Any], Any], theirs: Callable[[Any], Any], mine: list[Any],
+                 their: list[Any]) -> tuple[float, float, float]:
+    """Time ``ours`` and ``theirs`` alternately over chunks of ``CHUNK`` fresh inputs.
+
+    Returns the median per-call times and the median of the per-chunk ratios: on a shared,
+    oversubscribed machine the load changes slowly, so neighbouring chunks see the same load.
+    """
+    t_ours, t_py, ratios = [], [], []
+    gc.disable()
+    try:
+        for k in range(0, len(mine) - CHUNK + 1, CHUNK):
+            t = time.perf_counter()
+            ours(mine[k:k + CHUNK])
+            a = time.perf_counter() - t
+            t = time.perf_counter()
+            theirs(their[k:k + CHUNK])
+            b = time.perf_counter() - t
+            t_ours.append(a / CHUNK)
+            t_py.append(b / CHUNK)
+            ratios.append(b / a)
+    finally:
+        gc.enable()
+    return statistics.median(t_ours), statistics.median(t_py), statistics.median(ratios)
+
+
+def _loop(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
+    def run(items: list[tuple[Any, ...]]) -> None:
+        for a in items:
+            fn(*a)
+    return run
+
+
+def bench(name: str, n: int, runs: int) -> tuple[float, float, float]:
+    ours_fn, py_fn, _gen = CASES[name]
+    mine: list[tuple[Any, ...]] = []
+    theirs: list[tuple[Any, ...]] = []
+    for r in range(runs):
+        m, t = inputs(name, n, seed=r)  # fresh inputs for every call: no cache can answer
+        mine += m
+        theirs += t
+    cute.clear_caches()
+    return side_by_side(_loop(ours_fn), _loop(py_fn), mine, theirs)
+
+
+def bench_construction(n: int, runs: int) -> tuple[float, float, float]:
+    rng = random.Random(1000)
+    pairs = [compact(rng) for _k in range(n * runs)]
+    return side_by_side(_loop(Layout), _loop(pycute.Layout), pairs, pairs)
+
+
+def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
+    rng = random.Random(2000)
+    items = []
+    for _k in range(n * runs):
+        s, d = compact(rng)
+        items.append((cute.idx2crd(rng.randrange(cute.size(s)), s), s, d))
+    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), items, items)
+
+
 def main() -> None:
-    print(f"{'op':28} {'ours(us)':>10} {'cold(us)':>10} {'pycute(us)':>11} {'ratio':>7} "
-          f"{'ratio cold':>10}")
-    # 'ours' is the memoised (warm) call, 'cold' clears the caches before every call
-    for name, ours, theirs in CASES:
-        a, b = ours(), theirs()
-        same = [int(v) for v in a.offsets()] == py_values(b)
-        t_ours = best(ours, 2000)
-        t_cold = best(cold(ours), 500)
-        t_py = best(theirs, 500)
-        print(f"{name:28} {t_ours*1e6:10.2f} {t_cold*1e6:10.2f} {t_py*1e6:11.2f} "
-              f"{t_py/t_ours:7.1f}x {t_py/t_cold:9.1f}x {'same' if same else 'DIFFERENT'}")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--only", nargs="*", default=None, help="operations to run (default: all)")
+    ns = ap.parse_args()
+    print(f"{'operation (cold, fresh inputs)':32} {'ours (us)':>10} {'pycute (us)':>12} {'ratio':>7}")
+    only = set(ns.only) if ns.only else None
+    rows = [(name, *bench(name, ns.n, ns.runs)) for name in CASES if only is None or name in only]
+    if only is None or "crd2idx" in only:
+        rows.append(("crd2idx (one coordinate)", *bench_crd2idx(ns.n, ns.runs)))
+    if only is None or "Layout" in only:
+        rows.append(("Layout(shape, stride)", *bench_construction(ns.n, ns.runs)))
+    for name, t_ours, t_py, ratio in rows:
+        print(f"{name:32} {t_ours * 1e6:10.2f} {t_py * 1e6:12.2f} {ratio:6.2f}x")
+    print(f"({ns.runs * ns.n} fresh inputs per operation, timed alternately in chunks of {CHUNK}; "
+          "medians; shared machine, figures are noisy)")
 
-    # crd2idx over every coordinate of a 128x128 layout
-    hier = TEXTS["H"]
-    for name, text in (("crd2idx 128x128 (m,n)", A), ("crd2idx ((8,16),(8,16))", hier)):
-        bench_crd2idx(name, Layout.parse(text), py_layout(text))
-
-
-def bench_crd2idx(name: str, lay: Layout, pl: pycute.Layout) -> None:
-    m = np.repeat(np.arange(128), 128)
-    n = np.tile(np.arange(128), 128)
-    ours_v = cute.crd2idx((m, n), lay.shape, lay.stride)
-    coords = list(zip(m.tolist(), n.tolist()))
-    same = ours_v.tolist() == [pycute.crd2idx(c, pl.shape, pl.stride) for c in coords]
-    t_vec = best(lambda: cute.crd2idx((m, n), lay.shape, lay.stride), 20)
-    t_loop = best(lambda: [cute.crd2idx(c, lay.shape, lay.stride) for c in coords], 3)
-    t_py = best(lambda: [pycute.crd2idx(c, pl.shape, pl.stride) for c in coords], 3)
-    print(f"{name:28} vectorised {t_vec*1e3:7.3f} ms, per-coordinate loop {t_loop*1e3:7.1f} ms, "
-          f"pycute loop {t_py*1e3:7.1f} ms: ratio {t_py/t_vec:6.1f}x (vectorised), "
-          f"{t_py/t_loop:4.1f}x (loop) {'same' if same else 'DIFFERENT'}")
 
 if __name__ == "__main__":
     main()

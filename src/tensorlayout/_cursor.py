@@ -11,36 +11,72 @@ Every notation (XLA shapes, CuTe layouts, indexing maps, HLO modules) parses wit
 True
 >>> c.integer(), c.accept(")"), c.at_end()
 (2, True, True)
+
+Digits and whitespace are ASCII only (as XLA's lexer reads them); integer literals longer than
+:data:`MAX_INTEGER_DIGITS` digits and nesting deeper than :data:`MAX_DEPTH` raise a
+:class:`~tensorlayout.errors.ParseError` at the offending position.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tensorlayout.errors import ParseError
 
-__all__ = ["Cursor"]
+__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor"]
+
+#: Deepest nesting (tuples, parentheses) a parser reads before it refuses the text.
+MAX_DEPTH = 64
+#: Longest integer literal read; no notation here needs more than 64-bit values, and Python
+#: refuses to convert literals of over 4,300 digits.
+MAX_INTEGER_DIGITS = 1000
 
 _INT = re.compile(r"-?[0-9]+")
+#: The whitespace C's ``isspace`` knows in the "C" locale (XLA's lexer); no Unicode spaces.
+_SPACE = frozenset(" \t\n\r\v\f")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
 class Cursor:
     """A position in a text; skips whitespace (and, if asked, ``/*…*/`` comments)."""
 
-    __slots__ = ("comments", "pos", "text")
+    __slots__ = ("comments", "depth", "max_depth", "pos", "text")
 
-    def __init__(self, text: str, pos: int = 0, *, comments: bool = False) -> None:
+    def __init__(self, text: str, pos: int = 0, *, comments: bool = False,
+                 max_depth: int = MAX_DEPTH) -> None:
         self.text = text
         self.pos = pos
         self.comments = comments
+        self.depth = 0
+        self.max_depth = max_depth
+
+    @contextmanager
+    def nested(self, what: str) -> Iterator[None]:
+        """Count one level of nesting while the body reads ``what``; refuse past ``max_depth``.
+
+        >>> c = Cursor("((1))", max_depth=1)
+        >>> with c.nested("a tuple"):  # doctest: +ELLIPSIS
+        ...     with c.nested("a tuple"):
+        ...         pass
+        Traceback (most recent call last):
+        tensorlayout.errors.ParseError: expected a tuple nested at most 1 deep at line 1, ...
+        """
+        if self.depth >= self.max_depth:
+            raise self.error(f"{what} nested at most {self.max_depth} deep")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def skip(self) -> None:
         """Move past whitespace (and comments when enabled)."""
         text, n = self.text, len(self.text)
         while self.pos < n:
             ch = text[self.pos]
-            if ch.isspace():
+            if ch in _SPACE:
                 self.pos += 1
             elif self.comments and text.startswith("/*", self.pos):
                 end = text.find("*/", self.pos + 2)
@@ -75,18 +111,22 @@ class Cursor:
             raise self.error(what or repr(literal))
 
     def integer(self, what: str = "an integer") -> int:
-        self.skip()
-        m = _INT.match(self.text, self.pos)
-        if not m:
+        """Read ``-?[0-9]+`` (ASCII digits, at most :data:`MAX_INTEGER_DIGITS` of them)."""
+        value = self.try_integer()
+        if value is None:
             raise self.error(what)
-        self.pos = m.end()
-        return int(m.group())
+        return value
 
     def try_integer(self) -> int | None:
+        """Read an integer if one comes next, else None (too long a literal is an error)."""
         self.skip()
         m = _INT.match(self.text, self.pos)
         if not m:
             return None
+        digits = len(m.group()) - m.group().startswith("-")
+        if digits > MAX_INTEGER_DIGITS:
+            raise self.error(f"an integer of at most {MAX_INTEGER_DIGITS} digits "
+                             f"(this one has {digits})")
         self.pos = m.end()
         return int(m.group())
 

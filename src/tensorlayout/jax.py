@@ -35,6 +35,7 @@ from tensorlayout.xla.types import element_type
 
 __all__ = [
     "JitReport",
+    "compiled_shapes",
     "element_type_of",
     "layout_of",
     "module_buffers",
@@ -123,9 +124,12 @@ def layout_of(layout: Any) -> Layout:
 
 
 def shape_of(x: Any, dtype: Any = None, dims: Sequence[int] | None = None) -> Shape:
-    """The tensorlayout shape of a ``jax.Array`` (its format's layout when it has one), or of
-    a ``Format``/``Layout`` together with ``dtype`` and ``dims``."""
+    """The tensorlayout shape of a ``jax.Array``, ``ShapeDtypeStruct`` or abstract value (its
+    format's layout when it has one, else the default layout), or of a ``Format``/``Layout``
+    together with ``dtype`` and ``dims``."""
     if dtype is None:
+        if not (hasattr(x, "dtype") and hasattr(x, "shape")):
+            raise TensorLayoutError(f"expected an array with a dtype and a shape, but got {x!r}")
         dtype, dims = x.dtype, tuple(x.shape)
         fmt = getattr(x, "format", None) or getattr(x, "layout", None)
         layout = layout_of(fmt) if fmt is not None and _concrete(fmt) else None
@@ -134,6 +138,22 @@ def shape_of(x: Any, dtype: Any = None, dims: Sequence[int] | None = None) -> Sh
     if dims is None:
         raise TensorLayoutError("shape_of needs dims together with a dtype")
     return Shape.array(element_type_of(dtype), tuple(dims), layout or "default")
+
+
+def compiled_shapes(compiled: Any) -> tuple[tuple[Shape, ...], tuple[Shape, ...]]:
+    """The argument and result shapes of a compiled JAX function (``jax.jit(f).lower(...)
+    .compile()``), layouts from its ``input_formats`` and ``out_info``, arguments flattened
+    in pytree order."""
+    import jax
+
+    avals = jax.tree_util.tree_leaves(compiled.in_avals)
+    formats = jax.tree_util.tree_leaves(compiled.input_formats, is_leaf=_concrete)
+    if len(formats) != len(avals):
+        raise UnsupportedError(f"{len(avals)} arguments but {len(formats)} input formats")
+    args = tuple(shape_of(f, a.dtype, tuple(a.shape)) if _concrete(f)
+                 else shape_of(a) for a, f in zip(avals, formats, strict=True))
+    results = tuple(shape_of(o) for o in jax.tree_util.tree_leaves(compiled.out_info))
+    return args, results
 
 
 def _concrete(fmt: Any) -> bool:

@@ -211,3 +211,10 @@ def test_random_targets_never_crash(capsys: pytest.CaptureFixture[str], target: 
     code, _, err = run(capsys, "show", target, *extra)
     assert code in (0, 2), err
     assert code == 0 or re.fullmatch(r"tensorlayout: [A-Za-z]+Error: [^\n]+\n", err), err
+
+
+def test_show_tpu_gives_the_tpu_default_layout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "bf16[16,256]", "--tpu", "v6e"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "bf16[16,256]{1,0:T(8,128)(2,1)}"
+    assert main(["show", "bf16[16,256]", "--tpu", "v4"]) == 2
+    assert capsys.readouterr().err.startswith("tensorlayout: UnsupportedError:")

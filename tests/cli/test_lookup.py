@@ -82,6 +82,7 @@ def test_cute_offsets_round_trip_against_enumeration() -> None:
         for k in range(target.slots):
             hits = np.flatnonzero(offsets == k)
             want = tuple(sorted(tuple(int(c) for c in np.unravel_index(h, sizes, order="F")) for h in hits))
+            # (CuTe lists coordinates colexicographically)
             assert tuple(sorted(elements_at(target, k))) == want, (layout, k)
         for idx in np.ndindex(*sizes):
             assert offset_of(target, idx) == layout(*idx), (layout, idx)

@@ -29,7 +29,9 @@ def _arg(value: Any, kind: str) -> Any:
 
 
 def _text(x: Any) -> Any:
-    if isinstance(x, (Layout, tla.TlaLayout, cute.Swizzle)):
+    if isinstance(x, cute.Swizzle):  # the vectors name the C++ type; C++ prints it Sw<B,M,S>
+        return f"Swizzle<{x.bits},{x.base},{x.shift}>"
+    if isinstance(x, (Layout, tla.TlaLayout)):
         return str(x)
     if isinstance(x, tuple):
         return format_int_tuple(x)

@@ -122,8 +122,6 @@ def test_cli_text_json_and_errors(capsys: pytest.CaptureFixture[str],
     assert "instructions" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="cli/maps.py still takes physical maps from hlo.analysis (see notes/hlo.md)")
 def test_cli_physical(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["maps", str(CORPUS / "softmax.opt.hlo"), "--input-to-output", "--physical"]) == 0
     assert "instructions got maps" in capsys.readouterr().out

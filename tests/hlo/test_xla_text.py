@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from tensorlayout.errors import ParseError
-from tensorlayout.hlo import ELEMENTWISE_OPCODES, output_to_input_indexing, parse_module
+from tensorlayout.hlo import (
+    ELEMENTWISE_OPCODES,
+    FusionAdaptor,
+    grouped_output_to_input_indexing,
+    output_to_input_indexing,
+    parse_module,
+)
 from tensorlayout.hlo.analysis import INPUT_TO_OUTPUT, OUTPUT_TO_INPUT
 from tensorlayout.hlo.parser import MAX_TUPLE_DEPTH, RESERVED_NAMES
 
@@ -44,6 +50,14 @@ def test_count_leading_zeros_gets_elementwise_maps() -> None:
     assert str(output_to_input_indexing(m.entry.root)).startswith("operand id = 0 (d0) -> (d0)")
 
 
+_REV = " p = f32[4] parameter(0)\n ROOT t = f32[4] reverse(p)"
+
+
+
+def _signed(params: str) -> str:
+    return f"HloModule m\nENTRY e {params} -> f32[4] {{\n{_REV}, dimensions={{0}}\n}}"
+
+
 # (name, module text, accepted by XLA?) -- each checked against jaxlib 0.10.2's parser.
 CASES = [
     ("basic", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
@@ -70,6 +84,23 @@ CASES = [
     ("unicode_digit", _module(" p = f32[4] parameter(\u00b2)\n ROOT n = f32[4] negate(p)"), False),
     ("negative_parameter", _module(" p = f32[4] parameter(-1)\n ROOT n = f32[4] negate(p)"), False),
     ("junk_after_instruction", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) junk"), False),
+    # XLA lexes `name=` as one attribute-name token
+    ("name_eq_adjacent", _module(" p= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("name_newline_eq", _module(" p\n= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("signature_colon", _signed("(a: f32[4])"), True),
+    ("signature_no_colon", _signed("(a f32[4])"), True),
+    ("signature_spaced_colon", _signed("(a : f32[4])"), False),
+    ("pct_name_eq_adjacent", _module(" %p= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("name_colon", _module(" p: = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("name_colon_eq", _module(" p:= f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
+    ("pct_name_colon", _module(" %p: = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("name_spaced_colon", _module(" p : = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), False),
+    ("operands_empty_items", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(,p,,p,)"), True),
+    ("operands_missing_comma", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(p p)"), False),
+    ("attr_space_eq", _module(_REV + ", dimensions ={0}"), False),
+    ("attr_eq_space", _module(_REV + ", dimensions= {0}"), True),
+    ("attr_eq_newline", _module(_REV + ", dimensions=\n{0}"), True),
+    ("string_spans_lines", _module(_REV + ', dimensions={0}, metadata={op_name="a\nb"}'), True),
 ]
 
 
@@ -130,3 +161,110 @@ def test_many_instructions_on_one_line_link_like_separate_lines() -> None:
     assert one.entry.root.operands[0].operands[0].name == "p"
     with pytest.raises(ParseError):  # a comma is not an instruction separator (XLA: "expects attribute name")
         parse_module(CASES[2][1].replace(" q =", ", q ="))
+
+
+# -- shorthand async ops ----------------------------------------------------------------------
+_ASYNC = """HloModule m
+f {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  ss = ((f32[8]), f32[4], s32[]) slice-start(f32[8] p), slice={[1:8:2]}
+  su = ((f32[8]), f32[4], s32[]) slice-update(ss)
+  sd = f32[4] slice-done(su)
+  cs = ((f32[8]), f32[8], s32[]) call-start(p), async_execution_thread="thread", to_apply=f
+  cd = f32[8] call-done(cs)
+  ROOT t = (f32[4], f32[8]) tuple(sd, cd)
+}"""
+
+
+def test_shorthand_async_ops_are_modeled_as_xla_does() -> None:
+    m = parse_module(_ASYNC)
+    e = m.entry
+    assert [e.instruction(n).opcode for n in ("ss", "su", "sd", "cs", "cd")] == [
+        "async-start", "async-update", "async-done", "async-start", "async-done"]
+    wrapped = e.instruction("ss").called_computations[0]
+    assert [(i.name, i.opcode) for i in wrapped] == [("async_param", "parameter"), ("slice", "slice")]
+    assert wrapped.root.attributes["slice"][0].stride == 2 and "slice" not in e.instruction("ss").attributes
+    call = e.instruction("cs").called_computations[0].root
+    assert call.opcode == "call" and call.called_computations[0].name == "f"
+    assert e.instruction("cs").raw_attributes["async_execution_thread"] == "\"thread\""
+    assert [c.name for c in m.computations] == ["f", "async_wrapped", "async_wrapped.1", "e"]
+
+
+def test_maps_go_through_an_async_pair() -> None:
+    e = parse_module(_ASYNC).entry
+    start = output_to_input_indexing(e.instruction("ss"), 1)
+    assert str(start).startswith("operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]")
+    assert str(output_to_input_indexing(e.instruction("sd"))).startswith("operand id = 0 (d0) -> (d0)")
+    assert output_to_input_indexing(e.instruction("ss"), 0).is_unknown  # the operands element
+    assert output_to_input_indexing(e.instruction("cs"), 1).is_unknown  # `call` has no rule, as in XLA
+
+
+def test_grouped_maps_walk_through_an_async_pair() -> None:
+    e = parse_module(_ASYNC).entry
+    done = e.instruction("sd")
+    groups = grouped_output_to_input_indexing(FusionAdaptor.for_computation(e), done)
+    assert [str(oi) for oi in groups[e.instruction("p")]] == ["(d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]"]
+    assert [str(oi) for oi in groups[e.instruction("ss")]] == ["(d0) -> (d0), domain: d0 in [0, 3]"]
+
+
+def test_async_shorthand_needs_xla_tuple_shape() -> None:
+    with pytest.raises(ParseError, match="operand shapes"):
+        parse_module(_module(" p = f32[8] parameter(0)\n ROOT s = f32[4] slice-start(p), slice={[0:4]}"))
+
+
+def test_async_module_agrees_with_jaxlib() -> None:
+    hlo = pytest.importorskip("jaxlib._hlo")
+    theirs = hlo.hlo_module_from_text(_ASYNC)
+    ours = parse_module(_ASYNC)
+    assert sorted(c.name for c in theirs.computations()) == sorted(c.name for c in ours.computations)
+    for comp in theirs.computations():
+        got = [(i.name, i.opcode) for i in ours.computation(comp.name)]
+        want = [(i.name, str(i.opcode)) for i in comp.instructions()]
+        assert [n for n, _ in got] == [n for n, _ in want]
+        want_ops = [o.removeprefix("HloOpcode.k").lower() for _, o in want]
+        assert [o.replace("-", "") for _, o in got] == want_ops
+
+
+def test_unknown_opcode_is_a_parse_error() -> None:
+    with pytest.raises(ParseError, match="opcode XLA knows"):
+        parse_module(_module(" p = s32[4] parameter(0)\n ROOT n = s32[4] clz(p)"))
+
+
+def test_fixed_arity_is_checked_at_parse() -> None:
+    with pytest.raises(ParseError, match="2 operand"):
+        parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = f32[4] add(p)"))
+
+
+def _xla_structure(module: object, enum_to_name: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    return {c.name: [(i.name, enum_to_name[str(i.opcode).removeprefix("HloOpcode.")])
+                     for i in c.instructions()] for c in module.computations()}  # type: ignore[attr-defined]
+
+
+def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
+    """Every corpus module XLA accepts: same computations, instruction names and opcodes."""
+    hlo = pytest.importorskip("jaxlib._hlo")
+    rows = [r.split("\t") for r in (DATA / "hlo_opcodes.tsv").read_text().splitlines()]
+    enum_to_name = {r[0]: r[1] for r in rows if not r[0].startswith("#") and r[0] != "enum"}
+    checked = 0
+    for path in sorted(DATA.rglob("*.hlo")):
+        text = path.read_text()
+        try:
+            theirs = hlo.hlo_module_from_text(text)
+        except Exception:  # XLA rejects it (none of the corpus today)
+            with pytest.raises(ParseError):
+                parse_module(text)
+            continue
+        ours = parse_module(text)
+        want = _xla_structure(theirs, enum_to_name)
+        assert {c.name: [(i.name, i.opcode) for i in c] for c in ours.computations} == want, path.name
+        checked += 1
+    assert checked >= 90
+
+
+def test_empty_operand_items_are_skipped_as_in_xla() -> None:
+    m = parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = (f32[4], f32[4]) tuple(,p,,p,)"))
+    assert m.entry.root.operand_names == ("p", "p")

@@ -48,8 +48,20 @@ def test_shape_of_array_and_format() -> None:
     root = tj.module_of(lambda a: a.T, x).entry.root
     assert got.layout is not None and root.shape.layout is not None
     assert got.layout.minor_to_major == root.shape.layout.minor_to_major
-    with pytest.raises(TensorLayoutError):
-        tj.shape_of(object(), "float32", (2,))
+    for bad in ((object(), "float32", (2,)), (object(),), ("text",)):
+        with pytest.raises(TensorLayoutError):
+            tj.shape_of(*bad)
+
+
+def test_compiled_shapes() -> None:
+    a, b = jnp.ones((2, 3)), jnp.ones((4,), jnp.bfloat16)
+    compiled = jax.jit(lambda x, y: (x.T, y * 2)).lower(a, b).compile()
+    args, results = tj.compiled_shapes(compiled)
+    assert [s.to_string(with_layout=True) for s in args] == ["f32[2,3]{1,0}", "bf16[4]{0}"]
+    module = tj.module_of(lambda x, y: (x.T, y * 2), a, b)
+    layout = module.attributes["entry_computation_layout"]
+    assert [str(s.to_string(with_layout=True)) for s in results] == \
+        [s.to_string(with_layout=True) for s in layout.result.tuple_shapes]
 
 
 def test_module_text_lowered_and_compiled() -> None:

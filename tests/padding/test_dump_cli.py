@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import tensorlayout.cli.dump as dump_cli
 from tensorlayout.cli import main
 from tensorlayout.cli.dump import discover, select
 from tensorlayout.xla import array_size, parse_shape
@@ -92,3 +93,44 @@ def test_single_file_and_non_hlo_files(tmp_path: Path, capsys: pytest.CaptureFix
         f.unlink()
     assert main(["maps", str(empty)]) == 2
     assert "no HLO module files" in capsys.readouterr().err
+
+
+def test_progress_for_big_dumps(capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dump_cli, "PROGRESS_MODULES", 1)
+    assert main(["padding", str(DUMP), "--stage", "all"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("tensorlayout: note: skipped") and err[-1].endswith("4/4 modules")
+
+
+def test_failing_module_in_a_dump_is_reported_and_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "dump"
+    shutil.copytree(DUMP, broken)
+    (broken / "module_0007.jit_g.cpu_after_optimizations.txt").write_text("HloModule jit_g\nENTRY {")
+    assert main(["maps", str(broken)]) == 2
+    out, err = capsys.readouterr()
+    assert "### module_0006 jit_f" in out and "module_0007.jit_g" in err and "ParseError" in err
+
+
+def test_padding_totals_by_memory_space(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["padding", str(TPU / "transformer_block.v5e.opt.hlo"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["modules"][0]
+    spaces = {s["memory_space"]: s for s in data["memory_spaces"]}
+    assert set(spaces) >= {0, 1}
+    assert sum(s["allocated_bytes"] for s in spaces.values()) == data["allocated_bytes"]
+    vmem = sum(b["allocated_bytes"] for b in data["buffers"] if "S(1)" in b["shape"])
+    assert spaces[1]["allocated_bytes"] == vmem
+
+
+def test_jobs_give_the_same_output(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for jobs in ("1", "2", "0"):
+        assert main(["maps", str(DUMP), "--stage", "all", "--shapes", "--jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+        assert main(["padding", str(DUMP), "--stage", "all", "--tpu", "--json", "--jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0::2] == [outputs[0]] * 3 and outputs[1::2] == [outputs[1]] * 3
+    assert outputs[0].count("### module_") == 4
+    assert main(["maps", str(DUMP), "--jobs", "-1"]) == 2
+    assert "--jobs" in capsys.readouterr().err

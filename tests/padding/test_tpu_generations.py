@@ -32,17 +32,18 @@ def test_every_array_sizes_row_matches_the_compiler() -> None:
 
 
 @pytest.mark.parametrize("generation", ["v5e", "v6e"])
-def test_entry_parameters_of_the_tpu_dumps(generation: str) -> None:
+def test_entry_parameters_and_results_of_the_tpu_dumps(generation: str) -> None:
     checked = 0
     for path in sorted(TPU.glob(f"*.{generation}.opt.hlo")):
         module = parse_module(path.read_text())
-        for p in module.entry.parameters:
-            for leaf in p.shape.leaves():
+        signature = module.attributes["entry_computation_layout"]
+        for shape in (*signature.parameters, signature.result):
+            for leaf in shape.leaves():
                 if leaf.is_array:
                     layout = default_layout(leaf.element_type, leaf.dimensions, generation=generation)
-                    assert str(layout) == str(leaf.layout), (path.name, p.name)
+                    assert str(layout) == str(leaf.layout), (path.name, leaf)
                     checked += 1
-    assert checked > 50
+    assert checked > 100
 
 
 def test_generation_names() -> None:

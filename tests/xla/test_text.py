@@ -115,7 +115,7 @@ def test_memory_space_names() -> None:
 
 @pytest.mark.parametrize("text, rule", [
     ("(f32[2,3]{0,0})", "duplicate"), ("(f32[2,3]{0,5})", "out-of-bounds"),
-    ("(f32[2]{0:T(0)})", "invalid tiles"), ("(f32[2]{0:E(3)})", "narrower"),
+    ("(f32[2]{0:T(0)})", "invalid tiles"), ("(f32[4,8]{1,0:SC(0:5)})", "split config"),
 ])
 def test_tuple_elements_are_validated(text: str, rule: str) -> None:
     with pytest.raises(ParseError, match=rule):

@@ -22,7 +22,8 @@ import numpy as np
 from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
-from tensorlayout.cute import Layout, coalesce, cosize
+from tensorlayout.cute import ComposedLayout, Layout, coalesce, cosize
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.xla import Shape
@@ -31,8 +32,14 @@ from tensorlayout.xla import show as xla_show
 __all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset"]
 
 
-def cute_facts(layout: Layout) -> dict[str, Any]:
-    """Size, cosize, rank, depth and the coalesced form of a CuTe layout."""
+def cute_facts(layout: Layout | ComposedLayout) -> dict[str, Any]:
+    """Size, cosize, rank, depth and the coalesced form of a CuTe layout; for a swizzled one,
+    the swizzle and offset, and the facts of the layout it swizzles."""
+    if isinstance(layout, ComposedLayout) and isinstance(layout.inner, Layout):
+        return {**cute_facts(layout.inner), "layout": str(layout), "swizzle": str(layout.outer),
+                "offset": str(layout.offset), "cosize": lower_layout(layout).size}
+    if not isinstance(layout, Layout):
+        raise UnsupportedError(f"{layout}: show reads a Swizzle over a plain layout, not nested compositions")
     return {"layout": str(layout), "size": layout.size(), "cosize": int(cosize(layout)),
             "rank": layout.rank(), "depth": layout.depth(), "coalesced": str(coalesce(layout))}
 

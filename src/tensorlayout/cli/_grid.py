@@ -26,11 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tensorlayout.cli._locate import cute_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
-from tensorlayout.cute.tla import TlaLayout
-from tensorlayout.xla import Shape
 
 __all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "PADDING_RUN", "grid_lines", "memory_order_lines",
            "window_offsets"]
@@ -49,10 +46,7 @@ def window_offsets(target: Target, window: Window) -> np.ndarray:
         return np.zeros(sizes, dtype=np.int64)
     grids = np.meshgrid(*(np.arange(r.start, r.stop, dtype=np.int64) for r in window), indexing="ij")
     idx = np.stack([g.reshape(-1) for g in grids], axis=1) if grids else np.zeros((1, 0), dtype=np.int64)
-    lay = target.layout
-    if isinstance(lay, Shape):
-        return np.asarray(target.source.offsets(idx), dtype=np.int64).reshape(sizes)
-    return cute_offsets(lay.layout if isinstance(lay, TlaLayout) else lay, idx).reshape(sizes)
+    return target.core.offsets_at(idx).reshape(sizes)
 
 
 def _text_width(values: np.ndarray) -> int:

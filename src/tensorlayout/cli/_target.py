@@ -17,11 +17,14 @@ from functools import cached_property
 
 from tensorlayout import convert
 from tensorlayout.cli._io import UsageError, read_argument
-from tensorlayout.cute import Layout, cosize
+from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute import ComposedLayout, Layout
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
+from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.tiling import allocated_elements
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
@@ -35,7 +38,7 @@ class Target:
     """A layout named on the command line, whatever its notation."""
 
     notation: str  # "xla", "cute" or "tla"
-    layout: Shape | Layout | TlaLayout
+    layout: Shape | Layout | TlaLayout | ComposedLayout
     text: str
     tla_format: tuple[str, int, int, str] | None = None  # (name, rows, cols, dtype) of --tla
 
@@ -49,17 +52,21 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if isinstance(self.layout, Shape):
             return tuple(self.layout.dimensions)
-        if isinstance(self.layout, TlaLayout):
-            return tuple(int(n) for n in self.layout.origin_shape)
-        return tuple(int(m.size()) for m in self.layout.modes())
+        return self.core.shape
 
     @cached_property
     def slots(self) -> int:
         """Physical slots: XLA's allocated elements (padding included), else the cosize."""
         if isinstance(self.layout, Shape):
             return allocated_elements(self.layout)
-        lay = self.layout.layout if isinstance(self.layout, TlaLayout) else self.layout
-        return int(cosize(lay))
+        return self.core.size
+
+    @cached_property
+    def core(self) -> CoreLayout:
+        """The layout in the one core form every notation lowers into."""
+        if isinstance(self.layout, Shape):
+            return lower_shape(self.layout)
+        return lower_layout(self.layout)
 
     @cached_property
     def source(self) -> Source:
@@ -106,8 +113,6 @@ def target_from(text: str) -> Target:
         raise
     if isinstance(layout, Shape):
         return Target("xla", layout, str(layout))
-    if any(int(n) < 0 for n, _ in layout.flat_modes()):  # Layout.parse accepts "-1" (a bug: see notes)
-        raise LayoutError(f"a CuTe shape has no negative extents, but {layout} has one")
     return Target("cute", layout, str(layout))
 
 

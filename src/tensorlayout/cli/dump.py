@@ -13,12 +13,17 @@ live ranges, LLVM IR, objects, MLIR, debug options) are skipped with one note on
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 from tensorlayout.hlo import parse_module
@@ -29,7 +34,8 @@ __all__ = [
     "Progress",
     "add_module_arguments",
     "discover",
-    "load_modules",
+    "job_count",
+    "process_modules",
     "read_module_text",
     "select",
     "stage_kind",
@@ -37,6 +43,7 @@ __all__ = [
 
 #: Directories with at least this many HLO modules get a progress line on stderr.
 PROGRESS_MODULES = 20
+T = TypeVar("T")
 _FILE_NAME = re.compile(r"module_(\d+)\.(.+)\.txt\Z")
 _HEADER = re.compile(r"\s*HloModule\s+([^\s,]+)")
 STAGES = ("after", "before", "all")
@@ -198,28 +205,70 @@ def read_module_text(source: str | Path) -> str:
         raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
 
 
-def load_modules(target: str, wanted: str | None = None,
-                 stage: str = "after") -> list[tuple[str, HloModule]]:
-    """``(label, module)`` for a module file (or ``-``), or for each chosen module of a dump
-    directory (skipped files noted on stderr, progress for big dumps)."""
-    if target != "-" and Path(target).is_dir():
-        modules, skipped = discover(target)
-        note = skipped_note(skipped)
-        if note:
-            print(note, file=sys.stderr)
-        chosen = select(modules, wanted, stage)
-        if not chosen:
-            raise TensorLayoutError(f"no HLO module files in {target}")
-        progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
-        out = []
-        for done, m in enumerate(chosen, 1):
-            out.append((m.label, parse_module(read_module_text(m.path))))
-            progress.update(done)
-        return out
-    module = parse_module(read_module_text(target))
-    if wanted is not None and wanted != module.name:
-        raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
-    return [(target, module)]
+def _job(work: Callable[[HloModule], T], path: Path) -> tuple[bool, T | str]:
+    """Parse and process one dumped module: ``(True, result)`` or ``(False, error line)``."""
+    try:
+        return True, work(parse_module(read_module_text(path)))
+    except TensorLayoutError as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        return False, f"tensorlayout: {path.name}: {type(err).__name__}: {first}"
+
+
+def _results(chosen: Sequence[DumpModule], work: Callable[[HloModule], T],
+             jobs: int) -> Iterator[tuple[bool, T | str]]:
+    """``_job`` over the chosen modules in order; in ``jobs`` processes when more than one."""
+    job = partial(_job, work)
+    paths = [m.path for m in chosen]
+    if jobs <= 1 or len(paths) < 2:
+        yield from map(job, paths)
+        return
+    # spawn, not fork: a forked child of a multithreaded parent (JAX, numpy's BLAS) can deadlock
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context) as pool:
+        yield from pool.map(job, paths)
+
+
+def job_count(jobs: int) -> int:
+    """Worker processes for ``--jobs``: ``0`` means one per CPU.
+
+    >>> job_count(3), job_count(0) >= 1
+    (3, True)
+    """
+    if jobs < 0:
+        raise TensorLayoutError(f"--jobs must be 0 (one per CPU) or positive, not {jobs}")
+    return jobs or os.cpu_count() or 1
+
+
+def process_modules(target: str, work: Callable[[HloModule], T], *, wanted: str | None = None,
+                    stage: str = "after", jobs: int = 1) -> tuple[list[tuple[str, T]], int]:
+    """``(label, work(module))`` for a module file (or ``-``), or for each chosen module of a
+    dump directory (skipped files noted on stderr, progress for big dumps, ``jobs`` worker
+    processes), and how many dumped modules failed (each reported on stderr, the rest go on).
+    """
+    if target == "-" or not Path(target).is_dir():
+        module = parse_module(read_module_text(target))
+        if wanted is not None and wanted != module.name:
+            raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
+        return [(target, work(module))], 0
+    modules, skipped = discover(target)
+    note = skipped_note(skipped)
+    if note:
+        print(note, file=sys.stderr)
+    chosen = select(modules, wanted, stage)
+    if not chosen:
+        raise TensorLayoutError(f"no HLO module files in {target}")
+    progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
+    out: list[tuple[str, T]] = []
+    failed = 0
+    for done, (m, (ok, value)) in enumerate(zip(chosen, _results(chosen, work, jobs),
+                                                strict=True), 1):
+        if ok:
+            out.append((m.label, value))  # type: ignore[arg-type]
+        else:
+            failed += 1
+            print(value, file=sys.stderr)
+        progress.update(done)
+    return out, failed
 
 
 def add_module_arguments(p: argparse.ArgumentParser) -> None:
@@ -231,3 +280,5 @@ def add_module_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stage", choices=STAGES, default="after",
                    help="in a dump directory: after optimizations (default; falls back to "
                         "before when a module has no optimized file), before, or all")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="in a dump directory: analyse modules in N processes (0: one per CPU)")

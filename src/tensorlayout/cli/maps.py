@@ -18,16 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from tensorlayout.cli.dump import Progress, add_module_arguments, load_modules
+from tensorlayout.cli.dump import Progress, add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, LayoutError
-from tensorlayout.hlo.analysis import (
-    HloInstructionIndexing,
-    input_to_output_indexing,
-    output_to_input_indexing,
-)
+from tensorlayout.hlo import HloInstructionIndexing, input_to_output_indexing, output_to_input_indexing
 from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.hlo.model import HloInstruction, HloModule
 from tensorlayout.hlo.physical import linearized_output_to_input
@@ -236,23 +233,30 @@ def _has_instruction(module: HloModule, name: str) -> bool:
     return True
 
 
-def run(args: argparse.Namespace) -> int:
-    modules = load_modules(args.module, args.module_name, args.stage)
-    many = Path(args.module).is_dir() if args.module != "-" else False
+def module_result(args: argparse.Namespace, module: HloModule) -> dict[str, Any] | None:
+    """What ``maps`` reports for one module; ``None`` when it lacks the instruction (or
+    fusion) asked for and the target is a dump directory (other modules may have it)."""
     wanted = args.instruction or args.fusion
-    if many and wanted:
-        modules = [(label, m) for label, m in modules if _has_instruction(m, wanted)]
-        if not modules:
-            raise HloError(f"no module of {args.module} has an instruction {wanted!r}")
-    results = []
-    for label, module in modules:
-        result = analyse(module, args)
-        if args.json:
-            results.append({"file": label, **result} if many else result)
-        else:
-            if many:
-                print(f"### {label}")
-            print(_text(result, args.shapes))
+    if wanted and args.module != "-" and Path(args.module).is_dir() and \
+            not _has_instruction(module, wanted):
+        return None
+    return analyse(module, args)
+
+
+def run(args: argparse.Namespace) -> int:
+    many = args.module != "-" and Path(args.module).is_dir()
+    found, failed = process_modules(args.module, partial(module_result, args),
+                                    wanted=args.module_name, stage=args.stage,
+                                    jobs=job_count(args.jobs))
+    results = [(label, r) for label, r in found if r is not None]
+    if many and not results and not failed and (args.instruction or args.fusion):
+        raise HloError(f"no module of {args.module} has an instruction "
+                       f"{args.instruction or args.fusion!r}")
+    for label, result in ([] if args.json else results):
+        if many:
+            print(f"### {label}")
+        print(_text(result, args.shapes))
     if args.json:
-        print(json.dumps({"modules": results} if many else results[0], indent=1))
-    return 0
+        body = {"modules": [{"file": label, **r} for label, r in results]} if many else results[0][1]
+        print(json.dumps(body, indent=1))
+    return 2 if failed else 0

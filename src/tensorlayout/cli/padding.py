@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-from tensorlayout.cli.dump import add_module_arguments, load_modules
+from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
+from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax import module_padding
+from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
 from tensorlayout.xla.shape import parse_shape
 from tensorlayout.xla.tpu import GENERATIONS, canonical_generation, default_shape
@@ -76,6 +78,10 @@ def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
     out = [f"== {label}",
            f"{len(summary.buffers)} buffers: {human_bytes(logical)} logical, "
            f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}"]
+    spaces = summary.by_memory_space()
+    if len(spaces) > 1:
+        out += [f"  {memory_space_name(space)}: {human_bytes(lo)} logical, {human_bytes(al)} "
+                f"allocated" for space, (lo, al) in spaces.items()]
     for b in summary.buffers[:top]:
         r = b.report
         line = (f"  {human_bytes(r.waste):>9} padding  {human_bytes(r.allocated_bytes):>9} "
@@ -102,6 +108,12 @@ def _is_module_target(target: str) -> bool:
     return target == "-" or Path(target).exists()
 
 
+def module_summary(generation: str, tpu: bool, limit: int,
+                   module: HloModule) -> tuple[str, PaddingSummary]:
+    """The module's name and padding summary (one job of a dump directory)."""
+    return module.name, module_padding(module, generation=generation, tpu=tpu, limit=limit)
+
+
 def run(args: argparse.Namespace) -> int:
     generation = canonical_generation(args.tpu)
     limit = max(args.alternatives, 0)
@@ -112,14 +124,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(shape_text(report, generation))
         return 0
-    results: list[dict[str, Any]] = []
-    for label, module in load_modules(args.module, args.module_name, args.stage):
-        summary = module_padding(module, generation=generation, tpu=args.tpu is not None,
-                                 limit=limit)
-        if args.json:
-            results.append({"file": label, "module": module.name, **summary.as_dict()})
-        else:
-            print(summary_text(label, summary, args.top))
+    work = partial(module_summary, generation, args.tpu is not None, limit)
+    found, failed = process_modules(args.module, work, wanted=args.module_name,
+                                    stage=args.stage, jobs=job_count(args.jobs))
     if args.json:
-        print(json.dumps({"generation": generation, "modules": results}, indent=1))
-    return 0
+        modules = [{"file": label, "module": name, **summary.as_dict()}
+                   for label, (name, summary) in found]
+        print(json.dumps({"generation": generation, "modules": modules}, indent=1))
+    else:
+        for label, (_, summary) in found:
+            print(summary_text(label, summary, args.top))
+    return 2 if failed else 0

@@ -6,13 +6,17 @@ import argparse
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli._io import STDIO, write_output
+from tensorlayout.cli._io import STDIO, read_argument, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.gpu.atoms import copy_atom, mma_atom
+from tensorlayout.gpu.banks import shared_core, vector_access
+from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
 _FORMATS = {".svg": "svg", ".html": "html", ".htm": "html"}
+_COPY_MMA = "SM80_16x8x16_F16F16F16F16_TN"
 
 DESCRIPTION = """\
 Draw a layout: the logical grid colored by tile with each cell's offset, and the
@@ -26,9 +30,17 @@ TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
 --cols C [--dtype T] names an Ascend TLA format instead. The picture format follows the
 suffix of OUT (.svg or .html); '-o -' writes to stdout, SVG unless --format html.
 
+GPU pictures: --mma ATOM draws an MMA atom's A, B and C panels (each cell T#/V#, colored by
+thread), --copy ATOM a copy atom's source and destination (tiled as the A operand of the SM80
+m16n8k16 f16 MMA); --banks BITS draws TARGET as a shared-memory tile (a CuTe layout,
+swizzled ones included) with each cell's bank and the bank conflicts of a warp moving 128-bit
+vectors along its rows (--access column: down its columns).
+
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
   tensorlayout render --tla zN --rows 8 --cols 12 -o - > zn.svg
+  tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.svg
+  tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
 """
 
 
@@ -40,6 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="output file; .svg or .html chooses the format; '-' is stdout")
     p.add_argument("--format", choices=("svg", "html"),
                    help="the picture format (default: from the suffix of OUT; svg for stdout)")
+    gpu = p.add_mutually_exclusive_group()
+    gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name (SVG only)")
+    gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name (SVG only)")
+    gpu.add_argument("--banks", metavar="BITS", type=int,
+                     help="TARGET as shared memory of BITS-bit elements, with banks (SVG only)")
+    p.add_argument("--access", choices=("row", "column"), default="row",
+                   help="with --banks: the warp's 128-bit vectors go along rows or down columns")
     p.set_defaults(func=run)
 
 
@@ -55,8 +74,31 @@ def _format(args: argparse.Namespace) -> str:
     return _FORMATS[suffix]
 
 
+def _gpu_svg(args: argparse.Namespace) -> str:
+    """The GPU picture the arguments ask for (an atom, or a shared tile with its banks)."""
+    if args.mma:
+        return render.tiled_mma_svg(make_tiled_mma(mma_atom(args.mma)), title=args.mma)
+    if args.copy:  # laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
+        mma = make_tiled_mma(mma_atom(_COPY_MMA))
+        title = f"{args.copy} as the A operand of {_COPY_MMA}"
+        return render.tiled_copy_svg(make_tiled_copy_a(copy_atom(args.copy), 16, mma), title=title)
+    if args.target is None:
+        raise UnsupportedError("--banks draws TARGET, a CuTe shared-memory layout: give one")
+    smem = read_argument(args.target, "a shared-memory layout")
+    tile = shared_core(smem).shape
+    if len(tile) != 2:
+        raise UnsupportedError(f"--banks draws a 2-D tile, but {smem} has rank {len(tile)}")
+    access = vector_access((tile[0], tile[1]), args.banks, 128, args.access)
+    return render.shared_banks_svg(smem, args.banks, access)
+
+
 def run(args: argparse.Namespace) -> int:
     kind = _format(args)
+    if args.mma or args.copy or args.banks is not None:
+        if kind != "svg":
+            raise UnsupportedError("GPU pictures are SVG: use a .svg output or --format svg")
+        write_output(args.output, _gpu_svg(args))
+        return 0
     target = target_of(args, missing=UnsupportedError)
     text = render.to_svg(target.layout) if kind == "svg" else render.to_html(target.layout)
     write_output(args.output, text)

@@ -18,7 +18,9 @@ from tensorlayout.cli._window import Window, default_window, parse_window, windo
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.xla import Shape
+from tensorlayout.xla.padding import tpu_shape
 from tensorlayout.xla.show import format_show
+from tensorlayout.xla.tpu import canonical_generation
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
@@ -54,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="cut grid and memory-order lines to N characters (default: the terminal "
                         "width, else 120; 0: no limit)")
     p.add_argument("--json", action="store_true", help="print the facts as one JSON object")
+    p.add_argument("--tpu", metavar="GEN", nargs="?", const="v5e",
+                   help="give an XLA shape without tiles the layout a TPU of generation GEN "
+                        "chooses (v5e, v6e; default v5e)")
     p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
                    help="print the layout in another notation instead")
     p.set_defaults(func=run)
@@ -126,6 +131,9 @@ def _window(target: Target, args: argparse.Namespace) -> Window | None:
 
 def run(args: argparse.Namespace) -> int:
     target = target_of(args, missing=TensorLayoutError)
+    if args.tpu is not None and isinstance(target.layout, Shape):
+        shape = tpu_shape(target.layout, generation=canonical_generation(args.tpu))
+        target = Target("xla", shape, str(shape))
     if args.as_:
         if args.index or args.offset or args.window:
             raise UsageError("--as prints the layout in another notation: it takes no "

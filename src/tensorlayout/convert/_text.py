@@ -23,7 +23,7 @@ def is_xla_text(text: str) -> bool:
     return "[" in stripped or stripped.startswith(("token", "opaque"))
 
 
-def parse_target(text: str) -> Shape | cute.Layout:
+def parse_target(text: str) -> Shape | cute.Layout | cute.ComposedLayout:
     """XLA shape text as a :class:`Shape`, anything else as a CuTe :class:`~tensorlayout.cute.Layout`.
 
     >>> type(parse_target("f32[3,5]{1,0:T(2,2)}")).__name__, str(parse_target(" (4,8):(8,1) "))
@@ -31,7 +31,7 @@ def parse_target(text: str) -> Shape | cute.Layout:
     """
     if not isinstance(text, str):
         raise LayoutError(f"expected XLA shape or CuTe layout text, but got {type(text).__name__}")
-    return parse_shape(text.strip()) if is_xla_text(text) else cute.Layout.parse(text.strip())
+    return parse_shape(text.strip()) if is_xla_text(text) else cute.parse_layout(text.strip())
 
 
 # ---------------------------------------------------------------- XLA → CuTe

@@ -268,6 +268,30 @@ class CoreLayout:
         hits = np.flatnonzero(self.offsets() == offset)
         return tuple(int(i) for i in np.unravel_index(int(hits[0]), self.shape)) if hits.size else None
 
+    def decides_indices(self) -> bool:
+        """The digits alone give the index at any offset (strides positive, each past the reach
+        of the smaller ones, no swizzle), so :meth:`indices_at` lists nothing.
+
+        >>> CoreLayout((4,), (Digit(0, 1, 4, 2),), size=7).decides_indices()
+        True
+        """
+        return self.post is None and _is_decisive(self.digits)
+
+    def indices_at(self, offset: int) -> tuple[tuple[int, ...], ...]:
+        """Every logical index stored at ``offset``: none for a padding slot, several where a
+        broadcast or overlapping strides share it (C order). Exact: when the strides are a
+        mixed radix (each past the reach of the smaller ones) the digits decide the index;
+        otherwise the offsets are listed (at most :data:`MAX_ENUMERATED` elements).
+
+        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 1)), size=2).indices_at(1)
+        ((0, 1), (1, 1))
+        """
+        if self.decides_indices():
+            found = self._greedy_index(int(offset))
+            return (found,) if found is not None and self.offset(found) == offset else ()
+        hits = np.flatnonzero(self.offsets() == offset)
+        return tuple(tuple(int(c) for c in np.unravel_index(int(h), self.shape)) for h in hits)
+
     def _greedy_index(self, offset: int) -> tuple[int, ...] | None:
         rest = offset - self.base
         values: dict[int, int] = {}
@@ -371,6 +395,17 @@ def _accumulate(pairs: Iterable[tuple[Digit, int]], coords: list[int]) -> None:
 def _depth(m: Merge) -> int:
     """How many merges sit below ``m`` through its parts' sources."""
     return 1 + max((_depth(p.source) for p in m.parts if isinstance(p.source, Merge)), default=0)
+
+
+def _is_decisive(digits: tuple[Digit, ...]) -> bool:
+    """Every stride is positive and past the reach of all smaller ones (a mixed radix with
+    gaps allowed), so an offset has at most one digit string, read greedily."""
+    reach = 0
+    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
+        if d.stride <= reach:
+            return False
+        reach += (d.extent - 1) * d.stride
+    return True
 
 
 def _is_dense(lay: CoreLayout) -> bool:

@@ -12,16 +12,13 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 
 from __future__ import annotations
 
-import functools
-import itertools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
-import numpy as np
-
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import IntTuple, ceil_div
+from tensorlayout.cute._checks import carries, holds, nested, quasi_holds
+from tensorlayout.cute.int_tuple import Int, IntTuple
 from tensorlayout.cute.layout import (
     Layout,
     _as_modes,
@@ -34,6 +31,7 @@ from tensorlayout.cute.layout import (
     make_layout,
     make_ordered_layout,
 )
+from tensorlayout.cute.swizzle import ComposedLayout, Swizzle
 from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = [
@@ -50,43 +48,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 
-_CACHES: list[Any] = []
-
-
-def _freeze(x: Any) -> Any:
-    return tuple(_freeze(v) for v in x) if isinstance(x, (list, tuple)) else x
-
-
-def _memo(fn: F) -> F:
-    """Memoise a pure layout function (layouts are immutable values); lists become tuples."""
-    cached = functools.lru_cache(maxsize=1 << 14)(fn)
-    _CACHES.append(cached)
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        frozen = tuple(_freeze(a) for a in args)
-        try:
-            hash(frozen)
-        except TypeError:
-            raise LayoutError(f"{fn.__name__}: arguments must be layouts, layout text, ints or tuples "
-                              "of them") from None
-        return cached(*frozen, **kwargs)
-    return wrapper  # type: ignore[return-value]
-
-
-def _raw(fn: F) -> F:
-    """The un-memoised function behind a public one (inner steps need no cache of their own)."""
-    return getattr(fn, "__wrapped__", fn)  # type: ignore[no-any-return]
-
-
 def clear_caches() -> None:
-    """Forget every memoised result (for benchmarks that measure cold calls)."""
-    for c in _CACHES:
-        c.cache_clear()
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
+    """Kept for callers: the algebra keeps no caches (every call computes; see bench_cute.py)."""
 
 
 def _tiler(b: Any) -> Any:
@@ -112,6 +75,8 @@ def _tiler(b: Any) -> Any:
 def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
     modes = layout.flat_modes() or [(1, 0)]
+    if 0 in it.flatten(layout._shape):
+        _require_extents(layout, "composition")
     last_s, last_d = modes[-1]
     acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
     for s, d in reversed(modes[:-1]):
@@ -134,7 +99,7 @@ def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, i
         raise AlgebraError(
             f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
             f"of nor is smaller than extent {cs} of mode {k} of coalesced {lhs}")
-    return ceil_div(cs, ars), ceil_div(ars, cs) * _sign(rest_stride)
+    return ceil_div(cs, ars), ceil_div(ars, cs) * it.signum(rest_stride)
 
 
 def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Layout, bool]:
@@ -145,6 +110,9 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> t
     """
     if d == 0:
         return _mk(s, 0), True
+    if s == 0:
+        raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
+                           "needs extents >= 1")
     shapes: list[int] = []
     strides: list[int] = []
     rest_shape, rest_stride, exact = s, d, True
@@ -184,53 +152,38 @@ def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstri
     return out
 
 
-#: The largest ``size(B)`` for which a composition C++ may get wrong is checked point by point.
-VERIFY_LIMIT = 1 << 16
-
-
-def _holds(lhs: Layout, rhs: Layout, out: Layout) -> bool:
-    """``out(i) == lhs(rhs(i))`` for every ``i < size(rhs)``, checked point by point (small cases)."""
-    n = rhs.size()
-    if n > VERIFY_LIMIT or max(cosize(lhs), cosize(rhs), cosize(out)) >= 1 << 62:
-        return False
-    inner = rhs.offsets()
-    if inner.size and int(inner.min()) < 0:
-        return False
-    return bool(np.array_equal(out.offsets(), np.asarray(lhs(inner), dtype=np.int64)))
-
-
 def _compose_plain(a: Layout, b: Layout) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
-    _require_extents(a, "composition")
-    _require_extents(b, "composition")
     flat = _coalesce_x(a)
     exact = [True]
     out = _compose_layout(a, flat, b.shape, b.stride, exact)
     if not exact[0]:
-        if _holds(a, b, out):
+        if holds(a, b, out):
             return out
         raise AlgebraError(
             f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
             "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
-    if _carries(a, flat, b) and not _holds(a, b, out):
+    if carries(a, flat, b) and not holds(a, b, out):
         raise AlgebraError(
             f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
             "built mode by mode; C++ returns a wrong layout here")
     return out
 
 
-@_memo
 def composition(a: Layout, b: Tiler) -> Layout:
     """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
 
     A tuple tiler shorter than ``A``'s rank drops ``A``'s remaining modes, as C++ does. Raises
     :class:`AlgebraError` where C++ static-asserts and where C++'s answer is not ``A ∘ B``.
+    A :class:`Swizzle` ``A`` gives CuTe's composed layout ``A o _0 o B``.
 
     >>> str(composition(Layout.parse("(12,(4,8)):(59,(13,1))"), (3, 8)))
     '(3,(4,2)):(59,(13,1))'
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
+    if isinstance(a, Swizzle):
+        return ComposedLayout(a, Int(0), as_layout(b))
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
     t = _tiler(b)
     if isinstance(t, tuple):
@@ -243,43 +196,6 @@ def composition(a: Layout, b: Tiler) -> Layout:
     return _compose_plain(a, t)
 
 
-def _max_digit(s: int, d: int, prefix: int, radix: int) -> int:
-    """``max over j < s of (j·d // prefix) mod radix``, in O(1) for the common cases."""
-    if (s - 1) * d < prefix:
-        return 0
-    if d % prefix == 0:
-        q = (d // prefix) % radix
-        if q == 0:
-            return 0
-        if (s - 1) * q < radix:
-            return (s - 1) * q
-        g = math.gcd(q, radix)
-        if s >= radix // g:
-            return radix - g
-    if s > 4096:
-        return radix - 1
-    return max((j * d // prefix) % radix for j in range(s))
-
-
-def _carries(a: Layout, flat: list[tuple[int, int]], b: Layout) -> bool:
-    """Whether adding the values of ``b``'s modes may carry between digits of ``a``.
-
-    ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
-    (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
-    (radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s
-    modes ``s_k:d_k``.
-    """
-    modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
-    if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
-        return False
-    prefix = 1
-    for radix, _ in flat[:-1]:
-        if sum(_max_digit(s, d, prefix, radix) for s, d in modes) >= radix:
-            return True
-        prefix *= radix
-    return False
-
-
 def _require_extents(layout: Layout, op: str) -> None:
     """CuTe's algebra divides by extents: a zero extent has no answer there."""
     if 0 in it.flatten(layout.shape):
@@ -289,7 +205,6 @@ def _require_extents(layout: Layout, op: str) -> None:
 # ---------------------------------------------------------------- complement and inverses
 
 
-@_memo
 def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = False) -> Layout:
     """The ordered layout of what ``a`` leaves out of ``[0, cotarget)``.
 
@@ -333,7 +248,6 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
-@_memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) = i`` for ``i < size(R)`` (the largest such, as C++).
 
@@ -354,7 +268,7 @@ def right_inverse(layout: Layout) -> Layout:
             if abs(d) > cur:
                 break
             continue
-        out.append((s, _sign(d) * pre[k]))
+        out.append((s, it.signum(d) * pre[k]))
         cur = s * abs(d)
     return _coalesce_flat(out)
 
@@ -379,25 +293,6 @@ def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
-def _nested(modes: list[tuple[int, int]]) -> bool:
-    """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds)."""
-    live = sorted((abs(d), s) for s, d in modes if d != 0 and s != 1)
-    return all(d1 >= d0 * s0 for (d0, s0), (d1, _) in itertools.pairwise(live)) and \
-        len(live) == sum(1 for s, d in modes if s != 1)
-
-
-def _quasi_holds(layout: Layout, inv: Layout) -> bool:
-    """``L(R(L(i))) == L(i)`` for every ``i``, checked point by point (small cases)."""
-    if layout.size() > VERIFY_LIMIT or cosize(layout) >= 1 << 62:
-        return False
-    image = layout.offsets()
-    if image.size and int(image.min()) < 0:
-        return False
-    back = np.asarray(inv(image), dtype=np.int64)  # may leave [0, size): L's last mode extends
-    return bool(np.array_equal(np.asarray(layout(back), dtype=np.int64), image))
-
-
-@_memo
 def left_inverse(layout: Layout) -> Layout:
     """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
@@ -414,7 +309,7 @@ def left_inverse(layout: Layout) -> Layout:
     _require_extents(layout, "left_inverse")
     modes = coalesce(layout).flat_modes()
     inv = _quasi_inverse(modes, layout)
-    if _nested(modes) or _quasi_holds(layout, inv):
+    if nested(modes) or quasi_holds(layout, inv):
         return inv
     raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "
                        "so no left inverse is given")
@@ -436,10 +331,9 @@ def _divide_by_mode(a: Layout, t: Any, op: Any) -> Layout:
 
 def _divide_layout(a: Layout, b: Layout) -> Layout:
     n = a.size()
-    return _raw(composition)(a, make_layout(b, _raw(complement)(b, n)))
+    return composition(a, make_layout(b, complement(b, n)))
 
 
-@_memo
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``A ∘ (B, complement(B, size A))``: (the tile, the layout of tiles); tuple tilers work by mode.
 
@@ -483,7 +377,7 @@ def _zipped(logical: Any, a: Layout, tiler: Tiler) -> Layout:
     """``((T…),(R…,L…))`` from a by-mode logical divide or product."""
     t = _tiler(tiler)
     if isinstance(t, Layout):
-        return logical(a, t)  # type: ignore[no-any-return]
+        return logical(a, t)
     tiles, rests = _zip2(logical(a, t), t)
     return _concat([tiles, rests])
 
@@ -498,19 +392,16 @@ def _flat(z: Layout) -> Layout:
     return _concat([*_unpack(z[0]), *_unpack(z[1])])
 
 
-@_memo
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),(RM,RN,L…))``."""
     return _zipped(logical_divide, a, tiler)
 
 
-@_memo
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((TM,TN),RM,RN,L…)``."""
     return _tiled(zipped_divide(a, tiler))
 
 
-@_memo
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``(TM,TN,RM,RN,L…)``."""
     return _flat(zipped_divide(a, tiler))
@@ -520,11 +411,10 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    rest = _raw(complement)(a, a.size() * cosize(b))
-    return make_layout(a, _raw(composition)(rest, b))
+    rest = complement(a, a.size() * cosize(b))
+    return make_layout(a, composition(rest, b))
 
 
-@_memo
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
     """``(A, complement(A, size A · cosize B) ∘ B)``; tuple tilers work by mode.
 
@@ -535,19 +425,16 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
     return _divide_by_mode(a, _tiler(tiler), _product_layout)
 
 
-@_memo
 def zipped_product(a: Layout, tiler: Tiler) -> Layout:
     """``((M,N),(TM,TN,L…))``."""
     return _zipped(logical_product, a, tiler)
 
 
-@_memo
 def tiled_product(a: Layout, tiler: Tiler) -> Layout:
     """``((M,N),TM,TN,L…)``."""
     return _tiled(zipped_product(a, tiler))
 
 
-@_memo
 def flat_product(a: Layout, tiler: Tiler) -> Layout:
     """``(M,N,TM,TN,L…)``."""
     return _flat(zipped_product(a, tiler))
@@ -570,7 +457,6 @@ def _zip_pair(x: Layout, y: Layout) -> Layout:
     return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
 
 
-@_memo
 def blocked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(A_i, tile_i)``: ``b`` arranges copies of the block ``a``.
 
@@ -584,7 +470,6 @@ def blocked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[0], p[1])
 
 
-@_memo
 def raked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(tile_i, A_i)``: an interleaved (cyclic) arrangement."""
     a, b = _layout_arg(a), _layout_arg(b)
@@ -594,7 +479,6 @@ def raked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[1], p[0])
 
 
-@_memo
 def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = None) -> Layout:
     """Repeat the block ``a`` to fill ``target`` (each extent must be a multiple of the block's).
 

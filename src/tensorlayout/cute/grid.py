@@ -16,22 +16,42 @@ from typing import Any
 
 import numpy as np
 
-from tensorlayout.cute.layout import Layout
+from tensorlayout.cute.layout import Layout, size
+from tensorlayout.cute.swizzle import ComposedLayout
 from tensorlayout.errors import LayoutError
 
-__all__ = ["format_grid", "grid_values"]
+__all__ = ["format_grid", "grid_values", "print_layout"]
 
 
 def grid_values(layout: Any) -> np.ndarray:
     """``L(i, j)`` for a rank-2 layout (a rank-1 layout is one column) as a 2-D int array."""
     lay = layout.layout if hasattr(layout, "layout") and hasattr(layout, "origin_shape") else layout
-    if not isinstance(lay, Layout):
+    shape_of = lay
+    while isinstance(shape_of, ComposedLayout):
+        shape_of = shape_of.inner
+    if not isinstance(shape_of, Layout):
         raise LayoutError(f"expected a layout, got {type(layout).__name__}")
-    if lay.rank() == 1:
+    if shape_of.rank() == 1:
         return lay.offsets().reshape(-1, 1)
-    if lay.rank() != 2:
-        raise LayoutError(f"a grid needs a rank-2 layout, got rank {lay.rank()}: {lay}")
-    return lay.offsets_2d()
+    if shape_of.rank() != 2:
+        raise LayoutError(f"a grid needs a rank-2 layout, got rank {shape_of.rank()}: {lay}")
+    m, n = (size(s) for s in shape_of.shape)  # type: ignore[union-attr]
+    return lay.offsets().reshape(n, m).T
+
+
+def print_layout(layout: Any) -> None:
+    """Print the table of offsets, as CuTe's ``print_layout`` does (the text: :func:`format_grid`).
+
+    >>> print_layout(Layout.parse("2:1"))
+    2:1
+          0
+        +---+
+     0  | 0 |
+        +---+
+     1  | 1 |
+        +---+
+    """
+    print(format_grid(layout))
 
 
 def format_grid(layout: Any, *, max_cells: int = 4096, title: str | None = None) -> str:

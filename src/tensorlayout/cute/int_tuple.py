@@ -19,6 +19,7 @@ from typing import Any, TypeVar, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import ceil_div as _ceil_div
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "read_int_tuple",
     "shape_div",
     "shape_mod",
+    "signum",
     "size",
     "suffix_product",
     "unflatten",
@@ -177,11 +179,16 @@ size = product
 
 def flatten(t: IntTuple) -> tuple[Any, ...]:
     """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
-    if type(t) is not tuple:
+    if t.__class__ is not tuple:
         return (t,)
+    for x in t:
+        if x.__class__ is tuple:
+            break
+    else:
+        return t  # already flat
     out: list[Any] = []
     for x in t:
-        if type(x) is tuple:
+        if x.__class__ is tuple:
             out.extend(flatten(x))
         else:
             out.append(x)
@@ -303,10 +310,20 @@ def shape_mod(a: IntTuple, b: IntTuple) -> IntTuple:
     return a if b % a == 0 else b
 
 
+def signum(x: int) -> int:
+    """-1, 0 or 1 (CuTe's ``signum``)."""
+    return (x > 0) - (x < 0)
+
+
 def ceil_div(a: int, b: int) -> int:
+    """:func:`tensorlayout.core.intmath.ceil_div` with a typed error for ``b == 0``.
+
+    >>> ceil_div(7, 2)
+    4
+    """
     if b == 0:
         raise AlgebraError("ceil_div by zero")
-    return -(-a // b)
+    return _ceil_div(a, b)
 
 
 @_require
@@ -504,7 +521,7 @@ def read_int_tuple(cur: Cursor, *, allow_underscore: bool = False, depth: int = 
             if value is not None:
                 return Int(value)
         if allow_underscore:
-            return _
+            return _  # type: ignore[return-value]  # a wildcard entry inside a tiler text
         cur.pos = start
         raise cur.error("an integer or '('")
     value = _read_int(cur)
@@ -519,9 +536,18 @@ def parse_int_tuple(text: str, *, allow_underscore: bool = True) -> IntTuple:
     >>> parse_int_tuple("((2,3), _4)")
     ((2, 3), _4)
     """
+    return parse_whole(text, lambda cur: read_int_tuple(cur, allow_underscore=allow_underscore),
+                       "IntTuple text")
+
+
+_T = TypeVar("_T")
+
+
+def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
+    """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
     if not isinstance(text, str):
-        raise ParseError(repr(text), 0, "IntTuple text")
+        raise ParseError(repr(text), 0, what)
     cur = Cursor(text)
-    out = read_int_tuple(cur, allow_underscore=allow_underscore)
+    out = read(cur)
     cur.expect_end()
     return out

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,39 +37,86 @@ def _check_int_tuple(t: Any, what: str) -> None:
         for x in t:
             _check_int_tuple(x, what)
     elif not it.is_int(t):
-        raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}")
+        raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}"[:300])
 
 
-@dataclass(frozen=True, slots=True)
+_Int = it.Int
+
+
+def _well_formed(shape: Any, stride: Any) -> bool:
+    """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
+
+    Leaves are checked inline (no call per leaf): this runs on every user-built layout.
+    """
+    c = shape.__class__
+    if c is int or c is _Int:
+        c = stride.__class__
+        return (c is int or c is _Int) and shape >= 0
+    if c is not tuple or stride.__class__ is not tuple or len(shape) != len(stride):
+        return False
+    for s, d in zip(shape, stride):
+        c = s.__class__
+        if c is int or c is _Int:
+            c = d.__class__
+            if not ((c is int or c is _Int) and s >= 0):
+                return False
+        elif not _well_formed(s, d):
+            return False
+    return True
+
+
+def _diagnose(shape: Any, stride: Any) -> LayoutError:
+    """The precise complaint about a (shape, stride) pair that is not well formed."""
+    _check_int_tuple(shape, "a layout shape")
+    _check_int_tuple(stride, "a layout stride")
+    if not it.congruent(shape, stride):
+        return LayoutError(f"shape {format_int_tuple(shape)} and stride "
+                           f"{format_int_tuple(stride)} are not congruent")
+    return LayoutError(f"shape {format_int_tuple(shape)} has a negative extent")
+
+
 class Layout:
     """A CuTe layout ``shape:stride``; calling it maps a coordinate to an index.
+
+    An immutable value: built from user tuples it is checked once; the algebra builds its
+    results through a private constructor without re-checking.
 
     >>> Layout((3, (2, 3)), (3, (12, 1)))(20)
     9
     """
 
-    shape: IntTuple
-    stride: IntTuple
+    __slots__ = ("_shape", "_stride")
 
-    def __post_init__(self) -> None:
-        _check_int_tuple(self.shape, "a layout shape")
-        _check_int_tuple(self.stride, "a layout stride")
-        if not it.congruent(self.shape, self.stride):
-            raise LayoutError(f"shape {format_int_tuple(self.shape)} and stride "
-                              f"{format_int_tuple(self.stride)} are not congruent")
-        if any(s < 0 for s in it.flatten(self.shape)):
-            raise LayoutError(f"shape {format_int_tuple(self.shape)} has a negative extent")
+    def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
+        if not _well_formed(shape, stride):
+            raise _diagnose(shape, stride)
+        self._shape = shape
+        self._stride = stride
+
+    @property
+    def shape(self) -> IntTuple:
+        return self._shape
+
+    @property
+    def stride(self) -> IntTuple:
+        return self._stride
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Layout:
+            return NotImplemented
+        return self._shape == other._shape and self._stride == other._stride
+
+    def __hash__(self) -> int:
+        return hash((self._shape, self._stride))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Layout, (self._shape, self._stride))
 
     # -- text
     @staticmethod
     def parse(text: str) -> Layout:
         """Read ``shape:stride`` (CuTe's print form; ``_N`` static ints allowed)."""
-        if not isinstance(text, str):
-            raise ParseError(repr(text), 0, "layout text 'shape:stride'")
-        cur = Cursor(text)
-        layout = read_layout(cur)
-        cur.expect_end()
-        return layout
+        return it.parse_whole(text, read_layout, "layout text 'shape:stride'")
 
     def __str__(self) -> str:
         return f"{format_int_tuple(self.shape)}:{format_int_tuple(self.stride)}"
@@ -116,12 +162,13 @@ class Layout:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
         n = self.size()
         if n > MAX_ENUMERATED:
-            raise LayoutError(f"{self} has {n} elements: listing their offsets needs {8 * n} bytes "
-                              f"(at most {MAX_ENUMERATED} elements, {8 * MAX_ENUMERATED} bytes)")
+            raise LayoutError(f"{self} has {_count(n)} elements: listing their offsets needs "
+                              f"{_count(8 * n)} bytes (at most {MAX_ENUMERATED} elements, "
+                              f"{8 * MAX_ENUMERATED} bytes)")
         reach = sum((s - 1) * abs(d) for s, d in self.flat_modes() if s > 0)
         if reach > INT64_MAX:
-            raise LayoutError(f"{self} reaches offset {reach}, beyond int64: its offsets do not fit an "
-                              "int64 array")
+            raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "
+                              "not fit an int64 array")
         out = np.zeros(1, dtype=np.int64)
         for s, d in reversed(self.flat_modes()):
             out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)
@@ -137,15 +184,24 @@ class Layout:
 
 
 _new = object.__new__
-_set = object.__setattr__
 
 
 def _mk(shape: IntTuple, stride: IntTuple) -> Layout:
     """Build a Layout from parts already known to be valid (skips the checks of ``__init__``)."""
     obj = _new(Layout)
-    _set(obj, "shape", shape)
-    _set(obj, "stride", stride)
+    obj._shape = shape
+    obj._stride = stride
     return obj
+
+
+def _too_long(n: int) -> bool:
+    """More decimal digits than the parser reads (Python refuses to print ints past 4300)."""
+    return abs(n).bit_length() > it.MAX_DIGITS * 3.32
+
+
+def _count(n: int) -> str:
+    """``n`` in decimal, or its order of magnitude when too long to print."""
+    return f"about 2^{n.bit_length()}" if _too_long(n) else str(n)
 
 
 def read_layout(cur: Cursor) -> Layout:
@@ -155,6 +211,9 @@ def read_layout(cur: Cursor) -> Layout:
     if not cur.accept(":"):
         cur.skip()
         if cur.at_end() or cur.peek(",") or cur.peek(")"):
+            if _too_long(it.product(shape)):
+                raise ParseError(cur.text, start, f"a shape whose compact strides have at most "
+                                 f"{it.MAX_DIGITS} digits")
             return make_layout(shape)
         raise cur.error("':' between shape and stride")
     stride_at = cur.pos
@@ -295,7 +354,10 @@ def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
     """The sub-layout at a mode path: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)``."""
     idx: list[int] = []
     for p in path:
-        idx.extend(p if isinstance(p, (tuple, list)) else [p])
+        if isinstance(p, int):
+            idx.append(p)
+        else:
+            idx.extend(p)
     shape, stride = layout.shape, layout.stride
     for i in idx:
         if isinstance(shape, tuple):

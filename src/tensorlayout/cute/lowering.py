@@ -20,7 +20,7 @@ from __future__ import annotations
 from tensorlayout.core.layout import CoreLayout, Digit, Merge, XorSwizzle
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import Layout
-from tensorlayout.cute.swizzle import ComposedLayout, Swizzle
+from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, parse_layout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
 
@@ -46,19 +46,24 @@ def mode_digits(layout: Layout) -> tuple[Digit, ...]:
 def lower_layout(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int = 0) -> CoreLayout:
     """The :class:`~tensorlayout.core.layout.CoreLayout` of a CuTe, TLA or swizzled layout.
 
-    ``size`` is the cosize (one past the largest offset), at least the swizzle's span.
+    ``size`` is the cosize (one past the largest offset), at least the swizzle's span. Text is
+    read as CuTe prints it, composed layouts included (``Sw<3,3,3> o _0 o (_8,_64):(_64,_1)``).
 
     >>> lay = lower_layout(ComposedLayout(Swizzle(1, 2, 1), 0, Layout(16, 1)))
     >>> lay.offset((9,)), str(lay.post)
     (13, 'Sw<1,2,1>')
     """
     if isinstance(x, str):
-        x = Layout.parse(x)
+        x = parse_layout(x)
     base, post, name = 0, None, str(x)
     if isinstance(x, ComposedLayout):
-        if not isinstance(x.outer, Swizzle):
-            raise UnsupportedError("a composed layout's outer function must be a Swizzle, not a layout")
-        base, post = int(x.offset), XorSwizzle(x.outer.bits, x.outer.base, x.outer.shift)
+        if not isinstance(x.outer, Swizzle) or not isinstance(x.inner, Layout):
+            raise UnsupportedError(f"{x}: the layout core takes a Swizzle over a plain layout "
+                                   "(Sw<B,M,S> o offset o L), not a composition of layouts")
+        if isinstance(x.offset, tuple):
+            raise UnsupportedError(f"{x}: a tuple offset has no 1-D value")
+        base = 0 if isinstance(x.offset, SmemPtrFlag) else int(x.offset)  # a pointer flag adds 0
+        post = XorSwizzle(x.outer.bits, x.outer.base, x.outer.shift)
         x = x.inner
     if isinstance(x, TlaLayout):
         layout, logical = x.layout, tuple(int(n) for n in x.origin_shape)

@@ -10,16 +10,12 @@ from __future__ import annotations
 from math import gcd
 from typing import Any
 
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import ceil_div
 from tensorlayout.cute.layout import Layout, _mk, as_layout
 from tensorlayout.errors import AlgebraError
 
 __all__ = ["downcast", "recast_layout", "upcast"]
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
 
 
 class _Pair(tuple):  # a (shape, stride) leaf result, told apart from a nested mode
@@ -52,7 +48,7 @@ def upcast(layout: Layout, n: int) -> Layout:
     def leaf(s: int, d: int) -> tuple[int, int]:
         if d == 0:
             return s, 0
-        return ceil_div(s, ceil_div(n, abs(d))), _sign(d) * ceil_div(abs(d), n)
+        return ceil_div(s, ceil_div(n, abs(d))), it.signum(d) * ceil_div(abs(d), n)
     return _map_leaves(layout, leaf)
 
 

@@ -1,21 +1,29 @@
-"""CuTe's ``Swizzle<B,M,S>`` (XOR of bit fields) and composed layouts ``outer ∘ (offset + inner)``.
+"""CuTe's ``Swizzle<B,M,S>`` (XOR of bit fields) and composed layouts ``outer ∘ (offset + inner)``,
+read and printed in CuTe's own text: ``Sw<3,3,3> o _0 o (_8,_64):(_64,_1)``.
 
 >>> sw = Swizzle(1, 2, 1)
 >>> [sw(i) for i in range(8, 16)], str(sw), str(make_swizzle(0b1000, 0b0100))
-([12, 13, 14, 15, 8, 9, 10, 11], 'Swizzle<1,2,1>', 'Swizzle<1,2,1>')
+([12, 13, 14, 15, 8, 9, 10, 11], 'Sw<1,2,1>', 'Sw<1,2,1>')
+>>> c = parse_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)")
+>>> str(c), c(1, 0), c.offsets()[:4].tolist()
+('Sw<3,3,3> o _0 o (_8,_64):(_64,_1)', 72, [0, 72, 144, 216])
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
-from tensorlayout.cute.layout import Layout
-from tensorlayout.errors import AlgebraError, LayoutError
+from tensorlayout._cursor import Cursor
+from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
+from tensorlayout.cute.layout import Layout, read_layout
+from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
-__all__ = ["ComposedLayout", "Swizzle", "make_swizzle"]
+__all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "make_swizzle", "parse_layout"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +66,7 @@ class Swizzle:
         return self.size()
 
     def __str__(self) -> str:
-        return f"Swizzle<{self.bits},{self.base},{self.shift}>"
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
 
 
 def _ctz(x: int) -> int:
@@ -78,19 +86,43 @@ def make_swizzle(yyy_mask: int, zzz_mask: int) -> Swizzle:
 
 
 @dataclass(frozen=True, slots=True)
+class SmemPtrFlag:
+    """The offset of CuTe's GMMA shared-memory atoms, printed ``smem_ptr[16b](unset)``.
+
+    A pointer flag, not a number: as an offset it adds 0.
+    """
+
+    bits: int
+
+    def __str__(self) -> str:
+        return f"smem_ptr[{self.bits}b](unset)"
+
+
+Offset = Union[IntTuple, SmemPtrFlag]  # noqa: UP007 - a runtime alias
+
+
+def _offset_value(offset: Offset) -> int:
+    if isinstance(offset, SmemPtrFlag):
+        return 0
+    if isinstance(offset, tuple):
+        raise LayoutError(f"a tuple offset {format_int_tuple(offset)} has no 1-D value here")
+    return int(offset)
+
+
+@dataclass(frozen=True, slots=True)
 class ComposedLayout:
-    """``outer(offset + inner(c))``, typically a Swizzle over a plain layout.
+    """``outer(offset + inner(c))``, typically a Swizzle over a plain layout (CuTe's ``A o off o B``).
 
     >>> ComposedLayout(Swizzle(1, 2, 1), 0, Layout(16, 1))(9)
     13
     """
 
     outer: Swizzle | Layout
-    offset: int
-    inner: Layout
+    offset: Offset
+    inner: Layout | ComposedLayout
 
     def __call__(self, *coord: Any) -> Any:
-        return self.outer(self.offset + self.inner(*coord))
+        return self.outer(_offset_value(self.offset) + self.inner(*coord))
 
     def size(self) -> int:
         return self.inner.size()
@@ -99,5 +131,88 @@ class ComposedLayout:
     def shape(self) -> Any:
         return self.inner.shape
 
+    def offsets(self) -> np.ndarray:
+        """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array."""
+        return np.asarray(self.outer(_offset_value(self.offset) + self.inner.offsets()), dtype=np.int64)
+
     def __str__(self) -> str:
-        return f"{self.outer} o {self.offset} o {self.inner}"
+        return f"{self.outer} o {format_offset(self.offset)} o {self.inner}"
+
+    @staticmethod
+    def parse(text: str) -> ComposedLayout:
+        """Read CuTe's ``A o offset o B`` text (``A`` a ``Sw<B,M,S>`` or a layout)."""
+        out = parse_layout(text)
+        if not isinstance(out, ComposedLayout):
+            raise ParseError(text, 0, "a composed layout 'A o offset o B'")
+        return out
+
+
+def format_offset(offset: Offset) -> str:
+    return str(offset) if isinstance(offset, SmemPtrFlag) else format_int_tuple(offset)
+
+
+# ---------------------------------------------------------------- text
+#   composed := A " o " offset " o " B        A := swizzle | layout;  B := layout | composed
+#   swizzle  := "Sw<" int "," int "," int ">"  (the CuTe DSL's "S<...>" is read too)
+#   offset   := int | tuple | "smem_ptr[" bits "b](unset)"
+
+_SWIZZLE = re.compile(r"(?:Sw|S)<\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*>")
+_SMEM = re.compile(r"smem_ptr\[([0-9]+)b\]\(unset\)")
+_O = re.compile(r"\s+o\s+")
+
+
+def _read_outer(cur: Cursor) -> Swizzle | Layout:
+    cur.skip()
+    m = cur.match(_SWIZZLE)
+    if m is None:
+        return read_layout(cur)
+    vals = [int(g) for g in m.groups()]
+    if any(abs(v) > 1 << 16 for v in vals):
+        raise ParseError(cur.text, m.start(), "Sw<B,M,S> with parameters below 65536")
+    try:
+        return Swizzle(*vals)
+    except AlgebraError as e:
+        raise ParseError(cur.text, m.start(), f"a valid swizzle ({e})") from None
+
+
+def _read_offset(cur: Cursor) -> Offset:
+    cur.skip()
+    m = cur.match(_SMEM)
+    if m is not None:
+        if len(m.group(1)) > 6:
+            raise ParseError(cur.text, m.start(), "smem_ptr[<bits>b] with at most 6 digits")
+        return SmemPtrFlag(int(m.group(1)))
+    return it.read_int_tuple(cur)
+
+
+def _read_o(cur: Cursor) -> bool:
+    m = _O.match(cur.text, cur.pos)
+    if m is None:
+        return False
+    cur.pos = m.end()
+    return True
+
+
+def read_any_layout(cur: Cursor, depth: int = 0) -> Layout | ComposedLayout:
+    """One layout or composed layout at the cursor."""
+    start = cur.pos
+    outer = _read_outer(cur)
+    if not _read_o(cur):
+        if isinstance(outer, Swizzle):
+            raise cur.error("' o ' after the swizzle")
+        return outer
+    if depth >= it.MAX_DEPTH:
+        raise ParseError(cur.text, start, f"at most {it.MAX_DEPTH} nested compositions")
+    offset = _read_offset(cur)
+    if not _read_o(cur):
+        raise cur.error("' o ' after the offset")
+    return ComposedLayout(outer, offset, read_any_layout(cur, depth + 1))
+
+
+def parse_layout(text: str) -> Layout | ComposedLayout:
+    """Read CuTe's printed text: a plain ``shape:stride`` layout or a composed ``A o off o B``.
+
+    >>> str(parse_layout("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"))
+    'Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)'
+    """
+    return it.parse_whole(text, read_any_layout, "CuTe layout text")

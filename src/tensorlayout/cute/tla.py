@@ -14,13 +14,15 @@ per 32-byte row of a fractal; a fractal holds 512 bytes):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from tensorlayout.core.intmath import ceil_div, round_up
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import IntTuple, ceil_div, format_int_tuple
+from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout
+from tensorlayout.cute.layout import get as cute_get
 from tensorlayout.errors import LayoutError
+from tensorlayout.xla.types import element_type
 
 __all__ = [
     "FORMATS",
@@ -55,11 +57,10 @@ _ALIASES = {"half": 16, "float": 32, "float16": 16, "float32": 32, "bfloat16": 1
 def element_bits(dtype: str | int) -> int:
     """Bits of an element given as bits, an XLA type name (``f16``) or a C name (``half``)."""
     if it.is_int(dtype):
-        bits = int(dtype)  # type: ignore[arg-type]
+        bits = int(dtype)
     elif isinstance(dtype, str) and dtype.lower() in _ALIASES:
         bits = _ALIASES[dtype.lower()]
     elif isinstance(dtype, str):
-        from tensorlayout.xla.types import element_type
         bits = element_type(dtype).bit_width
     else:
         raise LayoutError(f"expected an element type name or a bit width, got {dtype!r}")
@@ -68,19 +69,41 @@ def element_bits(dtype: str | int) -> int:
     return bits
 
 
-@dataclass(frozen=True, slots=True)
 class TlaLayout:
-    """``tla::Layout<Shape, Stride, OriginShape>``: a CuTe layout plus the valid extent per mode."""
+    """``tla::Layout<Shape, Stride, OriginShape>``: a CuTe layout plus the valid extent per mode.
 
-    layout: Layout
-    origin_shape: tuple[int, ...] = ()
+    An immutable value; the origin shape defaults to the size of each top-level mode.
+    """
 
-    def __post_init__(self) -> None:
-        if not self.origin_shape:
-            modes = self.layout.shape if isinstance(self.layout.shape, tuple) else (self.layout.shape,)
-            object.__setattr__(self, "origin_shape", tuple(it.product(m) for m in modes))
-        if len(self.origin_shape) != rank(self.layout):
-            raise LayoutError(f"origin shape {self.origin_shape} does not match the rank of {self.layout}")
+    __slots__ = ("_layout", "_origin_shape")
+
+    def __init__(self, layout: Layout, origin_shape: tuple[int, ...] = ()) -> None:
+        if not origin_shape:
+            modes = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
+            origin_shape = tuple(it.product(m) for m in modes)
+        if len(origin_shape) != rank(layout):
+            raise LayoutError(f"origin shape {origin_shape} does not match the rank of {layout}")
+        self._layout = layout
+        self._origin_shape = tuple(origin_shape)
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    @property
+    def origin_shape(self) -> tuple[int, ...]:
+        return self._origin_shape
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TlaLayout):
+            return NotImplemented
+        return self._layout == other._layout and self._origin_shape == other._origin_shape
+
+    def __hash__(self) -> int:
+        return hash((self._layout, self._origin_shape))
+
+    def __repr__(self) -> str:
+        return f"TlaLayout(layout={self._layout!r}, origin_shape={self._origin_shape!r})"
 
     def __call__(self, *coord: Any) -> int:
         return crd2offset(coord[0] if len(coord) == 1 else tuple(coord), self)
@@ -149,7 +172,6 @@ def stride(x: TlaLayout | Layout) -> IntTuple:
 
 
 def get(x: TlaLayout | Layout, *path: int) -> Layout:
-    from tensorlayout.cute.layout import get as cute_get
     return cute_get(x.layout if isinstance(x, TlaLayout) else x, *path)
 
 
@@ -170,10 +192,6 @@ def crd2offset(coord: IntTuple, layout: TlaLayout | Layout | str) -> int:
 # ---------------------------------------------------------------- formats
 
 
-def _ru(x: int, m: int) -> int:
-    return ceil_div(x, m) * m
-
-
 def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> TlaLayout:
     """``MakeLayout<Element, Tag>(rows, cols)``: RowMajor, ColumnMajor, VectorLayout, zN, zZ, nZ,
     nN (the legacy tag's formula), L0C, Weight4BitnZ; padded to whole fractals, origin (rows, cols)."""
@@ -188,13 +206,13 @@ def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Tla
     table: dict[str, tuple[Any, Any]] = {
         "RowMajor": ((r, c), (c, 1)),
         "ColumnMajor": ((r, c), (1, r)),
-        "zN": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, f), (1, _ru(r, 16) * c0))),
-        "zZ": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, _ru(c, c0) * 16), (1, f))),
-        "nZ": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, _ru(c, 16) * c0), (c0, f))),
-        "nN": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, f), (c0, _ru(r, c0) * 16))),
-        "L0C": (((16, ceil_div(r, 16)), (16, ceil_div(c, 16))), ((16, 256), (1, _ru(r, 16) * 16))),
+        "zN": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, f), (1, round_up(r, 16) * c0))),
+        "zZ": (((16, ceil_div(r, 16)), (c0, ceil_div(c, c0))), ((c0, round_up(c, c0) * 16), (1, f))),
+        "nZ": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, round_up(c, 16) * c0), (c0, f))),
+        "nN": (((c0, ceil_div(r, c0)), (16, ceil_div(c, 16))), ((1, f), (c0, round_up(r, c0) * 16))),
+        "L0C": (((16, ceil_div(r, 16)), (16, ceil_div(c, 16))), ((16, 256), (1, round_up(r, 16) * 16))),
         "Weight4BitnZ": (((32, ceil_div(r, 32)), (16, ceil_div(c, 16))),
-                         ((1, _ru(c, 16) * 32), (32, 512))),
+                         ((1, round_up(c, 16) * 32), (32, 512))),
     }
     if tag == "VectorLayout":
         return TlaLayout(Layout((c,), (1,)), (c,))
@@ -220,10 +238,10 @@ def _tile_shape(lay: Layout, tile: Sequence[int]) -> IntTuple:
         return tuple(tile) if isinstance(lay.shape, tuple) else tile[0]
     if it.rank(lay.stride) != 2 or len(tile) != 2:
         raise LayoutError(f"tiles of fractal layouts need rank 2 (layout {lay}, tile {tuple(tile)})")
-    out = []
+    out: list[IntTuple] = []
     for mode, t in zip(lay.shape, tile):  # type: ignore[arg-type]
         if isinstance(mode, tuple):
-            out.append((mode[0], ceil_div(t, mode[0])))
+            out.append((mode[0], it.ceil_div(t, mode[0])))
         else:
             out.append(t)
     return tuple(out)

@@ -55,8 +55,22 @@ def _fusion_o2i(instr: HloInstruction, output_id: int) -> list[list[OperandIndex
     return fusion.fusion_output_to_input(instr, output_id, output_to_input_indexing)
 
 
+def _async_start_o2i(instr: HloInstruction, output_id: int) -> list[list[OperandIndexing]]:
+    """``async-start``: output 1 (the result) reads the operands through the wrapped computation.
+
+    Output 0 (the operands) and 2 (the context) have no element-wise maps.
+    """
+    called = instr.called_computations
+    if output_id != 1 or not called:
+        raise HloError(f"async-start {instr.name}: only output 1 (the wrapped result) has maps")
+    adaptor = FusionAdaptor.for_computation(called[0], instr)
+    groups = fusion.group_by_producers(adaptor, called[0].root, output_to_input_indexing)
+    return [list(groups.get(op, ())) for op in instr.operands]
+
+
 OUTPUT_TO_INPUT: Mapping[str, Rule] = {
     **shape.OUTPUT_TO_INPUT, **data.OUTPUT_TO_INPUT, **compute.OUTPUT_TO_INPUT, "fusion": _fusion_o2i,
+    "async-start": _async_start_o2i,
 }
 INPUT_TO_OUTPUT: Mapping[str, Rule] = {
     **shape.INPUT_TO_OUTPUT, **data.INPUT_TO_OUTPUT, **compute.INPUT_TO_OUTPUT,

@@ -18,6 +18,11 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError
+from tensorlayout.hlo.sharding import (
+    parse_frontend_attributes,
+    parse_replica_groups,
+    parse_sharding,
+)
 
 __all__ = [
     "COMPUTATION_ATTRIBUTES",
@@ -318,6 +323,9 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     **{k: _bool for k in _BOOL_ATTRS},
     **{k: _name for k in COMPUTATION_ATTRIBUTES},
     **{k: _name_list for k in COMPUTATION_LIST_ATTRIBUTES},
+    "replica_groups": parse_replica_groups,
+    "sharding": parse_sharding,
+    "frontend_attributes": parse_frontend_attributes,
 }
 
 _CACHE: dict[tuple[str, str], Any] = {}
@@ -395,3 +403,4 @@ def parse_literal(text: str) -> Any:
     except ValueError:
         return None
     return stack[0][0]
+

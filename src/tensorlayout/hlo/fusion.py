@@ -129,6 +129,11 @@ class FusionAdaptor:
         return instr
 
 
+#: The output a walk reads of an op that is not read at output 0: an async op is consumed by
+#: ``async-update`` / ``async-done``, which read its element 1 (the wrapped result).
+_WALK_OUTPUT = {"async-start": 1, "async-update": 1}
+
+
 def group_by_producers(adaptor: FusionAdaptor, target: HloInstruction,
                        output_to_input: OpIndexing) -> dict[HloInstruction, OrderedSet]:
     """Maps from ``target``'s output index to every instruction it (transitively) reads.
@@ -147,7 +152,7 @@ def group_by_producers(adaptor: FusionAdaptor, target: HloInstruction,
         if instr.opcode == "parameter" and instr is not start:
             continue
         consumers = list(groups[instr])
-        producers = output_to_input(instr, 0)
+        producers = output_to_input(instr, _WALK_OUTPUT.get(instr.opcode, 0))
         for k, producer_maps in enumerate(producers.indexing_maps):
             if k >= len(instr.operands):
                 break

@@ -23,6 +23,8 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.hlo._scan import literal_end, scan_value
+from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -36,6 +38,8 @@ from tensorlayout.hlo.model import (
     HloInstruction,
     HloModule,
 )
+from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
+from tensorlayout.hlo.sharding import attribute_value_end
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -59,7 +63,7 @@ _NAME_RE = r"[A-Za-z_][\w.\-]*"
 _DIGITS = re.compile(r"[0-9]+")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
 _NAME = re.compile(r"%?(" + _NAME_RE + r")", re.A)
-_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]*=[ \t]*", re.A)
+_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]+=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
 _SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
 _PAREN = re.compile(r"[()\n]")
@@ -71,25 +75,19 @@ _OPERAND_NAME = re.compile(r"%?([\w.\-]+)", re.A)
 _OPCODE = re.compile(r"[ \t]*([a-z][a-z0-9\-]*)\(")
 _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
 _SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)", re.A)
-_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=", re.A)
+_ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=\s*", re.A)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
-# Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
-# nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
-_SIMPLE_VALUE = re.compile(
-    r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
-    r'|\{[^{}"\n/\[\]()]*\}'
-    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\\n]|\\.)*")*\}'
-    r'|"(?:[^"\\\n]|\\.)*"',
-    re.A,
-)
-_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
-_CLOSER = {"[": "]", "{": "}", "(": ")"}
 _TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
 _TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)', re.A)
 _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
+
+
+def _known_opcode(opcode: str) -> bool:
+    """An XLA opcode, or XLA's shorthand for an async one (``slice-start``)."""
+    return opcode in XLA_OPCODES or async_shorthand(opcode) is not None
 
 
 def parse_module(text: str) -> HloModule:
@@ -111,42 +109,6 @@ def parse_module(text: str) -> HloModule:
             gc.enable()
 
 
-def scan_value(text: str, pos: int) -> int:
-    """End of the attribute value starting at ``pos``: balanced brackets, strings, bare tokens.
-
-    >>> scan_value('backend_config={"a":{"b":[1,2]}}, x=1', 15)
-    32
-    """
-    m = _SIMPLE_VALUE.match(text, pos)
-    if m:
-        return m.end()
-    stack: list[str] = []
-    start = pos
-    while True:
-        m = _SCAN.match(text, pos)
-        if m is None:
-            if pos >= len(text):
-                if stack:
-                    raise ParseError(text, pos, f"{stack[-1]!r} to close the attribute value")
-                break
-            raise ParseError(text, pos, "a closing '\"' on the same line")
-        tok = m.group()
-        c = tok[0]
-        if c in "[{(":
-            stack.append(_CLOSER[c])
-        elif c in "]})":
-            if not stack:
-                break
-            if stack.pop() != c:
-                raise ParseError(text, pos, "a matching closing bracket")
-        elif (c == "," or c.isspace()) and not stack:
-            break
-        pos = m.end()
-    if pos == start:
-        raise ParseError(text, pos, "an attribute value")
-    return pos
-
-
 class _Parser:
     """Recursive descent over the module text, with regex fast paths for instructions."""
 
@@ -154,6 +116,8 @@ class _Parser:
         self.text = text
         self.cur = Cursor(text, comments=True)
         self.graph = HloGraph()
+        self.wrapped: list[HloComputation] = []
+        self.names: dict[str, int] = {}
 
     # -- module ------------------------------------------------------------------------------
     def module(self) -> HloModule:
@@ -179,6 +143,8 @@ class _Parser:
                     cur.pos = row.end()
                 continue
             comp = self.computation()
+            computations += self.wrapped  # async_wrapped computations come before their callers
+            self.wrapped.clear()
             if comp.is_entry:
                 if entry is not None:
                     raise ParseError(text, comp.offset, "only one ENTRY computation")
@@ -202,7 +168,9 @@ class _Parser:
         m = cur.match(_ATTR_NAME)
         if not m:
             raise cur.error("an attribute name")
-        cur.expect("=", f"'=' after attribute {m.group()}")
+        if not self.text.startswith("=", cur.pos):  # XLA lexes `name=` as one token
+            raise cur.error(f"'=' right after attribute name {m.group()}")
+        cur.pos += 1
         cur.skip()
         at = cur.pos
         cur.pos = scan_value(self.text, at)
@@ -258,7 +226,7 @@ class _Parser:
                 break
             if cur.pos >= len(text):
                 raise cur.error("'}' to end the computation")
-            instructions.append(self.instruction())
+            instructions.append(self._expand_async(self.instruction()))
         while cur.accept(","):  # e.g. `}, execution_thread="host"` (not needed: skipped)
             self._attribute()
         if not instructions:
@@ -275,6 +243,19 @@ class _Parser:
         self._resolve_operands(name, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
+
+    def _expand_async(self, instr: HloInstruction) -> HloInstruction:
+        """XLA's model of a shorthand async op (see :mod:`tensorlayout.hlo.async_ops`)."""
+        instr, wrapped = expand_async_shorthand(instr, self.text, self.graph, self._fresh)
+        if wrapped is not None:
+            self.wrapped.append(wrapped)
+        return instr
+
+    def _fresh(self, base: str) -> str:
+        """``base``, then ``base.1``, ``base.2``… (names the parser makes up, as XLA does)."""
+        n = self.names.get(base, 0)
+        self.names[base] = n + 1
+        return f"{base}.{n}" if n else base
 
     def _shape(self, pos: int) -> tuple[Shape, int]:
         """The shape at ``pos`` and where it ends: cached for plain text, careful otherwise."""
@@ -318,7 +299,8 @@ class _Parser:
         if not cur.accept(")"):
             while True:
                 pname = self._name("a parameter name")
-                cur.expect(":", "':' after the parameter name")
+                if self.text.startswith(":", cur.pos):  # XLA lexes `name:` as one token; optional
+                    cur.pos += 1
                 cur.skip()
                 shape, cur.pos = self._shape(cur.pos)
                 params.append((pname, shape))
@@ -410,8 +392,12 @@ class _Parser:
             head, shape, opcode = self._instruction_head(), self._instruction_shape(), self._opcode()
             operands = self._operand_list(opcode)
             pos = self.cur.pos
-        attributes, raw, called = self._attributes(pos)
         literal, number, names, shapes = operands
+        arity = XLA_OPCODE_ARITY.get(opcode)
+        if arity is not None and arity != len(names) and opcode not in ("constant", "parameter"):
+            raise ParseError(self.text, start, f"{arity} operand(s) for {opcode} (XLA's arity), "
+                             f"not {len(names)}")
+        attributes, raw, called = self._attributes(pos)
         if literal is not None:
             attributes["literal"] = literal
         return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
@@ -435,7 +421,7 @@ class _Parser:
         except TensorLayoutError:
             return None
         o = _OPCODE.match(text, s.end())
-        if o is None:
+        if o is None or not _known_opcode(o.group(1)):
             return None
         opcode = o.group(1)
         operands = self._operands_fast(opcode, o.end())
@@ -463,7 +449,7 @@ class _Parser:
             return None
         return (None, None, tuple([n for _, n in items]), tuple([s for s, _ in items])), ops.end()
 
-    # head ::= ['ROOT'] ['%'] name '='
+    # head ::= ['ROOT'] ('%' name | name [':']) '='    (a bare name must not touch its '=')
     def _instruction_head(self) -> tuple[bool, str]:
         cur = self.cur
         is_root = bool(cur.match(_ROOT_KW))
@@ -473,6 +459,12 @@ class _Parser:
         if name in RESERVED_NAMES:
             raise ParseError(self.text, at, f"an instruction name ({name!r} is a reserved word of HLO "
                              "text: a type or keyword)", repr(name))
+        # XLA's lexer reads a bare `name:` as a name and a bare `name=` as an attribute name
+        if not self.text.startswith("%", at) and self.text.startswith(":", cur.pos):
+            cur.pos += 1
+        elif not self.text.startswith("%", at) and self.text.startswith("=", cur.pos):
+            raise ParseError(self.text, at, f"whitespace between instruction name {name} and '='",
+                             repr(name + "="))
         cur.expect("=", "'=' after the instruction name")
         return is_root, name
 
@@ -490,6 +482,9 @@ class _Parser:
         if not om:
             raise cur.error("an opcode")
         opcode = om.group()
+        if not _known_opcode(opcode):
+            raise ParseError(self.text, om.start(), f"an opcode XLA knows ({opcode!r} is not one)",
+                             repr(opcode))
         cur.expect("(", f"'(' after opcode {opcode}")
         return opcode
 
@@ -500,7 +495,7 @@ class _Parser:
         cur, text = self.cur, self.text
         if opcode == "constant":
             start = cur.pos
-            end = self._literal(start)
+            end = literal_end(text, start)
             literal = text[start:end].strip()
             if not literal:
                 raise ParseError(text, end, "a literal in constant(...)")
@@ -528,7 +523,8 @@ class _Parser:
         while True:
             m = _ATTR.match(text, pos)
             if m:
-                key, at, end = m.group(1), m.end(), scan_value(text, m.end())
+                key, at = m.group(1), m.end()
+                end = attribute_value_end(key, text, at, scan_value(text, at))
             else:
                 cur.pos = pos
                 if not _MORE.match(text, pos) or not cur.accept(","):
@@ -557,41 +553,25 @@ class _Parser:
             called.extend(typed)
         return typed
 
-    def _literal(self, pos: int) -> int:
-        """End of a constant payload (balanced brackets) that starts at ``pos``."""
-        text = self.text
-        stack: list[str] = []
-        while True:
-            m = _SCAN.match(text, pos)
-            if m is None:
-                raise ParseError(text, pos, "')' to end the constant literal")
-            c = m.group()[0]
-            if c in "[{(":
-                stack.append(_CLOSER[c])
-            elif c in "]})":
-                if not stack:
-                    return pos
-                if stack.pop() != c:
-                    raise ParseError(text, pos, "a matching closing bracket in the literal")
-            pos = m.end()
-
     def _operands(self) -> tuple[tuple[str, ...], tuple[Shape | None, ...]]:
-        """Careful operand list: ``[shape] name`` items; the cursor is after ``(``."""
+        """Careful operand list: ``[shape] name`` items; the cursor is after ``(``.
+
+        operand_list ::= (',' | [shape] ['%'] name)* ')'   (items separated by commas)
+        """
         cur, text = self.cur, self.text
         names: list[str] = []
         shapes: list[Shape | None] = []
-        if cur.accept(")"):
-            return (), ()
-        while True:
+        while not cur.accept(")"):
+            if cur.accept(","):  # XLA skips empty items: `f(,a)`, `f(a,,b)`, `f(a,)`
+                continue
             cur.skip()
             shape = None
             if text.startswith("(", cur.pos) or _TYPE_START.match(text, cur.pos):
                 shape, cur.pos = self._shape(cur.pos)
             names.append(self._name("an operand name"))
             shapes.append(shape)
-            if cur.accept(")"):
-                break
-            cur.expect(",", "',' or ')' in the operand list")
+            if not cur.peek(")"):
+                cur.expect(",", "',' or ')' in the operand list")
         if not any(s is not None for s in shapes):
             return tuple(names), ()
         return tuple(names), tuple(shapes)

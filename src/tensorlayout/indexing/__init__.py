@@ -18,10 +18,12 @@ from tensorlayout.indexing.expr import Expr, compare, const, install_printer, va
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap, MapOperations, install_operations
 from tensorlayout.indexing.parse import (
+    ParsedOperandIndexing,
     SymbolicMap,
     indexing_map_from_symbolic_map,
     parse_expr,
     parse_indexing_map,
+    parse_instruction_indexing,
     parse_symbolic_expr,
     parse_symbolic_expr_and_advance,
     parse_symbolic_map,
@@ -75,6 +77,7 @@ __all__ = [
     "ExprSimplifier",
     "IndexingMap",
     "Interval",
+    "ParsedOperandIndexing",
     "RangeEvaluator",
     "SimplifyPointDimensions",
     "SymbolicMap",
@@ -97,6 +100,7 @@ __all__ = [
     "largest_known_divisor",
     "parse_expr",
     "parse_indexing_map",
+    "parse_instruction_indexing",
     "parse_symbolic_expr",
     "parse_symbolic_expr_and_advance",
     "parse_symbolic_map",

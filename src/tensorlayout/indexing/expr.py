@@ -40,6 +40,7 @@ __all__ = [
     "const",
     "largest_known_divisor",
     "make",
+    "out_of_int64",
     "var",
 ]
 
@@ -401,6 +402,18 @@ def _intern(kind: int, lhs: Expr | None, rhs: Expr | None, value: int) -> Expr:
         node = Expr(kind, lhs, rhs, value)
         _TABLE[key] = node
     return node
+
+
+def out_of_int64(e: Expr) -> int | None:
+    """The first constant of ``e`` outside int64 (folding can make one), else None.
+
+    >>> out_of_int64(var(0) * 2**62 * 4), out_of_int64(var(0) * 4)
+    (18446744073709551616, None)
+    """
+    for x in e.walk():
+        if x.kind == CONST and not INT64_MIN <= x.value <= INT64_MAX:
+            return x.value
+    return None
 
 
 def const(value: int) -> Expr:

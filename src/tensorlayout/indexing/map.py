@@ -18,7 +18,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from tensorlayout.errors import IndexingError
-from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, var
+from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, out_of_int64, var
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.variables import Variable
 
@@ -167,10 +167,14 @@ def _ops() -> MapOperations:
 
 
 def _check_vars(exprs: Iterable[Expr], count: int, what: str) -> None:
+    """Every variable id is below ``count`` and every constant fits in int64 (as in XLA)."""
     for e in exprs:
         for v in e.variables():
             if v >= count:
                 raise IndexingError(f"{what} mentions variable v{v} but the map has only {count} variables")
+        big = out_of_int64(e)
+        if big is not None:
+            raise IndexingError(f"{what} has the constant {big}, which does not fit in int64")
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -558,7 +562,9 @@ class IndexingMap(_MapFields):
         return self is other or self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # a part of _key (equal maps agree on it), cheap enough not to need caching
+        return hash((self._results, len(self._ranges), len(self._rts), len(self._constraints),
+                     tuple(v.bounds for v in self._dims), self._known_empty, self._undefined))
 
     def to_string(self, *, floordiv: bool = False) -> str:
         """XLA's one-line text: ``(dims)[ranges]{rts} -> (results), domain: ...``.

@@ -1,221 +1,73 @@
-"""Parsers for expressions, symbolic maps and indexing maps (spec §2.2).
+"""Parsers for symbolic maps and indexing maps, in every text form XLA prints (spec §2.2).
 
-Grammar (left-associative)::
+Besides XLA's current one-line form this reads the forms older XLA releases and other tools
+print: the newline-separated domain (before September 2024), the ``is_simplified: true|false``
+trailer (September 2024, ignored: the flag no longer exists), the MLIR attribute
+``#xla.indexing_map<"...">`` (also ``#xla_gpu.`` and unquoted), ``HloInstructionIndexing``'s
+``operand id = N`` blocks (:func:`parse_instruction_indexing`), maps with no variables but
+constant results (``() -> (0, 0, 0)``) and maps without a domain (unbounded variables).
 
-    expr   ::= term (('+' | '-') term)*
-    term   ::= factor (('*' | '/' | 'floordiv' | 'ceildiv' | 'mod') factor)*
-    factor ::= '-' factor | ('max' | 'min') '(' expr ',' expr ')' | '(' expr ')' | name | integer
+Grammar (``sep`` is ``,`` or a line break)::
 
-``a - b`` is ``a + canonical(b * -1)`` and ``-f`` is ``canonical(f * -1)``; everything else is
-built with the creation-time rules only.
+    text     ::= attr | block+ | map
+    attr     ::= ['#' name '='] '#xla' ['_gpu'] '.indexing_map' '<' ('"' map '"' | map) '>'
+    block    ::= 'operand' 'id' '=' integer (('unknown' 'indexing') | map [rts] [replica])*
+    rts      ::= 'runtime' 'variables' ':' (name ':' instruction ';' map)*
+    replica  ::= 'replica' 'id' ':' map
+    map      ::= 'UNDEFINED' | 'KNOWN' 'EMPTY' | header [[','] domain] [sep trailer]
+    header   ::= '(' names ')' ['[' names ']'] ['{' names '}'] '->' '(' [expr (',' expr)*] ')'
+    domain   ::= 'domain' ':' (name 'in' interval) (sep name 'in' interval)* (sep expr 'in' interval)*
+    trailer  ::= 'is_simplified' ':' ('true' | 'false')
 
->>> print(parse_expr("-(v0 + 1)"))
--v0 - 1
->>> print(parse_indexing_map("(d0)[s0] -> (d0 floordiv 2 + s0), domain: d0 in [0, 9], s0 in [0, 1]"))
-(d0)[s0] -> (d0 / 2 + s0), domain: d0 in [0, 9], s0 in [0, 1]
+>>> print(parse_indexing_map('#xla.indexing_map<"(d0) -> (d0 floordiv 2), domain: d0 in [0, 9]">'))
+(d0) -> (d0 / 2), domain: d0 in [0, 9]
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.core.intmath import INT64_MAX
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError, ParseError
-from tensorlayout.indexing._guard import TOO_DEEP
-from tensorlayout.indexing.canonical import _canon as canonicalize
-from tensorlayout.indexing.expr import (
-    ADD,
-    CEILDIV,
-    FLOORDIV,
-    MAX,
-    MIN,
-    MOD,
-    MUL,
-    Expr,
-    const,
-    make,
-    var,
+from tensorlayout.indexing.expr import Expr, out_of_int64, var
+from tensorlayout.indexing.exprparse import (
+    _KEYWORDS,
+    _NAME,
+    VariableMap,
+    _ExprParser,
+    _run,
+    parse_expr,
+    parse_symbolic_expr,
+    parse_symbolic_expr_and_advance,
 )
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import ConstraintsLike, IndexingMap
 from tensorlayout.indexing.variables import Variable
 
 __all__ = [
+    "ParsedOperandIndexing",
     "SymbolicMap",
+    "VariableMap",
     "indexing_map_from_symbolic_map",
     "parse_expr",
     "parse_indexing_map",
+    "parse_instruction_indexing",
     "parse_symbolic_expr",
     "parse_symbolic_expr_and_advance",
     "parse_symbolic_map",
     "parse_symbolic_map_and_advance",
 ]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_UINT = re.compile(r"[0-9]+")
-_DEFAULT = re.compile(r"([dsv])([0-9]+)$")
-_TERM_OPS = {"mod": MOD, "floordiv": FLOORDIV, "floorDiv": FLOORDIV, "ceildiv": CEILDIV, "ceilDiv": CEILDIV}
-_KEYWORDS = {"in", "domain", "max", "min", *_TERM_OPS}
-T = TypeVar("T")
-VariableMap = Sequence[str] | Mapping[str, "Expr | int"]
-
-
-def _run(cur: Cursor, parse: Callable[[], T]) -> T:
-    """Run a parse step; too-deep nesting becomes a ParseError at the cursor."""
-    try:
-        return parse()
-    except RecursionError:
-        raise ParseError(cur.text, cur.pos, "an expression nested less deeply", context=TOO_DEEP) from None
-
-
-def _literal(cur: Cursor, m: re.Match[str], sign: int, negated: bool = False) -> Expr:
-    """An integer literal (``sign`` -1 after a unary minus), checked to fit in int64.
-
-    ``negated``: the literal follows a binary minus, so ``2**63`` is allowed (it becomes INT64_MIN).
-    """
-    value = sign * int(m.group())
-    if not -INT64_MAX - 1 <= value <= INT64_MAX + negated:
-        raise ParseError(cur.text, m.start(), "an integer that fits in int64", m.group())
-    return const(value)
-
-
-class _ExprParser:
-    """Recursive descent over a shared :class:`Cursor`; ``names`` maps a name to a variable id."""
-
-    def __init__(self, cur: Cursor, names: Mapping[str, Expr] | None, num_dims: int | None) -> None:
-        self.cur = cur
-        self.names = names
-        self.num_dims = num_dims
-        self.negated_literal = False
-
-    def expr(self) -> Expr:
-        e = self.term()
-        while True:
-            if self.cur.accept("+"):
-                e = make(ADD, e, self.term())
-            elif self.cur.peek("-") and not self.cur.peek("->"):
-                self.cur.accept("-")
-                self.negated_literal = True  # "x - 9223372036854775808" is x + INT64_MIN
-                e = make(ADD, e, canonicalize(make(MUL, self.term(), const(-1))))
-            else:
-                return e
-
-    def _term_op(self) -> int | None:
-        cur = self.cur
-        if cur.peek("*"):
-            cur.accept("*")
-            return MUL
-        if cur.peek("/"):
-            cur.accept("/")
-            return FLOORDIV
-        cur.skip()
-        m = _NAME.match(cur.text, cur.pos)
-        if m and m.group() in _TERM_OPS:
-            cur.pos = m.end()
-            return _TERM_OPS[m.group()]
-        return None
-
-    def term(self) -> Expr:
-        e = self.factor()
-        while (op := self._term_op()) is not None:
-            e = make(op, e, self.factor())
-        return e
-
-    def factor(self) -> Expr:
-        cur = self.cur
-        cur.skip()
-        start = cur.pos
-        if cur.at_end():
-            raise cur.error("an expression")
-        if not cur.text.startswith(tuple("0123456789"), cur.pos):
-            self.negated_literal = False
-        if cur.peek("-") and not cur.peek("->"):
-            cur.accept("-")
-            m = _UINT.match(cur.text, cur.pos)
-            if m:  # '-' right before digits is one negative literal, as in XLA's tokenizer
-                cur.pos = m.end()
-                return _literal(cur, m, -1)
-            return canonicalize(make(MUL, self.factor(), const(-1)))
-        if cur.accept("("):
-            e = self.expr()
-            cur.expect(")", "')' to close the parenthesis")
-            return e
-        m = cur.match(_UINT)
-        if m:
-            slack, self.negated_literal = self.negated_literal, False
-            return _literal(cur, m, 1, slack)
-        m = cur.match(_NAME)
-        if not m:
-            raise cur.error("an expression")
-        word = m.group()
-        if word in ("max", "min") and cur.peek("("):
-            cur.accept("(")
-            a = self.expr()
-            cur.expect(",", "',' between the arguments of " + word)
-            b = self.expr()
-            cur.expect(")", f"')' to close {word}(")
-            return make(MAX if word == "max" else MIN, a, b)
-        return self._variable(word, start)
-
-    def _variable(self, word: str, start: int) -> Expr:
-        if self.names is not None:
-            if word in self.names:
-                return self.names[word]
-            raise ParseError(self.cur.text, start, "a declared variable name", repr(word))
-        m = _DEFAULT.match(word)
-        if not m:
-            raise ParseError(self.cur.text, start, "a variable (d<N>, s<N> or v<N>) or a number", repr(word))
-        kind, n = m.group(1), int(m.group(2))
-        if kind == "s":
-            if self.num_dims is None:
-                raise ParseError(self.cur.text, start + 1, "a dimension count to place the symbol",
-                                 context="symbol cannot be parsed because number of dimensions is not set")
-            return var(self.num_dims + n)
-        return var(n)
-
-
-def _table(names: VariableMap | None) -> dict[str, Expr] | None:
-    if names is None:
-        return None
-    if isinstance(names, Mapping):
-        return {str(k): v if isinstance(v, Expr) else var(v) for k, v in names.items()}
-    return {n: var(i) for i, n in enumerate(names)}
-
-
-def parse_symbolic_expr_and_advance(
-    text: str, num_dims: int | None = None, names: VariableMap | None = None
-) -> tuple[Expr, str]:
-    """Parse one expression at the start of ``text``; returns it and the unparsed rest.
-
-    >>> parse_symbolic_expr_and_advance("d0 + 1 in [0, 3]")
-    (Expr('v0 + 1'), 'in [0, 3]')
-    """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "expression text")
-    cur = Cursor(text)
-    e = _run(cur, _ExprParser(cur, _table(names), num_dims).expr)
-    return e, text[cur.pos:]
-
-
-def parse_expr(text: str, num_dims: int | None = None, names: VariableMap | None = None) -> Expr:
-    """Parse one expression (XLA's ``ParseSymbolicExpr``).
-
-    Variables are ``d<N>``/``v<N>`` (id N) and ``s<N>`` (id ``num_dims + N``), unless ``names``
-    is given: a list naming ids ``0, 1, ...`` or a mapping from name to variable (or id).
-
-    >>> parse_expr("s0 * 2", num_dims=1), parse_expr("foo + dim_bar", names={"foo": 0, "dim_bar": 1})
-    (Expr('v1 * 2'), Expr('v0 + v1'))
-    """
-    e, rest = parse_symbolic_expr_and_advance(text, num_dims, names)
-    Cursor(text, len(text) - len(rest)).expect_end("an operator or the end of the expression")
-    return e
-
-
-parse_symbolic_expr = parse_expr
+_ATTR = re.compile(r'\s*(?:#[A-Za-z_][A-Za-z0-9_.$-]*\s*=\s*)?#xla(?:_gpu)?\.indexing_map\s*<')
+_IDS = r"\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:,\s*[A-Za-z_][A-Za-z0-9_]*\s*)*)?"
+#: The start of a map: its variable lists and the arrow.
+_HEADER = re.compile(rf"\({_IDS}\)\s*(?:\[{_IDS}\]\s*)?(?:\{{{_IDS}\}}\s*)?->")
+_LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*:")
+_INSTRUCTION = re.compile(r"[^;\n]+")
+_STOP_WORDS = ("operand", "runtime", "replica", "unknown", "UNDEFINED", "KNOWN", "is_simplified")
 
 
 def _name_list(cur: Cursor, close: str) -> list[tuple[str, int]]:
@@ -306,6 +158,18 @@ class SymbolicMap:
 _Names = list[tuple[str, int]]
 
 
+def _checked(cur: Cursor, parse: Callable[[], Expr]) -> Expr:
+    """An expression whose constants, folded while parsing (``x * 2**62 * 4``), fit in int64."""
+    cur.skip()
+    at = cur.pos
+    e = _run(cur, parse)
+    big = out_of_int64(e)
+    if big is not None:
+        raise ParseError(cur.text, at, "an expression whose folded constants fit in int64",
+                         context=f"it folds to the constant {big}")
+    return e
+
+
 def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
     cur.expect("(", "'(' to start the dimension list")
     dims = _name_list(cur, ")")
@@ -322,7 +186,7 @@ def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
     parser = _ExprParser(cur, table, None)
     if not cur.accept(")"):
         while True:
-            results.append(parser.expr())
+            results.append(_checked(cur, parser.expr))
             if cur.accept(")"):
                 break
             cur.expect(",", "',' or ')' after a result")
@@ -346,58 +210,6 @@ def parse_symbolic_map_and_advance(text: str) -> tuple[SymbolicMap, str]:
 def parse_symbolic_map(text: str) -> SymbolicMap:
     """XLA's ``ParseSymbolicMap``: :meth:`SymbolicMap.parse`."""
     return SymbolicMap.parse(text)
-
-
-def parse_indexing_map(text: str) -> IndexingMap:
-    """Parse XLA's indexing-map text (also ``UNDEFINED``).
-
-    >>> parse_indexing_map("(d0) -> (d0), domain: d0 in [3, 2]").is_known_empty
-    True
-    """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "indexing map text")
-    cur = Cursor(text)
-    if cur.accept("UNDEFINED"):
-        cur.expect_end()
-        return IndexingMap.undefined()
-    if cur.accept("KNOWN"):
-        _keyword(cur, "EMPTY")
-        cur.expect_end()
-        return IndexingMap.known_empty(0)
-    dims, syms, rts, results = _run(cur, lambda: _header(cur))
-    declared = [*dims, *syms, *rts]
-    if not declared:
-        if results:
-            raise cur.error("'()' results for a map without variables")
-        cur.expect_end()
-        return IndexingMap([], [])
-    cur.expect(",", "', domain:'")
-    _keyword(cur, "domain")
-    cur.expect(":", "':' after 'domain'")
-    defaults = [f"d{i}" for i in range(len(dims))] + [f"s{j}" for j in range(len(syms))]
-    defaults += [f"rt{k}" for k in range(len(rts))]
-    variables: list[Variable] = []
-    for i, (name, _) in enumerate(declared):
-        if i:
-            cur.expect(",", "',' before the next variable's bounds")
-        cur.skip()
-        at = cur.pos
-        m = cur.match(_NAME)
-        if not m or m.group() != name:
-            raise ParseError(text, at, f"the bounds of {name!r}")
-        _keyword(cur, "in")
-        lo, hi = _interval(cur)
-        variables.append(Variable(Interval(lo, hi), "" if name == defaults[i] else name))
-    parser = _ExprParser(cur, {n: var(i) for i, (n, _) in enumerate(declared)}, None)
-    constraints: list[tuple[Expr, tuple[int, int]]] = []
-    while cur.accept(","):
-        e = _run(cur, parser.expr)
-        _keyword(cur, "in")
-        constraints.append((e, _interval(cur)))
-    cur.expect_end("',' or the end of the map")
-    nd, ns = len(dims), len(syms)
-    return IndexingMap(results, variables[:nd], variables[nd:nd + ns], variables[nd + ns:], constraints)
-
 
 
 def indexing_map_from_symbolic_map(
@@ -426,3 +238,214 @@ def indexing_map_from_symbolic_map(
             f"the number of symbols in the symbolic map ({sm.num_symbols})"
         )
     return IndexingMap(sm.results, dim_vars, range_vars, rt_vars, constraints)
+
+
+# ---- indexing maps ------------------------------------------------------------------------
+def _separator(cur: Cursor) -> bool:
+    """Consume a ``,`` or note a line break before the next item; False if neither."""
+    start = cur.pos
+    if cur.accept(","):
+        return True
+    return "\n" in cur.text[start:cur.pos] and not cur.at_end()
+
+
+def _at_stop(cur: Cursor) -> bool:
+    """True where a map's domain ends: the end, a keyword of an enclosing form, or a new map."""
+    if cur.at_end():
+        return True
+    word = _NAME.match(cur.text, cur.pos)
+    if word and (word.group() in _STOP_WORDS or _LABEL.match(cur.text, cur.pos)):
+        return True
+    return cur.peek("(") and _HEADER.match(cur.text, cur.pos) is not None
+
+
+def _trailer(cur: Cursor) -> None:
+    """``is_simplified: true|false`` (XLA, September 2024); the flag has no meaning now."""
+    _keyword(cur, "is_simplified")
+    cur.expect(":", "':' after 'is_simplified'")
+    cur.skip()
+    if not (cur.match(re.compile("true\\b")) or cur.match(re.compile("false\\b"))):
+        raise cur.error("'true' or 'false'")
+
+
+def _peek_word(cur: Cursor, word: str) -> bool:
+    cur.skip()
+    m = _NAME.match(cur.text, cur.pos)
+    return m is not None and m.group() == word
+
+
+def _variable_bounds(cur: Cursor, declared: _Names, defaults: list[str]) -> list[Variable]:
+    """``name in [lo, hi]`` for every declared variable, in order (a default name is stored as "")."""
+    variables: list[Variable] = []
+    for i, (name, _) in enumerate(declared):
+        if i and not _separator(cur):
+            raise cur.error("',' before the next variable's bounds")
+        cur.skip()
+        at = cur.pos
+        m = cur.match(_NAME)
+        if not m or m.group() != name:
+            raise ParseError(cur.text, at, f"the bounds of {name!r}")
+        _keyword(cur, "in")
+        lo, hi = _interval(cur)
+        variables.append(Variable(Interval(lo, hi), "" if name == defaults[i] else name))
+    return variables
+
+
+def _constraints(cur: Cursor, declared: _Names) -> list[tuple[Expr, tuple[int, int]]]:
+    """``expr in [lo, hi]`` items after the bounds, up to the end of the map (and its trailer)."""
+    parser = _ExprParser(cur, {n: var(i) for i, (n, _) in enumerate(declared)}, None)
+    out: list[tuple[Expr, tuple[int, int]]] = []
+    while True:
+        here = cur.pos
+        sep = _separator(cur)
+        if sep and _peek_word(cur, "is_simplified"):
+            _trailer(cur)
+            return out
+        if not sep or _at_stop(cur):
+            cur.pos = here
+            return out
+        e = _checked(cur, parser.expr)
+        _keyword(cur, "in")
+        out.append((e, _interval(cur)))
+
+
+def _defaults(dims: _Names, syms: _Names, rts: _Names) -> list[str]:
+    names = [f"d{i}" for i in range(len(dims))] + [f"s{j}" for j in range(len(syms))]
+    return names + [f"rt{k}" for k in range(len(rts))]
+
+
+def _map_at(cur: Cursor) -> IndexingMap:
+    """One indexing map at the cursor; stops before whatever follows it."""
+    if cur.accept("UNDEFINED"):
+        return IndexingMap.undefined()
+    if cur.accept("KNOWN"):
+        _keyword(cur, "EMPTY")
+        return IndexingMap.known_empty(0)
+    dims, syms, rts, results = _run(cur, lambda: _header(cur))
+    declared = [*dims, *syms, *rts]
+    here = cur.pos
+    has_sep = _separator(cur)
+    if not _peek_word(cur, "domain"):
+        cur.pos = here
+        if declared and not (has_sep or _at_stop(cur)):
+            raise cur.error("', domain:'")
+        # no domain (a map without variables, or one printed without bounds): unbounded
+        unbounded = [Variable(Interval(INT64_MIN, INT64_MAX))] * len(declared)
+        _constraints(cur, [])
+        nd, ns = len(dims), len(syms)
+        return IndexingMap(results, unbounded[:nd], unbounded[nd:nd + ns], unbounded[nd + ns:])
+    _keyword(cur, "domain")
+    cur.expect(":", "':' after 'domain'")
+    variables = _variable_bounds(cur, declared, _defaults(dims, syms, rts))
+    constraints = _constraints(cur, declared)
+    nd, ns = len(dims), len(syms)
+    return IndexingMap(results, variables[:nd], variables[nd:nd + ns], variables[nd + ns:], constraints)
+
+
+def _unwrap_attribute(text: str) -> str | None:
+    """The map text inside ``#xla.indexing_map<"...">`` (MLIR's attribute form), else None."""
+    m = _ATTR.match(text)
+    if not m:
+        return None
+    body = text[m.end():].rstrip()
+    if not body.endswith(">"):
+        raise ParseError(text, len(text.rstrip()), "'>' to close the indexing_map attribute")
+    body = body[:-1].strip()
+    if body.startswith('"'):
+        if len(body) < 2 or not body.endswith('"'):
+            raise ParseError(text, m.end(), "a quoted map text")
+        body = body[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+    return body
+
+
+@dataclass(frozen=True)
+class ParsedOperandIndexing:
+    """One map of an ``operand id = N`` block (XLA's ``OperandIndexing`` text).
+
+    ``runtime_vars`` are ``(instruction label, map)`` pairs (``parameter(1)``, ``constant(99)``,
+    an instruction name); an ``unknown indexing`` entry has an undefined ``map``.
+    """
+
+    map: IndexingMap
+    runtime_vars: tuple[tuple[str, IndexingMap], ...] = ()
+    replica_map: IndexingMap | None = None
+
+
+def _operand_indexing(cur: Cursor) -> ParsedOperandIndexing:
+    if _peek_word(cur, "unknown"):
+        _keyword(cur, "unknown")
+        _keyword(cur, "indexing")
+        return ParsedOperandIndexing(IndexingMap.undefined())
+    m = _map_at(cur)
+    rts: list[tuple[str, IndexingMap]] = []
+    if _peek_word(cur, "runtime"):
+        _keyword(cur, "runtime")
+        _keyword(cur, "variables")
+        cur.expect(":", "':' after 'runtime variables'")
+        while cur.match(re.compile(r"rt[0-9]+\s*:")):
+            label = cur.match(_INSTRUCTION)
+            cur.expect(";", "';' after the runtime variable's instruction")
+            rts.append(((label.group().strip() if label else ""), _map_at(cur)))
+    replica = None
+    if _peek_word(cur, "replica"):
+        _keyword(cur, "replica")
+        _keyword(cur, "id")
+        cur.expect(":", "':' after 'replica id'")
+        replica = _map_at(cur)
+    return ParsedOperandIndexing(m, tuple(rts), replica)
+
+
+def _blocks(cur: Cursor) -> dict[int, list[ParsedOperandIndexing]]:
+    out: dict[int, list[ParsedOperandIndexing]] = {}
+    while not cur.at_end():
+        _keyword(cur, "operand")
+        _keyword(cur, "id")
+        cur.expect("=", "'=' after 'operand id'")
+        k = _bound(cur, "an operand number")
+        maps = out.setdefault(k, [])
+        while not (cur.at_end() or _peek_word(cur, "operand")):
+            maps.append(_operand_indexing(cur))
+    return out
+
+
+def parse_instruction_indexing(text: str) -> dict[int, list[ParsedOperandIndexing]]:
+    """Parse ``HloInstructionIndexing::ToString`` text: ``operand id = N`` then that operand's maps.
+
+    >>> blocks = parse_instruction_indexing(
+    ...     "operand id = 0 (d0) -> (d0), domain: d0 in [0, 9]\\n"
+    ...     "operand id = 1 unknown indexing\\n")
+    >>> [(k, [str(p.map) for p in v]) for k, v in blocks.items()]
+    [(0, ['(d0) -> (d0), domain: d0 in [0, 9]']), (1, ['UNDEFINED'])]
+    """
+    if not isinstance(text, str):
+        raise ParseError(str(text), 0, "instruction indexing text")
+    cur = Cursor(text)
+    return _blocks(cur)
+
+
+def parse_indexing_map(text: str) -> IndexingMap:
+    """Parse an indexing map in any form of the module docstring (also ``UNDEFINED``).
+
+    An ``operand id = N`` block is accepted when it holds exactly one map (its runtime
+    variables and replica map are dropped: use :func:`parse_instruction_indexing` for those).
+
+    >>> parse_indexing_map("(d0) -> (d0), domain: d0 in [3, 2]").is_known_empty
+    True
+    >>> print(parse_indexing_map("(d0) -> (d0)\\ndomain:\\nd0 in [0, 9]\\nis_simplified: false"))
+    (d0) -> (d0), domain: d0 in [0, 9]
+    """
+    if not isinstance(text, str):
+        raise ParseError(str(text), 0, "indexing map text")
+    inner = _unwrap_attribute(text)
+    if inner is not None:
+        return parse_indexing_map(inner)
+    cur = Cursor(text)
+    if _peek_word(cur, "operand"):
+        maps = [p.map for group in _blocks(cur).values() for p in group]
+        if len(maps) != 1:
+            raise ParseError(text, 0, "an 'operand id' block with exactly one map",
+                             context=f"it has {len(maps)}; use parse_instruction_indexing")
+        return maps[0]
+    m = _map_at(cur)
+    cur.expect_end("',' or the end of the map")
+    return m

@@ -12,7 +12,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.canonical import clear_cache, const_rhs, split_sum_by_gcd, summands
-from tensorlayout.indexing.expr import ADD, FLOORDIV, MUL, Expr, const, make
+from tensorlayout.indexing.expr import ADD, CEILDIV, FLOORDIV, MOD, MUL, Expr, const, make
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap, SimplifyMode, SimplifyPointDimensions, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
@@ -24,6 +24,7 @@ __all__ = [
     "SimplifyPointDimensions",
     "cached_simplification",
     "clear_caches",
+    "is_partial",
     "simplify",
     "simplify_with_status",
 ]
@@ -166,13 +167,37 @@ def _replace_constraints(state: _State, to_remove: list[Expr], to_add: list[tupl
         state.add_constraint(e, iv)
 
 
-def _simplify_constraint_exprs(state: _State) -> bool:
-    """Simplify every constraint expression; drop the always-true ones. True if any was rewritten."""
+def is_partial(e: Expr, ev: RangeEvaluator) -> bool:
+    """True if ``e`` may have no value somewhere in the box: a ``mod`` by a divisor that can be
+    ``<= 0`` or a division by one that can be 0 (``SafeEvaluate`` is None there, so a constraint
+    on ``e`` excludes those points; XLA's rewrites, e.g. ``x mod 0 -> 0``, would let them in).
+
+    >>> from tensorlayout.indexing.expr import var
+    >>> ev = RangeEvaluator([Interval(0, 7)])
+    >>> is_partial(var(0) % 4, ev), is_partial((var(0) + 1) % -2, ev), is_partial(var(0) // var(0), ev)
+    (False, True, True)
+    """
+    for x in e.walk():
+        if x.kind in (MOD, FLOORDIV, CEILDIV):
+            assert x.rhs is not None
+            r = ev.range(x.rhs)
+            if r.lower <= 0 and (x.kind == MOD or r.upper >= 0):
+                return True
+    return False
+
+
+def _simplify_constraint_exprs(state: _State, exact: bool = False) -> bool:
+    """Simplify every constraint expression; drop the always-true ones. True if any was rewritten.
+
+    ``exact`` leaves constraints on partial expressions (:func:`is_partial`) as they are.
+    """
     ev = RangeEvaluator(state.bounds())
     simp = ExprSimplifier(ev, replace=True)
     to_remove: list[Expr] = []
     to_add: list[tuple[Expr, Interval]] = []
     for expr, iv in state.constraints.items():
+        if exact and is_partial(expr, ev):
+            continue
         s = simp.simplify(expr)
         if iv.contains(ev.range(s)):
             to_remove.append(expr)  # always satisfied; not counted as a change (XLA)
@@ -189,6 +214,8 @@ def _simplify_constraint_ranges(state: _State, exact: bool) -> bool:
     to_remove: list[Expr] = []
     to_add: list[tuple[Expr, Interval]] = []
     for expr, iv in state.constraints.items():
+        if exact and is_partial(expr, ev):
+            continue
         e, i = expr, iv
         for _ in range(_MAX_ROUNDS):
             step = _constraint_range_step(e, i, ev, exact)
@@ -228,7 +255,7 @@ def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, b
     for _ in range(_MAX_ROUNDS if state.constraints else 0):
         if state.known_empty:
             break
-        did = _simplify_constraint_exprs(state)
+        did = _simplify_constraint_exprs(state, exact)
         did |= not state.known_empty and _simplify_constraint_ranges(state, exact)
         if not did:
             break
@@ -241,7 +268,8 @@ def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, b
     if not state.known_empty:
         ev = RangeEvaluator(state.bounds(), state.constraints)
         simp = ExprSimplifier(ev, replace=replace)
-        state.results = [simp.simplify(r) for r in state.results]
+        box = RangeEvaluator(state.bounds())
+        state.results = [r if exact and is_partial(r, box) else simp.simplify(r) for r in state.results]
     out = state.freeze()
     changed |= merged or out.results != m.results
     stable = (converged and not merged) or out.is_known_empty

@@ -33,6 +33,7 @@ from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import MAX_CELLS, MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._source import Source, source_of
+from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
 
 __all__ = [
     "MAX_CELLS",
@@ -42,10 +43,14 @@ __all__ = [
     "Source",
     "is_xla_text",
     "picture",
+    "shared_banks_svg",
     "source_of",
     "target_from_text",
+    "tiled_copy_svg",
+    "tiled_mma_svg",
     "to_html",
     "to_svg",
+    "tv_svg",
 ]
 
 

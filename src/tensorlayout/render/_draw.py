@@ -25,6 +25,7 @@ from html import escape
 
 import numpy as np
 
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.errors import LayoutError
 from tensorlayout.render._source import Source
 
@@ -84,9 +85,9 @@ def _tiles(src: Source, idx: np.ndarray, offs: np.ndarray, ids: np.ndarray | Non
         return ids[flat], None, tcoord, icoord
     if src.tile_elements:
         return offs // src.tile_elements, offs % src.tile_elements, tcoord, icoord
-    if tcoord is not None and icoord is not None:
+    if tcoord is not None and icoord is not None and src.split is not None:
         split = np.array(src.split, dtype=np.int64)
-        grid = tuple(-(-n // t) for n, t in zip(src.shape, src.split))
+        grid = tuple(ceil_div(n, t) for n, t in zip(src.shape, src.split))
         inner = tuple(int(t) for t in split[split > 1])
         return (np.ravel_multi_index(tuple(tcoord.T), grid),
                 np.ravel_multi_index(tuple(icoord.T), inner), tcoord, icoord)
@@ -98,12 +99,43 @@ def picture(src: Source, tile_ids: np.ndarray | None = None) -> Picture:
     overrides the tile coloring."""
     shape = src.shape
     elements = int(np.prod(shape, dtype=object)) if shape else 1
-    ids = tile_ids if tile_ids is not None else src.tile_ids
-    if ids is not None:
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if ids.size != elements:
-            raise LayoutError(f"expected {elements} tile ids, but got {ids.size}")
+    ids = _checked_tile_ids(tile_ids if tile_ids is not None else src.tile_ids, elements)
     notes = list(src.notes)
+    rows, cols, lead_idx = _grid(shape, elements, notes)
+    idx = _grid_indices(shape, lead_idx, rows, cols)
+    offs = src.offsets(idx) if len(idx) else np.zeros(0, dtype=np.int64)
+    tile, intile, tcoord, icoord = _tiles(src, idx, offs, ids)
+    if intile is None:  # explicit tile ids: in-tile number = rank of the offset among drawn cells
+        intile = _ranks_within_tiles(tile, offs)
+    if len(np.unique(offs)) < len(offs) and not any("broadcast" in n for n in notes):
+        notes.append("not injective: some cells share one slot")
+    cells = tuple(
+        Cell(k // cols, k % cols, tuple(int(i) for i in idx[k]), int(offs[k]), int(tile[k]), int(intile[k]),
+             None if tcoord is None else tuple(int(i) for i in tcoord[k]),
+             None if icoord is None else tuple(int(i) for i in icoord[k]))
+        for k in range(len(idx)))
+    n, slot_tiles, slot_index = _strip(src, ids, notes)
+    labels = tuple(",".join(str(int(i)) for i in lead_idx[r]) for r in range(rows)) if len(shape) >= 2 \
+        else ("",) * rows
+    seps = tuple(r for r in range(1, rows) if len(shape) > 2 and lead_idx[r][-1] == 0)
+    subtiles = _subtiles(cells, src.subtile_elements) if src.subtile_elements else ()
+    return Picture(src.name, rows, cols, cells, labels, seps, n, tuple(int(t) for t in slot_tiles),
+                   tuple(slot_index), int((slot_tiles < 0).sum()), subtiles, tuple(notes),
+                   src.tile_elements)
+
+
+def _checked_tile_ids(ids: np.ndarray | None, elements: int) -> np.ndarray | None:
+    """Explicit tile ids as a flat int64 array, one per logical element."""
+    if ids is None:
+        return None
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    if ids.size != elements:
+        raise LayoutError(f"expected {elements} tile ids, but got {ids.size}")
+    return ids
+
+
+def _grid(shape: tuple[int, ...], elements: int, notes: list[str]) -> tuple[int, int, np.ndarray]:
+    """Rows and columns drawn, and the leading index of each row (notes say what is cut)."""
     lead = shape[:-1]
     rows_all = int(np.prod(lead, dtype=object)) if len(shape) >= 2 else 1
     cols_all = shape[-1] if shape else 1
@@ -117,26 +149,32 @@ def picture(src: Source, tile_ids: np.ndarray | None = None) -> Picture:
         notes.append(f"showing the first {rows}x{cols} of {rows_all}x{cols_all} cells")
     lead_idx = np.array(np.unravel_index(np.arange(rows), lead), dtype=np.int64).T if len(shape) >= 2 \
         else np.zeros((rows, 0), dtype=np.int64)
+    return rows, cols, lead_idx
+
+
+def _grid_indices(shape: tuple[int, ...], lead_idx: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The logical index of every drawn cell, row by row."""
     idx = np.concatenate([np.repeat(lead_idx, cols, axis=0),
                           np.tile(np.arange(cols, dtype=np.int64), rows)[:, None]], axis=1)
-    idx = idx[:, :len(shape)] if shape else np.zeros((rows * cols, 0), dtype=np.int64)
-    offs = src.offsets(idx) if len(idx) else np.zeros(0, dtype=np.int64)
-    tile, intile, tcoord, icoord = _tiles(src, idx, offs, ids)
-    if intile is None:  # explicit tile ids: in-tile number = rank of the offset among drawn cells
-        order = np.lexsort((offs, tile))
-        intile = np.zeros(len(offs), dtype=np.int64)
-        start = 0
-        for k in range(1, len(order) + 1):
-            if k == len(order) or tile[order[k]] != tile[order[start]]:
-                intile[order[start:k]] = np.arange(k - start)
-                start = k
-    if len(np.unique(offs)) < len(offs) and not any("broadcast" in n for n in notes):
-        notes.append("not injective: some cells share one slot")
-    cells = tuple(
-        Cell(k // cols, k % cols, tuple(int(i) for i in idx[k]), int(offs[k]), int(tile[k]), int(intile[k]),
-             None if tcoord is None else tuple(int(i) for i in tcoord[k]),
-             None if icoord is None else tuple(int(i) for i in icoord[k]))
-        for k in range(len(idx)))
+    return idx[:, :len(shape)] if shape else np.zeros((rows * cols, 0), dtype=np.int64)
+
+
+def _ranks_within_tiles(tile: np.ndarray, offs: np.ndarray) -> np.ndarray:
+    """Each cell's rank by offset among the drawn cells of its tile."""
+    order = np.lexsort((offs, tile))
+    intile = np.zeros(len(offs), dtype=np.int64)
+    start = 0
+    for k in range(1, len(order) + 1):
+        if k == len(order) or tile[order[k]] != tile[order[start]]:
+            intile[order[start:k]] = np.arange(k - start)
+            start = k
+    return intile
+
+
+def _strip(src: Source, ids: np.ndarray | None, notes: list[str]
+           ) -> tuple[int, np.ndarray, list[tuple[int, ...] | None]]:
+    """The first slots in memory order: how many, the tile of each (-1: padding), what it holds."""
+    shape = src.shape
     n = min(src.slots, MAX_SLOTS)
     if n < src.slots:
         notes.append(f"memory strip shows the first {n} of {src.slots} slots")
@@ -150,13 +188,7 @@ def picture(src: Source, tile_ids: np.ndarray | None = None) -> Picture:
         slot_tiles[held] = _tiles(src, oidx, np.flatnonzero(held), ids)[0]
         for k, ix in zip(np.flatnonzero(held), oidx):
             slot_index[int(k)] = tuple(int(i) for i in ix)
-    labels = tuple(",".join(str(int(i)) for i in lead_idx[r]) for r in range(rows)) if len(shape) >= 2 \
-        else ("",) * rows
-    seps = tuple(r for r in range(1, rows) if len(shape) > 2 and lead_idx[r][-1] == 0)
-    subtiles = _subtiles(cells, src.subtile_elements) if src.subtile_elements else ()
-    return Picture(src.name, rows, cols, cells, labels, seps, n, tuple(int(t) for t in slot_tiles),
-                   tuple(slot_index), int((slot_tiles < 0).sum()), subtiles, tuple(notes),
-                   src.tile_elements)
+    return n, slot_tiles, slot_index
 
 
 def _subtiles(cells: tuple[Cell, ...], size: int) -> tuple[tuple[int, int, int, int], ...]:
@@ -188,21 +220,39 @@ def _coord(c: tuple[int, ...] | None) -> str:
     return "" if c is None else ",".join(map(str, c))
 
 
-def svg(pic: Picture) -> str:
-    """The SVG document of a picture (standalone, UTF-8 text)."""
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """Where the parts of the SVG go (px)."""
+
+    left: int
+    top: int
+    strip_top: int
+    per_row: int
+    strip_rows: int
+    width: int
+    height: int
+
+
+def _frame(pic: Picture) -> _Frame:
     grid_w, grid_h = pic.cols * CELL, pic.rows * CELL
     per_row = max(8, min(64, (max(grid_w, 480)) // SLOT))
     if pic.tile_elements and pic.tile_elements <= per_row:
         per_row = (per_row // pic.tile_elements) * pic.tile_elements
-    strip_rows = -(-pic.slots // per_row) if pic.slots else 0
+    strip_rows = ceil_div(pic.slots, per_row) if pic.slots else 0
     label_w = max([len(lb) for lb in pic.row_labels] + [2]) * 7
     left = MARGIN + label_w + 8
     top = MARGIN + 20 + 16 * len(pic.notes)
     strip_top = top + grid_h + 48
     width = max(left + grid_w, left + per_row * SLOT) + MARGIN
     height = strip_top + strip_rows * SLOT + MARGIN
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" '
+    return _Frame(left, top, strip_top, per_row, strip_rows, width, height)
+
+
+def svg(pic: Picture) -> str:
+    """The SVG document of a picture (standalone, UTF-8 text)."""
+    f = _frame(pic)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{f.width}" height="{f.height}" '
+           f'viewBox="0 0 {f.width} {f.height}" font-family="sans-serif" '
            f'data-rows="{pic.rows}" data-cols="{pic.cols}" data-slots="{pic.slots}" '
            f'data-padding="{pic.padding}">',
            f'<title>{escape(pic.title)}</title>',
@@ -210,48 +260,64 @@ def svg(pic: Picture) -> str:
     for k, note in enumerate(pic.notes):
         out.append(f'<text class="note" x="{MARGIN}" y="{MARGIN + 16 * (k + 1)}" font-size="12" '
                    f'fill="#555">{escape(note)}</text>')
-    for c in range(pic.cols):
-        out.append(f'<text class="axis" x="{left + c * CELL + CELL / 2}" y="{top - 4}" font-size="10" '
-                   f'text-anchor="middle" fill="#777">{c}</text>')
+    out += _grid_svg(pic, f)
+    out += _strip_svg(pic, f)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _grid_svg(pic: Picture, f: _Frame) -> list[str]:
+    """Axis numbers, the cells, slice separators and sub-tile boxes."""
+    left, top = f.left, f.top
+    out = [f'<text class="axis" x="{left + c * CELL + CELL / 2}" y="{top - 4}" font-size="10" '
+           f'text-anchor="middle" fill="#777">{c}</text>' for c in range(pic.cols)]
     for r, label in enumerate(pic.row_labels):
         out.append(f'<text class="axis" x="{left - 6}" y="{top + r * CELL + CELL / 2 + 4}" '
                    f'font-size="10" text-anchor="end" fill="#777">{label}</text>')
     out.append('<g class="grid">')
-    for cell in pic.cells:
-        x, y = left + cell.col * CELL, top + cell.row * CELL
-        coords = "" if cell.tile_coord is None else (
-            f' data-tilecoord="{_coord(cell.tile_coord)}" data-intilecoord="{_coord(cell.intile_coord)}"')
-        out.append(f'<g class="cell" data-index="{_coord(cell.index)}" data-offset="{cell.offset}" '
-                   f'data-tile="{cell.tile}" data-intile="{cell.intile}"{coords}>'
-                   f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{color(cell.tile)}" '
-                   f'stroke="#444" stroke-width="0.5"/>'
-                   f'<text x="{x + CELL / 2}" y="{y + CELL / 2 + 4}" font-size="{_font(cell.offset)}" '
-                   f'text-anchor="middle">{cell.offset}</text></g>')
+    out += [_cell_svg(cell, left + cell.col * CELL, top + cell.row * CELL) for cell in pic.cells]
     out.append("</g>")
     for r in pic.separators:
-        out.append(f'<line class="slice" x1="{left - 4}" y1="{top + r * CELL}" x2="{left + grid_w + 4}" '
-                   f'y2="{top + r * CELL}" stroke="#000" stroke-width="2.5"/>')
+        out.append(f'<line class="slice" x1="{left - 4}" y1="{top + r * CELL}" '
+                   f'x2="{left + pic.cols * CELL + 4}" y2="{top + r * CELL}" stroke="#000" '
+                   f'stroke-width="2.5"/>')
     if pic.subtiles:
         out.append('<g class="subtiles" fill="none" stroke="#d00" stroke-width="2">')
         for r0, c0, nr, nc in pic.subtiles:
             out.append(f'<rect class="subtile" x="{left + c0 * CELL + 2}" y="{top + r0 * CELL + 2}" '
                        f'width="{nc * CELL - 4}" height="{nr * CELL - 4}"/>')
         out.append("</g>")
-    out.append(f'<text class="strip-caption" x="{MARGIN}" y="{strip_top - 10}" font-size="12">'
-               f'memory order: {pic.slots} slots, {pic.padding} padding (white)</text>')
-    out.append('<g class="strip">')
+    return out
+
+
+def _cell_svg(cell: Cell, x: int, y: int) -> str:
+    coords = "" if cell.tile_coord is None else (
+        f' data-tilecoord="{_coord(cell.tile_coord)}" data-intilecoord="{_coord(cell.intile_coord)}"')
+    return (f'<g class="cell" data-index="{_coord(cell.index)}" data-offset="{cell.offset}" '
+            f'data-tile="{cell.tile}" data-intile="{cell.intile}"{coords}>'
+            f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{color(cell.tile)}" '
+            f'stroke="#444" stroke-width="0.5"/>'
+            f'<text x="{x + CELL / 2}" y="{y + CELL / 2 + 4}" font-size="{_font(cell.offset)}" '
+            f'text-anchor="middle">{cell.offset}</text></g>')
+
+
+def _strip_svg(pic: Picture, f: _Frame) -> list[str]:
+    """The memory-order strip: its caption, one rect per slot, and row offsets."""
+    left, per_row = f.left, f.per_row
+    out = [f'<text class="strip-caption" x="{MARGIN}" y="{f.strip_top - 10}" font-size="12">'
+           f'memory order: {pic.slots} slots, {pic.padding} padding (white)</text>',
+           '<g class="strip">']
     for k, (tile, held) in enumerate(zip(pic.slot_tiles, pic.slot_index)):
-        x, y = left + (k % per_row) * SLOT, strip_top + (k // per_row) * SLOT
+        x, y = left + (k % per_row) * SLOT, f.strip_top + (k // per_row) * SLOT
         extra = ' class="slot pad" stroke-dasharray="2,2"' if held is None else \
             f' class="slot" data-index="{_coord(held)}"'
         out.append(f'<rect{extra} data-offset="{k}" x="{x}" y="{y}" width="{SLOT}" '
                    f'height="{SLOT}" fill="{color(tile)}" stroke="#888" stroke-width="0.5"/>')
     out.append("</g>")
-    for row in range(strip_rows):
-        out.append(f'<text class="axis" x="{left - 6}" y="{strip_top + row * SLOT + 13}" '
+    for row in range(f.strip_rows):
+        out.append(f'<text class="axis" x="{left - 6}" y="{f.strip_top + row * SLOT + 13}" '
                    f'font-size="9" text-anchor="end" fill="#777">{row * per_row}</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _font(offset: int) -> int:

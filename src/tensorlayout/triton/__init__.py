@@ -6,6 +6,8 @@
 {'dim0': 3, 'dim1': 1}
 """
 
+from tensorlayout.triton.banks import BankReport, bank_conflicts, hardware_bank_conflicts
+from tensorlayout.triton.bridge import from_cute, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -15,13 +17,21 @@ from tensorlayout.triton.encodings import (
     to_linear_layout,
 )
 from tensorlayout.triton.linear_layout import LinearLayout
+from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = [
+    "BankReport",
     "BlockedLayout",
     "DotOperandLayout",
     "LinearLayout",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
+    "bank_conflicts",
+    "from_cute",
+    "get_distributed_view",
+    "get_shared_view",
+    "hardware_bank_conflicts",
+    "to_cute",
     "to_linear_layout",
 ]

@@ -52,6 +52,12 @@ def _pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ..
     return got
 
 
+def _rank(values: Any, what: str) -> int:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise LayoutError(f"{what} must be a list, got {values!r}")
+    return len(values)
+
+
 def _order(order: Any, rank: int) -> tuple[int, ...]:
     got = tuple(order) if isinstance(order, Sequence) and not isinstance(order, str) else None
     if got is None or sorted(got) != list(range(rank)):
@@ -119,37 +125,51 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                    require_surjective=False)
 
 
-def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Sequence[Sequence[int]] = (),
-                        broadcast_registers: bool = False) -> LinearLayout:
-    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``."""
+def _fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[int]]:
+    """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA."""
     names = standard_out_dim_names(len(shape))
-    full = dict(zip(names, shape))
-    cga = LinearLayout.from_bases([("block", [list(b) for b in cga_layout])], names,
-                                  _cga_sizes(cga_layout, len(shape)), require_surjective=False)
-    cga = ensure_layout_not_larger_than(cga, full).transpose_outs(cta.get_out_dim_names())
-    cta_shape = {n: max(1, full[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
+    bases, sizes = _cga(cga_layout, len(shape))
+    cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
+    cga = ensure_layout_not_larger_than(cga, dict(zip(names, shape)))
+    return cga, [max(1, n // cga.get_out_dim_size(d)) for n, d in zip(shape, names)]
+
+
+def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Any = (),
+                        broadcast_registers: bool = False) -> LinearLayout:
+    """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``.
+
+    Out-of-shape registers are dropped for ``#blocked`` but kept as zero bases (broadcast) for
+    the MMA layouts and their dot operands, as Triton 3.9 does.
+    """
+    names = standard_out_dim_names(len(shape))
+    cga, per_cta = _fit_cga(shape, cga_layout)
+    cta_shape = dict(zip(names, per_cta))
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
     cta = ensure_layout_not_larger_than(cta, cta_shape, broadcast_registers)
-    return (cta * cga).transpose_outs(names)
+    return (cta * cga.transpose_outs(cta.get_out_dim_names())).transpose_outs(names)
 
 
-def _cga_sizes(cga_layout: Sequence[Sequence[int]], rank: int) -> list[int]:
+def _cga(cga_layout: Any, rank: int) -> tuple[list[list[int]], list[int]]:
+    """The ``block`` bases of a ``cga_layout`` and the out sizes they span, checked."""
+    if isinstance(cga_layout, (str, bytes)) or not isinstance(cga_layout, Sequence):
+        raise LayoutError(f"cga_layout must be a list of bases, got {cga_layout!r}")
+    bases = [list(_pow2_or_zero(b, rank)) for b in cga_layout]
     sizes = [1] * rank
-    for b in cga_layout:
-        if len(b) != rank or any(not isinstance(x, int) or x < 0 or x & (x - 1) for x in b):
-            raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {list(b)}")
+    for b in bases:
         sizes = [max(s, 2 * x) for s, x in zip(sizes, b)]
-    return sizes
+    return bases, sizes
+
+
+def _pow2_or_zero(basis: Any, rank: int) -> tuple[int, ...]:
+    ok = isinstance(basis, Sequence) and not isinstance(basis, (str, bytes)) and len(basis) == rank
+    if ok and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 and not x & (x - 1)
+                  for x in basis):
+        return tuple(basis)
+    raise LayoutError(f"cga_layout bases must be {rank} powers of two (or 0), got {basis!r}")
 
 
 def _shape(shape: Any, rank: int) -> tuple[int, ...]:
     return _pow2_list(shape, "the tensor shape", rank)
-
-
-def _no_cga(cga_layout: Sequence[Sequence[int]], kind: str) -> None:
-    if cga_layout:
-        raise UnsupportedError(f"{kind} with a cga_layout (several CTAs) is not modelled; "
-                               "only BlockedLayout takes one")
 
 
 @dataclass(frozen=True)
@@ -177,9 +197,11 @@ class BlockedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        """The tensor rank the layout is for."""
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for a tensor of ``shape`` (Triton's ``toLinearLayout``)."""
         rank = self.rank
         spt = _pow2_list(self.size_per_thread, "size_per_thread", rank)
         tpw = _pow2_list(self.threads_per_warp, "threads_per_warp", rank)
@@ -229,7 +251,8 @@ class NVMMADistributedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.warps_per_cta)
+        """The tensor rank the layout is for."""
+        return _rank(self.warps_per_cta, "warps_per_cta")
 
     def _major(self) -> int:
         major = self.version[0] if isinstance(self.version, Sequence) and self.version else None
@@ -248,7 +271,7 @@ class NVMMADistributedLayout:
         return list(instr) if self._major() == 2 else list(instr[:2])
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
-        _no_cga(self.cga_layout, "NVMMADistributedLayout")
+        """The layout for a tensor of ``shape``: one instruction tile per warp, then repeats."""
         rank = self.rank
         wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
         tile = self.tile_shape()
@@ -257,7 +280,8 @@ class NVMMADistributedLayout:
         order = _row_major(rank)
         cta = _mma_tile(tile, 2, order, order)
         warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
-        return _combine_with_shape(cta * warps, _shape(shape, rank))
+        return _combine_with_shape(cta * warps, _shape(shape, rank), self.cga_layout,
+                                   broadcast_registers=True)
 
 
 @dataclass(frozen=True)
@@ -277,14 +301,18 @@ class DotOperandLayout:
 
     @property
     def rank(self) -> int:
-        return int(self.parent.rank)
+        """The parent's rank."""
+        if not isinstance(self.parent, NVMMADistributedLayout):
+            raise UnsupportedError(f"dot operands of {type(self.parent).__name__} are not modelled "
+                                   "(only an NVMMADistributedLayout parent)")
+        return self.parent.rank
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The layout for an operand of ``shape`` ([M, K] for A, [K, N] for B)."""
         parent = self.parent
         if not isinstance(parent, NVMMADistributedLayout):
             raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
                                    "(only an NVMMADistributedLayout parent)")
-        _no_cga(parent.cga_layout, "DotOperandLayout")
         if self.operand_index not in (0, 1):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {self.operand_index!r}")
         k_width = _pow2_list([self.k_width], "k_width")[0]
@@ -298,9 +326,9 @@ class DotOperandLayout:
         k_dim = rank - 1 if is_a else rank - 2
         wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
         warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
-        # Triton keeps a dot operand's out-of-shape registers as zero (broadcast) bases.
+        cga = [[0 if d == k_dim else x for d, x in enumerate(b)] for b in _cga(parent.cga_layout, rank)[0]]
         return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
-                                   broadcast_registers=True)
+                                   cga, broadcast_registers=True)
 
 
 def _positive(value: Any, what: str) -> int:
@@ -327,18 +355,21 @@ class SwizzledSharedLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.order)
+        """The tensor rank the layout is for."""
+        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
-        _no_cga(self.cga_layout, "SwizzledSharedLayout")
+        """The ``offset -> element`` layout for a tensor of ``shape``."""
         rank = self.rank
         order = _order(self.order, rank)
-        dims = _shape(shape, rank)
+        full = _shape(shape, rank)
+        dims = _fit_cga(full, self.cga_layout)[1]
         vec, per_phase = _positive(self.vec, "vec"), _positive(self.per_phase, "per_phase")
         max_phase = _positive(self.max_phase, "max_phase")
         names = standard_out_dim_names(rank)
         if rank == 1:
-            return _combine_with_shape(LinearLayout.identity_1d(dims[0], "offset", "dim0"), dims)
+            line = LinearLayout.identity_1d(dims[0], "offset", "dim0")
+            return _combine_with_shape(line, full, self.cga_layout)
         col, row = order[0], order[1]
         cols, rows = dims[col], dims[row]
         bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
@@ -346,7 +377,7 @@ class SwizzledSharedLayout:
         cta = LinearLayout.from_bases([("offset", bases)], [names[row], names[col]])
         for d in order[2:]:
             cta = cta * LinearLayout.identity_1d(dims[d], "offset", names[d])
-        return _combine_with_shape(cta, dims)
+        return _combine_with_shape(cta, full, self.cga_layout)
 
 
 def _powers_below(n: int) -> list[int]:
@@ -379,7 +410,6 @@ class NVMMASharedLayout:
     cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
 
     def _check(self) -> None:
-        _no_cga(self.cga_layout, "NVMMASharedLayout")
         if self.element_bitwidth not in (8, 16, 32, 64) or isinstance(self.element_bitwidth, bool):
             raise LayoutError(f"element_bitwidth must be 8, 16, 32 or 64, got {self.element_bitwidth!r}")
         if self.swizzle_byte_width not in (0, 32, 64, 128) or isinstance(self.swizzle_byte_width, bool):
@@ -405,10 +435,13 @@ class NVMMASharedLayout:
         return bases + [(0, c) for c in _powers_below(cols) if c >= covered]
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout; raises where Triton 3.9 aborts (shape below the atom)."""
         self._check()
-        dims = _shape(shape, self.rank)
+        full = _shape(shape, self.rank)
+        dims = _fit_cga(full, self.cga_layout)[1]
         if len(dims) == 1:
-            return _combine_with_shape(LinearLayout.identity_1d(dims[0], "offset", "dim0"), dims)
+            line = LinearLayout.identity_1d(dims[0], "offset", "dim0")
+            return _combine_with_shape(line, full, self.cga_layout)
         if self.transposed and len(dims) != 2:
             raise UnsupportedError("a transposed NVMMASharedLayout of rank > 2 is not modelled")
         col_dim = 0 if self.transposed else len(dims) - 1
@@ -423,8 +456,9 @@ class NVMMASharedLayout:
             for d in reversed(row_dims):
                 v[d], r = r % dims[d], r // dims[d]
             bases.append(v)
-        return LinearLayout.from_bases([("offset", bases), ("block", [])], standard_out_dim_names(len(dims)),
-                                       list(dims))
+        names = standard_out_dim_names(len(dims))
+        cta = LinearLayout.from_bases([("offset", bases)], names, list(dims))
+        return _combine_with_shape(cta, full, self.cga_layout)
 
 
 def to_linear_layout(layout: Any, shape: Sequence[int]) -> LinearLayout:
@@ -439,5 +473,6 @@ def to_linear_layout(layout: Any, shape: Sequence[int]) -> LinearLayout:
     if not callable(method):
         raise UnsupportedError(f"no linear layout for {type(layout).__name__}")
     result = method(shape)
-    assert isinstance(result, LinearLayout)
+    if not isinstance(result, LinearLayout):
+        raise UnsupportedError(f"{type(layout).__name__}.to_linear_layout did not give a LinearLayout")
     return result

@@ -23,7 +23,9 @@ from typing import Any
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
+from tensorlayout.triton._dims import dim_pairs, names_list, same_names, split_index, supremum
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
+from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = ["LinearLayout"]
 
@@ -31,6 +33,12 @@ __all__ = ["LinearLayout"]
 MAX_DIM_SIZE = 1 << 30
 #: Triton's GF(2) matrix keeps one uint64 per row: at most 64 in bits and 64 out bits.
 MAX_BITS = 64
+
+
+def _need_layout(x: Any, what: str) -> LinearLayout:
+    if not isinstance(x, LinearLayout):
+        raise LayoutError(f"{what} needs a LinearLayout, got {type(x).__name__}")
+    return x
 
 
 def _is_int(x: Any) -> bool:
@@ -221,16 +229,24 @@ class LinearLayout:
 
     @property
     def num_in_dims(self) -> int:
+        """How many in dims (Triton's ``num_in_dims``)."""
         return len(self._bases)
 
     @property
     def num_out_dims(self) -> int:
+        """How many out dims."""
         return len(self._out_dims)
 
     def get_in_dim_names(self) -> list[str]:
+        """The in dims, in order.
+
+        >>> LinearLayout.identity_1d(2, "lane", "dim0").get_in_dim_names()
+        ['lane']
+        """
         return [n for n, _ in self._bases]
 
     def get_out_dim_names(self) -> list[str]:
+        """The out dims, in order (the first is the least significant when flattened)."""
         return [n for n, _ in self._out_dims]
 
     def _in_bases(self, name: str) -> tuple[tuple[int, ...], ...]:
@@ -246,12 +262,15 @@ class LinearLayout:
         raise LayoutError(f"'{name}' is not an out dim of this layout (out dims: {self.get_out_dim_names()})")
 
     def has_in_dim(self, name: str) -> bool:
+        """Whether ``name`` is an in dim."""
         return name in self.get_in_dim_names()
 
     def has_out_dim(self, name: str) -> bool:
+        """Whether ``name`` is an out dim."""
         return name in self.get_out_dim_names()
 
     def get_in_dim_size_log2(self, name: str) -> int:
+        """The number of bases of in dim ``name``."""
         return len(self._in_bases(name))
 
     def get_in_dim_size(self, name: str) -> int:
@@ -263,28 +282,47 @@ class LinearLayout:
         return 1 << len(self._in_bases(name))
 
     def get_out_dim_size(self, name: str) -> int:
+        """The size of out dim ``name`` (a power of two).
+
+        >>> LinearLayout.identity_1d(8, "lane", "dim0").get_out_dim_size("dim0")
+        8
+        """
         return self._out_dims[self._out_index(name)][1]
 
     def get_out_dim_size_log2(self, name: str) -> int:
+        """``log2`` of :meth:`get_out_dim_size`."""
         return _log2(self.get_out_dim_size(name))
 
     def get_out_dim_sizes(self) -> list[int]:
+        """The out-dim sizes, in order."""
         return [s for _, s in self._out_dims]
 
     def get_total_in_dim_size_log2(self) -> int:
+        """All in bits (the number of matrix columns)."""
         return sum(len(v) for _, v in self._bases)
 
     def get_total_out_dim_size_log2(self) -> int:
+        """All out bits (the number of matrix rows)."""
         return sum(_log2(s) for _, s in self._out_dims)
 
     def get_total_in_dim_size(self) -> int:
+        """The number of inputs (product of in-dim sizes)."""
         return 1 << self.get_total_in_dim_size_log2()
 
     def get_total_out_dim_size(self) -> int:
+        """The number of outputs (product of out-dim sizes).
+
+        >>> LinearLayout.zeros_1d(4, "warp", "dim0", 8).get_total_out_dim_size()
+        8
+        """
         return 1 << self.get_total_out_dim_size_log2()
 
     def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
-        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``."""
+        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``.
+
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
+        2
+        """
         return self._in_bases(in_dim)[i][self._out_index(out_dim)]
 
     # ----- the map --------------------------------------------------------------------------
@@ -307,8 +345,18 @@ class LinearLayout:
                     out = [a ^ b for a, b in zip(out, v)]
         return {n: o for (n, _), o in zip(self._out_dims, out)}
 
+    def flattened_bases(self, in_dim: str | None = None) -> list[int]:
+        """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
+        one index, the first out dim fastest (as Triton's ``reshapeOuts`` flattens them).
+
+        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"]).flattened_bases()
+        [4, 1, 2]
+        """
+        if in_dim is not None:
+            return self.sublayout([in_dim], self.get_out_dim_names()).flattened_bases()
+        return self._flat_columns()
+
     def _flat_columns(self) -> list[int]:
-        """Each basis as one int: out dims concatenated, the first out dim least significant."""
         shifts, acc = [], 0
         for _, size in self._out_dims:
             shifts.append(acc)
@@ -334,15 +382,27 @@ class LinearLayout:
         return _gf2.rank(self._matrix_rows())
 
     def is_surjective(self) -> bool:
-        """Every output is reached (matrix rank == total out bits)."""
+        """Every output is reached (matrix rank == total out bits).
+
+        >>> LinearLayout.zeros_1d(2, "lane", "dim0", 2).is_surjective()
+        False
+        """
         return self._rank() == self.get_total_out_dim_size_log2()
 
     def is_injective(self) -> bool:
-        """No two inputs collide (matrix rank == total in bits)."""
+        """No two inputs collide (matrix rank == total in bits).
+
+        >>> LinearLayout.zeros_1d(2, "lane", "dim0").is_injective()
+        False
+        """
         return self._rank() == self.get_total_in_dim_size_log2()
 
     def is_invertible(self) -> bool:
-        """Surjective and square."""
+        """Surjective and square.
+
+        >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
+        True
+        """
         square = self.get_total_in_dim_size_log2() == self.get_total_out_dim_size_log2()
         return square and self.is_surjective()
 
@@ -353,18 +413,31 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
         ['dim0']
         """
-        _same_names(list(names), self.get_out_dim_names(), "transpose_outs")
+        names = names_list(names, "transpose_outs")
+        same_names(names, self.get_out_dim_names(), "transpose_outs")
         perm = [self._out_index(n) for n in names]
         bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
 
     def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the in dims reordered to ``names``."""
-        _same_names(list(names), self.get_in_dim_names(), "transpose_ins")
+        """The same map with the in dims reordered to ``names``.
+
+        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim0")
+        >>> a.transpose_ins(["warp", "lane"]).get_in_dim_names()
+        ['warp', 'lane']
+        """
+        names = names_list(names, "transpose_ins")
+        same_names(names, self.get_in_dim_names(), "transpose_ins")
         return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
 
     def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
-        """The restriction to some in dims and some out dims (kept in this layout's order)."""
+        """The restriction to some in dims and some out dims (kept in this layout's order).
+
+        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim1")
+        >>> a.sublayout(["warp"], ["dim1"]).bases
+        [('warp', [[1]])]
+        """
+        in_dims, out_dims = names_list(in_dims, "sublayout"), names_list(out_dims, "sublayout")
         for n in in_dims:
             self._in_bases(n)
         keep = [i for i, (n, _) in enumerate(self._out_dims) if n in set(out_dims)]
@@ -375,7 +448,12 @@ class LinearLayout:
         return LinearLayout._make(bases, tuple(self._out_dims[i] for i in keep))
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size)."""
+        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size).
+
+        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_ins([("a", 2), ("b", 2)]).bases
+        [('a', [[1]]), ('b', [[2]])]
+        """
+        new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
         flat = [v for _, vs in self._bases for v in vs]
         sizes = [s for _, s in new_in_dims]
         if not all(_is_int(s) and _is_pow2(s) for s in sizes) or sum(map(_log2, sizes)) != len(flat):
@@ -388,14 +466,19 @@ class LinearLayout:
         return LinearLayout._make(tuple(bases), self._out_dims)
 
     def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the out dims (first one minor) and split them into ``new_out_dims``."""
+        """Flatten the out dims (first one minor) and split them into ``new_out_dims``.
+
+        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_outs([("r", 2), ("c", 2)]).bases
+        [('offset', [[1, 0], [0, 1]])]
+        """
+        new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
         sizes = [s for _, s in new_out_dims]
         if not all(_is_int(s) and _is_pow2(s) for s in sizes) or \
                 sum(map(_log2, sizes)) != self.get_total_out_dim_size_log2():
             raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
                               f"{self.get_total_out_dim_size()}")
         cols = iter(self._flat_columns())
-        bases = tuple((n, tuple(_split(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
+        bases = tuple((n, tuple(split_index(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
         return LinearLayout._make(bases, tuple(new_out_dims))
 
     def __mul__(self, outer: LinearLayout) -> LinearLayout:
@@ -405,15 +488,14 @@ class LinearLayout:
         >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
         {'dim1': 7}
         """
-        if not isinstance(outer, LinearLayout):
-            return NotImplemented
+        _need_layout(outer, "the product of layouts")
         for a, b, what in ((self.get_out_dim_names(), outer.get_out_dim_names(), "out"),
                            (self.get_in_dim_names(), outer.get_in_dim_names(), "in")):
             if [n for n in a if n in b] != [n for n in b if n in a]:
                 raise LayoutError(f"{what} dims common to both layouts must appear in the same "
                                   f"relative order: {a} and {b}")
-        ins = _merged(self.get_in_dim_names(), outer.get_in_dim_names())
-        outs = _merged(self.get_out_dim_names(), outer.get_out_dim_names())
+        ins = supremum(self.get_in_dim_names(), outer.get_in_dim_names())
+        outs = supremum(self.get_out_dim_names(), outer.get_out_dim_names())
         out_log = {n: _log_or0(self, outer, n) for n in outs}
         bases = []
         for name in ins:
@@ -429,7 +511,7 @@ class LinearLayout:
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        _same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+        same_names(self.get_out_dim_names(), _need_layout(outer, "compose").get_in_dim_names(), "compose")
         for name, size in self._out_dims:
             if size > outer.get_in_dim_size(name):
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
@@ -440,8 +522,9 @@ class LinearLayout:
         return LinearLayout._make(bases, outer._out_dims)
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
-        """``C`` with ``outer(C(x)) == self(x)``: identical in dims map to themselves, the rest is
-        the least-squares solution with free variables 0 (Triton's ``invertAndCompose``).
+        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``): an in dim with the
+        same bases in both layouts whose out bits no other in dim touches maps to itself; the rest
+        is the least-squares solution with free variables 0.
 
         >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
         >>> S = LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"])
@@ -449,18 +532,17 @@ class LinearLayout:
         {'offset': 2}
         """
         outs = self.get_out_dim_names()
-        _same_names(outs, outer.get_out_dim_names(), "invert_and_compose")
+        same_names(outs, _need_layout(outer, "invert_and_compose").get_out_dim_names(), "invert_and_compose")
         a = outer.transpose_outs(outs)
         if a._out_dims != self._out_dims:
             raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "
                               f"({self.out_dims} vs {outer.out_dims})")
         if not a.is_surjective():
             raise LayoutError("invert_and_compose needs a surjective outer layout")
-        same = [n for n in a.get_in_dim_names()
-                if self.has_in_dim(n) and a._in_bases(n) == self._in_bases(n)]
-        a_red = a.sublayout([n for n in a.get_in_dim_names() if n not in same], outs)
-        b_red = self.sublayout([n for n in self.get_in_dim_names() if n not in same], outs)
-        ret = _lstsq(a_red, b_red)
+        same = [n for n in a.get_in_dim_names() if _maps_to_itself(n, a, self)]
+        a_rest = [n for n in a.get_in_dim_names() if n not in same]
+        b_rest = [n for n in self.get_in_dim_names() if n not in same]
+        ret = _lstsq(a.sublayout(a_rest, outs), self.sublayout(b_rest, outs))
         for n in same:
             ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(n), n, n)
         return ret.transpose_ins(self.get_in_dim_names()).transpose_outs(a.get_in_dim_names())
@@ -479,12 +561,24 @@ class LinearLayout:
         return identity.invert_and_compose(self)
 
     def invert(self) -> LinearLayout:
-        """The inverse of an invertible (surjective and square) layout."""
+        """The inverse of an invertible (surjective and square) layout.
+
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).invert().apply({"dim0": 1})
+        {'lane': 2}
+        """
         if not self.is_invertible():
             raise LayoutError("a linear layout must be surjective and square to be invertible")
         return self.pseudoinvert()
 
     # ----- text -----------------------------------------------------------------------------
+    def get_distributed_view(self, use_hw_point_of_view: bool = False) -> str:
+        """Which thread and register hold each element (see :mod:`tensorlayout.triton.view`)."""
+        return get_distributed_view(self, use_hw_point_of_view)
+
+    def get_shared_view(self, use_hw_point_of_view: bool = False) -> str:
+        """Which element each shared-memory offset stores (see :mod:`tensorlayout.triton.view`)."""
+        return get_shared_view(self, use_hw_point_of_view)
+
     def __str__(self) -> str:
         return format_layout(self._bases, self._out_dims)
 
@@ -493,21 +587,22 @@ class LinearLayout:
                 f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
 
 
-def _same_names(a: list[str], b: list[str], what: str) -> None:
-    if sorted(a) != sorted(b) or len(set(a)) != len(a):
-        raise LayoutError(f"{what}: dimensions must match, ignoring order, but got {a} and {b}")
+def _bits(layout: LinearLayout, names: Iterable[str]) -> int:
+    """The out bits any basis of the in dims ``names`` sets (flattened, first out dim minor)."""
+    mask = 0
+    for n in names:
+        for c in layout.flattened_bases(n):
+            mask |= c
+    return mask
 
 
-def _split(flat: int, sizes: list[int]) -> tuple[int, ...]:
-    out = []
-    for size in sizes:
-        out.append(flat % size)
-        flat //= size
-    return tuple(out)
-
-
-def _merged(a: list[str], b: list[str]) -> list[str]:
-    return a + [n for n in b if n not in a]
+def _maps_to_itself(name: str, a: LinearLayout, b: LinearLayout) -> bool:
+    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in
+    each, no other in dim sets any out bit it sets (found by probing Triton 3.9)."""
+    if not b.has_in_dim(name) or a._in_bases(name) != b._in_bases(name):
+        return False
+    own = _bits(a, [name])
+    return all(not own & _bits(x, [n for n in x.get_in_dim_names() if n != name]) for x in (a, b))
 
 
 def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:

@@ -15,11 +15,13 @@ split configs ``SC(d:i,..)``, physical shape ``P(..)`` and metadata prefix ``M(n
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
@@ -35,10 +37,11 @@ __all__ = [
     "memory_space_name",
     "parse_layout",
     "read_layout",
+    "tile_to_string",
 ]
 
 #: ``Tile::kCombineDimension``: a tile dim written ``*`` (stored as INT64_MIN, as in XLA).
-COMBINE_DIMENSION = -(2**63)
+COMBINE_DIMENSION = INT64_MIN
 
 #: Names of the memory spaces the seeds give; others are device specific.
 MEMORY_SPACE_NAMES = {0: "HBM (default device memory)", 1: "VMEM (fast on-chip memory)",
@@ -50,27 +53,48 @@ def memory_space_name(space: int) -> str:
     return MEMORY_SPACE_NAMES.get(space, f"device-specific memory space {space}")
 
 
+def tile_to_string(dims: Sequence[int]) -> str:
+    """``Tile::ToString``: the tile's sizes in parentheses, ``*`` for a combined dim.
+
+    The one place a tile is printed (:class:`Tile`, layouts, tiling plans and bridges use it).
+
+    >>> tile_to_string((8, COMBINE_DIMENSION, 128))
+    '(8,*,128)'
+    """
+    return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in dims) + ")"
+
+
 @dataclass(frozen=True, slots=True)
 class Tile:
     """A tile: sizes in major-to-minor order; ``COMBINE_DIMENSION`` is printed ``*``.
 
+    A negative size other than ``*`` is refused here: XLA aborts on it (``MakeLayout``), and
+    its printer would write "Invalid value". Empty tiles and 0 sizes are built (XLA builds
+    them too) and rejected by validation ("layout has invalid tiles").
+
     >>> str(Tile((8, COMBINE_DIMENSION, 128)))
     '(8,*,128)'
+    >>> Tile((8, -1))
+    Traceback (most recent call last):
+    tensorlayout.errors.LayoutError: expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got (8, -1)
     """
 
     dims: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        dims = self.dims
+        if not isinstance(dims, tuple) or not all(_is_tile_dim(d) for d in dims):
+            raise LayoutError(f"expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got {dims!r}")
+
     def __str__(self) -> str:
-        return "(" + ",".join(_tile_dim_str(d) for d in self.dims) + ")"
+        return tile_to_string(self.dims)
 
     def __len__(self) -> int:
         return len(self.dims)
 
 
-def _tile_dim_str(d: int) -> str:
-    if d == COMBINE_DIMENSION:
-        return "*"
-    return str(d) if d >= 0 else f"Invalid value {d}"
+def _is_tile_dim(d: object) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) and (d >= 0 or d == COMBINE_DIMENSION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,29 +168,15 @@ class Layout:
         )
 
     def __str__(self) -> str:
-        out = ["{", ",".join(map(str, self.minor_to_major))]
+        """``Layout::ToString``: ``{minor_to_major:annotations}``, annotations in XLA's order."""
+        text = ",".join(map(str, self.minor_to_major))
         if self.has_annotations():
-            out.append(":")
-            if self.tiles:
-                out.append("T" + "".join(str(t) for t in self.tiles))
-            if self.tail_padding_alignment_in_elements != 1:
-                out.append(f"L({self.tail_padding_alignment_in_elements})")
-            if self.index_primitive_type is not None:
-                out.append(f"#({_int_type_str(self.index_primitive_type)})")
-            if self.pointer_primitive_type is not None:
-                out.append(f"*({_int_type_str(self.pointer_primitive_type)})")
-            if self.element_size_in_bits:
-                out.append(f"E({self.element_size_in_bits})")
-            if self.memory_space:
-                out.append(f"S({self.memory_space})")
-            if self.split_configs:
-                out.append("SC" + "".join(str(s) for s in self.split_configs))
-            if self.physical_shape is not None:
-                out.append(f"P({self.physical_shape.to_string(with_layout=True)})")
-            if self.dynamic_shape_metadata_prefix_bytes > 0:
-                out.append(f"M({self.dynamic_shape_metadata_prefix_bytes})")
-        out.append("}")
-        return "".join(out)
+            text += ":" + "".join(show(self) for show in _ANNOTATION_PRINTERS)
+        return "{" + text + "}"
+
+    def __repr__(self) -> str:
+        """The text form: ``Layout('{1,0:T(2,2)}')``."""
+        return f"Layout({str(self)!r})"
 
     def equal(
         self,
@@ -201,24 +211,76 @@ def _int_type_str(t: PrimitiveType) -> str:
     return t.name if t.is_integral else "invalid"
 
 
+def _tiles_text(layout: Layout) -> str:
+    return "T" + "".join(str(t) for t in layout.tiles) if layout.tiles else ""
+
+
+def _tail_text(layout: Layout) -> str:
+    n = layout.tail_padding_alignment_in_elements
+    return f"L({n})" if n != 1 else ""
+
+
+def _index_type_text(layout: Layout) -> str:
+    t = layout.index_primitive_type
+    return f"#({_int_type_str(t)})" if t is not None else ""
+
+
+def _pointer_type_text(layout: Layout) -> str:
+    t = layout.pointer_primitive_type
+    return f"*({_int_type_str(t)})" if t is not None else ""
+
+
+def _element_size_text(layout: Layout) -> str:
+    return f"E({layout.element_size_in_bits})" if layout.element_size_in_bits else ""
+
+
+def _memory_space_text(layout: Layout) -> str:
+    return f"S({layout.memory_space})" if layout.memory_space else ""
+
+
+def _split_configs_text(layout: Layout) -> str:
+    return "SC" + "".join(str(c) for c in layout.split_configs) if layout.split_configs else ""
+
+
+def _physical_shape_text(layout: Layout) -> str:
+    shape = layout.physical_shape
+    return f"P({shape.to_string(with_layout=True)})" if shape is not None else ""
+
+
+def _metadata_prefix_text(layout: Layout) -> str:
+    n = layout.dynamic_shape_metadata_prefix_bytes
+    return f"M({n})" if n > 0 else ""
+
+
+#: Each annotation's printer, in the order ``Layout::ToString`` writes them (each prints
+#: nothing when its field has the default value).
+_ANNOTATION_PRINTERS: tuple[Callable[[Layout], str], ...] = (
+    _tiles_text, _tail_text, _index_type_text, _pointer_type_text, _element_size_text,
+    _memory_space_text, _split_configs_text, _physical_shape_text, _metadata_prefix_text,
+)
+
+#: Reads the shape inside ``P(...)``. The shape and layout grammars nest in each other, so the
+#: shape grammar (:func:`tensorlayout.xla.shape.read_shape`) passes its own reader in.
+ShapeReader = Callable[[Cursor], "Shape"]
+
 _ANNOTATION = re.compile(r"SC|[DTLESPM#*]")
-_INT_TOKEN = re.compile(r"-?[0-9]+")
 
 
 def _read_int(cur: Cursor, what: str = "an integer") -> int:
     """An XLA INT token: values in [2^63, 2^64) bit-cast to int64; larger ones are errors."""
     start = cur.pos
     value = cur.integer(what)
-    if value >= 2**64 or value < -(2**63):
+    if value >= UINT64_LIMIT or value < INT64_MIN:
         raise cur.error(f"{what} that fits in 64 bits", at=start)
-    if value >= 2**63:
-        value -= 2**64
-    return value
+    return wrap_int64(value)
 
 
 # layout := '{' [INT (',' INT)*] [':' annotations] '}'
-def read_layout(cur: Cursor) -> Layout:
-    """Read a layout at the cursor (the ``{`` must come next)."""
+def read_layout(cur: Cursor, read_shape: ShapeReader | None = None) -> Layout:
+    """Read a layout at the cursor (the ``{`` must come next).
+
+    ``read_shape`` reads the shape of a ``P(...)`` annotation; without it ``P`` is refused.
+    """
     cur.expect("{", "'{' to start a layout")
     m2m: list[int] = []
     if not cur.peek(":") and not cur.peek("}"):
@@ -227,7 +289,7 @@ def read_layout(cur: Cursor) -> Layout:
             m2m.append(_read_int(cur, "a dimension number"))
     fields: dict[str, object] = {}
     if cur.accept(":"):
-        _read_annotations(cur, fields)
+        fields = _read_annotations(cur, read_shape)
     cur.expect("}", "'}' to end the layout (annotations go in the order T L # * E S SC P M)")
     return Layout(tuple(m2m), **fields)  # type: ignore[arg-type]
 
@@ -236,80 +298,117 @@ _ORDER = ("D", "T", "L", "#", "*", "E", "S", "SC", "P", "M")
 
 
 # annotations := [dlt] [tiles] [tail] [index] [pointer] [esize] [mspace] [splits] [phys] [meta]
-def _read_annotations(cur: Cursor, fields: dict[str, object]) -> None:
+def _read_annotations(cur: Cursor, read_shape: ShapeReader | None) -> dict[str, object]:
+    """Each annotation at most once, in XLA's order; the first that does not fit ends them."""
+    fields: dict[str, object] = {}
     next_allowed = 0
     while True:
         cur.skip()
         m = _ANNOTATION.match(cur.text, cur.pos)
         if not m or m.group() not in _ORDER[next_allowed:]:
-            return
+            return fields
         key = m.group()
         next_allowed = _ORDER.index(key) + 1
         cur.pos = m.end()
-        if key == "D":
-            _skip_dim_level_types(cur)
-        elif key == "T":
-            fields["tiles"] = _read_tiles(cur)
-        elif key in ("L", "E", "S", "M"):
-            cur.expect("(")
-            start = cur.pos
-            value = _read_int(cur)
-            cur.expect(")")
-            if key == "L":
-                if value < 1:
-                    raise cur.error("L(n) with n >= 1 (tail padding alignment)", at=start)
-                fields["tail_padding_alignment_in_elements"] = value
-            elif key == "E":
-                fields["element_size_in_bits"] = value
-            elif key == "S":
-                fields["memory_space"] = (value + 128) % 256 - 128  # int8, as XLA stores it
-            else:
-                fields["dynamic_shape_metadata_prefix_bytes"] = value
-        elif key in ("#", "*"):
-            cur.expect("(")
-            start = cur.pos
-            name = cur.identifier("an unsigned integer type")
-            t = ELEMENT_TYPES.get(name)
-            if t is None or not t.is_unsigned:
-                raise cur.error("an unsigned integer type such as u32", at=start)
-            cur.expect(")")
-            fields["index_primitive_type" if key == "#" else "pointer_primitive_type"] = t
-        elif key == "SC":
-            fields["split_configs"] = _read_split_configs(cur)
-        else:  # "P"
-            from tensorlayout.xla.shape import read_shape
-
-            cur.expect("(")
-            fields["physical_shape"] = read_shape(cur)
-            cur.expect(")")
+        if key == "P":
+            fields["physical_shape"] = _read_physical_shape(cur, read_shape)
+        else:
+            fields.update(_ANNOTATION_READERS[key](cur))
 
 
-# tiles := 'T' ('(' [tdim (',' tdim)*] ')')+      tdim := INT | '*'
-def _read_tiles(cur: Cursor) -> tuple[Tile, ...]:
+def _read_paren_int(cur: Cursor) -> tuple[int, int]:
+    """``'(' INT ')'``: the integer and where it starts."""
+    cur.expect("(")
+    start = cur.pos
+    value = _read_int(cur)
+    cur.expect(")")
+    return start, value
+
+
+# tail := 'L' '(' INT ')'      (XLA aborts on L(n) with n < 1; we refuse it)
+def _read_tail_padding(cur: Cursor) -> dict[str, object]:
+    start, value = _read_paren_int(cur)
+    if value < 1:
+        raise cur.error("L(n) with n >= 1 (tail padding alignment)", at=start)
+    return {"tail_padding_alignment_in_elements": value}
+
+
+# esize := 'E' '(' INT ')'
+def _read_element_size(cur: Cursor) -> dict[str, object]:
+    return {"element_size_in_bits": _read_paren_int(cur)[1]}
+
+
+# mspace := 'S' '(' INT ')'     (stored as int8, as XLA does: S(256) is S(0))
+def _read_memory_space(cur: Cursor) -> dict[str, object]:
+    value = _read_paren_int(cur)[1]
+    return {"memory_space": (value + 128) % 256 - 128}
+
+
+# meta := 'M' '(' INT ')'
+def _read_metadata_prefix(cur: Cursor) -> dict[str, object]:
+    return {"dynamic_shape_metadata_prefix_bytes": _read_paren_int(cur)[1]}
+
+
+# index := '#' '(' UTYPE ')'     pointer := '*' '(' UTYPE ')'
+def _read_unsigned_type(cur: Cursor) -> PrimitiveType:
+    cur.expect("(")
+    start = cur.pos
+    name = cur.identifier("an unsigned integer type")
+    t = ELEMENT_TYPES.get(name)
+    if t is None or not t.is_unsigned:
+        raise cur.error("an unsigned integer type such as u32", at=start)
+    cur.expect(")")
+    return t
+
+
+def _read_index_type(cur: Cursor) -> dict[str, object]:
+    return {"index_primitive_type": _read_unsigned_type(cur)}
+
+
+def _read_pointer_type(cur: Cursor) -> dict[str, object]:
+    return {"pointer_primitive_type": _read_unsigned_type(cur)}
+
+
+# phys := 'P' '(' shape ')'
+def _read_physical_shape(cur: Cursor, read_shape: ShapeReader | None) -> Shape:
+    if read_shape is None:
+        raise cur.error("no P(...) here: a physical shape is read only inside a shape "
+                        "(parse_shape), where XLA refuses it for dense arrays")
+    cur.expect("(")
+    with cur.nested("a physical shape P(...)"):
+        shape = read_shape(cur)
+    cur.expect(")")
+    return shape
+
+
+# tiles := 'T' tile+       tile := '(' [tdim (',' tdim)*] ')'       tdim := INT | '*'
+def _read_tiles(cur: Cursor) -> dict[str, object]:
     tiles: list[Tile] = []
     while cur.accept("("):
         dims: list[int] = []
         if not cur.peek(")"):
-            while True:
-                if cur.accept("*"):
-                    dims.append(COMBINE_DIMENSION)
-                else:
-                    start = cur.pos
-                    d = _read_int(cur, "a tile size or '*'")
-                    if d < 0:
-                        raise cur.error("a non-negative tile size or '*'", at=start)
-                    dims.append(d)
-                if not cur.accept(","):
-                    break
+            dims.append(_read_tile_dim(cur))
+            while cur.accept(","):
+                dims.append(_read_tile_dim(cur))
         cur.expect(")", "')' to end the tile")
         tiles.append(Tile(tuple(dims)))
     if not tiles:
         raise cur.error("'(' to start a tile after T")
-    return tuple(tiles)
+    return {"tiles": tuple(tiles)}
+
+
+def _read_tile_dim(cur: Cursor) -> int:
+    if cur.accept("*"):
+        return COMBINE_DIMENSION
+    start = cur.pos
+    d = _read_int(cur, "a tile size or '*'")
+    if d < 0:
+        raise cur.error("a non-negative tile size or '*'", at=start)
+    return d
 
 
 # splits := 'SC' ('(' INT ':' [INT (',' INT)*] ')')+
-def _read_split_configs(cur: Cursor) -> tuple[SplitConfig, ...]:
+def _read_split_configs(cur: Cursor) -> dict[str, object]:
     configs: list[SplitConfig] = []
     while cur.accept("("):
         dim = _read_int(cur, "a physical dimension number")
@@ -323,15 +422,15 @@ def _read_split_configs(cur: Cursor) -> tuple[SplitConfig, ...]:
         configs.append(SplitConfig(dim, tuple(idx)))
     if not configs:
         raise cur.error("'(' to start a split config after SC")
-    return tuple(configs)
+    return {"split_configs": tuple(configs)}
 
 
 # dlt := 'D' '(' [lvl (',' lvl)*] ')'     lvl := ('D'|'C'|'S'|'H') ['+'] ['~']
-def _skip_dim_level_types(cur: Cursor) -> None:
+def _skip_dim_level_types(cur: Cursor) -> dict[str, object]:
     """XLA (2026) parses dim-level types and drops them; so do we."""
     cur.expect("(")
     if cur.accept(")"):
-        return
+        return {}
     while True:
         cur.skip()
         if cur.pos < len(cur.text) and cur.text[cur.pos] in "DCSH":
@@ -343,10 +442,19 @@ def _skip_dim_level_types(cur: Cursor) -> None:
         if not cur.accept(","):
             break
     cur.expect(")")
+    return {}
+
+
+#: The reader of each annotation (``P`` needs the shape reader and is read apart).
+_ANNOTATION_READERS: dict[str, Callable[[Cursor], dict[str, object]]] = {
+    "D": _skip_dim_level_types, "T": _read_tiles, "L": _read_tail_padding,
+    "#": _read_index_type, "*": _read_pointer_type, "E": _read_element_size,
+    "S": _read_memory_space, "SC": _read_split_configs, "M": _read_metadata_prefix,
+}
 
 
 def parse_layout(text: str) -> Layout:
-    """Parse XLA layout text such as ``{1,0:T(8,128)(2,1)}``.
+    """Parse XLA layout text such as ``{1,0:T(8,128)(2,1)}`` (``P(...)`` only inside a shape).
 
     >>> parse_layout("{:T(256)}").tiles
     (Tile(dims=(256,)),)
@@ -361,12 +469,4 @@ def _parse_layout_cached(text: str) -> Layout:
     cur = Cursor(text, comments=True)
     layout = read_layout(cur)
     cur.expect_end("end of the layout")
-    return layout
-
-
-def check_layout_fields(layout: Layout) -> Layout:
-    """Reject a layout whose fields no XLA text could produce (used by constructors)."""
-    for t in layout.tiles:
-        if any(d < 0 and d != COMBINE_DIMENSION for d in t.dims):
-            raise LayoutError(f"tile {t} has a negative size; only '*' is allowed")
     return layout

@@ -291,11 +291,28 @@ class PaddingSummary:
     def allocated_bytes(self) -> int:
         return sum(b.report.allocated_bytes for b in self.buffers)
 
+    def by_memory_space(self) -> dict[int, tuple[int, int]]:
+        """``{memory space: (logical bytes, allocated bytes)}`` (0 = HBM, 1 = VMEM…).
+
+        >>> buffers_padding([("a", Shape.parse("f32[8,2]{1,0:T(8,128)S(1)}"))]).by_memory_space()
+        {1: (64, 4096)}
+        """
+        out: dict[int, tuple[int, int]] = {}
+        for b in self.buffers:
+            layout = b.report.shape.layout
+            space = layout.memory_space if layout is not None else 0
+            logical, allocated = out.get(space, (0, 0))
+            out[space] = (logical + b.report.logical_bytes, allocated + b.report.allocated_bytes)
+        return dict(sorted(out.items()))
+
     def as_dict(self) -> dict[str, Any]:
         logical, allocated = self.logical_bytes, self.allocated_bytes
         return {"logical_bytes": logical, "allocated_bytes": allocated,
                 "ratio": allocated / logical if logical else 1.0,
                 "waste_bytes": allocated - logical,
+                "memory_spaces": [{"memory_space": space, "logical_bytes": lo,
+                                   "allocated_bytes": al}
+                                  for space, (lo, al) in self.by_memory_space().items()],
                 "buffers": [b.as_dict() for b in self.buffers]}
 
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -19,16 +20,17 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, UINT64_LIMIT, prod, wrap_int64
 from tensorlayout.errors import LayoutError, ParseError
 from tensorlayout.xla.layout import Layout, read_layout
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["UNBOUNDED_SIZE", "Shape", "parse_shape", "read_shape"]
+__all__ = ["UNBOUNDED_SIZE", "Shape", "as_shape", "parse_shape", "problems", "read_shape", "takes_shape"]
 
 #: ``Shape::kUnboundedSize``: the size of a dimension written ``?``.
-UNBOUNDED_SIZE = -(2**63)
+UNBOUNDED_SIZE = INT64_MIN
 
 _TUPLE = ELEMENT_TYPES["tuple"]
 
@@ -144,10 +146,7 @@ class Shape:
 
     def elements_in(self) -> int:
         """``ElementsIn``: product of the dims (bounds for dynamic dims); a scalar has 1."""
-        n = 1
-        for d in self.dimensions:
-            n *= d
-        return n
+        return prod(self.dimensions)
 
     @property
     def is_zero_element_array(self) -> bool:
@@ -174,6 +173,10 @@ class Shape:
     # -- printing -------------------------------------------------------------------------
     def __str__(self) -> str:
         return self.to_string(with_layout=True)
+
+    def __repr__(self) -> str:
+        """The text form: ``Shape('f32[3,5]{1,0:T(2,2)}')``."""
+        return f"Shape({str(self)!r})"
 
     def to_string(self, with_layout: bool = False) -> str:
         """``ShapeUtil::HumanString[WithLayout]``."""
@@ -257,11 +260,141 @@ def _type(name: str) -> PrimitiveType:
     return t
 
 
+# -- validation (ShapeUtil::ValidateShape, LayoutUtil::ValidateLayoutForShape) ---------------
+# Each rule takes an array shape and returns the sentences it finds (empty if it holds).
+
+def _negative_dimensions(shape: Shape) -> list[str]:
+    """Sizes are >= 0, except ``?`` (an unbounded dynamic dimension)."""
+    return [f"Negative dimension at index {i}" for i, d in enumerate(shape.dimensions)
+            if d < 0 and not (d == UNBOUNDED_SIZE and shape.dynamic_dimensions[i])]
+
+
+def _size_overflow(shape: Shape) -> list[str]:
+    """The extent product times the byte width fits int64, multiplied as XLA does.
+
+    XLA multiplies the dims in logical order and remembers an overflow even if a later dim
+    is 0 (``c64[9223372036854775807,2,0]`` is refused, ``c64[9223372036854775807,0,2]`` is
+    not); ``?`` counts as 1; the byte width is the unpacked one (``E(n)`` is ignored).
+    """
+    product, overflow = 1, False
+    for d in shape.dimensions:
+        product *= 1 if d == UNBOUNDED_SIZE else max(d, 0)
+        overflow = overflow or product > INT64_MAX
+    if overflow or product * shape.element_type.byte_width > INT64_MAX:
+        return [f"Shape {shape.to_string()} size may overflow int64_t"]
+    return []
+
+
+def _minor_to_major_values(shape: Shape) -> list[str]:
+    """``minor_to_major`` is a permutation of the dims."""
+    assert shape.layout is not None
+    m2m, rank = shape.layout.minor_to_major, shape.rank
+    text = "{" + ",".join(map(str, m2m)) + "}"
+    if any(not 0 <= d < rank for d in m2m):
+        return [f"layout minor_to_major field has out-of-bounds value: {text}"]
+    if len(set(m2m)) != rank:
+        return [f"layout minor_to_major field has duplicate values: {text}"]
+    return []
+
+
+def _tail_padding(shape: Shape) -> list[str]:
+    assert shape.layout is not None
+    if shape.layout.tail_padding_alignment_in_elements < 1:
+        return ["layout tail_padding_alignment_in_elements must be >= 1"]
+    return []
+
+
+def _sparse_only_fields(shape: Shape) -> list[str]:
+    """Index/pointer types and a physical shape belong to sparse arrays, which XLA dropped."""
+    layout = shape.layout
+    assert layout is not None
+    out = []
+    if layout.index_primitive_type is not None or layout.pointer_primitive_type is not None:
+        out.append("layout has an index or pointer primitive type, but is not a sparse array")
+    if layout.physical_shape is not None:
+        out.append("layout has a physical shape, but is not a sparse array")
+    return out
+
+
+def _tiles(shape: Shape) -> list[str]:
+    """Every tile has at least one dim and no 0 size (negative sizes cannot be built)."""
+    assert shape.layout is not None
+    for t in shape.layout.tiles:
+        if not t.dims or 0 in t.dims:
+            return [f"layout has invalid tiles: {t} (tiles need sizes >= 1 or '*')"]
+    return []
+
+
+def _element_size(shape: Shape) -> list[str]:
+    assert shape.layout is not None
+    e = shape.layout.element_size_in_bits
+    return [f"layout element_size_in_bits must be >= 0, but got {e}"] if e < 0 else []
+
+
+def _split_configs(shape: Shape) -> list[str]:
+    """``SC(d:i,...)``: d a physical dim named once; 0 < i < that dim's size, increasing.
+
+    Found by asking XLA's validator (jaxlib 0.10.2) about tuple elements such as
+    ``(f32[4,8]{1,0:SC(1:5)})`` (accepted) and ``(f32[4,8]{1,0:SC(0:5)})`` (refused).
+    """
+    layout = shape.layout
+    assert layout is not None
+    seen: set[int] = set()
+    for config in layout.split_configs:
+        d = config.dimension
+        if not 0 <= d < shape.rank or d in seen:
+            return [f"layout split config {config} names physical dimension {d}, which is "
+                    f"{'named twice' if d in seen else f'not in [0, {shape.rank})'}"]
+        seen.add(d)
+        size = shape.dimensions[layout.major(d)]
+        points = (0, *config.split_indices, size)
+        if any(b <= a for a, b in itertools.pairwise(points)):
+            return [f"layout split config {config}: split indices must increase strictly "
+                    f"within (0, {size}), the size of physical dimension {d}"]
+    return []
+
+
+_SHAPE_RULES: tuple[Callable[[Shape], list[str]], ...] = (_negative_dimensions, _size_overflow)
+_LAYOUT_RULES: tuple[Callable[[Shape], list[str]], ...] = (
+    _minor_to_major_values, _tail_padding, _sparse_only_fields, _tiles, _element_size,
+    _split_configs,
+)
+
+
+def problems(shape: Shape, *, allow_missing_layouts: bool = False) -> list[str]:
+    """Every validation rule ``shape`` breaks, as sentences (empty if valid); tuples recurse.
+
+    >>> problems(parse_shape("f32[2,3]{0,0}"))
+    ['layout minor_to_major field has duplicate values: {0,0}']
+    """
+    if not isinstance(shape, Shape):
+        raise LayoutError(f"expected an XLA Shape, but got {type(shape).__name__}")
+    if shape.is_tuple or shape.is_buffer:
+        return [p for sub in shape.tuple_shapes
+                for p in problems(sub, allow_missing_layouts=allow_missing_layouts)]
+    if not shape.is_array:
+        return []
+    out = [p for rule in _SHAPE_RULES for p in rule(shape)]
+    layout = shape.layout
+    if layout is None:
+        return out if allow_missing_layouts else [
+            *out, f"shape {shape.to_string()} does not have a layout"]
+    if layout.rank != shape.rank:
+        return [*out, f"layout minor_to_major field contains {layout.rank} elements, "
+                      f"but shape has {shape.rank} dimensions"]
+    rules = _LAYOUT_RULES
+    if _minor_to_major_values(shape):  # later rules index dims through minor_to_major
+        rules = tuple(r for r in rules if r is not _split_configs)
+    return out + [p for rule in rules for p in rule(shape)]
+
+
+# -- text -----------------------------------------------------------------------------------
+
 _TYPE_NAME = re.compile(r"[a-z][a-z0-9]*(?=\[)")
 _DIM_INT = re.compile(r"-?[0-9]+")
 
 
-# shape := '(' [shape (',' shape)*] ')' | 'b' '(' shape ')' | TYPE '[' [dim (',' dim)*] ']' [layout]
+# shape := tuple | buffer | array
 def read_shape(cur: Cursor) -> Shape:
     """Read one shape at the cursor and leave the cursor just after it.
 
@@ -269,27 +402,45 @@ def read_shape(cur: Cursor) -> Shape:
     separates a layout from a computation body).
     """
     cur.skip()
+    if cur.peek("("):
+        return _read_tuple(cur)
+    if cur.text.startswith("b(", cur.pos):
+        return _read_buffer(cur)
+    return _read_array(cur)
+
+
+# tuple := '(' [shape (',' shape)*] ')'
+def _read_tuple(cur: Cursor) -> Shape:
     start = cur.pos
-    if cur.accept("("):
-        elements: list[Shape] = []
+    cur.expect("(")
+    elements: list[Shape] = []
+    with cur.nested("a tuple shape"):
         if not cur.accept(")"):
             while True:
-                elem = read_shape(cur)
-                _validate_element(cur, elem, start)
-                elements.append(elem)
+                elements.append(_validated(cur, read_shape(cur), start))
                 if cur.accept(")"):
                     break
                 cur.expect(",", "',' or ')' in a tuple shape")
-        return Shape(_TUPLE, tuple_shapes=tuple(elements))
-    if cur.text.startswith("b(", cur.pos):
-        cur.pos += 2
+    return Shape(_TUPLE, tuple_shapes=tuple(elements))
+
+
+# buffer := 'b' '(' shape ')'
+def _read_buffer(cur: Cursor) -> Shape:
+    start = cur.pos
+    cur.pos += 2
+    with cur.nested("a buffer shape"):
         inner = read_shape(cur)
-        if not inner.is_array:
-            raise cur.error("an array shape inside b(...)", at=start + 2)
-        _validate_element(cur, inner, start)
-        if not cur.accept(")"):
-            raise cur.error("')'", context="expects ')' at the end of buffer shape")
-        return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
+    if not inner.is_array:
+        raise cur.error("an array shape inside b(...)", at=start + 2)
+    _validated(cur, inner, start)
+    if not cur.accept(")"):
+        raise cur.error("')'", context="expects ')' at the end of buffer shape")
+    return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
+
+
+# array := TYPE '[' [dim (',' dim)*] ']' [layout]
+def _read_array(cur: Cursor) -> Shape:
+    start = cur.pos
     m = _TYPE_NAME.match(cur.text, cur.pos)
     if not m or m.group() not in ELEMENT_TYPES or m.group() == "tuple":
         raise cur.error("a shape (an element type such as f32, followed by [dims])")
@@ -307,25 +458,30 @@ def read_shape(cur: Cursor) -> Shape:
         if dims:
             raise cur.error(f"'{et.name}[]' with no dimensions", at=start)
         return Shape(et)
-    layout: Layout | None = None
-    save = cur.pos
-    if cur.accept("{"):
-        cur.skip()
-        is_layout = cur.peek(":") or bool(_DIM_INT.match(cur.text, cur.pos))
-        cur.pos = save
-        if is_layout:
-            layout_at = cur.pos
-            layout = read_layout(cur)
-            if layout.rank != len(dims):
-                raise ParseError(cur.text, layout_at, f"a layout with {len(dims)} dimensions",
-                                 f"Dimensions size is {len(dims)}, but minor to major size "
-                                 f"is {layout.rank}.")
-            if layout.physical_shape is not None:
-                raise ParseError(cur.text, layout_at, "a layout without P(...)",
-                                 "Layout has physical shape, but is not for a sparse array")
-    if layout is None:
-        layout = Layout(tuple(range(len(dims) - 1, -1, -1)))
+    layout = _read_array_layout(cur, len(dims))
     return Shape(et, tuple(dims), tuple(dyn), layout)
+
+
+def _read_array_layout(cur: Cursor, rank: int) -> Layout:
+    """The layout after an array's dims, or the default ``{rank-1,...,0}`` if none follows."""
+    save = cur.pos
+    if not cur.accept("{"):
+        return Layout(tuple(range(rank - 1, -1, -1)))
+    cur.skip()
+    is_layout = cur.peek(":") or bool(_DIM_INT.match(cur.text, cur.pos))
+    cur.pos = save
+    if not is_layout:
+        return Layout(tuple(range(rank - 1, -1, -1)))
+    cur.skip()
+    at = cur.pos
+    layout = read_layout(cur, read_shape)
+    if layout.rank != rank:
+        raise ParseError(cur.text, at, f"a layout with {rank} dimensions",
+                         f"Dimensions size is {rank}, but minor to major size is {layout.rank}.")
+    if layout.physical_shape is not None:
+        raise ParseError(cur.text, at, "a layout without P(...)",
+                         "Layout has physical shape, but is not for a sparse array")
+    return layout
 
 
 # dim := INT | '<=' INT | '?'
@@ -337,9 +493,10 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
     bounded = cur.accept("<=")
     start = cur.pos
     value = cur.integer("a dimension size")
-    if value >= 2**63:
-        value -= 2**64
-    if value < 0 or value >= 2**63:
+    if value >= UINT64_LIMIT:
+        raise cur.error("a dimension size that fits in 64 bits", at=start)
+    value = wrap_int64(value)  # XLA's lexer bit-casts [2^63, 2^64) to negative int64
+    if value < 0:
         raise cur.error("a non-negative dimension size", at=start)
     cur.skip()
     if cur.pos < len(cur.text) and (cur.text[cur.pos].isalnum() or cur.text[cur.pos] in "_."):
@@ -348,13 +505,12 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
     dyn.append(bounded)
 
 
-def _validate_element(cur: Cursor, shape: Shape, start: int) -> None:
+def _validated(cur: Cursor, shape: Shape, start: int) -> Shape:
     """Tuple and buffer elements are validated as XLA's MakeValidated* does."""
-    from tensorlayout.xla.validate import problems
-
     found = problems(shape)
     if found:
         raise ParseError(cur.text, start, "a valid tuple element", found[0])
+    return shape
 
 
 def parse_shape(text: str) -> Shape:

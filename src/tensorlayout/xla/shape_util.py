@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import permutations
 
 import numpy as np
 
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.layout import Layout
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.tiling import linear_indices
 from tensorlayout.xla.types import PrimitiveType, element_type
+from tensorlayout.xla.validate import validate_layout
 
 __all__ = [
     "align_layouts",
@@ -205,8 +207,6 @@ def is_effectively_most_major_dimension(shape: Shape, dim: int) -> bool:
 
 def same_dimensions(a: Shape, b: Shape) -> bool:
     """``ShapeUtil::SameDimensions``: equal dims; unbounded ``?`` dims match anything."""
-    from tensorlayout.xla.shape import UNBOUNDED_SIZE
-
     return a.rank == b.rank and all(x == y or UNBOUNDED_SIZE in (x, y)
                                     for x, y in zip(a.dimensions, b.dimensions, strict=False))
 
@@ -254,8 +254,6 @@ def is_reshape_or_transpose_bitcast(a: Shape, b: Shape, *,
         return False
     if reshape_is_bitcast(a, b, ignore_element_type=ignore_element_type):
         return True
-    from itertools import permutations
-
     if a.rank != b.rank or a.rank > 6:
         return False
     return any(transpose_is_bitcast(a, b, p, ignore_element_type=ignore_element_type)
@@ -268,8 +266,6 @@ def align_layouts(input_shape: Shape, output_shape: Shape) -> Shape | None:
     Searches the layouts of the output (untiled) for one with the same physical order; None
     if there is none. Size-1 dims are placed as XLA does, next to their neighbours.
     """
-    from itertools import permutations
-
     _array(input_shape)
     layout = _layout(input_shape)
     if layout.tiles:
@@ -289,8 +285,6 @@ def align_layouts(input_shape: Shape, output_shape: Shape) -> Shape | None:
 
 def copy_layout_between_shapes(src: Shape, dst: Shape) -> Shape:
     """``LayoutUtil::CopyLayoutBetweenShapes``: ``dst`` with ``src``'s layout (same rank)."""
-    from tensorlayout.xla.validate import validate_layout
-
     if src.rank != dst.rank:
         raise LayoutError(f"cannot copy the layout of {src} to {dst}: ranks differ")
     out = dst.with_layout(src.layout)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from tensorlayout.core.intmath import ceil_div, fits_int64, prod, round_up
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, takes_shape
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, problems, takes_shape
+from tensorlayout.xla.tiling import layout_util_linear_index
 from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
@@ -42,7 +44,7 @@ def _bytes_for(count: int, shape: Shape) -> int:
     _check_bounded(shape)
     e = shape.layout.element_size_in_bits if shape.layout is not None else 0
     if e:
-        return (count * e + 7) // 8
+        return ceil_div(count * e, 8)
     return count * shape.element_type.byte_width
 
 
@@ -95,10 +97,7 @@ def max_split_size(shape: Shape, dim: int) -> int:
 @takes_shape
 def max_elements_in_per_split(shape: Shape) -> int:
     """``MaxElementsInPerSplit``: product of :func:`max_split_size` over all dims."""
-    n = 1
-    for d in range(shape.rank):
-        n *= max_split_size(shape, d)
-    return n
+    return prod(max_split_size(shape, d) for d in range(shape.rank))
 
 
 @takes_shape
@@ -127,19 +126,17 @@ def array_size(shape: Shape) -> int:
         if k < len(tile):
             t = tile[len(tile) - 1 - k]
             if t > 0:
-                size = -(-size // t) * t
+                size = round_up(size, t)
         count *= size
     alignment = layout.tail_padding_alignment_in_elements
     if alignment > 1:
-        count = -(-count // alignment) * alignment
+        count = round_up(count, alignment)
     return _bytes_for(count, shape)
 
 
 @takes_shape
 def array_data_size(shape: Shape) -> int:
     """``ShapeUtil::ArrayDataSize``: bytes up to and including the last element."""
-    from tensorlayout.xla.tiling import layout_util_linear_index
-
     if shape.elements_in() == 0:
         return 0
     last = tuple(d - 1 for d in shape.dimensions)
@@ -148,9 +145,15 @@ def array_data_size(shape: Shape) -> int:
 
 @takes_shape
 def padding_overhead(shape: Shape) -> float:
-    """Allocated bytes (:func:`array_size`) per useful byte (:func:`byte_size`); 1.0 = none."""
+    """Allocated bytes (:func:`array_size`) per useful byte (:func:`byte_size`); 1.0 = none.
+
+    An allocation beyond int64 bytes (which XLA could not size) is a :class:`LayoutError`.
+    """
     useful = byte_size_of_elements(shape)
-    return array_size(shape) / useful if useful else 1.0
+    allocated = array_size(shape)
+    if not fits_int64(allocated):
+        raise LayoutError(f"{shape} would allocate {allocated} bytes, more than int64 can count")
+    return allocated / useful if useful else 1.0
 
 
 @takes_shape
@@ -161,8 +164,12 @@ def unpacked_byte_strides(shape: Shape) -> tuple[int, ...]:
     >>> unpacked_byte_strides(parse_shape("f32[3,5,7]"))
     (140, 28, 4)
     """
-    if shape.layout is None:
-        raise LayoutError(f"shape {shape.to_string()} does not have a layout")
+    if not shape.is_array:
+        raise LayoutError(f"expected an array shape, but got {shape}")
+    found = problems(shape)
+    if found:
+        raise LayoutError(f"{shape}: {found[0]}")
+    assert shape.layout is not None
     strides = [0] * shape.rank
     stride = shape.element_type.byte_width
     for d in shape.layout.minor_to_major:

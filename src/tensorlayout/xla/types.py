@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.errors import LayoutError
 
 __all__ = ["ELEMENT_TYPES", "F32", "S4", "PrimitiveType", "element_type", "parse_element_type"]
@@ -35,7 +36,7 @@ class PrimitiveType:
     @property
     def byte_width(self) -> int:
         """XLA ``ByteWidth``: ceil(bits / 8); pred and sub-byte types take one byte."""
-        return (self.bits + 7) // 8
+        return ceil_div(self.bits, 8)
 
     @property
     def is_array(self) -> bool:

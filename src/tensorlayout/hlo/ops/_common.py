@@ -28,6 +28,7 @@ __all__ = [
     "is_identity",
     "linearize",
     "major_to_minor",
+    "operand_shape",
     "output_shape",
     "required",
     "reshape_exprs",
@@ -41,6 +42,14 @@ def array_dims(shape: Shape) -> tuple[int, ...]:
     if not shape.is_array:
         raise HloError(f"expected an array shape, but got {shape}")
     return tuple(shape.dimensions)
+
+
+def operand_shape(instr: HloInstruction, k: int) -> Shape:
+    """The shape of operand ``k``; :class:`HloError` when ``instr`` has fewer operands."""
+    ops = instr.operands
+    if not 0 <= k < len(ops):
+        raise HloError(f"{instr.opcode} {instr.name} has {len(ops)} operand(s), not an operand {k}")
+    return ops[k].shape
 
 
 def required(instr: HloInstruction, name: str) -> Any:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tensorlayout.errors import HloError
-from tensorlayout.hlo.attributes import Window, WindowDimension
+from tensorlayout.hlo.attributes import ConvolutionDimensionNumbers, Window, WindowDimension
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule
 from tensorlayout.hlo.ops._common import (
     array_dims,
     bounds,
     dim_numbers,
+    operand_shape,
     output_shape,
     required,
     scalar_map,
@@ -38,8 +39,8 @@ def _one(m: IndexingMap) -> list[OperandIndexing]:
 
 
 def _dot_maps(instr: HloInstruction) -> tuple[IndexingMap, IndexingMap]:
-    lhs_d = array_dims(instr.operands[0].shape)
-    rhs_d = array_dims(instr.operands[1].shape)
+    lhs_d = array_dims(operand_shape(instr, 0))
+    rhs_d = array_dims(operand_shape(instr, 1))
     out = array_dims(instr.shape)
     lb, rb = (dim_numbers(instr, "lhs_batch_dims", len(lhs_d), ()),
               dim_numbers(instr, "rhs_batch_dims", len(rhs_d), ()))
@@ -89,8 +90,8 @@ def scaled_dot_o2i(instr: HloInstruction, output_id: int) -> Maps:
     maps = [_one(lhs), _one(rhs)]
     for k, base in ((2, lhs), (3, rhs)):
         if k < len(instr.operands):
-            data = array_dims(instr.operands[k - 2].shape)
-            scale = array_dims(instr.operands[k].shape)
+            data = array_dims(operand_shape(instr, k - 2))
+            scale = array_dims(operand_shape(instr, k))
             maps.append(_one(_scale_map(base, data, scale)))
     return maps
 
@@ -100,7 +101,7 @@ def scaled_dot_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 def _reduce_parts(instr: HloInstruction) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     n = len(instr.operands) // 2
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     reduced = dim_numbers(instr, "dimensions", len(in_dims), ())
     return n, in_dims, reduced
 
@@ -167,13 +168,32 @@ def windowed_input_map(in_dims: Sequence[int], out_dims: Sequence[int], window: 
 
 def reduce_window_o2i(instr: HloInstruction, output_id: int) -> Maps:
     n = len(instr.operands) // 2
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     out = array_dims(output_shape(instr, output_id))
     m = windowed_input_map(in_dims, out, required(instr, "window")).simplify().remove_unused_symbols()
     return [_one(m) for _ in range(n)] + [_one(scalar_map(out)) for _ in range(n)]
 
 
 # --------------------------------------------------------------------------- convolution
+
+
+def _conv_dims(instr: HloInstruction) -> ConvolutionDimensionNumbers:
+    """``dim_labels`` checked against the ranks of input, kernel, output (and the window)."""
+    dn: ConvolutionDimensionNumbers = required(instr, "dim_labels")
+    if len(instr.operands) != 2:
+        raise HloError(f"convolution {instr.name}: needs an input and a kernel operand")
+    ranks = [len(array_dims(s)) for s in (operand_shape(instr, 0), operand_shape(instr, 1), instr.shape)]
+    roles = [(dn.input_batch_dimension, dn.input_feature_dimension, *dn.input_spatial_dimensions),
+             (dn.kernel_input_feature_dimension, dn.kernel_output_feature_dimension,
+              *dn.kernel_spatial_dimensions),
+             (dn.output_batch_dimension, dn.output_feature_dimension, *dn.output_spatial_dimensions)]
+    window = instr.attributes.get("window")
+    ns = len(dn.input_spatial_dimensions)
+    if (any(len(r) != n or sorted(r) != list(range(n)) for r, n in zip(roles, ranks))
+            or (window is not None and len(window.dimensions) != ns)):
+        raise HloError(f"{instr.name}: dim_labels {dn.text} do not fit operands of ranks {ranks[:2]}, "
+                       f"an output of rank {ranks[2]} and the window")
+    return dn
 
 
 def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
@@ -184,9 +204,9 @@ def convolution_o2i(instr: HloInstruction, output_id: int) -> Maps:
     feature's group; batch groups add a range variable over the groups (as XLA does).
     """
     a = instr.attributes
-    dn = a["dim_labels"]
-    in_dims = array_dims(instr.operands[0].shape)
-    k_dims = array_dims(instr.operands[1].shape)
+    dn = _conv_dims(instr)
+    in_dims = array_dims(operand_shape(instr, 0))
+    k_dims = array_dims(operand_shape(instr, 1))
     out = array_dims(instr.shape)
     fgc = int(a.get("feature_group_count", 1) or 1)
     bgc = int(a.get("batch_group_count", 1) or 1)

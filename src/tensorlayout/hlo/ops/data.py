@@ -16,7 +16,14 @@ from typing import NamedTuple
 from tensorlayout.errors import HloError
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.operand_indexing import Maps, OperandIndexing, Rule, RuntimeVar
-from tensorlayout.hlo.ops._common import array_dims, bounds, dim_numbers, int_literal, scalar_map
+from tensorlayout.hlo.ops._common import (
+    array_dims,
+    bounds,
+    dim_numbers,
+    int_literal,
+    operand_shape,
+    scalar_map,
+)
 from tensorlayout.indexing import Expr, IndexingMap, const, var
 
 __all__ = ["INPUT_TO_OUTPUT", "OUTPUT_TO_INPUT", "pad_map"]
@@ -44,7 +51,7 @@ def pad_map(in_dims: Sequence[int], out_dims: Sequence[int],
 
 def pad_o2i(instr: HloInstruction, output_id: int) -> Maps:
     out = array_dims(instr.shape)
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     padding = [(p.low, p.high, p.interior) for p in instr.attributes["padding"]]
     return [[OperandIndexing(pad_map(in_dims, out, padding))], [OperandIndexing(scalar_map(out))]]
 
@@ -94,7 +101,7 @@ def _starts(instr: HloInstruction, first: int, rank: int) -> list[HloInstruction
 def dynamic_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Operand: ``d_i + rt_i`` with ``rt_i in [0, in_i - size_i]``; start indices: ``(d...) -> ()``."""
     out = array_dims(instr.shape)
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     starts = _starts(instr, 1, len(in_dims))
     operand = _runtime_offsets(instr, starts, in_dims, out, out, +1)
     return [[operand]] + [[OperandIndexing(scalar_map(out))] for _ in starts]
@@ -103,7 +110,7 @@ def dynamic_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
 def dynamic_update_slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
     """Operand: identity; update: ``d_i - rt_i``; start indices: ``(d...) -> ()``."""
     out = array_dims(instr.shape)
-    upd = array_dims(instr.operands[1].shape)
+    upd = array_dims(operand_shape(instr, 1))
     starts = _starts(instr, 2, len(out))
     update = _runtime_offsets(instr, starts, out, upd, out, -1)
     ident = IndexingMap([var(i) for i in range(len(out))], bounds(out))
@@ -138,8 +145,8 @@ class _GatherDims(NamedTuple):
 
 def _gather_dims(instr: HloInstruction) -> _GatherDims:
     """Read and check a gather's dimension numbers; :class:`HloError` when they do not fit."""
-    op_dims = array_dims(instr.operands[0].shape)
-    idx_dims = array_dims(instr.operands[1].shape)
+    op_dims = array_dims(operand_shape(instr, 0))
+    idx_dims = array_dims(operand_shape(instr, 1))
     out = array_dims(instr.shape)
     offset_dims = dim_numbers(instr, "offset_dims", len(out), ())
     collapsed = dim_numbers(instr, "collapsed_slice_dims", len(op_dims), ())

@@ -23,6 +23,7 @@ from tensorlayout.hlo.ops._common import (
     bounds,
     dim_numbers,
     identity_map,
+    operand_shape,
     output_shape,
     required,
     reshape_map,
@@ -65,19 +66,19 @@ def no_operands(instr: HloInstruction, output_id: int) -> Maps:
 
 
 def bitcast_o2i(instr: HloInstruction, output_id: int) -> Maps:
-    return [_one(bitcast_map(instr.shape, instr.operands[0].shape))]
+    return [_one(bitcast_map(instr.shape, operand_shape(instr, 0)))]
 
 
 def bitcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
-    return [_one(bitcast_map(instr.operands[0].shape, instr.shape))]
+    return [_one(bitcast_map(operand_shape(instr, 0), instr.shape))]
 
 
 def reshape_o2i(instr: HloInstruction, output_id: int) -> Maps:
-    return [_one(reshape_map(array_dims(instr.operands[0].shape), array_dims(instr.shape)))]
+    return [_one(reshape_map(array_dims(operand_shape(instr, 0)), array_dims(instr.shape)))]
 
 
 def reshape_i2o(instr: HloInstruction, input_id: int) -> Maps:
-    return [_one(reshape_map(array_dims(instr.shape), array_dims(instr.operands[0].shape)))]
+    return [_one(reshape_map(array_dims(instr.shape), array_dims(operand_shape(instr, 0))))]
 
 
 # --------------------------------------------------------------------------- broadcast
@@ -85,7 +86,7 @@ def reshape_i2o(instr: HloInstruction, input_id: int) -> Maps:
 
 def _broadcast_dims(instr: HloInstruction) -> tuple[int, ...]:
     dims = dim_numbers(instr, "dimensions", len(array_dims(instr.shape)), ())
-    if len(dims) != len(array_dims(instr.operands[0].shape)):
+    if len(dims) != len(array_dims(operand_shape(instr, 0))):
         raise HloError(f"{instr.name}: broadcast needs one output dim per operand dim, got {dims}")
     return dims
 
@@ -99,7 +100,7 @@ def broadcast_o2i(instr: HloInstruction, output_id: int) -> Maps:
 def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
     """Broadcast output dims become range variables over their sizes."""
     out = array_dims(instr.shape)
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     dims = _broadcast_dims(instr)
     n = len(in_dims)
     results: list[Expr] = []
@@ -142,7 +143,7 @@ def concatenate_o2i(instr: HloInstruction, output_id: int) -> Maps:
 def concatenate_i2o(instr: HloInstruction, input_id: int) -> Maps:
     c = _concat_dim(instr)
     offset = sum(array_dims(op.shape)[c] for op in instr.operands[:input_id])
-    in_dims = array_dims(instr.operands[input_id].shape)
+    in_dims = array_dims(operand_shape(instr, input_id))
     results = [var(i) + offset if i == c else var(i) for i in range(len(in_dims))]
     return [_one(IndexingMap(results, bounds(in_dims)))]
 
@@ -169,7 +170,7 @@ def transpose_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 
 def transpose_i2o(instr: HloInstruction, input_id: int) -> Maps:
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     perm = _permutation(instr)
     return [_one(IndexingMap([var(p) for p in perm], bounds(in_dims)))]
 
@@ -200,7 +201,7 @@ def slice_o2i(instr: HloInstruction, output_id: int) -> Maps:
 def slice_i2o(instr: HloInstruction, input_id: int) -> Maps:
     """``(d - start) / stride`` on ``d in [start, (out-1)*stride + start]``, stride-aligned."""
     out = array_dims(instr.shape)
-    in_dims = array_dims(instr.operands[0].shape)
+    in_dims = array_dims(operand_shape(instr, 0))
     spec = _slice_spec(instr, out)
     results = []
     dim_bounds = []
@@ -223,8 +224,14 @@ def get_tuple_element_o2i(instr: HloInstruction, output_id: int) -> Maps:
     return [_one(identity_map(array_dims(instr.shape)))]
 
 
+def async_result_o2i(instr: HloInstruction, output_id: int) -> Maps:
+    """``async-done`` / ``async-update``: each output element is the same element of the async
+    tuple it waits on (the wrapped result, or the same tuple element for an update)."""
+    return [_one(identity_map(array_dims(output_shape(instr, output_id))))]
+
+
 def tuple_i2o(instr: HloInstruction, input_id: int) -> Maps:
-    return [_one(identity_map(array_dims(instr.operands[input_id].shape)))]
+    return [_one(identity_map(array_dims(operand_shape(instr, input_id))))]
 
 
 def all_gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
@@ -233,9 +240,9 @@ def all_gather_o2i(instr: HloInstruction, output_id: int) -> Maps:
         raise HloError(f"{instr.name}: variadic all-gather has no rule")
     out = array_dims(instr.shape)
     g = next(iter(dim_numbers(instr, "dimensions", len(out))), None)
-    if g is None or len(array_dims(instr.operands[0].shape)) != len(out):
+    if g is None or len(array_dims(operand_shape(instr, 0))) != len(out):
         raise HloError(f"all-gather {instr.name}: needs one gather dimension of a same-rank operand")
-    n_g = array_dims(instr.operands[0].shape)[g]
+    n_g = array_dims(operand_shape(instr, 0))[g]
     results = [var(i) % n_g if i == g else var(i) for i in range(len(out))]
     replica = IndexingMap([var(g) // n_g], bounds(out))
     return [[OperandIndexing(IndexingMap(results, bounds(out)), (), replica)]]
@@ -272,6 +279,8 @@ OUTPUT_TO_INPUT: dict[str, Rule] = {
     "reverse": reverse_o2i,
     "slice": slice_o2i,
     "get-tuple-element": get_tuple_element_o2i,
+    "async-done": async_result_o2i,
+    "async-update": async_result_o2i,
     "all-gather": all_gather_o2i,
     "scan": scan_o2i,
 }

@@ -1,0 +1,88 @@
+"""Bracket-balanced scanning of HLO attribute values and constant literals.
+
+Values the analysis does not read (metadata, backend configs, shardings) are only skipped, so
+the parser needs their end, not their meaning: strings (which, as in XLA, may span lines),
+``/*…*/`` comments and nested
+``[]{}()`` are matched; a regex handles the common one-line forms first.
+
+>>> scan_value('x={a, "}"}, y=1', 2)
+10
+"""
+
+from __future__ import annotations
+
+import re
+
+from tensorlayout.errors import ParseError
+
+__all__ = ["literal_end", "scan_value"]
+
+# Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
+# nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
+_SIMPLE_VALUE = re.compile(
+    r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
+    r'|\{[^{}"\n/\[\]()]*\}'
+    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\]|\\.)*")*\}'
+    r'|"(?:[^"\\]|\\.)*"',
+    re.A,
+)
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
+_CLOSER = {"[": "]", "{": "}", "(": ")"}
+
+
+def scan_value(text: str, pos: int) -> int:
+    """End of the attribute value starting at ``pos``: balanced brackets, strings, bare tokens.
+
+    >>> scan_value('backend_config={"a":{"b":[1,2]}}, x=1', 15)
+    32
+    """
+    m = _SIMPLE_VALUE.match(text, pos)
+    if m:
+        return m.end()
+    stack: list[str] = []
+    start = pos
+    while True:
+        m = _SCAN.match(text, pos)
+        if m is None:
+            if pos >= len(text):
+                if stack:
+                    raise ParseError(text, pos, f"{stack[-1]!r} to close the attribute value")
+                break
+            raise ParseError(text, pos, "a closing '\"' for the string")
+        tok = m.group()
+        c = tok[0]
+        if c in "[{(":
+            stack.append(_CLOSER[c])
+        elif c in "]})":
+            if not stack:
+                break
+            if stack.pop() != c:
+                raise ParseError(text, pos, "a matching closing bracket")
+        elif (c == "," or c.isspace()) and not stack:
+            break
+        pos = m.end()
+    if pos == start:
+        raise ParseError(text, pos, "an attribute value")
+    return pos
+
+
+def literal_end(text: str, pos: int) -> int:
+    """End of a constant payload (balanced brackets) that starts at ``pos``: its closing ``)``.
+
+    >>> literal_end("constant({1, 2}), x=1", 9)
+    15
+    """
+    stack: list[str] = []
+    while True:
+        m = _SCAN.match(text, pos)
+        if m is None:
+            raise ParseError(text, pos, "')' to end the constant literal")
+        c = m.group()[0]
+        if c in "[{(":
+            stack.append(_CLOSER[c])
+        elif c in "]})":
+            if not stack:
+                return pos
+            if stack.pop() != c:
+                raise ParseError(text, pos, "a matching closing bracket in the literal")
+        pos = m.end()

@@ -1,0 +1,167 @@
+"""Thread-value pictures as SVG: TiledMMA A/B/C panels, TiledCopy source/destination, and a
+shared-memory tile with its banks and conflicts.
+
+The MMA picture is laid out as CuTe's ``print_latex``/``print_svg`` draw it: C (M x N) at the
+bottom right, A (M x K) to its left, B above it drawn K x N. Each cell is a group
+``<g class="cell">`` with ``data-m``/``data-n`` and ``data-thread``/``data-value`` attributes,
+a rect coloured by thread (CuTe's 8-colour cycle) and the labels ``T#`` and ``V#``.
+
+>>> from tensorlayout.gpu import make_tiled_mma, mma_atom
+>>> pic = tiled_mma_svg(make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN")))
+>>> pic.count('class="cell"'), pic.count(">T0<")
+(512, 16)
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+
+from tensorlayout.cute import ComposedLayout, Layout
+from tensorlayout.errors import LayoutError
+from tensorlayout.gpu.atoms import MMAAtom
+from tensorlayout.gpu.banks import (
+    BANKS,
+    WORD_BITS,
+    BankReport,
+    bank_conflicts,
+    check_element_bits,
+    shared_core,
+)
+from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
+from tensorlayout.gpu.tv import TVLayout
+
+__all__ = ["shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
+
+CELL = 34  # px per cell
+GAP = 2 * CELL  # px between panels
+TITLE = 28  # px of title line
+MAX_PANEL_CELLS = 1 << 16
+#: CuTe's print_latex/print_svg thread colours, cycled by thread index
+PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#ffd89e", "#d1a3ff")
+
+
+def _panel(tv: TVLayout, x0: int, y0: int, transpose: bool = False) -> list[str]:
+    """One panel's cells: ``tv``'s owner of each element; ``transpose`` draws (n, m) as (row, col)."""
+    m_ext, n_ext = tv.tile
+    if m_ext * n_ext > MAX_PANEL_CELLS:
+        raise LayoutError(f"a {m_ext}x{n_ext} panel is too large to draw (at most {MAX_PANEL_CELLS} cells)")
+    thr, val = tv.ownership()
+    out = []
+    for m in range(m_ext):
+        for n in range(n_ext):
+            r, c = (n, m) if transpose else (m, n)
+            t, v = int(thr[m, n]), int(val[m, n])
+            x, y = x0 + c * CELL, y0 + r * CELL
+            fill = PALETTE[t % len(PALETTE)] if t >= 0 else "#ffffff"
+            label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
+                     f'<text x="{x + CELL / 2}" y="{y + 27}">V{v}</text>') if t >= 0 else ""
+            out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-thread="{t}" data-value="{v}">'
+                       f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
+                       f'stroke="#000" stroke-width="0.5"/>{label}</g>')
+    return out
+
+
+def _document(width: int, height: int, title: str, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="10" '
+            f'text-anchor="middle">\n<title>{escape(title)}</title>\n'
+            f'<text x="{width / 2}" y="18" font-size="14">{escape(title)}</text>\n'
+            + "\n".join(body) + "\n</svg>\n")
+
+
+def tv_svg(tv: TVLayout, title: str = "") -> str:
+    """One TV layout over its ``M x N`` tile, each cell ``T#``/``V#`` coloured by thread.
+
+    >>> from tensorlayout.gpu import mma_atom
+    >>> tv_svg(mma_atom("SM80_16x8x8_F16F16F16F16_TN").tv_c()).count('class="cell"')
+    128
+    """
+    if not isinstance(tv, TVLayout):
+        raise LayoutError(f"tv_svg draws a TVLayout, got {type(tv).__name__}")
+    m, n = tv.tile
+    body = _panel(tv, CELL, TITLE + CELL)
+    return _document((n + 2) * CELL, (m + 2) * CELL + TITLE, title or tv.name or str(tv), body)
+
+
+def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "") -> str:
+    """A TiledMMA (or one atom) as CuTe draws it: A left, B on top (K x N), C bottom right."""
+    if not isinstance(mma, (MMAAtom, TiledMMA)):
+        raise LayoutError(f"tiled_mma_svg draws a TiledMMA or an MMAAtom, got {type(mma).__name__}")
+    tm = make_tiled_mma(mma) if isinstance(mma, MMAAtom) else mma
+    a, b, c = tm.tv_a(), tm.tv_b(), tm.tv_c()
+    m, n = c.tile
+    k = a.tile[1]
+    left, top = CELL + k * CELL + GAP // 2, TITLE + CELL + k * CELL + GAP // 2
+    body = [*_panel(a, CELL, top), *_panel(b, left, TITLE + CELL, transpose=True), *_panel(c, left, top),
+            f'<text x="{CELL + k * CELL / 2}" y="{top - 6}">A ({m}x{k})</text>',
+            f'<text x="{left - 20}" y="{TITLE + CELL + k * CELL / 2}">B</text>',
+            f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({m}x{n})</text>']
+    width, height = left + (n + 1) * CELL, top + (m + 1) * CELL
+    return _document(width, height, title or f"TiledMMA {tm.atom.name} tile {m}x{n}x{k}", body)
+
+
+def tiled_copy_svg(tc: TiledCopy, title: str = "") -> str:
+    """A TiledCopy's source (left) and destination (right) TV layouts over its tile."""
+    if not isinstance(tc, TiledCopy):
+        raise LayoutError(f"tiled_copy_svg draws a TiledCopy, got {type(tc).__name__}")
+    s, d = tc.tv_s(), tc.tv_d()
+    m, n = s.tile
+    right = CELL + n * CELL + GAP
+    body = [*_panel(s, CELL, TITLE + CELL), *_panel(d, right, TITLE + CELL),
+            f'<text x="{CELL + n * CELL / 2}" y="{TITLE + CELL - 6}">source</text>',
+            f'<text x="{right + n * CELL / 2}" y="{TITLE + CELL - 6}">destination</text>']
+    return _document(right + (n + 1) * CELL, (m + 2) * CELL + TITLE,
+                     title or f"TiledCopy {tc.atom.name} tile {m}x{n}", body)
+
+
+def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], str]) -> list[str]:
+    out = []
+    for m in range(offsets.shape[0]):
+        for n in range(offsets.shape[1]):
+            off = int(offsets[m, n])
+            bank = (off * bits // WORD_BITS) % BANKS
+            x, y = CELL + n * CELL, TITLE + CELL + m * CELL
+            stroke = marked.get((m, n))
+            edge = f'stroke="{stroke}" stroke-width="3"' if stroke else 'stroke="#000" stroke-width="0.5"'
+            out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-offset="{off}" data-bank="{bank}">'
+                       f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+                       f'fill="hsl({bank * 360 // BANKS},60%,82%)" {edge}/>'
+                       f'<text x="{x + CELL / 2}" y="{y + 14}">{off}</text>'
+                       f'<text x="{x + CELL / 2}" y="{y + 27}">b{bank}</text></g>')
+    return out
+
+
+def _first_phase_marks(report: BankReport, access: TVLayout) -> dict[tuple[int, int], str]:
+    """Phase 0's cells: red where its lanes collide in a bank, blue otherwise."""
+    phase = report.phases[0]
+    colliding = {lane for _b, _w, lanes in phase.collisions for lane in lanes}
+    return {access.coord(t, v): ("#d00000" if t in colliding else "#0050d0")
+            for t in phase.lanes for v in range(access.num_values)}
+
+
+def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
+                     access: TVLayout | None = None, title: str = "") -> str:
+    """A shared tile: each cell its offset and bank (colour by bank). With an ``access``, the
+    title gives its wavefronts and conflicts and phase 0's cells are outlined (red: colliding).
+
+    >>> from tensorlayout.gpu.tv import TVLayout
+    >>> pic = shared_banks_svg("(8,8):(8,1)", 32, TVLayout.parse("(8,4):(1,8)", (8, 8)))
+    >>> "2 wavefronts for 1 phase, 1 excess" in pic, pic.count('stroke="#d00000"')
+    (True, 32)
+    """
+    check_element_bits(element_bits)
+    core = shared_core(smem)
+    m, n = core.shape
+    if m * n > MAX_PANEL_CELLS:
+        raise LayoutError(f"a {m}x{n} tile is too large to draw (at most {MAX_PANEL_CELLS} cells)")
+    offsets = core.offsets().reshape(m, n)
+    marks: dict[tuple[int, int], str] = {}
+    head = title or f"{core.name} ({element_bits}-bit elements)"
+    if access is not None:
+        report = bank_conflicts(core, element_bits, access)
+        marks = _first_phase_marks(report, access)
+        head += f": {report.summary()}"
+    body = _bank_cells(offsets, element_bits, marks)
+    return _document(max((n + 2) * CELL, 8 * len(head)), (m + 2) * CELL + TITLE, head, body)

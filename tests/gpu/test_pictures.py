@@ -1,0 +1,96 @@
+"""The TV / bank pictures: well-formed SVG whose cells say what the layouts say."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tensorlayout.cute import ComposedLayout, Layout, Swizzle
+from tensorlayout.errors import TensorLayoutError
+from tensorlayout.gpu import (
+    copy_atom,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_mma,
+    mma_atom,
+    universal_copy,
+)
+from tensorlayout.gpu.banks import bank_conflicts
+from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def _cells(svg: str) -> list[ET.Element]:
+    return [g for g in ET.fromstring(svg).iter(f"{NS}g") if g.get("class") == "cell"]
+
+
+def test_tiled_mma_cells_name_their_owner() -> None:
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 2, 1))
+    cells = _cells(tiled_mma_svg(tm))
+    m, n, k = tm.tile_size()
+    assert len(cells) == m * k + n * k + m * n
+    c_cells = cells[m * k + n * k:]
+    c = tm.tv_c()
+    for g in c_cells:
+        mm, nn = int(g.get("data-m", "")), int(g.get("data-n", ""))
+        t, v = int(g.get("data-thread", "")), int(g.get("data-value", ""))
+        assert c.coord(t, v) == (mm, nn)
+        texts = [x.text for x in g.iter(f"{NS}text")]
+        assert texts == [f"T{t}", f"V{v}"]
+
+
+def test_tiled_copy_panels() -> None:
+    tc = make_tiled_copy(universal_copy(32), 16, Layout((32, 4), (1, 32)), Layout((2, 2), (1, 2)))
+    cells = _cells(tiled_copy_svg(tc))
+    assert len(cells) == 2 * 64 * 8
+
+
+def test_ldmatrix_copy_picture() -> None:
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"))
+    tc = make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm)
+    cells = _cells(tiled_copy_svg(tc))
+    assert len(cells) == 2 * 16 * 16
+    src = tc.tv_s()
+    for g in cells[:256]:
+        t, v = int(g.get("data-thread", "")), int(g.get("data-value", ""))
+        assert src.coord(t, v) == (int(g.get("data-m", "")), int(g.get("data-n", "")))
+
+
+def test_bank_picture_reports_conflicts() -> None:
+    smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout.parse("(8,64):(64,1)"))
+    access = TVLayout.parse("((8,4),8):((1,64),8)", (8, 64))  # lane t: row t%8, 8 halves
+    svg = shared_banks_svg(smem, 16, access)
+    report = bank_conflicts(smem, 16, access)
+    assert report.conflicts == 0 and report.summary() in svg
+    cells = _cells(svg)
+    assert len(cells) == 512
+    for g in cells:
+        mm, nn = int(g.get("data-m", "")), int(g.get("data-n", ""))
+        assert int(g.get("data-offset", "")) == smem(mm, nn)
+        assert int(g.get("data-bank", "")) == (smem(mm, nn) * 16 // 32) % 32
+    plain = shared_banks_svg(Layout.parse("(8,64):(64,1)"), 16, access)
+    assert "worst 8-way" in plain and plain.count('stroke="#d00000"') == 64
+
+
+def test_too_large_is_a_typed_error() -> None:
+    with pytest.raises(TensorLayoutError):
+        tv_svg(TVLayout.parse("(512,256):(1,512)", (512, 256)))
+
+
+def test_svg_renders_in_headless_chromium(tmp_path: Path) -> None:
+    browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                    if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no headless chromium on PATH")
+    page = tmp_path / "mma.svg"
+    page.write_text(tiled_mma_svg(mma_atom("SM80_16x8x8_F16F16F16F16_TN")))
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                    "--window-size=800,1000", page.as_uri()], check=True, capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 1000

@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.canonical import clear_cache, const_rhs, split_sum_by_gcd, summands
-from tensorlayout.indexing.expr import ADD, CEILDIV, FLOORDIV, MOD, MUL, Expr, const, make
+from tensorlayout.indexing.expr import ADD, CEILDIV, FLOORDIV, MOD, MUL, Expr, const, make, out_of_int64
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap, SimplifyMode, SimplifyPointDimensions, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
@@ -169,21 +170,43 @@ def _replace_constraints(state: _State, to_remove: list[Expr], to_add: list[tupl
 
 def is_partial(e: Expr, ev: RangeEvaluator) -> bool:
     """True if ``e`` may have no value somewhere in the box: a ``mod`` by a divisor that can be
-    ``<= 0`` or a division by one that can be 0 (``SafeEvaluate`` is None there, so a constraint
-    on ``e`` excludes those points; XLA's rewrites, e.g. ``x mod 0 -> 0``, would let them in).
+    ``<= 0``, a division by one that can be 0, or a value that may leave int64 (``SafeEvaluate``
+    is None there, so a constraint on ``e`` excludes those points; XLA's rewrites, e.g.
+    ``x mod 0 -> 0``, would let them in).
 
     >>> from tensorlayout.indexing.expr import var
     >>> ev = RangeEvaluator([Interval(0, 7)])
     >>> is_partial(var(0) % 4, ev), is_partial((var(0) + 1) % -2, ev), is_partial(var(0) // var(0), ev)
     (False, True, True)
+    >>> is_partial(var(0) * 2 - 2**63, ev)
+    True
     """
     for x in e.walk():
+        r = ev.range(x)
+        if r.lower == INT64_MIN or r.upper == INT64_MAX:  # saturated: may overflow
+            return True
         if x.kind in (MOD, FLOORDIV, CEILDIV):
             assert x.rhs is not None
-            r = ev.range(x.rhs)
-            if r.lower <= 0 and (x.kind == MOD or r.upper >= 0):
+            d = ev.range(x.rhs)
+            if d.lower <= 0 and (x.kind == MOD or d.upper >= 0):
                 return True
     return False
+
+
+def _fits(e: Expr, iv: Interval) -> bool:
+    """True if a rewritten constraint stays in int64 (folding ``x*2**62 + x*2**62`` would not).
+
+    XLA computes in int64 and would overflow; an out-of-range rewrite is not made instead.
+    """
+    return out_of_int64(e) is None and min(iv) >= INT64_MIN and max(iv) <= INT64_MAX
+
+
+def _simplify_result(simp: ExprSimplifier, r: Expr, exact: bool, box: RangeEvaluator) -> Expr:
+    """The simplified result, or ``r`` itself if exact and partial, or if simplifying leaves int64."""
+    if exact and is_partial(r, box):
+        return r
+    s = simp.simplify(r)
+    return r if out_of_int64(s) is not None else s
 
 
 def _simplify_constraint_exprs(state: _State, exact: bool = False) -> bool:
@@ -199,6 +222,8 @@ def _simplify_constraint_exprs(state: _State, exact: bool = False) -> bool:
         if exact and is_partial(expr, ev):
             continue
         s = simp.simplify(expr)
+        if not _fits(s, iv):
+            continue
         if iv.contains(ev.range(s)):
             to_remove.append(expr)  # always satisfied; not counted as a change (XLA)
         elif s is not expr:
@@ -222,7 +247,7 @@ def _simplify_constraint_ranges(state: _State, exact: bool) -> bool:
             if step is None:
                 break
             e, i = step
-        if e is not expr or i != iv:
+        if (e is not expr or i != iv) and _fits(e, i):
             to_remove.append(expr)
             to_add.append((e, i))
     _replace_constraints(state, to_remove, to_add)
@@ -269,7 +294,7 @@ def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, b
         ev = RangeEvaluator(state.bounds(), state.constraints)
         simp = ExprSimplifier(ev, replace=replace)
         box = RangeEvaluator(state.bounds())
-        state.results = [r if exact and is_partial(r, box) else simp.simplify(r) for r in state.results]
+        state.results = [_simplify_result(simp, r, exact, box) for r in state.results]
     out = state.freeze()
     changed |= merged or out.results != m.results
     stable = (converged and not merged) or out.is_known_empty

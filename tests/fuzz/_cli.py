@@ -51,11 +51,24 @@ def _hlo_file(rng: random.Random) -> str:
     return str(path)
 
 
+def _dump_dir(rng: random.Random) -> str:
+    """A directory of two module files (read as an --xla_dump_to folder), rebuilt per input."""
+    folder = _scratch() / "dump"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for name in ("module_0000.jit_a.before_optimizations.txt",
+                 "module_0001.jit_b.cpu_after_optimizations.txt"):
+        (folder / name).write_text(_gen.hlo_mutate(rng, rng.choice(_corpus.hlo_texts())))
+    return str(folder)
+
+
 def _positional(rng: random.Random, command: str) -> str:
     if command == "simplify":
         return _gen.from_seeds(rng, _corpus.seeds("map"), _gen.map_text)
     if command == "maps":
-        return _hlo_file(rng) if rng.random() < 0.9 else rng.choice(("/nonexistent", str(_scratch())))
+        roll = rng.random()
+        return _hlo_file(rng) if roll < 0.9 else _dump_dir(rng) if roll < 0.97 else "/nonexistent"
     if rng.random() < 0.5:
         return _gen.from_seeds(rng, _corpus.seeds("shape"), _gen.shape_text)
     return _gen.from_seeds(rng, _corpus.seeds("cute"), _gen.cute_text)
@@ -96,4 +109,11 @@ def cli_check(argv: list[str]) -> None:
     if code in (0, 1):
         return
     if code != 2 or not ONE_LINE.match(err) or not BAD_KINDS.match(err):
-        raise RoundTripError(f"CLI exit {code} with stderr {err[:300]!r}")
+        raise RoundTripError(f"CLI {_verdict(code, err)}; exit {code}, stderr {err[:300]!r}")
+
+
+def _verdict(code: int, err: str) -> str:
+    """A short name of what went wrong, the failure class of a bad CLI run."""
+    kind = re.match(r"tensorlayout: (?:InternalError: )?([A-Za-z]+)", err)
+    lines = "one line" if err.count("\n") == 1 else "several lines"
+    return f"{'internal error' if code == 3 else 'bad exit'} {kind.group(1) if kind else 'no kind'} {lines}"

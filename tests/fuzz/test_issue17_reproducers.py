@@ -24,6 +24,32 @@ DEEP = 1000
 
 # Still open in src/ at the time of writing (issue 17): case -> reproducer and what escapes.
 OPEN: dict[str, str] = {
+    "map-huge-multiplier": "IndexingMap.parse('()[s0] -> (s0 * ' + '9' * 4301 + '), domain: s0 in [0, 3]') "
+                           "raises ValueError from indexing/exprparse.py:_literal",
+    "hlo-huge-parameter-number": "parse_module('HloModule m\\nENTRY e {\\n  ROOT p0 = f32[32] "
+                                 "parameter(' + '9' * 4301 + ')\\n}') raises ValueError from "
+                                 "hlo/parser.py:_operands_fast",
+    "pad-without-padding": "output_to_input_indexing of 'pad(p0, p1), paTdding=1_4_1x0_8_0' (no padding= "
+                           "attribute) raises KeyError('padding') from hlo/ops/data.py:pad_o2i",
+    "linear_indices-zero-elements-huge-dim": "linear_indices(parse_shape('f32[0,9007199254740993]')) raises "
+                                             "MemoryError from core/layout.py:grid (64 PiB for 0 elements)",
+    "linear_indices-zero-elements-2^62": "linear_indices(parse_shape('s32[4611686018427387904,0]')) raises "
+                                         "numpy ValueError 'array is too big' from core/layout.py:offsets",
+    "to_indexing_map-zero-extent": "to_indexing_map(Layout.parse('(2,(0,2)):(1,(4,8))')) raises "
+                                   "ZeroDivisionError from core/intmath.py:ceil_div",
+    "cute_to_xla-zero-huge": "cute_to_xla(Layout.parse('(0,9007199254740993):(4,8)')) raises MemoryError "
+                             "from cute/layout.py:offsets",
+    "render-huge-cute": "to_svg('(2,' + '1' + '0' * 56 + ',0):(1,4611686018427387904,2)') raises numpy "
+                        "ValueError 'Maximum allowed dimension exceeded' from render/_draw.py:_grid",
+    "rt-tla_to_xla-2^64": "tla_to_xla('RowMajor', 0, 2**64, 's4') returns 's4[0,18446744073709551616]"
+                          "{1,0:E(4)}', which parse_shape rejects (should be refused up front)",
+    "rt-cute_to_xla-2^63-stride": "cute_to_xla(Layout.parse('6:9223372036854775808')) returns "
+                                  "'f32[6]{0:T(9223372036854775808,1)}', which parse_shape rejects",
+    "rt-to_indexing_map-int64-stride": "to_indexing_map(Layout.parse('(7,128):(4611686018427387904,"
+                                       "-9223372036854775808)')) prints '... - d1 * 9223372036854775808', "
+                                       "which IndexingMap.parse rejects",
+    "render-tla-huge": "to_svg(tla.make_format('L0C', 2**64, 0, 2)) raises numpy ValueError from "
+                       "render/_draw.py:_grid",
     "linear_indices-rank65": "linear_indices(parse_shape('f32[' + ','.join(['1'] * 65) + ']')) raises "
                              "numpy's ValueError (maximum supported dimension for an ndarray is 64)",
 }
@@ -73,6 +99,8 @@ PARSE_CASES: dict[str, tuple[Callable[[str], Any], str]] = {
     "map-deep": (IndexingMap.parse, "(d0) -> (" + "(" * DEEP + "d0" + ")" * DEEP + "), domain: d0 in [0, 3]"),
     "hlo-deep": (hlo.parse_module,
                  _hlo("  ROOT p = " + "(" * DEEP + "f32[2]" + ")" * DEEP + " parameter(0)")),
+    "map-huge-multiplier": (IndexingMap.parse, "()[s0] -> (s0 * " + HUGE + "), domain: s0 in [0, 3]"),
+    "hlo-huge-parameter-number": (hlo.parse_module, _hlo("  ROOT p0 = f32[32] parameter(" + HUGE + ")")),
     "hlo-unicode-digit": (hlo.parse_module, _hlo("  ROOT p = f32[2] parameter(²)")),
     "shape-unicode-digit": (xla.parse_shape, "f32[²]"),
     "cute-unicode-digit": (cute.Layout.parse, "٣:1"),
@@ -106,6 +134,8 @@ def test_self_calling_computation_is_refused_not_recursed() -> None:
                     refused_or_ok(hlo.output_to_input_indexing, instr)
 
 
+PAD_TYPO = _hlo("  p0 = f32[4, 4] parameter(0)\n  p1 = f32[] parameter(1)\n"
+               "  ROOT pad = f32[12, 16] pad(p0, p1), paTdding=1_4_1x0_8_0")
 RANK65 = "f32[" + ",".join(["1"] * 65) + "]"
 HUGE_TILE = f"f32[2]{{0:T({2**62})}}"
 HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]] = {
@@ -117,6 +147,18 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
     "render-negative": (render.to_svg, lambda: ("-128",)),
     "render-2^64": (render.to_svg, lambda: (f"f32[{2**64}]",)),
     "render-cute-2^64": (render.to_svg, lambda: (f"{2**64}:1",)),
+    "pad-without-padding": (lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
+                            lambda: (PAD_TYPO,)),
+    "linear_indices-zero-elements-huge-dim": (xla.linear_indices,
+                                              lambda: (xla.parse_shape("f32[0,9007199254740993]"),)),
+    "linear_indices-zero-elements-2^62": (xla.linear_indices,
+                                          lambda: (xla.parse_shape("s32[4611686018427387904,0]"),)),
+    "to_indexing_map-zero-extent": (convert.to_indexing_map,
+                                    lambda: (cute.Layout.parse("(2,(0,2)):(1,(4,8))"),)),
+    "cute_to_xla-zero-huge": (convert.cute_to_xla,
+                              lambda: (cute.Layout.parse("(0,9007199254740993):(4,8)"),)),
+    "render-huge-cute": (render.to_svg, lambda: ("(2,1" + "0" * 56 + ",0):(1,4611686018427387904,2)",)),
+    "render-tla-huge": (render.to_svg, lambda: (cute.tla.make_format("L0C", 2**64, 0, 2),)),
     "cute-offsets-huge-stride": (lambda t: list(cute.Layout.parse(t).offsets()), lambda: (f"4:{2**63}",)),
 }
 
@@ -130,6 +172,25 @@ def test_helper_extremes_are_typed_errors(case: str) -> None:
         except TensorLayoutError:
             return
         refused_or_ok(fn, *made)
+
+
+ROUND_TRIPS: dict[str, tuple[Callable[[], Any], Callable[[str], Any]]] = {
+    "rt-tla_to_xla-2^64": (lambda: convert.tla_to_xla("RowMajor", 0, 2**64, "s4"), xla.parse_shape),
+    "rt-cute_to_xla-2^63-stride": (lambda: convert.cute_to_xla(cute.Layout.parse(f"6:{2**63}")),
+                                   xla.parse_shape),
+    "rt-to_indexing_map-int64-stride": (
+        lambda: convert.to_indexing_map(cute.Layout.parse(f"(7,128):({2**62},{-(2**63)})")),
+        IndexingMap.parse),
+}
+
+
+@pytest.mark.parametrize("case", cases(sorted(ROUND_TRIPS)))
+def test_results_print_parseably(case: str) -> None:
+    """What a bridge returns prints as text its notation's parser reads back (or is refused)."""
+    make, parse = ROUND_TRIPS[case]
+    value = refused_or_ok(make)
+    if value is not None:
+        assert str(parse(str(value))) == str(value)
 
 
 def test_subtile_of_higher_rank_is_rejected_or_exact() -> None:

@@ -89,7 +89,8 @@ def classify(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, InputTimeout):
         return "timeout", "timeout"
     if isinstance(exc, RoundTripError):
-        msg = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "_", str(exc).split("\n")[0])
+        head = str(exc).split("\n")[0].split("; ")[0]  # "summary; details": the summary names the class
+        msg = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "_", head)
         return "roundtrip", f"RoundTrip {msg[:90]}"
     kind = "memory" if isinstance(exc, MemoryError) else "exception"
     return kind, f"{type(exc).__name__} at {_where(exc)}"

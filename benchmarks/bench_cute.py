@@ -56,10 +56,13 @@ def py_of(pair: tuple[Any, Any]) -> Any:
     return pycute.Layout(*pair)
 
 
-def values(x: Any) -> list[int]:
+def values(x: Any, sample: list[int]) -> list[int]:
+    """The values at the sample indices below the layout's size."""
     if isinstance(x, Layout):
-        return [int(v) for v in x.offsets()]
-    return [x(i) for i in range(pycute.size(x))]
+        n = x.size()
+        return [int(x(i)) for i in sample if i < n]
+    n = pycute.size(x)
+    return [x(i) for i in sample if i < n]
 
 
 def py_blocked_product(a: Any, b: Any) -> Any:
@@ -98,7 +101,8 @@ CASES: dict[str, Case] = {
 
 
 def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """``n`` input tuples both libraries answer with the same function (built outside the clock).
+    """``n`` input tuples both libraries answer with the same function (equal size, equal values at
+    a sample of indices; built outside the clock).
 
     Only distinct inputs are kept, so no call repeats an earlier one."""
     ours_fn, py_fn, gen = CASES[name]
@@ -116,7 +120,9 @@ def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tu
             r_ours, r_py = ours_fn(*a), py_fn(*p)
         except Exception:
             continue
-        if values(r_ours) == values(r_py):
+        sample = [0, 1, 2, 3, 5, 7, 11, 13, 17, 31, 63, 64, 100, 255, 256, 511, 1000, 4095, 8191]
+        sample += [rng.randrange(1 << 14) for _k in range(16)]
+        if cute.size(r_ours.shape) == pycute.size(r_py) and values(r_ours, sample) == values(r_py, sample):
             mine.append(a)
             theirs.append(p)
     cute.clear_caches()

@@ -20,12 +20,13 @@ Digits and whitespace are ASCII only (as XLA's lexer reads them); integer litera
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from tensorlayout.errors import ParseError
 
-__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor"]
+__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor", "read_whole"]
 
 #: Deepest nesting (tuples, parentheses) a parser reads before it refuses the text.
 MAX_DEPTH = 64
@@ -155,3 +156,19 @@ class Cursor:
     ) -> ParseError:
         """A ParseError at the cursor (or at ``at``) saying what was expected."""
         return ParseError(self.text, self.pos if at is None else at, expected, context=context)
+
+
+_T = TypeVar("_T")
+
+
+def read_whole(text: str, read: Callable[[Cursor], _T], end: str = "end of input", *,
+               comments: bool = False) -> _T:
+    """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything.
+
+    >>> read_whole("42", lambda cur: cur.integer())
+    42
+    """
+    cur = Cursor(text, comments=comments)
+    out = read(cur)
+    cur.expect_end(end)
+    return out

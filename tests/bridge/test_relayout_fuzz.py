@@ -160,3 +160,11 @@ def test_results_do_not_depend_on_threads(monkeypatch: pytest.MonkeyPatch, threa
 def test_a_format_name_where_a_target_is_expected_says_how_to_make_one() -> None:
     with pytest.raises(TensorLayoutError, match=r"make_format\('zN', rows, cols, dtype\)"):
         to_physical(np.zeros((2, 2), np.float16), "zN")
+
+
+def test_every_target_kind_refuses_another_element_width() -> None:
+    # a float32 array into an f16 zN format used to come back laid out with f16 fractals
+    with pytest.raises(TensorLayoutError, match="16 bits"):
+        to_physical(np.zeros((40, 72), np.float32), tla.make_format("zN", 40, 72, "f16"))
+    with pytest.raises(TensorLayoutError, match="16 bits"):
+        to_physical(np.zeros((40, 72), np.float32), "f16[40,72]{0,1:T(16,16)(16,1)}")

@@ -218,3 +218,12 @@ def test_show_tpu_gives_the_tpu_default_layout(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out.splitlines()[0] == "bf16[16,256]{1,0:T(8,128)(2,1)}"
     assert main(["show", "bf16[16,256]", "--tpu", "v4"]) == 2
     assert capsys.readouterr().err.startswith("tensorlayout: UnsupportedError:")
+
+
+def test_simplify_prints_either_spelling_of_floor_division(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "(d0, d1) -> (d0 floordiv 8, d1 mod 16), domain: d0 in [0, 63], d1 in [0, 15]"
+    assert main(["simplify", text, "--floordiv"]) == 0
+    out = capsys.readouterr().out
+    assert out == "(d0, d1) -> (d0 floordiv 8, d1), domain: d0 in [0, 63], d1 in [0, 15]\n"
+    assert main(["simplify", text]) == 0
+    assert capsys.readouterr().out == "(d0, d1) -> (d0 / 8, d1), domain: d0 in [0, 63], d1 in [0, 15]\n"

@@ -26,7 +26,7 @@ from tensorlayout.xla import (
 )
 from tensorlayout.xla import index_util as iu
 from tensorlayout.xla import shape_util as su
-from tensorlayout.xla.layout import _read_int
+from tensorlayout.xla.layout import read_xla_int
 from tests.conftest import DATA
 
 CASES: dict[str, list[dict[str, Any]]] = json.loads(
@@ -230,10 +230,10 @@ def test_lexer_int(case: dict[str, Any]) -> None:
     cur = Cursor(case["input"])
     if case["expected"] == "error":
         with pytest.raises(ParseError):
-            _read_int(cur)
+            read_xla_int(cur)
             cur.expect_end()
     else:
-        assert _read_int(cur) == case["expected"]
+        assert read_xla_int(cur) == case["expected"]
 
 
 @pytest.mark.parametrize("case", current("linear_index"))

@@ -177,3 +177,44 @@ def test_repr_is_the_text_form() -> None:
     assert repr(shape) == "Shape('f32[3,5]{1,0:T(2,2)}')"
     assert repr(shape.layout) == "Layout('{1,0:T(2,2)}')"
     assert repr(parse_shape("(f32[2], s32[])")) == "Shape('(f32[2]{0}, s32[])')"
+
+
+# -- found by the differential run against jaxlib --------------------------------------------
+
+@pytest.mark.parametrize("text", ["f32[<=9223372036854775808]", "f32[<=-9223372036854775808]"])
+def test_bounded_int64_min_is_unbounded_as_in_xla(text: str) -> None:
+    assert str(parse_shape(text)) == "f32[?]{0}"
+
+
+@pytest.mark.parametrize("text", ["f32[2]{0:T(9223372036854775808)}", "f32[2]{0:T(-9223372036854775808)}"])
+def test_tile_size_int64_min_is_combine_dimension_as_in_xla(text: str) -> None:
+    assert str(parse_shape(text)) == "f32[2]{0:T(*)}"
+
+
+def test_buffer_is_validated_only_inside_a_tuple_as_in_xla() -> None:
+    assert str(parse_shape("b(f32[2]{5})")) == "b(f32[2]{5})"
+    with pytest.raises(ParseError, match="out-of-bounds"):
+        parse_shape("(b(f32[2]{5}))")
+
+
+@pytest.mark.parametrize("text", ["f16[-9223322332036854775808]", "s8[4,-92233720368547758077808]"])
+def test_dimension_below_int64_is_rejected_not_wrapped(text: str) -> None:
+    with pytest.raises(ParseError, match="fits in 64 bits"):
+        parse_shape(text)
+
+
+@pytest.mark.parametrize(("text", "printed"), [("f32\t[5,64,3]", "f32[5,64,3]{2,1,0}"), ("s16 []", "s16[]"),
+                                               ("(f32 [2], s8/*x*/[])", "(f32[2]{0}, s8[])")])
+def test_whitespace_before_the_dims_as_in_xla(text: str, printed: str) -> None:
+    assert str(parse_shape(text)) == printed
+
+
+def test_sub_tile_of_higher_rank_than_its_tile_round_trips() -> None:
+    # XLA accepts f32[4]{0:T(4)(2,2,2)}: the (2,2,2) tile sees the missing major dims as size 1,
+    # so the 4 elements sit at 0, 1, 8 and 9 of a 16-slot buffer; every offset reads back.
+    from tensorlayout.xla import allocated_elements, linear_indices, multi_index, parse_shape
+
+    shape = parse_shape("f32[4]{0:T(4)(2,2,2)}")
+    offsets = linear_indices(shape).tolist()
+    assert offsets == [0, 1, 8, 9] and allocated_elements(shape) == 16
+    assert [multi_index(shape, k) for k in offsets] == [(0,), (1,), (2,), (3,)]

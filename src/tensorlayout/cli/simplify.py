@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exact constraint rewrites where XLA's are unsound ('e / -c in [lo, hi]', "
                         "mod constraints on negative bounds)")
     p.add_argument("--remove-unused", action="store_true", help="also drop unused symbols")
+    p.add_argument("--floordiv", action="store_true",
+                   help="spell floor division 'floordiv' (older XLA and MLIR) instead of '/'")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: input, simplified and (with --verify) verify")
     p.set_defaults(func=run)
@@ -52,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
     if args.remove_unused:
         out = out.remove_unused_symbols()
     result = verify_equivalent(m, out, limit=max(1, args.limit)) if args.verify else None
+    text = out.to_string(floordiv=args.floordiv)
     if args.json:
-        facts: dict[str, object] = {"input": str(m), "simplified": str(out)}
+        facts: dict[str, object] = {"input": m.to_string(floordiv=args.floordiv), "simplified": text}
         if result is not None:
             facts["verify"] = {"equivalent": result.equivalent, "exhaustive": result.exhaustive,
                                "points_checked": result.points_checked,
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                                "verdict": str(result)}
         print(json.dumps(facts))
     else:
-        print(out)
+        print(text)
         if result is not None:
             print(f"verify: {result}")
     return 0 if result is None or result.equivalent else 1

@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -113,6 +114,9 @@ def source_extent(source: Source, shape: Sequence[int]) -> int:
     return int(shape[source]) if source >= 0 else 1
 
 
+_Offsets = TypeVar("_Offsets", int, np.ndarray)
+
+
 @dataclass(frozen=True, slots=True)
 class XorSwizzle:
     """CuTe's ``Swizzle<B,M,S>`` as an offset post-op: XOR ``B`` bits from ``M+S`` onto ``M``.
@@ -127,16 +131,19 @@ class XorSwizzle:
     base: int
     shift: int
 
-    def __call__(self, offset: int) -> int:
-        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
-        moved = offset & mask
+    @property
+    def yyy_mask(self) -> int:
+        """The ``B`` source bits (CuTe's ``yyy_msk``)."""
+        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+
+    def __call__(self, offset: _Offsets) -> _Offsets:
+        """The swizzled offset (an int, or an int array element-wise)."""
+        moved = offset & self.yyy_mask
         return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
 
     def apply(self, offsets: np.ndarray) -> np.ndarray:
         """The post-op on an int64 array of offsets."""
-        mask = ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
-        moved = offsets & mask
-        return offsets ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
+        return self(offsets)
 
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"
@@ -165,6 +172,26 @@ class CoreLayout:
     tile_elements: int | None = None
     subtile_elements: int | None = None
     name: str = field(default="", compare=False)
+
+    @staticmethod
+    def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], size: int | None = None,
+                   **meta: Any) -> CoreLayout:
+        """The layout whose dim ``k`` splits into ``modes[k]``, ``(extent, stride)`` pairs least
+        significant first (CuTe's colexicographic order); ``size`` defaults to one past the
+        largest offset.
+
+        >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).offset((2, 3))
+        17
+        """
+        digits = []
+        for k, mode in enumerate(modes):
+            block = 1
+            for extent, stride in mode:
+                digits.append(Digit(k, block, int(extent), int(stride)))
+                block *= int(extent)
+        if size is None:
+            size = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
+        return CoreLayout(tuple(int(n) for n in shape), tuple(digits), size, **meta)
 
     @property
     def rank(self) -> int:

@@ -54,6 +54,8 @@ def carries(a: Layout, flat: list[tuple[int, int]], b: Layout) -> bool:
     (radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s
     modes ``s_k:d_k``.
     """
+    if b.shape.__class__ is not tuple:
+        return False
     modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
     if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
         return False

@@ -27,6 +27,7 @@ from tensorlayout.cute.layout import (
     _mk,
     as_layout,
     coalesce,
+    coalesce_pairs,
     cosize,
     make_layout,
     make_ordered_layout,
@@ -182,6 +183,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
+    if a.__class__ is Layout and b.__class__ is Layout:  # the common case, first
+        return _compose_plain(a, b)
     if isinstance(a, Swizzle):
         return ComposedLayout(a, Int(0), as_layout(b))
     a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
@@ -255,21 +258,25 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
-    _require_extents(layout, "right_inverse")
-    c = coalesce(layout)
-    modes = c.flat_modes()
-    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
-    order = sorted(range(len(modes)), key=lambda k: abs(modes[k][1]))
+    fs = it.flatten(layout._shape)
+    if 0 in fs:
+        _require_extents(layout, "right_inverse")
+    modes = coalesce_pairs(zip(fs, it.flatten(layout._stride)))
+    pre, p = [], 1
+    for s, _d in modes:
+        pre.append(p)
+        p *= s
     out: list[tuple[int, int]] = []
     cur = 1
-    for k in order:
+    for k in sorted(range(len(modes)), key=lambda k: abs(modes[k][1])):
         s, d = modes[k]
-        if abs(d) != cur or s == 1:
-            if abs(d) > cur:
+        ad = abs(d)
+        if ad != cur:
+            if ad > cur:
                 break
             continue
-        out.append((s, it.signum(d) * pre[k]))
-        cur = s * abs(d)
+        out.append((s, pre[k] if d > 0 else -pre[k]))
+        cur = s * ad
     return _coalesce_flat(out)
 
 
@@ -277,8 +284,8 @@ def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
     pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
     live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
-    if not live:
-        return _mk(1, 0)
+    if not live:  # all strides 0: C++ keeps the shape of the last mode, stride 0
+        return _coalesce_flat([(modes[-1][0] if modes else 1, 0)])
     shapes: list[int] = []
     strides: list[int] = [0]
     covered = 1
@@ -508,7 +515,7 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 
 
 def _layout_arg(x: Any) -> Layout:
-    return as_layout(x)
+    return x if x.__class__ is Layout else as_layout(x)
 
 
 def nullspace(layout: Layout) -> Layout:

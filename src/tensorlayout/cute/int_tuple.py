@@ -18,7 +18,7 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import ceil_div as _ceil_div
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
@@ -94,6 +94,7 @@ class Underscore:
 
 
 _ = Underscore()
+_LEAF_TYPES = frozenset((int, Int))
 
 
 def _valid(t: Any) -> bool:
@@ -412,6 +413,13 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     >>> crd2idx(20, (3, (2, 3)), (3, (12, 1)))
     9
     """
+    if stride is not None and crd.__class__ is not np.ndarray:
+        try:  # compute first, check after: a well-formed call pays for no separate validation
+            out = _crd2idx(crd, shape, stride)
+        except (TypeError, AttributeError):
+            out = None
+        if out.__class__ is int and _valid_crd(crd):
+            return out
     if not _valid_fast(shape) or (stride is not None and not _valid_fast(stride)):
         raise LayoutError(f"crd2idx: expected shape and stride of ints, got {shape!r}, {stride!r}"[:200])
     if not _valid_crd(crd):
@@ -455,6 +463,9 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
         raise AlgebraError("shape and stride are not congruent")
     if not isinstance(crd, (int, np.integer, np.ndarray)) or isinstance(crd, bool):
         raise LayoutError(f"crd2idx: a coordinate must be an int, a tuple or an int array, got {crd!r}"[:200])
+    if shape.__class__ not in _LEAF_TYPES or stride.__class__ not in _LEAF_TYPES:
+        raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and "
+                          f"{stride!r}"[:200])
     return crd * stride
 
 
@@ -547,7 +558,4 @@ def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
     """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
     if not isinstance(text, str):
         raise ParseError(repr(text), 0, what)
-    cur = Cursor(text)
-    out = read(cur)
-    cur.expect_end()
-    return out
+    return read_whole(text, read)

@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
+from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
@@ -156,7 +157,7 @@ class Layout:
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
-        return list(zip(it.flatten(self.shape), it.flatten(self.stride)))
+        return list(zip(it.flatten(self._shape), it.flatten(self._stride)))
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
@@ -169,11 +170,8 @@ class Layout:
         if reach > INT64_MAX:
             raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "
                               "not fit an int64 array")
-        out = np.zeros(1, dtype=np.int64)
-        for s, d in reversed(self.flat_modes()):
-            out = (out[:, None] + np.arange(s, dtype=np.int64)[None, :] * d).reshape(-1)
-        # the reshape above is row-major over modes listed last-first: the first mode is fastest
-        return out
+        # index i in [0, size) colexicographically: one dim of the core form split into every mode
+        return CoreLayout.from_modes((n,), [self.flat_modes()], size=0).offsets()
 
     def offsets_2d(self) -> np.ndarray:
         """``L(i, j)`` as an array of shape (size of mode 0, size of mode 1) for rank-2 layouts."""
@@ -211,10 +209,11 @@ def read_layout(cur: Cursor) -> Layout:
     if not cur.accept(":"):
         cur.skip()
         if cur.at_end() or cur.peek(",") or cur.peek(")"):
-            if _too_long(it.product(shape)):
+            layout = make_layout(shape)
+            if any(_too_long(d) for d in it.flatten(layout.stride)):
                 raise ParseError(cur.text, start, f"a shape whose compact strides have at most "
                                  f"{it.MAX_DIGITS} digits")
-            return make_layout(shape)
+            return layout
         raise cur.error("':' between shape and stride")
     stride_at = cur.pos
     stride = it.read_int_tuple(cur)
@@ -485,7 +484,8 @@ def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
 # ---------------------------------------------------------------- coalesce and filter
 
 
-def _coalesce_flat(modes: list[tuple[int, int]]) -> Layout:
+def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """Flat ``[s, d]`` modes merged left to right: size-1 modes dropped, ``d1 == s0*d0`` joined."""
     out: list[list[int]] = []
     for s, d in modes:
         if s == 1:
@@ -494,11 +494,17 @@ def _coalesce_flat(modes: list[tuple[int, int]]) -> Layout:
             out[-1][0] *= s
         else:
             out.append([s, d])
+    return out
+
+
+def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
+    out = coalesce_pairs(modes)
     if not out:
         return _mk(1, 0)
     if len(out) == 1:
         return _mk(out[0][0], out[0][1])
-    return _mk(tuple(s for s, _ in out), tuple(d for _, d in out))
+    shapes, strides = zip(*out)
+    return _mk(shapes, strides)
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
@@ -508,9 +514,9 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
     ('12:1', '(2,6):(1,2)')
     """
-    layout = as_layout(layout)
+    layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return _coalesce_flat(layout.flat_modes())
+        return _coalesce_flat(zip(it.flatten(layout._shape), it.flatten(layout._stride)))
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

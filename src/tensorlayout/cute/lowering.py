@@ -34,13 +34,8 @@ def mode_digits(layout: Layout) -> tuple[Digit, ...]:
     >>> [(d.block, d.extent, d.stride) for d in mode_digits(Layout.parse("(4,(2,3)):(1,(8,4))"))]
     [(1, 4, 1), (1, 2, 8), (2, 3, 4)]
     """
-    out = []
-    for k, mode in enumerate(layout.modes()):
-        block = 1
-        for s, d in mode.flat_modes():
-            out.append(Digit(k, block, int(s), int(d)))
-            block *= int(s)
-    return tuple(out)
+    modes = [[(int(s), int(d)) for s, d in mode.flat_modes()] for mode in layout.modes()]
+    return CoreLayout.from_modes([0] * len(modes), modes, size=0).digits
 
 
 def lower_layout(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int = 0) -> CoreLayout:
@@ -67,6 +62,7 @@ def lower_layout(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: 
         x = x.inner
     if isinstance(x, TlaLayout):
         layout, logical = x.layout, tuple(int(n) for n in x.origin_shape)
+        element_bits = element_bits or (x.element_bits if x.element_bits >= 8 else 0)
     elif isinstance(x, Layout):
         layout, logical = x, tuple(int(m.size()) for m in x.modes())
     else:

@@ -18,6 +18,7 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout, read_layout
@@ -46,7 +47,7 @@ class Swizzle:
 
     @property
     def yyy_mask(self) -> int:
-        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+        return XorSwizzle(self.bits, self.base, self.shift).yyy_mask
 
     @property
     def zzz_mask(self) -> int:
@@ -56,8 +57,8 @@ class Swizzle:
         if not isinstance(x, (int, np.integer, np.ndarray)) or isinstance(x, bool) or (
                 isinstance(x, np.ndarray) and x.dtype.kind not in "iu"):
             raise LayoutError(f"a swizzle maps integer offsets, got {x!r}"[:200])
-        y = x & self.yyy_mask
-        return x ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
+        post = XorSwizzle(self.bits, self.base, self.shift)  # the core's post-op
+        return post(x) if isinstance(x, np.ndarray) else post(int(x))
 
     def size(self) -> int:
         return 1 << (self.bits + self.base + abs(self.shift))

@@ -73,11 +73,13 @@ class TlaLayout:
     """``tla::Layout<Shape, Stride, OriginShape>``: a CuTe layout plus the valid extent per mode.
 
     An immutable value; the origin shape defaults to the size of each top-level mode.
+    ``element_bits`` is the element width :func:`make_format` was given (0: not known); it is
+    what a relayout checks arrays against, not part of the layout function (nor of equality).
     """
 
-    __slots__ = ("_layout", "_origin_shape")
+    __slots__ = ("_element_bits", "_layout", "_origin_shape")
 
-    def __init__(self, layout: Layout, origin_shape: tuple[int, ...] = ()) -> None:
+    def __init__(self, layout: Layout, origin_shape: tuple[int, ...] = (), element_bits: int = 0) -> None:
         if not origin_shape:
             modes = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
             origin_shape = tuple(it.product(m) for m in modes)
@@ -85,6 +87,7 @@ class TlaLayout:
             raise LayoutError(f"origin shape {origin_shape} does not match the rank of {layout}")
         self._layout = layout
         self._origin_shape = tuple(origin_shape)
+        self._element_bits = int(element_bits)
 
     @property
     def layout(self) -> Layout:
@@ -93,6 +96,11 @@ class TlaLayout:
     @property
     def origin_shape(self) -> tuple[int, ...]:
         return self._origin_shape
+
+    @property
+    def element_bits(self) -> int:
+        """Bits per element of the format (0: not known)."""
+        return self._element_bits
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TlaLayout):
@@ -215,12 +223,12 @@ def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Tla
                          ((1, round_up(c, 16) * 32), (32, 512))),
     }
     if tag == "VectorLayout":
-        return TlaLayout(Layout((c,), (1,)), (c,))
+        return TlaLayout(Layout((c,), (1,)), (c,), bits)
     key = next((k for k in table if k.lower() == str(tag).lower()), None)
     if key is None:
         raise LayoutError(f"unknown TLA format {tag!r}; expected one of {', '.join(FORMATS)}")
     s, d = table[key]
-    return TlaLayout(Layout(s, d), (rows, cols))
+    return TlaLayout(Layout(s, d), (rows, cols), bits)
 
 
 def make_layout_l0c(rows: int, cols: int) -> TlaLayout:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorlayout.core.banks import LANES_PER_PHASE, WORD_BITS, Phase, phase_of
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.cute.int_tuple import is_int
@@ -39,24 +40,8 @@ from tensorlayout.gpu.tv import TVLayout, check_tile
 __all__ = ["BankReport", "Phase", "bank_conflicts", "check_element_bits", "shared_core", "span_conflicts",
            "triton_bank_conflicts", "vector_access"]
 
-BANKS = 32
-WORD_BITS = 32
-#: lanes served per phase, by the per-lane vector width in bytes
-LANES_PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
 
 SharedLayout = Layout | ComposedLayout | CoreLayout | str
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One phase: its lanes, its wavefronts and every bank serving more than one word.
-
-    ``collisions`` lists ``(bank, words, lanes)`` for those banks.
-    """
-
-    lanes: tuple[int, ...]
-    wavefronts: int
-    collisions: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -130,17 +115,6 @@ def _lane_words(core: CoreLayout, bits: int, access: TVLayout, lane: int) -> lis
     return list(range(start // WORD_BITS, (stop - 1) // WORD_BITS + 1))
 
 
-def _phase(lanes: range, words: dict[int, list[int]]) -> Phase:
-    per_bank: dict[int, dict[int, list[int]]] = {}
-    for lane in lanes:
-        for w in words[lane]:
-            per_bank.setdefault(w % BANKS, {}).setdefault(w, []).append(lane)
-    worst = max((len(ws) for ws in per_bank.values()), default=0)
-    collisions = tuple((b, tuple(sorted(ws)), tuple(sorted({x for ls in ws.values() for x in ls})))
-                       for b, ws in sorted(per_bank.items()) if len(ws) > 1)
-    return Phase(tuple(lanes), worst, collisions)
-
-
 def bank_conflicts(smem: SharedLayout, element_bits: int, access: TVLayout, warp: int = 0) -> BankReport:
     """The hardware-model bank report of warp ``warp``'s access (lane ``t`` = thread ``32·warp+t``).
 
@@ -162,7 +136,7 @@ def bank_conflicts(smem: SharedLayout, element_bits: int, access: TVLayout, warp
     lanes = range(first, min(first + 32, access.num_threads))
     words = {t: _lane_words(core, element_bits, access, t) for t in lanes}
     step = LANES_PER_PHASE[vec_bits // 8]
-    phases = tuple(_phase(range(s, min(s + step, lanes.stop)), words)
+    phases = tuple(phase_of(range(s, min(s + step, lanes.stop)), words)
                    for s in range(lanes.start, lanes.stop, step))
     return BankReport(vec_bits // 8, step, phases)
 

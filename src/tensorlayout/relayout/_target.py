@@ -159,21 +159,16 @@ class PhysicalTarget:
         shape = tuple(int(d) for d in logical_shape)
         if len(digits) != len(shape):
             raise LayoutError(f"expected digits for {len(shape)} dims, but got {len(digits)}")
-        out: list[Digit] = []
-        for k, (n, ds) in enumerate(zip(shape, digits, strict=True)):
+        modes = []
+        for n, ds in zip(shape, digits, strict=True):
             pairs = [(d.extent, d.stride) if isinstance(d, Digit) else (int(d[0]), int(d[1])) for d in ds]
             if not pairs or any(s < 1 or st < 0 for s, st in pairs):
                 raise LayoutError(f"bad digits {pairs}: need at least one, sizes >= 1, strides >= 0")
             if prod(s for s, _ in pairs) < n:
                 raise LayoutError(f"digits {pairs} cover fewer than the {n} elements of the dim")
-            block = 1
-            for s, st in reversed(pairs):
-                out.append(Digit(k, block, s, st))
-                block *= s
-        if physical_elements is None:
-            physical_elements = 1 + sum((d.extent - 1) * d.stride for d in out)
-        core = CoreLayout(shape, tuple(out), int(physical_elements), element_bits=element_bits,
-                          tile_elements=tile_elements, name=name)
+            modes.append(pairs[::-1])  # given major first; the core lists a dim's modes minor first
+        core = CoreLayout.from_modes(shape, modes, physical_elements, element_bits=element_bits,
+                                     tile_elements=tile_elements, name=name)
         return cls.from_layout(core)
 
     # -- derived --------------------------------------------------------------------------

@@ -18,12 +18,11 @@ from html import escape
 
 import numpy as np
 
+from tensorlayout.core.banks import BANKS, WORD_BITS
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
 from tensorlayout.gpu.banks import (
-    BANKS,
-    WORD_BITS,
     BankReport,
     bank_conflicts,
     check_element_bits,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tensorlayout.core.banks import lanes_per_phase, phase_of, words_of
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
 from tensorlayout.triton.linear_layout import LinearLayout
@@ -115,15 +116,6 @@ class BankReport:
         return max((max(w) for w in self.wavefronts if w), default=1) - 1
 
 
-def _phase_wavefronts(byte_addresses: list[int], access_bytes: int) -> int:
-    """Max over the 32 banks of the distinct 4-byte words the phase's lanes touch there."""
-    words: dict[int, set[int]] = {}
-    for addr in byte_addresses:
-        for word in range(addr // 4, (addr + access_bytes - 1) // 4 + 1):
-            words.setdefault(word % 32, set()).add(word)
-    return max((len(w) for w in words.values()), default=1)
-
-
 def hardware_bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: int) -> BankReport:
     """Wavefronts per phase by brute force over the lanes of warp 0 (CUDA's model: 32 banks of
     4 bytes; 4-byte accesses in one phase of 32 lanes, 8-byte in half-warps, 16-byte in quarter
@@ -145,7 +137,7 @@ def hardware_bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: i
     if len(others) > MAX_INSTRUCTIONS.bit_length() - 1:
         raise LayoutError(f"too many vector instructions to enumerate (2**{len(others)})")
     access_bytes = vec * bitwidth // 8
-    per_phase = 32 // max(access_bytes // 4, 1)
+    per_phase = lanes_per_phase(access_bytes)
     lanes = to_smem.get_in_dim_size("lane")
     zero = dict.fromkeys(to_smem.get_in_dim_names(), 0)
     report = []
@@ -153,6 +145,7 @@ def hardware_bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: i
         register = sum(1 << j for k, j in enumerate(others) if pick >> k & 1)
         addrs = [to_smem.apply({**zero, "register": register, "lane": lane})["offset"] * bitwidth // 8
                  for lane in range(lanes)]
-        report.append(tuple(_phase_wavefronts(addrs[p: p + per_phase], access_bytes)
+        words = {lane: words_of(a, access_bytes) for lane, a in enumerate(addrs)}
+        report.append(tuple(phase_of(range(p, min(p + per_phase, lanes)), words).wavefronts
                             for p in range(0, lanes, per_phase)))
     return BankReport(vec * bitwidth, per_phase, tuple(report))

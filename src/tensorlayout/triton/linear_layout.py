@@ -23,16 +23,21 @@ from typing import Any
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
+from tensorlayout.triton._bases import (
+    check_bases,
+    infer_sizes,
+    is_int,
+    is_pow2,
+    log2,
+    norm_bases,
+    norm_names,
+)
 from tensorlayout.triton._dims import dim_pairs, names_list, same_names, split_index, supremum
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = ["LinearLayout"]
 
-#: Largest out-dim size (Triton keeps sizes and basis values in int32).
-MAX_DIM_SIZE = 1 << 30
-#: Triton's GF(2) matrix keeps one uint64 per row: at most 64 in bits and 64 out bits.
-MAX_BITS = 64
 
 
 def _need_layout(x: Any, what: str) -> LinearLayout:
@@ -41,91 +46,6 @@ def _need_layout(x: Any, what: str) -> LinearLayout:
     return x
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _is_pow2(x: int) -> bool:
-    return x > 0 and x & (x - 1) == 0
-
-
-def _log2(x: int) -> int:
-    return x.bit_length() - 1
-
-
-def _norm_bases(bases: Any) -> Bases:
-    """``[(name, [[...], ...]), ...]`` (or a mapping) as nested tuples, type-checked."""
-    items = bases.items() if isinstance(bases, Mapping) else bases
-    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-        raise LayoutError(f"bases must be a sequence of (in_dim_name, [[...], ...]) pairs, got {bases!r}")
-    out = []
-    for item in items:
-        if not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 2:
-            raise LayoutError(f"each entry of bases must be a pair (in_dim_name, vectors), got {item!r}")
-        name, vectors = item
-        if not isinstance(name, str):
-            raise LayoutError(f"in-dim names must be str, got {name!r}")
-        if isinstance(vectors, (str, bytes)) or not isinstance(vectors, Iterable):
-            raise LayoutError(f"the bases of in-dim '{name}' must be a list of vectors, got {vectors!r}")
-        vecs = []
-        for v in vectors:
-            if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
-                raise LayoutError(f"a basis of in-dim '{name}' must be a list of ints, got {v!r}")
-            vec = tuple(v)
-            if not all(_is_int(x) for x in vec):
-                raise LayoutError(f"a basis of in-dim '{name}' must hold ints, got {list(vec)!r}")
-            vecs.append(vec)
-        out.append((name, tuple(vecs)))
-    names = [n for n, _ in out]
-    if len(set(names)) != len(names):
-        raise LayoutError(f"in-dim names must be distinct, got {names}")
-    return tuple(out)
-
-
-def _norm_names(names: Any, what: str) -> tuple[str, ...]:
-    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
-        raise LayoutError(f"{what} must be a sequence of str, got {names!r}")
-    got = tuple(names)
-    if not all(isinstance(n, str) for n in got):
-        raise LayoutError(f"{what} must be str, got {list(got)!r}")
-    if len(set(got)) != len(got):
-        raise LayoutError(f"{what} must be distinct, got {list(got)}")
-    return got
-
-
-def _infer_sizes(bases: Bases, names: tuple[str, ...]) -> OutDims:
-    """Triton's inference: each size is the next power of two above every basis value."""
-    sizes = [1] * len(names)
-    for _, vectors in bases:
-        for v in vectors:
-            for i, x in enumerate(v[: len(names)]):
-                sizes[i] = max(sizes[i], 1 << x.bit_length() if x >= 0 else 1)
-    return tuple(zip(names, sizes))
-
-
-def _check(bases: Bases, out_dims: OutDims) -> None:
-    """Triton's ``checkInvariants`` (minus surjectivity), plus its int32 and 64-bit limits."""
-    rank = len(out_dims)
-    for name, vectors in bases:
-        for v in vectors:
-            if any(x < 0 for x in v):
-                raise LayoutError(f"basis values must be non-negative; in-dim '{name}' has {list(v)}")
-            if len(v) != rank:
-                raise LayoutError(f"every basis needs {rank} values (one per out dim); "
-                                  f"in-dim '{name}' has {list(v)}")
-    for name, size in out_dims:
-        if not _is_int(size) or not _is_pow2(size) or size > MAX_DIM_SIZE:
-            raise LayoutError(f"out-dim '{name}' has size {size!r}; sizes are powers of 2 up to 2**30")
-    for name, vectors in bases:
-        for v in vectors:
-            for (out, size), x in zip(out_dims, v):
-                if x >= size:
-                    raise LayoutError(f"basis value {x} of in-dim '{name}' is not below the size "
-                                      f"{size} of out-dim '{out}'")
-    n_in = sum(len(v) for _, v in bases)
-    n_out = sum(_log2(s) for _, s in out_dims)
-    if n_in > MAX_BITS or n_out > MAX_BITS:
-        raise LayoutError(f"layout too large: {n_in} in bits and {n_out} out bits (Triton allows 64 each)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +71,12 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
         4
         """
-        norm = _norm_bases(bases)
-        names = _norm_names(out_dim_names, "out_dim_names")
+        norm = norm_bases(bases)
+        names = norm_names(out_dim_names, "out_dim_names")
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
-            out_dims = _infer_sizes(norm, names)
+            out_dims = infer_sizes(norm, names)
         else:
             sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
             if sizes is None or len(sizes) != len(names):
@@ -166,7 +86,7 @@ class LinearLayout:
 
     @staticmethod
     def _make(bases: Bases, out_dims: OutDims, require_surjective: bool = False) -> LinearLayout:
-        _check(bases, out_dims)
+        check_bases(bases, out_dims)
         layout = LinearLayout(bases, out_dims)
         if require_surjective and not layout.is_surjective():
             raise LayoutError("Layout is expected to be surjective, i.e. every `out` coordinate can be "
@@ -200,9 +120,9 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "offset", "dim1").apply({"offset": 5})
         {'dim1': 5}
         """
-        if not _is_int(size) or not _is_pow2(size):
+        if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
-        bases = ((in_dim, tuple((1 << i,) for i in range(_log2(size)))),)
+        bases = ((in_dim, tuple((1 << i,) for i in range(log2(size)))),)
         return LinearLayout._make(bases, ((out_dim, size),))
 
     @staticmethod
@@ -212,9 +132,9 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "warp", "dim0").apply({"warp": 3})
         {'dim0': 0}
         """
-        if not _is_int(size) or not _is_pow2(size):
+        if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
-        return LinearLayout._make(((in_dim, ((0,),) * _log2(size)),), ((out_dim, out_dim_size),))
+        return LinearLayout._make(((in_dim, ((0,),) * log2(size)),), ((out_dim, out_dim_size),))
 
     # ----- dimensions -----------------------------------------------------------------------
     @property
@@ -291,7 +211,7 @@ class LinearLayout:
 
     def get_out_dim_size_log2(self, name: str) -> int:
         """``log2`` of :meth:`get_out_dim_size`."""
-        return _log2(self.get_out_dim_size(name))
+        return log2(self.get_out_dim_size(name))
 
     def get_out_dim_sizes(self) -> list[int]:
         """The out-dim sizes, in order."""
@@ -303,7 +223,7 @@ class LinearLayout:
 
     def get_total_out_dim_size_log2(self) -> int:
         """All out bits (the number of matrix rows)."""
-        return sum(_log2(s) for _, s in self._out_dims)
+        return sum(log2(s) for _, s in self._out_dims)
 
     def get_total_in_dim_size(self) -> int:
         """The number of inputs (product of in-dim sizes)."""
@@ -338,7 +258,7 @@ class LinearLayout:
         out = [0] * len(self._out_dims)
         for name, vectors in self._bases:
             x = ins[name]
-            if not _is_int(x):
+            if not is_int(x):
                 raise LayoutError(f"input '{name}' must be an int, got {x!r}")
             for i, v in enumerate(vectors):
                 if x >> i & 1:
@@ -360,7 +280,7 @@ class LinearLayout:
         shifts, acc = [], 0
         for _, size in self._out_dims:
             shifts.append(acc)
-            acc += _log2(size)
+            acc += log2(size)
         return [sum(x << s for x, s in zip(v, shifts)) for _, vs in self._bases for v in vs]
 
     def _matrix_rows(self) -> list[int]:
@@ -456,13 +376,13 @@ class LinearLayout:
         new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
         flat = [v for _, vs in self._bases for v in vs]
         sizes = [s for _, s in new_in_dims]
-        if not all(_is_int(s) and _is_pow2(s) for s in sizes) or sum(map(_log2, sizes)) != len(flat):
+        if not all(is_int(s) and is_pow2(s) for s in sizes) or sum(map(log2, sizes)) != len(flat):
             raise LayoutError(f"reshape_ins to {list(new_in_dims)} does not keep the total in size "
                               f"{self.get_total_in_dim_size()}")
         bases, i = [], 0
         for name, size in new_in_dims:
-            bases.append((name, tuple(flat[i: i + _log2(size)])))
-            i += _log2(size)
+            bases.append((name, tuple(flat[i: i + log2(size)])))
+            i += log2(size)
         return LinearLayout._make(tuple(bases), self._out_dims)
 
     def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
@@ -473,8 +393,8 @@ class LinearLayout:
         """
         new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
         sizes = [s for _, s in new_out_dims]
-        if not all(_is_int(s) and _is_pow2(s) for s in sizes) or \
-                sum(map(_log2, sizes)) != self.get_total_out_dim_size_log2():
+        if not all(is_int(s) and is_pow2(s) for s in sizes) or \
+                sum(map(log2, sizes)) != self.get_total_out_dim_size_log2():
             raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
                               f"{self.get_total_out_dim_size()}")
         cols = iter(self._flat_columns())

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
@@ -37,6 +37,7 @@ __all__ = [
     "memory_space_name",
     "parse_layout",
     "read_layout",
+    "read_xla_int",
     "tile_to_string",
 ]
 
@@ -266,8 +267,12 @@ ShapeReader = Callable[[Cursor], "Shape"]
 _ANNOTATION = re.compile(r"SC|[DTLESPM#*]")
 
 
-def _read_int(cur: Cursor, what: str = "an integer") -> int:
-    """An XLA INT token: values in [2^63, 2^64) bit-cast to int64; larger ones are errors."""
+def read_xla_int(cur: Cursor, what: str = "an integer") -> int:
+    """An XLA INT token: values in [2^63, 2^64) bit-cast to int64; others outside int64 are errors.
+
+    >>> read_xla_int(Cursor("18446744073709551615"))
+    -1
+    """
     start = cur.pos
     value = cur.integer(what)
     if value >= UINT64_LIMIT or value < INT64_MIN:
@@ -284,9 +289,9 @@ def read_layout(cur: Cursor, read_shape: ShapeReader | None = None) -> Layout:
     cur.expect("{", "'{' to start a layout")
     m2m: list[int] = []
     if not cur.peek(":") and not cur.peek("}"):
-        m2m.append(_read_int(cur, "a dimension number"))
+        m2m.append(read_xla_int(cur, "a dimension number"))
         while cur.accept(","):
-            m2m.append(_read_int(cur, "a dimension number"))
+            m2m.append(read_xla_int(cur, "a dimension number"))
     fields: dict[str, object] = {}
     if cur.accept(":"):
         fields = _read_annotations(cur, read_shape)
@@ -316,12 +321,18 @@ def _read_annotations(cur: Cursor, read_shape: ShapeReader | None) -> dict[str, 
             fields.update(_ANNOTATION_READERS[key](cur))
 
 
+# XLA's parser records a missing parenthesis in an annotation and reads on (``S(28}`` is
+# ``S(28)``, a bare ``M`` is dropped); tensorlayout refuses it, with these words.
+_OPEN = "'(' after the annotation name"
+_CLOSE = "')' to end the annotation"
+
+
 def _read_paren_int(cur: Cursor) -> tuple[int, int]:
     """``'(' INT ')'``: the integer and where it starts."""
-    cur.expect("(")
+    cur.expect("(", _OPEN)
     start = cur.pos
-    value = _read_int(cur)
-    cur.expect(")")
+    value = read_xla_int(cur, "an integer inside the annotation")
+    cur.expect(")", _CLOSE)
     return start, value
 
 
@@ -351,13 +362,13 @@ def _read_metadata_prefix(cur: Cursor) -> dict[str, object]:
 
 # index := '#' '(' UTYPE ')'     pointer := '*' '(' UTYPE ')'
 def _read_unsigned_type(cur: Cursor) -> PrimitiveType:
-    cur.expect("(")
+    cur.expect("(", _OPEN)
     start = cur.pos
     name = cur.identifier("an unsigned integer type")
     t = ELEMENT_TYPES.get(name)
     if t is None or not t.is_unsigned:
         raise cur.error("an unsigned integer type such as u32", at=start)
-    cur.expect(")")
+    cur.expect(")", _CLOSE)
     return t
 
 
@@ -401,8 +412,8 @@ def _read_tile_dim(cur: Cursor) -> int:
     if cur.accept("*"):
         return COMBINE_DIMENSION
     start = cur.pos
-    d = _read_int(cur, "a tile size or '*'")
-    if d < 0:
+    d = read_xla_int(cur, "a tile size or '*'")
+    if d < 0 and d != COMBINE_DIMENSION:  # XLA reads INT64_MIN (as 2^63 or -2^63) as '*'
         raise cur.error("a non-negative tile size or '*'", at=start)
     return d
 
@@ -411,14 +422,14 @@ def _read_tile_dim(cur: Cursor) -> int:
 def _read_split_configs(cur: Cursor) -> dict[str, object]:
     configs: list[SplitConfig] = []
     while cur.accept("("):
-        dim = _read_int(cur, "a physical dimension number")
+        dim = read_xla_int(cur, "a physical dimension number")
         cur.expect(":")
         idx: list[int] = []
         if not cur.peek(")"):
-            idx.append(_read_int(cur, "a split index"))
+            idx.append(read_xla_int(cur, "a split index"))
             while cur.accept(","):
-                idx.append(_read_int(cur, "a split index"))
-        cur.expect(")")
+                idx.append(read_xla_int(cur, "a split index"))
+        cur.expect(")", _CLOSE)
         configs.append(SplitConfig(dim, tuple(idx)))
     if not configs:
         raise cur.error("'(' to start a split config after SC")
@@ -466,7 +477,4 @@ def parse_layout(text: str) -> Layout:
 
 @lru_cache(maxsize=4096)
 def _parse_layout_cached(text: str) -> Layout:
-    cur = Cursor(text, comments=True)
-    layout = read_layout(cur)
-    cur.expect_end("end of the layout")
-    return layout
+    return read_whole(text, read_layout, "end of the layout", comments=True)

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from tensorlayout._cursor import Cursor
-from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, UINT64_LIMIT, prod, wrap_int64
+from tensorlayout._cursor import Cursor, read_whole
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod
 from tensorlayout.errors import LayoutError, ParseError
-from tensorlayout.xla.layout import Layout, read_layout
+from tensorlayout.xla.layout import Layout, read_layout, read_xla_int
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -390,7 +390,7 @@ def problems(shape: Shape, *, allow_missing_layouts: bool = False) -> list[str]:
 
 # -- text -----------------------------------------------------------------------------------
 
-_TYPE_NAME = re.compile(r"[a-z][a-z0-9]*(?=\[)")
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9]*")
 _DIM_INT = re.compile(r"-?[0-9]+")
 
 
@@ -426,13 +426,14 @@ def _read_tuple(cur: Cursor) -> Shape:
 
 # buffer := 'b' '(' shape ')'
 def _read_buffer(cur: Cursor) -> Shape:
+    """A buffer; like a top-level array its layout is not validated here (inside a tuple, the
+    tuple's validation covers it), as XLA's parser does."""
     start = cur.pos
     cur.pos += 2
     with cur.nested("a buffer shape"):
         inner = read_shape(cur)
     if not inner.is_array:
         raise cur.error("an array shape inside b(...)", at=start + 2)
-    _validated(cur, inner, start)
     if not cur.accept(")"):
         raise cur.error("')'", context="expects ')' at the end of buffer shape")
     return Shape(inner.element_type, tuple_shapes=(inner,), is_buffer=True)
@@ -445,7 +446,9 @@ def _read_array(cur: Cursor) -> Shape:
     if not m or m.group() not in ELEMENT_TYPES or m.group() == "tuple":
         raise cur.error("a shape (an element type such as f32, followed by [dims])")
     et = ELEMENT_TYPES[m.group()]
-    cur.pos = m.end() + 1
+    cur.pos = m.end()
+    if not cur.accept("["):  # XLA's lexer allows whitespace (and comments) before '['
+        raise cur.error("a shape (an element type such as f32, followed by [dims])", at=start)
     dims: list[int] = []
     dyn: list[bool] = []
     if not cur.accept("]"):
@@ -492,11 +495,8 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
         return
     bounded = cur.accept("<=")
     start = cur.pos
-    value = cur.integer("a dimension size")
-    if value >= UINT64_LIMIT:
-        raise cur.error("a dimension size that fits in 64 bits", at=start)
-    value = wrap_int64(value)  # XLA's lexer bit-casts [2^63, 2^64) to negative int64
-    if value < 0:
+    value = read_xla_int(cur, "a dimension size")  # [2^63, 2^64) bit-cast negative, as XLA
+    if value < 0 and not (bounded and value == UNBOUNDED_SIZE):  # XLA: '<=' INT64_MIN is '?'
         raise cur.error("a non-negative dimension size", at=start)
     cur.skip()
     if cur.pos < len(cur.text) and (cur.text[cur.pos].isalnum() or cur.text[cur.pos] in "_."):
@@ -506,7 +506,7 @@ def _read_dim(cur: Cursor, dims: list[int], dyn: list[bool]) -> None:
 
 
 def _validated(cur: Cursor, shape: Shape, start: int) -> Shape:
-    """Tuple and buffer elements are validated as XLA's MakeValidated* does."""
+    """Tuple elements are validated as XLA's MakeValidatedTupleShape does."""
     found = problems(shape)
     if found:
         raise ParseError(cur.text, start, "a valid tuple element", found[0])
@@ -526,10 +526,7 @@ def parse_shape(text: str) -> Shape:
 
 @lru_cache(maxsize=8192)
 def _parse_shape_cached(text: str) -> Shape:
-    cur = Cursor(text, comments=True)
-    shape = read_shape(cur)
-    cur.expect_end("end of the shape (extra content after shape)")
-    return shape
+    return read_whole(text, read_shape, "end of the shape (extra content after shape)", comments=True)
 
 
 parse_shape.cache_clear = _parse_shape_cached.cache_clear  # type: ignore[attr-defined]

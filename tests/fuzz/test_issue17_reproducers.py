@@ -39,10 +39,15 @@ OPEN: dict[str, str] = {
                                    "ZeroDivisionError from core/intmath.py:ceil_div",
     "render-huge-cute": "to_svg('(2,' + '1' + '0' * 56 + ',0):(1,4611686018427387904,2)') raises numpy "
                         "ValueError 'Maximum allowed dimension exceeded' from render/_draw.py:_grid",
+    "cli-show-int64-extent": "tensorlayout show '(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))': "
+                             "InternalError OverflowError (int too large to convert to C ssize_t), exit 3",
+    "cli-simplify-huge-multiplier": "tensorlayout simplify '(d0)[s0] -> (d0 * 6 + s0 * ' + '9' * 4301 + ')' "
+                                    "--json: InternalError ValueError, exit 3",
     "rt-tla_to_xla-2^64": "tla_to_xla('RowMajor', 0, 2**64, 's4') returns 's4[0,18446744073709551616]"
                           "{1,0:E(4)}', which parse_shape rejects (should be refused up front)",
     "rt-cute_to_xla-2^63-stride": "cute_to_xla(Layout.parse('6:9223372036854775808')) returns "
-                                  "'f32[6]{0:T(9223372036854775808,1)}', which parse_shape rejects",
+                                  "'f32[6]{0:T(9223372036854775808,1)}', which parse_shape reads as "
+                                  "'f32[6]{0:T(*,1)}' (2^63 wraps to XLA's combine-dimension marker)",
     "rt-to_indexing_map-int64-stride": "to_indexing_map(Layout.parse('(7,128):(4611686018427387904,"
                                        "-9223372036854775808)')) prints '... - d1 * 9223372036854775808', "
                                        "which IndexingMap.parse rejects",
@@ -250,6 +255,8 @@ CLI_CASES = {
     "cli-render-negative": ["render", "-128", "-o", "-"],
     "cli-vector-layout": ["show", "--tla", "VectorLayout", "--rows", "4", "--cols", "4"],
     "cli-vector-layout-wide": ["show", "--tla", "VectorLayout", "--rows", "1", "--cols", "1024"],
+    "cli-show-int64-extent": ["show", "(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))"],
+    "cli-simplify-huge-multiplier": ["simplify", "(d0)[s0] -> (d0 * 6 + s0 * " + HUGE + ")", "--json"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
 }
 

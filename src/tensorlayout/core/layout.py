@@ -188,7 +188,7 @@ class CoreLayout:
             block = 1
             for extent, stride in mode:
                 digits.append(Digit(k, block, int(extent), int(stride)))
-                block *= int(extent)
+                block = max(block * int(extent), 1)  # past a zero extent the dim is empty anyway
         if size is None:
             size = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
         return CoreLayout(tuple(int(n) for n in shape), tuple(digits), size, **meta)
@@ -222,6 +222,8 @@ class CoreLayout:
         if n > MAX_ENUMERATED:
             raise LayoutError(f"{self.name or 'layout'} has {n} elements; listing every offset "
                               f"is limited to {MAX_ENUMERATED}")
+        if n == 0:  # (a zero dim beside a huge one must not allocate the huge one's range)
+            return np.zeros(0, dtype=np.int64)
         self._check_int64()
         rank = self.rank
 
@@ -230,8 +232,18 @@ class CoreLayout:
             view[k] = self.shape[k]
             return np.arange(self.shape[k], dtype=np.int64).reshape(view)
 
-        out = np.broadcast_to(self._sum(grid, (1,) * rank), self.shape).reshape(-1)
-        return self.post.apply(out) if self.post is not None else out
+        # one small vector per dim (its digits summed), then one full-size add per dim
+        per_dim = [d for d in self.digits if isinstance(d.source, int)]
+        merged = [d for d in self.digits if not isinstance(d.source, int)]
+        out = np.full(self.shape, self.base, dtype=np.int64)
+        for k in range(rank):
+            part = _sum_digits([d for d in per_dim if d.source == k], grid, (1,) * rank)
+            if part.any():
+                out += part
+        if merged:
+            out += _sum_digits(merged, grid, (1,) * rank)
+        flat = out.reshape(-1)
+        return self.post.apply(flat) if self.post is not None else flat
 
     def offsets_at(self, idx: np.ndarray) -> np.ndarray:
         """Offsets of the logical indices in the rows of ``idx`` (an int array ``(k, rank)``).
@@ -246,11 +258,7 @@ class CoreLayout:
         return self.post.apply(out) if self.post is not None else out
 
     def _sum(self, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-        out = np.full(one, self.base, dtype=np.int64)
-        for d in self.digits:
-            if d.extent != 1 and d.stride:
-                out = out + d.stride * _digit_values(d, coord, one)
-        return out
+        return self.base + _sum_digits(list(self.digits), coord, one)
 
     def owners(self, n: int) -> np.ndarray:
         """For slots ``0 … n-1``, the C-order position of the first element stored there (-1: none).
@@ -447,6 +455,15 @@ def _is_dense(lay: CoreLayout) -> bool:
 
 #: Coordinates of logical dim ``k`` as an int64 array (broadcastable with the others).
 Coords = Callable[[int], np.ndarray]
+
+
+def _sum_digits(digits: list[Digit], coord: Coords, one: tuple[int, ...]) -> np.ndarray:
+    """``Σ stride · value`` of ``digits`` at the coordinates ``coord`` gives."""
+    out = np.zeros(one, dtype=np.int64)
+    for d in digits:
+        if d.extent != 1 and d.stride:
+            out = out + d.stride * _digit_values(d, coord, one)
+    return out
 
 
 def _digit_values(d: Digit, coord: Coords, one: tuple[int, ...]) -> np.ndarray:

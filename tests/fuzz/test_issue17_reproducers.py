@@ -1,0 +1,264 @@
+"""Issue 17's reproducers, one test each: a typed error or the right answer, never a crash.
+
+Cases whose cause is still open in src/ are xfailed strictly (the reason quotes the
+reproducer), so that the fix turns them into an XPASS to be unmarked.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from tensorlayout import convert, cute, hlo, render, xla
+from tensorlayout.errors import TensorLayoutError
+from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
+from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
+
+HUGE = "9" * 4301
+DEEP = 1000
+
+# Still open in src/ at the time of writing (issue 17): case -> reproducer and what escapes.
+OPEN: dict[str, str] = {
+    "map-huge-multiplier": "IndexingMap.parse('()[s0] -> (s0 * ' + '9' * 4301 + '), domain: s0 in [0, 3]') "
+                           "raises ValueError from indexing/exprparse.py:_literal",
+    "hlo-huge-parameter-number": "parse_module('HloModule m\\nENTRY e {\\n  ROOT p0 = f32[32] "
+                                 "parameter(' + '9' * 4301 + ')\\n}') raises ValueError from "
+                                 "hlo/parser.py:_operands_fast",
+    "pad-without-padding": "output_to_input_indexing of 'pad(p0, p1), paTdding=1_4_1x0_8_0' (no padding= "
+                           "attribute) raises KeyError('padding') from hlo/ops/data.py:pad_o2i",
+    "render-huge-cute": "to_svg('(2,' + '1' + '0' * 56 + ',0):(1,4611686018427387904,2)') raises numpy "
+                        "ValueError 'Maximum allowed dimension exceeded' from render/_draw.py:_grid",
+    "cli-show-int64-extent": "tensorlayout show '(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))': "
+                             "InternalError OverflowError (int too large to convert to C ssize_t), exit 3",
+    "cli-simplify-huge-multiplier": "tensorlayout simplify '(d0)[s0] -> (d0 * 6 + s0 * ' + '9' * 4301 + ')' "
+                                    "--json: InternalError ValueError, exit 3",
+    "rt-tla_to_xla-2^64": "tla_to_xla('RowMajor', 0, 2**64, 's4') returns 's4[0,18446744073709551616]"
+                          "{1,0:E(4)}', which parse_shape rejects (should be refused up front)",
+    "rt-cute_to_xla-2^63-stride": "cute_to_xla(Layout.parse('6:9223372036854775808')) returns "
+                                  "'f32[6]{0:T(9223372036854775808,1)}', which parse_shape reads as "
+                                  "'f32[6]{0:T(*,1)}' (2^63 wraps to XLA's combine-dimension marker)",
+    "rt-to_indexing_map-int64-stride": "to_indexing_map(Layout.parse('(7,128):(4611686018427387904,"
+                                       "-9223372036854775808)')) prints '... - d1 * 9223372036854775808', "
+                                       "which IndexingMap.parse rejects",
+    "render-tla-huge": "to_svg(tla.make_format('L0C', 2**64, 0, 2)) raises numpy ValueError from "
+                       "render/_draw.py:_grid",
+    "linear_indices-rank65": "linear_indices(parse_shape('f32[' + ','.join(['1'] * 65) + ']')) raises "
+                             "numpy's ValueError (maximum supported dimension for an ndarray is 64)",
+}
+
+
+def cases(names: list[str]) -> list[Any]:
+    """``names`` as pytest params, the open ones xfailed strictly with their reproducer."""
+    return [pytest.param(n, id=n, marks=[pytest.mark.xfail(strict=True, reason=OPEN[n])] if n in OPEN else [])
+            for n in names]
+
+
+def refused_or_ok(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``'s value, or None when it raised a TensorLayoutError; anything else fails."""
+    try:
+        return fn(*args)
+    except TensorLayoutError:
+        return None
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    def alarm(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"took more than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _hlo(body: str) -> str:
+    return f"HloModule m\nENTRY e {{\n{body}\n}}\n"
+
+
+PARSE_CASES: dict[str, tuple[Callable[[str], Any], str]] = {
+    "shape-huge-int": (xla.parse_shape, "f32[" + HUGE + "]"),
+    "layout-huge-int": (xla.parse_layout, "{" + HUGE + "}"),
+    "cute-huge-int": (cute.Layout.parse, HUGE + ":1"),
+    "map-huge-int": (IndexingMap.parse, "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"),
+    "hlo-huge-int": (hlo.parse_module, _hlo(f"  ROOT p = f32[{HUGE}] parameter(0)")),
+    "shape-deep": (xla.parse_shape, "(" * DEEP + "f32[2]" + ")" * DEEP),
+    "layout-deep-P": (xla.parse_layout, "{0:P(" * DEEP + ")" * DEEP + "}"),
+    "cute-deep": (cute.Layout.parse, "(" * DEEP + "2" + ")" * DEEP + ":" + "(" * DEEP + "1" + ")" * DEEP),
+    "map-deep": (IndexingMap.parse, "(d0) -> (" + "(" * DEEP + "d0" + ")" * DEEP + "), domain: d0 in [0, 3]"),
+    "hlo-deep": (hlo.parse_module,
+                 _hlo("  ROOT p = " + "(" * DEEP + "f32[2]" + ")" * DEEP + " parameter(0)")),
+    "map-huge-multiplier": (IndexingMap.parse, "()[s0] -> (s0 * " + HUGE + "), domain: s0 in [0, 3]"),
+    "hlo-huge-parameter-number": (hlo.parse_module, _hlo("  ROOT p0 = f32[32] parameter(" + HUGE + ")")),
+    "hlo-unicode-digit": (hlo.parse_module, _hlo("  ROOT p = f32[2] parameter(²)")),
+    "shape-unicode-digit": (xla.parse_shape, "f32[²]"),
+    "cute-unicode-digit": (cute.Layout.parse, "٣:1"),
+    "layout-unicode-digit": (xla.parse_layout, "{0:T(１)}"),
+}
+
+
+@pytest.mark.parametrize("case", cases(sorted(PARSE_CASES)))
+def test_parser_extremes_are_typed_errors(case: str) -> None:
+    parse, text = PARSE_CASES[case]
+    with within(30):
+        refused_or_ok(parse, text)
+
+
+def test_unicode_digits_are_not_digits() -> None:
+    """XLA's grammars take ASCII digits only."""
+    for parse, text in ((xla.parse_shape, "f32[²]"), (cute.Layout.parse, "٣:1"),
+                        (hlo.parse_module, _hlo("  ROOT p = f32[2] parameter(²)"))):
+        with pytest.raises(TensorLayoutError):
+            parse(text)
+
+
+def test_self_calling_computation_is_refused_not_recursed() -> None:
+    text = ("HloModule m\nc {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] call(p), to_apply=c\n}\n"
+            "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] call(p), to_apply=c\n}\n")
+    module = refused_or_ok(hlo.parse_module, text)
+    if module is not None:
+        with within(30):
+            for comp in module.computations:
+                for instr in comp.instructions:
+                    refused_or_ok(hlo.output_to_input_indexing, instr)
+
+
+PAD_TYPO = _hlo("  p0 = f32[4, 4] parameter(0)\n  p1 = f32[] parameter(1)\n"
+               "  ROOT pad = f32[12, 16] pad(p0, p1), paTdding=1_4_1x0_8_0")
+RANK65 = "f32[" + ",".join(["1"] * 65) + "]"
+HUGE_TILE = f"f32[2]{{0:T({2**62})}}"
+HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]] = {
+    "byte_strides-s1[3]{2}": (xla.byte_strides, lambda: (xla.parse_shape("s1[3]{2}"),)),
+    "linear_indices-rank65": (xla.linear_indices, lambda: (xla.parse_shape(RANK65),)),
+    "linear_indices-huge-tile": (xla.linear_indices, lambda: (xla.parse_shape(HUGE_TILE),)),
+    "padding_overhead-huge-tile": (xla.padding_overhead, lambda: (xla.parse_shape(HUGE_TILE),)),
+    "tla_to_xla-2^64-cols": (convert.tla_to_xla, lambda: ("zN", 16, 2**64)),
+    "render-negative": (render.to_svg, lambda: ("-128",)),
+    "render-2^64": (render.to_svg, lambda: (f"f32[{2**64}]",)),
+    "render-cute-2^64": (render.to_svg, lambda: (f"{2**64}:1",)),
+    "pad-without-padding": (lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
+                            lambda: (PAD_TYPO,)),
+    "linear_indices-zero-elements-huge-dim": (xla.linear_indices,
+                                              lambda: (xla.parse_shape("f32[0,9007199254740993]"),)),
+    "linear_indices-zero-elements-2^62": (xla.linear_indices,
+                                          lambda: (xla.parse_shape("s32[4611686018427387904,0]"),)),
+    "to_indexing_map-zero-extent": (convert.to_indexing_map,
+                                    lambda: (cute.Layout.parse("(2,(0,2)):(1,(4,8))"),)),
+    "cute_to_xla-zero-huge": (convert.cute_to_xla,
+                              lambda: (cute.Layout.parse("(0,9007199254740993):(4,8)"),)),
+    "render-huge-cute": (render.to_svg, lambda: ("(2,1" + "0" * 56 + ",0):(1,4611686018427387904,2)",)),
+    "render-tla-huge": (render.to_svg, lambda: (cute.tla.make_format("L0C", 2**64, 0, 2),)),
+    "cute-offsets-huge-stride": (lambda t: list(cute.Layout.parse(t).offsets()), lambda: (f"4:{2**63}",)),
+}
+
+
+@pytest.mark.parametrize("case", cases(sorted(HELPER_CASES)))
+def test_helper_extremes_are_typed_errors(case: str) -> None:
+    fn, args = HELPER_CASES[case]
+    with within(30):
+        try:
+            made = args()
+        except TensorLayoutError:
+            return
+        refused_or_ok(fn, *made)
+
+
+ROUND_TRIPS: dict[str, tuple[Callable[[], Any], Callable[[str], Any]]] = {
+    "rt-tla_to_xla-2^64": (lambda: convert.tla_to_xla("RowMajor", 0, 2**64, "s4"), xla.parse_shape),
+    "rt-cute_to_xla-2^63-stride": (lambda: convert.cute_to_xla(cute.Layout.parse(f"6:{2**63}")),
+                                   xla.parse_shape),
+    "rt-to_indexing_map-int64-stride": (
+        lambda: convert.to_indexing_map(cute.Layout.parse(f"(7,128):({2**62},{-(2**63)})")),
+        IndexingMap.parse),
+}
+
+
+@pytest.mark.parametrize("case", cases(sorted(ROUND_TRIPS)))
+def test_results_print_parseably(case: str) -> None:
+    """What a bridge returns prints as text its notation's parser reads back (or is refused)."""
+    make, parse = ROUND_TRIPS[case]
+    value = refused_or_ok(make)
+    if value is not None:
+        assert str(parse(str(value))) == str(value)
+
+
+def test_subtile_of_higher_rank_is_rejected_or_exact() -> None:
+    """``f32[4]{0:T(4)(2,2,2)}``: offsets must stay in the allocation and invert."""
+    shape = refused_or_ok(xla.parse_shape, "f32[4]{0:T(4)(2,2,2)}")
+    if shape is None or _invalid(shape):
+        return
+    offsets = [xla.linear_index(shape, (i,)) for i in range(4)]
+    assert len(set(offsets)) == 4
+    assert [xla.multi_index(shape, o) for o in offsets] == [(i,) for i in range(4)]
+
+
+def _invalid(shape: xla.Shape) -> bool:
+    try:
+        xla.validate_layout(shape)
+    except TensorLayoutError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("constraint", cases(["d0 mod -2 in [0, 0]", "d0 mod 0 in [0, 0]"]))
+def test_exact_simplify_keeps_odd_mod_constraints(constraint: str) -> None:
+    m = refused_or_ok(IndexingMap.parse, f"(d0) -> (d0), domain: d0 in [0, 9], {constraint}")
+    if m is None:
+        return
+    s = refused_or_ok(lambda: simplify(m, exact=True))
+    if s is not None:
+        assert verify_equivalent(m, s).equivalent
+
+
+def test_cute_negative_scalar_round_trips() -> None:
+    """``Layout.parse("-1")`` must be refused, or its printed form must re-parse."""
+    layout = refused_or_ok(cute.Layout.parse, "-1")
+    if layout is not None:
+        assert cute.Layout.parse(str(layout)) == layout
+
+
+def test_constant_map_prints_parseably() -> None:
+    """A map without variables prints ``() -> (0)`` when its results are constants."""
+    m = refused_or_ok(convert.to_indexing_map, xla.parse_shape("u64[]{:T(4)S(1)}"))
+    if m is not None:
+        assert IndexingMap.parse(str(m)) == m
+
+
+def test_tiled_shape_is_not_quadratic() -> None:
+    """2,000 ``(2,1)`` tiles took 17-20 s; 5,000 did not finish in 120 s."""
+    shape = refused_or_ok(xla.parse_shape, "f32[4,4]{1,0:T(2,1)" + "(2,1)" * 4999 + "}")
+    if shape is not None:
+        start = time.monotonic()
+        with within(60):
+            refused_or_ok(xla.tiled_shape, shape)
+            refused_or_ok(xla.linear_index, shape, (3, 3))
+        assert time.monotonic() - start < 10
+
+
+CLI_CASES = {
+    "cli-deep": ["show", "(" * DEEP + "f32[2]" + ")" * DEEP],
+    "cli-huge-shape": ["show", "f32[" + HUGE + "]"],
+    "cli-render-negative": ["render", "-128", "-o", "-"],
+    "cli-vector-layout": ["show", "--tla", "VectorLayout", "--rows", "4", "--cols", "4"],
+    "cli-vector-layout-wide": ["show", "--tla", "VectorLayout", "--rows", "1", "--cols", "1024"],
+    "cli-show-int64-extent": ["show", "(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))"],
+    "cli-simplify-huge-multiplier": ["simplify", "(d0)[s0] -> (d0 * 6 + s0 * " + HUGE + ")", "--json"],
+    "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
+}
+
+
+@pytest.mark.parametrize("case", cases(sorted(CLI_CASES)))
+def test_cli_one_line_errors(case: str) -> None:
+    code, _, err = run_cli(CLI_CASES[case])
+    assert "Traceback" not in err
+    assert code in (0, 2), err
+    if code == 2:
+        assert ONE_LINE.match(err) and BAD_KINDS.match(err), err

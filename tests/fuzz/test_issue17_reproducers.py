@@ -23,33 +23,7 @@ HUGE = "9" * 4301
 DEEP = 1000
 
 # Still open in src/ at the time of writing (issue 17): case -> reproducer and what escapes.
-OPEN: dict[str, str] = {
-    "map-huge-multiplier": "IndexingMap.parse('()[s0] -> (s0 * ' + '9' * 4301 + '), domain: s0 in [0, 3]') "
-                           "raises ValueError from indexing/exprparse.py:_literal",
-    "hlo-huge-parameter-number": "parse_module('HloModule m\\nENTRY e {\\n  ROOT p0 = f32[32] "
-                                 "parameter(' + '9' * 4301 + ')\\n}') raises ValueError from "
-                                 "hlo/parser.py:_operands_fast",
-    "pad-without-padding": "output_to_input_indexing of 'pad(p0, p1), paTdding=1_4_1x0_8_0' (no padding= "
-                           "attribute) raises KeyError('padding') from hlo/ops/data.py:pad_o2i",
-    "render-huge-cute": "to_svg('(2,' + '1' + '0' * 56 + ',0):(1,4611686018427387904,2)') raises numpy "
-                        "ValueError 'Maximum allowed dimension exceeded' from render/_draw.py:_grid",
-    "cli-show-int64-extent": "tensorlayout show '(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))': "
-                             "InternalError OverflowError (int too large to convert to C ssize_t), exit 3",
-    "cli-simplify-huge-multiplier": "tensorlayout simplify '(d0)[s0] -> (d0 * 6 + s0 * ' + '9' * 4301 + ')' "
-                                    "--json: InternalError ValueError, exit 3",
-    "rt-tla_to_xla-2^64": "tla_to_xla('RowMajor', 0, 2**64, 's4') returns 's4[0,18446744073709551616]"
-                          "{1,0:E(4)}', which parse_shape rejects (should be refused up front)",
-    "rt-cute_to_xla-2^63-stride": "cute_to_xla(Layout.parse('6:9223372036854775808')) returns "
-                                  "'f32[6]{0:T(9223372036854775808,1)}', which parse_shape reads as "
-                                  "'f32[6]{0:T(*,1)}' (2^63 wraps to XLA's combine-dimension marker)",
-    "rt-to_indexing_map-int64-stride": "to_indexing_map(Layout.parse('(7,128):(4611686018427387904,"
-                                       "-9223372036854775808)')) prints '... - d1 * 9223372036854775808', "
-                                       "which IndexingMap.parse rejects",
-    "render-tla-huge": "to_svg(tla.make_format('L0C', 2**64, 0, 2)) raises numpy ValueError from "
-                       "render/_draw.py:_grid",
-    "linear_indices-rank65": "linear_indices(parse_shape('f32[' + ','.join(['1'] * 65) + ']')) raises "
-                             "numpy's ValueError (maximum supported dimension for an ndarray is 64)",
-}
+OPEN: dict[str, str] = {}  # every reproducer's cause is fixed in src/ (an entry here xfails it)
 
 
 def cases(names: list[str]) -> list[Any]:

@@ -211,7 +211,7 @@ def _job(work: Callable[[HloModule], T], path: Path) -> tuple[bool, T | str]:
         return True, work(parse_module(read_module_text(path)))
     except TensorLayoutError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        return False, f"tensorlayout: {path.name}: {type(err).__name__}: {first}"
+        return False, f"tensorlayout: {type(err).__name__}: {path.name}: {first}"
 
 
 def _results(chosen: Sequence[DumpModule], work: Callable[[HloModule], T],

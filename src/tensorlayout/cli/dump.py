@@ -141,7 +141,7 @@ def skipped_note(skipped: Counter[str]) -> str:
 
 
 def _matches(module: DumpModule, wanted: str) -> bool:
-    if wanted.isdigit():
+    if wanted.isascii() and wanted.isdigit():
         return module.number == int(wanted)
     return wanted in (module.name, module.path.name, module.path.stem)
 

@@ -141,8 +141,8 @@ def _error(text: str, pos: int, expected: str) -> ParseError:
 
 
 def _int_list(text: str) -> tuple[int, ...]:
-    if _INT_LIST.match(text):
-        return tuple(int(x) for x in text[1:-1].replace(",", " ").split())
+    if _INT_LIST.match(text) and max(map(len, text[1:-1].replace(",", " ").split()), default=0) <= 20:
+        return tuple(int(x) for x in text[1:-1].replace(",", " ").split())  # else the checked path
     cur = Cursor(text)
     cur.expect("{", "'{' to start a list of integers")
     values: list[int] = []
@@ -158,8 +158,8 @@ def _int_list(text: str) -> tuple[int, ...]:
 
 def _int(text: str) -> int:
     m = _INT.fullmatch(text.strip())
-    if not m:
-        raise _error(text, 0, "an integer")
+    if not m or len(m.group()) > 21:
+        raise _error(text, 0, "an integer of at most 20 digits")
     return int(m.group())
 
 
@@ -291,7 +291,7 @@ def _labels(text: str, at: int, part: str, roles: str) -> tuple[list[int], list[
     for pos, ch in enumerate(part):
         if ch in roles and role_dims[roles.index(ch)] < 0:
             role_dims[roles.index(ch)] = pos
-        elif ch.isdigit() and int(ch) not in spatial:
+        elif ch in "0123456789" and int(ch) not in spatial:
             spatial[int(ch)] = pos
         else:
             raise _error(text, at + pos, f"one of {roles!r} or a spatial digit, each once")

@@ -141,7 +141,7 @@ def skipped_note(skipped: Counter[str]) -> str:
 
 
 def _matches(module: DumpModule, wanted: str) -> bool:
-    if wanted.isascii() and wanted.isdigit():
+    if wanted.isascii() and wanted.isdigit() and len(wanted) <= 18:  # a module number
         return module.number == int(wanted)
     return wanted in (module.name, module.path.name, module.path.stem)
 

@@ -1,6 +1,6 @@
 """CuTe's printed text (issue 14 item 1): composed layouts, swizzles and static ints read and print
 exactly as CuTe's C++ ``print`` writes them, with offsets from CuTe's C++ (tests/data/cute_print_cases.json,
-from ../shared/conformance/cute_tv_cases.json)."""
+copied from the project's shared conformance vectors, cute_tv_cases.json)."""
 
 from __future__ import annotations
 

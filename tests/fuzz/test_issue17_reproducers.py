@@ -131,6 +131,13 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
     "render-huge-cute": (render.to_svg, lambda: ("(2,1" + "0" * 56 + ",0):(1,4611686018427387904,2)",)),
     "render-tla-huge": (render.to_svg, lambda: (cute.tla.make_format("L0C", 2**64, 0, 2),)),
     "cute-offsets-huge-stride": (lambda t: list(cute.Layout.parse(t).offsets()), lambda: (f"4:{2**63}",)),
+    "render-empty-tile-2^64": (render.to_svg, lambda: ("f64[0,0,8]{0,2,1:T(4611686018427387904,4)}",)),
+    "scaled-dot-empty-scale": (
+        lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
+        lambda: (_hlo("  a = f32[2,10] parameter(0)\n  b = f32[10,2] parameter(1)\n"
+                      "  sa = f32[2,0] parameter(2)\n  sb = f32[2,2] parameter(3)\n"
+                      "  ROOT d = f32[2,2] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, "
+                      "rhs_contracting_dims={0}"),)),
 }
 
 
@@ -225,6 +232,10 @@ CLI_CASES = {
     "cli-vector-layout-wide": ["show", "--tla", "VectorLayout", "--rows", "1", "--cols", "1024"],
     "cli-show-int64-extent": ["show", "(1,(9223372036854775807,(8),2)):(3,(16,(16),-1))"],
     "cli-simplify-huge-multiplier": ["simplify", "(d0)[s0] -> (d0 * 6 + s0 * " + HUGE + ")", "--json"],
+    "cli-window-2^63-columns": ["show", "(4,9223372036854775808):(1,0)", "--window", "1"],
+    "cli-window-2^63-columns-no-cap": ["show", "(4,9223372036854775808):(1,0)", "--window", "1",
+                                       "--max-width", "0"],
+    "cli-json-2^35-elements": ["show", "((2,2),(4294967296,2)):((1,2),(2,1))", "--json"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
 }
 

@@ -28,6 +28,9 @@ import numpy as np
 
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
+from tensorlayout.core import MAX_ENUMERATED
+from tensorlayout.core.intmath import prod
+from tensorlayout.errors import LayoutError
 
 __all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "PADDING_RUN", "grid_lines", "memory_order_lines",
            "window_offsets"]
@@ -41,9 +44,12 @@ PADDING_RUN = 8
 
 def window_offsets(target: Target, window: Window) -> np.ndarray:
     """The offsets of every index in `window`, as an array of the window's shape."""
-    sizes = tuple(len(r) for r in window)
+    sizes = tuple(max(0, r.stop - r.start) for r in window)  # not len(): it stops at 2**63
     if 0 in sizes:
         return np.zeros(sizes, dtype=np.int64)
+    if prod(sizes) > MAX_ENUMERATED:
+        raise LayoutError(f"the window holds {prod(sizes)} elements; a picture shows at most "
+                          f"{MAX_ENUMERATED} (--window picks a smaller part)")
     grids = np.meshgrid(*(np.arange(r.start, r.stop, dtype=np.int64) for r in window), indexing="ij")
     idx = np.stack([g.reshape(-1) for g in grids], axis=1) if grids else np.zeros((1, 0), dtype=np.int64)
     return target.core.offsets_at(idx).reshape(sizes)
@@ -130,7 +136,7 @@ def grid_lines(target: Target, window: Window, max_width: int) -> list[str]:
             lines += _plain(values[k], rows, shown, width)
         else:
             lines += _boxed(values[k], rows, shown, width)
-    if len(shown) < len(cols):
+    if shown.stop < cols.stop:  # not len(): a window may hold more than 2**63 columns
         lines.append(f"(columns {shown.stop}:{cols.stop} cut at --max-width {max_width}; "
                      "--window picks them)")
     return lines

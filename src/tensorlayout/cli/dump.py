@@ -67,7 +67,7 @@ class DumpModule:
 
 def stage_kind(stage: str) -> str:
     """``before``, ``after`` or ``pass`` (a per-pass dump) for a file-name stage."""
-    if stage == "before_optimizations":
+    if stage.endswith("before_optimizations"):  # also when the file's name part differs
         return "before"
     if stage.endswith("after_optimizations"):
         return "after"
@@ -251,12 +251,13 @@ def process_modules(target: str, work: Callable[[HloModule], T], *, wanted: str 
             raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
         return [(target, work(module))], 0
     modules, skipped = discover(target)
-    note = skipped_note(skipped)
-    if note:
-        print(note, file=sys.stderr)
     chosen = select(modules, wanted, stage)
     if not chosen:
-        raise TensorLayoutError(f"no HLO module files in {target}")
+        found = f"{len(modules)} module files, none of stage {stage!r}" if modules else "none"
+        raise TensorLayoutError(f"no HLO module files to read in {target} ({found})")
+    note = skipped_note(skipped)  # after the checks: an error stays the only line on stderr
+    if note:
+        print(note, file=sys.stderr)
     progress = Progress(len(chosen), "modules", PROGRESS_MODULES)
     out: list[tuple[str, T]] = []
     failed = 0

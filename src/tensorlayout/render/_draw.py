@@ -25,7 +25,7 @@ from html import escape
 
 import numpy as np
 
-from tensorlayout.core.intmath import ceil_div
+from tensorlayout.core.intmath import INT64_MAX, ceil_div
 from tensorlayout.errors import LayoutError
 from tensorlayout.render._source import Source
 
@@ -83,6 +83,8 @@ def _tiles(src: Source, idx: np.ndarray, offs: np.ndarray, ids: np.ndarray | Non
     if ids is not None:
         flat = np.ravel_multi_index(tuple(idx.T), src.shape) if src.shape else np.zeros(len(idx), np.int64)
         return ids[flat], None, tcoord, icoord
+    if src.tile_elements and src.tile_elements > INT64_MAX:  # one tile holds every int64 offset
+        return np.zeros(len(idx), dtype=np.int64), offs.copy(), tcoord, icoord
     if src.tile_elements:
         return offs // src.tile_elements, offs % src.tile_elements, tcoord, icoord
     if tcoord is not None and icoord is not None and src.split is not None:

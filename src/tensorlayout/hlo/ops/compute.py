@@ -80,6 +80,10 @@ def dot_o2i(instr: HloInstruction, output_id: int) -> Maps:
 
 
 def _scale_map(m: IndexingMap, data: Sequence[int], scale: Sequence[int]) -> IndexingMap:
+    """Each scaled dim reads block ``r / (n / s)``; a scale dim holds 1..n blocks (else no map)."""
+    if any(not 0 < s <= n for n, s in zip(data, scale) if n != s):
+        raise HloError(f"scale operand dims {list(scale)} do not divide data dims {list(data)} into "
+                       "blocks (each must be between 1 and the data dim)")
     results = [r // (n // s) if n != s else r for r, n, s in zip(m.results, data, scale)]
     return IndexingMap(results, m.dim_vars, m.range_vars, m.rt_vars, m.constraints)
 

@@ -19,12 +19,7 @@ THOROUGH_BAD_CLI = 2_000
 
 # Failure classes still open in src/ (issue 17), each with the input that shows it; the
 # entry points they make fail are xfailed strictly so that a fix turns them red.
-KNOWN_OPEN: dict[str, str] = {
-    "indexing.IndexingMap.parse": "a map prints stably but re-parses to an unequal map: "
-    "IndexingMap.parse('(d0, d1, d2)[s0] -> (), domain: d0 in [0, 7], d1 in [53, 56], d2 in [0, 3], "
-    "s0 in [-5, 122], ((((d1 floordiv 128) floordiv -2) + d2 - d1 / -2) - (((s0 mod 8) / 4) * 8)) "
-    "in [2, 11], d1 - d1 * 8 * 2 + (d0 - d2) in [5, 5]') != IndexingMap.parse(str(that map))",
-}
+KNOWN_OPEN: dict[str, str] = {}  # none open: an entry here xfails its entry point
 
 
 def _check(name: str, count: int) -> None:

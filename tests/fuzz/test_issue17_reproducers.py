@@ -206,6 +206,23 @@ def test_cute_negative_scalar_round_trips() -> None:
         assert cute.Layout.parse(str(layout)) == layout
 
 
+@pytest.mark.parametrize("text", [
+    "(d0, d1, d2)[s0] -> (), domain: d0 in [0, 7], d1 in [53, 56], d2 in [0, 3], s0 in [-5, 122], "
+    "((((d1 floordiv 128) floordiv -2) + d2 - d1 / -2) - (((s0 mod 8) / 4) * 8)) in [2, 11], "
+    "d1 - d1 * 8 * 2 + (d0 - d2) in [5, 5]",
+    "(d0) -> (35 ceildiv 0 - (d0 mod 4) + (11 + d0) * -2), domain: d0 in [0, 7]",
+    "(d0, d1, d2) -> (d1 * 128 + (29 - (26 * -2 - (d0 - d2)))), domain: d0 in [-5, 26], "
+    "d1 in [0, 9], d2 in [0, 1]",
+    "(d0, d1) -> (d0 * 16 + d1 * -9223372036854775808), domain: d0 in [0, 9], d1 in [0, 9]",
+    "(d0, d1, d2) -> (d0 + (d1 + d2), d0 * (d1 * d2)), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+])
+def test_maps_reparse_to_the_same_tree(text: str) -> None:
+    """``parse(str(m)) == m``: sums and products the printer writes without parentheses are
+    read left-nested, and a negated term is only printed as ``- (...)`` when it reads back."""
+    m = IndexingMap.parse(text)
+    assert IndexingMap.parse(str(m)) == m
+
+
 def test_constant_map_prints_parseably() -> None:
     """A map without variables prints ``() -> (0)`` when its results are constants."""
     m = refused_or_ok(convert.to_indexing_map, xla.parse_shape("u64[]{:T(4)S(1)}"))

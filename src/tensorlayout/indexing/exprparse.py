@@ -27,6 +27,7 @@ from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.expr import (
     ADD,
     CEILDIV,
+    CONST,
     FLOORDIV,
     MAX,
     MIN,
@@ -75,6 +76,29 @@ def _literal(cur: Cursor, m: re.Match[str], sign: int, negated: bool = False) ->
     return const(value)
 
 
+def _left_chain(kind: int, lhs: Expr, rhs: Expr) -> Expr:
+    """``lhs op (b op c)`` read as ``(lhs op b) op c`` for ``+`` and ``*``: the printer leaves
+    those parentheses out (as XLA's does), so keeping them would make ``parse(print(m))`` a
+    different (equivalent) tree than ``m``."""
+    if kind not in (ADD, MUL) or rhs.kind != kind or _is_negation(rhs) or _leads_negative(rhs):
+        return make(kind, lhs, rhs)
+    assert rhs.lhs is not None and rhs.rhs is not None
+    return _left_chain(kind, _left_chain(kind, lhs, rhs.lhs), rhs.rhs)
+
+
+def _leads_negative(e: Expr) -> bool:
+    """A sum whose leftmost summand has a negative factor: printed ``x - (...)``, parenthesized."""
+    while e.kind == ADD:
+        assert e.lhs is not None
+        e = e.lhs
+    return e.kind == MUL and any(c is not None and c.kind == CONST and c.value < 0 for c in (e.lhs, e.rhs))
+
+
+def _is_negation(e: Expr) -> bool:
+    """``x * -1``, which prints as ``-x`` (with its own parentheses)."""
+    return e.kind == MUL and e.rhs is not None and e.rhs.kind == CONST and e.rhs.value == -1
+
+
 class _ExprParser:
     """Recursive descent over a shared :class:`Cursor`; ``names`` maps a name to a variable id."""
 
@@ -88,11 +112,11 @@ class _ExprParser:
         e = self.term()
         while True:
             if self.cur.accept("+"):
-                e = make(ADD, e, self.term())
+                e = _left_chain(ADD, e, self.term())
             elif self.cur.peek("-") and not self.cur.peek("->"):
                 self.cur.accept("-")
                 self.negated_literal = True  # "x - 9223372036854775808" is x + INT64_MIN
-                e = make(ADD, e, canonicalize(make(MUL, self.term(), const(-1))))
+                e = _left_chain(ADD, e, canonicalize(make(MUL, self.term(), const(-1))))
             else:
                 return e
 
@@ -114,7 +138,7 @@ class _ExprParser:
     def term(self) -> Expr:
         e = self.factor()
         while (op := self._term_op()) is not None:
-            e = make(op, e, self.factor())
+            e = _left_chain(op, e, self.factor())
         return e
 
     def factor(self) -> Expr:

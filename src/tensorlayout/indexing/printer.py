@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.indexing.canonical import _canon
 from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr, Names
 
@@ -71,6 +72,17 @@ def _has_negative_factor(e: Expr) -> bool:
     return _negative_mul(e)
 
 
+def _literals_fit(e: Expr) -> bool:
+    """Every constant of ``e`` is an int64 (``x - y * 9223372036854775808`` would not re-parse)."""
+    stack = [e]
+    while stack:
+        e = stack.pop()
+        if e.kind == CONST and not INT64_MIN <= e.value <= INT64_MAX:
+            return False
+        stack.extend(c for c in (e.lhs, e.rhs) if c is not None)
+    return True
+
+
 def expr_to_string(e: Expr, names: Names = None, *, floordiv: bool = False) -> str:
     """The XLA text of ``e``; ``names`` gives variable names (default ``v<id>``).
 
@@ -124,10 +136,12 @@ class _Printer:
         left = self.child(lhs, ADD, False)
         if rhs.kind == CONST and rhs.value < 0:
             return f"{left} - {-rhs.value}"
-        if rhs.kind in (MUL, ADD) and _has_negative_factor(rhs):
-            negated = _canon(rhs * -1)
+        negated = _canon(rhs * -1) if rhs.kind in (MUL, ADD) and _has_negative_factor(rhs) else None
+        if negated is not None and _literals_fit(negated) and _canon(negated * -1) == rhs:
             text = self.print(negated)
             if negated.kind == ADD:
                 text = f"({text})"
             return f"{left} - {text}"
+        if negated is not None:  # `- (...)` would read back as another tree: keep this one
+            return f"{left} + ({self.print(rhs)})"
         return f"{left} + {self.child(rhs, ADD, True)}"

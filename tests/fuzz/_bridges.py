@@ -78,7 +78,8 @@ def check_relayout(text: str) -> None:
     if value is None:
         return
     dims = _logical_size(value)
-    if dims is None or any(not 0 <= d < 2**31 for d in dims) or int(np.prod(dims, dtype=object)) > 4096:
+    if (dims is None or len(dims) > 64 or any(not 0 <= d < 2**31 for d in dims)  # numpy: rank <= 64
+            or int(np.prod(dims, dtype=object)) > 4096):
         ok_or_library(relayout.to_physical, np.zeros((1,), np.float32), text)
         return
     array = np.arange(int(np.prod(dims)), dtype=np.int64).reshape(dims) % _value_range(value)

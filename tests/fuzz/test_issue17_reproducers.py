@@ -131,6 +131,12 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
     "render-huge-cute": (render.to_svg, lambda: ("(2,1" + "0" * 56 + ",0):(1,4611686018427387904,2)",)),
     "render-tla-huge": (render.to_svg, lambda: (cute.tla.make_format("L0C", 2**64, 0, 2),)),
     "cute-offsets-huge-stride": (lambda t: list(cute.Layout.parse(t).offsets()), lambda: (f"4:{2**63}",)),
+    "left_inverse-2^65-stride": (cute.left_inverse, lambda: (
+        cute.Layout.parse("(3,((3,6),(1))):(0,((2,1),(46116860018427387904)))"),)),
+    "logical_divide-101-deep": (cute.logical_divide, lambda: (
+        cute.Layout.parse("3:2"), cute.Layout.parse("(" * 100 + "4" + ")" * 100))),
+    "complement-4300-digit-cotarget": (lambda a: str(cute.complement(a, 10**4300)),
+                                       lambda: (cute.Layout.parse("2:1"),)),
     "render-empty-tile-2^64": (render.to_svg, lambda: ("f64[0,0,8]{0,2,1:T(4611686018427387904,4)}",)),
     "scaled-dot-empty-scale": (
         lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
@@ -253,6 +259,9 @@ CLI_CASES = {
     "cli-window-2^63-columns-no-cap": ["show", "(4,9223372036854775808):(1,0)", "--window", "1",
                                        "--max-width", "0"],
     "cli-json-2^35-elements": ["show", "((2,2),(4294967296,2)):((1,2),(2,1))", "--json"],
+    "cli-show-empty-with-2^32-dim": ["show", "s32[3,0,4294967296]"],
+    "cli-show-2^63-extent": ["show", "(9223372036854775808)"],
+    "cli-maps-nul-in-path": ["maps", "--json", ".D\x00 j"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
 }
 

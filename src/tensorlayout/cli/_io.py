@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 
-__all__ = ["STDIO", "UsageError", "read_argument", "read_text", "write_output"]
+__all__ = ["STDIO", "UsageError", "file_path", "read_argument", "read_text", "write_output"]
 
 #: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
 STDIO = "-"
@@ -21,15 +21,22 @@ class UsageError(TensorLayoutError):
     """A command line that names no input, or options that do not go together."""
 
 
-def read_text(source: str) -> str:
+def file_path(name: str | Path) -> Path:
+    """``name`` as a path; a NUL character (which no file name holds) is a usage error."""
+    if "\0" in str(name):
+        raise UsageError(f"not a file name: {str(name)!r} holds a NUL character")
+    return Path(name)
+
+
+def read_text(source: str | Path) -> str:
     """The UTF-8 text of the file `source`, or of stdin for `-`; other bytes are a ParseError."""
-    if source == STDIO:
+    if str(source) == STDIO:
         stream = getattr(sys.stdin, "buffer", None)  # a text-only stdin (a test's StringIO) is read as is
         if stream is None:
             return sys.stdin.read()
         data = stream.read()
     else:
-        data = Path(source).read_bytes()
+        data = file_path(source).read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -52,4 +59,4 @@ def write_output(path: str, text: str) -> None:
     if path == STDIO:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        Path(path).write_text(text, encoding="utf-8")
+        file_path(path).write_text(text, encoding="utf-8")

@@ -25,7 +25,8 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.cli._io import read_text
+from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.model import HloModule
 
@@ -36,7 +37,6 @@ __all__ = [
     "discover",
     "job_count",
     "process_modules",
-    "read_module_text",
     "select",
     "stage_kind",
 ]
@@ -195,20 +195,10 @@ class Progress:
         sys.stderr.flush()
 
 
-def read_module_text(source: str | Path) -> str:
-    """The text of ``source`` (a path, or ``-`` for stdin); non-UTF-8 bytes are a ParseError."""
-    data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        offset = len(data[: err.start].decode("utf-8", errors="replace"))
-        raise ParseError(data.decode("utf-8", errors="replace"), offset, "UTF-8 text") from None
-
-
 def _job(work: Callable[[HloModule], T], path: Path) -> tuple[bool, T | str]:
     """Parse and process one dumped module: ``(True, result)`` or ``(False, error line)``."""
     try:
-        return True, work(parse_module(read_module_text(path)))
+        return True, work(parse_module(read_text(path)))
     except TensorLayoutError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         return False, f"tensorlayout: {type(err).__name__}: {path.name}: {first}"
@@ -246,7 +236,7 @@ def process_modules(target: str, work: Callable[[HloModule], T], *, wanted: str 
     processes), and how many dumped modules failed (each reported on stderr, the rest go on).
     """
     if target == "-" or not Path(target).is_dir():
-        module = parse_module(read_module_text(target))
+        module = parse_module(read_text(target))
         if wanted is not None and wanted != module.name:
             raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")
         return [(target, work(module))], 0

@@ -479,8 +479,15 @@ def _sum_digits(digits: list[Digit], coord: Coords, one: tuple[int, ...]) -> np.
 
 
 def _digit_values(d: Digit, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-    """The digit's value at the coordinates ``coord`` gives (``one``: the shape of a scalar)."""
-    return (_source_values(d.source, coord, one) // d.block) % d.extent
+    """The digit's value at the coordinates ``coord`` gives (``one``: the shape of a scalar).
+
+    A block or extent past int64 is no numpy operand: an int64 value is below it (so the
+    quotient is 0 and the remainder the value itself)."""
+    values = _source_values(d.source, coord, one)
+    if d.block > INT64_MAX:
+        return np.zeros_like(values)
+    values = values // d.block
+    return values if d.extent > INT64_MAX else values % d.extent
 
 
 def _source_values(source: Source, coord: Coords, one: tuple[int, ...]) -> np.ndarray:

@@ -12,8 +12,9 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar, Union, cast
 
 from tensorlayout.core.intmath import ceil_div
 from tensorlayout.cute import int_tuple as it
@@ -47,6 +48,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: A tiler: a Layout, an int ``n`` (``n:1``), or a tuple of tilers / ``_`` / None, one per mode.
 Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
+
+
+def _readable(fn: F) -> F:
+    """Refuse a result whose text form would not read back: nested deeper than
+    :data:`~int_tuple.MAX_DEPTH` (a divide adds a level, so a 100-deep tiler gives 101) or
+    holding an integer past :data:`~int_tuple.MAX_DIGITS` digits (a complement's cotarget can)."""
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if isinstance(out, Layout):
+            if it.depth(out.shape) > it.MAX_DEPTH:
+                raise AlgebraError(f"{fn.__name__}: the result nests {it.depth(out.shape)} levels "
+                                   f"deep; CuTe text reads back at most {it.MAX_DEPTH}")
+            leaves = (*it.flatten(out.shape), *it.flatten(out.stride))
+            if max((abs(x).bit_length() for x in leaves if isinstance(x, int)), default=0) > it.MAX_BITS:
+                raise AlgebraError(f"{fn.__name__}: the result holds an integer of more than "
+                                   f"{it.MAX_DIGITS} digits, past what CuTe text reads back")
+        return out
+    return cast(F, checked)
 
 
 def clear_caches() -> None:
@@ -171,6 +191,7 @@ def _compose_plain(a: Layout, b: Layout) -> Layout:
     return out
 
 
+@_readable
 def composition(a: Layout, b: Tiler) -> Layout:
     """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
 
@@ -208,6 +229,7 @@ def _require_extents(layout: Layout, op: str) -> None:
 # ---------------------------------------------------------------- complement and inverses
 
 
+@_readable
 def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = False) -> Layout:
     """The ordered layout of what ``a`` leaves out of ``[0, cotarget)``.
 
@@ -251,6 +273,7 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
+@_readable
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) = i`` for ``i < size(R)`` (the largest such, as C++).
 
@@ -300,6 +323,7 @@ def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     return _coalesce_flat(list(zip(shapes, strides)))
 
 
+@_readable
 def left_inverse(layout: Layout) -> Layout:
     """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
@@ -341,6 +365,7 @@ def _divide_layout(a: Layout, b: Layout) -> Layout:
     return composition(a, make_layout(b, complement(b, n)))
 
 
+@_readable
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``A ∘ (B, complement(B, size A))``: (the tile, the layout of tiles); tuple tilers work by mode.
 
@@ -422,6 +447,7 @@ def _product_layout(a: Layout, b: Layout) -> Layout:
     return make_layout(a, composition(rest, b))
 
 
+@_readable
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
     """``(A, complement(A, size A · cosize B) ∘ B)``; tuple tilers work by mode.
 
@@ -464,6 +490,7 @@ def _zip_pair(x: Layout, y: Layout) -> Layout:
     return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
 
 
+@_readable
 def blocked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(A_i, tile_i)``: ``b`` arranges copies of the block ``a``.
 
@@ -477,6 +504,7 @@ def blocked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[0], p[1])
 
 
+@_readable
 def raked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(tile_i, A_i)``: an interleaved (cyclic) arrangement."""
     a, b = _layout_arg(a), _layout_arg(b)
@@ -486,6 +514,7 @@ def raked_product(a: Layout, b: Layout) -> Layout:
     return _zip_pair(p[1], p[0])
 
 
+@_readable
 def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = None) -> Layout:
     """Repeat the block ``a`` to fill ``target`` (each extent must be a multiple of the block's).
 

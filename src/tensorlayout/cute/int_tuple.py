@@ -488,12 +488,16 @@ def format_int_tuple(t: Any) -> str:
         return "(" + ",".join(format_int_tuple(x) for x in t) + ")"
     if t is None or t is _:
         return "_"
+    if isinstance(t, int) and t.bit_length() > MAX_BITS:  # str() itself fails past 4300 digits
+        raise LayoutError(f"an integer of about {int(t.bit_length() * 0.30103)} digits is past the "
+                          f"{MAX_DIGITS}-digit limit of CuTe's text form")
     return str(t)
 
 
 #: The deepest nesting and the longest integer literal the CuTe parsers read.
 MAX_DEPTH = 100
 MAX_DIGITS = 4000
+MAX_BITS = 13287  # 2**13287 has 4000 digits: every int of at most this many bits prints
 _INT_LITERAL = re.compile(r"-?[0-9]+")
 
 

@@ -14,14 +14,16 @@ dim; the difference is the *step* (1 = contiguous, 0 = the same element, e.g. a 
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass
 
-from tensorlayout.errors import HloError
+import numpy as np
+
+from tensorlayout.errors import HloError, IndexingError
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.physical import linearized_output_to_input
 from tensorlayout.indexing import IndexingMap
+from tensorlayout.indexing.evaluate import columns, evaluate_columns
 
 __all__ = ["OperandCoalescing", "coalescing_report"]
 
@@ -52,35 +54,76 @@ class OperandCoalescing:
                 "sampled": self.sampled, "exhaustive": self.exhaustive, "known": self.known}
 
 
-def _points(bounds: list[tuple[int, int]], minor: int, limit: int, seed: int) -> tuple[list[list[int]], bool]:
-    """Output points whose neighbour along ``minor`` is in the domain (all, or a sample)."""
+def _points(bounds: list[tuple[int, int]], minor: int, limit: int, seed: int) -> tuple[np.ndarray, bool]:
+    """Output points (rows of exact ints) whose neighbour along ``minor`` is in the domain
+    (all, or a seeded sample of ``limit``), and whether that is all of them."""
     spans = [hi - lo + 1 for lo, hi in bounds]
     spans[minor] -= 1
     total = 1
     for s in spans:
         total *= max(s, 0)
     if total == 0:
-        return [], True
+        return np.zeros((0, len(bounds)), dtype=object), True
     if total <= limit:
-        pts: list[list[int]] = [[]]
-        for (lo, _), s in zip(bounds, spans):
-            pts = [p + [lo + i] for p in pts for i in range(s)]
-        return pts, True
-    rng = random.Random(seed)
-    return [[lo + rng.randrange(s) for (lo, _), s in zip(bounds, spans)] for _ in range(limit)], False
+        grid = np.indices([max(s, 0) for s in spans]).reshape(len(spans), -1).T.astype(object)
+        return grid + np.array([lo for lo, _ in bounds], dtype=object), True
+    rng = np.random.default_rng(seed)
+    cols = [lo + rng.integers(0, s, size=limit).astype(object) if s < 1 << 62 else
+            np.array([lo + int(x) for x in _big_sample(rng, s, limit)], dtype=object)
+            for (lo, _), s in zip(bounds, spans)]
+    return np.stack(cols, axis=1), False
 
 
-def _first_symbols(m: IndexingMap, dims: list[int]) -> list[int] | None:
-    """The first feasible symbol values (range vars, then runtime vars) at ``dims``, or None."""
-    syms = [v.bounds for v in m.range_vars] + [v.bounds for v in m.rt_vars]
-    lows = [b.lower for b in syms]
-    if m.constraints_satisfied(dims, lows):
-        return lows
-    if len(syms) == 1 and syms[0].upper - syms[0].lower < 4096:
-        for s in range(syms[0].lower, syms[0].upper + 1):
-            if m.constraints_satisfied(dims, [s]):
-                return [s]
-    return None
+def _big_sample(rng: np.random.Generator, span: int, n: int) -> list[int]:
+    """``n`` values in ``[0, span)`` for a span past int64 (two 62-bit draws each)."""
+    high, low = rng.integers(0, 1 << 62, size=n).tolist(), rng.integers(0, 1 << 62, size=n).tolist()
+    return [((h << 62) | lo) % span for h, lo in zip(high, low)]
+
+
+def _satisfied(m: IndexingMap, cols: list[np.ndarray]) -> np.ndarray:
+    """Per row of ``cols`` (dims then symbols): every constraint holds (bounds not checked)."""
+    ok = np.ones(len(cols[0]) if cols else 1, dtype=bool)
+    for e, iv in m.constraints.items():
+        v, undefined = evaluate_columns(e, cols, safe=True)
+        ok &= ~undefined & (v >= iv.lower) & (v <= iv.upper)
+    return ok
+
+
+def _first_symbols(m: IndexingMap, dims: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per point: the first feasible symbol values (range vars, then runtime vars) — the lower
+    bounds, or for a single symbol of fewer than 4096 values the first that satisfies the
+    constraints — and whether there is one."""
+    n = len(dims[0])
+    bounds = [v.bounds for v in m.range_vars] + [v.bounds for v in m.rt_vars]
+    syms = [np.full(n, b.lower, dtype=object) for b in bounds]
+    found = _satisfied(m, dims + syms)
+    if len(bounds) == 1 and bounds[0].upper - bounds[0].lower < 4096 and not found.all():
+        for s in range(bounds[0].lower + 1, bounds[0].upper + 1):
+            todo = np.flatnonzero(~found)
+            if not len(todo):
+                break
+            trial = np.full(len(todo), s, dtype=object)
+            hit = todo[_satisfied(m, [d[todo] for d in dims] + [trial])]
+            syms[0][hit] = s
+            found[hit] = True
+    return syms, found
+
+
+def _steps(m: IndexingMap, pts: np.ndarray, minor: int) -> Counter[int]:
+    """Physical steps between the first element read at each point and at its neighbour."""
+    dims = columns(pts)
+    nxt = list(dims)
+    nxt[minor] = dims[minor] + 1
+    sp, fp = _first_symbols(m, dims)
+    sq, fq = _first_symbols(m, nxt)
+    ok = fp & fq
+    if not m.results:  # a scalar operand: always the same element
+        return Counter({0: int(ok.sum())})
+    a, bad_a = evaluate_columns(m.results[0], dims + sp)
+    b, bad_b = evaluate_columns(m.results[0], nxt + sq)
+    if (ok & (bad_a | bad_b)).any():
+        raise IndexingError(f"division by zero evaluating {m.results[0]}")
+    return Counter((b[ok] - a[ok]).tolist())
 
 
 def coalescing_report(instr: HloInstruction, output_id: int = 0, *, limit: int = 4096,
@@ -108,15 +151,7 @@ def coalescing_report(instr: HloInstruction, output_id: int = 0, *, limit: int =
             else len(shape.dimensions) - 1
         bounds = [(v.bounds.lower, v.bounds.upper) for v in m.dim_vars]
         pts, exhaustive = _points(bounds, minor, limit, seed)
-        steps: Counter[int] = Counter()
-        for p in pts:
-            q = list(p)
-            q[minor] += 1
-            sp, sq = _first_symbols(m, p), _first_symbols(m, q)
-            if sp is None or sq is None:
-                continue
-            a, b = m.evaluate(p, sp), m.evaluate(q, sq)
-            steps[(b[0] - a[0]) if a else 0] += 1  # a scalar operand: always the same element
+        steps = _steps(m, pts, minor)
         ordered = tuple(sorted(steps.items(), key=lambda kv: (-kv[1], abs(kv[0]))))
         out.append(OperandCoalescing(k, name, ordered, sum(steps.values()), exhaustive))
     return out

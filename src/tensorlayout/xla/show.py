@@ -71,7 +71,8 @@ def describe(shape: Shape) -> dict[str, Any]:
         offsets = linear_indices(shape)
         facts["offsets"] = offsets.reshape(shape.dimensions).tolist()
         order: list[list[int] | None] = [None] * slots
-        for idx, off in zip(np.ndindex(*shape.dimensions), offsets.tolist(), strict=False):
+        indices = np.ndindex(*shape.dimensions) if offsets.size else ()  # (3,0,2**32): no ranges
+        for idx, off in zip(indices, offsets.tolist(), strict=False):
             order[off] = list(idx)
         facts["memory_order"] = order
     return facts
@@ -107,6 +108,8 @@ def format_show(shape: Shape) -> str:
                          f"at most {MAX_SHOWN})")
         return "\n".join(lines)
     offsets = np.asarray(facts["offsets"], dtype=np.int64).reshape(shape.dimensions)
+    if not offsets.size and offsets.ndim:  # no table of 2**32 empty columns
+        return "\n".join([*lines, "", "(no elements: a dimension has size 0)"])
     lines += ["", *_grid(offsets)]
     lines += ["", "memory order (offset: logical index; '.' = padding slot):"]
     cells = [f"{k}:" + ("." if idx is None else "(" + ",".join(map(str, idx)) + ")")

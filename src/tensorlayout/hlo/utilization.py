@@ -26,7 +26,8 @@ import numpy as np
 from tensorlayout.hlo.analysis import OperandIndexing, output_to_input_indexing
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.indexing import Expr, IndexingMap, RangeEvaluator
-from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR
+from tensorlayout.indexing.evaluate import evaluate_columns
+from tensorlayout.indexing.expr import ADD, CONST, VAR
 
 __all__ = ["OperandUtilization", "domain_points", "eval_expr", "operand_utilization"]
 
@@ -56,41 +57,9 @@ class OperandUtilization:
 
 
 def eval_expr(e: Expr, values: Sequence[np.ndarray]) -> np.ndarray:
-    """Evaluate ``e`` on numpy arrays of variable values (floor division and Python mod)."""
-    cache: dict[Expr, np.ndarray] = {}
-
-    def go(x: Expr) -> np.ndarray:
-        got = cache.get(x)
-        if got is not None:
-            return got
-        k = x.kind
-        if k == CONST:
-            r = np.asarray(x.value, dtype=np.int64)
-        elif k == VAR:
-            r = values[x.value]
-        else:
-            assert x.lhs is not None and x.rhs is not None  # every other kind is binary
-            a, b = go(x.lhs), go(x.rhs)
-            if k == ADD:
-                r = a + b
-            elif k == MUL:
-                r = a * b
-            elif k == FLOORDIV:
-                r = np.floor_divide(a, b)
-            elif k == CEILDIV:
-                r = -np.floor_divide(-a, b)
-            elif k == MOD:
-                r = np.mod(a, b)
-            elif k == MAX:
-                r = np.maximum(a, b)
-            elif k == MIN:
-                r = np.minimum(a, b)
-            else:  # pragma: no cover
-                raise AssertionError(k)
-        cache[x] = r
-        return r
-
-    return go(e)
+    """Evaluate ``e`` on numpy arrays of variable values (floor division, XLA's mod; the value
+    at a point that divides by zero is unspecified: see :func:`evaluate_columns`)."""
+    return evaluate_columns(e, list(values))[0]
 
 
 def _used_vars(m: IndexingMap) -> list[int]:
@@ -138,8 +107,8 @@ def enumerate_map(m: IndexingMap) -> tuple[int, list[np.ndarray]]:
         values[k] = g.reshape(-1)
     keep = np.ones(count, dtype=bool)
     for e, iv in m.constraints.items():
-        val = np.broadcast_to(eval_expr(e, values), (count,))
-        keep &= (val >= iv.lower) & (val <= iv.upper)
+        val, undefined = evaluate_columns(e, values, safe=True)  # as constraints_satisfied
+        keep &= ~undefined & (val >= iv.lower) & (val <= iv.upper)
     values = [v[keep] if v.size == count else v for v in values]
     count = int(keep.sum())
     return count, [np.broadcast_to(eval_expr(r, values), (count,)) for r in m.results]

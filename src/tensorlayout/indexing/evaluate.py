@@ -30,10 +30,11 @@ def columns(points: np.ndarray) -> list[np.ndarray]:
 
 
 def evaluate_columns(e: Expr, cols: list[np.ndarray], safe: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``e`` at every row of ``cols`` (one object array per variable) and, per row, whether
+    """``e`` at every row of ``cols`` (one array per variable: exact-int object arrays, or int64
+    where the caller knows values fit) and, per row, whether
     the value is undefined: a division or mod by zero and, when ``safe``, what
     :meth:`Expr.safe_evaluate` also refuses (mod by a negative, int64 overflow)."""
-    n = len(cols[0]) if cols else 1
+    n = max((len(c) for c in cols), default=1)  # a column of one value broadcasts
     undefined = np.zeros(n, dtype=bool)
     dtype = cols[0].dtype if cols else np.dtype(object)
     out = _Walk(cols, dtype, safe, undefined).value(e)

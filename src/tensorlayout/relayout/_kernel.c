@@ -13,9 +13,10 @@
  *                (the (2,1)/(4,1)/(8,1) sub-tiles of XLA TPU layouts), vectorised;
  *   deinterleave the same with src and dst swapped;
  *   transpose    last axis contiguous in dst, the axis before it contiguous in src (a
- *                transposing layout: a column-major tile, a permuted rank-3 array): a 2-D
- *                copy in cache blocks of TB x TB items, so both sides' lines are reused
- *                from L1 while the block is in flight;
+ *                transposing layout: a column-major tile, a permuted rank-3 array), and
+ *                the axis before those when dst runs on over it: vector tiles (SSE2; AVX2
+ *                where the CPU has it, chosen at import) in blocks of one cache line per
+ *                row; large copies go through an L1 staging area and are streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
  * The GIL is released while copying, so callers may split a copy among threads.
@@ -29,6 +30,12 @@
 #define HAVE_STREAM 1
 #else
 #define HAVE_STREAM 0
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HAVE_AVX2_DISPATCH 1 /* AVX2 tiles compiled with a target attribute, used if the CPU has it */
+#else
+#define HAVE_AVX2_DISPATCH 0
 #endif
 
 #define MAX_DIMS 32
@@ -112,7 +119,8 @@ WEAVES(uint32_t)
 WEAVES(uint64_t)
 
 /* dst[i*da + j] = src[i + j*sb] over na x nb items (item units for the contiguous sides,
- * bytes for the strides da and sb), in TB x TB blocks. Inside a block the inner loop runs
+ * bytes for the strides da and sb), in TB x TB blocks: the scalar loop, for the edges the
+ * vector tiles below leave and for machines without SSE2. Inside a block the inner loop runs
  * along the side whose other stride is the smaller, so the far-apart rows (a different page
  * each) are visited once per block rather than once per item. */
 #define TB 16
@@ -146,8 +154,226 @@ TRANSPOSE(uint16_t)
 TRANSPOSE(uint32_t)
 TRANSPOSE(uint64_t)
 
-typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
 typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t};
+
+/* ---- vector transposes -------------------------------------------------------------------
+ * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
+ * of each source row b (at s + b*sb), b = 0..V-1. */
+typedef void (*tile_fn)(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb);
+
+#if HAVE_STREAM
+#define LD(p) _mm_loadu_si128((const __m128i *)(p))
+static inline void st128(char *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }
+
+static void tile_u8_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+{ /* 8 x 8 bytes: three rounds of unpacks, 8-byte stores */
+    __m128i r[8], t[4], u[4], v[4];
+    for (int b = 0; b < 8; b++) r[b] = _mm_loadl_epi64((const __m128i *)(s + b * sb));
+    for (int k = 0; k < 4; k++) t[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+    u[0] = _mm_unpacklo_epi16(t[0], t[1]);
+    u[1] = _mm_unpackhi_epi16(t[0], t[1]);
+    u[2] = _mm_unpacklo_epi16(t[2], t[3]);
+    u[3] = _mm_unpackhi_epi16(t[2], t[3]);
+    v[0] = _mm_unpacklo_epi32(u[0], u[2]);
+    v[1] = _mm_unpackhi_epi32(u[0], u[2]);
+    v[2] = _mm_unpacklo_epi32(u[1], u[3]);
+    v[3] = _mm_unpackhi_epi32(u[1], u[3]);
+    for (int k = 0; k < 4; k++) {
+        _mm_storel_epi64((__m128i *)(d + (2 * k) * da), v[k]);
+        _mm_storel_epi64((__m128i *)(d + (2 * k + 1) * da), _mm_unpackhi_epi64(v[k], v[k]));
+    }
+}
+
+static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+{ /* 8 x 8 two-byte items */
+    __m128i r[8], t[8], u[8];
+    for (int b = 0; b < 8; b++) r[b] = LD(s + b * sb);
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) { /* rows 0-3, then 4-7 */
+        __m128i *tt = t + 4 * h, *uu = u + 4 * h;
+        uu[0] = _mm_unpacklo_epi32(tt[0], tt[2]);
+        uu[1] = _mm_unpackhi_epi32(tt[0], tt[2]);
+        uu[2] = _mm_unpacklo_epi32(tt[1], tt[3]);
+        uu[3] = _mm_unpackhi_epi32(tt[1], tt[3]);
+    }
+    for (int k = 0; k < 4; k++) {
+        st128(d + (2 * k) * da, _mm_unpacklo_epi64(u[k], u[k + 4]));
+        st128(d + (2 * k + 1) * da, _mm_unpackhi_epi64(u[k], u[k + 4]));
+    }
+}
+
+static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+{ /* 4 x 4 four-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb), r2 = LD(s + 2 * sb), r3 = LD(s + 3 * sb);
+    __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+    __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+    st128(d, _mm_unpacklo_epi64(t0, t1));
+    st128(d + da, _mm_unpackhi_epi64(t0, t1));
+    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3));
+    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3));
+}
+
+static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+{ /* 2 x 2 eight-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb);
+    st128(d, _mm_unpacklo_epi64(r0, r1));
+    st128(d + da, _mm_unpackhi_epi64(r0, r1));
+}
+#endif
+
+#if HAVE_AVX2_DISPATCH
+__attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s, Py_ssize_t da,
+                                                          Py_ssize_t sb)
+{ /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
+    __m256 r[8], t[8], u[8];
+    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        __m256 *tt = t + 4 * h, *uu = u + 4 * h;
+        uu[0] = _mm256_shuffle_ps(tt[0], tt[2], 0x44);
+        uu[1] = _mm256_shuffle_ps(tt[0], tt[2], 0xEE);
+        uu[2] = _mm256_shuffle_ps(tt[1], tt[3], 0x44);
+        uu[3] = _mm256_shuffle_ps(tt[1], tt[3], 0xEE);
+    }
+    for (int k = 0; k < 4; k++) {
+        __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+        _mm256_storeu_ps((float *)(d + k * da), lo);
+        _mm256_storeu_ps((float *)(d + (k + 4) * da), hi);
+    }
+}
+
+__attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s, Py_ssize_t da,
+                                                          Py_ssize_t sb)
+{ /* 4 x 4 eight-byte items */
+    __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
+    __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
+    __m256d r3 = _mm256_loadu_pd((const double *)(s + 3 * sb));
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    for (int k = 0; k < 4; k++) _mm256_storeu_pd((double *)(d + k * da), o[k]);
+}
+#endif
+
+typedef struct {
+    tile_fn tile;    /* NULL: the scalar loop only */
+    int v;           /* tile side in items */
+} tiler_t;
+
+/* per item size (1, 2, 4, 8 bytes); upgraded at import where the CPU has AVX2 */
+static tiler_t tilers[4] = {
+#if HAVE_STREAM
+    {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},
+#else
+    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
+#endif
+};
+
+/* The transpose of transpose_T in vector tiles of V x V items, grouped in blocks of one
+ * cache line per row on both sides (so each source line is used whole while in L1, and each
+ * destination line is written whole by consecutive tiles: streamed stores then combine);
+ * the edges of na, nb that are not a multiple of V go through the scalar loop. */
+static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg)
+{
+    const tiler_t *t = &tilers[lg];
+    const Py_ssize_t it = (Py_ssize_t)1 << lg, v = t->v;
+    Py_ssize_t ea = na - na % v, eb = nb - nb % v;
+    if (t->tile == NULL || ea == 0 || eb == 0) {
+        transpose_table[lg](d, s, na, nb, da, sb);
+        return;
+    }
+    Py_ssize_t block = 64 / it > v ? 64 / it : v;
+    for (Py_ssize_t a0 = 0; a0 < ea; a0 += block) {
+        Py_ssize_t a1 = a0 + block < ea ? a0 + block : ea;
+        for (Py_ssize_t b0 = 0; b0 < eb; b0 += block) {
+            Py_ssize_t b1 = b0 + block < eb ? b0 + block : eb;
+            for (Py_ssize_t a = a0; a < a1; a += v)
+                for (Py_ssize_t b = b0; b < b1; b += v)
+                    t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb);
+        }
+    }
+    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
+    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+}
+
+/* Copy `bytes` to d: non-temporal stores for the 64-byte lines d's range covers whole, plain
+ * stores for the partial lines at both ends (a streamed partial line would be written to
+ * memory in pieces; the neighbouring copy completes it in the cache instead). */
+static void stream_lines(char *d, const char *s, size_t bytes)
+{
+#if HAVE_STREAM
+    uintptr_t a = (uintptr_t)d, head = (64 - (a & 63)) & 63;
+    if ((a & 15) == 0 && bytes >= head + 64) {
+        size_t body = (bytes - head) & ~(size_t)63;
+        memcpy(d, s, head);
+        for (size_t i = head; i < head + body; i += 16)
+            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
+        memcpy(d + head + body, s + head + body, bytes - head - body);
+        return;
+    }
+#endif
+    memcpy(d, s, bytes);
+}
+
+#define TSTAGE_BYTES 16384 /* L1 staging area of the streamed transposes */
+
+/* dst[a*da + (g*nb + b)*it] = src[a*it + b*sb + g*sg] for a < na, g < ng, b < nb: a transpose
+ * whose destination rows run on over g (ng = 1: no such axis). Rows of tiles go to an L1
+ * staging area (a source line's worth of rows at a time, so each source line is read once)
+ * and then to the destination in long sequential pieces, streamed past the cache: the
+ * destination is written once, line after line, whatever its alignment. */
+static void transpose_staged(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                             Py_ssize_t da, Py_ssize_t sb, Py_ssize_t sg, int lg)
+{
+    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    _Alignas(64) char stage[TSTAGE_BYTES];
+    Py_ssize_t rows = 64 / it < na ? 64 / it : na;                /* a rows per stage */
+    Py_ssize_t per = TSTAGE_BYTES / (rows * nb * it);              /* g per stage */
+    if (per < 1) {                                                 /* rows too long to stage */
+        for (Py_ssize_t g = 0; g < ng; g++)
+            transpose_tiled(d + g * nb * it, s + g * sg, na, nb, da, sb, lg);
+        return;
+    }
+    if (per > ng) per = ng;
+    for (Py_ssize_t a0 = 0; a0 < na; a0 += rows) {
+        Py_ssize_t ra = na - a0 < rows ? na - a0 : rows;
+        for (Py_ssize_t g0 = 0; g0 < ng; g0 += per) {
+            Py_ssize_t cg = ng - g0 < per ? ng - g0 : per, row = cg * nb * it;
+            for (Py_ssize_t g = 0; g < cg; g++)
+                transpose_tiled(stage + g * nb * it, s + (g0 + g) * sg + a0 * it, ra, nb, row, sb, lg);
+            char *out = d + a0 * da + g0 * nb * it;
+            if (da == row)
+                stream_lines(out, stage, (size_t)(ra * row));
+            else
+                for (Py_ssize_t a = 0; a < ra; a++) stream_lines(out + a * da, stage + a * row, (size_t)row);
+        }
+    }
+}
+
+/* Pick the widest tiles this CPU runs (called once at import). */
+static void choose_tilers(void)
+{
+#if HAVE_AVX2_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        tilers[2] = (tiler_t){tile_u32_avx2, 8};
+        tilers[3] = (tiler_t){tile_u64_avx2, 4};
+    }
+#endif
+}
+
+typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
 typedef void (*weave_fn)(char *, const char *, Py_ssize_t, Py_ssize_t);
 
 static int log2_small(Py_ssize_t x)
@@ -175,9 +401,6 @@ static weave_fn unweave_table[4][3] = {
 };
 static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
                                    strided_uint64_t};
-static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
-                                          transpose_uint64_t};
-
 static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,
                     Py_ssize_t bytes)
 {
@@ -194,12 +417,12 @@ typedef struct {
     Py_ssize_t bytes;     /* K_RUN: bytes per run */
     line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
     weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
-    transpose_fn transpose; /* K_TRANSPOSE */
+    int lg;               /* K_TRANSPOSE: log2 of the item size */
 } inner_t;
 
 static inner_t choose_inner(const plan_t *p)
 {
-    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, NULL};
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
     int lg = log2_small(item);
@@ -236,7 +459,9 @@ static inner_t choose_inner(const plan_t *p)
     if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
         in.kind = K_TRANSPOSE;
         in.inner = 2;
-        in.transpose = transpose_table[lg];
+        if (last >= 2 && p->shape[last - 2] > 1 && p->ds[last - 2] == n * item)
+            in.inner = 3; /* the destination rows run on over the axis before */
+        in.lg = lg;
         return in;
     }
     if (lg >= 0) {
@@ -287,7 +512,15 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
                 in->weave(d, s, shape[last - 1], p->ss[last]);
             break;
         case K_TRANSPOSE:
-            in->transpose(d, s, shape[last - 1], shape[last], p->ds[last - 1], p->ss[last]);
+        {
+            Py_ssize_t ng = in->inner == 3 ? shape[last - 2] : 1, sg = in->inner == 3 ? p->ss[last - 2] : 0;
+            Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
+            if (p->stream && ng == 1)
+                transpose_staged(d, s, ng, na, nb, da, sb, sg, in->lg);
+            else
+                for (Py_ssize_t g = 0; g < ng; g++)
+                    transpose_tiled(d + g * nb * p->item, s + g * sg, na, nb, da, sb, in->lg);
+        }
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
             in->weave(d, s, shape[last - 1], p->ds[last]);
@@ -460,4 +693,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "The relayout copy kernel (see _copy.py).", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void)
+{
+    choose_tilers();
+    return PyModule_Create(&module);
+}

@@ -17,7 +17,6 @@ __all__ = ["kernel_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
-TRANSPOSE_ROWS = 16  # far-apart rows a transposing block keeps in flight (a 64-byte line of 4-byte items)
 Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
 
 
@@ -79,28 +78,18 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
 
 def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical: bool) -> Pair:
     """A transposing box in the kernel's loop order: ``a`` (contiguous in the source) and ``b``
-    (contiguous in the destination) innermost, the outer axes by logical stride, so that
-    consecutive blocks continue the same logical rows. Of ``a`` and ``b``, the one that
-    steps across far-apart rows (pages) is split: ``TRANSPOSE_ROWS`` of its rows stay inner,
-    the rest moves outside the continuing axis, so those few rows' cache lines (which share
-    a cache set when the rows are a power of two apart) are used up before they are evicted.
+    (contiguous in the destination) innermost; just outside them the axis over which the
+    destination's rows run on, if there is one (the kernel then writes long rows); the other
+    axes outside by logical stride, so that consecutive blocks continue the same logical rows.
     """
-    n = pv.ndim
     item = pv.itemsize
-    ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
-    far = b if abs(ss[b]) > abs(ds[a]) else a
-    axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in range(n)]
-    outer = sorted((k for k in range(n) if k not in (a, b)), key=lambda k: -abs(lv.strides[k]))
-    order = [axes[k] for k in outer]
-    inner = [axes[a], axes[b]]
-    ext, ps, ls = axes[far]
-    rows = TRANSPOSE_ROWS
-    if order and ext > rows and ext % rows == 0 and max(abs(ps), abs(ls)) > 4 * rows * item:
-        inner[0 if far == a else 1] = (rows, ps, ls)
-        order.insert(len(order) - 1, (ext // rows, ps * rows, ls * rows))
-    shape = tuple(x[0] for x in (*order, *inner))
-    return (as_strided(pv, shape, tuple(x[1] for x in (*order, *inner))),
-            as_strided(lv, shape, tuple(x[2] for x in (*order, *inner))))
+    ds = pv.strides if to_physical else lv.strides
+    run = [k for k in range(pv.ndim) if k not in (a, b) and ds[k] == pv.shape[b] * item][:1]
+    outer = sorted((k for k in range(pv.ndim) if k not in (a, b, *run)), key=lambda k: -abs(lv.strides[k]))
+    order = (*outer, *run, a, b)
+    shape = tuple(pv.shape[k] for k in order)
+    return (as_strided(pv, shape, tuple(pv.strides[k] for k in order)),
+            as_strided(lv, shape, tuple(lv.strides[k] for k in order)))
 
 
 def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,

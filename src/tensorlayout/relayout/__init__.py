@@ -45,6 +45,7 @@ TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
 #: A physical buffer larger than this is refused before allocating (``LayoutError`` says how
 #: large); raise it for machines with more memory.
 MAX_BUFFER_BYTES = 1 << 40
+ALIGN_BYTES = 64  # buffers the library allocates start on a cache line
 
 
 def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
@@ -192,11 +193,14 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
 
 
 def _allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    """An empty array starting on a 64-byte cache line (the kernel streams whole lines)."""
+    size = prod(shape) * dtype.itemsize
     try:
-        return np.empty(shape, dtype=dtype)
+        raw = np.empty(size + ALIGN_BYTES, dtype=np.uint8)
     except MemoryError:
-        size = prod(shape) * dtype.itemsize
         raise LayoutError(f"{t}: {size} bytes for the result could not be allocated") from None
+    start = -raw.ctypes.data % ALIGN_BYTES
+    return raw[start:start + size].view(dtype).reshape(shape)
 
 
 def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:

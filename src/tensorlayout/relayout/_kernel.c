@@ -160,15 +160,20 @@ static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t,
 
 /* ---- vector transposes -------------------------------------------------------------------
  * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
- * of each source row b (at s + b*sb), b = 0..V-1. */
-typedef void (*tile_fn)(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb);
+ * of each source row b (at s + b*sb), b = 0..V-1. `nt`: non-temporal stores (the caller
+ * checked that every store is 16-byte aligned; the 1-byte tile ignores it). */
+typedef void (*tile_fn)(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt);
 
 #if HAVE_STREAM
 #define LD(p) _mm_loadu_si128((const __m128i *)(p))
-static inline void st128(char *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }
+static inline void st128(char *p, __m128i v, int nt)
+{
+    if (nt) _mm_stream_si128((__m128i *)p, v); else _mm_storeu_si128((__m128i *)p, v);
+}
 
-static void tile_u8_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+static void tile_u8_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
 { /* 8 x 8 bytes: three rounds of unpacks, 8-byte stores */
+    (void)nt;
     __m128i r[8], t[4], u[4], v[4];
     for (int b = 0; b < 8; b++) r[b] = _mm_loadl_epi64((const __m128i *)(s + b * sb));
     for (int k = 0; k < 4; k++) t[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
@@ -186,7 +191,7 @@ static void tile_u8_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
     }
 }
 
-static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
 { /* 8 x 8 two-byte items */
     __m128i r[8], t[8], u[8];
     for (int b = 0; b < 8; b++) r[b] = LD(s + b * sb);
@@ -202,33 +207,43 @@ static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
         uu[3] = _mm_unpackhi_epi32(tt[1], tt[3]);
     }
     for (int k = 0; k < 4; k++) {
-        st128(d + (2 * k) * da, _mm_unpacklo_epi64(u[k], u[k + 4]));
-        st128(d + (2 * k + 1) * da, _mm_unpackhi_epi64(u[k], u[k + 4]));
+        st128(d + (2 * k) * da, _mm_unpacklo_epi64(u[k], u[k + 4]), nt);
+        st128(d + (2 * k + 1) * da, _mm_unpackhi_epi64(u[k], u[k + 4]), nt);
     }
 }
 
-static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
 { /* 4 x 4 four-byte items */
     __m128i r0 = LD(s), r1 = LD(s + sb), r2 = LD(s + 2 * sb), r3 = LD(s + 3 * sb);
     __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
     __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-    st128(d, _mm_unpacklo_epi64(t0, t1));
-    st128(d + da, _mm_unpackhi_epi64(t0, t1));
-    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3));
-    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3));
+    st128(d, _mm_unpacklo_epi64(t0, t1), nt);
+    st128(d + da, _mm_unpackhi_epi64(t0, t1), nt);
+    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3), nt);
+    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3), nt);
 }
 
-static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
 { /* 2 x 2 eight-byte items */
     __m128i r0 = LD(s), r1 = LD(s + sb);
-    st128(d, _mm_unpacklo_epi64(r0, r1));
-    st128(d + da, _mm_unpackhi_epi64(r0, r1));
+    st128(d, _mm_unpacklo_epi64(r0, r1), nt);
+    st128(d + da, _mm_unpackhi_epi64(r0, r1), nt);
 }
 #endif
 
 #if HAVE_AVX2_DISPATCH
+__attribute__((target("avx2"))) static inline void st256(char *p, __m256i v, int nt)
+{ /* streamed as two 16-byte halves: a row of a tile need only be 16-byte aligned */
+    if (nt) {
+        _mm_stream_si128((__m128i *)p, _mm256_castsi256_si128(v));
+        _mm_stream_si128((__m128i *)(p + 16), _mm256_extracti128_si256(v, 1));
+    } else {
+        _mm256_storeu_si256((__m256i *)p, v);
+    }
+}
+
 __attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb)
+                                                          Py_ssize_t sb, int nt)
 { /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
     __m256 r[8], t[8], u[8];
     for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
@@ -246,13 +261,13 @@ __attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s
     for (int k = 0; k < 4; k++) {
         __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
         __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-        _mm256_storeu_ps((float *)(d + k * da), lo);
-        _mm256_storeu_ps((float *)(d + (k + 4) * da), hi);
+        st256(d + k * da, _mm256_castps_si256(lo), nt);
+        st256(d + (k + 4) * da, _mm256_castps_si256(hi), nt);
     }
 }
 
 __attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb)
+                                                          Py_ssize_t sb, int nt)
 { /* 4 x 4 eight-byte items */
     __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
     __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
@@ -261,7 +276,7 @@ __attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
     __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                     _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-    for (int k = 0; k < 4; k++) _mm256_storeu_pd((double *)(d + k * da), o[k]);
+    for (int k = 0; k < 4; k++) st256(d + k * da, _mm256_castpd_si256(o[k]), nt);
 }
 #endif
 
@@ -284,7 +299,7 @@ static tiler_t tilers[4] = {
  * destination line is written whole by consecutive tiles: streamed stores then combine);
  * the edges of na, nb that are not a multiple of V go through the scalar loop. */
 static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
-                            Py_ssize_t sb, int lg)
+                            Py_ssize_t sb, int lg, int nt)
 {
     const tiler_t *t = &tilers[lg];
     const Py_ssize_t it = (Py_ssize_t)1 << lg, v = t->v;
@@ -300,21 +315,91 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
             Py_ssize_t b1 = b0 + block < eb ? b0 + block : eb;
             for (Py_ssize_t a = a0; a < a1; a += v)
                 for (Py_ssize_t b = b0; b < b1; b += v)
-                    t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb);
+                    t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb, nt);
         }
     }
     if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
     if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
 }
 
-/* Copy `bytes` to d: non-temporal stores for the 64-byte lines d's range covers whole, plain
- * stores for the partial lines at both ends (a streamed partial line would be written to
- * memory in pieces; the neighbouring copy completes it in the cache instead). */
-static void stream_lines(char *d, const char *s, size_t bytes)
+#ifndef TSTAGE_BYTES
+#define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
+#endif
+
+/* Move a staged strip of rows to the destination: 64-byte rows with non-temporal stores
+ * when `nt` (the caller checked that every row is one whole cache line), else memcpy. */
+static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows, size_t bytes, int nt)
 {
 #if HAVE_STREAM
-    uintptr_t a = (uintptr_t)d, head = (64 - (a & 63)) & 63;
-    if ((a & 15) == 0 && bytes >= head + 64) {
+    if (nt) {
+        for (Py_ssize_t a = 0; a < rows; a++)
+            for (int k = 0; k < 64; k += 16)
+                _mm_stream_si128((__m128i *)(out + a * da + k), _mm_load_si128((const __m128i *)(in + a * 64 + k)));
+        return;
+    }
+#endif
+    (void)nt;
+    for (Py_ssize_t a = 0; a < rows; a++) memcpy(out + a * da, in + a * 64, bytes);
+}
+
+/* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
+ * destination's contiguous axis b in strips of one cache line (the first strip up to d's
+ * first line boundary), each strip over all of g, so a few source rows are read along. A
+ * strip of four source lines' worth of g goes through an L1 stage, filled so that each
+ * source line is read whole at once (also when the rows start mid-line), then written out line by line, streamed past the
+ * cache when asked and the strip covers whole lines. */
+static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg, int stream)
+{
+    const Py_ssize_t it = (Py_ssize_t)1 << lg, w = 64 / it;
+    const tiler_t *t = &tilers[lg];
+    const Py_ssize_t v = t->v;
+    _Alignas(64) char stage[TSTAGE_BYTES];
+    int nt_ok = stream && ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);
+    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / it;
+    Py_ssize_t gp = na * it >= 256 ? 1 : (256 + na * it - 1) / (na * it); /* g per 4 source lines */
+    if (gp > ng) gp = ng;
+    Py_ssize_t ac = TSTAGE_BYTES / 64 / gp;                              /* a per stage */
+    if (ac > na) ac = na;
+    if (ac > v) ac -= ac % v;
+    for (Py_ssize_t b0 = 0, b1; b0 < nb; b0 = b1) {
+        b1 = b0 == 0 && head ? head : b0 + w;
+        if (b1 > nb) b1 = nb;
+        Py_ssize_t bw = b1 - b0;
+        int nt = nt_ok && bw == w;
+        for (Py_ssize_t g0 = 0; g0 < ng; g0 += gp) {
+            Py_ssize_t cg = ng - g0 < gp ? ng - g0 : gp;
+            for (Py_ssize_t a0 = 0; a0 < na; a0 += ac) {
+                Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
+                const char *in = s + (g0 * na + a0) * it + b0 * sb;
+                Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+                for (Py_ssize_t bt = 0; bt < eb; bt += v)
+                    for (Py_ssize_t g = 0; g < cg; g++)
+                        for (Py_ssize_t at = 0; at < ea; at += v)
+                            t->tile(stage + (g * ra + at) * 64 + bt * it, in + (g * na + at) * it + bt * sb,
+                                    64, sb, 0);
+                for (Py_ssize_t g = 0; g < cg; g++) { /* the edges the tiles leave */
+                    char *st = stage + g * ra * 64;
+                    const char *sr = in + g * na * it;
+                    transpose_table[lg](st + eb * it, sr + eb * sb, ra, bw - eb, 64, sb);
+                    transpose_table[lg](st + ea * 64, sr + ea * it, ra - ea, eb, 64, sb);
+                }
+                for (Py_ssize_t g = 0; g < cg; g++)
+                    flush_rows(d + (g0 + g) * dg + a0 * da + b0 * it, da, stage + g * ra * 64, ra,
+                               (size_t)(bw * it), nt);
+            }
+        }
+    }
+}
+
+/* Copy `bytes` to d: with `nt`, non-temporal stores for the 64-byte lines the range covers
+ * whole and plain stores for the partial lines at both ends (a streamed partial line would
+ * reach memory in pieces; the neighbouring copy completes it in the cache instead). */
+static void stream_span(char *d, const char *s, size_t bytes, int nt)
+{
+#if HAVE_STREAM
+    uintptr_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (nt && ((uintptr_t)d & 15) == 0 && bytes >= head + 64) {
         size_t body = (bytes - head) & ~(size_t)63;
         memcpy(d, s, head);
         for (size_t i = head; i < head + body; i += 16)
@@ -323,41 +408,56 @@ static void stream_lines(char *d, const char *s, size_t bytes)
         return;
     }
 #endif
+    (void)nt;
     memcpy(d, s, bytes);
 }
 
-#define TSTAGE_BYTES 16384 /* L1 staging area of the streamed transposes */
+#ifndef WINDOW_BYTES
+#define WINDOW_BYTES 128
+#endif /* destination row bytes per staged window */
 
-/* dst[a*da + (g*nb + b)*it] = src[a*it + b*sb + g*sg] for a < na, g < ng, b < nb: a transpose
- * whose destination rows run on over g (ng = 1: no such axis). Rows of tiles go to an L1
- * staging area (a source line's worth of rows at a time, so each source line is read once)
- * and then to the destination in long sequential pieces, streamed past the cache: the
- * destination is written once, line after line, whatever its alignment. */
-static void transpose_staged(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
-                             Py_ssize_t da, Py_ssize_t sb, Py_ssize_t sg, int lg)
+/* The destination rows of a transpose run on over an axis g (dst stride nb*it): the
+ * source's contiguous axis a in strips of one source line, each strip along its
+ * destination rows in windows of WINDOW_BYTES that end on the first row's cache lines. A
+ * window's pieces of g (and the pieces it cuts, whole) go through an L1 stage, each source
+ * line read whole, then out row by row (streamed past the cache when `nt`). Returns 0 when
+ * the rows are too long for the stage (the caller copies tile by tile instead). */
+static int windows_dst_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                           Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg, int nt)
 {
-    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    const Py_ssize_t it = (Py_ssize_t)1 << lg, piece = nb * it, total = ng * piece;
+    const Py_ssize_t m = (Py_ssize_t)((uintptr_t)d & 63), need = WINDOW_BYTES + 2 * piece;
+    Py_ssize_t rows = na * need <= TSTAGE_BYTES ? na : 64 / it < na ? 64 / it : na;
     _Alignas(64) char stage[TSTAGE_BYTES];
-    Py_ssize_t rows = 64 / it < na ? 64 / it : na;                /* a rows per stage */
-    Py_ssize_t per = TSTAGE_BYTES / (rows * nb * it);              /* g per stage */
-    if (per < 1) {                                                 /* rows too long to stage */
-        for (Py_ssize_t g = 0; g < ng; g++)
-            transpose_tiled(d + g * nb * it, s + g * sg, na, nb, da, sb, lg);
-        return;
-    }
-    if (per > ng) per = ng;
+    if (rows * need > TSTAGE_BYTES) return 0;
     for (Py_ssize_t a0 = 0; a0 < na; a0 += rows) {
         Py_ssize_t ra = na - a0 < rows ? na - a0 : rows;
-        for (Py_ssize_t g0 = 0; g0 < ng; g0 += per) {
-            Py_ssize_t cg = ng - g0 < per ? ng - g0 : per, row = cg * nb * it;
-            for (Py_ssize_t g = 0; g < cg; g++)
-                transpose_tiled(stage + g * nb * it, s + (g0 + g) * sg + a0 * it, ra, nb, row, sb, lg);
-            char *out = d + a0 * da + g0 * nb * it;
-            if (da == row)
-                stream_lines(out, stage, (size_t)(ra * row));
-            else
-                for (Py_ssize_t a = 0; a < ra; a++) stream_lines(out + a * da, stage + a * row, (size_t)row);
+        for (Py_ssize_t x0 = 0, x1; x0 < total; x0 = x1) {
+            x1 = ((x0 + m) / WINDOW_BYTES + 1) * WINDOW_BYTES - m;
+            if (x1 > total) x1 = total;
+            Py_ssize_t ga = x0 / piece, gb = (x1 + piece - 1) / piece, width = (gb - ga) * piece;
+            for (Py_ssize_t g = ga; g < gb; g++)
+                transpose_tiled(stage + (g - ga) * piece, s + g * sg + a0 * it, ra, nb, width, sb, lg, 0);
+            for (Py_ssize_t a = 0; a < ra; a++)
+                stream_span(d + (a0 + a) * da + x0, stage + a * width + (x0 - ga * piece), (size_t)(x1 - x0), nt);
         }
+    }
+    return 1;
+}
+
+/* dst[g*dg + a*da + b*it] = src[g*sg + a*it + b*sb] for g < ng, a < na, b < nb, streamed:
+ * where the source rows run on over g (sg = na*it, or ng = 1) in strips along the
+ * destination's lines; where the destination rows run on over g (dg = nb*it), in windows
+ * along them; else tile by tile. */
+static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                               Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    if (ng == 1 || sg == na * it) {
+        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg, 1);
+    } else if (dg != nb * it || !windows_dst_run(d, s, ng, na, nb, da, sg, sb, lg, 1)) {
+        for (Py_ssize_t g = 0; g < ng; g++)
+            transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
     }
 }
 
@@ -459,8 +559,9 @@ static inner_t choose_inner(const plan_t *p)
     if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
         in.kind = K_TRANSPOSE;
         in.inner = 2;
-        if (last >= 2 && p->shape[last - 2] > 1 && p->ds[last - 2] == n * item)
-            in.inner = 3; /* the destination rows run on over the axis before */
+        if (last >= 2 && p->shape[last - 2] > 1
+            && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
+            in.inner = 3; /* the destination's or the source's rows run on over the axis before */
         in.lg = lg;
         return in;
     }
@@ -513,13 +614,15 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             break;
         case K_TRANSPOSE:
         {
-            Py_ssize_t ng = in->inner == 3 ? shape[last - 2] : 1, sg = in->inner == 3 ? p->ss[last - 2] : 0;
+            int three = in->inner == 3;
+            Py_ssize_t ng = three ? shape[last - 2] : 1, sg = three ? p->ss[last - 2] : 0;
+            Py_ssize_t dg = three ? p->ds[last - 2] : 0;
             Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
-            if (p->stream && ng == 1)
-                transpose_staged(d, s, ng, na, nb, da, sb, sg, in->lg);
+            if (p->stream)
+                transpose_streamed(d, s, ng, na, nb, dg, da, sg, sb, in->lg);
             else
                 for (Py_ssize_t g = 0; g < ng; g++)
-                    transpose_tiled(d + g * nb * p->item, s + g * sg, na, nb, da, sb, in->lg);
+                    transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, in->lg, 0);
         }
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */

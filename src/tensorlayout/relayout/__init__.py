@@ -24,8 +24,9 @@ import numpy as np
 
 from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
-from tensorlayout.relayout._copy import copy_in, copy_out, has_fast_path
+from tensorlayout.relayout._copy import copy_direct, copy_in, copy_out, has_fast_path
 from tensorlayout.relayout._cute import as_target, from_cute
+from tensorlayout.relayout._direct import is_direct
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
@@ -170,6 +171,8 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     """Convert ``data``, the physical buffer under ``src``, into the buffer under ``dst``.
 
     ``src=None`` means ``data`` is the logical array; ``dst=None`` returns the logical array.
+    Between two strided targets whose tilings nest (all power-of-two tilings do) the copy
+    goes from buffer to buffer in one pass; otherwise through the logical array.
 
     >>> import numpy as np
     >>> buf = to_physical(np.arange(6, dtype=np.int32).reshape(2, 3), "s32[2,3]{0,1}")
@@ -188,8 +191,25 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
                               f"dtype {logical.dtype}")
         np.copyto(out, logical)
         return out
+    if src is not None and is_direct(as_target(src), as_target(dst)):
+        return _relayout_direct(data, as_target(src), as_target(dst), pad_value, out, threads)
     logical = np.asarray(data) if src is None else from_physical(data, src, threads=threads)
     return to_physical(logical, dst, pad_value, out=out, threads=threads)
+
+
+def _relayout_direct(data: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget, pad_value: object,
+                     out: np.ndarray | None, threads: int | None) -> np.ndarray:
+    """``relayout`` in one pass from buffer to buffer (the targets' radices nest)."""
+    b = np.ascontiguousarray(data).reshape(-1)
+    _check_width(b.dtype, src)
+    _check_width(b.dtype, dst)
+    if b.size != src.physical_elements:
+        raise LayoutError(f"{src}: expected a buffer of {src.physical_elements} elements, but got {b.size}")
+    _check_pad(pad_value, b.dtype, dst)
+    _check_size(dst, b.dtype.itemsize)
+    buf = _out_buffer(out, dst.physical_elements, b.dtype, dst)
+    copy_direct(b, buf, src, dst, pad_value, threads)
+    return buf if out is None else out
 
 
 def _allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:

@@ -13,7 +13,7 @@ from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, box_views
 
-__all__ = ["kernel_tasks"]
+__all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
@@ -93,18 +93,28 @@ def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical
 
 
 def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
-                  to_physical: bool, pieces: int) -> list[Task]:
+                 to_physical: bool, pieces: int) -> list[Task]:
     """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
     depend only on both arrays' strides, so they are cached on the target."""
     cache: dict[tuple, list[Task]] = target._cache.setdefault("kernel_tasks", {})
     key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
-    if key in cache:
-        return cache[key]
+    if key not in cache:
+        if len(cache) >= 16:  # a few stride patterns per target are plenty
+            cache.clear()
+        pairs = [box_views(box, logical, buf) for box in plan.data]
+        cache[key] = pair_tasks(pairs, logical, buf, to_physical, pieces)
+    return cache[key]
+
+
+def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,
+               pieces: int) -> list[Task]:
+    """The kernel's tasks for (physical, logical) view pairs over ``buf`` and ``logical``:
+    each in the kernel's loop order, split into ``pieces`` along its outer axis."""
     base_l, base_b = _address(logical), _address(buf)
     tasks: list[Task] = []
-    for box in plan.data:
-        p, q = _kernel_views(*box_views(box, logical, buf), to_physical)
+    for pv, lv in pairs:
+        p, q = _kernel_views(pv, lv, to_physical)
         step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
         parts = [(p, q)] if step is None else \
             [(p[i:i + step], q[i:i + step]) for i in range(0, p.shape[0], step)]
@@ -113,9 +123,6 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
             logi = (_address(qq) - base_l, qq.strides)
             (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
             tasks.append((d_off, s_off, pp.shape, d_st, s_st))
-    if len(cache) >= 16:  # a few stride patterns per target are plenty
-        cache.clear()
-    cache[key] = tasks
     return tasks
 
 

@@ -69,8 +69,18 @@ def _check_pad(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> No
 
     Integers must be in the dtype's range (the packed width's for sub-byte targets), reals
     need no imaginary part, and integer buffers take no fraction; a ``bool`` buffer takes
-    any real number as its truth value, as numpy does.
+    any real number as its truth value, as numpy does. Plain ints already accepted for a
+    dtype are remembered on the target (small copies pay per call).
     """
+    seen: set[tuple[np.dtype, int]] = target._cache.setdefault("pads", set())
+    if type(pad_value) is int and (dtype, pad_value) in seen:
+        return
+    _check_pad_value(pad_value, dtype, target)
+    if type(pad_value) is int and len(seen) < 64:
+        seen.add((dtype, pad_value))
+
+
+def _check_pad_value(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> None:
     value = _number(pad_value)
     if value is not None and dtype.kind == "b" and not target.packed_bits:
         value = None if isinstance(value, complex) else value
@@ -229,7 +239,7 @@ def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarg
     if not isinstance(out, np.ndarray) or out.size != n or out.dtype != dtype \
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
-    return out.reshape(-1)
+    return out if out.ndim == 1 else out.reshape(-1)
 
 
 # -- sub-byte packing ---------------------------------------------------------------------

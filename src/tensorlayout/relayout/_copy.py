@@ -67,11 +67,13 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
     workers = thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
     if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
             and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
-        work = tasks(2 * workers if workers > 1 else 1)
         dst, src = (buf, logical) if to_physical else (logical, buf)
         stream = nbytes >= STREAM_MIN_BYTES
+        if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
+            _kernel.copy(dst, src, tasks(1), stream)
+            return
         kernel = _kernel
-        share(workers, work, lambda chunk: kernel.copy(dst, src, chunk, stream))
+        share(workers, tasks(2 * workers), lambda chunk: kernel.copy(dst, src, chunk, stream))
         return
     todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
     share(workers, todo, _numpy_copies)

@@ -121,4 +121,7 @@ def copy_plan(target: PhysicalTarget) -> Plan:
 
 def has_fast_path(target: PhysicalTarget) -> bool:
     """True when the target copies through strided views (else a gather with offsets)."""
-    return target.digits is not None and target.size > 0
+    fast = target._cache.get("fast_path")
+    if fast is None:
+        fast = target._cache["fast_path"] = target.digits is not None and target.size > 0
+    return bool(fast)

@@ -322,9 +322,7 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
     if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
 }
 
-#ifndef TSTAGE_BYTES
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
-#endif
 
 /* Move a staged strip of rows to the destination: 64-byte rows with non-temporal stores
  * when `nt` (the caller checked that every row is one whole cache line), else memcpy. */
@@ -392,70 +390,17 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
     }
 }
 
-/* Copy `bytes` to d: with `nt`, non-temporal stores for the 64-byte lines the range covers
- * whole and plain stores for the partial lines at both ends (a streamed partial line would
- * reach memory in pieces; the neighbouring copy completes it in the cache instead). */
-static void stream_span(char *d, const char *s, size_t bytes, int nt)
-{
-#if HAVE_STREAM
-    uintptr_t head = (64 - ((uintptr_t)d & 63)) & 63;
-    if (nt && ((uintptr_t)d & 15) == 0 && bytes >= head + 64) {
-        size_t body = (bytes - head) & ~(size_t)63;
-        memcpy(d, s, head);
-        for (size_t i = head; i < head + body; i += 16)
-            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
-        memcpy(d + head + body, s + head + body, bytes - head - body);
-        return;
-    }
-#endif
-    (void)nt;
-    memcpy(d, s, bytes);
-}
-
-#ifndef WINDOW_BYTES
-#define WINDOW_BYTES 128
-#endif /* destination row bytes per staged window */
-
-/* The destination rows of a transpose run on over an axis g (dst stride nb*it): the
- * source's contiguous axis a in strips of one source line, each strip along its
- * destination rows in windows of WINDOW_BYTES that end on the first row's cache lines. A
- * window's pieces of g (and the pieces it cuts, whole) go through an L1 stage, each source
- * line read whole, then out row by row (streamed past the cache when `nt`). Returns 0 when
- * the rows are too long for the stage (the caller copies tile by tile instead). */
-static int windows_dst_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
-                           Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg, int nt)
-{
-    const Py_ssize_t it = (Py_ssize_t)1 << lg, piece = nb * it, total = ng * piece;
-    const Py_ssize_t m = (Py_ssize_t)((uintptr_t)d & 63), need = WINDOW_BYTES + 2 * piece;
-    Py_ssize_t rows = na * need <= TSTAGE_BYTES ? na : 64 / it < na ? 64 / it : na;
-    _Alignas(64) char stage[TSTAGE_BYTES];
-    if (rows * need > TSTAGE_BYTES) return 0;
-    for (Py_ssize_t a0 = 0; a0 < na; a0 += rows) {
-        Py_ssize_t ra = na - a0 < rows ? na - a0 : rows;
-        for (Py_ssize_t x0 = 0, x1; x0 < total; x0 = x1) {
-            x1 = ((x0 + m) / WINDOW_BYTES + 1) * WINDOW_BYTES - m;
-            if (x1 > total) x1 = total;
-            Py_ssize_t ga = x0 / piece, gb = (x1 + piece - 1) / piece, width = (gb - ga) * piece;
-            for (Py_ssize_t g = ga; g < gb; g++)
-                transpose_tiled(stage + (g - ga) * piece, s + g * sg + a0 * it, ra, nb, width, sb, lg, 0);
-            for (Py_ssize_t a = 0; a < ra; a++)
-                stream_span(d + (a0 + a) * da + x0, stage + a * width + (x0 - ga * piece), (size_t)(x1 - x0), nt);
-        }
-    }
-    return 1;
-}
-
 /* dst[g*dg + a*da + b*it] = src[g*sg + a*it + b*sb] for g < ng, a < na, b < nb, streamed:
  * where the source rows run on over g (sg = na*it, or ng = 1) in strips along the
- * destination's lines; where the destination rows run on over g (dg = nb*it), in windows
- * along them; else tile by tile. */
+ * destination's lines; else tile by tile (staging the other case, destination rows that
+ * run on over g, through L1 in windows measured no faster here). */
 static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                                Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
 {
     const Py_ssize_t it = (Py_ssize_t)1 << lg;
     if (ng == 1 || sg == na * it) {
         strips_src_run(d, s, ng, na, nb, dg, da, sb, lg, 1);
-    } else if (dg != nb * it || !windows_dst_run(d, s, ng, na, nb, da, sg, sb, lg, 1)) {
+    } else {
         for (Py_ssize_t g = 0; g < ng; g++)
             transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
     }

@@ -14,9 +14,10 @@
  *   deinterleave the same with src and dst swapped;
  *   transpose    last axis contiguous in dst, the axis before it contiguous in src (a
  *                transposing layout: a column-major tile, a permuted rank-3 array), and
- *                the axis before those when dst runs on over it: vector tiles (SSE2; AVX2
- *                where the CPU has it, chosen at import) in blocks of one cache line per
- *                row; large copies go through an L1 staging area and are streamed out;
+ *                the axis before those when either side's rows run on over it: vector
+ *                tiles (SSE2; AVX2 where the CPU has it, chosen at import) in blocks of
+ *                one cache line per row; large copies whose source rows run on go in
+ *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
  * The GIL is released while copying, so callers may split a copy among threads.
@@ -344,16 +345,16 @@ static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows
  * destination's contiguous axis b in strips of one cache line (the first strip up to d's
  * first line boundary), each strip over all of g, so a few source rows are read along. A
  * strip of four source lines' worth of g goes through an L1 stage, filled so that each
- * source line is read whole at once (also when the rows start mid-line), then written out line by line, streamed past the
- * cache when asked and the strip covers whole lines. */
+ * source line is read whole at once (also when the rows start mid-line), then written out
+ * line by line, streamed past the cache where the strip covers whole lines. */
 static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
-                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg, int stream)
+                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
     const Py_ssize_t it = (Py_ssize_t)1 << lg, w = 64 / it;
     const tiler_t *t = &tilers[lg];
     const Py_ssize_t v = t->v;
     _Alignas(64) char stage[TSTAGE_BYTES];
-    int nt_ok = stream && ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);
+    int nt_ok = ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);
     Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / it;
     Py_ssize_t gp = na * it >= 256 ? 1 : (256 + na * it - 1) / (na * it); /* g per 4 source lines */
     if (gp > ng) gp = ng;
@@ -399,7 +400,7 @@ static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t
 {
     const Py_ssize_t it = (Py_ssize_t)1 << lg;
     if (ng == 1 || sg == na * it) {
-        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg, 1);
+        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
     } else {
         for (Py_ssize_t g = 0; g < ng; g++)
             transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import tensorlayout.relayout._copy as engine
 from tensorlayout.cute import tla
 from tensorlayout.errors import LayoutError
+from tensorlayout.relayout import _direct as direct
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 from tensorlayout.relayout._direct import common_digits, is_direct
 
@@ -22,7 +23,9 @@ LAYOUTS = ["{1,0:T(8,128)(2,1)}", "{0,1:T(8,128)(2,1)}", "{1,0}", "{0,1}", "{1,0
 
 @pytest.fixture(params=["kernel", "kernel-streamed", "numpy"])
 def engine_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The copy engine, and every nesting pair copied in one pass (short runs included)."""
     mode: str = request.param
+    monkeypatch.setattr(direct, "MIN_RUN", 1)
     if mode != "numpy" and not engine.kernel_available():
         pytest.skip("the C copy kernel was not built (no compiler at install time)")
     monkeypatch.setattr(engine, "USE_KERNEL", mode != "numpy")
@@ -37,7 +40,7 @@ def engine_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 def test_direct_relayout_matches_the_two_pass_recipe(engine_mode: str, src: str, dst: str, rows: int,
                                                      cols: int, threads: int, pad: int) -> None:
     s, d = as_target(f"u16[{rows},{cols}]{src}"), as_target(f"u16[{rows},{cols}]{dst}")
-    assert is_direct(s, d)  # power-of-two tilings nest
+    assert is_direct(s, d)  # power-of-two tilings nest (MIN_RUN is 1 here)
     data = np.random.default_rng(rows * cols).integers(0, 60000, (rows, cols)).astype(np.uint16)
     buf = to_physical(data, s, pad_value=7)
     want = to_physical(data, d, pad_value=pad)
@@ -115,3 +118,11 @@ def test_an_output_aliasing_the_input_is_read_before_the_padding_is_written() ->
     data = store[:15].reshape(3, 5)
     want = to_physical(data.copy(), text, pad_value=-1)
     assert np.array_equal(to_physical(data, text, pad_value=-1, out=store), want)
+
+
+def test_short_runs_against_each_other_take_the_two_pass_path() -> None:
+    # a (2,1) sub-tile against a transposed one leaves 2x2 kernel tiles: two passes are faster
+    s = as_target("bf16[64,256]{1,0:T(8,128)(2,1)}")
+    assert not is_direct(s, as_target("bf16[64,256]{0,1:T(8,128)(2,1)}"))
+    assert is_direct(s, as_target("bf16[64,256]{1,0:T(16,128)(2,1)}"))  # the same runs
+    assert is_direct(as_target("f32[64,256]{1,0:T(8,128)}"), as_target("f32[64,256]{0,1:T(8,128)}"))

@@ -49,9 +49,22 @@ def common_digits(src: tuple[Digit, ...], dst: tuple[Digit, ...], n: int) -> Ref
     return [(hi // lo, _stride(src, lo), _stride(dst, lo)) for lo, hi in zip(blocks, ends)][::-1]
 
 
+#: The one-pass copy pays off when the runs contiguous on each side are this long (in
+#: elements) or are the same run: shorter ones (a (2,1) sub-tile against another) leave the
+#: kernel 2x2 tiles, slower than two passes through the logical array.
+MIN_RUN = 8
+
+
 def is_direct(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
-    """True when ``relayout`` can copy ``src`` to ``dst`` in one pass (cached on ``dst``)."""
-    return _refined(src, dst) is not None
+    """True when ``relayout`` copies ``src`` to ``dst`` in one pass (cached on ``dst``): the
+    tilings nest and the contiguous runs are long enough (``MIN_RUN``)."""
+    refined = _refined(src, dst)
+    if refined is None:
+        return False
+    digits = [digit for dim in refined for digit in dim if digit[0] > 1]
+    src_run = [digit for digit in digits if digit[1] == 1]
+    dst_run = [digit for digit in digits if digit[2] == 1]
+    return src_run == dst_run or all(d[0] >= MIN_RUN for d in (*src_run, *dst_run))
 
 
 def _refined(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:

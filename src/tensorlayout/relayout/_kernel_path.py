@@ -79,12 +79,15 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
 def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical: bool) -> Pair:
     """A transposing box in the kernel's loop order: ``a`` (contiguous in the source) and ``b``
     (contiguous in the destination) innermost; just outside them the axis over which the
-    destination's rows run on, if there is one (the kernel then writes long rows); the other
-    axes outside by logical stride, so that consecutive blocks continue the same logical rows.
+    source's rows run on, else the one over which the destination's do, if there is one (the
+    kernel streams the first kind in strips of destination lines); the other axes outside by
+    logical stride, so that consecutive blocks continue the same logical rows.
     """
     item = pv.itemsize
-    ds = pv.strides if to_physical else lv.strides
-    run = [k for k in range(pv.ndim) if k not in (a, b) and ds[k] == pv.shape[b] * item][:1]
+    ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
+    others = [k for k in range(pv.ndim) if k not in (a, b)]
+    run = ([k for k in others if ss[k] == pv.shape[a] * item]
+           or [k for k in others if ds[k] == pv.shape[b] * item])[:1]
     outer = sorted((k for k in range(pv.ndim) if k not in (a, b, *run)), key=lambda k: -abs(lv.strides[k]))
     order = (*outer, *run, a, b)
     shape = tuple(pv.shape[k] for k in order)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import tensorlayout.relayout._copy as engine
 from tensorlayout.cute import tla
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout import _direct as direct
@@ -21,27 +20,20 @@ LAYOUTS = ["{1,0:T(8,128)(2,1)}", "{0,1:T(8,128)(2,1)}", "{1,0}", "{0,1}", "{1,0
            "{0,1:T(4,2)(2,1)}", "{1,0:T(16,16)}", "{0,1:T(8,128)}", "{1,0:T(4,128)(2,1)}"]
 
 
-@pytest.fixture(params=["kernel", "kernel-streamed", "numpy"])
-def engine_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The copy engine, and every nesting pair copied in one pass (short runs included)."""
-    mode: str = request.param
+@pytest.fixture
+def one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every nesting pair copied in one pass, short runs too (so the one-pass copier is tested)."""
     monkeypatch.setattr(direct, "MIN_RUN", 1)
-    if mode != "numpy" and not engine.kernel_available():
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    monkeypatch.setattr(engine, "USE_KERNEL", mode != "numpy")
-    monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1 if mode == "kernel-streamed" else 1 << 60)
-    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
-    return mode
 
 
 @settings(suppress_health_check=list(HealthCheck), max_examples=60, deadline=None)
 @given(src=st.sampled_from(LAYOUTS), dst=st.sampled_from(LAYOUTS), rows=st.integers(1, 40),
        cols=st.integers(1, 300), threads=st.sampled_from([1, 3]), pad=st.integers(0, 9))
-def test_direct_relayout_matches_the_two_pass_recipe(engine_mode: str, src: str, dst: str, rows: int,
-                                                     cols: int, threads: int, pad: int) -> None:
+def test_direct_relayout_matches_the_two_pass_recipe(engine_mode: str, one_pass: None, src: str, dst: str,
+                                                     rows: int, cols: int, threads: int, pad: int) -> None:
     s, d = as_target(f"u16[{rows},{cols}]{src}"), as_target(f"u16[{rows},{cols}]{dst}")
     assert is_direct(s, d)  # power-of-two tilings nest (MIN_RUN is 1 here)
-    data = np.random.default_rng(rows * cols).integers(0, 60000, (rows, cols)).astype(np.uint16)
+    data: np.ndarray = np.random.default_rng(rows * cols).integers(0, 60000, (rows, cols)).astype(np.uint16)
     buf = to_physical(data, s, pad_value=7)
     want = to_physical(data, d, pad_value=pad)
     got = relayout(buf, s, d, pad_value=pad, threads=threads)
@@ -50,10 +42,10 @@ def test_direct_relayout_matches_the_two_pass_recipe(engine_mode: str, src: str,
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64, np.complex128])
-def test_direct_relayout_every_width_and_tla(engine_mode: str, dtype: type) -> None:
+def test_direct_relayout_every_width_and_tla(engine_mode: str, one_pass: None, dtype: type) -> None:
     bits = np.dtype(dtype).itemsize * 8
     name = {8: "u8", 32: "f32", 64: "f64", 128: "c128"}[bits]
-    data = np.random.default_rng(bits).integers(0, 100, (37, 70)).astype(dtype)
+    data: np.ndarray = np.random.default_rng(bits).integers(0, 100, (37, 70)).astype(dtype)
     s, d = f"{name}[37,70]{{0,1:T(8,8)}}", f"{name}[37,70]{{1,0:T(4,16)(2,1)}}"
     assert np.array_equal(relayout(to_physical(data, s), s, d), to_physical(data, d))
     zn = tla.make_format("zN", 37, 70, "f16")
@@ -64,7 +56,7 @@ def test_direct_relayout_every_width_and_tla(engine_mode: str, dtype: type) -> N
 
 
 @pytest.mark.parametrize("how", ["reversed", "strided", "readonly", "aliased-out"])
-def test_direct_relayout_odd_buffers(engine_mode: str, how: str) -> None:
+def test_direct_relayout_odd_buffers(engine_mode: str, one_pass: None, how: str) -> None:
     s, d = "s32[20,40]{1,0:T(8,8)}", "s32[20,40]{0,1:T(4,8)}"
     data = np.arange(800, dtype=np.int32).reshape(20, 40)
     buf, want = to_physical(data, s), to_physical(data, d)

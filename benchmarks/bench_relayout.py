@@ -2,11 +2,15 @@
 physical layouts), each timed side by side with ``np.copyto`` of max(logical, physical) bytes
 between two ready buffers — the physical limit of any relayout.
 
-Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING]``. Prints, per
+Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--threads N]
+[--align64]``. Prints, per
 layout and direction, the best times and the ratio ours / copy (the median over rounds in
 which ours and the copy run one after the other, robust to a noisy machine), and the same
 ratio for the numpy fallback path (used when the C kernel could not be built). Every call
-writes into a ready ``out=`` buffer. The aim is ours / copy <= 1.5 for every row.
+writes into a ready ``out=`` buffer: by default as numpy allocates it (``np.empty_like``,
+which here starts 16 bytes past a cache line); ``--align64`` starts every array on a 64-byte
+line, as the buffers the library allocates itself do. The aim is ours / copy <= 1.5 for
+every row.
 """
 
 from __future__ import annotations
@@ -80,28 +84,42 @@ def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int) 
     return min(t_ours), min(t_copy), ratios[len(ratios) // 2]
 
 
-def _rows(case: Case, target_like: object, data: np.ndarray
+def _like(x: np.ndarray, align: bool) -> np.ndarray:
+    """A copy of ``x``: as numpy allocates it, or starting on a 64-byte cache line."""
+    if not align:
+        return x.copy()
+    raw = np.empty(x.nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    out[...] = x
+    return out
+
+
+def _rows(case: Case, target_like: object, data: np.ndarray, align: bool, threads: int | None
           ) -> list[tuple[str, Callable[[], object], int]]:
     """(direction, the timed call, bytes it moves) for one case; checks the results first."""
     target = as_target(target_like)
-    buf = to_physical(data, target)
+    data = _like(data, align)
+    buf = _like(to_physical(data, target), align)
     assert (from_physical(buf, target) == data).all()
-    out_buf, out_arr = np.empty_like(buf), np.empty_like(data)
+    out_buf, out_arr = _like(buf, align), _like(data, align)
     moved = max(buf.nbytes, data.nbytes)
     if case.direct_to is not None:
         dst = as_target(case.direct_to)
-        out_dst = np.empty_like(to_physical(data, dst))
+        out_dst = _like(to_physical(data, dst), align)
         assert (relayout(buf, target, dst) == to_physical(data, dst)).all()
-        return [("relayout", lambda: relayout(buf, target, dst, out=out_dst), moved)]
-    return [("to_physical", lambda: to_physical(data, target, out=out_buf), moved),
-            ("from_physical", lambda: from_physical(buf, target, out=out_arr), moved)]
+        return [("relayout", lambda: relayout(buf, target, dst, out=out_dst, threads=threads), moved)]
+    return [("to_physical", lambda: to_physical(data, target, out=out_buf, threads=threads), moved),
+            ("from_physical", lambda: from_physical(buf, target, out=out_arr, threads=threads), moved)]
 
 
-def run(repeat: int, only: str) -> None:
+def run(repeat: int, only: str, align: bool = False, threads: int | None = None) -> None:
     import tensorlayout.relayout._copy as engine
 
     print(f"relayout, {repeat} rounds per row; copy kernel "
-          f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}")
+          f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}; arrays "
+          f"{'on 64-byte lines' if align else 'as numpy allocates them'}; threads "
+          f"{'default' if threads is None else threads}")
     print("ratio = median over rounds of ours vs np.copyto of max(logical, physical) bytes, "
           "timed alternately (aim <= 1.5); numpy = the same for the fallback path")
     print(f"{'layout':58} {'direction':13} {'MiB':>6} {'copy ms':>8} {'ours ms':>8} {'ratio':>6} "
@@ -110,7 +128,7 @@ def run(repeat: int, only: str) -> None:
         if only not in case.name:
             continue
         target_like, data = case.make()
-        for direction, ours_fn, moved in _rows(case, target_like, data):
+        for direction, ours_fn, moved in _rows(case, target_like, data, align, threads):
             src = np.full(moved, 1, dtype=np.uint8)  # written pages (zero pages read for free)
             dst = np.empty_like(src)
             copy_fn = lambda: np.copyto(dst, src)  # noqa: B023, E731
@@ -126,8 +144,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=11, help="rounds per measurement")
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--align64", action="store_true", help="start every array on a cache line")
+    parser.add_argument("--threads", type=int, default=None, help="threads= of every call")
     args = parser.parse_args()
-    run(args.repeat, args.only)
+    run(args.repeat, args.only, args.align64, args.threads)
 
 
 if __name__ == "__main__":

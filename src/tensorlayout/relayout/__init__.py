@@ -24,8 +24,9 @@ import numpy as np
 
 from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
-from tensorlayout.relayout._copy import copy_in, copy_out, has_fast_path
+from tensorlayout.relayout._copy import copy_direct, copy_in, copy_out, has_fast_path
 from tensorlayout.relayout._cute import as_target, from_cute
+from tensorlayout.relayout._direct import is_direct
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
@@ -45,6 +46,7 @@ TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
 #: A physical buffer larger than this is refused before allocating (``LayoutError`` says how
 #: large); raise it for machines with more memory.
 MAX_BUFFER_BYTES = 1 << 40
+ALIGN_BYTES = 64  # buffers the library allocates start on a cache line
 
 
 def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
@@ -67,8 +69,18 @@ def _check_pad(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> No
 
     Integers must be in the dtype's range (the packed width's for sub-byte targets), reals
     need no imaginary part, and integer buffers take no fraction; a ``bool`` buffer takes
-    any real number as its truth value, as numpy does.
+    any real number as its truth value, as numpy does. Plain ints already accepted for a
+    dtype are remembered on the target (small copies pay per call).
     """
+    seen: set[tuple[np.dtype, int]] = target._cache.setdefault("pads", set())
+    if type(pad_value) is int and (dtype, pad_value) in seen:
+        return
+    _check_pad_value(pad_value, dtype, target)
+    if type(pad_value) is int and len(seen) < 64:
+        seen.add((dtype, pad_value))
+
+
+def _check_pad_value(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> None:
     value = _number(pad_value)
     if value is not None and dtype.kind == "b" and not target.packed_bits:
         value = None if isinstance(value, complex) else value
@@ -169,6 +181,8 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     """Convert ``data``, the physical buffer under ``src``, into the buffer under ``dst``.
 
     ``src=None`` means ``data`` is the logical array; ``dst=None`` returns the logical array.
+    Between two strided targets whose tilings nest (all power-of-two tilings do) the copy
+    goes from buffer to buffer in one pass; otherwise through the logical array.
 
     >>> import numpy as np
     >>> buf = to_physical(np.arange(6, dtype=np.int32).reshape(2, 3), "s32[2,3]{0,1}")
@@ -187,16 +201,36 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
                               f"dtype {logical.dtype}")
         np.copyto(out, logical)
         return out
+    if src is not None and is_direct(as_target(src), as_target(dst)):
+        return _relayout_direct(data, as_target(src), as_target(dst), pad_value, out, threads)
     logical = np.asarray(data) if src is None else from_physical(data, src, threads=threads)
     return to_physical(logical, dst, pad_value, out=out, threads=threads)
 
 
+def _relayout_direct(data: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget, pad_value: object,
+                     out: np.ndarray | None, threads: int | None) -> np.ndarray:
+    """``relayout`` in one pass from buffer to buffer (the targets' radices nest)."""
+    b = np.ascontiguousarray(data).reshape(-1)
+    _check_width(b.dtype, src)
+    _check_width(b.dtype, dst)
+    if b.size != src.physical_elements:
+        raise LayoutError(f"{src}: expected a buffer of {src.physical_elements} elements, but got {b.size}")
+    _check_pad(pad_value, b.dtype, dst)
+    _check_size(dst, b.dtype.itemsize)
+    buf = _out_buffer(out, dst.physical_elements, b.dtype, dst)
+    copy_direct(b, buf, src, dst, pad_value, threads)
+    return buf if out is None else out
+
+
 def _allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    """An empty array starting on a 64-byte cache line (the kernel streams whole lines)."""
+    size = prod(shape) * dtype.itemsize
     try:
-        return np.empty(shape, dtype=dtype)
+        raw = np.empty(size + ALIGN_BYTES, dtype=np.uint8)
     except MemoryError:
-        size = prod(shape) * dtype.itemsize
         raise LayoutError(f"{t}: {size} bytes for the result could not be allocated") from None
+    start = -raw.ctypes.data % ALIGN_BYTES
+    return raw[start:start + size].view(dtype).reshape(shape)
 
 
 def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
@@ -205,7 +239,7 @@ def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarg
     if not isinstance(out, np.ndarray) or out.size != n or out.dtype != dtype \
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
-    return out.reshape(-1)
+    return out if out.ndim == 1 else out.reshape(-1)
 
 
 # -- sub-byte packing ---------------------------------------------------------------------

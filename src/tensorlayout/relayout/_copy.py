@@ -20,17 +20,19 @@ shared among a few threads for large arrays. Without a compiler the same views g
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorlayout.relayout._kernel_path import kernel_tasks
+from tensorlayout.relayout._direct import direct_pairs
+from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
-from tensorlayout.relayout._views import box_views
+from tensorlayout.relayout._views import Pair, box_views
 
 _kernel: ModuleType | None
 try:
@@ -38,7 +40,7 @@ try:
 except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
 
-__all__ = ["copy_in", "copy_out", "has_fast_path", "kernel_available"]
+__all__ = ["copy_direct", "copy_in", "copy_out", "has_fast_path", "kernel_available"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
@@ -52,18 +54,29 @@ def kernel_available() -> bool:
 
 def _copy_boxes(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
                 to_physical: bool, threads: int | None) -> None:
+    _run(logical, buf, to_physical, threads,
+         lambda pieces: kernel_tasks(plan, target, logical, buf, to_physical, pieces),
+         lambda: [box_views(box, logical, buf) for box in plan.data])
+
+
+def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int | None,
+         tasks: Callable[[int], list[Task]], pairs: Callable[[], list[Pair]]) -> None:
+    """Copy between ``logical`` and ``buf``: the kernel's ``tasks(pieces)``, or the numpy path
+    over the (physical, logical) view ``pairs``, shared among threads when large."""
     nbytes = logical.nbytes
     workers = thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
     if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
             and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
-        tasks = kernel_tasks(plan, target, logical, buf, to_physical, 2 * workers if workers > 1 else 1)
         dst, src = (buf, logical) if to_physical else (logical, buf)
         stream = nbytes >= STREAM_MIN_BYTES
+        if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
+            _kernel.copy(dst, src, tasks(1), stream)
+            return
         kernel = _kernel
-        share(workers, tasks, lambda chunk: kernel.copy(dst, src, chunk, stream))
+        share(workers, tasks(2 * workers), lambda chunk: kernel.copy(dst, src, chunk, stream))
         return
-    pairs = [pair for box in plan.data for pair in numpy_tasks(*box_views(box, logical, buf), to_physical)]
-    share(workers, pairs, _numpy_copies)
+    todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
+    share(workers, todo, _numpy_copies)
 
 
 def _numpy_copies(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -86,18 +99,43 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
             buf[target.offsets] = array.reshape(-1)
         return
     plan = copy_plan(target)
+    if np.may_share_memory(array, buf):  # before the padding overwrites it
+        array = array.copy()
+    _fill_padding(buf, plan, pad_value)
+    _copy_boxes(plan, target, _extended(array, target), buf, True, threads)
+
+
+def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget,
+                pad_value: object, threads: int | None = None) -> None:
+    """Write the 1-D buffer ``data`` under ``src`` into the 1-D ``buf`` under ``dst`` in one
+    pass (``is_direct(src, dst)`` holds), padding slots = ``pad_value``."""
+    if np.may_share_memory(data, buf):  # before the padding overwrites it
+        data = data.copy()
+    _fill_padding(buf, copy_plan(dst), pad_value)
+    cache: dict[tuple, list[Task]] = dst._cache.setdefault("direct_tasks", {})
+
+    def tasks(pieces: int) -> list[Task]:
+        key = (src, data.strides, buf.strides, data.itemsize, pieces)
+        if key not in cache:
+            if len(cache) >= 16:
+                cache.clear()
+            cache[key] = pair_tasks(direct_pairs(src, dst, data, buf), data, buf, True, pieces)
+        return cache[key]
+
+    _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
+
+
+def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
+    """Write ``pad_value`` into the padding slots of ``buf`` (all slots if they are not boxes)."""
     if plan.fill_all:
         buf[...] = pad_value
-    else:
-        for box in plan.padding:
-            pv = as_strided(buf[box.offset:], tuple(a[1] for a in box.axes),
-                            tuple(a[3] * buf.itemsize for a in box.axes))
-            pv[...] = pad_value
-        if plan.tail[0] < plan.tail[1]:
-            buf[plan.tail[0]:plan.tail[1]] = pad_value
-    if np.may_share_memory(array, buf):
-        array = array.copy()
-    _copy_boxes(plan, target, _extended(array, target), buf, True, threads)
+        return
+    for box in plan.padding:
+        pv = as_strided(buf[box.offset:], tuple(a[1] for a in box.axes),
+                        tuple(a[3] * buf.itemsize for a in box.axes))
+        pv[...] = pad_value
+    if plan.tail[0] < plan.tail[1]:
+        buf[plan.tail[0]:plan.tail[1]] = pad_value
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget, threads: int | None = None) -> None:

@@ -13,9 +13,11 @@
  *                (the (2,1)/(4,1)/(8,1) sub-tiles of XLA TPU layouts), vectorised;
  *   deinterleave the same with src and dst swapped;
  *   transpose    last axis contiguous in dst, the axis before it contiguous in src (a
- *                transposing layout: a column-major tile, a permuted rank-3 array): a 2-D
- *                copy in cache blocks of TB x TB items, so both sides' lines are reused
- *                from L1 while the block is in flight;
+ *                transposing layout: a column-major tile, a permuted rank-3 array), and
+ *                the axis before those when either side's rows run on over it: vector
+ *                tiles (SSE2; AVX2 where the CPU has it, chosen at import) in blocks of
+ *                one cache line per row; large copies whose source rows run on go in
+ *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
  * The GIL is released while copying, so callers may split a copy among threads.
@@ -29,6 +31,12 @@
 #define HAVE_STREAM 1
 #else
 #define HAVE_STREAM 0
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HAVE_AVX2_DISPATCH 1 /* AVX2 tiles compiled with a target attribute, used if the CPU has it */
+#else
+#define HAVE_AVX2_DISPATCH 0
 #endif
 
 #define MAX_DIMS 32
@@ -112,7 +120,8 @@ WEAVES(uint32_t)
 WEAVES(uint64_t)
 
 /* dst[i*da + j] = src[i + j*sb] over na x nb items (item units for the contiguous sides,
- * bytes for the strides da and sb), in TB x TB blocks. Inside a block the inner loop runs
+ * bytes for the strides da and sb), in TB x TB blocks: the scalar loop, for the edges the
+ * vector tiles below leave and for machines without SSE2. Inside a block the inner loop runs
  * along the side whose other stride is the smaller, so the far-apart rows (a different page
  * each) are visited once per block rather than once per item. */
 #define TB 16
@@ -146,8 +155,271 @@ TRANSPOSE(uint16_t)
 TRANSPOSE(uint32_t)
 TRANSPOSE(uint64_t)
 
-typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
 typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t};
+
+/* ---- vector transposes -------------------------------------------------------------------
+ * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
+ * of each source row b (at s + b*sb), b = 0..V-1. `nt`: non-temporal stores (the caller
+ * checked that every store is 16-byte aligned; the 1-byte tile ignores it). */
+typedef void (*tile_fn)(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt);
+
+#if HAVE_STREAM
+#define LD(p) _mm_loadu_si128((const __m128i *)(p))
+static inline void st128(char *p, __m128i v, int nt)
+{
+    if (nt) _mm_stream_si128((__m128i *)p, v); else _mm_storeu_si128((__m128i *)p, v);
+}
+
+static void tile_u8_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{ /* 8 x 8 bytes: three rounds of unpacks, 8-byte stores */
+    (void)nt;
+    __m128i r[8], t[4], u[4], v[4];
+    for (int b = 0; b < 8; b++) r[b] = _mm_loadl_epi64((const __m128i *)(s + b * sb));
+    for (int k = 0; k < 4; k++) t[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+    u[0] = _mm_unpacklo_epi16(t[0], t[1]);
+    u[1] = _mm_unpackhi_epi16(t[0], t[1]);
+    u[2] = _mm_unpacklo_epi16(t[2], t[3]);
+    u[3] = _mm_unpackhi_epi16(t[2], t[3]);
+    v[0] = _mm_unpacklo_epi32(u[0], u[2]);
+    v[1] = _mm_unpackhi_epi32(u[0], u[2]);
+    v[2] = _mm_unpacklo_epi32(u[1], u[3]);
+    v[3] = _mm_unpackhi_epi32(u[1], u[3]);
+    for (int k = 0; k < 4; k++) {
+        _mm_storel_epi64((__m128i *)(d + (2 * k) * da), v[k]);
+        _mm_storel_epi64((__m128i *)(d + (2 * k + 1) * da), _mm_unpackhi_epi64(v[k], v[k]));
+    }
+}
+
+static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{ /* 8 x 8 two-byte items */
+    __m128i r[8], t[8], u[8];
+    for (int b = 0; b < 8; b++) r[b] = LD(s + b * sb);
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) { /* rows 0-3, then 4-7 */
+        __m128i *tt = t + 4 * h, *uu = u + 4 * h;
+        uu[0] = _mm_unpacklo_epi32(tt[0], tt[2]);
+        uu[1] = _mm_unpackhi_epi32(tt[0], tt[2]);
+        uu[2] = _mm_unpacklo_epi32(tt[1], tt[3]);
+        uu[3] = _mm_unpackhi_epi32(tt[1], tt[3]);
+    }
+    for (int k = 0; k < 4; k++) {
+        st128(d + (2 * k) * da, _mm_unpacklo_epi64(u[k], u[k + 4]), nt);
+        st128(d + (2 * k + 1) * da, _mm_unpackhi_epi64(u[k], u[k + 4]), nt);
+    }
+}
+
+static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{ /* 4 x 4 four-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb), r2 = LD(s + 2 * sb), r3 = LD(s + 3 * sb);
+    __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+    __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+    st128(d, _mm_unpacklo_epi64(t0, t1), nt);
+    st128(d + da, _mm_unpackhi_epi64(t0, t1), nt);
+    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3), nt);
+    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3), nt);
+}
+
+static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{ /* 2 x 2 eight-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb);
+    st128(d, _mm_unpacklo_epi64(r0, r1), nt);
+    st128(d + da, _mm_unpackhi_epi64(r0, r1), nt);
+}
+#endif
+
+#if HAVE_AVX2_DISPATCH
+__attribute__((target("avx2"))) static inline void st256(char *p, __m256i v, int nt)
+{ /* streamed as two 16-byte halves: a row of a tile need only be 16-byte aligned */
+    if (nt) {
+        _mm_stream_si128((__m128i *)p, _mm256_castsi256_si128(v));
+        _mm_stream_si128((__m128i *)(p + 16), _mm256_extracti128_si256(v, 1));
+    } else {
+        _mm256_storeu_si256((__m256i *)p, v);
+    }
+}
+
+__attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s, Py_ssize_t da,
+                                                          Py_ssize_t sb, int nt)
+{ /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
+    __m256 r[8], t[8], u[8];
+    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        __m256 *tt = t + 4 * h, *uu = u + 4 * h;
+        uu[0] = _mm256_shuffle_ps(tt[0], tt[2], 0x44);
+        uu[1] = _mm256_shuffle_ps(tt[0], tt[2], 0xEE);
+        uu[2] = _mm256_shuffle_ps(tt[1], tt[3], 0x44);
+        uu[3] = _mm256_shuffle_ps(tt[1], tt[3], 0xEE);
+    }
+    for (int k = 0; k < 4; k++) {
+        __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+        st256(d + k * da, _mm256_castps_si256(lo), nt);
+        st256(d + (k + 4) * da, _mm256_castps_si256(hi), nt);
+    }
+}
+
+__attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s, Py_ssize_t da,
+                                                          Py_ssize_t sb, int nt)
+{ /* 4 x 4 eight-byte items */
+    __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
+    __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
+    __m256d r3 = _mm256_loadu_pd((const double *)(s + 3 * sb));
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    for (int k = 0; k < 4; k++) st256(d + k * da, _mm256_castpd_si256(o[k]), nt);
+}
+#endif
+
+typedef struct {
+    tile_fn tile;    /* NULL: the scalar loop only */
+    int v;           /* tile side in items */
+} tiler_t;
+
+/* per item size (1, 2, 4, 8 bytes); upgraded at import where the CPU has AVX2 */
+static tiler_t tilers[4] = {
+#if HAVE_STREAM
+    {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},
+#else
+    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
+#endif
+};
+
+/* The transpose of transpose_T in vector tiles of V x V items, grouped in blocks of one
+ * cache line per row on both sides (so each source line is used whole while in L1, and each
+ * destination line is written whole by consecutive tiles: streamed stores then combine);
+ * the edges of na, nb that are not a multiple of V go through the scalar loop. */
+static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg, int nt)
+{
+    const tiler_t *t = &tilers[lg];
+    const Py_ssize_t it = (Py_ssize_t)1 << lg, v = t->v;
+    Py_ssize_t ea = na - na % v, eb = nb - nb % v;
+    if (t->tile == NULL || ea == 0 || eb == 0) {
+        transpose_table[lg](d, s, na, nb, da, sb);
+        return;
+    }
+    Py_ssize_t block = 64 / it > v ? 64 / it : v;
+    for (Py_ssize_t a0 = 0; a0 < ea; a0 += block) {
+        Py_ssize_t a1 = a0 + block < ea ? a0 + block : ea;
+        for (Py_ssize_t b0 = 0; b0 < eb; b0 += block) {
+            Py_ssize_t b1 = b0 + block < eb ? b0 + block : eb;
+            for (Py_ssize_t a = a0; a < a1; a += v)
+                for (Py_ssize_t b = b0; b < b1; b += v)
+                    t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb, nt);
+        }
+    }
+    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
+    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+}
+
+#define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
+
+/* Move a staged strip of rows to the destination: 64-byte rows with non-temporal stores
+ * when `nt` (the caller checked that every row is one whole cache line), else memcpy. */
+static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows, size_t bytes, int nt)
+{
+#if HAVE_STREAM
+    if (nt) {
+        for (Py_ssize_t a = 0; a < rows; a++)
+            for (int k = 0; k < 64; k += 16)
+                _mm_stream_si128((__m128i *)(out + a * da + k), _mm_load_si128((const __m128i *)(in + a * 64 + k)));
+        return;
+    }
+#endif
+    (void)nt;
+    for (Py_ssize_t a = 0; a < rows; a++) memcpy(out + a * da, in + a * 64, bytes);
+}
+
+/* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
+ * destination's contiguous axis b in strips of one cache line (the first strip up to d's
+ * first line boundary), each strip over all of g, so a few source rows are read along. A
+ * strip of four source lines' worth of g goes through an L1 stage, filled so that each
+ * source line is read whole at once (also when the rows start mid-line), then written out
+ * line by line, streamed past the cache where the strip covers whole lines. */
+static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = (Py_ssize_t)1 << lg, w = 64 / it;
+    const tiler_t *t = &tilers[lg];
+    const Py_ssize_t v = t->v;
+    _Alignas(64) char stage[TSTAGE_BYTES];
+    int nt_ok = ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);
+    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / it;
+    Py_ssize_t gp = na * it >= 256 ? 1 : (256 + na * it - 1) / (na * it); /* g per 4 source lines */
+    if (gp > ng) gp = ng;
+    Py_ssize_t ac = TSTAGE_BYTES / 64 / gp;                              /* a per stage */
+    if (ac > na) ac = na;
+    if (ac > v) ac -= ac % v;
+    for (Py_ssize_t b0 = 0, b1; b0 < nb; b0 = b1) {
+        b1 = b0 == 0 && head ? head : b0 + w;
+        if (b1 > nb) b1 = nb;
+        Py_ssize_t bw = b1 - b0;
+        int nt = nt_ok && bw == w;
+        for (Py_ssize_t g0 = 0; g0 < ng; g0 += gp) {
+            Py_ssize_t cg = ng - g0 < gp ? ng - g0 : gp;
+            for (Py_ssize_t a0 = 0; a0 < na; a0 += ac) {
+                Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
+                const char *in = s + (g0 * na + a0) * it + b0 * sb;
+                Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+                for (Py_ssize_t bt = 0; bt < eb; bt += v)
+                    for (Py_ssize_t g = 0; g < cg; g++)
+                        for (Py_ssize_t at = 0; at < ea; at += v)
+                            t->tile(stage + (g * ra + at) * 64 + bt * it, in + (g * na + at) * it + bt * sb,
+                                    64, sb, 0);
+                for (Py_ssize_t g = 0; g < cg; g++) { /* the edges the tiles leave */
+                    char *st = stage + g * ra * 64;
+                    const char *sr = in + g * na * it;
+                    transpose_table[lg](st + eb * it, sr + eb * sb, ra, bw - eb, 64, sb);
+                    transpose_table[lg](st + ea * 64, sr + ea * it, ra - ea, eb, 64, sb);
+                }
+                for (Py_ssize_t g = 0; g < cg; g++)
+                    flush_rows(d + (g0 + g) * dg + a0 * da + b0 * it, da, stage + g * ra * 64, ra,
+                               (size_t)(bw * it), nt);
+            }
+        }
+    }
+}
+
+/* dst[g*dg + a*da + b*it] = src[g*sg + a*it + b*sb] for g < ng, a < na, b < nb, streamed:
+ * where the source rows run on over g (sg = na*it, or ng = 1) in strips along the
+ * destination's lines; else tile by tile (staging the other case, destination rows that
+ * run on over g, through L1 in windows measured no faster here). */
+static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                               Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    if (ng == 1 || sg == na * it) {
+        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
+    } else {
+        for (Py_ssize_t g = 0; g < ng; g++)
+            transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
+    }
+}
+
+/* Pick the widest tiles this CPU runs (called once at import). */
+static void choose_tilers(void)
+{
+#if HAVE_AVX2_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        tilers[2] = (tiler_t){tile_u32_avx2, 8};
+        tilers[3] = (tiler_t){tile_u64_avx2, 4};
+    }
+#endif
+}
+
+typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
 typedef void (*weave_fn)(char *, const char *, Py_ssize_t, Py_ssize_t);
 
 static int log2_small(Py_ssize_t x)
@@ -175,9 +447,6 @@ static weave_fn unweave_table[4][3] = {
 };
 static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
                                    strided_uint64_t};
-static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
-                                          transpose_uint64_t};
-
 static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,
                     Py_ssize_t bytes)
 {
@@ -194,12 +463,12 @@ typedef struct {
     Py_ssize_t bytes;     /* K_RUN: bytes per run */
     line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
     weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
-    transpose_fn transpose; /* K_TRANSPOSE */
+    int lg;               /* K_TRANSPOSE: log2 of the item size */
 } inner_t;
 
 static inner_t choose_inner(const plan_t *p)
 {
-    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, NULL};
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
     int lg = log2_small(item);
@@ -236,7 +505,10 @@ static inner_t choose_inner(const plan_t *p)
     if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
         in.kind = K_TRANSPOSE;
         in.inner = 2;
-        in.transpose = transpose_table[lg];
+        if (last >= 2 && p->shape[last - 2] > 1
+            && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
+            in.inner = 3; /* the destination's or the source's rows run on over the axis before */
+        in.lg = lg;
         return in;
     }
     if (lg >= 0) {
@@ -287,7 +559,17 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
                 in->weave(d, s, shape[last - 1], p->ss[last]);
             break;
         case K_TRANSPOSE:
-            in->transpose(d, s, shape[last - 1], shape[last], p->ds[last - 1], p->ss[last]);
+        {
+            int three = in->inner == 3;
+            Py_ssize_t ng = three ? shape[last - 2] : 1, sg = three ? p->ss[last - 2] : 0;
+            Py_ssize_t dg = three ? p->ds[last - 2] : 0;
+            Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
+            if (p->stream)
+                transpose_streamed(d, s, ng, na, nb, dg, da, sg, sb, in->lg);
+            else
+                for (Py_ssize_t g = 0; g < ng; g++)
+                    transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, in->lg, 0);
+        }
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
             in->weave(d, s, shape[last - 1], p->ds[last]);
@@ -460,4 +742,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "The relayout copy kernel (see _copy.py).", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void)
+{
+    choose_tilers();
+    return PyModule_Create(&module);
+}

@@ -13,11 +13,10 @@ from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, box_views
 
-__all__ = ["kernel_tasks"]
+__all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
-TRANSPOSE_ROWS = 16  # far-apart rows a transposing block keeps in flight (a 64-byte line of 4-byte items)
 Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
 
 
@@ -79,43 +78,46 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
 
 def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical: bool) -> Pair:
     """A transposing box in the kernel's loop order: ``a`` (contiguous in the source) and ``b``
-    (contiguous in the destination) innermost, the outer axes by logical stride, so that
-    consecutive blocks continue the same logical rows. Of ``a`` and ``b``, the one that
-    steps across far-apart rows (pages) is split: ``TRANSPOSE_ROWS`` of its rows stay inner,
-    the rest moves outside the continuing axis, so those few rows' cache lines (which share
-    a cache set when the rows are a power of two apart) are used up before they are evicted.
+    (contiguous in the destination) innermost; just outside them the axis over which the
+    source's rows run on, else the one over which the destination's do, if there is one (the
+    kernel streams the first kind in strips of destination lines); the other axes outside by
+    logical stride, so that consecutive blocks continue the same logical rows.
     """
-    n = pv.ndim
     item = pv.itemsize
     ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
-    far = b if abs(ss[b]) > abs(ds[a]) else a
-    axes = [(pv.shape[k], pv.strides[k], lv.strides[k]) for k in range(n)]
-    outer = sorted((k for k in range(n) if k not in (a, b)), key=lambda k: -abs(lv.strides[k]))
-    order = [axes[k] for k in outer]
-    inner = [axes[a], axes[b]]
-    ext, ps, ls = axes[far]
-    rows = TRANSPOSE_ROWS
-    if order and ext > rows and ext % rows == 0 and max(abs(ps), abs(ls)) > 4 * rows * item:
-        inner[0 if far == a else 1] = (rows, ps, ls)
-        order.insert(len(order) - 1, (ext // rows, ps * rows, ls * rows))
-    shape = tuple(x[0] for x in (*order, *inner))
-    return (as_strided(pv, shape, tuple(x[1] for x in (*order, *inner))),
-            as_strided(lv, shape, tuple(x[2] for x in (*order, *inner))))
+    others = [k for k in range(pv.ndim) if k not in (a, b)]
+    run = ([k for k in others if ss[k] == pv.shape[a] * item]
+           or [k for k in others if ds[k] == pv.shape[b] * item])[:1]
+    outer = sorted((k for k in range(pv.ndim) if k not in (a, b, *run)), key=lambda k: -abs(lv.strides[k]))
+    order = (*outer, *run, a, b)
+    shape = tuple(pv.shape[k] for k in order)
+    return (as_strided(pv, shape, tuple(pv.strides[k] for k in order)),
+            as_strided(lv, shape, tuple(lv.strides[k] for k in order)))
 
 
 def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray,
-                  to_physical: bool, pieces: int) -> list[Task]:
+                 to_physical: bool, pieces: int) -> list[Task]:
     """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
     depend only on both arrays' strides, so they are cached on the target."""
     cache: dict[tuple, list[Task]] = target._cache.setdefault("kernel_tasks", {})
     key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
-    if key in cache:
-        return cache[key]
+    if key not in cache:
+        if len(cache) >= 16:  # a few stride patterns per target are plenty
+            cache.clear()
+        pairs = [box_views(box, logical, buf) for box in plan.data]
+        cache[key] = pair_tasks(pairs, logical, buf, to_physical, pieces)
+    return cache[key]
+
+
+def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,
+               pieces: int) -> list[Task]:
+    """The kernel's tasks for (physical, logical) view pairs over ``buf`` and ``logical``:
+    each in the kernel's loop order, split into ``pieces`` along its outer axis."""
     base_l, base_b = _address(logical), _address(buf)
     tasks: list[Task] = []
-    for box in plan.data:
-        p, q = _kernel_views(*box_views(box, logical, buf), to_physical)
+    for pv, lv in pairs:
+        p, q = _kernel_views(pv, lv, to_physical)
         step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
         parts = [(p, q)] if step is None else \
             [(p[i:i + step], q[i:i + step]) for i in range(0, p.shape[0], step)]
@@ -124,9 +126,6 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
             logi = (_address(qq) - base_l, qq.strides)
             (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
             tasks.append((d_off, s_off, pp.shape, d_st, s_st))
-    if len(cache) >= 16:  # a few stride patterns per target are plenty
-        cache.clear()
-    cache[key] = tasks
     return tasks
 
 

@@ -21,7 +21,7 @@ from tensorlayout.core.intmath import prod, row_major_strides
 from tensorlayout.core.layout import Digit
 from tensorlayout.relayout._target import PhysicalTarget
 
-__all__ = ["Box", "Plan", "copy_plan", "has_fast_path"]
+__all__ = ["Box", "Plan", "copy_plan", "has_fast_path", "range_boxes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +33,10 @@ class Box:
     offset: int
 
 
-def _range_boxes(lo: int, hi: int, sizes: list[int]) -> list[list[tuple[int, int]]]:
+def range_boxes(lo: int, hi: int, sizes: list[int]) -> list[list[tuple[int, int]]]:
     """``[lo, hi)`` of a mixed-radix number (digit sizes major first) as boxes of digit ranges.
 
-    >>> _range_boxes(0, 5, [3, 2])
+    >>> range_boxes(0, 5, [3, 2])
     [[(0, 2), (0, 2)], [(2, 3), (0, 1)]]
     """
     if lo >= hi:
@@ -48,15 +48,15 @@ def _range_boxes(lo: int, hi: int, sizes: list[int]) -> list[list[tuple[int, int
     b, rb = divmod(hi, block)
     full = [(0, s) for s in sizes[1:]]
     if a == b:
-        return [[(a, a + 1), *bx] for bx in _range_boxes(ra, rb, sizes[1:])]
+        return [[(a, a + 1), *bx] for bx in range_boxes(ra, rb, sizes[1:])]
     out: list[list[tuple[int, int]]] = []
     if ra:
-        out += [[(a, a + 1), *bx] for bx in _range_boxes(ra, block, sizes[1:])]
+        out += [[(a, a + 1), *bx] for bx in range_boxes(ra, block, sizes[1:])]
         a += 1
     if a < b:
         out.append([(a, b), *full])
     if rb:
-        out += [[(b, b + 1), *bx] for bx in _range_boxes(0, rb, sizes[1:])]
+        out += [[(b, b + 1), *bx] for bx in range_boxes(0, rb, sizes[1:])]
     return out
 
 
@@ -64,7 +64,7 @@ def _dim_boxes(dim: int, digits: tuple[Digit, ...], lo: int, hi: int) -> list[Bo
     sizes = [d.size for d in digits]
     blocks = row_major_strides(sizes)
     out = []
-    for box in _range_boxes(lo, hi, sizes):
+    for box in range_boxes(lo, hi, sizes):
         x0 = sum(a * b for (a, _), b in zip(box, blocks, strict=True))
         x1 = x0 + sum((e - a - 1) * b for (a, e), b in zip(box, blocks, strict=True)) + 1
         axes = tuple((dim, e - a, b, d.stride) for (a, e), b, d in zip(box, blocks, digits, strict=True)
@@ -121,4 +121,7 @@ def copy_plan(target: PhysicalTarget) -> Plan:
 
 def has_fast_path(target: PhysicalTarget) -> bool:
     """True when the target copies through strided views (else a gather with offsets)."""
-    return target.digits is not None and target.size > 0
+    fast = target._cache.get("fast_path")
+    if fast is None:
+        fast = target._cache["fast_path"] = target.digits is not None and target.size > 0
+    return bool(fast)

@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._plan import Box
 
-__all__ = ["Pair", "box_views"]
+__all__ = ["Pair", "box_views", "coalesce"]
 
 Pair = tuple[np.ndarray, np.ndarray]  # (destination view, source view)
 
@@ -26,10 +26,11 @@ def box_views(box: Box, logical: np.ndarray, buf: np.ndarray) -> tuple[np.ndarra
     pstrides = tuple(a[3] * item for a in axes)
     pv = as_strided(buf[box.offset:], shape, pstrides)
     lv = as_strided(sl, shape, lstrides)
-    return _coalesce(pv, lv)
+    return coalesce(pv, lv)
 
 
-def _coalesce(pv: np.ndarray, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def coalesce(pv: np.ndarray, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge each axis into the one before it where both views allow (axes major first)."""
     shape, ps, ls = list(pv.shape), list(pv.strides), list(lv.strides)
     k = len(shape) - 1
     while k > 0:

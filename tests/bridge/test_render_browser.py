@@ -213,3 +213,27 @@ def test_hovering_the_strip(browser: Chromium, tmp_path: Path) -> None:
 def test_address_fragment_shows_a_cell_without_a_mouse(browser: Chromium, tmp_path: Path) -> None:
     page = _page(browser, tmp_path, "f32[4,8]{1,0:T(2,4)(2,1)}", "#hover=3,7")
     assert page.info() == "index (3,7)  offset 31  tile (1,1) #3  in-tile (1,3) #7"
+
+
+def test_tiles_drawn_whole_with_thick_borders(browser: Chromium, tmp_path: Path) -> None:
+    """bf16[16,256] with 8x128 tiles: two whole tiles drawn, the thick border frames exactly
+    the drawn grid and splits it between rows 7 and 8; a window hovers like the whole."""
+    html = tmp_path / "tiles.html"
+    html.write_text(to_html("bf16[16,256]{1,0:T(8,128)(2,1)}"), encoding="utf-8")
+    page = browser.open(html.as_uri())
+    assert page.js("document.getElementById('count').textContent") == "2048 cells drawn"
+    box = page.js("""(function () {
+        var p = document.querySelector('path.tile-border').getBBox();
+        var a = document.querySelector('g.cell[data-index="0,0"] rect').getBBox();
+        var b = document.querySelector('g.cell[data-index="15,127"] rect').getBBox();
+        var c = document.querySelector('g.cell[data-index="8,0"] rect').getBBox();
+        return [p.x - a.x, p.y - a.y, p.x + p.width - b.x - b.width, p.y + p.height - b.y - b.height,
+                c.y - a.y, getComputedStyle(document.querySelector('path.tile-border')).strokeWidth]; })()""")
+    assert box[:4] == [0, 0, 0, 0] and box[4] == 8 * 36 and float(box[5].rstrip("px")) >= 2
+    html.write_text(to_html("bf16[16,256]{1,0:T(8,128)(2,1)}", window=(range(8, 16), range(128, 256))),
+                    encoding="utf-8")
+    page = browser.open(html.as_uri())
+    page.hover('g.cell[data-index="9,130"]')
+    page.wait_for("document.getElementById('info').getAttribute('data-shown') === '9,130'")
+    assert page.info() == "index (9,130)  offset 3077  tile (1,1) #3  in-tile (1,2) #5"
+    assert page.js("document.querySelector('rect.slot.lit').getAttribute('data-offset')") == "3077"

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli._io import STDIO, read_argument, write_output
+from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
+from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu.atoms import copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
@@ -19,11 +20,13 @@ _FORMATS = {".svg": "svg", ".html": "html", ".htm": "html"}
 _COPY_MMA = "SM80_16x8x16_F16F16F16F16_TN"
 
 DESCRIPTION = """\
-Draw a layout: the logical grid colored by tile with each cell's offset, and the
-memory-order strip beneath (padding white); the HTML page adds a hover read-out of index,
-offset, tile and in-tile index. Rank 1 draws one row; rank > 2 stacks the slices (one row
-per index of all but the last dim). At most 64x64 cells and the first 2048 slots are drawn,
-so any size works.
+Draw a layout: the logical grid colored by tile, thick lines between tiles, each cell's
+offset, and the memory-order strip beneath (padding white), wrapped so that each strip row
+lies in one tile; the HTML page adds a hover read-out of index, offset, tile and in-tile
+index. Rank 1 draws one row; rank > 2 stacks the slices (one row per index of all but the
+last dim). Past 64 rows or columns the picture stops at a tile boundary (or after one whole
+tile, up to 256) and the strip after at most 2048 slots, so any size works; --window A:B,C:D
+draws any other part.
 
 TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
 ('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin; --tla FORMAT --rows R
@@ -38,6 +41,7 @@ vectors along its rows (--access column: down its columns).
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
+  tensorlayout render 'bf16[16,256]{1,0:T(8,128)(2,1)}' --window 0:8,128:256 -o tile.svg
   tensorlayout render --tla zN --rows 8 --cols 12 -o - > zn.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.svg
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
@@ -59,6 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="TARGET as shared memory of BITS-bit elements, with banks (SVG only)")
     p.add_argument("--access", choices=("row", "column"), default="row",
                    help="with --banks: the warp's 128-bit vectors go along rows or down columns")
+    p.add_argument("--window", metavar="A:B,C:D",
+                   help="draw this part of the index space: one numpy-style range per dimension, "
+                        "e.g. 0:8,128:256 (--mma: M,N,K ranges; --copy, --banks: M,N)")
     p.set_defaults(func=run)
 
 
@@ -74,14 +81,20 @@ def _format(args: argparse.Namespace) -> str:
     return _FORMATS[suffix]
 
 
+def _window(args: argparse.Namespace, dims: tuple[int, ...]) -> Window | None:
+    return parse_window(args.window, dims) if args.window else None
+
+
 def _gpu_svg(args: argparse.Namespace) -> str:
     """The GPU picture the arguments ask for (an atom, or a shared tile with its banks)."""
     if args.mma:
-        return render.tiled_mma_svg(make_tiled_mma(mma_atom(args.mma)), title=args.mma)
+        tm = make_tiled_mma(mma_atom(args.mma))
+        return render.tiled_mma_svg(tm, title=args.mma, window=_window(args, tm.tile_size()))
     if args.copy:  # laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
         mma = make_tiled_mma(mma_atom(_COPY_MMA))
         title = f"{args.copy} as the A operand of {_COPY_MMA}"
-        return render.tiled_copy_svg(make_tiled_copy_a(copy_atom(args.copy), 16, mma), title=title)
+        tc = make_tiled_copy_a(copy_atom(args.copy), 16, mma)
+        return render.tiled_copy_svg(tc, title=title, window=_window(args, tc.tv_s().tile))
     if args.target is None:
         raise UnsupportedError("--banks draws TARGET, a CuTe shared-memory layout: give one")
     smem = read_argument(args.target, "a shared-memory layout")
@@ -89,7 +102,7 @@ def _gpu_svg(args: argparse.Namespace) -> str:
     if len(tile) != 2:
         raise UnsupportedError(f"--banks draws a 2-D tile, but {smem} has rank {len(tile)}")
     access = vector_access((tile[0], tile[1]), args.banks, 128, args.access)
-    return render.shared_banks_svg(smem, args.banks, access)
+    return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.output, _gpu_svg(args))
         return 0
     target = target_of(args, missing=UnsupportedError)
-    text = render.to_svg(target.layout) if kind == "svg" else render.to_html(target.layout)
+    if args.window and not target.has_grid:
+        raise UsageError(f"{target.text} is not one static array: --window needs one")
+    window = _window(args, target.dims)
+    text = render.to_svg(target.layout, window=window) if kind == "svg" else \
+        render.to_html(target.layout, window=window)
     write_output(args.output, text)
     return 0

@@ -24,6 +24,7 @@ Seed Figure 1:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape
 
 import numpy as np
@@ -31,16 +32,20 @@ import numpy as np
 from tensorlayout.convert import is_xla_text, parse_target
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.render._draw import MAX_CELLS, MAX_SLOTS, Cell, Picture, picture, svg
+from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
+from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._source import Source, source_of
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
 
 __all__ = [
     "MAX_CELLS",
+    "MAX_SIDE",
     "MAX_SLOTS",
     "Cell",
     "Picture",
     "Source",
+    "Window",
+    "check_window",
     "is_xla_text",
     "picture",
     "shared_banks_svg",
@@ -72,20 +77,22 @@ def target_from_text(text: str, *, tla: str | None = None, rows: int | None = No
     return parse_target(text)
 
 
-def _picture(target: object, tile_ids: np.ndarray | None) -> Picture:
-    return picture(source_of(target), tile_ids)
+def _picture(target: object, tile_ids: np.ndarray | None, window: Sequence[range] | None) -> Picture:
+    return picture(source_of(target), tile_ids, window)
 
 
-def to_svg(target: object, *, tile_ids: np.ndarray | None = None) -> str:
+def to_svg(target: object, *, tile_ids: np.ndarray | None = None,
+           window: Sequence[range] | None = None) -> str:
     """An SVG picture of ``target``; ``tile_ids`` (one per logical element, C order)
-    overrides the tile coloring (default: the layout's tiles).
+    overrides the tile coloring (default: the layout's tiles); ``window`` (one ``range`` per
+    dim) draws only that part.
 
     Seed Figure 2, whose red boxes are the (2,1) sub-tiles:
 
     >>> to_svg("f32[4,8]{1,0:T(2,4)(2,1)}").count('class="subtile"')
     16
     """
-    return svg(_picture(target, tile_ids))
+    return svg(_picture(target, tile_ids, window))
 
 
 _SCRIPT = """
@@ -136,14 +143,15 @@ _SCRIPT = """
 """
 
 
-def to_html(target: object, *, tile_ids: np.ndarray | None = None) -> str:
+def to_html(target: object, *, tile_ids: np.ndarray | None = None,
+            window: Sequence[range] | None = None) -> str:
     """A standalone HTML page: the SVG plus a hover read-out (see the module doc).
 
     >>> page = to_html("f32[3,5]{1,0:T(2,2)}")
     >>> page.startswith("<!DOCTYPE html>"), 'id="info"' in page
     (True, True)
     """
-    pic = _picture(target, tile_ids)
+    pic = _picture(target, tile_ids, window)
     facts = {"title": pic.title, "rows": pic.rows, "cols": pic.cols, "slots": pic.slots,
              "padding": pic.padding, "notes": list(pic.notes)}
     facts_json = json.dumps(facts).replace("<", "\\u003c")  # no "</script>" inside the script

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from html import escape
 
 import numpy as np
@@ -34,8 +35,11 @@ from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
+from tensorlayout.render._kinds import drawer
 from tensorlayout.render._source import Source, source_of
+from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
+from tensorlayout.render.display import register, repr_svg
 
 __all__ = [
     "MAX_CELLS",
@@ -47,7 +51,10 @@ __all__ = [
     "Window",
     "check_window",
     "is_xla_text",
+    "linear_layout_svg",
     "picture",
+    "register",
+    "repr_svg",
     "shared_banks_svg",
     "source_of",
     "target_from_text",
@@ -82,17 +89,25 @@ def _picture(target: object, tile_ids: np.ndarray | None, window: Sequence[range
 
 
 def to_svg(target: object, *, tile_ids: np.ndarray | None = None,
-           window: Sequence[range] | None = None) -> str:
+           window: Sequence[range] | None = None, title: str = "") -> str:
     """An SVG picture of ``target``; ``tile_ids`` (one per logical element, C order)
     overrides the tile coloring (default: the layout's tiles); ``window`` (one ``range`` per
-    dim) draws only that part.
+    dim) draws only that part. GPU objects (TV layouts, MMA atoms, TiledMMAs, TiledCopies) and
+    Triton linear layouts draw with their own drawers (:mod:`tensorlayout.render._kinds`).
 
     Seed Figure 2, whose red boxes are the (2,1) sub-tiles:
 
     >>> to_svg("f32[4,8]{1,0:T(2,4)(2,1)}").count('class="subtile"')
     16
     """
-    return svg(_picture(target, tile_ids, window))
+    draw = drawer(target)
+    if draw is not None:
+        if tile_ids is not None:
+            raise UnsupportedError(f"tile_ids colour layout pictures; a {type(target).__name__} is "
+                                   "coloured by thread")
+        return draw(target, title=title, window=window)
+    pic = _picture(target, tile_ids, window)
+    return svg(replace(pic, title=title) if title else pic)
 
 
 _SCRIPT = """
@@ -177,3 +192,6 @@ g.cell.lit rect, rect.slot.lit {{ stroke: #000; stroke-width: 3; }}
 </body>
 </html>
 """
+
+
+register()  # inside IPython/Jupyter: layouts display as pictures (a no-op elsewhere)

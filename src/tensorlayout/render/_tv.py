@@ -34,7 +34,8 @@ from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._extent import Window, check_window, window_text
 
-__all__ = ["shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
+__all__ = ["CELL", "TITLE", "document", "owner_cells", "shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg",
+           "tv_svg"]
 
 CELL = 34  # px per cell
 GAP = 2 * CELL  # px between panels
@@ -61,7 +62,14 @@ def _window_note(tile: tuple[int, ...], win: Window) -> str:
 def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False) -> list[str]:
     """One panel's cells for rows ``ms`` and columns ``ns`` of ``tv``'s tile: the owner of each
     element; ``transpose`` draws (n, m) as (row, col)."""
-    thr, val = tv.ownership()
+    return owner_cells(tv.ownership(), x0, y0, ms, ns, transpose)
+
+
+def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: range, ns: range,
+                transpose: bool = False, value: str = "V") -> list[str]:
+    """Cells ``T#`` over ``{value}#`` for rows ``ms`` and columns ``ns`` of ``owners`` (thread
+    and value arrays, -1 where nobody holds the element), coloured by thread."""
+    thr, val = owners
     out = []
     for m in ms:
         for n in ns:
@@ -70,14 +78,15 @@ def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool
             x, y = x0 + c * CELL, y0 + r * CELL
             fill = PALETTE[t % len(PALETTE)] if t >= 0 else "#ffffff"
             label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
-                     f'<text x="{x + CELL / 2}" y="{y + 27}">V{v}</text>') if t >= 0 else ""
+                     f'<text x="{x + CELL / 2}" y="{y + 27}">{value}{v}</text>') if t >= 0 else ""
             out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-thread="{t}" data-value="{v}">'
                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
                        f'stroke="#000" stroke-width="0.5"/>{label}</g>')
     return out
 
 
-def _document(width: int, height: int, title: str, body: list[str]) -> str:
+def document(width: int, height: int, title: str, body: list[str]) -> str:
+    """The SVG document around TV-picture ``body`` elements, ``title`` centred on top."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="10" '
             f'text-anchor="middle">\n<title>{escape(title)}</title>\n'
@@ -98,7 +107,7 @@ def tv_svg(tv: TVLayout, title: str = "", window: Sequence[range] | None = None)
     ms, ns = _windowed(tv.tile, window)
     body = _panel(tv, CELL, TITLE + CELL, ms, ns)
     head = (title or tv.name or str(tv)) + _window_note(tv.tile, (ms, ns))
-    return _document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
 
 
 def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "", window: Sequence[range] | None = None) -> str:
@@ -119,7 +128,7 @@ def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "", window: Sequence[ran
             f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({tile[0]}x{tile[1]})</text>']
     width, height = left + (n + 1) * CELL, top + (m + 1) * CELL
     head = title or f"TiledMMA {tm.atom.name} tile {'x'.join(map(str, tile))}"
-    return _document(width, height, head + _window_note(tile, (ms, ns, ks)), body)
+    return document(width, height, head + _window_note(tile, (ms, ns, ks)), body)
 
 
 def tiled_copy_svg(tc: TiledCopy, title: str = "", window: Sequence[range] | None = None) -> str:
@@ -135,7 +144,7 @@ def tiled_copy_svg(tc: TiledCopy, title: str = "", window: Sequence[range] | Non
             f'<text x="{CELL + n * CELL / 2}" y="{TITLE + CELL - 6}">source</text>',
             f'<text x="{right + n * CELL / 2}" y="{TITLE + CELL - 6}">destination</text>']
     head = title or f"TiledCopy {tc.atom.name} tile {s.tile[0]}x{s.tile[1]}"
-    return _document(right + (n + 1) * CELL, (len(ms) + 2) * CELL + TITLE,
+    return document(right + (n + 1) * CELL, (len(ms) + 2) * CELL + TITLE,
                      head + _window_note(s.tile, (ms, ns)), body)
 
 
@@ -190,4 +199,4 @@ def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
         head += f": {report.summary()}"
     head += _window_note((m, n), (ms, ns))
     body = _bank_cells(offsets, element_bits, marks, ms, ns)
-    return _document(max((len(ns) + 2) * CELL, 8 * len(head)), (len(ms) + 2) * CELL + TITLE, head, body)
+    return document(max((len(ns) + 2) * CELL, 8 * len(head)), (len(ms) + 2) * CELL + TITLE, head, body)

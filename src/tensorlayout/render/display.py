@@ -10,8 +10,6 @@ tensorlayout.render.display`` does it explicitly.
 
 >>> repr_svg("f32[3,5]{1,0:T(2,2)}").count('class="cell"'), repr_svg("(f32[2], f32[3])")
 (15, None)
->>> register()  # outside IPython: nothing to register with
-False
 """
 
 from __future__ import annotations

@@ -343,22 +343,22 @@ def test_cli_render_svg_html_and_tla(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, kind", [
     (["(4,8):(-1,4)"], "UnsupportedError"), (["(4,8"], "ParseError"), (["f32[3,5"], "ParseError"),
-    (["f32[3,5]", "--png"], None), (["(f32[3], f32[2])"], "UnsupportedError"),
+    (["f32[3,5]", "--gif"], None), (["(f32[3], f32[2])"], "UnsupportedError"),
     (["token[]"], "UnsupportedError"), (["f32[?,3]"], "LayoutError"),
     (["", "--tla", "zQ", "--rows", "3", "--cols", "4"], "LayoutError"),
     (["", "--tla", "zN", "--rows", "3"], "UnsupportedError"), ([""], "UnsupportedError"),
 ])
 def test_cli_render_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                            kind: str | None) -> None:
-    out = tmp_path / ("x.png" if "--png" in args else "x.svg")
-    argv = ["render", *[a for a in args if a != "--png"], "-o", str(out)]
+    out = tmp_path / ("x.gif" if "--gif" in args else "x.svg")
+    argv = ["render", *[a for a in args if a != "--gif"], "-o", str(out)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     first = err.splitlines()[0]
     assert first.startswith(f"tensorlayout: {kind or 'UnsupportedError'}: ")
     assert "Traceback" not in err and not out.exists()
     if kind is None:
-        assert ".svg or .html" in first
+        assert ".svg .html .htm .tex .png .pdf" in first
 
 
 ALPHABET = "()[]{},:*_0123456789fsTES<=?@ "

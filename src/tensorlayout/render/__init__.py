@@ -36,7 +36,9 @@ from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
+from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
+from tensorlayout.render._tikz import to_tikz
 from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
 from tensorlayout.render.display import register, repr_svg
@@ -61,7 +63,10 @@ __all__ = [
     "tiled_copy_svg",
     "tiled_mma_svg",
     "to_html",
+    "to_pdf",
+    "to_png",
     "to_svg",
+    "to_tikz",
     "tv_svg",
 ]
 
@@ -108,6 +113,18 @@ def to_svg(target: object, *, tile_ids: np.ndarray | None = None,
         return draw(target, title=title, window=window)
     pic = _picture(target, tile_ids, window)
     return svg(replace(pic, title=title) if title else pic)
+
+
+def to_png(target: object, *, window: Sequence[range] | None = None, title: str = "",
+           scale: float = 1.0) -> bytes:
+    """The picture :func:`to_svg` draws, as PNG bytes (``scale``: pixels per SVG unit); needs
+    the optional extra ``png`` (else an :class:`~tensorlayout.errors.UnsupportedError` naming it)."""
+    return convert_svg(to_svg(target, window=window, title=title), "png", scale)
+
+
+def to_pdf(target: object, *, window: Sequence[range] | None = None, title: str = "") -> bytes:
+    """The picture :func:`to_svg` draws, as a PDF document; needs the optional extra ``png``."""
+    return convert_svg(to_svg(target, window=window, title=title), "pdf")
 
 
 _SCRIPT = """

@@ -23,6 +23,7 @@ Cell(row=2, col=3, index=(2, 3), offset=17, tile=4, intile=1, tile_coord=(1, 1),
 
 from __future__ import annotations
 
+import colorsys
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,10 +33,11 @@ import numpy as np
 
 from tensorlayout.core.intmath import ceil_div
 from tensorlayout.errors import LayoutError
-from tensorlayout.render._extent import MAX_CELLS, Extent, extent, window_text
+from tensorlayout.render._extent import Extent, extent, window_text
 from tensorlayout.render._source import Source
 
-__all__ = ["MAX_CELLS", "MAX_SLOTS", "Cell", "Picture", "picture", "svg"]
+__all__ = ["MAX_SLOTS", "Cell", "Picture", "border_segments", "cell_tiles", "color", "hsl", "picture",
+           "strip_wrap", "svg"]
 
 MAX_SLOTS = 2048  # physical slots drawn in the strip at most
 CELL = 36  # px per grid cell
@@ -274,15 +276,26 @@ def _subtiles(cells: tuple[Cell, ...], size: int) -> tuple[tuple[int, int, int, 
     return tuple(sorted(out))
 
 
+def hsl(hue: float, saturation: float, lightness: float) -> str:
+    """The ``#rrggbb`` of an HSL colour (hex, which every SVG renderer reads; CSS ``hsl()`` is
+    not read by all).
+
+    >>> hsl(0, 0.7, 0.8), hsl(120, 0.6, 0.82)
+    ('#f0a8a8', '#b6edb6')
+    """
+    r, g, b = colorsys.hls_to_rgb(hue / 360 % 1, lightness, saturation)
+    return "#" + "".join(f"{round(x * 255):02x}" for x in (r, g, b))
+
+
 def color(tile: int) -> str:
     """A pastel color per tile id (golden-angle hues); padding (-1) is white.
 
     >>> color(-1), color(0)
-    ('#ffffff', 'hsl(0,70%,80%)')
+    ('#ffffff', '#f0a8a8')
     """
     if tile < 0:
         return "#ffffff"
-    return f"hsl({(tile * 137) % 360},70%,{80 - 8 * ((tile // 18) % 2)}%)"
+    return hsl((tile * 137) % 360, 0.7, 0.8 - 0.08 * ((tile // 18) % 2))
 
 
 def _coord(c: tuple[int, ...] | None) -> str:
@@ -355,8 +368,7 @@ def _grid_svg(pic: Picture, f: _Frame) -> list[str]:
                        f'width="{nc * CELL - 4}" height="{nr * CELL - 4}"/>')
         out.append("</g>")
     if pic.cells:
-        tiles = np.array([c.tile for c in pic.cells], dtype=np.int64).reshape(pic.rows, pic.cols)
-        out.append(_borders_svg("tile-border", tiles, left, top, CELL))
+        out.append(_borders_svg("tile-border", cell_tiles(pic), left, top, CELL))
     return out
 
 
@@ -366,20 +378,37 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
 
 
-def _borders_svg(cls: str, labels: np.ndarray, left: float, top: float, size: float) -> str:
-    """One thick path along every edge between cells of different ``labels`` (2-D) and around
-    the labelled area (cells labelled -2 are outside it)."""
+def border_segments(labels: np.ndarray) -> list[tuple[str, int, int, int]]:
+    """The edges between cells of different ``labels`` (2-D) and around the labelled area
+    (cells labelled -2 are outside it), merged into runs: ``("V", col, row0, row1)`` is the
+    line left of column ``col`` from row ``row0`` to ``row1``; ``("H", row, col0, col1)`` the
+    line above row ``row``.
+
+    >>> border_segments(np.array([[0, 0, 1]]))
+    [('V', 0, 0, 1), ('V', 2, 0, 1), ('V', 3, 0, 1), ('H', 0, 0, 3), ('H', 1, 0, 3)]
+    """
     padded = np.pad(labels, 1, constant_values=-2)
     inside = padded != -2
-    steps = []
+    out = []
     vertical = (padded[:, 1:] != padded[:, :-1]) & (inside[:, 1:] | inside[:, :-1])
     for c in range(vertical.shape[1]):
-        for a, b in _runs(vertical[1:-1, c]):
-            steps.append(f"M{left + c * size} {top + a * size}V{top + b * size}")
+        out += [("V", c, a, b) for a, b in _runs(vertical[1:-1, c])]
     horizontal = (padded[1:, :] != padded[:-1, :]) & (inside[1:, :] | inside[:-1, :])
     for r in range(horizontal.shape[0]):
-        for a, b in _runs(horizontal[r, 1:-1]):
-            steps.append(f"M{left + a * size} {top + r * size}H{left + b * size}")
+        out += [("H", r, a, b) for a, b in _runs(horizontal[r, 1:-1])]
+    return out
+
+
+def cell_tiles(pic: Picture) -> np.ndarray:
+    """The tile id of every drawn cell as a rows x columns array."""
+    return np.array([c.tile for c in pic.cells], dtype=np.int64).reshape(pic.rows, pic.cols)
+
+
+def _borders_svg(cls: str, labels: np.ndarray, left: float, top: float, size: float) -> str:
+    """One thick path along the :func:`border_segments` of ``labels``."""
+    steps = [f"M{left + k * size} {top + a * size}V{top + b * size}" if kind == "V" else
+             f"M{left + a * size} {top + k * size}H{left + b * size}"
+             for kind, k, a, b in border_segments(labels)]
     return (f'<path class="{cls}" d="{"".join(steps)}" fill="none" stroke="#000" stroke-width="2.5" '
             f'stroke-linecap="square"/>')
 

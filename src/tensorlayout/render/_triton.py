@@ -26,7 +26,8 @@ from tensorlayout.render._source import Source
 from tensorlayout.render._tv import CELL, MAX_PANEL_CELLS, TITLE, document, owner_cells
 from tensorlayout.triton import LinearLayout
 
-__all__ = ["DISTRIBUTED", "SHARED", "linear_layout_svg"]
+__all__ = ["DISTRIBUTED", "SHARED", "distributed_owners", "is_distributed", "is_shared", "linear_layout_svg",
+           "shared_source"]
 
 DISTRIBUTED = ("register", "lane", "warp", "block")
 SHARED = ("offset", "block")
@@ -59,18 +60,51 @@ def _size(ll: LinearLayout, name: str) -> int:
     return ll.get_in_dim_size(name) if ll.has_in_dim(name) else 1
 
 
-def _distributed(ll: LinearLayout, title: str, window: Sequence[range] | None) -> str:
+def is_distributed(ll: LinearLayout) -> bool:
+    """In dims among register/lane/warp/block (at least one)."""
+    ins = set(ll.get_in_dim_names())
+    return bool(ins) and ins <= set(DISTRIBUTED)
+
+
+def is_shared(ll: LinearLayout) -> bool:
+    """In dims offset (and maybe block)."""
+    ins = set(ll.get_in_dim_names())
+    return "offset" in ins and ins <= set(SHARED)
+
+
+def _check_drawable(ll: LinearLayout) -> None:
+    if not isinstance(ll, LinearLayout):
+        raise LayoutError(f"a linear-layout picture draws a LinearLayout, got {type(ll).__name__}")
+    if ll.get_total_in_dim_size() > 1 << 20 or ll.get_total_out_dim_size() > 1 << 20:
+        raise UnsupportedError("the layout is too large to draw (over 2^20 points)")
+    if not (is_distributed(ll) or is_shared(ll)):
+        raise UnsupportedError(f"a picture needs a distributed layout (in dims among {list(DISTRIBUTED)}) "
+                               f"or a shared one (in dims 'offset' and maybe 'block'); this one has "
+                               f"{ll.get_in_dim_names()}")
+
+
+def distributed_owners(ll: LinearLayout) -> tuple[np.ndarray, np.ndarray]:
+    """``(thread, register)`` of the first holder of each element (Triton's order: block, warp,
+    lane, register), as rows x columns arrays (-1 where nobody holds it)."""
+    _check_drawable(ll)
     sizes = ll.get_out_dim_sizes()
     rows, cols = _grid_shape(sizes)
-    ms, ns = _window((rows, cols), window)
     elem = _c_order(_points(ll, DISTRIBUTED), sizes)
-    regs, lanes = _size(ll, "register"), _size(ll, "lane")
-    # point = register + regs * thread: the first holder (Triton's order) is the smallest point
+    regs = _size(ll, "register")
+    # point = register + regs * thread: the first holder is the smallest point
     first = np.full(rows * cols, -1, dtype=np.int64)
     first[elem[::-1]] = np.arange(elem.size, dtype=np.int64)[::-1]
     held = first >= 0
-    thr = np.where(held, first // regs, -1).reshape(rows, cols)
-    val = np.where(held, first % regs, -1).reshape(rows, cols)
+    return (np.where(held, first // regs, -1).reshape(rows, cols),
+            np.where(held, first % regs, -1).reshape(rows, cols))
+
+
+def _distributed(ll: LinearLayout, title: str, window: Sequence[range] | None) -> str:
+    sizes = ll.get_out_dim_sizes()
+    thr, val = distributed_owners(ll)
+    rows, cols = thr.shape
+    ms, ns = _window((rows, cols), window)
+    regs, lanes = _size(ll, "register"), _size(ll, "lane")
     body = owner_cells((thr, val), CELL, TITLE + CELL, ms, ns, value="R")
     head = title or (f"distributed linear layout [{','.join(map(str, sizes))}]: {regs} registers, "
                      f"{lanes} lanes, {_size(ll, 'warp')} warps, {_size(ll, 'block')} blocks")
@@ -93,6 +127,10 @@ def _note(tile: tuple[int, int], win: Window) -> str:
 def shared_source(ll: LinearLayout, name: str = "") -> Source:
     """A picture :class:`~tensorlayout.render.Source` of a shared layout: element -> offset
     (the lowest offset holding it; offsets of block ``b`` follow those of block ``b - 1``)."""
+    _check_drawable(ll)
+    if not is_shared(ll):
+        raise UnsupportedError(f"a shared layout has in dims 'offset' (and maybe 'block'); this one has "
+                               f"{ll.get_in_dim_names()}")
     sizes = ll.get_out_dim_sizes()
     elem = _c_order(_points(ll, SHARED), sizes)
     total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
@@ -116,15 +154,7 @@ def shared_source(ll: LinearLayout, name: str = "") -> Source:
 def linear_layout_svg(ll: LinearLayout, title: str = "", window: Sequence[range] | None = None) -> str:
     """A picture of a Triton linear layout (see the module doc); ``window``: two ranges over
     the tensor viewed as rows x columns (a shared layout: one range per out dim)."""
-    if not isinstance(ll, LinearLayout):
-        raise LayoutError(f"linear_layout_svg draws a LinearLayout, got {type(ll).__name__}")
-    ins = set(ll.get_in_dim_names())
-    if ll.get_total_in_dim_size() > 1 << 20 or ll.get_total_out_dim_size() > 1 << 20:
-        raise UnsupportedError("the layout is too large to draw (over 2^20 points)")
-    if "offset" in ins and ins <= set(SHARED):
+    _check_drawable(ll)
+    if is_shared(ll):
         return svg(picture(shared_source(ll, title), window=window))
-    if ins and ins <= set(DISTRIBUTED):
-        return _distributed(ll, title, window)
-    raise UnsupportedError(f"a picture needs a distributed layout (in dims among {list(DISTRIBUTED)}) or a "
-                           f"shared one (in dims 'offset' and maybe 'block'); this one has "
-                           f"{ll.get_in_dim_names()}")
+    return _distributed(ll, title, window)

@@ -32,6 +32,7 @@ from tensorlayout.gpu.banks import (
 )
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.render._draw import hsl
 from tensorlayout.render._extent import Window, check_window, window_text
 
 __all__ = ["CELL", "TITLE", "document", "owner_cells", "shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg",
@@ -160,7 +161,7 @@ def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], st
             edge = f'stroke="{stroke}" stroke-width="3"' if stroke else 'stroke="#000" stroke-width="0.5"'
             out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-offset="{off}" data-bank="{bank}">'
                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
-                       f'fill="hsl({bank * 360 // BANKS},60%,82%)" {edge}/>'
+                       f'fill="{hsl(bank * 360 // BANKS, 0.6, 0.82)}" {edge}/>'
                        f'<text x="{x + CELL / 2}" y="{y + 14}">{off}</text>'
                        f'<text x="{x + CELL / 2}" y="{y + 27}">b{bank}</text></g>')
     return out

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tensorlayout import render
+from tensorlayout.cli import _triton
 from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
@@ -14,6 +15,7 @@ from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu.atoms import copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
 from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
+from tensorlayout.triton import LinearLayout
 
 __all__ = ["DESCRIPTION", "FORMATS", "register", "run"]
 
@@ -32,8 +34,11 @@ tile, up to 256) and the strip after at most 2048 slots, so any size works; --wi
 draws any other part.
 
 TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
-('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin; --tla FORMAT --rows R
---cols C [--dtype T] names an Ascend TLA format instead. The picture format follows the
+('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed LinearLayout, or an encoding such as
+'#ttg.blocked<{...}>' with --shape A,B or inside 'tensor<AxBxT, ...>': drawn with the thread
+and register holding each element, or a shared layout's offsets), or '-' to read it from
+stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead. The
+picture format follows the
 suffix of OUT: .svg, .html, .tex (TikZ, as CuTe's print_latex prints it), .png or .pdf (these
 two need the optional extra: pip install 'tensorlayout[png]'); '-o -' writes to stdout, SVG
 unless --format says otherwise.
@@ -59,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("render", help="draw a layout as SVG, HTML, TikZ, PNG or PDF",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
+    _triton.add_shape_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file; its suffix (.svg .html .tex .png .pdf) chooses the format; "
                         "'-' is stdout")
@@ -118,6 +124,9 @@ def _banks_svg(args: argparse.Namespace) -> str:
 
 def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     """The layout TARGET (or --tla) names and the dims a window ranges over."""
+    ll = _triton.triton_layout(args)
+    if ll is not None:
+        return ll, _triton.picture_dims(ll)
     target = target_of(args, missing=UnsupportedError)
     if args.window and not target.has_grid:
         raise UsageError(f"{target.text} is not one static array: --window needs one")
@@ -134,9 +143,9 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)
     if kind == "html":
-        if args.mma or args.copy:
-            raise UnsupportedError("the HTML page with a hover read-out is for layouts: draw "
-                                   "--mma/--copy as SVG, TikZ, PNG or PDF")
+        if args.mma or args.copy or isinstance(obj, LinearLayout):
+            raise UnsupportedError("the HTML page with a hover read-out is for XLA, CuTe and TLA "
+                                   "layouts: draw --mma/--copy and Triton layouts as SVG, TikZ, PNG or PDF")
         return render.to_html(obj, window=window)
     if kind == "tikz":
         return render.to_tikz(obj, window=window, title=title)

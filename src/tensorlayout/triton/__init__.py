@@ -7,7 +7,7 @@
 """
 
 from tensorlayout.triton.banks import BankReport, bank_conflicts, hardware_bank_conflicts
-from tensorlayout.triton.bridge import from_cute, to_cute
+from tensorlayout.triton.bridge import element_layout, from_cute, from_xla, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -28,7 +28,9 @@ __all__ = [
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
     "bank_conflicts",
+    "element_layout",
     "from_cute",
+    "from_xla",
     "get_distributed_view",
     "get_shared_view",
     "hardware_bank_conflicts",

@@ -1,4 +1,4 @@
-"""Pictures of layouts: SVG and an HTML page with a hover read-out.
+"""Pictures of layouts: SVG, an HTML page with a hover read-out, TikZ, PNG and PDF.
 
 ``to_svg(target)`` draws the logical grid with each cell colored by its tile and labelled
 with its physical offset, red boxes around the innermost sub-tiles, and beneath it the
@@ -12,7 +12,11 @@ from its address to show one cell without a mouse.
 ``target`` is an XLA shape (text or :class:`~tensorlayout.xla.Shape`), a CuTe layout (text
 or :class:`~tensorlayout.cute.Layout`, stride-0 broadcast modes included), a TLA layout, or a
 :class:`~tensorlayout.relayout.PhysicalTarget`. ``target_from_text`` is the one place that
-turns command-line text into a target.
+turns command-line text into a target. ``to_svg`` also draws GPU thread-value objects and
+Triton linear layouts (:mod:`tensorlayout.render._kinds`); ``to_tikz`` writes the same
+pictures as CuTe's ``print_latex`` does; ``to_png``/``to_pdf`` need the optional extra
+``png``. Every picture takes ``window=`` (one ``range`` per dim). Inside IPython/Jupyter,
+importing this package registers the display hooks of :mod:`tensorlayout.render.display`.
 
 Seed Figure 1:
 

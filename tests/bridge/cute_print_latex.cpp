@@ -7,6 +7,7 @@
 #include <cute/atom/copy_atom.hpp>
 #include <cute/atom/mma_traits_sm80.hpp>
 #include <cute/atom/copy_traits_sm75.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cute/util/print_latex.hpp>
 
 using namespace cute;
@@ -25,6 +26,8 @@ int main() {
   print_latex(composition(Swizzle<2, 0, 2>{}, Layout<Shape<_4, _4>, Stride<_4, _1>>{}));
   printf("@@@ mma_atom\n");
   print_latex(MMA_Atom<SM80_16x8x8_F16F16F16F16_TN>{});
+  printf("@@@ wgmma_ss\n");  // A and B in shared memory: every thread "holds" every element
+  print_latex(MMA_Atom<SM90_64x8x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K>>{});
   auto mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2, _1, _1>>{});
   printf("@@@ tiled_mma\n");
   print_latex(mma);

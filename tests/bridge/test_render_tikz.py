@@ -27,12 +27,13 @@ OURS = {
     "nested": lambda: to_tikz("((2,2),(2,4)):((1,4),(2,8))"),
     "swizzle": lambda: to_tikz("Sw<2,0,2> o _0 o (_4,_4):(_4,_1)"),
     "mma_atom": lambda: to_tikz(mma_atom("SM80_16x8x8_F16F16F16F16_TN")),
+    "wgmma_ss": lambda: to_tikz(mma_atom("SM90_64x8x16_F16F16F16_SS")),
     "tiled_mma": lambda: to_tikz(make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 1, 1))),
     "tiled_copy": lambda: to_tikz(make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16,
                                                     make_tiled_mma(mma_atom(F16)))),
 }
 #: CuTe's comment lines for TV objects print coordinate tensors (ArithTuple ...); ours the TV layouts
-TV = {"mma_atom", "tiled_mma", "tiled_copy"}
+TV = {"mma_atom", "wgmma_ss", "tiled_mma", "tiled_copy"}
 
 
 def _body(text: str) -> str:
@@ -101,3 +102,20 @@ def test_pdflatex_compiles_it(tmp_path: Path, kind: str) -> None:
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "fig.tex"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=300)
     assert (tmp_path / "fig.pdf").stat().st_size > 1000
+
+
+def test_svg_and_tikz_show_the_same_holder_as_cute() -> None:
+    """An element several threads hold shows the holder CuTe's pictures show: the first in
+    (thread, value) order, in the SVG as in the TikZ."""
+    atom = mma_atom("SM90_64x8x16_F16F16F16_SS")  # A, B in shared memory: every thread holds all
+    svg_cells = re.findall(r'data-m="(\d+)" data-n="(\d+)" data-thread="(-?\d+)" data-value="(-?\d+)"',
+                           to_svg(atom))
+    a_cells = svg_cells[:64 * 16]
+    assert {t for _m, _n, t, _v in a_cells} == {"0"}
+    tv_a = atom.tv_a()
+    table = tv_a.table()
+    for m, k, _t, v in a_cells[::37]:
+        assert int(table[0, int(v)]) == int(m) + 64 * int(k)
+    nodes = re.findall(r"\\shortstack\{T(\d+) \\\\ V(\d+)\}", to_tikz(atom))
+    assert len(nodes) == 64 * 8 + 64 * 16 + 8 * 16  # C, then A, then B, one node each
+    assert {t for t, _v in nodes[64 * 8:]} == {"0"} and len({t for t, _v in nodes[:64 * 8]}) == 128

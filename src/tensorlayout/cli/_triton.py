@@ -45,8 +45,8 @@ def _shape(text: str | None) -> list[int] | None:
 def triton_layout(args: argparse.Namespace) -> LinearLayout | None:
     """The Triton layout TARGET names, or None when TARGET is not Triton text (a TARGET read
     from stdin is kept in ``args.target`` for the other notations)."""
-    if args.tla or args.target is None:
-        return None
+    if args.tla or not args.target:
+        return None  # nothing to read: the other notations' checks say what is missing
     text = read_argument(args.target, "a TARGET")
     args.target = text
     if not is_triton_text(text):

@@ -42,7 +42,7 @@ from tensorlayout.render._draw import Picture, border_segments, cell_tiles, pict
 from tensorlayout.render._extent import Window, check_window
 from tensorlayout.render._source import Source, source_of
 from tensorlayout.render._triton import distributed_owners, is_distributed, shared_source
-from tensorlayout.render._tv import MAX_PANEL_CELLS
+from tensorlayout.render._tv import MAX_PANEL_CELLS, first_holders
 from tensorlayout.triton import LinearLayout
 
 __all__ = ["BW_COLORS", "TV_COLORS", "to_tikz"]
@@ -138,18 +138,12 @@ def _tv_nodes(tv: TVLayout, ms: range, ns: range, place: tuple[int, int], transp
     """One node per element of rows ``ms`` x columns ``ns``, its first holder in CuTe's loop
     order (thread outer, value inner), at ``place`` + its position (``transpose``: (n, m))."""
     m_ext = tv.tile[0]
-    table = tv.table()
-    seen: set[int] = set()
     out = []
-    for t in range(table.shape[0]):
-        for v in range(table.shape[1]):
-            idx = int(table[t, v])
-            m, n = idx % m_ext, idx // m_ext
-            if idx in seen or m not in ms or n not in ns:
-                continue
-            seen.add(idx)
+    for idx, t, v in zip(*first_holders(tv)):
+        m, n = int(idx) % m_ext, int(idx) // m_ext
+        if m in ms and n in ns:
             r, c = (n - ns.start, m - ms.start) if transpose else (m - ms.start, n - ns.start)
-            out.append(_tv_node(place[0] + r, place[1] + c, t, v))
+            out.append(_tv_node(place[0] + r, place[1] + c, int(t), int(v)))
     return out
 
 

@@ -35,8 +35,8 @@ from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._draw import hsl
 from tensorlayout.render._extent import Window, check_window, window_text
 
-__all__ = ["CELL", "TITLE", "document", "owner_cells", "shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg",
-           "tv_svg"]
+__all__ = ["CELL", "TITLE", "cute_owners", "document", "first_holders", "owner_cells", "shared_banks_svg",
+           "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
 
 CELL = 34  # px per cell
 GAP = 2 * CELL  # px between panels
@@ -60,10 +60,36 @@ def _window_note(tile: tuple[int, ...], win: Window) -> str:
     return "" if all(len(r) == n for r, n in zip(win, tile)) else f" window {window_text(win)}"
 
 
+def first_holders(tv: TVLayout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CuTe's pictures' holder of each element (``print_latex``/``print_svg`` loop over threads,
+    then values, and keep the first to reach an element): ``(index, thread, value)`` arrays
+    over the held elements, in that loop's order (``index`` = ``m + M·n``).
+
+    >>> from tensorlayout.gpu.tv import TVLayout
+    >>> [a.tolist() for a in first_holders(TVLayout.parse("(2,2):(0,1)", (2, 1)))]
+    [[0, 1], [0, 0], [0, 1]]
+    """
+    flat = tv.table().reshape(-1)  # thread-major: position = t * V + v
+    index, first = np.unique(flat, return_index=True)
+    order = np.argsort(first)
+    values = tv.num_values
+    return index[order], first[order] // values, first[order] % values
+
+
+def cute_owners(tv: TVLayout) -> tuple[np.ndarray, np.ndarray]:
+    """``(thread[M, N], value[M, N])`` of :func:`first_holders`, -1 where nobody holds it."""
+    m_ext, n_ext = tv.tile
+    thr = np.full(m_ext * n_ext, -1, dtype=np.int64)
+    val = np.full(m_ext * n_ext, -1, dtype=np.int64)
+    index, t, v = first_holders(tv)
+    thr[index], val[index] = t, v
+    return thr.reshape(n_ext, m_ext).T, val.reshape(n_ext, m_ext).T
+
+
 def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False) -> list[str]:
-    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tv``'s tile: the owner of each
-    element; ``transpose`` draws (n, m) as (row, col)."""
-    return owner_cells(tv.ownership(), x0, y0, ms, ns, transpose)
+    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tv``'s tile: the holder of each
+    element as CuTe's pictures show it; ``transpose`` draws (n, m) as (row, col)."""
+    return owner_cells(cute_owners(tv), x0, y0, ms, ns, transpose)
 
 
 def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: range, ns: range,

@@ -96,7 +96,7 @@ def test_from_xla_places_every_element_where_xla_does(text: str) -> None:
     dims = tuple(shape.dimensions)
     offsets = linear_indices(shape).reshape(dims) if dims else linear_indices(shape)
     for off in range(ll.get_in_dim_size("offset")):
-        elem = tuple(ll.apply({"offset": off}).values())
+        elem = tuple(ll.apply({"offset": off, "block": 0}).values())
         assert offsets[elem] == off
     assert str(cute_to_xla(element_layout(ll), "f32", dims=dims)) and \
         np.array_equal(_cute_offsets(element_layout(ll), list(dims)).reshape(-1), offsets.reshape(-1))
@@ -119,7 +119,7 @@ def test_from_xla_of_random_shapes(shape: Shape) -> None:
         return
     back = np.zeros(len(offsets), dtype=np.int64)
     for off in range(ll.get_in_dim_size("offset")):
-        back[off] = np.ravel_multi_index(tuple(ll.apply({"offset": off}).values()), dims) if dims else 0
+        back[off] = np.ravel_multi_index(tuple(ll.apply({"offset": off, "block": 0}).values()), dims) if dims else 0
     assert np.array_equal(back[offsets], np.arange(len(offsets)))
 
 
@@ -201,6 +201,11 @@ def test_cli_show_and_render_triton_text(tmp_path: object, capsys: pytest.Captur
     assert "no XLA layout places the elements" in capsys.readouterr().err
     assert main(["show", "f16[8,8]{0,1:T(2,2)}", "--as", "triton"]) == 0
     assert LinearLayout.parse(capsys.readouterr().out) == from_xla("f16[8,8]{0,1:T(2,2)}")
+    assert main(["show", "(4,4):(1,4)", "--as", "triton"]) == 0
+    assert LinearLayout.parse(capsys.readouterr().out) == from_xla("f32[4,4]{0,1}")
+    for holes in ("(4,4):(1,8)", "(4,4):(0,1)", "(3,4):(1,3)"):
+        assert main(["show", holes, "--as", "triton"]) == 2
+        assert "has no Triton shared layout" in capsys.readouterr().err
     for args in ([blocked, "-o", "-"], [shared, "--shape", "8,8", "-o", "-"],
                  [shared, "--shape", "8,8", "--format", "tikz", "-o", "-"]):
         assert main(["render", *args]) == 0

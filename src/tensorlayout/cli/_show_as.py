@@ -14,6 +14,7 @@ from tensorlayout.cli._target import Target
 from tensorlayout.cute import Layout, tla
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.triton import LinearLayout, from_cute, from_xla
+from tensorlayout.triton.bridge import shared_from_offsets
 from tensorlayout.xla import Shape
 
 __all__ = ["NOTATIONS", "converted"]
@@ -49,8 +50,10 @@ def _triton(src: object) -> LinearLayout:
                                "is not read here)")
     rank = len(lay.shape) if isinstance(lay.shape, tuple) else 1
     dims = [f"dim{k}" for k in range(rank)]
-    forward = from_cute(lay, dims, [("offset", max(lay.cosize(), 1))])
-    if not (forward.is_injective() and forward.is_surjective()):
-        raise UnsupportedError(f"{lay} has no Triton shared layout: it does not put exactly one element "
-                               "at each offset")
-    return forward.invert()
+    if lay.cosize() != lay.size():
+        raise UnsupportedError(f"{lay} has no Triton shared layout: its {lay.cosize()} offsets do not "
+                               f"hold its {lay.size()} elements one each")
+    try:
+        return shared_from_offsets(from_cute(lay, dims, [("offset", max(lay.cosize(), 1))]))
+    except UnsupportedError as err:
+        raise UnsupportedError(f"{lay} has no Triton shared layout: {err}") from None

@@ -28,7 +28,7 @@ from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.xla import Shape, parse_shape
 from tensorlayout.xla.lowering import lower_shape
 
-__all__ = ["element_layout", "from_cute", "from_xla", "to_cute"]
+__all__ = ["element_layout", "from_cute", "from_xla", "shared_from_offsets", "to_cute"]
 
 
 def _mode(strides: list[int]) -> tuple[Any, Any]:
@@ -175,6 +175,7 @@ def from_xla(shape: Shape | str) -> LinearLayout:
        offset=2 -> (0, 1)
        offset=4 -> (2, 0)
        offset=8 -> (0, 2)
+     - block is a size 1 dimension
     where out dims are: [dim0 (size 4), dim1 (size 4)]
     """
     shape = parse_shape(shape) if isinstance(shape, str) else shape
@@ -192,7 +193,25 @@ def from_xla(shape: Shape | str) -> LinearLayout:
                          for b in range(n.bit_length() - 1)]) for d, n in enumerate(dims)]
     forward = LinearLayout.from_bases(bases, ["offset"], [max(prod(dims), 1)], require_surjective=False)
     _check_linear(shape, lay.offsets(), forward, dims)
-    return forward.invert()
+    return shared_from_offsets(forward)
+
+
+def shared_from_offsets(forward: LinearLayout) -> LinearLayout:
+    """The shared layout ``offset -> (dim0, ...)`` (with Triton's size-1 ``block`` dim) of a
+    one-to-one ``(dim0, ...) -> offset`` layout.
+
+    >>> print(shared_from_offsets(from_cute(Layout((2, 2), (2, 1)), ["dim0", "dim1"], [("offset", 4)])))
+    <BLANKLINE>
+     - offset=1 -> (0, 1)
+       offset=2 -> (1, 0)
+     - block is a size 1 dimension
+    where out dims are: [dim0 (size 2), dim1 (size 2)]
+    """
+    if not (forward.is_injective() and forward.is_surjective()):
+        raise UnsupportedError("no shared layout: the offsets do not hold exactly one element each")
+    inverse = forward.invert()
+    return LinearLayout.from_bases([*inverse.bases, ("block", [])], inverse.get_out_dim_names(),
+                                   inverse.get_out_dim_sizes())
 
 
 def _check_linear(shape: Shape, offsets: np.ndarray, forward: LinearLayout, dims: tuple[int, ...]) -> None:

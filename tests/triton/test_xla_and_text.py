@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tensorlayout.cli import main
 from tensorlayout.convert import cute_to_xla
+from tensorlayout.cute import ComposedLayout, Layout, Swizzle
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError, UnsupportedError
 from tensorlayout.triton import (
     BlockedLayout,
@@ -24,6 +25,7 @@ from tensorlayout.triton import (
     SwizzledSharedLayout,
     element_layout,
     from_xla,
+    shared_layout,
 )
 from tensorlayout.triton._mlir import parse_layout
 from tensorlayout.xla import Shape, linear_indices, parse_shape
@@ -119,7 +121,8 @@ def test_from_xla_of_random_shapes(shape: Shape) -> None:
         return
     back = np.zeros(len(offsets), dtype=np.int64)
     for off in range(ll.get_in_dim_size("offset")):
-        back[off] = np.ravel_multi_index(tuple(ll.apply({"offset": off, "block": 0}).values()), dims) if dims else 0
+        elem = tuple(ll.apply({"offset": off, "block": 0}).values())
+        back[off] = np.ravel_multi_index(elem, dims) if dims else 0
     assert np.array_equal(back[offsets], np.arange(len(offsets)))
 
 
@@ -201,11 +204,13 @@ def test_cli_show_and_render_triton_text(tmp_path: object, capsys: pytest.Captur
     assert "no XLA layout places the elements" in capsys.readouterr().err
     assert main(["show", "f16[8,8]{0,1:T(2,2)}", "--as", "triton"]) == 0
     assert LinearLayout.parse(capsys.readouterr().out) == from_xla("f16[8,8]{0,1:T(2,2)}")
+    assert main(["show", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", "--as", "triton"]) == 0
+    assert LinearLayout.parse(capsys.readouterr().out) == NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
     assert main(["show", "(4,4):(1,4)", "--as", "triton"]) == 0
     assert LinearLayout.parse(capsys.readouterr().out) == from_xla("f32[4,4]{0,1}")
     for holes in ("(4,4):(1,8)", "(4,4):(0,1)", "(3,4):(1,3)"):
         assert main(["show", holes, "--as", "triton"]) == 2
-        assert "has no Triton shared layout" in capsys.readouterr().err
+        assert "has no Triton layout" in capsys.readouterr().err
     for args in ([blocked, "-o", "-"], [shared, "--shape", "8,8", "-o", "-"],
                  [shared, "--shape", "8,8", "--format", "tikz", "-o", "-"]):
         assert main(["render", *args]) == 0
@@ -227,3 +232,22 @@ def test_random_blocked_layouts_round_trip_through_xla() -> None:
         cute = element_layout(ll)
         xla = cute_to_xla(cute, "f32")
         assert np.array_equal(linear_indices(xla), _cute_offsets(cute, shape))
+
+
+def test_swizzled_cute_layouts_are_triton_shared_layouts() -> None:
+    """Every offset of shared_layout(Sw<B,M,S> o 0 o L) holds the element CuTe's own composed
+    layout puts there (random swizzles over row- and column-major power-of-two tiles)."""
+    rng = random.Random(11)
+    for _ in range(40):
+        rows, cols = 1 << rng.randint(1, 4), 1 << rng.randint(1, 5)
+        base = Layout((rows, cols), (cols, 1)) if rng.random() < 0.5 else Layout((rows, cols), (1, rows))
+        span = (rows * cols).bit_length() - 1
+        b, m = rng.randint(0, 3), rng.randint(0, 3)
+        s = rng.randint(b, max(b, span - m - b)) if span - m - b >= b else b
+        if m + b + s > span or (b and s < b):
+            continue
+        composed = ComposedLayout(Swizzle(b, m, s), 0, base)
+        ll = shared_layout(composed)
+        for off in range(rows * cols):
+            i, j = ll.apply({"offset": off, "block": 0}).values()
+            assert composed((i, j)) == off

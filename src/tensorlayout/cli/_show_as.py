@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from tensorlayout import convert
 from tensorlayout.cli._target import Target
-from tensorlayout.cute import Layout, tla
+from tensorlayout.cute import ComposedLayout, Layout, tla
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.triton import LinearLayout, from_cute, from_xla
-from tensorlayout.triton.bridge import shared_from_offsets
+from tensorlayout.triton import LinearLayout
+from tensorlayout.triton.bridge import shared_layout
 from tensorlayout.xla import Shape
 
 __all__ = ["NOTATIONS", "converted"]
@@ -41,19 +41,8 @@ def converted(target: Target, notation: str) -> str:
 
 
 def _triton(src: object) -> LinearLayout:
-    """The Triton shared layout (offset -> element) of an XLA or CuTe layout."""
-    if isinstance(src, Shape):
-        return from_xla(src)
+    """The Triton shared layout (offset -> element) of an XLA, CuTe (swizzled too) or TLA layout."""
     lay = src.layout if isinstance(src, tla.TlaLayout) else src
-    if not isinstance(lay, Layout):
-        raise UnsupportedError(f"{src} has no Triton linear layout (a swizzle composed with a layout "
-                               "is not read here)")
-    rank = len(lay.shape) if isinstance(lay.shape, tuple) else 1
-    dims = [f"dim{k}" for k in range(rank)]
-    if lay.cosize() != lay.size():
-        raise UnsupportedError(f"{lay} has no Triton shared layout: its {lay.cosize()} offsets do not "
-                               f"hold its {lay.size()} elements one each")
-    try:
-        return shared_from_offsets(from_cute(lay, dims, [("offset", max(lay.cosize(), 1))]))
-    except UnsupportedError as err:
-        raise UnsupportedError(f"{lay} has no Triton shared layout: {err}") from None
+    if not isinstance(lay, (Shape, Layout, ComposedLayout)):
+        raise UnsupportedError(f"{src} has no Triton shared layout")
+    return shared_layout(lay)

@@ -7,7 +7,7 @@
 """
 
 from tensorlayout.triton.banks import BankReport, bank_conflicts, hardware_bank_conflicts
-from tensorlayout.triton.bridge import element_layout, from_cute, from_xla, to_cute
+from tensorlayout.triton.bridge import element_layout, from_cute, from_xla, shared_layout, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -34,6 +34,7 @@ __all__ = [
     "get_distributed_view",
     "get_shared_view",
     "hardware_bank_conflicts",
+    "shared_layout",
     "to_cute",
     "to_linear_layout",
 ]

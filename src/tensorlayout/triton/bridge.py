@@ -20,15 +20,17 @@ from typing import Any
 import numpy as np
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.cute import Layout
+from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute import ComposedLayout, Layout, TlaLayout
 from tensorlayout.cute.int_tuple import flatten
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.triton._dims import dim_pairs, names_list, split_index
 from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.xla import Shape, parse_shape
 from tensorlayout.xla.lowering import lower_shape
 
-__all__ = ["element_layout", "from_cute", "from_xla", "shared_from_offsets", "to_cute"]
+__all__ = ["element_layout", "from_cute", "from_xla", "shared_from_offsets", "shared_layout", "to_cute"]
 
 
 def _mode(strides: list[int]) -> tuple[Any, Any]:
@@ -178,21 +180,35 @@ def from_xla(shape: Shape | str) -> LinearLayout:
      - block is a size 1 dimension
     where out dims are: [dim0 (size 4), dim1 (size 4)]
     """
-    shape = parse_shape(shape) if isinstance(shape, str) else shape
-    lay = lower_shape(shape)
+    return shared_layout(parse_shape(shape) if isinstance(shape, str) else shape)
+
+
+def shared_layout(x: Shape | Layout | ComposedLayout | TlaLayout | CoreLayout | str) -> LinearLayout:
+    """The Triton shared layout of an XLA shape or a CuTe layout (swizzled ones too; text is
+    read as CuTe's) whose offsets are linear over GF(2), as :func:`from_xla` says. CuTe's 128-byte
+    swizzle of a 16-bit ``8x64`` tile is Triton's NVMMA 128-byte shared layout:
+
+    >>> from tensorlayout.triton import NVMMASharedLayout
+    >>> sw128 = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
+    >>> shared_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)") == sw128
+    True
+    """
+    lay = x if isinstance(x, CoreLayout) else lower_shape(x) if isinstance(x, Shape) else lower_layout(x)
+    name = lay.name or str(x)
     dims = tuple(lay.shape)
     if any(n <= 0 or n & (n - 1) for n in dims):
-        raise UnsupportedError(f"{shape} has no Triton layout: dims {list(dims)} are not all powers of two")
+        raise UnsupportedError(f"{name} has no Triton layout: dims {list(dims)} are not all powers of two")
     if lay.size != prod(dims):
-        raise UnsupportedError(f"{shape} has no Triton layout: {lay.size - prod(dims)} of its {lay.size} "
-                               "slots are padding, and a linear layout has none")
+        raise UnsupportedError(f"{name} has no Triton layout: its {lay.size} slots do not hold its "
+                               f"{prod(dims)} elements one each (padding or holes; a linear layout "
+                               "has none)")
     if prod(dims) > MAX_CHECKED:
-        raise UnsupportedError(f"{shape} has {prod(dims)} elements; from_xla checks each one, so at most "
-                               f"{MAX_CHECKED}")
+        raise UnsupportedError(f"{name} has {prod(dims)} elements; a Triton layout of it is checked element "
+                               f"by element, so at most {MAX_CHECKED}")
     bases = [(f"dim{d}", [[lay.offset(tuple(1 << b if k == d else 0 for k in range(len(dims))))]
                          for b in range(n.bit_length() - 1)]) for d, n in enumerate(dims)]
     forward = LinearLayout.from_bases(bases, ["offset"], [max(prod(dims), 1)], require_surjective=False)
-    _check_linear(shape, lay.offsets(), forward, dims)
+    _check_linear(name, lay.offsets(), forward, dims)
     return shared_from_offsets(forward)
 
 
@@ -214,7 +230,7 @@ def shared_from_offsets(forward: LinearLayout) -> LinearLayout:
                                    inverse.get_out_dim_sizes())
 
 
-def _check_linear(shape: Shape, offsets: np.ndarray, forward: LinearLayout, dims: tuple[int, ...]) -> None:
+def _check_linear(name: str, offsets: np.ndarray, forward: LinearLayout, dims: tuple[int, ...]) -> None:
     """Every element's offset is the XOR of its bits' offsets (else the layout is not linear)."""
     index = np.indices(dims, dtype=np.int64).reshape(len(dims), prod(dims))  # C order, as offsets()
     linear = np.zeros(index.shape[1], dtype=np.int64)
@@ -224,6 +240,6 @@ def _check_linear(shape: Shape, offsets: np.ndarray, forward: LinearLayout, dims
     bad = np.flatnonzero(linear != offsets)
     if bad.size:
         idx = tuple(int(i) for i in np.unravel_index(int(bad[0]), dims))
-        raise UnsupportedError(f"{shape} has no Triton layout: element {idx} is at offset "
+        raise UnsupportedError(f"{name} has no Triton layout: element {idx} is at offset "
                                f"{int(offsets[bad[0]])}, not at the XOR {int(linear[bad[0]])} of its "
                                "index bits' offsets")

@@ -9,11 +9,14 @@ Reads the attribute form Triton prints in its IR, with or without the ``ttg.`` (
 * ``#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>``
 * ``#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>``
 * ``#ttg.linear<{register = [[0, 1]], lane = [[1, 0], ...], warp = [], block = []}>``
-* ``tensor<16x16xf16, #ttg.blocked<{...}>>``
+* ``tensor<16x16xf16, #ttg.blocked<{...}>>`` and ``!ttg.memdesc<64x64xf16, #ttg.swizzled_shared<{...}>, ...>``
+* any of these after alias definitions as Triton prints them at the top of a module
+  (``#mma = #ttg.nvidia_mma<{...}>`` on its own line, then ``#ttg.dot_op<{..., parent = #mma, ...}>``);
+  other definition lines (``#loc = loc(unknown)``, ``#smem = #ttg.shared_memory``) are skipped.
 
-CTA fields (``CTAsPerCGA``, ``CTASplitNum``, ``CTAOrder``) are accepted when they describe one
-CTA. An alias (``#blocked`` alone) names a definition elsewhere in the module: give the
-definition itself.
+Several CTAs are read from ``CGALayout = [[...], ...]`` (Triton 3.9's form, the encodings'
+``cga_layout``); the older fields ``CTAsPerCGA``, ``CTASplitNum``, ``CTAOrder`` are accepted
+when they describe one CTA. An alias used without its definition is an error that says so.
 
 >>> enc, shape = parse_encoding("tensor<4x16xf16, #ttg.blocked<{sizePerThread = [1, 2], "
 ...     "threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>")
@@ -42,8 +45,13 @@ __all__ = ["is_triton_text", "parse_encoding", "parse_layout", "to_layout"]
 
 _NAME = re.compile(r"#[A-Za-z_][A-Za-z0-9_.]*")
 _TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_DEFINITION = re.compile(r"#[A-Za-z_][A-Za-z0-9_.]*[ \t]*=")
 _CTA_KEYS = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+_TYPES = ("tensor<", "!ttg.memdesc<")
+_STARTS = ("#", *_TYPES)
 Attrs = dict[str, Any]
+Encoding = tuple[str, Attrs, int]
+Aliases = dict[str, Encoding]
 
 
 def is_triton_text(text: str) -> bool:
@@ -53,20 +61,20 @@ def is_triton_text(text: str) -> bool:
     (True, False)
     """
     head = text.lstrip()
-    return head.startswith(("#", "tensor<")) or "where out dims are" in text or "(empty layout" in text
+    return head.startswith(_STARTS) or "where out dims are" in text or "(empty layout" in text
 
 
-def _value(cur: Cursor) -> Any:
+def _value(cur: Cursor, aliases: Aliases) -> Any:
     """An attribute value: integer, boolean, list (of values) or a nested encoding."""
     if cur.peek("#"):
-        return _encoding(cur)
+        return _encoding(cur, aliases)
     if cur.accept("["):
         items: list[Any] = []
         with cur.nested("a list"):
             while not cur.accept("]"):
                 if items:
                     cur.expect(",", "',' or ']'")
-                items.append(_value(cur))
+                items.append(_value(cur, aliases))
         return items
     for word, value in (("true", True), ("false", False)):
         if cur.accept(word):
@@ -74,8 +82,9 @@ def _value(cur: Cursor) -> Any:
     return cur.integer("a value (an integer, true/false, a [list] or a #encoding)")
 
 
-def _encoding(cur: Cursor) -> tuple[str, Attrs, int]:
-    """``#dialect.kind<{key = value, ...}>``: the kind, its attributes and where it starts."""
+def _encoding(cur: Cursor, aliases: Aliases) -> Encoding:
+    """``#dialect.kind<{key = value, ...}>`` or a defined alias: the kind, its attributes and
+    where it starts."""
     cur.skip()
     start = cur.pos
     m = cur.match(_NAME)
@@ -83,8 +92,11 @@ def _encoding(cur: Cursor) -> tuple[str, Attrs, int]:
         raise cur.error("an encoding such as #ttg.blocked<{...}>")
     kind = m.group()[1:].split(".")[-1]
     if not cur.peek("<"):
-        raise cur.error(f"'<{{' after {m.group()} (an alias such as #blocked names a definition "
-                        "elsewhere: give the definition itself)")
+        if m.group() in aliases:
+            return aliases[m.group()]
+        raise cur.error(f"'<{{' after {m.group()} (an alias such as #blocked names a definition: "
+                        "give the definition itself, or its line '#blocked = #ttg.blocked<{...}>' first)",
+                        at=cur.pos)
     cur.expect("<")
     cur.expect("{")
     attrs: Attrs = {}
@@ -94,14 +106,31 @@ def _encoding(cur: Cursor) -> tuple[str, Attrs, int]:
                 cur.expect(",", "',' or '}'")
             key = cur.identifier("an attribute name")
             cur.expect("=")
-            attrs[key] = _value(cur)
+            attrs[key] = _value(cur, aliases)
     cur.expect(">")
     return kind, attrs, start
 
 
-def _tensor(cur: Cursor) -> tuple[list[int], tuple[str, Attrs, int]]:
-    """``tensor<AxBxT, #encoding>``: the shape and the encoding."""
-    cur.expect("tensor<")
+def _definitions(cur: Cursor) -> Aliases:
+    """Leading ``#name = #ttg.kind<{...}>`` lines; other definition lines are skipped."""
+    aliases: Aliases = {}
+    while (m := cur.match(_DEFINITION)) is not None:
+        name = m.group()[:-1].strip()
+        end = cur.text.find("\n", cur.pos)
+        line_end = len(cur.text) if end < 0 else end
+        if re.match(r"[ \t]*#[A-Za-z_][A-Za-z0-9_.]*<", cur.text[cur.pos:line_end]):
+            aliases[name] = _encoding(cur, aliases)
+        else:
+            cur.pos = line_end  # not a layout (#loc = loc(...), #smem = #ttg.shared_memory)
+    return aliases
+
+
+def _tensor(cur: Cursor, aliases: Aliases) -> tuple[list[int], Encoding]:
+    """``tensor<AxBxT, #encoding>`` or ``!ttg.memdesc<AxBxT, #encoding, ...>``: the shape and
+    the encoding."""
+    memdesc = cur.accept("!ttg.memdesc<")
+    if not memdesc:
+        cur.expect("tensor<")
     shape = [cur.integer("a dimension")]
     while cur.accept("x"):
         dim = cur.try_integer()
@@ -111,20 +140,26 @@ def _tensor(cur: Cursor) -> tuple[list[int], tuple[str, Attrs, int]]:
     if cur.match(_TYPE) is None:
         raise cur.error("an element type such as f16")
     cur.expect(",")
-    enc = _encoding(cur)
+    enc = _encoding(cur, aliases)
+    while memdesc and cur.accept(","):  # the memory space and 'mutable'
+        if cur.peek("#"):
+            cur.match(_NAME)
+        else:
+            cur.identifier("a memdesc field")
     cur.expect(">")
     return shape, enc
 
 
-def parse_encoding(text: str) -> tuple[tuple[str, Attrs, int], list[int] | None]:
-    """The encoding ``(kind, attributes, position)`` written in ``text`` and the tensor shape
-    when the text is a tensor type (else None)."""
+def parse_encoding(text: str) -> tuple[Encoding, list[int] | None]:
+    """The encoding ``(kind, attributes, position)`` written in ``text`` (after any alias
+    definitions) and the tensor shape when it is a tensor or memdesc type (else None)."""
     cur = Cursor(text)
-    if cur.peek("tensor<"):
-        shape, enc = _tensor(cur)
+    aliases = _definitions(cur)
+    if any(cur.peek(t) for t in _TYPES):
+        shape, enc = _tensor(cur, aliases)
         cur.expect_end()
         return enc, shape
-    enc = _encoding(cur)
+    enc = _encoding(cur, aliases)
     cur.expect_end()
     return enc, None
 
@@ -149,14 +184,20 @@ def _need(kind: str, attrs: Attrs, keys: Sequence[str], optional: Sequence[str] 
     return [attrs[k] for k in keys]
 
 
+def _cga(a: Attrs) -> Any:
+    """The CTA bases Triton prints as ``CGALayout`` (none: one CTA)."""
+    return a.get("CGALayout", [])
+
+
 def _blocked(a: Attrs, shape: list[int]) -> Any:
-    return BlockedLayout(*_need("blocked", a, ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order")))
+    keys = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order")
+    return BlockedLayout(*_need("blocked", a, keys, ("CGALayout",)), cga_layout=_cga(a))
 
 
 def _mma(a: Attrs, shape: list[int]) -> Any:
-    major, minor, warps, instr = _need("nvidia_mma", a, ("versionMajor", "versionMinor", "warpsPerCTA",
-                                                         "instrShape"))
-    return NVMMADistributedLayout([major, minor], warps, instr)
+    keys = ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape")
+    major, minor, warps, instr = _need("nvidia_mma", a, keys, ("CGALayout",))
+    return NVMMADistributedLayout([major, minor], warps, instr, cga_layout=_cga(a))
 
 
 def _dot(a: Attrs, shape: list[int]) -> Any:
@@ -167,13 +208,16 @@ def _dot(a: Attrs, shape: list[int]) -> Any:
 
 
 def _swizzled(a: Attrs, shape: list[int]) -> Any:
-    return SwizzledSharedLayout(*_need("swizzled_shared", a, ("vec", "perPhase", "maxPhase", "order")))
+    keys = ("vec", "perPhase", "maxPhase", "order")
+    return SwizzledSharedLayout(*_need("swizzled_shared", a, keys, ("CGALayout",)), cga_layout=_cga(a))
 
 
 def _nvmma_shared(a: Attrs, shape: list[int]) -> Any:
     keys = ("swizzlingByteWidth", "transposed", "elementBitWidth")
-    width, transposed, bits = _need("nvmma_shared", a, keys, ("fp4Padded",))
-    return NVMMASharedLayout(width, bits, len(shape), transposed, bool(a.get("fp4Padded", False)))
+    width, transposed, bits = _need("nvmma_shared", a, keys, ("fp4Padded", "rank", "CGALayout"))
+    rank = a.get("rank", len(shape))  # Triton prints it when it is not 2
+    fp4 = bool(a.get("fp4Padded", False))
+    return NVMMASharedLayout(width, bits, rank, transposed, fp4, cga_layout=_cga(a))
 
 
 #: the encodings read, by kind
@@ -183,14 +227,14 @@ KINDS: dict[str, Callable[[Attrs, list[int]], Any]] = {
 }
 
 
-def _encoding_object(enc: tuple[str, Attrs, int], shape: list[int]) -> Any:
+def _encoding_object(enc: Encoding, shape: list[int]) -> Any:
     kind, attrs, _ = enc
     if kind not in KINDS:
         raise UnsupportedError(f"#{kind} is not read; known encodings: {', '.join([*KINDS, 'linear'])}")
     return KINDS[kind](attrs, shape)
 
 
-def to_layout(enc: tuple[str, Attrs, int], shape: Sequence[int]) -> LinearLayout:
+def to_layout(enc: Encoding, shape: Sequence[int]) -> LinearLayout:
     """The linear layout of a parsed encoding over a tensor of ``shape``."""
     kind, attrs, _ = enc
     if kind == "linear":
@@ -202,7 +246,7 @@ def to_layout(enc: tuple[str, Attrs, int], shape: Sequence[int]) -> LinearLayout
 def parse_layout(text: str, shape: Sequence[int] | None = None) -> LinearLayout:
     """A linear layout from Triton text: a printed ``LinearLayout`` or an encoding (its shape
     from the tensor type around it, else ``shape``)."""
-    if not text.lstrip().startswith(("#", "tensor<")):
+    if not text.lstrip().startswith(_STARTS):
         return LinearLayout.parse(text)
     enc, inner = parse_encoding(text)
     if inner is not None and shape is not None and list(shape) != inner:

@@ -191,7 +191,8 @@ def _cga(a: Attrs) -> Any:
 
 def _blocked(a: Attrs, shape: list[int]) -> Any:
     keys = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order")
-    return BlockedLayout(*_need("blocked", a, keys, ("CGALayout",)), cga_layout=_cga(a))
+    spt, tpw, wpc, order = _need("blocked", a, keys, ("CGALayout",))
+    return BlockedLayout(spt, tpw, wpc, order, cga_layout=_cga(a))
 
 
 def _mma(a: Attrs, shape: list[int]) -> Any:
@@ -209,7 +210,8 @@ def _dot(a: Attrs, shape: list[int]) -> Any:
 
 def _swizzled(a: Attrs, shape: list[int]) -> Any:
     keys = ("vec", "perPhase", "maxPhase", "order")
-    return SwizzledSharedLayout(*_need("swizzled_shared", a, keys, ("CGALayout",)), cga_layout=_cga(a))
+    vec, per_phase, max_phase, order = _need("swizzled_shared", a, keys, ("CGALayout",))
+    return SwizzledSharedLayout(vec, per_phase, max_phase, order, cga_layout=_cga(a))
 
 
 def _nvmma_shared(a: Attrs, shape: list[int]) -> Any:

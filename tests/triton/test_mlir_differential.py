@@ -19,7 +19,7 @@ from tests.triton._oracle import Result, run_isolated
 
 ttgl = pytest.importorskip("triton.experimental.gluon.language")
 
-DEFAULT = 150
+DEFAULT, THOROUGH = 150, 1000
 _ARG = re.compile(r"%arg0: ((?:tensor|!ttg\.memdesc)<.*?>) loc\(")
 
 
@@ -61,10 +61,9 @@ def _reader_input(module: str) -> str:
     return "\n".join([*definitions, match.group(1)])
 
 
-@pytest.mark.parametrize("family", sorted(_random.FAMILIES))
-def test_triton_printed_encodings_read_back(family: str) -> None:
-    rng = random.Random(zlib.crc32(b"mlir" + family.encode()))
-    cases = [_random.FAMILIES[family](rng) for _ in range(DEFAULT)]
+def _read_back(family: str, n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    cases = [_random.FAMILIES[family](rng) for _ in range(n)]
     read = several_ctas = 0
     for (spec, shape), (kind, module, _) in zip(cases, run_isolated(_printed, cases)):
         if kind != "text":
@@ -77,4 +76,15 @@ def test_triton_printed_encodings_read_back(family: str) -> None:
         assert parse_layout(text) == expected, (text, str(parse_layout(text)), str(expected))
         read += 1
         several_ctas += "CGALayout" in text
-    assert read >= DEFAULT * 3 // 4 and several_ctas, f"{read} of {DEFAULT} read, {several_ctas} with CTAs"
+    assert read >= n * 3 // 4 and several_ctas, f"{read} of {n} read, {several_ctas} with CTAs"
+
+
+@pytest.mark.parametrize("family", sorted(_random.FAMILIES))
+def test_triton_printed_encodings_read_back(family: str) -> None:
+    _read_back(family, DEFAULT, zlib.crc32(b"mlir" + family.encode()))
+
+
+@pytest.mark.thorough
+@pytest.mark.parametrize("family", sorted(_random.FAMILIES))
+def test_triton_printed_encodings_read_back_thorough(family: str) -> None:
+    _read_back(family, THOROUGH, 10_000 + zlib.crc32(b"mlir" + family.encode()))

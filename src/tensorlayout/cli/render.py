@@ -37,11 +37,11 @@ TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
 ('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed LinearLayout, or an encoding such as
 '#ttg.blocked<{...}>' with --shape A,B or inside 'tensor<AxBxT, ...>': drawn with the thread
 and register holding each element, or a shared layout's offsets), or '-' to read it from
-stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead. The
-picture format follows the
-suffix of OUT: .svg, .html, .tex (TikZ, as CuTe's print_latex prints it), .png or .pdf (these
-two need the optional extra: pip install 'tensorlayout[png]'); '-o -' writes to stdout, SVG
-unless --format says otherwise.
+stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead.
+
+The picture format follows the suffix of OUT: .svg, .html, .tex (TikZ, as CuTe's print_latex
+prints it), .png or .pdf (these two need the optional extra: pip install
+'tensorlayout[png]'); '-o -' writes to stdout, SVG unless --format says otherwise.
 
 GPU pictures: --mma ATOM draws an MMA atom's A, B and C panels (each cell T#/V#, colored by
 thread), --copy ATOM a copy atom's source and destination (tiled as the A operand of the SM80
@@ -70,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'-' is stdout")
     p.add_argument("--format", choices=FORMATS,
                    help="the picture format (default: from the suffix of OUT; svg for stdout)")
+    p.add_argument("--scale", type=float, default=1.0, help="PNG pixels per SVG unit (default 1)")
     gpu = p.add_mutually_exclusive_group()
     gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name")
     gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name")
@@ -80,7 +81,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", metavar="A:B,C:D",
                    help="draw this part of the index space: one numpy-style range per dimension, "
                         "e.g. 0:8,128:256 (--mma: M,N,K ranges; --copy, --banks: M,N)")
-    p.add_argument("--scale", type=float, default=1.0, help="PNG pixels per SVG unit (default 1)")
     p.set_defaults(func=run)
 
 

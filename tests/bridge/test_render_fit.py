@@ -176,3 +176,12 @@ def test_cli_render_window(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["render", "f32[4,4]", "--window", "0:9", "-o", str(out)]) == 2
     assert "UsageError" in capsys.readouterr().err
     assert main(["render", "(f32[2], f32[3])", "--window", "0:1", "-o", str(out)]) == 2
+
+
+def test_a_window_far_into_memory_says_where_its_strip_is() -> None:
+    near = _root(to_svg("bf16[4096,8192]{1,0:T(8,128)(2,1)}", window=(range(200, 208), range(4000, 4128))))
+    slots = [int(r.get("data-offset")) for r in near.findall(".//s:rect", NS) if "slot" in r.get("class", "")]
+    offsets = {int(g.get("data-offset")) for g in _cells(near)}
+    assert slots[0] <= min(offsets) < slots[0] + len(slots)  # the strip holds the window's first tile
+    far = to_svg("bf16[4096,8192]{1,0:T(8,128)(2,1)}", window=(range(2000, 2008), range(4000, 4128)))
+    assert "is past the 4194304 slots a strip reads back" in far

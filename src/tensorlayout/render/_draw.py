@@ -131,6 +131,9 @@ def picture(src: Source, tile_ids: np.ndarray | None = None, window: Sequence[ra
         for k in range(len(idx)))
     wrap = strip_wrap(cols, src.tile_elements, src.split)
     start = _strip_start(offs, math.lcm(wrap, src.tile_elements or 1), window is not None)
+    if window is not None and len(offs) and start == 0 and int(offs.min()) > MAX_STRIP_SKIP:
+        notes.append(f"the window's first slot, {int(offs.min())}, is past the {MAX_STRIP_SKIP} slots "
+                     "a strip reads back: the strip shows the start of memory")
     n, slot_tiles, slot_index = _strip(src, ids, notes, start, wrap)
     labels = tuple(",".join(str(int(i)) for i in lead_idx[r]) for r in range(rows)) if len(shape) >= 2 \
         else ("",) * rows

@@ -18,7 +18,7 @@ from tensorlayout.cli import main
 from tensorlayout.cute import Layout, tla
 from tensorlayout.errors import LayoutError, TensorLayoutError, UnsupportedError
 from tensorlayout.relayout import PhysicalTarget
-from tensorlayout.render import MAX_CELLS, MAX_SLOTS, target_from_text, to_html, to_svg
+from tensorlayout.render import MAX_CELLS, MAX_SIDE, MAX_SLOTS, target_from_text, to_html, to_svg
 from tensorlayout.xla import Shape, linear_index, linear_indices, multi_index, parse_shape
 
 from .strategies import cute_layouts, cute_offsets, xla_shapes
@@ -54,16 +54,25 @@ def _check_against(root: ET.Element, offsets: np.ndarray, dims: tuple[int, ...],
     that some element maps to, each labelled with an element stored there, in its tile's color."""
     grid = offsets.reshape(dims) if dims else offsets.reshape(())
     cells = _cells(root)
-    rows = min(int(np.prod(dims[:-1])) if len(dims) >= 2 else 1, MAX_CELLS)
-    cols = min(dims[-1] if dims else 1, MAX_CELLS)
+    rows, cols = int(root.get("data-rows")), int(root.get("data-cols"))
+    all_rows, all_cols = (int(np.prod(dims[:-1])) if len(dims) >= 2 else 1), (dims[-1] if dims else 1)
+    # everything up to MAX_CELLS a side; past that a cut (on a tile boundary: test_extent.py)
+    assert rows == all_rows or MAX_CELLS // 2 <= rows <= MAX_SIDE
+    assert cols == all_cols or 1 <= cols <= MAX_SIDE
+    assert rows <= max(all_rows, 0) and cols <= all_cols
     assert len(cells) == (rows * cols if offsets.size else 0)
+    drawn = [tuple(int(i) for i in c.get("data-index", "").split(",") if i != "") for c in cells]
+    if len(dims) >= 2 and offsets.size:
+        lead = np.array(np.unravel_index(np.arange(rows), dims[:-1]), dtype=np.int64).T
+        assert drawn == [(*map(int, lead[r]), c) for r in range(rows) for c in range(cols)]
     fill_of_tile = {}
     for c in cells:
         index = tuple(int(i) for i in c.get("data-index", "").split(",") if i != "")
         assert int(c.get("data-offset")) == grid[index] == int(c.find("s:text", NS).text)
         assert fill_of_tile.setdefault(c.get("data-tile"), _fill(c)) == _fill(c)  # one color per tile
     strip = _slots(root)
-    n = min(slots, MAX_SLOTS)
+    n = int(root.get("data-slots"))
+    assert n == slots if slots <= MAX_SLOTS else 0 < n <= MAX_SLOTS
     assert [int(s.get("data-offset")) for s in strip] == list(range(n))
     held = np.zeros(n, dtype=bool)
     held[offsets[offsets < n]] = True
@@ -200,8 +209,11 @@ def test_rank_0_and_rank_1() -> None:
     assert [c.get("data-index") for c in _cells(root)] == [""] and len(_slots(root)) == 1
     root = _parse(to_svg("f32[300]{0:T(256)}"))
     cells = _cells(root)
-    assert len(cells) == MAX_CELLS and {c.get("data-index").count(",") for c in cells} == {0}
-    assert "showing the first 1x64 of 1x300 cells" in _notes(root)
+    # one whole 256-element tile, not the first 64 elements of it
+    assert len(cells) == 256 and {c.get("data-index").count(",") for c in cells} == {0}
+    assert "showing the first 1x256 of 1x300 cells (whole 256 tiles)" in _notes(root)
+    cells = _cells(_parse(to_svg("f32[300]{0}")))
+    assert len(cells) == MAX_CELLS
     assert sum("pad" in s.get("class") for s in _slots(root)) == 512 - 300
 
 
@@ -233,10 +245,10 @@ def test_rank_4_with_tiles_over_three_dims() -> None:
 def test_huge_layouts_draw_a_capped_corner(text: str) -> None:
     root = _parse(to_svg(text))
     notes = _notes(root)
-    assert "showing the first" in notes and "memory strip shows the first 2048" in notes
-    assert len(_slots(root)) == MAX_SLOTS
+    assert "showing the first" in notes and "memory strip shows the first" in notes
+    assert MAX_SLOTS - 64 < len(_slots(root)) <= MAX_SLOTS
     cells = _cells(root)
-    assert 0 < len(cells) <= MAX_CELLS * MAX_CELLS
+    assert 0 < len(cells) <= MAX_SIDE * MAX_SIDE
     strip = {int(s.get("data-offset")): s.get("data-index") for s in _slots(root)}
     shape = parse_shape(text) if "[" in text else None
     for c in cells:  # a drawn cell stored in a drawn slot is that slot's element
@@ -306,7 +318,7 @@ def test_html_page_embeds_svg_script_and_facts() -> None:
     assert 'id="info"' in page and "mouseenter" in page and "<svg" in page
     facts = json.loads(re.search(r'<script type="application/json" id="facts">(.*?)</script>', page).group(1))
     assert facts == {"title": "f32[3,5]{1,0:T(2,2)}", "rows": 3, "cols": 5, "slots": 24, "padding": 9,
-                     "notes": []}
+                     "notes": ["tiles 2x2, thick borders"]}
 
 
 def test_target_from_text_takes_xla_cute_and_tla() -> None:
@@ -331,22 +343,22 @@ def test_cli_render_svg_html_and_tla(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, kind", [
     (["(4,8):(-1,4)"], "UnsupportedError"), (["(4,8"], "ParseError"), (["f32[3,5"], "ParseError"),
-    (["f32[3,5]", "--png"], None), (["(f32[3], f32[2])"], "UnsupportedError"),
+    (["f32[3,5]", "--gif"], None), (["(f32[3], f32[2])"], "UnsupportedError"),
     (["token[]"], "UnsupportedError"), (["f32[?,3]"], "LayoutError"),
     (["", "--tla", "zQ", "--rows", "3", "--cols", "4"], "LayoutError"),
     (["", "--tla", "zN", "--rows", "3"], "UnsupportedError"), ([""], "UnsupportedError"),
 ])
 def test_cli_render_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                            kind: str | None) -> None:
-    out = tmp_path / ("x.png" if "--png" in args else "x.svg")
-    argv = ["render", *[a for a in args if a != "--png"], "-o", str(out)]
+    out = tmp_path / ("x.gif" if "--gif" in args else "x.svg")
+    argv = ["render", *[a for a in args if a != "--gif"], "-o", str(out)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     first = err.splitlines()[0]
     assert first.startswith(f"tensorlayout: {kind or 'UnsupportedError'}: ")
     assert "Traceback" not in err and not out.exists()
     if kind is None:
-        assert ".svg or .html" in first
+        assert ".svg .html .htm .tex .png .pdf" in first
 
 
 ALPHABET = "()[]{},:*_0123456789fsTES<=?@ "

@@ -15,13 +15,16 @@ import select
 import shutil
 import subprocess
 import time
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tensorlayout.render import to_html
+from tensorlayout.render import to_html, to_svg
+
+from .test_render_display import KINDS  # the objects of every drawable kind
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -213,3 +216,45 @@ def test_hovering_the_strip(browser: Chromium, tmp_path: Path) -> None:
 def test_address_fragment_shows_a_cell_without_a_mouse(browser: Chromium, tmp_path: Path) -> None:
     page = _page(browser, tmp_path, "f32[4,8]{1,0:T(2,4)(2,1)}", "#hover=3,7")
     assert page.info() == "index (3,7)  offset 31  tile (1,1) #3  in-tile (1,3) #7"
+
+
+def test_tiles_drawn_whole_with_thick_borders(browser: Chromium, tmp_path: Path) -> None:
+    """bf16[16,256] with 8x128 tiles: two whole tiles drawn, the thick border frames exactly
+    the drawn grid and splits it between rows 7 and 8; a window hovers like the whole."""
+    html = tmp_path / "tiles.html"
+    html.write_text(to_html("bf16[16,256]{1,0:T(8,128)(2,1)}"), encoding="utf-8")
+    page = browser.open(html.as_uri())
+    assert page.js("document.getElementById('count').textContent") == "2048 cells drawn"
+    box = page.js("""(function () {
+        var p = document.querySelector('path.tile-border').getBBox();
+        var a = document.querySelector('g.cell[data-index="0,0"] rect').getBBox();
+        var b = document.querySelector('g.cell[data-index="15,127"] rect').getBBox();
+        var c = document.querySelector('g.cell[data-index="8,0"] rect').getBBox();
+        return [p.x - a.x, p.y - a.y, p.x + p.width - b.x - b.width, p.y + p.height - b.y - b.height,
+                c.y - a.y, getComputedStyle(document.querySelector('path.tile-border')).strokeWidth]; })()""")
+    assert box[:4] == [0, 0, 0, 0] and box[4] == 8 * 36 and float(box[5].rstrip("px")) >= 2
+    html.write_text(to_html("bf16[16,256]{1,0:T(8,128)(2,1)}", window=(range(8, 16), range(128, 256))),
+                    encoding="utf-8")
+    page = browser.open(html.as_uri())
+    page.hover('g.cell[data-index="9,130"]')
+    page.wait_for("document.getElementById('info').getAttribute('data-shown') === '9,130'")
+    assert page.info() == "index (9,130)  offset 3077  tile (1,1) #3  in-tile (1,2) #5"
+    assert page.js("document.querySelector('rect.slot.lit').getAttribute('data-offset')") == "3077"
+
+
+def test_every_picture_kind_draws_in_the_browser(browser: Chromium, tmp_path: Path) -> None:
+    """Each drawable kind's SVG, inline in a page: every cell laid out at full size, no two
+    cells overlapping, the title drawn."""
+    for kind, obj in KINDS.items():
+        html = tmp_path / f"{kind}.html"
+        html.write_text(f"<!DOCTYPE html><html><body><div id='count'>ready</div>{to_svg(obj)}</body></html>",
+                        encoding="utf-8")
+        page = browser.open(html.as_uri())
+        cells = ET.fromstring(to_svg(obj)).findall(".//{http://www.w3.org/2000/svg}g[@class='cell']")
+        boxes = page.js("""Array.from(document.querySelectorAll('g.cell rect')).map(function (r) {
+            var b = r.getBBox(); return [b.x, b.y, b.width, b.height]; })""")
+        assert len(boxes) == len(cells) > 0, kind
+        assert all(w >= 18 and h >= 18 for _x, _y, w, h in boxes), kind
+        corners = {(x, y) for x, y, _w, _h in boxes}
+        assert len(corners) == len(boxes), f"{kind}: two cells drawn on one spot"
+        assert page.js("document.querySelector('svg title').textContent"), kind

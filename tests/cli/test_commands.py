@@ -166,7 +166,7 @@ def test_simplify_json(capsys: pytest.CaptureFixture[str]) -> None:
     ("show", "--tla", "zQ", "--rows", "2", "--cols", "2"),
     ("show", "f32[3,5]", "--max-width", "x"), ("show",), ("show", "--tla", "zN", "--rows", "2"),
     ("show", "f32[3]", "--tla", "zN", "--rows", "2", "--cols", "2"), ("show", "f32[3]", "--rows", "2"),
-    ("simplify", "(d0) -> (d0"), ("simplify", ""), ("render", "f32[3]", "-o", "x.png"), ("render", "(4,8"),
+    ("simplify", "(d0) -> (d0"), ("simplify", ""), ("render", "f32[3]", "-o", "x.gif"), ("render", "(4,8"),
     ("render", "f32[3]"), ("maps", "/no/such/file.hlo"), ("no-such-command",), (), ("show", "--no-such-flag"),
 ])
 def test_every_command_reports_one_line(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:

@@ -46,31 +46,37 @@ def _cute_include() -> Path | None:
     return inc if (inc / "cute" / "layout.hpp").exists() else None
 
 
-def _build_command(inc: Path, out: Path) -> list[str] | None:
+def _build_command(src: Path, inc: Path, out: Path) -> list[str] | None:
     if shutil.which("g++") and (CUDA_INC[0] / "cuda_runtime_api.h").exists():
         extra = [f"-I{p}" for p in CUDA_INC if p.exists()]
-        return ["g++", "-std=c++17", "-O0", "-w", f"-I{inc}", *extra, str(SRC), "-o", str(out)]
+        return ["g++", "-std=c++17", "-O0", "-w", f"-I{inc}", *extra, str(src), "-o", str(out)]
     if shutil.which("nvcc"):
-        return ["nvcc", "-std=c++17", f"-I{inc}", "-x", "cu", str(SRC), "-o", str(out)]
+        return ["nvcc", "-std=c++17", f"-I{inc}", "-x", "cu", str(src), "-o", str(out)]
     return None
 
 
-@pytest.fixture(scope="module")
-def cute_lines() -> dict[tuple[str, str], str]:
+def run_cute_program(src: Path) -> str:
+    """Build the CuTe program ``src`` host-only (cached by source hash; built only when cached
+    or ``TENSORLAYOUT_BUILD_CUTE=1``, else the test skips) and return what it prints."""
     inc = _cute_include()
     if inc is None:
         pytest.skip("nvidia-cutlass (CuTe headers) is not installed")
-    key = hashlib.sha256(SRC.read_bytes() + str(inc).encode()).hexdigest()[:16]
-    exe = Path(tempfile.gettempdir()) / "tensorlayout-cute-cxx" / key / "cute_tv_print"
+    key = hashlib.sha256(src.read_bytes() + str(inc).encode()).hexdigest()[:16]
+    exe = Path(tempfile.gettempdir()) / "tensorlayout-cute-cxx" / key / src.stem
     if not exe.exists():
         if os.environ.get("TENSORLAYOUT_BUILD_CUTE") != "1":
             pytest.skip("CuTe C++ program not built; set TENSORLAYOUT_BUILD_CUTE=1 (takes minutes)")
-        cmd = _build_command(inc, exe)
+        cmd = _build_command(src, inc, exe)
         if cmd is None:
             pytest.skip("no g++ with CUDA headers and no nvcc")
         exe.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(cmd, check=True, capture_output=True, timeout=1200)
-    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.fixture(scope="module")
+def cute_lines() -> dict[tuple[str, str], str]:
+    out = run_cute_program(SRC)
     return {(p[0], p[1]): p[2] for p in (line.split("|") for line in out.splitlines())}
 
 

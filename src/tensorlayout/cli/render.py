@@ -1,34 +1,47 @@
-"""`tensorlayout render TARGET -o OUT`: draw a layout as SVG or as an HTML page."""
+"""`tensorlayout render TARGET -o OUT`: draw a layout as SVG, an HTML page, TikZ, PNG or PDF."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli._io import STDIO, read_argument, write_output
+from tensorlayout.cli import _triton
+from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
+from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu.atoms import copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
 from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
+from tensorlayout.triton import LinearLayout
 
-__all__ = ["DESCRIPTION", "register", "run"]
+__all__ = ["DESCRIPTION", "FORMATS", "register", "run"]
 
-_FORMATS = {".svg": "svg", ".html": "html", ".htm": "html"}
+#: picture formats by file suffix
+_SUFFIXES = {".svg": "svg", ".html": "html", ".htm": "html", ".tex": "tikz", ".png": "png", ".pdf": "pdf"}
+FORMATS = ("svg", "html", "tikz", "png", "pdf")
 _COPY_MMA = "SM80_16x8x16_F16F16F16F16_TN"
 
 DESCRIPTION = """\
-Draw a layout: the logical grid colored by tile with each cell's offset, and the
-memory-order strip beneath (padding white); the HTML page adds a hover read-out of index,
-offset, tile and in-tile index. Rank 1 draws one row; rank > 2 stacks the slices (one row
-per index of all but the last dim). At most 64x64 cells and the first 2048 slots are drawn,
-so any size works.
+Draw a layout: the logical grid colored by tile, thick lines between tiles, each cell's
+offset, and the memory-order strip beneath (padding white), wrapped so that each strip row
+lies in one tile; the HTML page adds a hover read-out of index, offset, tile and in-tile
+index. Rank 1 draws one row; rank > 2 stacks the slices (one row per index of all but the
+last dim). Past 64 rows or columns the picture stops at a tile boundary (or after one whole
+tile, up to 256) and the strip after at most 2048 slots, so any size works; --window A:B,C:D
+draws any other part.
 
 TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
-('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin; --tla FORMAT --rows R
---cols C [--dtype T] names an Ascend TLA format instead. The picture format follows the
-suffix of OUT (.svg or .html); '-o -' writes to stdout, SVG unless --format html.
+('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed LinearLayout, or an encoding such as
+'#ttg.blocked<{...}>' with --shape A,B or inside 'tensor<AxBxT, ...>': drawn with the thread
+and register holding each element, or a shared layout's offsets), or '-' to read it from
+stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead.
+
+The picture format follows the suffix of OUT: .svg, .html, .tex (TikZ, as CuTe's print_latex
+prints it), .png or .pdf (these two need the optional extra: pip install
+'tensorlayout[png]'); '-o -' writes to stdout, SVG unless --format says otherwise.
 
 GPU pictures: --mma ATOM draws an MMA atom's A, B and C panels (each cell T#/V#, colored by
 thread), --copy ATOM a copy atom's source and destination (tiled as the A operand of the SM80
@@ -38,27 +51,36 @@ vectors along its rows (--access column: down its columns).
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
+  tensorlayout render 'bf16[16,256]{1,0:T(8,128)(2,1)}' --window 0:8,128:256 -o tile.svg
   tensorlayout render --tla zN --rows 8 --cols 12 -o - > zn.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.svg
+  tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.tex     # for a paper
+  tensorlayout render '(8,8):(1,8)' -o layout.pdf
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
 """
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("render", help="draw a layout as SVG or HTML",
+    p = sub.add_parser("render", help="draw a layout as SVG, HTML, TikZ, PNG or PDF",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
+    _triton.add_shape_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="output file; .svg or .html chooses the format; '-' is stdout")
-    p.add_argument("--format", choices=("svg", "html"),
+                   help="output file; its suffix (.svg .html .tex .png .pdf) chooses the format; "
+                        "'-' is stdout")
+    p.add_argument("--format", choices=FORMATS,
                    help="the picture format (default: from the suffix of OUT; svg for stdout)")
+    p.add_argument("--scale", type=float, default=1.0, help="PNG pixels per SVG unit (default 1)")
     gpu = p.add_mutually_exclusive_group()
-    gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name (SVG only)")
-    gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name (SVG only)")
+    gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name")
+    gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name")
     gpu.add_argument("--banks", metavar="BITS", type=int,
-                     help="TARGET as shared memory of BITS-bit elements, with banks (SVG only)")
+                     help="TARGET as shared memory of BITS-bit elements, with banks (not TikZ)")
     p.add_argument("--access", choices=("row", "column"), default="row",
                    help="with --banks: the warp's 128-bit vectors go along rows or down columns")
+    p.add_argument("--window", metavar="A:B,C:D",
+                   help="draw this part of the index space: one numpy-style range per dimension, "
+                        "e.g. 0:8,128:256 (--mma: M,N,K ranges; --copy, --banks: M,N)")
     p.set_defaults(func=run)
 
 
@@ -68,20 +90,28 @@ def _format(args: argparse.Namespace) -> str:
     if args.output == STDIO:
         return "svg"
     suffix = Path(args.output).suffix.lower()
-    if suffix not in _FORMATS:
+    if suffix not in _SUFFIXES:
         raise UnsupportedError(f"cannot tell the picture format of {args.output!r}: use a name "
-                               "ending in .svg or .html, or --format")
-    return _FORMATS[suffix]
+                               f"ending in {' '.join(_SUFFIXES)}, or --format")
+    return _SUFFIXES[suffix]
 
 
-def _gpu_svg(args: argparse.Namespace) -> str:
-    """The GPU picture the arguments ask for (an atom, or a shared tile with its banks)."""
+def _window(args: argparse.Namespace, dims: tuple[int, ...]) -> Window | None:
+    return parse_window(args.window, dims) if args.window else None
+
+
+def _gpu_object(args: argparse.Namespace) -> tuple[object, tuple[int, ...], str]:
+    """The MMA or copy the arguments name, the dims a window ranges over, and its title."""
     if args.mma:
-        return render.tiled_mma_svg(make_tiled_mma(mma_atom(args.mma)), title=args.mma)
-    if args.copy:  # laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
-        mma = make_tiled_mma(mma_atom(_COPY_MMA))
-        title = f"{args.copy} as the A operand of {_COPY_MMA}"
-        return render.tiled_copy_svg(make_tiled_copy_a(copy_atom(args.copy), 16, mma), title=title)
+        tm = make_tiled_mma(mma_atom(args.mma))
+        return tm, tm.tile_size(), args.mma
+    # --copy, laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
+    tc = make_tiled_copy_a(copy_atom(args.copy), 16, make_tiled_mma(mma_atom(_COPY_MMA)))
+    return tc, tc.tv_s().tile, f"{args.copy} as the A operand of {_COPY_MMA}"
+
+
+def _banks_svg(args: argparse.Namespace) -> str:
+    """TARGET as a shared tile with its banks and the conflicts of a row or column access."""
     if args.target is None:
         raise UnsupportedError("--banks draws TARGET, a CuTe shared-memory layout: give one")
     smem = read_argument(args.target, "a shared-memory layout")
@@ -89,17 +119,50 @@ def _gpu_svg(args: argparse.Namespace) -> str:
     if len(tile) != 2:
         raise UnsupportedError(f"--banks draws a 2-D tile, but {smem} has rank {len(tile)}")
     access = vector_access((tile[0], tile[1]), args.banks, 128, args.access)
-    return render.shared_banks_svg(smem, args.banks, access)
+    return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile))
+
+
+def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
+    """The layout TARGET (or --tla) names and the dims a window ranges over."""
+    ll = _triton.triton_layout(args)
+    if ll is not None:
+        return ll, _triton.picture_dims(ll)
+    target = target_of(args, missing=UnsupportedError)
+    if args.window and not target.has_grid:
+        raise UsageError(f"{target.text} is not one static array: --window needs one")
+    return target.layout, target.dims if target.has_grid else ()
+
+
+def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
+    """The picture in format ``kind``."""
+    if args.banks is not None:
+        if kind in ("html", "tikz"):
+            raise UnsupportedError(f"--banks pictures are SVG (or PNG/PDF), not {kind}")
+        svg = _banks_svg(args)
+        return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+    obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
+    window = _window(args, dims)
+    if kind == "html":
+        if args.mma or args.copy or isinstance(obj, LinearLayout):
+            raise UnsupportedError("the HTML page with a hover read-out is for XLA, CuTe and TLA "
+                                   "layouts: draw --mma/--copy and Triton layouts as SVG, TikZ, PNG or PDF")
+        return render.to_html(obj, window=window)
+    if kind == "tikz":
+        return render.to_tikz(obj, window=window, title=title)
+    svg = render.to_svg(obj, window=window, title=title)
+    return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+
+
+def _write(path: str, data: str | bytes) -> None:
+    if isinstance(data, str):
+        write_output(path, data)
+    elif path == STDIO:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        Path(path).write_bytes(data)
 
 
 def run(args: argparse.Namespace) -> int:
-    kind = _format(args)
-    if args.mma or args.copy or args.banks is not None:
-        if kind != "svg":
-            raise UnsupportedError("GPU pictures are SVG: use a .svg output or --format svg")
-        write_output(args.output, _gpu_svg(args))
-        return 0
-    target = target_of(args, missing=UnsupportedError)
-    text = render.to_svg(target.layout) if kind == "svg" else render.to_html(target.layout)
-    write_output(args.output, text)
+    _write(args.output, _picture(args, _format(args)))
     return 0

@@ -11,12 +11,13 @@ import argparse
 import json
 import shutil
 
-from tensorlayout.cli import _facts, _grid, _locate, _show_as
+from tensorlayout.cli import _facts, _grid, _locate, _show_as, _triton
 from tensorlayout.cli._io import UsageError
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import TensorLayoutError
+from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 from tensorlayout.xla.padding import tpu_shape
 from tensorlayout.xla.show import format_show
@@ -30,14 +31,19 @@ of the layout (the whole layout when it has at most 4096 elements, else the firs
 of its first slice, cut to the screen width) and, for XLA shapes, the memory order.
 
 TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
-('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin; --tla FORMAT --rows R
---cols C [--dtype T] names an Ascend TLA format instead.
+('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed LinearLayout, or an encoding such
+as '#ttg.blocked<{...}>' with --shape A,B or inside 'tensor<AxBxT, ...>'), or '-' to read it
+from stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead.
+Triton text prints the layout, its facts and Triton's own picture (who holds each element,
+or each offset's element); --as cute/xla gives where each element lives in that notation.
 
 examples:
   tensorlayout show 'f32[3,5]{1,0:T(2,2)}' --index 2,3     # offset 17
   tensorlayout show 'f32[3,5]{1,0:T(2,2)}' --offset 9      # padding
   tensorlayout show 'bf16[16,256]{1,0:T(8,128)(2,1)}' --window 0:4,120:136
   tensorlayout show --tla zN --rows 40 --cols 72 --as xla
+  tensorlayout show '#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>' \
+      --shape 8,8 --as xla
 """
 
 
@@ -61,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "chooses (v5e, v6e; default v5e)")
     p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
                    help="print the layout in another notation instead")
+    _triton.add_shape_argument(p)
     p.set_defaults(func=run)
 
 
@@ -129,7 +136,30 @@ def _window(target: Target, args: argparse.Namespace) -> Window | None:
     return parse_window(args.window, target.dims) if args.window else default_window(target.dims)
 
 
+def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
+    """Triton text: the layout, its facts and Triton's picture; --as cute/xla converts it."""
+    for flag in ("index", "offset", "window", "tpu"):
+        if getattr(args, flag):
+            raise UsageError(f"--{flag} is for XLA, CuTe and TLA layouts, not Triton text")
+    if args.as_:
+        if args.as_ not in _triton.NOTATIONS:
+            raise UsageError(f"--as {args.as_}: a Triton layout converts to {' or '.join(_triton.NOTATIONS)}")
+        text = _triton.converted(ll, args.as_, args.dtype)
+        print(json.dumps({"notation": "triton", "as": args.as_, "text": text}) if args.json else text)
+        return 0
+    if args.json:
+        print(json.dumps({"notation": "triton", "text": str(ll), "in_dims": ll.get_in_dim_names(),
+                          "out_dims": [list(d) for d in ll.out_dims], "injective": ll.is_injective(),
+                          "surjective": ll.is_surjective()}))
+        return 0
+    print(_triton.show_text(ll, None))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    ll = _triton.triton_layout(args)
+    if ll is not None:
+        return _show_triton(ll, args)
     target = target_of(args, missing=TensorLayoutError)
     if args.tpu is not None and isinstance(target.layout, Shape):
         shape = tpu_shape(target.layout, generation=canonical_generation(args.tpu))

@@ -1,4 +1,4 @@
-"""Pictures of layouts: SVG and an HTML page with a hover read-out.
+"""Pictures of layouts: SVG, an HTML page with a hover read-out, TikZ, PNG and PDF.
 
 ``to_svg(target)`` draws the logical grid with each cell colored by its tile and labelled
 with its physical offset, red boxes around the innermost sub-tiles, and beneath it the
@@ -12,7 +12,11 @@ from its address to show one cell without a mouse.
 ``target`` is an XLA shape (text or :class:`~tensorlayout.xla.Shape`), a CuTe layout (text
 or :class:`~tensorlayout.cute.Layout`, stride-0 broadcast modes included), a TLA layout, or a
 :class:`~tensorlayout.relayout.PhysicalTarget`. ``target_from_text`` is the one place that
-turns command-line text into a target.
+turns command-line text into a target. ``to_svg`` also draws GPU thread-value objects and
+Triton linear layouts (:mod:`tensorlayout.render._kinds`); ``to_tikz`` writes the same
+pictures as CuTe's ``print_latex`` does; ``to_png``/``to_pdf`` need the optional extra
+``png``. Every picture takes ``window=`` (one ``range`` per dim). Inside IPython/Jupyter,
+importing this package registers the display hooks of :mod:`tensorlayout.render.display`.
 
 Seed Figure 1:
 
@@ -24,6 +28,8 @@ Seed Figure 1:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from html import escape
 
 import numpy as np
@@ -31,25 +37,40 @@ import numpy as np
 from tensorlayout.convert import is_xla_text, parse_target
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.render._draw import MAX_CELLS, MAX_SLOTS, Cell, Picture, picture, svg
+from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
+from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
+from tensorlayout.render._kinds import drawer
+from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
+from tensorlayout.render._tikz import to_tikz
+from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
+from tensorlayout.render.display import register, repr_svg
 
 __all__ = [
     "MAX_CELLS",
+    "MAX_SIDE",
     "MAX_SLOTS",
     "Cell",
     "Picture",
     "Source",
+    "Window",
+    "check_window",
     "is_xla_text",
+    "linear_layout_svg",
     "picture",
+    "register",
+    "repr_svg",
     "shared_banks_svg",
     "source_of",
     "target_from_text",
     "tiled_copy_svg",
     "tiled_mma_svg",
     "to_html",
+    "to_pdf",
+    "to_png",
     "to_svg",
+    "to_tikz",
     "tv_svg",
 ]
 
@@ -72,20 +93,42 @@ def target_from_text(text: str, *, tla: str | None = None, rows: int | None = No
     return parse_target(text)
 
 
-def _picture(target: object, tile_ids: np.ndarray | None) -> Picture:
-    return picture(source_of(target), tile_ids)
+def _picture(target: object, tile_ids: np.ndarray | None, window: Sequence[range] | None) -> Picture:
+    return picture(source_of(target), tile_ids, window)
 
 
-def to_svg(target: object, *, tile_ids: np.ndarray | None = None) -> str:
+def to_svg(target: object, *, tile_ids: np.ndarray | None = None,
+           window: Sequence[range] | None = None, title: str = "") -> str:
     """An SVG picture of ``target``; ``tile_ids`` (one per logical element, C order)
-    overrides the tile coloring (default: the layout's tiles).
+    overrides the tile coloring (default: the layout's tiles); ``window`` (one ``range`` per
+    dim) draws only that part. GPU objects (TV layouts, MMA atoms, TiledMMAs, TiledCopies) and
+    Triton linear layouts draw with their own drawers (:mod:`tensorlayout.render._kinds`).
 
     Seed Figure 2, whose red boxes are the (2,1) sub-tiles:
 
     >>> to_svg("f32[4,8]{1,0:T(2,4)(2,1)}").count('class="subtile"')
     16
     """
-    return svg(_picture(target, tile_ids))
+    draw = drawer(target)
+    if draw is not None:
+        if tile_ids is not None:
+            raise UnsupportedError(f"tile_ids colour layout pictures; a {type(target).__name__} is "
+                                   "coloured by thread")
+        return draw(target, title=title, window=window)
+    pic = _picture(target, tile_ids, window)
+    return svg(replace(pic, title=title) if title else pic)
+
+
+def to_png(target: object, *, window: Sequence[range] | None = None, title: str = "",
+           scale: float = 1.0) -> bytes:
+    """The picture :func:`to_svg` draws, as PNG bytes (``scale``: pixels per SVG unit); needs
+    the optional extra ``png`` (else an :class:`~tensorlayout.errors.UnsupportedError` naming it)."""
+    return convert_svg(to_svg(target, window=window, title=title), "png", scale)
+
+
+def to_pdf(target: object, *, window: Sequence[range] | None = None, title: str = "") -> bytes:
+    """The picture :func:`to_svg` draws, as a PDF document; needs the optional extra ``png``."""
+    return convert_svg(to_svg(target, window=window, title=title), "pdf")
 
 
 _SCRIPT = """
@@ -136,14 +179,15 @@ _SCRIPT = """
 """
 
 
-def to_html(target: object, *, tile_ids: np.ndarray | None = None) -> str:
+def to_html(target: object, *, tile_ids: np.ndarray | None = None,
+            window: Sequence[range] | None = None) -> str:
     """A standalone HTML page: the SVG plus a hover read-out (see the module doc).
 
     >>> page = to_html("f32[3,5]{1,0:T(2,2)}")
     >>> page.startswith("<!DOCTYPE html>"), 'id="info"' in page
     (True, True)
     """
-    pic = _picture(target, tile_ids)
+    pic = _picture(target, tile_ids, window)
     facts = {"title": pic.title, "rows": pic.rows, "cols": pic.cols, "slots": pic.slots,
              "padding": pic.padding, "notes": list(pic.notes)}
     facts_json = json.dumps(facts).replace("<", "\\u003c")  # no "</script>" inside the script
@@ -169,3 +213,6 @@ g.cell.lit rect, rect.slot.lit {{ stroke: #000; stroke-width: 3; }}
 </body>
 </html>
 """
+
+
+register()  # inside IPython/Jupyter: layouts display as pictures (a no-op elsewhere)

@@ -14,11 +14,13 @@ a rect coloured by thread (CuTe's 8-colour cycle) and the labels ``T#`` and ``V#
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 import numpy as np
 
 from tensorlayout.core.banks import BANKS, WORD_BITS
+from tensorlayout.core.intmath import prod
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
@@ -30,8 +32,11 @@ from tensorlayout.gpu.banks import (
 )
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.render._draw import hsl
+from tensorlayout.render._extent import Window, check_window, window_text
 
-__all__ = ["shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
+__all__ = ["CELL", "TITLE", "cute_owners", "document", "first_holders", "owner_cells", "shared_banks_svg",
+           "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
 
 CELL = 34  # px per cell
 GAP = 2 * CELL  # px between panels
@@ -41,28 +46,74 @@ MAX_PANEL_CELLS = 1 << 16
 PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#ffd89e", "#d1a3ff")
 
 
-def _panel(tv: TVLayout, x0: int, y0: int, transpose: bool = False) -> list[str]:
-    """One panel's cells: ``tv``'s owner of each element; ``transpose`` draws (n, m) as (row, col)."""
+def _windowed(tile: tuple[int, ...], window: Sequence[range] | None) -> Window:
+    """The drawn part of a tile (all of it by default), checked against the size limit."""
+    win = check_window(window, tile) if window is not None else tuple(range(n) for n in tile)
+    if prod(len(r) for r in win[:2]) > MAX_PANEL_CELLS or prod(len(r) for r in win[::2]) > MAX_PANEL_CELLS:
+        raise LayoutError(f"a {'x'.join(str(len(r)) for r in win)} picture is too large to draw (at most "
+                          f"{MAX_PANEL_CELLS} cells a panel): pass a window (--window) of part of it")
+    return win
+
+
+def _window_note(tile: tuple[int, ...], win: Window) -> str:
+    """`` window [0:16,0:8]`` for a part of ``tile``, else nothing."""
+    return "" if all(len(r) == n for r, n in zip(win, tile)) else f" window {window_text(win)}"
+
+
+def first_holders(tv: TVLayout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CuTe's pictures' holder of each element (``print_latex``/``print_svg`` loop over threads,
+    then values, and keep the first to reach an element): ``(index, thread, value)`` arrays
+    over the held elements, in that loop's order (``index`` = ``m + M·n``).
+
+    >>> from tensorlayout.gpu.tv import TVLayout
+    >>> [a.tolist() for a in first_holders(TVLayout.parse("(2,2):(0,1)", (2, 1)))]
+    [[0, 1], [0, 0], [0, 1]]
+    """
+    flat = tv.table().reshape(-1)  # thread-major: position = t * V + v
+    index, first = np.unique(flat, return_index=True)
+    order = np.argsort(first)
+    values = tv.num_values
+    return index[order], first[order] // values, first[order] % values
+
+
+def cute_owners(tv: TVLayout) -> tuple[np.ndarray, np.ndarray]:
+    """``(thread[M, N], value[M, N])`` of :func:`first_holders`, -1 where nobody holds it."""
     m_ext, n_ext = tv.tile
-    if m_ext * n_ext > MAX_PANEL_CELLS:
-        raise LayoutError(f"a {m_ext}x{n_ext} panel is too large to draw (at most {MAX_PANEL_CELLS} cells)")
-    thr, val = tv.ownership()
+    thr = np.full(m_ext * n_ext, -1, dtype=np.int64)
+    val = np.full(m_ext * n_ext, -1, dtype=np.int64)
+    index, t, v = first_holders(tv)
+    thr[index], val[index] = t, v
+    return thr.reshape(n_ext, m_ext).T, val.reshape(n_ext, m_ext).T
+
+
+def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False) -> list[str]:
+    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tv``'s tile: the holder of each
+    element as CuTe's pictures show it; ``transpose`` draws (n, m) as (row, col)."""
+    return owner_cells(cute_owners(tv), x0, y0, ms, ns, transpose)
+
+
+def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: range, ns: range,
+                transpose: bool = False, value: str = "V") -> list[str]:
+    """Cells ``T#`` over ``{value}#`` for rows ``ms`` and columns ``ns`` of ``owners`` (thread
+    and value arrays, -1 where nobody holds the element), coloured by thread."""
+    thr, val = owners
     out = []
-    for m in range(m_ext):
-        for n in range(n_ext):
-            r, c = (n, m) if transpose else (m, n)
+    for m in ms:
+        for n in ns:
+            r, c = (n - ns.start, m - ms.start) if transpose else (m - ms.start, n - ns.start)
             t, v = int(thr[m, n]), int(val[m, n])
             x, y = x0 + c * CELL, y0 + r * CELL
             fill = PALETTE[t % len(PALETTE)] if t >= 0 else "#ffffff"
             label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
-                     f'<text x="{x + CELL / 2}" y="{y + 27}">V{v}</text>') if t >= 0 else ""
+                     f'<text x="{x + CELL / 2}" y="{y + 27}">{value}{v}</text>') if t >= 0 else ""
             out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-thread="{t}" data-value="{v}">'
                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
                        f'stroke="#000" stroke-width="0.5"/>{label}</g>')
     return out
 
 
-def _document(width: int, height: int, title: str, body: list[str]) -> str:
+def document(width: int, height: int, title: str, body: list[str]) -> str:
+    """The SVG document around TV-picture ``body`` elements, ``title`` centred on top."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="10" '
             f'text-anchor="middle">\n<title>{escape(title)}</title>\n'
@@ -70,8 +121,9 @@ def _document(width: int, height: int, title: str, body: list[str]) -> str:
             + "\n".join(body) + "\n</svg>\n")
 
 
-def tv_svg(tv: TVLayout, title: str = "") -> str:
-    """One TV layout over its ``M x N`` tile, each cell ``T#``/``V#`` coloured by thread.
+def tv_svg(tv: TVLayout, title: str = "", window: Sequence[range] | None = None) -> str:
+    """One TV layout over its ``M x N`` tile (or the ``window`` of it: two ranges), each cell
+    ``T#``/``V#`` coloured by thread.
 
     >>> from tensorlayout.gpu import mma_atom
     >>> tv_svg(mma_atom("SM80_16x8x8_F16F16F16F16_TN").tv_c()).count('class="cell"')
@@ -79,54 +131,63 @@ def tv_svg(tv: TVLayout, title: str = "") -> str:
     """
     if not isinstance(tv, TVLayout):
         raise LayoutError(f"tv_svg draws a TVLayout, got {type(tv).__name__}")
-    m, n = tv.tile
-    body = _panel(tv, CELL, TITLE + CELL)
-    return _document((n + 2) * CELL, (m + 2) * CELL + TITLE, title or tv.name or str(tv), body)
+    ms, ns = _windowed(tv.tile, window)
+    body = _panel(tv, CELL, TITLE + CELL, ms, ns)
+    head = (title or tv.name or str(tv)) + _window_note(tv.tile, (ms, ns))
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
 
 
-def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "") -> str:
-    """A TiledMMA (or one atom) as CuTe draws it: A left, B on top (K x N), C bottom right."""
+def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "", window: Sequence[range] | None = None) -> str:
+    """A TiledMMA (or one atom) as CuTe draws it: A left, B on top (K x N), C bottom right;
+    ``window`` (three ranges over M, N, K) draws part of each panel."""
     if not isinstance(mma, (MMAAtom, TiledMMA)):
         raise LayoutError(f"tiled_mma_svg draws a TiledMMA or an MMAAtom, got {type(mma).__name__}")
     tm = make_tiled_mma(mma) if isinstance(mma, MMAAtom) else mma
     a, b, c = tm.tv_a(), tm.tv_b(), tm.tv_c()
-    m, n = c.tile
-    k = a.tile[1]
+    tile = (c.tile[0], c.tile[1], a.tile[1])
+    ms, ns, ks = _windowed(tile, window)
+    m, n, k = len(ms), len(ns), len(ks)
     left, top = CELL + k * CELL + GAP // 2, TITLE + CELL + k * CELL + GAP // 2
-    body = [*_panel(a, CELL, top), *_panel(b, left, TITLE + CELL, transpose=True), *_panel(c, left, top),
-            f'<text x="{CELL + k * CELL / 2}" y="{top - 6}">A ({m}x{k})</text>',
+    body = [*_panel(a, CELL, top, ms, ks), *_panel(b, left, TITLE + CELL, ns, ks, transpose=True),
+            *_panel(c, left, top, ms, ns),
+            f'<text x="{CELL + k * CELL / 2}" y="{top - 6}">A ({tile[0]}x{tile[2]})</text>',
             f'<text x="{left - 20}" y="{TITLE + CELL + k * CELL / 2}">B</text>',
-            f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({m}x{n})</text>']
+            f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({tile[0]}x{tile[1]})</text>']
     width, height = left + (n + 1) * CELL, top + (m + 1) * CELL
-    return _document(width, height, title or f"TiledMMA {tm.atom.name} tile {m}x{n}x{k}", body)
+    head = title or f"TiledMMA {tm.atom.name} tile {'x'.join(map(str, tile))}"
+    return document(width, height, head + _window_note(tile, (ms, ns, ks)), body)
 
 
-def tiled_copy_svg(tc: TiledCopy, title: str = "") -> str:
-    """A TiledCopy's source (left) and destination (right) TV layouts over its tile."""
+def tiled_copy_svg(tc: TiledCopy, title: str = "", window: Sequence[range] | None = None) -> str:
+    """A TiledCopy's source (left) and destination (right) TV layouts over its tile (or the
+    ``window`` of it: two ranges)."""
     if not isinstance(tc, TiledCopy):
         raise LayoutError(f"tiled_copy_svg draws a TiledCopy, got {type(tc).__name__}")
     s, d = tc.tv_s(), tc.tv_d()
-    m, n = s.tile
+    ms, ns = _windowed(s.tile, window)
+    n = len(ns)
     right = CELL + n * CELL + GAP
-    body = [*_panel(s, CELL, TITLE + CELL), *_panel(d, right, TITLE + CELL),
+    body = [*_panel(s, CELL, TITLE + CELL, ms, ns), *_panel(d, right, TITLE + CELL, ms, ns),
             f'<text x="{CELL + n * CELL / 2}" y="{TITLE + CELL - 6}">source</text>',
             f'<text x="{right + n * CELL / 2}" y="{TITLE + CELL - 6}">destination</text>']
-    return _document(right + (n + 1) * CELL, (m + 2) * CELL + TITLE,
-                     title or f"TiledCopy {tc.atom.name} tile {m}x{n}", body)
+    head = title or f"TiledCopy {tc.atom.name} tile {s.tile[0]}x{s.tile[1]}"
+    return document(right + (n + 1) * CELL, (len(ms) + 2) * CELL + TITLE,
+                     head + _window_note(s.tile, (ms, ns)), body)
 
 
-def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], str]) -> list[str]:
+def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], str], ms: range,
+                ns: range) -> list[str]:
     out = []
-    for m in range(offsets.shape[0]):
-        for n in range(offsets.shape[1]):
+    for m in ms:
+        for n in ns:
             off = int(offsets[m, n])
             bank = (off * bits // WORD_BITS) % BANKS
-            x, y = CELL + n * CELL, TITLE + CELL + m * CELL
+            x, y = CELL + (n - ns.start) * CELL, TITLE + CELL + (m - ms.start) * CELL
             stroke = marked.get((m, n))
             edge = f'stroke="{stroke}" stroke-width="3"' if stroke else 'stroke="#000" stroke-width="0.5"'
             out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-offset="{off}" data-bank="{bank}">'
                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
-                       f'fill="hsl({bank * 360 // BANKS},60%,82%)" {edge}/>'
+                       f'fill="{hsl(bank * 360 // BANKS, 0.6, 0.82)}" {edge}/>'
                        f'<text x="{x + CELL / 2}" y="{y + 14}">{off}</text>'
                        f'<text x="{x + CELL / 2}" y="{y + 27}">b{bank}</text></g>')
     return out
@@ -141,9 +202,11 @@ def _first_phase_marks(report: BankReport, access: TVLayout) -> dict[tuple[int, 
 
 
 def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
-                     access: TVLayout | None = None, title: str = "") -> str:
-    """A shared tile: each cell its offset and bank (colour by bank). With an ``access``, the
-    title gives its wavefronts and conflicts and phase 0's cells are outlined (red: colliding).
+                     access: TVLayout | None = None, title: str = "",
+                     window: Sequence[range] | None = None) -> str:
+    """A shared tile (or the ``window`` of it: two ranges): each cell its offset and bank
+    (colour by bank). With an ``access``, the title gives its wavefronts and conflicts (of the
+    whole access) and phase 0's cells are outlined (red: colliding).
 
     >>> from tensorlayout.gpu.tv import TVLayout
     >>> pic = shared_banks_svg("(8,8):(8,1)", 32, TVLayout.parse("(8,4):(1,8)", (8, 8)))
@@ -153,8 +216,7 @@ def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
     check_element_bits(element_bits)
     core = shared_core(smem)
     m, n = core.shape
-    if m * n > MAX_PANEL_CELLS:
-        raise LayoutError(f"a {m}x{n} tile is too large to draw (at most {MAX_PANEL_CELLS} cells)")
+    ms, ns = _windowed((m, n), window)
     offsets = core.offsets().reshape(m, n)
     marks: dict[tuple[int, int], str] = {}
     head = title or f"{core.name} ({element_bits}-bit elements)"
@@ -162,5 +224,6 @@ def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
         report = bank_conflicts(core, element_bits, access)
         marks = _first_phase_marks(report, access)
         head += f": {report.summary()}"
-    body = _bank_cells(offsets, element_bits, marks)
-    return _document(max((n + 2) * CELL, 8 * len(head)), (m + 2) * CELL + TITLE, head, body)
+    head += _window_note((m, n), (ms, ns))
+    body = _bank_cells(offsets, element_bits, marks, ms, ns)
+    return document(max((len(ns) + 2) * CELL, 8 * len(head)), (len(ms) + 2) * CELL + TITLE, head, body)

@@ -6,8 +6,9 @@
 {'dim0': 3, 'dim1': 1}
 """
 
+from tensorlayout.triton._mlir import parse_layout
 from tensorlayout.triton.banks import BankReport, bank_conflicts, hardware_bank_conflicts
-from tensorlayout.triton.bridge import from_cute, to_cute
+from tensorlayout.triton.bridge import element_layout, from_cute, from_xla, shared_layout, to_cute
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -28,10 +29,14 @@ __all__ = [
     "NVMMASharedLayout",
     "SwizzledSharedLayout",
     "bank_conflicts",
+    "element_layout",
     "from_cute",
+    "from_xla",
     "get_distributed_view",
     "get_shared_view",
     "hardware_bank_conflicts",
+    "parse_layout",
+    "shared_layout",
     "to_cute",
     "to_linear_layout",
 ]

@@ -17,13 +17,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tensorlayout.cute import Layout
+import numpy as np
+
+from tensorlayout.core.intmath import prod
+from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute import ComposedLayout, Layout, TlaLayout
 from tensorlayout.cute.int_tuple import flatten
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.triton._dims import dim_pairs, names_list, split_index
 from tensorlayout.triton.linear_layout import LinearLayout
+from tensorlayout.xla import Shape, parse_shape
+from tensorlayout.xla.lowering import lower_shape
 
-__all__ = ["from_cute", "to_cute"]
+__all__ = ["element_layout", "from_cute", "from_xla", "shared_from_offsets", "shared_layout", "to_cute"]
 
 
 def _mode(strides: list[int]) -> tuple[Any, Any]:
@@ -126,3 +133,113 @@ def from_cute(layout: Layout, in_dims: Sequence[str], out_dims: Sequence[tuple[s
         raise LayoutError(f"a CuTe index exceeds the out dims {sizes}")
     return LinearLayout.from_bases([(n, [list(split_index(v, sizes)) for v in vals]) for n, vals in bases],
                                    [n for n, _ in out_dims], sizes, require_surjective=False)
+
+
+#: How many elements :func:`from_xla` checks one by one at most.
+MAX_CHECKED = 1 << 22
+
+
+def _one_to_one(ll: LinearLayout) -> None:
+    """Refuse a layout that is not a bijection between its points and the tensor's elements."""
+    if not ll.is_injective():
+        raise UnsupportedError("not one offset per element: some elements are held at several points "
+                               "(a broadcast, e.g. registers or lanes repeating data)")
+    if not ll.is_surjective():
+        raise UnsupportedError("not one offset per element: some elements of the tensor are held nowhere")
+
+
+def element_layout(ll: LinearLayout) -> Layout:
+    """Where each element lives, as a CuTe layout ``(dim0, dim1, ...) -> index``: the index of
+    the point holding it, the in dims flattened in their order, the first fastest (a distributed
+    layout's ``register + registers * (lane + lanes * (warp + ...))``, a shared layout's
+    ``offset``). Needs a one-to-one layout whose inverse is a CuTe layout (no XOR swizzle); with
+    it, :func:`tensorlayout.convert.cute_to_xla` gives the XLA layout, where one exists.
+
+    >>> from tensorlayout.triton import SwizzledSharedLayout
+    >>> str(element_layout(SwizzledSharedLayout(1, 1, 1, [0, 1]).to_linear_layout([8, 4])))
+    '(8,4):(1,8)'
+    """
+    if not isinstance(ll, LinearLayout):
+        raise LayoutError(f"element_layout needs a LinearLayout, got {type(ll).__name__}")
+    _one_to_one(ll)
+    flat = ll.invert().reshape_outs([("index", ll.get_total_in_dim_size())])
+    return to_cute(flat, ll.get_out_dim_names())
+
+
+def from_xla(shape: Shape | str) -> LinearLayout:
+    """The Triton shared layout (``offset -> (dim0, dim1, ...)``) of an XLA array shape whose
+    offsets are linear over GF(2): power-of-two dims, no padding, every element at the XOR of
+    its index bits' offsets (any minor_to_major and power-of-two tiles).
+
+    >>> print(from_xla("f16[4,4]{0,1:T(2,2)}"))
+    <BLANKLINE>
+     - offset=1 -> (1, 0)
+       offset=2 -> (0, 1)
+       offset=4 -> (2, 0)
+       offset=8 -> (0, 2)
+     - block is a size 1 dimension
+    where out dims are: [dim0 (size 4), dim1 (size 4)]
+    """
+    return shared_layout(parse_shape(shape) if isinstance(shape, str) else shape)
+
+
+def shared_layout(x: Shape | Layout | ComposedLayout | TlaLayout | CoreLayout | str) -> LinearLayout:
+    """The Triton shared layout of an XLA shape or a CuTe layout (swizzled ones too; text is
+    read as CuTe's) whose offsets are linear over GF(2), as :func:`from_xla` says. CuTe's 128-byte
+    swizzle of a 16-bit ``8x64`` tile is Triton's NVMMA 128-byte shared layout:
+
+    >>> from tensorlayout.triton import NVMMASharedLayout
+    >>> sw128 = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
+    >>> shared_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)") == sw128
+    True
+    """
+    lay = x if isinstance(x, CoreLayout) else lower_shape(x) if isinstance(x, Shape) else lower_layout(x)
+    name = lay.name or str(x)
+    dims = tuple(lay.shape)
+    if any(n <= 0 or n & (n - 1) for n in dims):
+        raise UnsupportedError(f"{name} has no Triton layout: dims {list(dims)} are not all powers of two")
+    if lay.size != prod(dims):
+        raise UnsupportedError(f"{name} has no Triton layout: its {lay.size} slots do not hold its "
+                               f"{prod(dims)} elements one each (padding or holes; a linear layout "
+                               "has none)")
+    if prod(dims) > MAX_CHECKED:
+        raise UnsupportedError(f"{name} has {prod(dims)} elements; a Triton layout of it is checked element "
+                               f"by element, so at most {MAX_CHECKED}")
+    bases = [(f"dim{d}", [[lay.offset(tuple(1 << b if k == d else 0 for k in range(len(dims))))]
+                         for b in range(n.bit_length() - 1)]) for d, n in enumerate(dims)]
+    forward = LinearLayout.from_bases(bases, ["offset"], [max(prod(dims), 1)], require_surjective=False)
+    _check_linear(name, lay.offsets(), forward, dims)
+    return shared_from_offsets(forward)
+
+
+def shared_from_offsets(forward: LinearLayout) -> LinearLayout:
+    """The shared layout ``offset -> (dim0, ...)`` (with Triton's size-1 ``block`` dim) of a
+    one-to-one ``(dim0, ...) -> offset`` layout.
+
+    >>> print(shared_from_offsets(from_cute(Layout((2, 2), (2, 1)), ["dim0", "dim1"], [("offset", 4)])))
+    <BLANKLINE>
+     - offset=1 -> (0, 1)
+       offset=2 -> (1, 0)
+     - block is a size 1 dimension
+    where out dims are: [dim0 (size 2), dim1 (size 2)]
+    """
+    if not (forward.is_injective() and forward.is_surjective()):
+        raise UnsupportedError("no shared layout: the offsets do not hold exactly one element each")
+    inverse = forward.invert()
+    return LinearLayout.from_bases([*inverse.bases, ("block", [])], inverse.get_out_dim_names(),
+                                   inverse.get_out_dim_sizes())
+
+
+def _check_linear(name: str, offsets: np.ndarray, forward: LinearLayout, dims: tuple[int, ...]) -> None:
+    """Every element's offset is the XOR of its bits' offsets (else the layout is not linear)."""
+    index = np.indices(dims, dtype=np.int64).reshape(len(dims), prod(dims))  # C order, as offsets()
+    linear = np.zeros(index.shape[1], dtype=np.int64)
+    for d in range(len(dims)):
+        for b, v in enumerate(forward.flattened_bases(f"dim{d}")):
+            linear ^= ((index[d] >> b) & 1) * v
+    bad = np.flatnonzero(linear != offsets)
+    if bad.size:
+        idx = tuple(int(i) for i in np.unravel_index(int(bad[0]), dims))
+        raise UnsupportedError(f"{name} has no Triton layout: element {idx} is at offset "
+                               f"{int(offsets[bad[0]])}, not at the XOR {int(linear[bad[0]])} of its "
+                               "index bits' offsets")

@@ -1,0 +1,46 @@
+"""Which drawer draws which kind of object: the one table :func:`~tensorlayout.render.to_svg`,
+the TikZ output and the Jupyter display hooks read.
+
+Layout notations (XLA shapes, CuTe, swizzled and TLA layouts, relayout targets) draw as the
+grid-and-strip picture; GPU thread-value objects and Triton linear layouts have drawers of
+their own, each taking ``(obj, title=..., window=...)``.
+
+>>> from tensorlayout.gpu import mma_atom
+>>> drawer(mma_atom("SM80_16x8x8_F16F16F16F16_TN")).__name__, drawer("f32[4]")
+('tiled_mma_svg', None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tensorlayout.cute import ComposedLayout, Layout, TlaLayout
+from tensorlayout.gpu.atoms import MMAAtom
+from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
+from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.relayout import PhysicalTarget
+from tensorlayout.render._triton import linear_layout_svg
+from tensorlayout.render._tv import tiled_copy_svg, tiled_mma_svg, tv_svg
+from tensorlayout.triton import LinearLayout
+from tensorlayout.xla import Shape
+
+__all__ = ["DRAWERS", "LAYOUT_TYPES", "drawer"]
+
+Drawer = Callable[..., str]
+
+#: Objects with a drawer of their own (the first matching type wins).
+DRAWERS: tuple[tuple[type, Drawer], ...] = (
+    (TiledMMA, tiled_mma_svg),
+    (MMAAtom, tiled_mma_svg),
+    (TiledCopy, tiled_copy_svg),
+    (TVLayout, tv_svg),
+    (LinearLayout, linear_layout_svg),
+)
+
+#: Layout notations drawn as the grid of offsets and the memory strip.
+LAYOUT_TYPES: tuple[type, ...] = (Shape, Layout, ComposedLayout, TlaLayout, PhysicalTarget)
+
+
+def drawer(obj: object) -> Drawer | None:
+    """The drawer of ``obj``'s kind, None for a layout notation (or text)."""
+    return next((draw for kind, draw in DRAWERS if isinstance(obj, kind)), None)

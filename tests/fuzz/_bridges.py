@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -79,6 +80,7 @@ def check_relayout(text: str) -> None:
         return
     dims = _logical_size(value)
     if (dims is None or len(dims) > 64 or any(not 0 <= d < 2**31 for d in dims)  # numpy: rank <= 64
+            or math.prod(d for d in dims if d) > 2**40  # numpy refuses such a shape even when empty
             or int(np.prod(dims, dtype=object)) > 4096):
         ok_or_library(relayout.to_physical, np.zeros((1,), np.float32), text)
         return

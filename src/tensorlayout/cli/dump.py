@@ -176,7 +176,15 @@ def select(modules: Sequence[DumpModule], wanted: str | None = None,
 
 class Progress:
     """A progress line on stderr for long jobs, redrawn in place on a terminal; elsewhere
-    (a log file, a pipe) only the final line is written."""
+    (a log file, a pipe) one final note in the CLI's line format.
+
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     Progress(3, "modules", 1).update(3)
+    >>> err.getvalue()
+    'tensorlayout: note: 3 modules read\\n'
+    """
 
     def __init__(self, total: int, what: str, threshold: int) -> None:
         self.total = total
@@ -187,6 +195,9 @@ class Progress:
 
     def update(self, done: int) -> None:
         if not self.enabled or (done != self.total and (not self.live or done % self.step)):
+            return
+        if not self.live:
+            print(f"tensorlayout: note: {done} {self.what} read", file=sys.stderr)
             return
         filled = 30 * done // self.total
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {self.what}")

@@ -466,6 +466,8 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
     if shape.__class__ not in _LEAF_TYPES or stride.__class__ not in _LEAF_TYPES:
         raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and "
                           f"{stride!r}"[:200])
+    if isinstance(crd, np.ndarray) and not -(1 << 63) <= stride < 1 << 63:  # no int64 operand
+        return crd.astype(object) * stride
     return crd * stride
 
 

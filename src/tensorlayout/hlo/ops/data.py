@@ -71,6 +71,10 @@ def _offset_term(start: HloInstruction, rt_index: int, feasible: tuple[int, int]
 
 def _runtime_offsets(instr: HloInstruction, starts: Sequence[HloInstruction], dims: Sequence[int],
                      sizes: Sequence[int], out: Sequence[int], sign: int) -> OperandIndexing:
+    """``d_i ± start_i`` per dim; the sliced shape, the slice and the output share one rank."""
+    if not len(dims) == len(sizes) == len(out):
+        raise HloError(f"{instr.name}: ranks differ (operand {list(dims)}, slice {list(sizes)}, "
+                       f"output {list(out)})")
     n = len(out)
     terms: list[Expr | None] = []
     rts: list[RuntimeVar] = []

@@ -72,14 +72,19 @@ def move_dim_to_major(shape: Shape, dim: int) -> Shape:
 
 
 def delete_dimensions(dims_to_delete: Sequence[int], shape: Shape) -> Shape:
-    """``ShapeUtil::DeleteDimensions``: drop dims, renumbering the layout."""
+    """``ShapeUtil::DeleteDimensions``: drop dims, renumbering the layout (tiles are kept, as XLA).
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> str(delete_dimensions([1], parse_shape("f32[4,1,8]{2,1,0:T(8)}")))
+    'f32[4,8]{1,0:T(8)}'
+    """
     drop = sorted({shape.dim_index(d) for d in dims_to_delete})
     keep = [d for d in range(shape.rank) if d not in drop]
     renumber = {d: i for i, d in enumerate(keep)}
     layout = shape.layout
     if layout is not None:
         layout = layout.replace(minor_to_major=tuple(renumber[d] for d in layout.minor_to_major
-                                                     if d in renumber), tiles=())
+                                                     if d in renumber))
     return Shape(shape.element_type, tuple(shape.dimensions[d] for d in keep),
                  tuple(shape.dynamic_dimensions[d] for d in keep), layout)
 

@@ -57,7 +57,7 @@ def test_layout_equal_new_options() -> None:
 
 
 def test_shape_equality_agrees_with_jaxlib() -> None:
-    xc = pytest.importorskip("jax._src.lib").xla_client
+    xc = pytest.importorskip("jaxlib.xla_client")
     rng = random.Random(15)
     for _ in range(200):
         dims_a = tuple(rng.choice([1, 2, 3]) for _ in range(rng.randint(0, 3)))
@@ -176,7 +176,7 @@ def test_subshapes_by_brute_force() -> None:
 
 
 def test_leaf_count_agrees_with_jaxlib() -> None:
-    xc = pytest.importorskip("jax._src.lib").xla_client
+    xc = pytest.importorskip("jaxlib.xla_client")
     rng = random.Random(7)
 
     def build(depth: int) -> tuple[Shape, object]:
@@ -340,3 +340,35 @@ def test_layout_util() -> None:
     assert lu.layouts_in_shapes_equal(P("token[]"), P("f32[2]"))
     assert lu.are_dimensions_consecutive(Layout((2, 0, 1, 3)), [0, 1, 2])
     assert not lu.are_dimensions_consecutive(Layout((2, 0, 1, 3)), [2, 3])
+
+
+# -- index_util and small Shape/Layout queries (named in the parity table) -----------------------
+
+def test_index_util_queries_by_brute_force() -> None:
+    from tensorlayout.xla import index_util as iu
+    s = P("f32[3,4,5]{0,2,1}")
+    strides = {d: iu.get_dimension_stride(s, d) for d in range(3)}
+    assert strides == {0: 1, 2: 3, 1: 15}
+    for idx in itertools.product(range(3), range(4), range(5)):
+        assert iu.multidimensional_index_to_linear_index(s, idx) == sum(
+            i * strides[d] for d, i in enumerate(idx))
+    assert iu.index_in_bounds(s, (2, 3, 4)) and not iu.index_in_bounds(s, (3, 0, 0))
+    assert not iu.index_in_bounds(s, (0, 0))
+    assert iu.compare_indices((1, 2), (1, 3)) == -1 and iu.compare_indices((2, 0), (1, 9)) == 1
+    assert iu.compare_indices((1, 2), (1, 2)) == 0
+    assert s.layout is not None and s.layout.logical_to_physical() == (2, 0, 1)
+    assert all(s.layout.major_to_minor[p] == d for d, p in enumerate(s.layout.logical_to_physical()))
+    assert s.dim_index(-1) == 2 and s.dim_index(0) == 0
+    with pytest.raises(LayoutError):
+        s.dim_index(3)
+
+
+def test_primitive_type_kinds_and_small_queries() -> None:
+    from tensorlayout.xla import index_util as iu
+    from tensorlayout.xla.types import ELEMENT_TYPES
+    kinds = {n: (t.is_integral, t.is_float, t.is_complex, t.is_array) for n, t in ELEMENT_TYPES.items()}
+    assert kinds["s4"] == (True, False, False, True) and kinds["pred"] == (False, False, False, True)
+    assert kinds["bf16"] == (False, True, False, True) and kinds["c64"] == (False, False, True, True)
+    assert kinds["token"] == (False, False, False, False)
+    assert P("f32[]").is_scalar and not P("f32[1]").is_scalar and not P("()").is_scalar
+    assert iu.make_layout_from_major_to_minor([0, 2, 1]) == Layout((1, 2, 0))

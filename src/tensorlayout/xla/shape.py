@@ -79,6 +79,7 @@ class Shape:
 
     @staticmethod
     def tuple_of(*shapes: Shape) -> Shape:
+        """``MakeTupleShape``: the tuple of ``shapes`` (not validated)."""
         return Shape(_TUPLE, tuple_shapes=tuple(shapes))
 
     @classmethod
@@ -111,6 +112,7 @@ class Shape:
 
     @property
     def is_scalar(self) -> bool:
+        """``IsScalar``: an array of rank 0."""
         return self.is_array and not self.dimensions
 
     @property
@@ -150,6 +152,7 @@ class Shape:
 
     @property
     def is_zero_element_array(self) -> bool:
+        """``IsZeroElementArray``: an array with a dimension of size 0."""
         return self.is_array and 0 in self.dimensions
 
     def leaves(self) -> Iterator[Shape]:

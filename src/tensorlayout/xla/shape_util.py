@@ -191,6 +191,7 @@ def device_shape_to_host_shape(shape: Shape) -> Shape:
 
 
 def has_degenerate_dimensions(shape: Shape) -> bool:
+    """``HasDegenerateDimensions``: some dimension has size 1."""
     return 1 in shape.dimensions
 
 

@@ -372,3 +372,19 @@ def test_primitive_type_kinds_and_small_queries() -> None:
     assert kinds["token"] == (False, False, False, False)
     assert P("f32[]").is_scalar and not P("f32[1]").is_scalar and not P("()").is_scalar
     assert iu.make_layout_from_major_to_minor([0, 2, 1]) == Layout((1, 2, 0))
+
+
+def test_shape_dynamic_predicates() -> None:
+    s = P("f32[?,<=4,3]")
+    assert sq.is_unbounded_dynamic_dimension(s, 0) and not sq.is_unbounded_dynamic_dimension(s, 1)
+    assert sq.is_bounded_dynamic_dimension(s, 1) and not sq.is_bounded_dynamic_dimension(s, 0)
+    assert sq.is_static_dimension(s, 2) and not sq.is_static_dimension(s, 0)
+    assert not sq.is_static(s) and sq.is_static(P("(f32[2], ())"))
+    assert sq.is_unbounded_dynamic(P("(f32[2], s8[?])")) and not sq.is_unbounded_dynamic(P("f32[<=2]"))
+    assert sq.is_bounded_dynamic(P("(f32[<=2])")) and not sq.is_bounded_dynamic(P("f32[?]"))
+    assert sq.are_all_leaves_integers(P("(s8[2], (u4[]))"))
+    assert not sq.are_all_leaves_integers(P("(s8[2], pred[])"))
+    assert sq.dimensions_minor(P("f32[2,3,5]{1,2,0}"), 0) == 3
+    assert str(parse_layout("{2,0,1:T(2)}").delete_dimension(2)) == "{0,1:T(2)}"
+    with pytest.raises(LayoutError):
+        parse_layout("{1,0}").delete_dimension(2)

@@ -179,6 +179,19 @@ class Layout:
         """The text form: ``Layout('{1,0:T(2,2)}')``."""
         return f"Layout({str(self)!r})"
 
+    def delete_dimension(self, dim: int) -> Layout:
+        """``Layout::DeleteDimension``: drop ``dim`` from ``minor_to_major``, renumber the rest.
+
+        Tiles and the other fields stay, as in XLA.
+
+        >>> str(parse_layout("{2,0,1:T(2)}").delete_dimension(1))
+        '{1,0:T(2)}'
+        """
+        if not 0 <= dim < self.rank:
+            raise LayoutError(f"expected a dimension in [0, {self.rank}), but got {dim}")
+        m2m = tuple(d - (d > dim) for d in self.minor_to_major if d != dim)
+        return replace(self, minor_to_major=m2m)
+
     def to_string(self) -> str:
         """``LayoutUtil::HumanString`` / ``Layout::ToString``: the same text as ``str(layout)``.
 

@@ -135,14 +135,18 @@ def make_shape_with_descending_layout(t: str | PrimitiveType, dimensions: Sequen
 def make_shape_with_static_dimensions(shape: Shape) -> Shape:
     """``MakeShapeWithStaticDimensions``: every dimension marked static (tuples recurse).
 
-    The sizes are kept: a bounded ``<=n`` becomes ``n``.
+    The sizes are kept: a bounded ``<=n`` becomes ``n``; a dynamic array loses ``M(n)``, as
+    ``Shape::clear_dynamic_dimensions`` does.
     """
     if shape.is_tuple:
         return replace(shape, tuple_shapes=tuple(make_shape_with_static_dimensions(s)
                                                  for s in shape.tuple_shapes))
     if shape.is_buffer:
         return replace(shape, tuple_shapes=(make_shape_with_static_dimensions(shape.buffer_shape),))
-    return replace(shape, dynamic_dimensions=(False,) * shape.rank)
+    layout = shape.layout
+    if shape.is_dynamic and layout is not None:  # XLA's clear_dynamic_dimensions drops M too
+        layout = layout.replace(dynamic_shape_metadata_prefix_bytes=0)
+    return replace(shape, dynamic_dimensions=(False,) * shape.rank, layout=layout)
 
 
 def make_static_shape(shape: Shape) -> Shape:

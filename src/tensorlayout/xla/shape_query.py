@@ -12,12 +12,14 @@ Each function follows the ``ShapeUtil`` function of the same name (``xla/shape_u
 from __future__ import annotations
 
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.shape_index import for_each_subshape, index_is_valid, try_get_subshape
 from tensorlayout.xla.types import PrimitiveType, element_type, overflow_exponent
 
 __all__ = [
+    "are_all_leaves_integers",
     "compatible_kind",
+    "dimensions_minor",
     "dynamic_array_shape_is_compatible",
     "dynamic_shape_is_compatible",
     "element_can_upcast",
@@ -27,8 +29,14 @@ __all__ = [
     "equal_structure",
     "has_primitive_type",
     "higher_precision_element_type",
+    "is_bounded_dynamic",
+    "is_bounded_dynamic_dimension",
     "is_effective_scalar",
     "is_scalar_with_element_type",
+    "is_static",
+    "is_static_dimension",
+    "is_unbounded_dynamic",
+    "is_unbounded_dynamic_dimension",
     "same_element_type",
     "same_element_type_ignoring_fp_precision",
     "same_rank",
@@ -185,3 +193,61 @@ def dynamic_shape_is_compatible(dynamic_shape: Shape, bounded_shape: Shape) -> b
     for_each_subshape(dynamic_shape, visit)
     return all(verdicts)
 
+
+
+# -- Shape's own dynamic-size questions (xla/shape.h), as functions ------------------------------
+
+def _subshapes(shape: Shape) -> list[Shape]:
+    """The arrays inside tuples and buffers, or ``[shape]``."""
+    if shape.is_tuple or shape.is_buffer:
+        return [leaf for s in shape.tuple_shapes for leaf in _subshapes(s)]
+    return [shape]
+
+
+def is_unbounded_dynamic_dimension(shape: Shape, d: int) -> bool:
+    """``Shape::is_unbounded_dynamic_dimension``: dimension ``d`` is ``?`` (stored INT64_MIN)."""
+    return shape.dimensions[shape.dim_index(d)] == UNBOUNDED_SIZE
+
+
+def is_bounded_dynamic_dimension(shape: Shape, d: int) -> bool:
+    """``Shape::is_bounded_dynamic_dimension``: dimension ``d`` is ``<=n``."""
+    return shape.is_dynamic_dimension(d) and not is_unbounded_dynamic_dimension(shape, d)
+
+
+def is_static_dimension(shape: Shape, d: int) -> bool:
+    """``Shape::is_static_dimension``: dimension ``d`` has a fixed size."""
+    return not shape.is_dynamic_dimension(d)
+
+
+def is_static(shape: Shape) -> bool:
+    """``Shape::is_static``: no dynamic dimension anywhere (tuples recurse)."""
+    return not shape.is_dynamic
+
+
+def is_unbounded_dynamic(shape: Shape) -> bool:
+    """``Shape::is_unbounded_dynamic``: some array has a ``?`` dimension.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> is_unbounded_dynamic(parse_shape("(f32[2], s8[?,3])")), is_bounded_dynamic(parse_shape("f32[?]"))
+    (True, False)
+    """
+    return any(UNBOUNDED_SIZE in s.dimensions for s in _subshapes(shape))
+
+
+def is_bounded_dynamic(shape: Shape) -> bool:
+    """``Shape::is_bounded_dynamic``: some array has a ``<=n`` dimension."""
+    return any(is_bounded_dynamic_dimension(s, d) for s in _subshapes(shape) for d in range(s.rank))
+
+
+def are_all_leaves_integers(shape: Shape) -> bool:
+    """``Shape::AreAllLeavesIntegers``: every leaf has an integer element type (pred is not)."""
+    if shape.is_tuple:
+        return all(are_all_leaves_integers(s) for s in shape.tuple_shapes)
+    return shape.element_type.is_integral
+
+
+def dimensions_minor(shape: Shape, i: int) -> int:
+    """``Shape::dimensions_minor``: the size of the ``i``-th most minor dimension."""
+    if shape.layout is None:
+        raise LayoutError(f"dimensions_minor needs a shape with a layout, but got {shape}")
+    return shape.dimensions[shape.layout.minor(i)]

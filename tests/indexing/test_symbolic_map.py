@@ -108,3 +108,9 @@ def test_expression_methods() -> None:
     assert [str(x) for x in (var(0) + 1).walk()] == ["v0", "1", "v0 + 1"]
     assert (var(0).floor_div(2)).evaluate([-3]) == -2 and var(0).ceil_div(2).evaluate([-3]) == -1
     assert var(0).min(3).evaluate([5]) == 3 and var(0).max(3).evaluate([5]) == 5
+
+
+def test_expression_structure() -> None:
+    e = var(0) + 1
+    assert e.kind_name == "add" and var(0).kind_name == "var" and const(2).kind_name == "const"
+    assert e.is_binary and not var(0).is_binary and var(0).is_var and const(2).is_const

@@ -379,6 +379,7 @@ def test_shape_dynamic_predicates() -> None:
     assert sq.is_unbounded_dynamic_dimension(s, 0) and not sq.is_unbounded_dynamic_dimension(s, 1)
     assert sq.is_bounded_dynamic_dimension(s, 1) and not sq.is_bounded_dynamic_dimension(s, 0)
     assert sq.is_static_dimension(s, 2) and not sq.is_static_dimension(s, 0)
+    assert s.is_dynamic_dimension(0) and s.is_dynamic_dimension(-2) and not s.is_dynamic_dimension(2)
     assert not sq.is_static(s) and sq.is_static(P("(f32[2], ())"))
     assert sq.is_unbounded_dynamic(P("(f32[2], s8[?])")) and not sq.is_unbounded_dynamic(P("f32[<=2]"))
     assert sq.is_bounded_dynamic(P("(f32[<=2])")) and not sq.is_bounded_dynamic(P("f32[?]"))
@@ -388,3 +389,9 @@ def test_shape_dynamic_predicates() -> None:
     assert str(parse_layout("{2,0,1:T(2)}").delete_dimension(2)) == "{0,1:T(2)}"
     with pytest.raises(LayoutError):
         parse_layout("{1,0}").delete_dimension(2)
+
+
+def test_memory_space_names() -> None:
+    from tensorlayout.xla.layout import memory_space_name
+    assert memory_space_name(0).startswith("HBM") and memory_space_name(1).startswith("VMEM")
+    assert memory_space_name(7) == "device-specific memory space 7"

@@ -96,18 +96,22 @@ class Shape:
 
     @property
     def is_array(self) -> bool:
+        """``IsArray``: an array (not tuple, token, opaque or buffer)."""
         return self.kind == "array"
 
     @property
     def is_tuple(self) -> bool:
+        """``IsTuple``."""
         return self.kind == "tuple"
 
     @property
     def is_token(self) -> bool:
+        """``IsToken``."""
         return self.kind == "token"
 
     @property
     def is_opaque(self) -> bool:
+        """``IsOpaque``."""
         return self.kind == "opaque"
 
     @property
@@ -133,10 +137,12 @@ class Shape:
         return d + r if d < 0 else d
 
     def is_dynamic_dimension(self, d: int) -> bool:
+        """``is_dynamic_dimension``: dimension ``d`` is ``<=n`` or ``?``."""
         return self.dynamic_dimensions[self.dim_index(d)]
 
     @property
     def is_dynamic(self) -> bool:
+        """``is_dynamic``: some dimension is dynamic (tuples recurse)."""
         return any(self.dynamic_dimensions) or any(t.is_dynamic for t in self.tuple_shapes)
 
     @property
@@ -169,6 +175,7 @@ class Shape:
         return self.tuple_shapes[0]
 
     def with_layout(self, layout: Layout | str | None) -> Shape:
+        """A copy with ``layout`` (a Layout, its text, or None to clear it)."""
         if isinstance(layout, str):
             layout = Layout.parse(layout)
         return replace(self, layout=layout)

@@ -72,9 +72,6 @@ KNOWN_GAPS = {
     "tensorlayout.cute.tla.make_stride": "no docstring",
     "tensorlayout.cute.tla.shape": "no docstring",
     "tensorlayout.cute.tla.stride": "no docstring",
-    "tensorlayout.xla.layout.Layout.memory_space": "no docstring",
-    "tensorlayout.xla.layout.Layout.minor_to_major": "no docstring",
-    "tensorlayout.xla.shape.Shape.tuple_shapes": "no docstring",
 }
 
 

@@ -395,3 +395,10 @@ def test_memory_space_names() -> None:
     from tensorlayout.xla.layout import memory_space_name
     assert memory_space_name(0).startswith("HBM") and memory_space_name(1).startswith("VMEM")
     assert memory_space_name(7) == "device-specific memory space 7"
+
+
+def test_tuple_element_and_memory_space() -> None:
+    assert str(si.get_tuple_element_shape(NESTED, 1)) == "(s8[], u4[3]{0})"
+    with pytest.raises(LayoutError):
+        si.get_tuple_element_shape(NESTED, 3)
+    assert lu.memory_space(P("f32[8]{0:S(5)}")) == 5 and lu.memory_space(P("f32[8]")) == 0

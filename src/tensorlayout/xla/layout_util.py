@@ -29,6 +29,7 @@ __all__ = [
     "is_monotonic_with_dim0_major",
     "is_monotonic_with_dim0_minor",
     "layouts_in_shapes_equal",
+    "memory_space",
 ]
 
 
@@ -114,3 +115,13 @@ def are_dimensions_consecutive(layout: Layout, dims: Sequence[int]) -> bool:
         raise LayoutError(f"dimensions {list(dims)} are not all in the layout {layout}")
     positions = sorted(m2m.index(d) for d in dims)
     return all(b - a == 1 for a, b in itertools.pairwise(positions))
+
+
+def memory_space(shape: Shape) -> int:
+    """``LayoutUtil::MemorySpace``: the ``S(n)`` of the shape's layout; 0 (the default) without one.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> memory_space(parse_shape("f32[8]{0:S(1)}")), memory_space(Shape.array("f32", (8,), None))
+    (1, 0)
+    """
+    return shape.layout.memory_space if shape.layout is not None else 0

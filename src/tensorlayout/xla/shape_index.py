@@ -21,6 +21,7 @@ __all__ = [
     "for_each_subshape",
     "get_leaf_count",
     "get_subshape",
+    "get_tuple_element_shape",
     "index_is_valid",
     "is_empty_tuple",
     "is_leaf_index",
@@ -64,6 +65,11 @@ def try_get_subshape(shape: Shape, index: Sequence[int]) -> Shape | None:
             return None
         sub = sub.tuple_shapes[i]
     return sub
+
+
+def get_tuple_element_shape(shape: Shape, index: int) -> Shape:
+    """``GetTupleElementShape``: element ``index`` of a tuple (a LayoutError if there is none)."""
+    return get_subshape(shape, (index,))
 
 
 def index_is_valid(shape: Shape, index: Sequence[int]) -> bool:

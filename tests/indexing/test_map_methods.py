@@ -16,6 +16,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 from tensorlayout.indexing.expr import var
 from tensorlayout.indexing.interval import Interval
+from tensorlayout.indexing.ranges import RangeEvaluator
 from tensorlayout.indexing.variables import (
     Variable,
     dim_vars_from_tensor_sizes,
@@ -164,7 +165,6 @@ def test_rescale_symbols_runtime_variable_and_two_symbols() -> None:
 
 
 def test_remove_unused_vars_and_ranges() -> None:
-    from tensorlayout.indexing.ranges import RangeEvaluator
     m = IndexingMap.parse("(d0, d1)[s0] -> (d1), domain: d0 in [0, 3], d1 in [0, 7], s0 in [0, 2]")
     assert str(m.remove_unused_vars()) == "(d0) -> (d0), domain: d0 in [0, 7]"
     evaluator = RangeEvaluator.for_map(M)

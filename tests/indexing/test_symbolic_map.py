@@ -11,7 +11,9 @@ import itertools
 import pytest
 
 from tensorlayout.errors import IndexingError
+from tensorlayout.indexing import IndexingMap
 from tensorlayout.indexing.expr import const, var
+from tensorlayout.indexing.exprparse import parse_symbolic_expr_and_advance
 from tensorlayout.indexing.symbolic_map import (
     SymbolicMap,
     compress_dims,
@@ -25,6 +27,7 @@ from tensorlayout.indexing.symbolic_map import (
     is_dimension,
     is_symbol,
     parse_symbolic_map,
+    parse_symbolic_map_and_advance,
 )
 
 P = SymbolicMap.parse
@@ -114,3 +117,19 @@ def test_expression_structure() -> None:
     e = var(0) + 1
     assert e.kind_name == "add" and var(0).kind_name == "var" and const(2).kind_name == "const"
     assert e.is_binary and not var(0).is_binary and var(0).is_var and const(2).is_const
+
+
+def test_printing_with_another_number_of_dims() -> None:
+    # XLA's Print(expr, num_dims): the first num_dims ids print as d<i>, the rest as s<j>.
+    m = IndexingMap.parse("(d0, d1)[s0] -> (d0 + d1 * 2 + s0), "
+                          "domain: d0 in [0, 3], d1 in [0, 3], s0 in [0, 1]")
+    e = m.results[0]
+    assert e.to_string(2) == "d0 + d1 * 2 + s0"
+    assert e.to_string(1) == "d0 + s0 * 2 + s1"
+    assert e.to_string(3) == "d0 + d1 * 2 + d2"
+    assert e.to_string(0) == "s0 + s1 * 2 + s2"
+    assert str(e) == "v0 + v1 * 2 + v2"
+    parsed, rest = parse_symbolic_expr_and_advance("d0 + s0, tail", num_dims=1)
+    assert parsed.to_string(1) == "d0 + s0" and rest == ", tail"
+    sm, rest = parse_symbolic_map_and_advance("(d0) -> (d0 * 3) junk")
+    assert sm.to_string() == "(d0) -> (d0 * 3)" and rest.strip() == "junk"

@@ -14,15 +14,17 @@ from math import prod
 import pytest
 
 from tensorlayout.errors import LayoutError
+from tensorlayout.xla import index_util as iu
 from tensorlayout.xla import layout_util as lu
 from tensorlayout.xla import shape_dims as sd
 from tensorlayout.xla import shape_index as si
 from tensorlayout.xla import shape_make as sm
 from tensorlayout.xla import shape_query as sq
-from tensorlayout.xla.layout import Layout, parse_layout
+from tensorlayout.xla.layout import Layout, memory_space_name, parse_layout
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, parse_shape
 from tensorlayout.xla.shape_util import prepend_major_dimension, transpose_is_bitcast
 from tensorlayout.xla.sizes import byte_size, byte_size_of_tuple_index_table
+from tensorlayout.xla.types import ELEMENT_TYPES
 
 P = parse_shape
 NESTED = P("(f32[2], (s8[], u4[3]), ())")
@@ -345,7 +347,6 @@ def test_layout_util() -> None:
 # -- index_util and small Shape/Layout queries (named in the parity table) -----------------------
 
 def test_index_util_queries_by_brute_force() -> None:
-    from tensorlayout.xla import index_util as iu
     s = P("f32[3,4,5]{0,2,1}")
     strides = {d: iu.get_dimension_stride(s, d) for d in range(3)}
     assert strides == {0: 1, 2: 3, 1: 15}
@@ -364,8 +365,6 @@ def test_index_util_queries_by_brute_force() -> None:
 
 
 def test_primitive_type_kinds_and_small_queries() -> None:
-    from tensorlayout.xla import index_util as iu
-    from tensorlayout.xla.types import ELEMENT_TYPES
     kinds = {n: (t.is_integral, t.is_float, t.is_complex, t.is_array) for n, t in ELEMENT_TYPES.items()}
     assert kinds["s4"] == (True, False, False, True) and kinds["pred"] == (False, False, False, True)
     assert kinds["bf16"] == (False, True, False, True) and kinds["c64"] == (False, False, True, True)
@@ -392,7 +391,6 @@ def test_shape_dynamic_predicates() -> None:
 
 
 def test_memory_space_names() -> None:
-    from tensorlayout.xla.layout import memory_space_name
     assert memory_space_name(0).startswith("HBM") and memory_space_name(1).startswith("VMEM")
     assert memory_space_name(7) == "device-specific memory space 7"
 

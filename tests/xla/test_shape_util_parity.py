@@ -22,7 +22,12 @@ from tensorlayout.xla import shape_make as sm
 from tensorlayout.xla import shape_query as sq
 from tensorlayout.xla.layout import Layout, memory_space_name, parse_layout
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, parse_shape
-from tensorlayout.xla.shape_util import prepend_major_dimension, transpose_is_bitcast
+from tensorlayout.xla.shape_util import (
+    is_reshape_or_transpose_bitcast,
+    prepend_major_dimension,
+    reshape_is_bitcast,
+    transpose_is_bitcast,
+)
 from tensorlayout.xla.sizes import byte_size, byte_size_of_tuple_index_table
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -315,11 +320,57 @@ def test_deduce_transpose_dimensions_for_bitcast() -> None:
         b = Shape.array("f32", [dims[p] for p in perm], Layout(tuple(rng.sample(range(rank), rank))))
         got = sd.deduce_transpose_dimensions_for_bitcast(a, b)
         if got is not None:
-            assert transpose_is_bitcast(a, b, got)
+            assert transpose_is_bitcast(a, b, got) and transpose_is_bitcast(a, b, got, exact=True)
         brute = [list(p) for p in itertools.permutations(range(rank))
-                 if transpose_is_bitcast(a, b, p)]
+                 if transpose_is_bitcast(a, b, p, exact=True)]
         assert (got is not None) == bool(brute)
+        # without size-1 dimensions XLA's layout rule and the offset comparison agree
+        for p in itertools.permutations(range(rank)):
+            if tuple(dims[i] for i in p) == b.dimensions:
+                assert transpose_is_bitcast(a, b, p) == transpose_is_bitcast(a, b, p, exact=True)
+        if got is not None:
+            assert is_reshape_or_transpose_bitcast(a, b, exact=True)
     assert sd.deduce_transpose_dimensions_for_bitcast(P("f32[2,3]"), P("f32[6]")) is None
+
+
+def test_is_reshape_or_transpose_bitcast_keeps_xlas_argument_order() -> None:
+    # XLA deduces the a->b permutation, then checks it as a b->a transpose
+    # (TransposeIsBitcast(b, a, dims)); for a permutation that is not its own inverse that says
+    # False although the transpose moves no data. Parity by default; exact=True is right.
+    a, b = P("f32[4,3,4]{2,0,1}"), P("f32[4,4,3]{0,1,2}")
+    assert sd.deduce_transpose_dimensions_for_bitcast(a, b) == [2, 0, 1]
+    assert transpose_is_bitcast(a, b, [2, 0, 1])
+    assert not is_reshape_or_transpose_bitcast(a, b)
+    assert is_reshape_or_transpose_bitcast(a, b, exact=True)
+    c, d = P("f32[3,4]{0,1}"), P("f32[4,3]{1,0}")  # a swap is its own inverse: both agree
+    assert is_reshape_or_transpose_bitcast(c, d) and is_reshape_or_transpose_bitcast(c, d, exact=True)
+
+
+@pytest.mark.parametrize(("a", "b", "xla", "exact"), [
+    ("f32[3,4]{1,0}", "f32[6,2]{1,0}", True, True),
+    ("f32[3,4]{0,1}", "f32[6,2]{1,0}", False, False),
+    ("f32[3,4]{1,0}", "f32[5,2]{1,0}", False, False),       # XLA: False, not an error
+    ("f32[0,4]{1,0}", "f32[2,0]{0,1}", True, True),
+    ("f32[1,4,1]{2,1,0}", "f32[4]{0}", True, True),
+    ("f32[8,256]{1,0:T(8,128)}", "f32[2048]{0}", True, False),  # XLA ignores tiles
+])
+def test_reshape_is_bitcast_as_xla_and_exact(a: str, b: str, xla: bool, exact: bool) -> None:
+    assert reshape_is_bitcast(P(a), P(b)) is xla
+    assert reshape_is_bitcast(P(a), P(b), exact=True) is exact
+
+
+def test_reshape_bitcast_unit_index_rule_matches_offsets_when_untiled() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        dims_a = [rng.choice([1, 2, 3, 4]) for _ in range(rng.randint(1, 4))]
+        total = prod(dims_a)
+        dims_b = list(dims_a)
+        rng.shuffle(dims_b)
+        if rng.random() < 0.5 and total % 2 == 0:
+            dims_b = [2, total // 2]
+        a = Shape.array("f32", dims_a, Layout(tuple(rng.sample(range(len(dims_a)), len(dims_a)))))
+        b = Shape.array("f32", dims_b, Layout(tuple(rng.sample(range(len(dims_b)), len(dims_b)))))
+        assert reshape_is_bitcast(a, b) == reshape_is_bitcast(a, b, exact=True), (a, b)
 
 
 # -- layout_util ------------------------------------------------------------------------------

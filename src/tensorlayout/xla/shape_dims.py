@@ -1,5 +1,8 @@
 """Dimension rewrites and reshape analysis with XLA's names (``ShapeUtil``).
 
+(``deduce_transpose_dimensions_for_bitcast`` lives with the bitcast checks in
+:mod:`tensorlayout.xla.shape_util` and is re-exported here.)
+
 >>> from tensorlayout.xla.shape import parse_shape
 >>> s = parse_shape("f32[5,1,7,1]{3,0,2,1}")
 >>> str(drop_degenerate_dimensions(s)), str(append_major_dimension(4, s))
@@ -16,7 +19,7 @@ from collections.abc import Callable, Sequence
 from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.shape import Shape
-from tensorlayout.xla.shape_util import delete_dimensions
+from tensorlayout.xla.shape_util import deduce_transpose_dimensions_for_bitcast, delete_dimensions
 
 __all__ = [
     "ShapeEqualityDescriptor",
@@ -176,22 +179,3 @@ def inserted_or_deleted_1_sized_dimensions(shape_pre: Shape,
         deleted += gap_in
         inserted += gap_out
     return ShapeEqualityDescriptor((deleted, inserted))
-
-
-def deduce_transpose_dimensions_for_bitcast(input_shape: Shape,
-                                            output_shape: Shape) -> list[int] | None:
-    """``DeduceTransposeDimensionsForBitcast``: the transpose that is a bitcast, if any.
-
-    Output dim ``k`` is input dim ``perm[k]``, with ``perm`` composed from the two layouts;
-    None when the ranks differ or the permuted sizes are not the output's.
-    """
-    if input_shape.rank != output_shape.rank:
-        return None
-    if input_shape.layout is None or output_shape.layout is None:
-        raise LayoutError("deduce_transpose_dimensions_for_bitcast needs shapes with layouts")
-    m_in, m_out = input_shape.layout.minor_to_major, output_shape.layout.minor_to_major
-    position = {d: k for k, d in enumerate(m_out)}
-    perm = [m_in[position[k]] for k in range(output_shape.rank)]
-    if tuple(input_shape.dimensions[p] for p in perm) != output_shape.dimensions:
-        return None
-    return perm

@@ -23,6 +23,7 @@ from tensorlayout.xla import shape_query as sq
 from tensorlayout.xla.layout import Layout, memory_space_name, parse_layout
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, parse_shape
 from tensorlayout.xla.shape_util import (
+    is_effectively_most_major_dimension,
     is_reshape_or_transpose_bitcast,
     prepend_major_dimension,
     reshape_is_bitcast,
@@ -451,3 +452,8 @@ def test_tuple_element_and_memory_space() -> None:
     with pytest.raises(LayoutError):
         si.get_tuple_element_shape(NESTED, 3)
     assert lu.memory_space(P("f32[8]{0:S(5)}")) == 5 and lu.memory_space(P("f32[8]")) == 0
+
+
+def test_effectively_most_major_dimension_outside_the_layout() -> None:
+    assert is_effectively_most_major_dimension(P("f32[1,1,5]"), 2)
+    assert not is_effectively_most_major_dimension(P("f32[1,1]"), 5)  # XLA: not found -> false

@@ -204,14 +204,15 @@ def last_dim_is_minor_most(shape: Shape) -> bool:
 
 
 def is_effectively_most_major_dimension(shape: Shape, dim: int) -> bool:
-    """True if every dim more major than ``dim`` in the layout has size 1."""
+    """True if every dim more major than ``dim`` in the layout has size 1 (False if ``dim`` is
+    not in the layout, as XLA)."""
     layout = _layout(shape)
     for d in layout.major_to_minor:
         if d == dim:
             return True
         if shape.dimensions[d] != 1:
             return False
-    return True
+    return False
 
 
 def same_dimensions(a: Shape, b: Shape) -> bool:

@@ -144,6 +144,11 @@ CASES = [
     ("frames_repeated_key", _frames(_FRAMES.replace("line=2", "line=2 line=3")), False),
     ("frames_space_before_eq", _frames(_FRAMES.replace("line=2", "line = 2")), False),
     ("frames_garbage_row", _frames(_FRAMES.replace('1 "f"', "1 junk")), False),
+    # a layout with spaces or a line break inside is still the instruction's layout
+    ("layout_space_in_layout", _module(" p = f32[2,3]{1 ,0} parameter(0)\n ROOT n = f32[2,3] negate(p)"),
+     True),
+    ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
+     True),
 ]
 
 

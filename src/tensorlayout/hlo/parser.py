@@ -67,6 +67,7 @@ _NAME = re.compile(r"%?(" + _NAME_RE + r")", re.A)
 _HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]+=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
 _SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
+_BRACE_AHEAD = re.compile(r"\s*\{", re.A)
 _PAREN = re.compile(r"[()\n]")
 _SHAPED_ITEM = r"(?:" + _SHAPE_RE + r"[ \t]+)?%?[\w.\-]+"
 _SHAPED_OPERANDS = re.compile(
@@ -253,6 +254,8 @@ class _Parser:
         text = self.text
         m = _SIMPLE_SHAPE.match(text, pos)
         end = m.end() if m else -1
+        if m and not m.group().endswith("}") and _BRACE_AHEAD.match(text, end):
+            end = -1  # a layout with spaces or line breaks inside ({1 ,0}, {1,\n0}): read carefully
         if not m and text.startswith("(", pos):
             end = self._tuple_end(pos)
         if end > 0:

@@ -180,7 +180,16 @@ def test_inline_operand_shapes_and_multiline_attributes() -> None:
 
 
 def test_iota_shardings_comments_tables_and_unknowns() -> None:
+    # Stack-frame tables: XLA (jaxlib 0.10.2) reads them only before the computations, with all
+    # four sections in order (test_xla_text.py has the cases).
     text = """HloModule m, is_scheduled=true, replica_count=4
+
+FileNames
+1 "a.py"
+FunctionNames
+FileLocations
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
 
 %c (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
@@ -195,12 +204,6 @@ ENTRY %e (p: f32[8,4]) -> (f32[8], s32[]) {
   %i = s32[] constant(3), frontend_attributes={_x="{"}, backend_config="{\\"a\\": 1}"
   ROOT %t = (f32[8]{0}, s32[]) tuple(%r, %i), control-predecessors={%z}
 }
-
-FileNames
-1 "a.py"
-
-StackFrames
-1 {file_location_id=1 parent_frame_id=1}
 """
     m = parse_module(text)
     assert m.attributes["replica_count"] == 4

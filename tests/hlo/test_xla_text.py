@@ -58,6 +58,22 @@ def _signed(params: str) -> str:
     return f"HloModule m\nENTRY e {params} -> f32[4] {{\n{_REV}, dimensions={{0}}\n}}"
 
 
+def _window(window: str) -> str:
+    return ("HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+            " ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p = f32[4,4] parameter(0)\n z = f32[] constant(0)\n"
+            f" ROOT r = f32[2,2] reduce-window(p, z), window={window}, to_apply=add\n}}")
+
+
+_FRAMES = ('FileNames\n1 "a.py"\nFunctionNames\n1 "f"\nFileLocations\n1 {file_name_id=1 '
+           'function_name_id=1 line=2 end_line=2 column=2 end_column=3}\nStackFrames\n'
+           '1 {file_location_id=1 parent_frame_id=1}\n')
+_BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
+
+
+def _frames(tables: str, after: str = "") -> str:
+    return f"HloModule m\n\n{tables}{_BODY}{after}"
+
+
 # (name, module text, accepted by XLA?) -- each checked against jaxlib 0.10.2's parser.
 CASES = [
     ("basic", _module(" p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)"), True),
@@ -101,6 +117,38 @@ CASES = [
     ("attr_eq_space", _module(_REV + ", dimensions= {0}"), True),
     ("attr_eq_newline", _module(_REV + ", dimensions=\n{0}"), True),
     ("string_spans_lines", _module(_REV + ', dimensions={0}, metadata={op_name="a\nb"}'), True),
+    # comments between a window's tokens, not inside one (XLA lexes 0_0x0_0 as one token)
+    ("window_comment_between_fields", _window("{size=2x2 /*c*/ stride=2x2}"), True),
+    ("window_comment_after_eq", _window("{size=/*c*/2x2 stride=2x2}"), True),
+    ("window_comment_after_brace", _window("{/*c*/size=2x2 stride=2x2 /*d*/}"), True),
+    ("window_pad_comment_after_eq", _window("{size=2x2 stride=2x2 pad=/*c*/0_0x0_0}"), True),
+    ("window_line_comment", _window("{size=2x2 // c\n stride=2x2}"), True),
+    ("window_comment_inside_token", _window("{size=2/*c*/x2 stride=2x2}"), False),
+    ("window_comment_inside_pad", _window("{size=2x2 stride=2x2 pad=0_/*c*/0x0_0}"), False),
+    ("window_space_inside_pad", _window("{size=2x2 stride=2x2 pad=0_ 0x0_0}"), False),
+    # stack-frame tables: token based; all four, once, in order, before the computations
+    ("frames", _frames(_FRAMES), True),
+    ("frames_row_split", _frames(_FRAMES.replace("line=2 end_line", "line=2\nend_line")), True),
+    ("frames_id_own_line", _frames(_FRAMES.replace('1 "a.py"', '1\n"a.py"')), True),
+    ("frames_comments", _frames(_FRAMES.replace('1 "f"', '/* c */ 1 "f" // x')), True),
+    ("frames_same_line", _frames(_FRAMES.replace("FileNames\n1", "FileNames 1")), True),
+    ("frames_comma_and_order", _frames(_FRAMES.replace("1 line=2", "1, line=2").replace(
+        "file_name_id=1 function_name_id=1", "function_name_id=1 file_name_id=1")), True),
+    ("frames_empty_sections", _frames("FileNames FunctionNames FileLocations StackFrames\n"), True),
+    ("frames_after_entry", _frames("", _FRAMES), False),
+    ("frames_twice", _frames(_FRAMES + _FRAMES), False),
+    ("frames_only_one_section", _frames("FileNames\n"), False),
+    ("frames_out_of_order", _frames("FunctionNames\nFileNames\nFileLocations\nStackFrames\n"), False),
+    ("frames_missing_key", _frames(_FRAMES.replace(" column=2 end_column=3", "")), False),
+    ("frames_unknown_key", _frames(_FRAMES.replace("line=2", "line=2 foo=3")), False),
+    ("frames_repeated_key", _frames(_FRAMES.replace("line=2", "line=2 line=3")), False),
+    ("frames_space_before_eq", _frames(_FRAMES.replace("line=2", "line = 2")), False),
+    ("frames_garbage_row", _frames(_FRAMES.replace('1 "f"', "1 junk")), False),
+    # a layout with spaces or a line break inside is still the instruction's layout
+    ("layout_space_in_layout", _module(" p = f32[2,3]{1 ,0} parameter(0)\n ROOT n = f32[2,3] negate(p)"),
+     True),
+    ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
+     True),
 ]
 
 

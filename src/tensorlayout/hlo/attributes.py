@@ -222,18 +222,30 @@ def _slice(text: str) -> tuple[SliceDimension, ...]:
     return tuple(dims)
 
 
+def _adjacent_int(cur: Cursor, what: str) -> int:
+    """An integer right at the cursor: inside one ``1_2x3_4`` token nothing may come between."""
+    m = _INT.match(cur.text, cur.pos)
+    if not m:
+        raise cur.error(what)
+    return cur.integer(what)
+
+
 def _x_separated(cur: Cursor, parts: int, what: str) -> list[tuple[int, ...]]:
-    """Read ``a_b_cxd_exf`` groups of 1..``parts`` integers joined by ``_``, separated by ``x``."""
+    """Read ``a_b_cxd_exf`` groups of 1..``parts`` integers joined by ``_``, separated by ``x``.
+
+    The groups form one token of XLA's lexer: space or a comment may come before it, not inside.
+    """
     groups: list[tuple[int, ...]] = []
+    group = [cur.integer(what)]
     while True:
-        group = [cur.integer(what)]
         while len(group) < parts and cur.text.startswith("_", cur.pos):
             cur.pos += 1
-            group.append(cur.integer(what))
+            group.append(_adjacent_int(cur, what))
         groups.append(tuple(group))
         if not cur.text.startswith("x", cur.pos):
             return groups
         cur.pos += 1
+        group = [_adjacent_int(cur, what)]
 
 
 def _padding(text: str) -> tuple[PaddingDimension, ...]:
@@ -254,7 +266,8 @@ _WINDOW_KEYS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "window_rev
 
 # window := '{' (key '=' groups)* '}'
 def _window(text: str) -> Window:
-    cur = Cursor(text)
+    """Comments may stand between the window's tokens (``pad=/*c*/1_1``), as XLA's lexer allows."""
+    cur = Cursor(text, comments=True)
     cur.expect("{", "'{' to start a window")
     fields: dict[str, list[tuple[int, ...]]] = {}
     while not cur.accept("}"):

@@ -40,6 +40,7 @@ from tensorlayout.hlo.model import (
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
 from tensorlayout.hlo.sharding import attribute_value_end
+from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -66,6 +67,7 @@ _NAME = re.compile(r"%?(" + _NAME_RE + r")", re.A)
 _HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]+=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
 _SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
+_BRACE_AHEAD = re.compile(r"\s*\{", re.A)
 _PAREN = re.compile(r"[()\n]")
 _SHAPED_ITEM = r"(?:" + _SHAPE_RE + r"[ \t]+)?%?[\w.\-]+"
 _SHAPED_OPERANDS = re.compile(
@@ -77,8 +79,6 @@ _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
 _SIMPLE_OPERANDS = re.compile(r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)", re.A)
 _ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=\s*", re.A)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
-_TABLE = re.compile(r"(FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*(?=\n|\r|\Z)")
-_TABLE_ROW = re.compile(r'\s*[0-9]+[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\{[^{}\n]*\})[ \t]*(?=\n|\r|\Z)', re.A)
 _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
@@ -132,16 +132,8 @@ class _Parser:
                 attributes[key] = self._module_attribute(key, value, at)
         computations: list[HloComputation] = []
         entry: HloComputation | None = None
+        read_stack_frame_tables(cur)  # once, before the computations, as XLA reads them
         while not cur.at_end():
-            m = _TABLE.match(text, cur.pos)
-            if m:
-                cur.pos = m.end()
-                while True:
-                    row = _TABLE_ROW.match(text, cur.pos)
-                    if not row:
-                        break
-                    cur.pos = row.end()
-                continue
             comp = self.computation()
             computations += self.wrapped  # async_wrapped computations come before their callers
             self.wrapped.clear()
@@ -262,6 +254,8 @@ class _Parser:
         text = self.text
         m = _SIMPLE_SHAPE.match(text, pos)
         end = m.end() if m else -1
+        if m and not m.group().endswith("}") and _BRACE_AHEAD.match(text, end):
+            end = -1  # a layout with spaces or line breaks inside ({1 ,0}, {1,\n0}): read carefully
         if not m and text.startswith("(", pos):
             end = self._tuple_end(pos)
         if end > 0:

@@ -125,18 +125,22 @@ class Expr:
     # ---- structure -------------------------------------------------------------------
     @property
     def is_const(self) -> bool:
+        """The node is a constant (``value`` holds it)."""
         return self.kind == CONST
 
     @property
     def is_var(self) -> bool:
+        """The node is a variable (``value`` holds its id)."""
         return self.kind == VAR
 
     @property
     def is_binary(self) -> bool:
+        """``IsBinaryOp``: an operation node (add, mul, mod, floordiv, ceildiv, min, max)."""
         return self.kind < VAR
 
     @property
     def kind_name(self) -> str:
+        """``GetType``, by name: ``"add"``, ``"mul"``, ..., ``"var"`` or ``"const"``."""
         return _KIND_NAMES[self.kind]
 
     def walk(self) -> Iterator[Expr]:
@@ -332,9 +336,11 @@ class Expr:
         return self if o.kind == CONST and o.value == 1 else make(CEILDIV, self, o)
 
     def min(self, other: ExprLike) -> Expr:
+        """``min(self, other)`` as an expression."""
         return make(MIN, self, _lift(other))
 
     def max(self, other: ExprLike) -> Expr:
+        """``max(self, other)`` as an expression."""
         return make(MAX, self, _lift(other))
 
     # ---- printing --------------------------------------------------------------------

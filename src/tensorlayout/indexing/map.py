@@ -13,14 +13,18 @@ with every constraint ``expr in [lo, hi]``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 from tensorlayout.errors import IndexingError
-from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, out_of_int64, var
+from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, out_of_int64
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.variables import Variable
+from tensorlayout.indexing.map_fields import MapFields
+from tensorlayout.indexing.variables import (
+    Variable,
+    dim_vars_from_tensor_sizes,
+    range_vars_from_tensor_sizes,
+)
 
 __all__ = ["IndexingMap", "MapOperations", "SimplifyPointDimensions", "Variable", "install_operations"]
 
@@ -177,20 +181,7 @@ def _check_vars(exprs: Iterable[Expr], count: int, what: str) -> None:
             raise IndexingError(f"{what} has the constant {big}, which does not fit in int64")
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
-class _MapFields:
-    """The stored fields of an :class:`IndexingMap` (a frozen record; build maps with IndexingMap)."""
-
-    _results: tuple[Expr, ...]
-    _dims: tuple[Variable, ...]
-    _ranges: tuple[Variable, ...]
-    _rts: tuple[Variable, ...]
-    _constraints: tuple[tuple[Expr, Interval], ...]
-    _known_empty: bool
-    _undefined: bool
-
-
-class IndexingMap(_MapFields):
+class IndexingMap(MapFields):
     """An immutable XLA indexing map; operations return new maps.
 
     >>> from tensorlayout.indexing.expr import var
@@ -241,7 +232,7 @@ class IndexingMap(_MapFields):
     ) -> IndexingMap:
         """A map from fields that are already normalized (no constraint folding)."""
         m = cls.__new__(cls)
-        _MapFields.__init__(m, results, dims, ranges, rts, constraints, known_empty, undefined)
+        MapFields.__init__(m, results, dims, ranges, rts, constraints, known_empty, undefined)
         return m
 
     def _state(self) -> _State:
@@ -300,74 +291,10 @@ class IndexingMap(_MapFields):
         >>> print(IndexingMap.from_tensor_sizes("(d0) -> (d0)", [10]))
         (d0) -> (d0), domain: d0 in [0, 9]
         """
-        return cls.from_symbolic_map(symbolic_map, [(0, n - 1) for n in dim_sizes],
-                                     [(0, n - 1) for n in symbol_sizes])
+        return cls.from_symbolic_map(symbolic_map, dim_vars_from_tensor_sizes(dim_sizes),
+                                     range_vars_from_tensor_sizes(symbol_sizes))
 
-    # ---- accessors -------------------------------------------------------------------
-    @property
-    def is_undefined(self) -> bool:
-        return self._undefined
-
-    @property
-    def is_known_empty(self) -> bool:
-        return self._known_empty
-
-    @property
-    def results(self) -> tuple[Expr, ...]:
-        return self._results
-
-    @property
-    def num_results(self) -> int:
-        return len(self._results)
-
-    @property
-    def dim_vars(self) -> tuple[Variable, ...]:
-        return self._dims
-
-    @property
-    def range_vars(self) -> tuple[Variable, ...]:
-        return self._ranges
-
-    @property
-    def rt_vars(self) -> tuple[Variable, ...]:
-        return self._rts
-
-    @property
-    def num_dims(self) -> int:
-        return len(self._dims)
-
-    @property
-    def num_range_vars(self) -> int:
-        return len(self._ranges)
-
-    @property
-    def num_rt_vars(self) -> int:
-        return len(self._rts)
-
-    @property
-    def num_symbols(self) -> int:
-        return len(self._ranges) + len(self._rts)
-
-    @property
-    def num_vars(self) -> int:
-        return len(self._dims) + self.num_symbols
-
-    @property
-    def constraints(self) -> dict[Expr, Interval]:
-        """The constraints ``expr -> interval`` in insertion order (a fresh dict)."""
-        return dict(self._constraints)
-
-    @property
-    def num_constraints(self) -> int:
-        return len(self._constraints)
-
-    def all_vars(self) -> tuple[Variable, ...]:
-        return (*self._dims, *self._ranges, *self._rts)
-
-    def is_symbol_constrained(self, symbol: int) -> bool:
-        """True if some constraint mentions symbol ``symbol`` (a range or runtime variable)."""
-        return any(self.num_dims + symbol in e.variables() for e, _ in self._constraints)
-
+    # ---- accessors (the read-only ones are in map_fields.MapFields) -------------------
     def get_sub_map(self, result: int) -> IndexingMap:
         """The map with only result ``result`` (same variables and constraints)."""
         if not 0 <= result < self.num_results:
@@ -388,14 +315,6 @@ class IndexingMap(_MapFields):
         [Interval(0, 2), Interval(0, 3)]
         """
         return _ops().result_ranges(self)
-
-    def dim(self, i: int) -> Expr:
-        """The expression of dim ``d_i``."""
-        return var(i)
-
-    def symbol(self, j: int) -> Expr:
-        """The expression of symbol ``s_j`` (range variables first, then runtime variables)."""
-        return var(self.num_dims + j)
 
     def variable_names(self) -> list[str]:
         """Printed names by variable id: a custom name, else ``d<i>``, ``s<j>`` or ``rt<k>``."""
@@ -469,6 +388,44 @@ class IndexingMap(_MapFields):
         return IndexingMap._make(self._results, rename(self._dims, dims), rename(self._ranges, ranges),
                                  rename(self._rts, rts), self._constraints, self._known_empty,
                                  self._undefined)
+
+    def rename_dim_var(self, i: int, name: str) -> IndexingMap:
+        """``RenameDimVar``: a copy whose dimension ``i`` prints as ``name``.
+
+        >>> m = IndexingMap.parse("(d0, d1) -> (d0 + d1), domain: d0 in [0, 3], d1 in [0, 7]")
+        >>> print(m.rename_dim_var(1, "th_x"))
+        (d0, th_x) -> (d0 + th_x), domain: d0 in [0, 3], th_x in [0, 7]
+        """
+        old = self.dim_var(i)
+        dims = (*self._dims[:i], Variable(old.bounds, name), *self._dims[i + 1:])
+        return IndexingMap._make(self._results, dims, self._ranges, self._rts, self._constraints,
+                                 self._known_empty, self._undefined)
+
+    def erase_constraint(self, expr: Expr) -> IndexingMap:
+        """``EraseConstraint``: a copy without the constraint on ``expr`` (if there is one)."""
+        kept = tuple((e, iv) for e, iv in self._constraints if e is not expr)
+        return IndexingMap._make(self._results, self._dims, self._ranges, self._rts, kept,
+                                 self._known_empty, self._undefined)
+
+    def verify(self, out: TextIO | None = None) -> bool:
+        """``Verify``: every expression names only the map's variables; the reason goes to ``out``.
+
+        XLA checks the affine map's dimension and symbol counts against the variables; here the
+        counts are the variables, so the check is on the variable ids the expressions use.
+
+        >>> IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3]").verify()
+        True
+        """
+        if self._undefined:
+            return True
+        exprs = (*self._results, *(e for e, _ in self._constraints))
+        used = max((v for e in exprs for v in e.variables()), default=-1)
+        if used < self.num_vars:
+            return True
+        if out is not None:
+            out.write(f"the expressions use variable v{used} but the map has {self.num_dims} "
+                      f"dims, {self.num_range_vars} range and {self.num_rt_vars} runtime variables")
+        return False
 
     # ---- rewrites (free functions in simplify.py, transforms.py, compose.py) ----------
     def simplify(self, mode: SimplifyMode = "replace", *, exact: bool = False) -> IndexingMap:

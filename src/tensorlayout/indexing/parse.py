@@ -26,15 +26,14 @@ Grammar (``sep`` is ``,`` or a line break)::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError, ParseError
-from tensorlayout.indexing.expr import Expr, out_of_int64, var
+from tensorlayout.indexing.expr import Expr, var
 from tensorlayout.indexing.exprparse import (
-    _KEYWORDS,
     _NAME,
     VariableMap,
     _ExprParser,
@@ -45,6 +44,14 @@ from tensorlayout.indexing.exprparse import (
 )
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import ConstraintsLike, IndexingMap
+from tensorlayout.indexing.symbolic_map import (
+    SymbolicMap,
+    _checked,
+    _header,
+    _Names,
+    parse_symbolic_map,
+    parse_symbolic_map_and_advance,
+)
 from tensorlayout.indexing.variables import Variable
 
 __all__ = [
@@ -68,22 +75,6 @@ _HEADER = re.compile(rf"\({_IDS}\)\s*(?:\[{_IDS}\]\s*)?(?:\{{{_IDS}\}}\s*)?->")
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*:")
 _INSTRUCTION = re.compile(r"[^;\n]+")
 _STOP_WORDS = ("operand", "runtime", "replica", "unknown", "UNDEFINED", "KNOWN", "is_simplified")
-
-
-def _name_list(cur: Cursor, close: str) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    if cur.accept(close):
-        return out
-    while True:
-        cur.skip()
-        at = cur.pos
-        m = cur.match(_NAME)
-        if not m or m.group() in _KEYWORDS:
-            raise cur.error("a variable name")
-        out.append((m.group(), at))
-        if cur.accept(close):
-            return out
-        cur.expect(",", f"',' or '{close}'")
 
 
 def _bound(cur: Cursor, what: str) -> int:
@@ -111,105 +102,6 @@ def _keyword(cur: Cursor, word: str) -> None:
     if not m or m.group() != word:
         raise cur.error(repr(word))
     cur.pos = m.end()
-
-
-@dataclass(frozen=True)
-class SymbolicMap:
-    """A plain map ``(d...)[s...] -> (exprs)`` with no domain; symbols are ids ``num_dims + j``.
-
-    >>> sm = SymbolicMap.parse("(d0)[s0] -> (d0 * 2 + s0 - 5)")
-    >>> [str(r) for r in sm.results]
-    ['v0 * 2 + v1 - 5']
-    """
-
-    num_dims: int
-    num_symbols: int
-    results: tuple[Expr, ...]
-
-    @classmethod
-    def parse(cls, text: str) -> SymbolicMap:
-        """Parse ``(d...)[s...]{rt...} -> (exprs)`` with nothing after it."""
-        sm, rest = parse_symbolic_map_and_advance(text)
-        Cursor(text, len(text) - len(rest)).expect_end()
-        return sm
-
-    def to_string(self, dims: Sequence[str] | None = None, ranges: Sequence[str] | None = None,
-                  rts: Sequence[str] = ()) -> str:
-        """Print with names; symbols beyond ``len(ranges)`` are printed in ``{...}`` as runtime vars.
-
-        >>> SymbolicMap(1, 1, (parse_expr("v0 + v1"),)).to_string()
-        '(d0)[s0] -> (d0 + s0)'
-        """
-        dn = list(dims) if dims is not None else [f"d{i}" for i in range(self.num_dims)]
-        if ranges is None:
-            ranges = [f"s{j}" for j in range(self.num_symbols - len(rts))]
-        names = [*dn, *ranges, *rts]
-        text = "(" + ", ".join(dn) + ")"
-        if ranges:
-            text += "[" + ", ".join(ranges) + "]"
-        if rts:
-            text += "{" + ", ".join(rts) + "}"
-        return text + " -> (" + ", ".join(r.to_string(names) for r in self.results) + ")"
-
-    def __str__(self) -> str:
-        return self.to_string()
-
-
-_Names = list[tuple[str, int]]
-
-
-def _checked(cur: Cursor, parse: Callable[[], Expr]) -> Expr:
-    """An expression whose constants, folded while parsing (``x * 2**62 * 4``), fit in int64."""
-    cur.skip()
-    at = cur.pos
-    e = _run(cur, parse)
-    big = out_of_int64(e)
-    if big is not None:
-        raise ParseError(cur.text, at, "an expression whose folded constants fit in int64",
-                         context=f"it folds to the constant {big}")
-    return e
-
-
-def _header(cur: Cursor) -> tuple[_Names, _Names, _Names, list[Expr]]:
-    cur.expect("(", "'(' to start the dimension list")
-    dims = _name_list(cur, ")")
-    syms = _name_list(cur, "]") if cur.accept("[") else []
-    rts = _name_list(cur, "}") if cur.accept("{") else []
-    table: dict[str, Expr] = {}
-    for i, (name, at) in enumerate([*dims, *syms, *rts]):
-        if name in table:
-            raise ParseError(cur.text, at, "a variable name not declared before", repr(name))
-        table[name] = var(i)
-    cur.expect("->", "'->'")
-    cur.expect("(", "'(' to start the results")
-    results: list[Expr] = []
-    parser = _ExprParser(cur, table, None)
-    if not cur.accept(")"):
-        while True:
-            results.append(_checked(cur, parser.expr))
-            if cur.accept(")"):
-                break
-            cur.expect(",", "',' or ')' after a result")
-    return dims, syms, rts, results
-
-
-def parse_symbolic_map_and_advance(text: str) -> tuple[SymbolicMap, str]:
-    """Parse a symbolic map at the start of ``text``; returns it and the unparsed rest.
-
-    >>> sm, rest = parse_symbolic_map_and_advance("(d0) -> (d0) domain: d0 in [0, 1]")
-    >>> str(sm), rest.strip()
-    ('(d0) -> (d0)', 'domain: d0 in [0, 1]')
-    """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "symbolic map text")
-    cur = Cursor(text)
-    dims, syms, rts, results = _run(cur, lambda: _header(cur))
-    return SymbolicMap(len(dims), len(syms) + len(rts), tuple(results)), text[cur.pos:]
-
-
-def parse_symbolic_map(text: str) -> SymbolicMap:
-    """XLA's ``ParseSymbolicMap``: :meth:`SymbolicMap.parse`."""
-    return SymbolicMap.parse(text)
 
 
 def indexing_map_from_symbolic_map(

@@ -46,9 +46,11 @@ class RangeEvaluator:
         return cls([v.bounds for v in m.all_vars()], m.constraints if use_constraints else None)
 
     def is_always_positive_or_zero(self, e: Expr) -> bool:
+        """``IsAlwaysPositiveOrZero``: the range of ``e`` has a lower bound >= 0."""
         return self.range(e).lower >= 0
 
     def is_always_negative_or_zero(self, e: Expr) -> bool:
+        """``IsAlwaysNegativeOrZero``: the range of ``e`` has an upper bound <= 0."""
         return self.range(e).upper <= 0
 
     def compute_expression_range(self, e: Expr) -> Interval:

@@ -83,51 +83,90 @@ def merge_mod_constraints(state: _State, exact: bool = False) -> bool:
     return changed
 
 
-def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list[bool]]:
-    """RemoveUnusedSymbols / RemoveUnusedVars; the mask marks removed symbols (resp. dims++symbols).
+def _only_unused(vs: frozenset[int], unused: set[int], first: int) -> bool:
+    """XLA's IsFunctionOfUnusedVarsOnly: no kept kind of variable, and only unused ones."""
+    return all(v >= first and v in unused for v in vs)
 
-    A variable is unused if no result mentions it. A constraint mentioning only variables
-    being removed is dropped; any other constraint keeps all of its variables. The mask is
-    empty when nothing was removed.
+
+def _unused_variables(m: IndexingMap, first: int) -> tuple[set[int], list[Expr]]:
+    """XLA's DetectUnusedVariables: the removable variables and the constraints to drop.
+
+    Unused means: in no result, and in no constraint that also uses a variable that stays.
+    One pass, as XLA: a constraint that only used unused variables but now shares one with a
+    kept constraint is kept, while its other variables may still go (they become 0).
     """
-    if m.is_undefined:
-        return m, []
-    n = m.num_dims
-    first = n if symbols_only else 0
     used: set[int] = set()
     for r in m.results:
         used |= r.variables()
-    removed = {i for i in range(first, m.num_vars) if i not in used}
-    cons = list(m._constraints)
-    changed = True
-    while changed:
-        changed = False
-        for e, _ in cons:
-            vs = e.variables()
-            if vs & removed and not vs <= removed:
-                removed -= vs
-                changed = True
+    unused = {i for i in range(first, m.num_vars) if i not in used}
+    candidates = []
+    for e, _ in m._constraints:
+        vs = e.variables()
+        if _only_unused(vs, unused, first):
+            candidates.append(e)
+        else:
+            unused -= vs
+    return unused, [e for e in candidates if _only_unused(e.variables(), unused, first)]
+
+
+def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list[bool]]:
+    """RemoveUnusedSymbols / RemoveUnusedVars; the mask marks removed symbols (resp. dims++symbols).
+
+    Runtime variables are symbols like range variables. Removed variables become 0 in the
+    constraints that stay, which are then re-added (XLA's CompressVars). The mask is empty when
+    nothing was removed.
+
+    >>> m = IndexingMap.parse("(d0)[s0, s1] -> (d0), domain: d0 in [0, 3], s0 in [0, 5], "
+    ...                       "s1 in [0, 7], s0 + s1 in [0, 5], s1 + d0 in [0, 9]")
+    >>> print(m.remove_unused_symbols())
+    (d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 5], s0 + d0 in [0, 9]
+    """
+    if m.is_undefined or (symbols_only and m.num_symbols == 0):
+        return m, []
+    first = m.num_dims if symbols_only else 0
+    removed, dropped = _unused_variables(m, first)
     if not removed:
         return m, []
-    kept_cons = [(e, iv) for e, iv in cons if not (e.variables() and e.variables() <= removed)]
     order = [i for i in range(m.num_vars) if i not in removed]
-    repl = {old: var(new) for new, old in enumerate(order)}
+    repl: dict[int, Expr] = {old: var(new) for new, old in enumerate(order)}
+    repl.update({i: const(0) for i in removed})
     all_vars = m.all_vars()
-    r0, r1 = n, n + m.num_range_vars
-    dims = tuple(all_vars[i] for i in order if i < r0)
-    ranges = tuple(all_vars[i] for i in order if r0 <= i < r1)
-    rts = tuple(all_vars[i] for i in order if i >= r1)
-    results = tuple(r.replace_variables(repl) for r in m.results)
-    new_cons = tuple((e.replace_variables(repl), iv) for e, iv in kept_cons)
-    out = IndexingMap._make(results, dims, ranges, rts, new_cons, m.is_known_empty, False)
-    return out, [i in removed for i in range(first, m.num_vars)]
+    n, r1 = m.num_dims, m.num_dims + m.num_range_vars
+    state = _State([e.replace_variables(repl) for e in m.results],
+                   [all_vars[i] for i in order if i < n],
+                   [all_vars[i] for i in order if n <= i < r1],
+                   [all_vars[i] for i in order if i >= r1], known_empty=m.is_known_empty)
+    moved = []
+    for e, iv in m._constraints:
+        if e in dropped:
+            continue
+        new_e = e.replace_variables(repl)
+        if new_e is e:
+            state.constraints[e] = iv
+        else:
+            moved.append((new_e, iv))
+    for e, iv in moved:
+        state.add_constraint(e, iv)
+    return state.freeze(), [i in removed for i in range(first, m.num_vars)]
+
+
+def _rescalable(expr: Expr, iv: Interval, num_dims: int) -> int | None:
+    """The divisor ``c`` if the constraint reads ``s mod c in [k, k]`` with a symbol ``s`` and ``c > 0``."""
+    c = const_rhs(expr) if expr.kind == MOD and iv.is_point else None
+    lhs = expr.lhs
+    if c is None or c <= 0 or lhs is None or lhs.kind != VAR or lhs.value < num_dims:
+        return None
+    return c
 
 
 def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
     """RescaleSymbols: for ``s mod c in [k, k]`` substitute ``s -> s * c + k`` (spec §3.3).
 
-    Runs MergeModConstraints first; each symbol is rescaled at most once, its new bounds are
-    ``trunc((lo - k) / c)``, ``trunc((hi - k) / c)``. Returns the map and whether it rescaled.
+    As XLA: MergeModConstraints runs first; each symbol (range or runtime) is rescaled by its
+    first such constraint only, with new bounds ``trunc((lo - k) / c)``, ``trunc((hi - k) / c)``;
+    the other constraints get the substitution and are stored as they come out (no folding into
+    bounds), and infeasible new bounds are kept as they are. Returns the map and whether it
+    rescaled.
 
     >>> m = IndexingMap.parse("(d0)[s0] -> (s0), domain: d0 in [0, 3], s0 in [0, 9], s0 mod 6 in [3, 3]")
     >>> print(m.rescale_symbols())
@@ -137,34 +176,25 @@ def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
         return m, False
     state = m._state()
     merge_mod_constraints(state)
-    n = state.num_dims
-    done: set[int] = set()
-    rescaled = False
-    for expr, iv in list(state.constraints.items()):
-        if state.known_empty or expr not in state.constraints:
+    if state.known_empty:
+        return state.freeze(), False
+    replace: dict[int, Expr] = {}
+    deleted: set[Expr] = set()
+    for expr, iv in state.constraints.items():
+        c = _rescalable(expr, iv, state.num_dims)
+        if c is None or expr.lhs is None or expr.lhs.value in replace:
             continue
-        if expr.kind != MOD or not iv.is_point or (c := const_rhs(expr)) is None or c <= 0:
-            continue
-        s = expr.lhs
-        assert s is not None
-        if s.kind != VAR or s.value < n or s.value in done:
-            continue
-        done.add(s.value)
-        k = iv.lower
-        repl = {s.value: make(ADD, make(MUL, s, const(c)), const(k))}
-        del state.constraints[expr]
-        state.results = [r.replace_variables(repl) for r in state.results]
-        old = state.constraints
-        state.constraints = {}
-        for e2, iv2 in old.items():
-            state.add_constraint(e2.replace_variables(repl), iv2)
+        s, k = expr.lhs, iv.lower
+        replace[s.value] = make(ADD, make(MUL, s, const(c)), const(k))
+        deleted.add(expr)
         b = state.get_bounds(s.value)
-        new_b = Interval(trunc_div(b.lower - k, c), trunc_div(b.upper - k, c))
-        state.set_bounds(s.value, new_b)
-        if not new_b.is_feasible:
-            state.reset_to_known_empty()
-        rescaled = True
-    return state.freeze(), rescaled
+        state.set_bounds(s.value, Interval(trunc_div(b.lower - k, c), trunc_div(b.upper - k, c)))
+    if not replace:
+        return state.freeze(), False
+    state.results = [r.replace_variables(replace) for r in state.results]
+    state.constraints = {e.replace_variables(replace): iv
+                         for e, iv in state.constraints.items() if e not in deleted}
+    return state.freeze(), True
 
 
 def get_used_parameters(exprs: Iterable[Expr], num_dims: int) -> tuple[list[int], list[int]]:

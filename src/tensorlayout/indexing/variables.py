@@ -18,7 +18,15 @@ from typing import NamedTuple
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.interval import Interval
 
-__all__ = ["Variable", "VariableKind", "dim_vars_from_gpu_grid", "to_variable_name", "to_variable_type"]
+__all__ = [
+    "Variable",
+    "VariableKind",
+    "dim_vars_from_gpu_grid",
+    "dim_vars_from_tensor_sizes",
+    "range_vars_from_tensor_sizes",
+    "to_variable_name",
+    "to_variable_type",
+]
 
 
 class Variable(NamedTuple):
@@ -79,3 +87,17 @@ def dim_vars_from_gpu_grid(grid_sizes: Sequence[int]) -> list[Variable]:
         raise IndexingError(f"a GPU grid has 6 sizes (threads then blocks), got {len(grid_sizes)}")
     kinds = ("th_x", "th_y", "th_z", "bl_x", "bl_y", "bl_z")
     return [Variable(Interval.of((0, n - 1)), k) for n, k in zip(grid_sizes, kinds)]
+
+
+def dim_vars_from_tensor_sizes(tensor_sizes: Sequence[int]) -> list[Variable]:
+    """XLA's ``DimVarsFromTensorSizes``: one unnamed variable ``[0, size - 1]`` per size.
+
+    >>> dim_vars_from_tensor_sizes([4, 1])
+    [Variable(bounds=Interval(0, 3), name=''), Variable(bounds=Interval(0, 0), name='')]
+    """
+    return [Variable(Interval.of((0, n - 1))) for n in tensor_sizes]
+
+
+def range_vars_from_tensor_sizes(tensor_sizes: Sequence[int]) -> list[Variable]:
+    """XLA's ``RangeVarsFromTensorSizes``: the same variables, used as range variables."""
+    return dim_vars_from_tensor_sizes(tensor_sizes)

@@ -5,7 +5,16 @@
 17
 """
 
-from tensorlayout.xla import index_util, shape_util, tpu
+from tensorlayout.xla import (
+    index_util,
+    layout_util,
+    shape_dims,
+    shape_index,
+    shape_make,
+    shape_query,
+    shape_util,
+    tpu,
+)
 from tensorlayout.xla.layout import (
     COMBINE_DIMENSION,
     MEMORY_SPACE_NAMES,
@@ -65,6 +74,7 @@ __all__ = [
     "element_type",
     "index_util",
     "is_reshape_or_transpose_bitcast",
+    "layout_util",
     "layout_util_linear_index",
     "linear_index",
     "linear_indices",
@@ -78,6 +88,10 @@ __all__ = [
     "read_layout",
     "read_shape",
     "reshape_is_bitcast",
+    "shape_dims",
+    "shape_index",
+    "shape_make",
+    "shape_query",
     "shape_util",
     "tiled_shape",
     "tiling_plan",

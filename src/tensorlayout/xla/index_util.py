@@ -153,6 +153,7 @@ def make_layout(minor_to_major: Sequence[int], tiles: Sequence[Sequence[int]] = 
 
 
 def make_layout_from_major_to_minor(major_to_minor: Sequence[int]) -> Layout:
+    """``LayoutUtil::MakeLayoutFromMajorToMinor``: the reversed order as ``minor_to_major``."""
     return Layout(tuple(reversed(tuple(major_to_minor))))
 
 

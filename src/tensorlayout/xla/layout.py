@@ -179,18 +179,47 @@ class Layout:
         """The text form: ``Layout('{1,0:T(2,2)}')``."""
         return f"Layout({str(self)!r})"
 
+    def delete_dimension(self, dim: int) -> Layout:
+        """``Layout::DeleteDimension``: drop ``dim`` from ``minor_to_major``, renumber the rest.
+
+        Tiles and the other fields stay, as in XLA.
+
+        >>> str(parse_layout("{2,0,1:T(2)}").delete_dimension(1))
+        '{1,0:T(2)}'
+        """
+        if not 0 <= dim < self.rank:
+            raise LayoutError(f"expected a dimension in [0, {self.rank}), but got {dim}")
+        m2m = tuple(d - (d > dim) for d in self.minor_to_major if d != dim)
+        return replace(self, minor_to_major=m2m)
+
+    def to_string(self) -> str:
+        """``LayoutUtil::HumanString`` / ``Layout::ToString``: the same text as ``str(layout)``.
+
+        >>> Layout((1, 0), (Tile((8, 128)),)).to_string()
+        '{1,0:T(8,128)}'
+        """
+        return str(self)
+
     def equal(
         self,
         other: Layout,
         *,
         ignore_tiles: bool = False,
         ignore_tail_padding: bool = False,
+        ignore_index_primitive_type: bool = False,
+        ignore_pointer_primitive_type: bool = False,
         ignore_element_size: bool = False,
         ignore_memory_space: bool = False,
         ignore_split_configs: bool = False,
+        ignore_physical_shape: bool = False,
         minor_to_major_only: bool = False,
     ) -> bool:
-        """``Layout::Equal`` with its ``Ignore*`` options."""
+        """``Layout::Equal`` with its ``Ignore*`` options (``M(n)`` is never compared, as in XLA).
+
+        >>> parse_layout("{1,0:T(8,128)S(1)}").equal(parse_layout("{1,0}"), ignore_tiles=True,
+        ...                                          ignore_memory_space=True)
+        True
+        """
         if self.minor_to_major != other.minor_to_major:
             return False
         if minor_to_major_only:
@@ -199,12 +228,14 @@ class Layout:
             (ignore_tiles or self.tiles == other.tiles)
             and (ignore_tail_padding or self.tail_padding_alignment_in_elements
                  == other.tail_padding_alignment_in_elements)
-            and self.index_primitive_type == other.index_primitive_type
-            and self.pointer_primitive_type == other.pointer_primitive_type
+            and (ignore_index_primitive_type
+                 or self.index_primitive_type == other.index_primitive_type)
+            and (ignore_pointer_primitive_type
+                 or self.pointer_primitive_type == other.pointer_primitive_type)
             and (ignore_element_size or self.element_size_in_bits == other.element_size_in_bits)
             and (ignore_memory_space or self.memory_space == other.memory_space)
             and (ignore_split_configs or self.split_configs == other.split_configs)
-            and self.physical_shape == other.physical_shape
+            and (ignore_physical_shape or self.physical_shape == other.physical_shape)
         )
 
 

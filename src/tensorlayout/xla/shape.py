@@ -79,6 +79,7 @@ class Shape:
 
     @staticmethod
     def tuple_of(*shapes: Shape) -> Shape:
+        """``MakeTupleShape``: the tuple of ``shapes`` (not validated)."""
         return Shape(_TUPLE, tuple_shapes=tuple(shapes))
 
     @classmethod
@@ -95,22 +96,27 @@ class Shape:
 
     @property
     def is_array(self) -> bool:
+        """``IsArray``: an array (not tuple, token, opaque or buffer)."""
         return self.kind == "array"
 
     @property
     def is_tuple(self) -> bool:
+        """``IsTuple``."""
         return self.kind == "tuple"
 
     @property
     def is_token(self) -> bool:
+        """``IsToken``."""
         return self.kind == "token"
 
     @property
     def is_opaque(self) -> bool:
+        """``IsOpaque``."""
         return self.kind == "opaque"
 
     @property
     def is_scalar(self) -> bool:
+        """``IsScalar``: an array of rank 0."""
         return self.is_array and not self.dimensions
 
     @property
@@ -131,10 +137,12 @@ class Shape:
         return d + r if d < 0 else d
 
     def is_dynamic_dimension(self, d: int) -> bool:
+        """``is_dynamic_dimension``: dimension ``d`` is ``<=n`` or ``?``."""
         return self.dynamic_dimensions[self.dim_index(d)]
 
     @property
     def is_dynamic(self) -> bool:
+        """``is_dynamic``: some dimension is dynamic (tuples recurse)."""
         return any(self.dynamic_dimensions) or any(t.is_dynamic for t in self.tuple_shapes)
 
     @property
@@ -150,6 +158,7 @@ class Shape:
 
     @property
     def is_zero_element_array(self) -> bool:
+        """``IsZeroElementArray``: an array with a dimension of size 0."""
         return self.is_array and 0 in self.dimensions
 
     def leaves(self) -> Iterator[Shape]:
@@ -166,6 +175,7 @@ class Shape:
         return self.tuple_shapes[0]
 
     def with_layout(self, layout: Layout | str | None) -> Shape:
+        """A copy with ``layout`` (a Layout, its text, or None to clear it)."""
         if isinstance(layout, str):
             layout = Layout.parse(layout)
         return replace(self, layout=layout)
@@ -202,42 +212,38 @@ class Shape:
 
     def equal(self, other: Shape, *, ignore_layout: bool = False,
               ignore_dynamic_dimension: bool = False, ignore_element_type: bool = False,
-              ignore_fp_precision: bool = False, ignore_buffer: bool = False,
-              **layout_options: bool) -> bool:
-        """``ShapeUtil::Equal`` with options (layout options as in :meth:`Layout.equal`).
+              ignore_fp_precision: bool = False, ignore_dimensions: bool = False,
+              ignore_buffer: bool = False, **layout_options: bool) -> bool:
+        """``Shape::Equal`` with its ``Ignore*`` options (layout options as in :meth:`Layout.equal`).
+
+        As in XLA: ``ignore_dimensions`` still compares ranks; ``ignore_dynamic_dimension`` lets
+        a ``?`` dimension match any size; ``ignore_buffer`` compares ``b(x)`` as ``x``.
 
         >>> parse_shape("f32[4,3]{0,1}").equal(parse_shape("f16[4,3]{0,1}"),
         ...                                    ignore_fp_precision=True)
+        True
+        >>> parse_shape("f32[?,3]").equal(parse_shape("f32[7,3]"), ignore_dynamic_dimension=True)
         True
         """
         options = dict(ignore_layout=ignore_layout, ignore_buffer=ignore_buffer,
                        ignore_dynamic_dimension=ignore_dynamic_dimension,
                        ignore_element_type=ignore_element_type,
-                       ignore_fp_precision=ignore_fp_precision, **layout_options)
-        if ignore_buffer and (self.is_buffer or other.is_buffer):
-            a = self.buffer_shape if self.is_buffer else self
-            b = other.buffer_shape if other.is_buffer else other
-            return a.equal(b, **options)
-        if self.kind != other.kind:
-            return False
-        if self.is_tuple or self.is_buffer:
-            return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
-                a.equal(b, **options) for a, b in zip(self.tuple_shapes, other.tuple_shapes, strict=False))
-        same_type = self.element_type == other.element_type or (
-            ignore_fp_precision and self.element_type.is_float and other.element_type.is_float)
-        if not ignore_element_type and not same_type:
-            return False
-        if self.dimensions != other.dimensions:
-            return False
-        if not ignore_dynamic_dimension and self.dynamic_dimensions != other.dynamic_dimensions:
-            return False
-        if ignore_layout:
-            return True
-        if (self.layout is None) != (other.layout is None):
-            return False
-        if self.layout is None or other.layout is None:
-            return True
-        return self.layout.equal(other.layout, **layout_options)
+                       ignore_fp_precision=ignore_fp_precision,
+                       ignore_dimensions=ignore_dimensions, **layout_options)
+        if self.is_tuple:
+            return other.is_tuple and len(self.tuple_shapes) == len(other.tuple_shapes) and all(
+                a.equal(b, **options) for a, b in zip(self.tuple_shapes, other.tuple_shapes))
+        if self.is_buffer or other.is_buffer:
+            if not ignore_buffer and not (self.is_buffer and other.is_buffer):
+                return False
+            return _unbuffered(self).equal(_unbuffered(other), **options)
+        if not self.is_array or not other.is_array:
+            return self.element_type == other.element_type
+        return (_same_types(self, other, ignore_element_type, ignore_fp_precision)
+                and _same_dimensions(self, other, ignore_dimensions, ignore_dynamic_dimension)
+                and (ignore_layout or _same_layouts(self, other, layout_options))
+                and (ignore_dynamic_dimension
+                     or self.dynamic_dimensions == other.dynamic_dimensions))
 
     def compatible(self, other: Shape, *, ignore_element_type: bool = False,
                    ignore_fp_precision: bool = False) -> bool:
@@ -245,6 +251,38 @@ class Shape:
         return self.equal(other, ignore_layout=True, ignore_dynamic_dimension=True,
                           ignore_element_type=ignore_element_type,
                           ignore_fp_precision=ignore_fp_precision)
+
+
+def _unbounded(shape: Shape, i: int) -> bool:
+    """Dimension ``i`` is ``?`` (``is_unbounded_dynamic_dimension``)."""
+    return shape.dimensions[i] == UNBOUNDED_SIZE and shape.dynamic_dimensions[i]
+
+
+def _unbuffered(shape: Shape) -> Shape:
+    return shape.buffer_shape if shape.is_buffer else shape
+
+
+def _same_types(a: Shape, b: Shape, ignore_element_type: bool, ignore_fp_precision: bool) -> bool:
+    """Shape::Equal's element-type rule (two floats match when precision is ignored)."""
+    if ignore_element_type or a.element_type == b.element_type:
+        return True
+    return ignore_fp_precision and a.element_type.is_float and b.element_type.is_float
+
+
+def _same_dimensions(a: Shape, b: Shape, ignore_dimensions: bool, ignore_dynamic: bool) -> bool:
+    """Same rank always; same sizes unless ignored (``?`` matches any size if dynamic is ignored)."""
+    if a.rank != b.rank:
+        return False
+    return ignore_dimensions or all(
+        x == y or (ignore_dynamic and (_unbounded(a, i) or _unbounded(b, i)))
+        for i, (x, y) in enumerate(zip(a.dimensions, b.dimensions)))
+
+
+def _same_layouts(a: Shape, b: Shape, layout_options: dict[str, bool]) -> bool:
+    """Both without a layout, or both with layouts equal under the layout options."""
+    if a.layout is None or b.layout is None:
+        return a.layout is None and b.layout is None
+    return a.layout.equal(b.layout, **layout_options)
 
 
 def _dim_str(d: int, dynamic: bool) -> str:

@@ -15,7 +15,9 @@ from itertools import permutations
 
 import numpy as np
 
+from tensorlayout.core.intmath import row_major_index, row_major_strides
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.xla.index_util import multidimensional_index_to_linear_index
 from tensorlayout.xla.layout import Layout
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.tiling import linear_indices
@@ -27,6 +29,7 @@ __all__ = [
     "append_minor_dimension",
     "change_element_type",
     "copy_layout_between_shapes",
+    "deduce_transpose_dimensions_for_bitcast",
     "delete_dimensions",
     "device_shape_to_host_shape",
     "has_degenerate_dimensions",
@@ -72,14 +75,19 @@ def move_dim_to_major(shape: Shape, dim: int) -> Shape:
 
 
 def delete_dimensions(dims_to_delete: Sequence[int], shape: Shape) -> Shape:
-    """``ShapeUtil::DeleteDimensions``: drop dims, renumbering the layout."""
+    """``ShapeUtil::DeleteDimensions``: drop dims, renumbering the layout (tiles are kept, as XLA).
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> str(delete_dimensions([1], parse_shape("f32[4,1,8]{2,1,0:T(8)}")))
+    'f32[4,8]{1,0:T(8)}'
+    """
     drop = sorted({shape.dim_index(d) for d in dims_to_delete})
     keep = [d for d in range(shape.rank) if d not in drop]
     renumber = {d: i for i, d in enumerate(keep)}
     layout = shape.layout
     if layout is not None:
         layout = layout.replace(minor_to_major=tuple(renumber[d] for d in layout.minor_to_major
-                                                     if d in renumber), tiles=())
+                                                     if d in renumber))
     return Shape(shape.element_type, tuple(shape.dimensions[d] for d in keep),
                  tuple(shape.dynamic_dimensions[d] for d in keep), layout)
 
@@ -186,6 +194,7 @@ def device_shape_to_host_shape(shape: Shape) -> Shape:
 
 
 def has_degenerate_dimensions(shape: Shape) -> bool:
+    """``HasDegenerateDimensions``: some dimension has size 1."""
     return 1 in shape.dimensions
 
 
@@ -195,14 +204,15 @@ def last_dim_is_minor_most(shape: Shape) -> bool:
 
 
 def is_effectively_most_major_dimension(shape: Shape, dim: int) -> bool:
-    """True if every dim more major than ``dim`` in the layout has size 1."""
+    """True if every dim more major than ``dim`` in the layout has size 1 (False if ``dim`` is
+    not in the layout, as XLA)."""
     layout = _layout(shape)
     for d in layout.major_to_minor:
         if d == dim:
             return True
         if shape.dimensions[d] != 1:
             return False
-    return True
+    return False
 
 
 def same_dimensions(a: Shape, b: Shape) -> bool:
@@ -218,46 +228,122 @@ def _offsets(shape: Shape) -> np.ndarray:
     return linear_indices(shape)
 
 
+def _same_type(a: Shape, b: Shape, ignore_element_type: bool) -> bool:
+    return ignore_element_type or a.element_type == b.element_type
+
+
+def _unit_indices_kept(src: Shape, dst: Shape) -> bool:
+    """XLA's check that each input unit index (one coordinate 1, the rest 0) keeps its untiled
+    offset: the unit index and the output index with the same row-major position."""
+    for d in range(src.rank):
+        if src.dimensions[d] <= 1:
+            continue
+        unit = [0] * src.rank
+        unit[d] = 1
+        row_major = row_major_index(unit, src.dimensions)
+        out = [(row_major // s) % n for s, n in zip(row_major_strides(dst.dimensions), dst.dimensions)]
+        if (multidimensional_index_to_linear_index(src, unit)
+                != multidimensional_index_to_linear_index(dst, out)):
+            return False
+    return True
+
+
 def reshape_is_bitcast(input_shape: Shape, output_shape: Shape, *,
-                       ignore_element_type: bool = False) -> bool:
-    """``ShapeUtil::ReshapeIsBitcast``: the reshape moves no data (every offset is kept)."""
-    _array(input_shape)
-    _array(output_shape)
-    if not ignore_element_type and input_shape.element_type != output_shape.element_type:
+                       ignore_element_type: bool = False, exact: bool = False) -> bool:
+    """``ShapeUtil::ReshapeIsBitcast``: the reshape keeps every element's (untiled) offset.
+
+    As XLA: different element counts give False, no elements give True, and the check runs on
+    unit indices and ignores tiles. ``exact=True`` compares every element's offset with the
+    tiles applied instead (at most ``MAX_BITCAST_ELEMENTS`` elements).
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> reshape_is_bitcast(parse_shape("f32[3,4]{0,1}"), parse_shape("f32[6,2]{1,0}"))
+    False
+    """
+    _layout(_array(input_shape))
+    _layout(_array(output_shape))
+    if not _same_type(input_shape, output_shape, ignore_element_type):
         return False
     if input_shape.elements_in() != output_shape.elements_in():
-        raise LayoutError(f"reshape from {input_shape} to {output_shape} changes the "
-                          "number of elements")
-    return bool(np.array_equal(_offsets(input_shape), _offsets(output_shape)))
+        return False
+    if exact:
+        return bool(np.array_equal(_offsets(input_shape), _offsets(output_shape)))
+    if input_shape.elements_in() == 0:
+        return True
+    return (_unit_indices_kept(input_shape, output_shape)
+            and _unit_indices_kept(output_shape, input_shape))
 
 
 def transpose_is_bitcast(input_shape: Shape, output_shape: Shape, dimensions: Sequence[int],
-                         *, ignore_element_type: bool = False) -> bool:
-    """``ShapeUtil::TransposeIsBitcast``: output dim i is input dim ``dimensions[i]``."""
-    _array(input_shape)
-    _array(output_shape)
+                         *, ignore_element_type: bool = False, exact: bool = False) -> bool:
+    """``ShapeUtil::TransposeIsBitcast``: output dim i is input dim ``dimensions[i]``.
+
+    XLA's rule compares the layouts only: ``input.minor_to_major[k] ==
+    dimensions[output.minor_to_major[k]]`` for every k (dimension sizes are not looked at, so a
+    size-1 dimension placed differently answers False). ``exact=True`` instead compares every
+    element's offset, tiles included, and needs matching sizes.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> a, b = parse_shape("f32[1,4]{1,0}"), parse_shape("f32[4,1]{1,0}")
+    >>> transpose_is_bitcast(a, b, [1, 0]), transpose_is_bitcast(a, b, [1, 0], exact=True)
+    (False, True)
+    """
+    in_layout, out_layout = _layout(_array(input_shape)), _layout(_array(output_shape))
     _check_perm(dimensions, input_shape.rank)
-    if not ignore_element_type and input_shape.element_type != output_shape.element_type:
+    if not _same_type(input_shape, output_shape, ignore_element_type):
         return False
+    if not exact:
+        return (len(out_layout.minor_to_major) == len(dimensions) and
+                tuple(dimensions[d] for d in out_layout.minor_to_major) == in_layout.minor_to_major)
     if tuple(input_shape.dimensions[d] for d in dimensions) != output_shape.dimensions:
         return False
     out = _offsets(output_shape).reshape(output_shape.dimensions)
     inverse = np.argsort(dimensions)
-    return bool(np.array_equal(_offsets(input_shape),
-                               out.transpose(inverse).reshape(-1)))
+    return bool(np.array_equal(_offsets(input_shape), out.transpose(inverse).reshape(-1)))
 
 
-def is_reshape_or_transpose_bitcast(a: Shape, b: Shape, *,
-                                    ignore_element_type: bool = False) -> bool:
-    """``ShapeUtil::IsReshapeOrTransposeBitcast``: some reshape or transpose is a bitcast."""
+def is_reshape_or_transpose_bitcast(a: Shape, b: Shape, *, ignore_element_type: bool = False,
+                                    exact: bool = False) -> bool:
+    """``ShapeUtil::IsReshapeOrTransposeBitcast``: some reshape or transpose from a to b is a bitcast.
+
+    As XLA: equal shapes (types aside), then a bitcast reshape, then the one transpose the
+    layouts imply (``DeduceTransposeDimensionsForBitcast``). ``exact=True`` uses the exact
+    checks and tries every permutation (rank <= 6).
+    """
+    if not _same_type(a, b, ignore_element_type):
+        return False
+    if not exact:
+        if a.equal(b, ignore_element_type=True):
+            return True
+        if reshape_is_bitcast(a, b, ignore_element_type=True):
+            return True
+        perm = deduce_transpose_dimensions_for_bitcast(a, b)
+        return perm is not None and transpose_is_bitcast(b, a, perm, ignore_element_type=True)
     if a.elements_in() != b.elements_in():
         return False
-    if reshape_is_bitcast(a, b, ignore_element_type=ignore_element_type):
+    if reshape_is_bitcast(a, b, ignore_element_type=True, exact=True):
         return True
     if a.rank != b.rank or a.rank > 6:
         return False
-    return any(transpose_is_bitcast(a, b, p, ignore_element_type=ignore_element_type)
+    return any(transpose_is_bitcast(a, b, p, ignore_element_type=True, exact=True)
                for p in permutations(range(a.rank)))
+
+
+def deduce_transpose_dimensions_for_bitcast(input_shape: Shape,
+                                            output_shape: Shape) -> list[int] | None:
+    """``DeduceTransposeDimensionsForBitcast``: the transpose that is a bitcast, if any.
+
+    Output dim ``k`` is input dim ``perm[k]``, with ``perm`` composed from the two layouts;
+    None when the ranks differ or the permuted sizes are not the output's.
+    """
+    if input_shape.rank != output_shape.rank:
+        return None
+    m_in, m_out = _layout(input_shape).minor_to_major, _layout(output_shape).minor_to_major
+    position = {d: k for k, d in enumerate(m_out)}
+    perm = [m_in[position[k]] for k in range(output_shape.rank)]
+    if tuple(input_shape.dimensions[p] for p in perm) != output_shape.dimensions:
+        return None
+    return perm
 
 
 def align_layouts(input_shape: Shape, output_shape: Shape) -> Shape | None:

@@ -23,6 +23,7 @@ __all__ = [
     "byte_size",
     "byte_size_of_elements",
     "byte_size_of_primitive_type",
+    "byte_size_of_tuple_index_table",
     "byte_strides",
     "byte_strides_is_major_to_minor",
     "max_elements_in_per_split",
@@ -60,6 +61,20 @@ def byte_size_of_elements(shape: Shape) -> int:
 
 
 @takes_shape
+def byte_size_of_tuple_index_table(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
+    """``ByteSizeOfTupleIndexTable``: one pointer per top-level element of a tuple.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> byte_size_of_tuple_index_table(parse_shape("(f32[2], (s8[], u4[3]))"), 4)
+    8
+    """
+    if not shape.is_tuple or pointer_size <= 0:
+        raise LayoutError(f"byte_size_of_tuple_index_table needs a tuple shape and a pointer "
+                          f"size > 0, but got {shape} and {pointer_size}")
+    return pointer_size * len(shape.tuple_shapes)
+
+
+@takes_shape
 def byte_size(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
     """``ShapeUtil::ByteSizeOf``: tuple → pointer table, token → 0, opaque → a pointer.
 
@@ -69,7 +84,7 @@ def byte_size(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
     """
     kind = shape.kind
     if kind == "tuple":
-        return pointer_size * len(shape.tuple_shapes)
+        return byte_size_of_tuple_index_table(shape, pointer_size)
     if kind == "buffer":
         return byte_size_of_elements(shape.buffer_shape)
     if kind == "token":

@@ -40,10 +40,12 @@ class PrimitiveType:
 
     @property
     def is_array(self) -> bool:
+        """``IsArrayType``: pred, integer, floating-point or complex (not token, opaque, tuple)."""
         return self.kind in ("pred", "signed", "unsigned", "float", "complex")
 
     @property
     def is_integral(self) -> bool:
+        """``IsIntegralType``: a signed or unsigned integer type (not pred)."""
         return self.kind in ("signed", "unsigned")
 
     @property
@@ -52,10 +54,12 @@ class PrimitiveType:
 
     @property
     def is_float(self) -> bool:
+        """``IsFloatingPointType``: a real floating-point type (not complex)."""
         return self.kind == "float"
 
     @property
     def is_complex(self) -> bool:
+        """``IsComplexType``: c64 or c128."""
         return self.kind == "complex"
 
     @property

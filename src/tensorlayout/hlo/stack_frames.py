@@ -1,0 +1,92 @@
+"""The stack-frame tables XLA prints at the top of an HLO module, read as XLA's parser reads them.
+
+::
+
+    tables   ::= 'FileNames' names 'FunctionNames' names 'FileLocations' locs 'StackFrames' frames
+    names    ::= (INT STRING)*
+    locs     ::= (INT '{' attrs '}')*       keys: file_name_id function_name_id line end_line
+                                                  column end_column, each once
+    frames   ::= (INT '{' attrs '}')*       keys: file_location_id parent_frame_id, each once
+    attrs    ::= (KEY '=' INT [','])*       (``key=`` is one token: no space before '=')
+
+Rules found by asking jaxlib 0.10.2's parser: all four sections, once, in this order, before the
+first computation (sections may be empty); tokens may be split across lines and separated by
+comments; ids may be any integers (they are not cross-checked); a missing, repeated or unknown
+key is an error. The tables carry no layout information, so they are checked and skipped.
+
+>>> from tensorlayout._cursor import Cursor
+>>> cur = Cursor('FileNames 1 "a.py" FunctionNames FileLocations StackFrames\\n1 {file_location_id=1 '
+...              'parent_frame_id=0}\\nENTRY', comments=True)
+>>> read_stack_frame_tables(cur), cur.text[cur.pos:].strip()
+(True, 'ENTRY')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from tensorlayout._cursor import Cursor
+
+__all__ = ["SECTIONS", "read_stack_frame_tables"]
+
+#: The sections, in the order XLA requires.
+SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+_LOCATION_KEYS = frozenset({"file_name_id", "function_name_id", "line", "end_line", "column", "end_column"})
+_FRAME_KEYS = frozenset({"file_location_id", "parent_frame_id"})
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*", re.A)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=", re.A)
+
+
+def _at_word(cur: Cursor, word: str) -> bool:
+    """The next token is exactly ``word`` (not a longer name); does not consume."""
+    cur.skip()
+    m = _WORD.match(cur.text, cur.pos)
+    return m is not None and m.group() == word
+
+
+# row ::= STRING    (in FileNames and FunctionNames)
+def _string_row(cur: Cursor) -> None:
+    if not cur.match(_STRING):
+        raise cur.error("a quoted name after the row id")
+
+
+def _attribute_row(keys: frozenset[str]) -> Callable[[Cursor], None]:
+    """A reader of ``'{' (key=INT [','])* '}'`` that needs each of ``keys`` exactly once."""
+    listed = ", ".join(sorted(keys))
+
+    def read(cur: Cursor) -> None:
+        cur.expect("{", "'{' after the row id")
+        seen: set[str] = set()
+        while not cur.accept("}"):
+            m = cur.match(_KEY)
+            if not m or m.group(1) not in keys or m.group(1) in seen:
+                raise cur.error(f"one of {listed}= (each once) or '}}'")
+            seen.add(m.group(1))
+            cur.integer(f"an integer for {m.group(1)}")
+            cur.accept(",")
+        if seen != keys:
+            raise cur.error(f"all of {listed} in the row", context=f"missing {sorted(keys - seen)}")
+
+    return read
+
+
+_ROW_READERS: dict[str, Callable[[Cursor], None]] = {
+    "FileNames": _string_row, "FunctionNames": _string_row,
+    "FileLocations": _attribute_row(_LOCATION_KEYS), "StackFrames": _attribute_row(_FRAME_KEYS),
+}
+
+
+def read_stack_frame_tables(cur: Cursor) -> bool:
+    """Read the four tables if the text at ``cur`` starts with them; False (nothing read) if not."""
+    if not _at_word(cur, SECTIONS[0]):
+        return False
+    for section in SECTIONS:
+        if not _at_word(cur, section):
+            raise cur.error(f"the {section} table (stack-frame tables come in the order "
+                            f"{', '.join(SECTIONS)})")
+        cur.pos += len(section)
+        while cur.try_integer() is not None:
+            _ROW_READERS[section](cur)
+    return True

@@ -137,6 +137,10 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
         cute.Layout.parse("3:2"), cute.Layout.parse("(" * 100 + "4" + ")" * 100))),
     "complement-4300-digit-cotarget": (lambda a: str(cute.complement(a, 10**4300)),
                                        lambda: (cute.Layout.parse("2:1"),)),
+    "concatenate-scalar-operand": (
+        lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
+        lambda: (_hlo("  p0 = f32[2] parameter(0)\n  p1 = f32[] parameter(1)\n"
+                      "  ROOT c = f32[32] concatenate(p0, p1), dimensions={0}"),)),
     "render-empty-tile-2^64": (render.to_svg, lambda: ("f64[0,0,8]{0,2,1:T(4611686018427387904,4)}",)),
     "scaled-dot-empty-scale": (
         lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
@@ -262,6 +266,9 @@ CLI_CASES = {
     "cli-show-empty-with-2^32-dim": ["show", "s32[3,0,4294967296]"],
     "cli-show-2^63-extent": ["show", "(9223372036854775808)"],
     "cli-maps-nul-in-path": ["maps", "--json", ".D\x00 j"],
+    "cli-verify-4.2M-points": ["simplify", "(d0, d1)[s0, s1] -> (d1, d0, s1), domain: d0 in [0, 49], "
+                               "d1 in [0, 59], s0 in [0, 69], s1 in [0, 19], s0 + s1 in [1, 100], "
+                               "s0 mod 3 in [0, 0]", "--verify", "--limit", "18446744073709551616"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
 }
 

@@ -100,7 +100,8 @@ def test_progress_for_big_dumps(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(dump_cli, "PROGRESS_MODULES", 1)
     assert main(["padding", str(DUMP), "--stage", "all"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("tensorlayout: note: skipped") and err[-1] == "tensorlayout: note: 4 modules read"
+    assert err[0].startswith("tensorlayout: note: skipped")
+    assert err[-1] == "tensorlayout: note: 4 modules read"
 
 
 def test_failing_module_in_a_dump_is_reported_and_skipped(

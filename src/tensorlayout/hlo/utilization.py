@@ -141,7 +141,7 @@ def _distinct(flat: np.ndarray, numel: int) -> int:
     small (linear time; sorting 2M reads took ~0.1 s each), else ``np.unique``."""
     if numel <= BITMAP_LIMIT:
         seen = np.zeros(max(numel, 1), dtype=bool)
-        seen[flat] = True
+        seen[flat.astype(np.int64)] = True  # exact-int (object) reads fit: they are inside
         return int(np.count_nonzero(seen))
     return int(np.unique(flat).size)
 

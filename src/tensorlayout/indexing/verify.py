@@ -23,12 +23,19 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
+from tensorlayout.indexing.evaluate import columns, evaluate_columns
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap
 
 __all__ = ["VerifyResult", "verify_equivalent"]
+
+#: Boxes of at most this many points are scanned in numpy chunks of CHUNK points.
+BATCHED_LIMIT = 1 << 40
+CHUNK = 1 << 16
 
 Outcome = tuple[bool, "tuple[int | None, ...] | None"]
 
@@ -146,9 +153,52 @@ def verify_equivalent(
         return VerifyResult(False, True, 0, None,
                             f"shapes differ: {a.num_dims}->{a.num_results} vs {b.num_dims}->{b.num_results}")
     if a.num_symbols == b.num_symbols:
-        return _scan(_box([a, b], a.num_vars), limit, samples, seed, lambda p: _compare_at(a, b, p))
+        box = _box([a, b], a.num_vars)
+        if _size(box) <= min(limit, BATCHED_LIMIT):
+            return _scan_batched(a, b, box, limit)
+        return _scan(box, limit, samples, seed, lambda p: _compare_at(a, b, p))
     return _scan(_box([a, b], a.num_dims), max(1, limit // 64), max(1, samples // 64), seed,
                  lambda p: _compare_sets(a, b, p, limit))
+
+
+def _feasible(m: IndexingMap, cols: list[np.ndarray]) -> np.ndarray:
+    """Per point: inside ``m``'s variable bounds and satisfying its constraints."""
+    ok = np.ones(len(cols[0]) if cols else 1, dtype=bool)
+    for v, c in zip(m.all_vars(), cols):
+        ok &= (c >= v.bounds.lower) & (c <= v.bounds.upper)
+    for e, iv in m.constraints.items():
+        value, undefined = evaluate_columns(e, cols, safe=True)
+        ok &= ~undefined & (value >= iv.lower) & (value <= iv.upper)
+    return ok
+
+
+def _differs(a: IndexingMap, b: IndexingMap, cols: list[np.ndarray]) -> np.ndarray:
+    """Per point: the maps disagree (feasibility, or a result, undefined ones included)."""
+    fa, fb = _feasible(a, cols), _feasible(b, cols)
+    bad = fa != fb
+    for ra, rb in zip(a.results, b.results):
+        va, ua = evaluate_columns(ra, cols, safe=True)
+        vb, ub = evaluate_columns(rb, cols, safe=True)
+        bad |= fa & fb & ((ua != ub) | (~ua & (va != vb)))
+    return bad
+
+
+def _scan_batched(a: IndexingMap, b: IndexingMap, box: list[Interval], limit: int) -> VerifyResult:
+    """The exhaustive scan of :func:`_compare_at` over the box, a chunk of points at a time
+    (same order, same counterexample and message)."""
+    size = _size(box)
+    extents, lows = [bx.num_elements for bx in box], np.array([bx.lower for bx in box], dtype=object)
+    for start in range(0, size, CHUNK):
+        flat = np.arange(start, min(size, start + CHUNK), dtype=np.int64)
+        pts = np.stack(np.unravel_index(flat, extents), axis=1).astype(object) + lows if extents else \
+            np.zeros((len(flat), 0), dtype=object)
+        bad = np.flatnonzero(_differs(a, b, columns(pts)))
+        if len(bad):
+            p = tuple(int(x) for x in pts[bad[0]])
+            detail = _compare_at(a, b, p)
+            assert detail, f"the batched and pointwise checks disagree at {p}"
+            return VerifyResult(False, True, start + int(bad[0]) + 1, p, detail, size, limit)
+    return VerifyResult(True, True, size, None, "", size, limit)
 
 
 def _compare_at(a: IndexingMap, b: IndexingMap, p: tuple[int, ...]) -> str:

@@ -118,9 +118,13 @@ def broadcast_i2o(instr: HloInstruction, input_id: int) -> Maps:
 
 
 def _concat_dim(instr: HloInstruction) -> int:
-    dims = dim_numbers(instr, "dimensions", len(array_dims(instr.shape)), ())
+    """The concatenated dim; every operand has the output's rank (else there is no map)."""
+    rank = len(array_dims(instr.shape))
+    dims = dim_numbers(instr, "dimensions", rank, ())
     if len(dims) != 1:
         raise HloError(f"{instr.name}: concatenate needs one dimension")
+    if any(len(array_dims(op.shape)) != rank for op in instr.operands):
+        raise HloError(f"{instr.name}: concatenate operands must have the output's rank {rank}")
     return dims[0]
 
 

@@ -75,9 +75,10 @@ def _tiler(b: Any) -> Any:
 
 def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
-    modes = layout.flat_modes() or [(1, 0)]
-    if 0 in it.flatten(layout._shape):
+    fs = it.flatten(layout._shape)
+    if 0 in fs:
         _require_extents(layout, "composition")
+    modes = list(zip(fs, it.flatten(layout._stride))) or [(1, 0)]
     last_s, last_d = modes[-1]
     acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
     for s, d in reversed(modes[:-1]):
@@ -103,14 +104,14 @@ def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, i
     return ceil_div(cs, ars), ceil_div(ars, cs) * it.signum(rest_stride)
 
 
-def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Layout, bool]:
-    """``lhs ∘ s:d`` by C++'s fold, and whether every step was exact (no uneven wrap).
+def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Any, Any, bool]:
+    """``lhs ∘ s:d`` by C++'s fold as (shape, stride), and whether every step was exact (no uneven wrap).
 
     A step wraps unevenly when ``rest_stride`` does not divide the extent and the remaining
     elements reach past it: C++ then returns a layout that is not ``lhs ∘ s:d``.
     """
     if d == 0:
-        return _mk(s, 0), True
+        return s, 0, True
     if s == 0:
         raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
                            "needs extents >= 1")
@@ -133,31 +134,37 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> t
         rest_stride = next_stride
     last_d = flat[-1][1]
     if not shapes:
-        return _mk(rest_shape, rest_stride * last_d), exact
+        return rest_shape, rest_stride * last_d, exact
     if rest_shape != 1:
         shapes.append(rest_shape)
         strides.append(rest_stride * last_d)
     if len(shapes) == 1:
-        return _mk(shapes[0], strides[0]), exact
-    return _mk(tuple(shapes), tuple(strides)), exact
+        return shapes[0], strides[0], exact
+    return tuple(shapes), tuple(strides), exact
 
 
 def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstride: Any,
-                    exact: list[bool]) -> Layout:
-    if isinstance(rshape, tuple):
-        parts = [_compose_layout(lhs, flat, s, d, exact) for s, d in zip(rshape, rstride)]
-        return _mk(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    out, ok = _compose_mode(flat, lhs, rshape, rstride)
+                    exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); clears ``exact[0]`` on an
+    uneven wrap."""
+    if rshape.__class__ is tuple:
+        shapes, strides = [], []
+        for s, d in zip(rshape, rstride):
+            ps, pd = _compose_layout(lhs, flat, s, d, exact)
+            shapes.append(ps)
+            strides.append(pd)
+        return tuple(shapes), tuple(strides)
+    out_s, out_d, ok = _compose_mode(flat, lhs, rshape, rstride)
     if not ok:
         exact[0] = False
-    return out
+    return out_s, out_d
 
 
 def _compose_plain(a: Layout, b: Layout) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
     flat = _coalesce_x(a)
     exact = [True]
-    out = _compose_layout(a, flat, b.shape, b.stride, exact)
+    out = _mk(*_compose_layout(a, flat, b._shape, b._stride, exact))
     if not exact[0]:
         if holds(a, b, out):
             return out

@@ -439,6 +439,9 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     9
     """
     if stride is not None and crd.__class__ is not np.ndarray:
+        out = _dot(crd, shape, stride)
+        if out is not None:  # congruent ints: the common case, checked as it is summed
+            return out
         try:  # compute first, check after: a well-formed call pays for no separate validation
             out = _crd2idx(crd, shape, stride)
         except (TypeError, AttributeError):
@@ -452,6 +455,32 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     if stride is None:
         stride = prefix_product(shape)
     return _crd2idx(crd, shape, stride)
+
+
+def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
+    """``Σ c·d`` when ``crd``, ``shape`` and ``stride`` are congruent with int leaves (C++'s
+    inner product of a natural coordinate), else None (the caller takes the general path).
+
+    >>> _dot((1, (2, 0)), (2, (3, 4)), (1, (2, 6))), _dot(3, (2, 2), (1, 2))
+    (5, None)
+    """
+    if crd.__class__ is not tuple:
+        if crd.__class__ is int and shape.__class__ in _LEAF_TYPES and stride.__class__ in _LEAF_TYPES:
+            return crd * stride  # type: ignore[no-any-return]
+        return None
+    if shape.__class__ is not tuple or stride.__class__ is not tuple or \
+            not len(crd) == len(shape) == len(stride):
+        return None
+    total = 0
+    for c, s, d in zip(crd, shape, stride):
+        if c.__class__ is int and s.__class__ in _LEAF_TYPES and d.__class__ in _LEAF_TYPES:
+            total += c * d
+        else:
+            v = _dot(c, s, d)
+            if v is None:
+                return None
+            total += v
+    return total
 
 
 def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:

@@ -41,27 +41,30 @@ def _check_int_tuple(t: Any, what: str) -> None:
         raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}"[:300])
 
 
-_Int = it.Int
+_LEAF = frozenset((int, it.Int))
 
 
 def _well_formed(shape: Any, stride: Any) -> bool:
     """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
 
-    Leaves are checked inline (no call per leaf): this runs on every user-built layout.
+    Leaves are checked inline and the second level unrolled (no call per leaf or per
+    depth-2 mode): this runs on every user-built layout.
     """
-    c = shape.__class__
-    if c is int or c is _Int:
-        c = stride.__class__
-        return (c is int or c is _Int) and shape >= 0
-    if c is not tuple or stride.__class__ is not tuple or len(shape) != len(stride):
+    if shape.__class__ is not tuple:
+        return shape.__class__ in _LEAF and stride.__class__ in _LEAF and shape >= 0
+    if stride.__class__ is not tuple or len(shape) != len(stride):
         return False
     for s, d in zip(shape, stride):
-        c = s.__class__
-        if c is int or c is _Int:
-            c = d.__class__
-            if not ((c is int or c is _Int) and s >= 0):
+        if s.__class__ is int is d.__class__ and s >= 0:
+            continue
+        if s.__class__ is tuple:
+            if d.__class__ is not tuple or len(s) != len(d):
                 return False
-        elif not _well_formed(s, d):
+            for s2, d2 in zip(s, d):
+                if (s2.__class__ is int is d2.__class__ and s2 >= 0) or _well_formed(s2, d2):
+                    continue
+                return False
+        elif not (s.__class__ in _LEAF and d.__class__ in _LEAF and s >= 0):
             return False
     return True
 
@@ -89,7 +92,12 @@ class Layout:
     __slots__ = ("_shape", "_stride")
 
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
-        if not _well_formed(shape, stride):
+        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride):
+            for s, d in zip(shape, stride):  # the first level inline: no call for a flat layout
+                if not (s.__class__ is int is d.__class__ and s >= 0 or _well_formed(s, d)):
+                    raise _diagnose(shape, stride)
+        elif not (shape.__class__ is int is stride.__class__ and shape >= 0 or
+                  _well_formed(shape, stride)):
             raise _diagnose(shape, stride)
         self._shape = shape
         self._stride = stride
@@ -128,6 +136,9 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
+        out = it._dot(crd, self._shape, self._stride)
+        if out is not None:
+            return out
         if not it._valid_crd(crd):
             raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
         return it._crd2idx(crd, self.shape, self.stride)

@@ -94,9 +94,9 @@ class Layout:
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
         if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride):
             for s, d in zip(shape, stride):  # the first level inline: no call for a flat layout
-                if not (s.__class__ is int is d.__class__ and s >= 0 or _well_formed(s, d)):
+                if not ((s.__class__ is int is d.__class__ and s >= 0) or _well_formed(s, d)):
                     raise _diagnose(shape, stride)
-        elif not (shape.__class__ is int is stride.__class__ and shape >= 0 or
+        elif not ((shape.__class__ is int is stride.__class__ and shape >= 0) or
                   _well_formed(shape, stride)):
             raise _diagnose(shape, stride)
         self._shape = shape

@@ -466,7 +466,7 @@ def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
     """
     if crd.__class__ is not tuple:
         if crd.__class__ is int and shape.__class__ in _LEAF_TYPES and stride.__class__ in _LEAF_TYPES:
-            return crd * stride  # type: ignore[no-any-return]
+            return crd * stride
         return None
     if shape.__class__ is not tuple or stride.__class__ is not tuple or \
             not len(crd) == len(shape) == len(stride):

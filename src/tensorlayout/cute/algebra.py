@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
-from tensorlayout.core.intmath import ceil_div
+from tensorlayout.core.intmath import ceil_div, col_major_strides
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import carries, holds, nested, quasi_holds
 from tensorlayout.cute.int_tuple import Int, IntTuple
@@ -228,7 +228,7 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     """
     a = _layout_arg(a)
     _require_extents(a, "complement")
-    if cotarget is not None and not it._valid(cotarget):
+    if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
     modes = [(s, d) for s, d in zip(it.flatten(a.shape), it.flatten(a.stride)) if d != 0 and s != 1]
     if cotarget is None:
@@ -269,10 +269,7 @@ def right_inverse(layout: Layout) -> Layout:
     if 0 in fs:
         _require_extents(layout, "right_inverse")
     modes = coalesce_pairs(zip(fs, it.flatten(layout._stride)))
-    pre, p = [], 1
-    for s, _d in modes:
-        pre.append(p)
-        p *= s
+    pre = col_major_strides([s for s, _ in modes])
     out: list[tuple[int, int]] = []
     cur = 1
     for k in sorted(range(len(modes)), key=lambda k: abs(modes[k][1])):
@@ -289,7 +286,7 @@ def right_inverse(layout: Layout) -> Layout:
 
 def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
-    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
+    pre = col_major_strides([s for s, _ in modes])
     live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
     if not live:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return _coalesce_flat([(modes[-1][0] if modes else 1, 0)])
@@ -321,7 +318,8 @@ def left_inverse(layout: Layout) -> Layout:
     """
     layout = _layout_arg(layout)
     _require_extents(layout, "left_inverse")
-    modes = coalesce(layout).flat_modes()
+    modes = [(s, d) for s, d in coalesce_pairs(zip(it.flatten(layout._shape), it.flatten(layout._stride)))] \
+        or [(1, 0)]
     inv = _quasi_inverse(modes, layout)
     if nested(modes) or quasi_holds(layout, inv):
         return inv
@@ -533,7 +531,7 @@ def nullspace(layout: Layout) -> Layout:
     """
     layout = _layout_arg(layout)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    pre = it.flatten(it.prefix_product(fs))
+    pre = col_major_strides(fs)
     keep = [k for k in range(len(fs)) if fd[k] == 0]
     if not keep:
         return _mk(1, 0)

@@ -227,10 +227,12 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     '(3,2):(2,12)'
     """
     a = _layout_arg(a)
-    _require_extents(a, "complement")
+    fs = it.flatten(a._shape)
+    if 0 in fs:
+        _require_extents(a, "complement")
     if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
-    modes = [(s, d) for s, d in zip(it.flatten(a.shape), it.flatten(a.stride)) if d != 0 and s != 1]
+    modes = [(s, d) for s, d in zip(fs, it.flatten(a._stride)) if d != 0 and s != 1]
     if cotarget is None:
         m = 1 + sum((s - 1) * abs(d) for s, d in modes)
     else:

@@ -150,13 +150,13 @@ class Layout:
         return cosize(self)
 
     def rank(self) -> int:
-        return it.rank(self.shape)
+        return len(self._shape) if self._shape.__class__ is tuple else 1  # type: ignore[arg-type]
 
     def depth(self) -> int:
         return it.depth(self.shape)
 
     def __len__(self) -> int:
-        return it.rank(self.shape)
+        return self.rank()
 
     def __getitem__(self, i: int) -> Layout:
         return get(self, i)
@@ -509,13 +509,25 @@ def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
 
 
 def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
-    out = coalesce_pairs(modes)
-    if not out:
+    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left), in one pass."""
+    shapes: list[int] = []
+    strides: list[int] = []
+    ls = ld = 0  # the last kept mode (its extent grows as modes join it)
+    for s, d in modes:
+        if s == 1:
+            continue
+        if shapes and d == ls * ld:
+            ls *= s
+            shapes[-1] = ls
+        else:
+            shapes.append(s)
+            strides.append(d)
+            ls, ld = s, d
+    if not shapes:
         return _mk(1, 0)
-    if len(out) == 1:
-        return _mk(out[0][0], out[0][1])
-    shapes, strides = zip(*out)
-    return _mk(shapes, strides)
+    if len(shapes) == 1:
+        return _mk(shapes[0], strides[0])
+    return _mk(tuple(shapes), tuple(strides))
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:

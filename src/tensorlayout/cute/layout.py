@@ -150,7 +150,7 @@ class Layout:
         return cosize(self)
 
     def rank(self) -> int:
-        return len(self._shape) if self._shape.__class__ is tuple else 1  # type: ignore[arg-type]
+        return len(self._shape) if self._shape.__class__ is tuple else 1
 
     def depth(self) -> int:
         return it.depth(self.shape)
@@ -164,7 +164,7 @@ class Layout:
     def modes(self) -> tuple[Layout, ...]:
         """The top-level modes as layouts (a rank-1 int layout gives itself)."""
         if isinstance(self.shape, tuple):
-            return tuple(_mk(s, d) for s, d in zip(self.shape, self.stride))  # type: ignore[arg-type]
+            return tuple(map(_mk, self._shape, self._stride))  # type: ignore[arg-type]
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
@@ -420,8 +420,8 @@ def _as_modes(layout: Layout) -> tuple[Layout, ...]:
 
 
 def _concat(modes: Iterable[Layout]) -> Layout:
-    ms = list(modes)
-    return _mk(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+    ms = modes if modes.__class__ is tuple or modes.__class__ is list else list(modes)
+    return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
 
 
 def append(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:

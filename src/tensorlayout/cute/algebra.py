@@ -344,8 +344,8 @@ def _divide_by_mode(a: Layout, t: Any, op: Any) -> Layout:
 
 
 def _divide_layout(a: Layout, b: Layout) -> Layout:
-    n = a.size()
-    return composition(a, make_layout(b, complement(b, n)))
+    c = complement(b, a.size())
+    return composition(a, _mk((b._shape, c._shape), (b._stride, c._stride)))
 
 
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -425,8 +425,8 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    rest = complement(a, a.size() * cosize(b))
-    return make_layout(a, composition(rest, b))
+    c = composition(complement(a, a.size() * cosize(b)), b)
+    return _mk((a._shape, c._shape), (a._stride, c._stride))
 
 
 def logical_product(a: Layout, tiler: Tiler) -> Layout:

@@ -464,11 +464,13 @@ def _pad_rank(layout: Layout, r: int) -> Layout:
 
 def _zip_pair(x: Layout, y: Layout) -> Layout:
     """C++'s ``zip(x, y)``: ``((x0,y0),(x1,y1),…)`` when ``x`` is a tuple, else ``((x,y))``."""
-    if not isinstance(x.shape, tuple):
-        return _concat([_concat([x, y])])
-    if not isinstance(y.shape, tuple) or len(y.shape) != len(x.shape):
+    xs: Any = x._shape
+    ys: Any = y._shape
+    if xs.__class__ is not tuple:
+        return _mk(((xs, ys),), ((x._stride, y._stride),))
+    if ys.__class__ is not tuple or len(ys) != len(xs):
         raise AlgebraError(f"zip: {x} and {y} have mismatched ranks")
-    return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
+    return _mk(tuple(zip(xs, ys)), tuple(zip(x._stride, y._stride)))  # type: ignore[arg-type]
 
 
 def blocked_product(a: Layout, b: Layout) -> Layout:

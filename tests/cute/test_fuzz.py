@@ -156,3 +156,23 @@ def test_offsets_are_exact_near_int64() -> None:
     layout = Layout.parse(f"(2,2):(1,{2**62})")
     assert layout.offsets().tolist() == [0, 1, 2**62, 2**62 + 1]
     assert layout.offsets().dtype == np.int64
+
+
+def test_strides_beyond_int64_give_exact_ints_or_a_typed_error() -> None:
+    """A stride of 2^64 (fuzz reproducer): ints and numpy scalars give the exact Python int; an int
+    array is evaluated in int64, so it is a LayoutError, as ``offsets()`` beyond int64 is."""
+    big = 1 << 64
+    layout = Layout.parse(f"((1,4),(8,1)):((0,1),(4,{big}))")
+    assert layout(7) == cute.crd2idx(7, layout.shape, layout.stride) == 3 + 4
+    assert layout(np.int64(7)) == 7 and type(layout(np.int64(7))) is int
+    assert layout((0, (1, 0))) == 4 and layout(((0, 3), (1, 0))) == 7
+    wide = Layout((2, 3), (1, big))
+    assert wide(np.int64(5)) == 1 + 2 * big
+    with pytest.raises(LayoutError, match="beyond int64"):
+        layout(np.array([7]))
+    with pytest.raises(LayoutError, match="beyond int64"):
+        cute.crd2idx(np.array([3]), layout.shape, layout.stride)
+    crd = cute.idx2crd(np.array([3, 5]), (big, 2))
+    assert [a.tolist() for a in crd] == [[3, 5], [0, 0]]
+    with pytest.raises(LayoutError):
+        cute.idx2crd(np.array([-1]), (big, 2))

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union, cast
 
-from tensorlayout.core.intmath import ceil_div
+from tensorlayout.core.intmath import ceil_div, col_major_strides
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import carries, holds, nested, quasi_holds
 from tensorlayout.cute.int_tuple import Int, IntTuple
@@ -95,9 +95,10 @@ def _tiler(b: Any) -> Any:
 
 def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
     """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
-    modes = layout.flat_modes() or [(1, 0)]
-    if 0 in it.flatten(layout._shape):
+    fs = it.flatten(layout._shape)
+    if 0 in fs:
         _require_extents(layout, "composition")
+    modes = list(zip(fs, it.flatten(layout._stride))) or [(1, 0)]
     last_s, last_d = modes[-1]
     acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
     for s, d in reversed(modes[:-1]):
@@ -123,14 +124,14 @@ def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, i
     return ceil_div(cs, ars), ceil_div(ars, cs) * it.signum(rest_stride)
 
 
-def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Layout, bool]:
-    """``lhs ∘ s:d`` by C++'s fold, and whether every step was exact (no uneven wrap).
+def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Any, Any, bool]:
+    """``lhs ∘ s:d`` by C++'s fold as (shape, stride), and whether every step was exact (no uneven wrap).
 
     A step wraps unevenly when ``rest_stride`` does not divide the extent and the remaining
     elements reach past it: C++ then returns a layout that is not ``lhs ∘ s:d``.
     """
     if d == 0:
-        return _mk(s, 0), True
+        return s, 0, True
     if s == 0:
         raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
                            "needs extents >= 1")
@@ -153,31 +154,37 @@ def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> t
         rest_stride = next_stride
     last_d = flat[-1][1]
     if not shapes:
-        return _mk(rest_shape, rest_stride * last_d), exact
+        return rest_shape, rest_stride * last_d, exact
     if rest_shape != 1:
         shapes.append(rest_shape)
         strides.append(rest_stride * last_d)
     if len(shapes) == 1:
-        return _mk(shapes[0], strides[0]), exact
-    return _mk(tuple(shapes), tuple(strides)), exact
+        return shapes[0], strides[0], exact
+    return tuple(shapes), tuple(strides), exact
 
 
 def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstride: Any,
-                    exact: list[bool]) -> Layout:
-    if isinstance(rshape, tuple):
-        parts = [_compose_layout(lhs, flat, s, d, exact) for s, d in zip(rshape, rstride)]
-        return _mk(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    out, ok = _compose_mode(flat, lhs, rshape, rstride)
+                    exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); clears ``exact[0]`` on an
+    uneven wrap."""
+    if rshape.__class__ is tuple:
+        shapes, strides = [], []
+        for s, d in zip(rshape, rstride):
+            ps, pd = _compose_layout(lhs, flat, s, d, exact)
+            shapes.append(ps)
+            strides.append(pd)
+        return tuple(shapes), tuple(strides)
+    out_s, out_d, ok = _compose_mode(flat, lhs, rshape, rstride)
     if not ok:
         exact[0] = False
-    return out
+    return out_s, out_d
 
 
 def _compose_plain(a: Layout, b: Layout) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
     flat = _coalesce_x(a)
     exact = [True]
-    out = _compose_layout(a, flat, b.shape, b.stride, exact)
+    out = _mk(*_compose_layout(a, flat, b._shape, b._stride, exact))
     if not exact[0]:
         if holds(a, b, out):
             return out
@@ -242,10 +249,12 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     '(3,2):(2,12)'
     """
     a = _layout_arg(a)
-    _require_extents(a, "complement")
-    if cotarget is not None and not it._valid(cotarget):
+    fs = it.flatten(a._shape)
+    if 0 in fs:
+        _require_extents(a, "complement")
+    if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
-    modes = [(s, d) for s, d in zip(it.flatten(a.shape), it.flatten(a.stride)) if d != 0 and s != 1]
+    modes = [(s, d) for s, d in zip(fs, it.flatten(a._stride)) if d != 0 and s != 1]
     if cotarget is None:
         m = 1 + sum((s - 1) * abs(d) for s, d in modes)
     else:
@@ -285,10 +294,7 @@ def right_inverse(layout: Layout) -> Layout:
     if 0 in fs:
         _require_extents(layout, "right_inverse")
     modes = coalesce_pairs(zip(fs, it.flatten(layout._stride)))
-    pre, p = [], 1
-    for s, _d in modes:
-        pre.append(p)
-        p *= s
+    pre = col_major_strides([s for s, _ in modes])
     out: list[tuple[int, int]] = []
     cur = 1
     for k in sorted(range(len(modes)), key=lambda k: abs(modes[k][1])):
@@ -305,7 +311,7 @@ def right_inverse(layout: Layout) -> Layout:
 
 def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
-    pre = it.flatten(it.prefix_product(tuple(s for s, _ in modes)))
+    pre = col_major_strides([s for s, _ in modes])
     live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
     if not live:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return _coalesce_flat([(modes[-1][0] if modes else 1, 0)])
@@ -338,7 +344,8 @@ def left_inverse(layout: Layout) -> Layout:
     """
     layout = _layout_arg(layout)
     _require_extents(layout, "left_inverse")
-    modes = coalesce(layout).flat_modes()
+    modes = [(s, d) for s, d in coalesce_pairs(zip(it.flatten(layout._shape), it.flatten(layout._stride)))] \
+        or [(1, 0)]
     inv = _quasi_inverse(modes, layout)
     if nested(modes) or quasi_holds(layout, inv):
         return inv
@@ -361,8 +368,8 @@ def _divide_by_mode(a: Layout, t: Any, op: Any) -> Layout:
 
 
 def _divide_layout(a: Layout, b: Layout) -> Layout:
-    n = a.size()
-    return composition(a, make_layout(b, complement(b, n)))
+    c = complement(b, a.size())
+    return composition(a, _mk((b._shape, c._shape), (b._stride, c._stride)))
 
 
 @_readable
@@ -443,8 +450,8 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    rest = complement(a, a.size() * cosize(b))
-    return make_layout(a, composition(rest, b))
+    c = composition(complement(a, a.size() * cosize(b)), b)
+    return _mk((a._shape, c._shape), (a._stride, c._stride))
 
 
 @_readable
@@ -483,11 +490,13 @@ def _pad_rank(layout: Layout, r: int) -> Layout:
 
 def _zip_pair(x: Layout, y: Layout) -> Layout:
     """C++'s ``zip(x, y)``: ``((x0,y0),(x1,y1),…)`` when ``x`` is a tuple, else ``((x,y))``."""
-    if not isinstance(x.shape, tuple):
-        return _concat([_concat([x, y])])
-    if not isinstance(y.shape, tuple) or len(y.shape) != len(x.shape):
+    xs: Any = x._shape
+    ys: Any = y._shape
+    if xs.__class__ is not tuple:
+        return _mk(((xs, ys),), ((x._stride, y._stride),))
+    if ys.__class__ is not tuple or len(ys) != len(xs):
         raise AlgebraError(f"zip: {x} and {y} have mismatched ranks")
-    return _concat(_concat((u, v)) for u, v in zip(x.modes(), y.modes()))
+    return _mk(tuple(zip(xs, ys)), tuple(zip(x._stride, y._stride)))  # type: ignore[arg-type]
 
 
 @_readable
@@ -555,7 +564,7 @@ def nullspace(layout: Layout) -> Layout:
     """
     layout = _layout_arg(layout)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    pre = it.flatten(it.prefix_product(fs))
+    pre = col_major_strides(fs)
     keep = [k for k in range(len(fs)) if fd[k] == 0]
     if not keep:
         return _mk(1, 0)

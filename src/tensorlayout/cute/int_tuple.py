@@ -20,6 +20,7 @@ import numpy as np
 
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import ceil_div as _ceil_div
+from tensorlayout.core.intmath import fits_int64
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = [
@@ -398,10 +399,34 @@ def _idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
                 if n == 0:
                     raise LayoutError(f"shape {format_int_tuple(shape)} has a zero extent: no index "
                                       "splits over it")
-                out.append(_idx2crd(idx % n, s))
-                idx = idx // n
+                idx, r = _split(idx, n)
+                out.append(_idx2crd(r, s))
         return tuple(out)
     return idx
+
+
+def _split(idx: Any, n: int) -> tuple[Any, Any]:
+    """``(idx // n, idx % n)``; numpy scalars become exact ints, an int64 array keeps its dtype
+    when ``n`` is beyond int64 (every non-negative int64 value is then its own remainder)."""
+    if isinstance(idx, np.integer):
+        idx = int(idx)
+    if idx.__class__ is np.ndarray and not fits_int64(n):
+        if (idx < 0).any():
+            raise LayoutError(f"a negative int-array index against an extent of {n}, beyond int64, "
+                              "has no int64 coordinate")
+        return np.zeros_like(idx), idx
+    return idx // n, idx % n
+
+
+def _leaf_index(crd: Any, stride: int) -> Any:
+    """``crd * stride`` for one leaf: exact for ints and numpy scalars; an int array needs an
+    int64 stride (as :meth:`Layout.offsets` needs int64 offsets)."""
+    if isinstance(crd, np.integer):
+        return int(crd) * stride
+    if crd.__class__ is np.ndarray and not fits_int64(stride):
+        raise LayoutError(f"stride {stride} is beyond int64: an int-array coordinate is evaluated in "
+                          "int64; pass Python ints for the exact value")
+    return crd * stride
 
 
 def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
@@ -414,6 +439,9 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     9
     """
     if stride is not None and crd.__class__ is not np.ndarray:
+        out = _dot(crd, shape, stride)
+        if out is not None:  # congruent ints: the common case, checked as it is summed
+            return out
         try:  # compute first, check after: a well-formed call pays for no separate validation
             out = _crd2idx(crd, shape, stride)
         except (TypeError, AttributeError):
@@ -427,6 +455,32 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     if stride is None:
         stride = prefix_product(shape)
     return _crd2idx(crd, shape, stride)
+
+
+def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
+    """``Σ c·d`` when ``crd``, ``shape`` and ``stride`` are congruent with int leaves (C++'s
+    inner product of a natural coordinate), else None (the caller takes the general path).
+
+    >>> _dot((1, (2, 0)), (2, (3, 4)), (1, (2, 6))), _dot(3, (2, 2), (1, 2))
+    (5, None)
+    """
+    if crd.__class__ is not tuple:
+        if crd.__class__ is int and shape.__class__ in _LEAF_TYPES and stride.__class__ in _LEAF_TYPES:
+            return crd * stride
+        return None
+    if shape.__class__ is not tuple or stride.__class__ is not tuple or \
+            not len(crd) == len(shape) == len(stride):
+        return None
+    total = 0
+    for c, s, d in zip(crd, shape, stride):
+        if c.__class__ is int and s.__class__ in _LEAF_TYPES and d.__class__ in _LEAF_TYPES:
+            total += c * d
+        else:
+            v = _dot(c, s, d)
+            if v is None:
+                return None
+            total += v
+    return total
 
 
 def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
@@ -456,8 +510,8 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
                 if n == 0:
                     raise LayoutError(f"shape {format_int_tuple(shape)} has a zero extent: no index "
                                       "splits over it")
-                total = total + _crd2idx(crd % n, s, d)
-                crd = crd // n
+                crd, r = _split(crd, n)
+                total = total + _crd2idx(r, s, d)
         return total
     if isinstance(stride, tuple):
         raise AlgebraError("shape and stride are not congruent")
@@ -466,9 +520,7 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
     if shape.__class__ not in _LEAF_TYPES or stride.__class__ not in _LEAF_TYPES:
         raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and "
                           f"{stride!r}"[:200])
-    if isinstance(crd, np.ndarray) and not -(1 << 63) <= stride < 1 << 63:  # no int64 operand
-        return crd.astype(object) * stride
-    return crd * stride
+    return _leaf_index(crd, stride)
 
 
 def crd2crd(crd: IntTuple, dst_shape: IntTuple, src_shape: IntTuple | None = None) -> IntTuple:

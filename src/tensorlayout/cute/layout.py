@@ -41,27 +41,30 @@ def _check_int_tuple(t: Any, what: str) -> None:
         raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}"[:300])
 
 
-_Int = it.Int
+_LEAF = frozenset((int, it.Int))
 
 
 def _well_formed(shape: Any, stride: Any) -> bool:
     """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
 
-    Leaves are checked inline (no call per leaf): this runs on every user-built layout.
+    Leaves are checked inline and the second level unrolled (no call per leaf or per
+    depth-2 mode): this runs on every user-built layout.
     """
-    c = shape.__class__
-    if c is int or c is _Int:
-        c = stride.__class__
-        return (c is int or c is _Int) and shape >= 0
-    if c is not tuple or stride.__class__ is not tuple or len(shape) != len(stride):
+    if shape.__class__ is not tuple:
+        return shape.__class__ in _LEAF and stride.__class__ in _LEAF and shape >= 0
+    if stride.__class__ is not tuple or len(shape) != len(stride):
         return False
     for s, d in zip(shape, stride):
-        c = s.__class__
-        if c is int or c is _Int:
-            c = d.__class__
-            if not ((c is int or c is _Int) and s >= 0):
+        if s.__class__ is int is d.__class__ and s >= 0:
+            continue
+        if s.__class__ is tuple:
+            if d.__class__ is not tuple or len(s) != len(d):
                 return False
-        elif not _well_formed(s, d):
+            for s2, d2 in zip(s, d):
+                if (s2.__class__ is int is d2.__class__ and s2 >= 0) or _well_formed(s2, d2):
+                    continue
+                return False
+        elif not (s.__class__ in _LEAF and d.__class__ in _LEAF and s >= 0):
             return False
     return True
 
@@ -89,7 +92,12 @@ class Layout:
     __slots__ = ("_shape", "_stride")
 
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
-        if not _well_formed(shape, stride):
+        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride):
+            for s, d in zip(shape, stride):  # the first level inline: no call for a flat layout
+                if not ((s.__class__ is int is d.__class__ and s >= 0) or _well_formed(s, d)):
+                    raise _diagnose(shape, stride)
+        elif not ((shape.__class__ is int is stride.__class__ and shape >= 0) or
+                  _well_formed(shape, stride)):
             raise _diagnose(shape, stride)
         self._shape = shape
         self._stride = stride
@@ -128,6 +136,9 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
+        out = it._dot(crd, self._shape, self._stride)
+        if out is not None:
+            return out
         if not it._valid_crd(crd):
             raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
         return it._crd2idx(crd, self.shape, self.stride)
@@ -139,13 +150,13 @@ class Layout:
         return cosize(self)
 
     def rank(self) -> int:
-        return it.rank(self.shape)
+        return len(self._shape) if self._shape.__class__ is tuple else 1
 
     def depth(self) -> int:
         return it.depth(self.shape)
 
     def __len__(self) -> int:
-        return it.rank(self.shape)
+        return self.rank()
 
     def __getitem__(self, i: int) -> Layout:
         return get(self, i)
@@ -153,7 +164,7 @@ class Layout:
     def modes(self) -> tuple[Layout, ...]:
         """The top-level modes as layouts (a rank-1 int layout gives itself)."""
         if isinstance(self.shape, tuple):
-            return tuple(_mk(s, d) for s, d in zip(self.shape, self.stride))  # type: ignore[arg-type]
+            return tuple(map(_mk, self._shape, self._stride))  # type: ignore[arg-type]
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
@@ -409,8 +420,8 @@ def _as_modes(layout: Layout) -> tuple[Layout, ...]:
 
 
 def _concat(modes: Iterable[Layout]) -> Layout:
-    ms = list(modes)
-    return _mk(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+    ms = modes if modes.__class__ is tuple or modes.__class__ is list else list(modes)
+    return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
 
 
 def append(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:
@@ -498,13 +509,25 @@ def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
 
 
 def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
-    out = coalesce_pairs(modes)
-    if not out:
+    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left), in one pass."""
+    shapes: list[int] = []
+    strides: list[int] = []
+    ls = ld = 0  # the last kept mode (its extent grows as modes join it)
+    for s, d in modes:
+        if s == 1:
+            continue
+        if shapes and d == ls * ld:
+            ls *= s
+            shapes[-1] = ls
+        else:
+            shapes.append(s)
+            strides.append(d)
+            ls, ld = s, d
+    if not shapes:
         return _mk(1, 0)
-    if len(out) == 1:
-        return _mk(out[0][0], out[0][1])
-    shapes, strides = zip(*out)
-    return _mk(shapes, strides)
+    if len(shapes) == 1:
+        return _mk(shapes[0], strides[0])
+    return _mk(tuple(shapes), tuple(strides))
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:

@@ -269,6 +269,10 @@ CLI_CASES = {
     "cli-verify-4.2M-points": ["simplify", "(d0, d1)[s0, s1] -> (d1, d0, s1), domain: d0 in [0, 49], "
                                "d1 in [0, 59], s0 in [0, 69], s1 in [0, 19], s0 + s1 in [1, 100], "
                                "s0 mod 3 in [0, 0]", "--verify", "--limit", "18446744073709551616"],
+    "cli-verify-unused-symbols": [
+        "simplify", "(d0, d1, d2, d3, d4)[s0, s1, s2] -> (s0 * 4 + d1 + d3 - 42), domain: d0 in [0, 0], "
+        "d1 in [0, 1], d2 in [0, 2], d3 in [0, 3], d4 in [0, 4], s0 in [0, 31], s1 in [0, 63], "
+        "s2 in [0, 95], s0 * 4 + d1 + d3 in [24, 459], s0 + s2 in [0, 512]", "--verify", "--remove-unused"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
 }
 

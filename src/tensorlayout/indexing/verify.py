@@ -157,7 +157,9 @@ def verify_equivalent(
         if _size(box) <= min(limit, BATCHED_LIMIT):
             return _scan_batched(a, b, box, limit)
         return _scan(box, limit, samples, seed, lambda p: _compare_at(a, b, p))
-    return _scan(_box([a, b], a.num_dims), max(1, limit // 64), max(1, samples // 64), seed,
+    per_point = max(_size([v.bounds for v in (*m.range_vars, *m.rt_vars)]) for m in (a, b))
+    budget = max(1, per_point)  # each dims point enumerates its symbols: at most ~8x limit in all
+    return _scan(_box([a, b], a.num_dims), max(1, 8 * limit // budget), max(1, 8 * samples // budget), seed,
                  lambda p: _compare_sets(a, b, p, limit))
 
 
@@ -214,13 +216,24 @@ def _results_by_dims(m: IndexingMap, dims: tuple[int, ...], limit: int) -> set[t
     if _size(sym_box) > limit:
         raise IndexingError(f"too many symbol values ({_size(sym_box)} > limit {limit}) to compare maps "
                             "with different symbols; raise the limit or remove unused symbols first")
-    out = set()
-    for syms in itertools.product(*(range(s.lower, s.upper + 1) for s in sym_box)):
-        feasible, res = _at(m, dims + syms)
-        if feasible:
-            assert res is not None
-            out.add(res)
-    return out
+    if not sym_box:
+        feasible, res = _at(m, dims)
+        return {res} if feasible and res is not None else set()
+    extents = [s.num_elements for s in sym_box]
+    if 0 in extents:
+        return set()
+    syms = np.stack(np.unravel_index(np.arange(_size(sym_box)), extents), axis=1).astype(object)
+    pts = np.concatenate([np.tile(np.array(dims, dtype=object), (len(syms), 1)),
+                          syms + np.array([s.lower for s in sym_box], dtype=object)], axis=1)
+    cols = columns(pts)
+    keep = _feasible(m, cols)
+    values = []
+    for r in m.results:
+        v, undefined = evaluate_columns(r, cols, safe=True)
+        v = np.array(v, dtype=object)  # a writable copy: undefined results read as None
+        v[undefined] = None
+        values.append(v[keep])
+    return set(zip(*values)) if values else ({()} if keep.any() else set())
 
 
 def _compare_sets(a: IndexingMap, b: IndexingMap, p: tuple[int, ...], limit: int) -> str:

@@ -23,12 +23,14 @@ from tensorlayout.xla import linear_indices, parse_shape
 
 from ..bridge.strategies import xla_shapes
 
-PATHS = ["pack", "numpy"]  # the compiled kernel (where built), the numpy fallback
+# the compiled kernel (where built), the same with non-temporal stores, the numpy fallback
+PATHS = ["pack", "pack-stream", "numpy"]
 
 
 def _path(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
-    monkeypatch.setattr(pack_path, "USE_PACK", path == "pack")
+    monkeypatch.setattr(pack_path, "USE_PACK", path != "numpy")
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # the thread pool too
+    monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1 if path == "pack-stream" else 1 << 62)
 
 
 def reference(data: np.ndarray, text: str, pad: int) -> np.ndarray:
@@ -111,6 +113,9 @@ def test_random_packed_layouts_match_the_reference(monkeypatch: pytest.MonkeyPat
 FORMATS = [
     "s4[37,301]{1,0:T(8,128)(8,1)E(4)}",
     "u4[64,256]{1,0:T(8,128)(8,1)E(4)}",
+    "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
+    "u1[32,1024]{1,0:T(8,128)(32,1)E(1)}",
+    "u2[16,1040]{1,0:T(8,128)(4,1)E(2)}",
     "s4[37,301]{0,1:T(8,128)(8,1)E(4)}",
     "s4[29,300]{1,0:T(8,128)(2,1)E(4)}",
     "u4[21,530]{1,0:T(8,128)E(4)}",
@@ -152,7 +157,7 @@ def test_values_outside_the_element_range_keep_their_low_bits(monkeypatch: pytes
     for path in PATHS:
         _path(monkeypatch, path)
         results.append(to_physical(data, text))
-    assert np.array_equal(results[0], reference(data, text, 0)) and np.array_equal(*results)
+    assert all(np.array_equal(r, reference(data, text, 0)) for r in results)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

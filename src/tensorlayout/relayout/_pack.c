@@ -3,10 +3,11 @@
  * pack(dst, src, tasks, bits, nslots, pad, serial, stream) writes the logical codes of src
  * (one element per byte, its low `bits` bits count) into the packed byte buffer dst, 8/bits
  * slots per byte, the first slot in the low bits; unpack(dst, src, tasks, bits, nslots,
- * signed) reads them back into the logical bytes dst, sign-extended for signed types. A task
- * is (is_pad, first slot, logical byte offset, shape, slot strides, logical byte strides),
- * the axes in loop order, outermost first; a pad task writes the code `pad` into its slots
- * (its logical side is ignored). Before any memory is touched, every task is checked to stay
+ * signed, stream) reads them back into the logical bytes dst, sign-extended for signed
+ * types. A task is (kind, first slot, logical byte offset, shape, slot strides, logical byte
+ * strides), the axes in loop order, outermost first. Kinds: 0 data; 1 pad: the code `pad`
+ * into every slot (the logical side is ignored); 2 data that owns the gaps between its
+ * columns (see below). Before any memory is touched, every task is checked to stay
  * inside both buffers: slots in [0, nslots), nslots within the packed buffer, logical bytes
  * inside the logical array (any strides). The GIL is released while moving data.
  *
@@ -15,7 +16,11 @@
  *               slot and every other slot stride are multiples too: whole bytes, never read:
  *     columns   ... the axis before it contiguous on the logical side (the TPU's (8,1) and
  *               (32,1) sub-tiles): 16 columns at a time in SSE2 registers, rows shifted and
- *               or-ed into bytes, then interleaved into the buffer's byte order;
+ *               or-ed into bytes, then interleaved into the buffer's byte order. When the
+ *               columns are further apart than their bytes (u1 (32,1) holds 8 rows in 32
+ *               slots) the bytes between are not ours and are written one by one, unless
+ *               the task is of kind 2: the caller knows those bytes are padding no other
+ *               task writes, and they get the pad code in the same vector stores;
  *     contiguous  ... the last axis contiguous on the logical side: 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
  *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
@@ -44,7 +49,7 @@
 
 typedef struct {
     int ndim; /* -1: an empty task */
-    int pad;
+    int kind; /* 0 data, 1 pad, 2 data owning its column gaps */
     Py_ssize_t slot;
     char *log;
     Py_ssize_t shape[MAX_DIMS], ps[MAX_DIMS], ls[MAX_DIMS];
@@ -169,7 +174,7 @@ static void pack_bytes(const ctx_t *c, const task_t *t, uint8_t *out, const char
 {
     int last = t->ndim - 1;
     Py_ssize_t q = t->shape[last] / c->per, ls = t->ls[last];
-    if (t->pad) {
+    if (t->kind == 1) {
         memset(out, c->pad_byte, (size_t)q);
         return;
     }
@@ -198,6 +203,19 @@ static inline void put(uint8_t *p, __m128i x, int stream)
         _mm_storeu_si128((__m128i *)p, x);
 }
 
+/* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
+ * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
+ * applying it three times is the identity and twice undoes it. */
+static inline void interleave4(__m128i *y, const __m128i *x)
+{
+    __m128i a = _mm_unpacklo_epi8(x[0], x[1]), b = _mm_unpackhi_epi8(x[0], x[1]);
+    __m128i e = _mm_unpacklo_epi8(x[2], x[3]), f = _mm_unpackhi_epi8(x[2], x[3]);
+    y[0] = _mm_unpacklo_epi16(a, e);
+    y[1] = _mm_unpackhi_epi16(a, e);
+    y[2] = _mm_unpacklo_epi16(b, f);
+    y[3] = _mm_unpackhi_epi16(b, f);
+}
+
 /* Byte j of column i of the registers goes to out[i*P + j]: interleaved in registers when
  * the columns' bytes are adjacent (P == q), else byte by byte (the gaps are not ours). */
 ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, const int q, int stream)
@@ -209,17 +227,30 @@ ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, c
         put(out, _mm_unpacklo_epi8(v[0], v[1]), st);
         put(out + 16, _mm_unpackhi_epi8(v[0], v[1]), st);
     } else if (P == q && q == 4) {
-        __m128i a = _mm_unpacklo_epi8(v[0], v[1]), b = _mm_unpackhi_epi8(v[0], v[1]);
-        __m128i e = _mm_unpacklo_epi8(v[2], v[3]), f = _mm_unpackhi_epi8(v[2], v[3]);
-        put(out, _mm_unpacklo_epi16(a, e), st);
-        put(out + 16, _mm_unpackhi_epi16(a, e), st);
-        put(out + 32, _mm_unpacklo_epi16(b, f), st);
-        put(out + 48, _mm_unpackhi_epi16(b, f), st);
+        __m128i y[4];
+        interleave4(y, v);
+        for (int i = 0; i < 4; i++) put(out + 16 * i, y[i], st);
     } else {
         _Alignas(16) uint8_t tmp[MAX_Q][LANES];
         for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
         for (int i = 0; i < LANES; i++)
             for (int j = 0; j < q; j++) out[i * P + j] = tmp[j][i];
+    }
+}
+
+/* The same for a task owning the gaps: bytes q..P-1 of each column get the pad byte. */
+ALWAYS_INLINE void store_owned(uint8_t *out, __m128i *v, Py_ssize_t P, const int q, uint8_t pad,
+                               int stream)
+{
+    __m128i pv = _mm_set1_epi8((char)pad);
+    if (P == 2 && q == 1) {
+        v[1] = pv;
+        store_columns(out, v, 2, 2, stream);
+    } else if (P == 4 && q < 4) {
+        for (int j = q; j < 4; j++) v[j] = pv;
+        store_columns(out, v, 4, 4, stream);
+    } else {
+        store_columns(out, v, P, q, stream); /* the gaps keep what they hold */
     }
 }
 
@@ -234,6 +265,11 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
         __m128i o0 = _mm_loadu_si128(p), o1 = _mm_loadu_si128(p + 1), ff = _mm_set1_epi16(0xFF);
         v[0] = _mm_packus_epi16(_mm_and_si128(o0, ff), _mm_and_si128(o1, ff));
         if (q == 2) v[1] = _mm_packus_epi16(_mm_srli_epi16(o0, 8), _mm_srli_epi16(o1, 8));
+    } else if (P == 4 && q == 4) {
+        __m128i o[4], y[4];
+        for (int i = 0; i < 4; i++) o[i] = _mm_loadu_si128(p + i);
+        interleave4(y, o);
+        interleave4(v, y);
     } else if ((P == q || wide) && P == 4 && q <= 4) {
         __m128i o[4], ff = _mm_set1_epi32(0xFF);
         for (int i = 0; i < 4; i++) o[i] = _mm_loadu_si128(p + i);
@@ -257,6 +293,9 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out,
     const int per = 8 / bits, last = t->ndim - 1;
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last], col = 0;
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
+    /* the gaps between columns are ours: P bytes per column in vector stores, but not past
+     * the last column's own bytes (the checked span ends there) */
+    int own = t->kind == 2 && P > q;
     for (; col + LANES <= nc; col += LANES) {
         __m128i v[MAX_Q] = {0}; /* (q of them are set) */
         for (int j = 0; j < q; j++) {
@@ -268,10 +307,28 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out,
             }
             v[j] = acc;
         }
-        store_columns(out + col * P, v, P, q, c->stream);
+        if (own && col + LANES < nc)
+            store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
+        else
+            store_columns(out + col * P, v, P, q, c->stream);
     }
     for (; col < nc; col++)
         for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+}
+
+/* One block of 16 columns: per*q rows of 16 codes. */
+ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_ssize_t ls, const int bits,
+                                const int q, __m128i m, __m128i half, int wide)
+{
+    const int per = 8 / bits;
+    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+    load_columns(in, v, P, q, wide);
+    for (int j = 0; j < q; j++)
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            x = _mm_sub_epi8(_mm_xor_si128(x, half), half); /* sign-extends (no-op when 0) */
+            _mm_storeu_si128((__m128i *)(log + (j * per + k) * ls), x);
+        }
 }
 
 ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log, const uint8_t *in,
@@ -281,16 +338,29 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log, 
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last], col = 0;
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
-    for (; col + LANES <= nc; col += LANES) {
-        __m128i v[MAX_Q] = {0}; /* (q of them are set) */
-        load_columns(in + col * P, v, P, q, col + LANES < nc);
+    /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
+     * other, so the write-combining buffers fill whole lines; only where every row's line
+     * starts at the same column (after a head of plain blocks) */
+    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)log & 63)) & 63);
+    int stream = c->stream && ls % 64 == 0 && head % LANES == 0;
+    for (; stream && col < head && col + LANES <= nc; col += LANES)
+        unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
+    for (; stream && col + 4 * LANES <= nc; col += 4 * LANES) {
+        __m128i v[4][MAX_Q] = {{{0}}};
+        for (int b = 0; b < 4; b++)
+            load_columns(in + (col + b * LANES) * P, v[b], P, q, col + (b + 1) * LANES < nc);
         for (int j = 0; j < q; j++)
             for (int k = 0; k < per; k++) {
-                __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
-                x = _mm_sub_epi8(_mm_xor_si128(x, half), half); /* sign-extends (no-op when 0) */
-                _mm_storeu_si128((__m128i *)(log + (j * per + k) * ls + col), x);
+                uint8_t *to = (uint8_t *)(log + (j * per + k) * ls + col);
+                int st = ((uintptr_t)to & 15) == 0;
+                for (int b = 0; b < 4; b++) {
+                    __m128i x = _mm_and_si128(_mm_srl_epi16(v[b][j], _mm_cvtsi32_si128(k * bits)), m);
+                    put(to + b * LANES, _mm_sub_epi8(_mm_xor_si128(x, half), half), st);
+                }
             }
     }
+    for (; col + LANES <= nc; col += LANES)
+        unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
     for (; col < nc; col++)
         for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
 }
@@ -449,7 +519,7 @@ static int read_task(PyObject *obj, task_t *t, const bounds_t *b)
         PyErr_SetString(PyExc_TypeError, "pack: a task must be a tuple");
         return -1;
     }
-    if (!PyArg_ParseTuple(obj, "pnnO!O!O!", &t->pad, &t->slot, &loff, &PyTuple_Type, &shape,
+    if (!PyArg_ParseTuple(obj, "innO!O!O!", &t->kind, &t->slot, &loff, &PyTuple_Type, &shape,
                           &PyTuple_Type, &ps, &PyTuple_Type, &ls))
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(shape), lo, hi;
@@ -468,11 +538,15 @@ static int read_task(PyObject *obj, task_t *t, const bounds_t *b)
         PyErr_SetString(PyExc_IndexError, "pack: a task leaves the packed buffer");
         return -1;
     }
-    if (t->pad) {
-        if (!b->allow_pad) {
-            PyErr_SetString(PyExc_ValueError, "unpack: pad tasks are for pack");
-            return -1;
-        }
+    if (t->kind < 0 || t->kind > 2) {
+        PyErr_SetString(PyExc_ValueError, "pack: a task's kind must be 0, 1 or 2");
+        return -1;
+    }
+    if (t->kind != 0 && !b->allow_pad) {
+        PyErr_SetString(PyExc_ValueError, "unpack: tasks of kinds 1 (pad) and 2 are for pack");
+        return -1;
+    }
+    if (t->kind == 1) {
         memset(t->ls, 0, sizeof t->ls);
         t->log = (char *)b->pad;
         return 0;
@@ -611,10 +685,10 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst, *src, *tasks, *result = NULL;
-    int bits, sign;
+    int bits, sign, stream = 0;
     Py_ssize_t nslots, count;
-    if (!PyArg_ParseTuple(args, "OOO!inp:unpack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
-                          &sign))
+    if (!PyArg_ParseTuple(args, "OOO!inp|p:unpack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
+                          &sign, &stream))
         return NULL;
     if (dst == Py_None) {
         PyErr_SetString(PyExc_TypeError, "unpack: dst must be an array");
@@ -624,7 +698,7 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     ctx_t c;
     bounds_t b = {0};
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
-    init_ctx(&c, (uint8_t *)pv.buf, bits, sign, 0, 0);
+    init_ctx(&c, (uint8_t *)pv.buf, bits, sign, stream, 0);
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts != NULL) result = run_all(&c, ts, count, 1);
     PyMem_Free(ts);
@@ -636,11 +710,11 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"pack", pack_entry, METH_VARARGS,
      "pack(dst, src, tasks, bits, nslots, pad, serial=False, stream=False): write the codes of "
-     "the logical byte array src into the packed byte buffer dst; a task is (is_pad, first slot, "
+     "the logical byte array src into the packed byte buffer dst; a task is (kind, first slot, "
      "logical byte offset, shape, slot strides, logical byte strides), checked to lie inside both. "
      "Tasks that share bytes with others (not whole bytes) need serial=True."},
     {"unpack", unpack_entry, METH_VARARGS,
-     "unpack(dst, src, tasks, bits, nslots, signed): read the codes of the packed byte buffer src "
+     "unpack(dst, src, tasks, bits, nslots, signed, stream=False): read the codes of the packed byte buffer src "
      "into the logical byte array dst (sign-extended if signed); tasks as for pack."},
     {NULL, NULL, 0, NULL},
 };

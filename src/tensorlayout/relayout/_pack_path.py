@@ -41,7 +41,8 @@ __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
-Task = tuple[bool, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
+Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
+DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
 
 
 def pack_available() -> bool:
@@ -80,8 +81,40 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool) -> Task:
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
     merged = _coalesce([axes[k] for k in outer + cols + inner])
-    return (pad, box.offset, loff, tuple(a[0] for a in merged), tuple(a[1] for a in merged),
-            tuple(a[2] for a in merged))
+    return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
+            tuple(a[1] for a in merged), tuple(a[2] for a in merged))
+
+
+def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:
+    """(G, e) when slots come in groups of G whose tail past the first e is padding only:
+    the digit of slot stride 1 (extent e) is the minor digit of its dim, and grown to the
+    smallest other stride G it still nests with every other digit (each stride at least the
+    span below it), so a slot's digits stay unique. (0, 0) otherwise.
+
+    >>> _gap_groups(PhysicalTarget.from_xla("u1[64,256]{1,0:T(8,128)(32,1)E(1)}"))
+    (32, 8)
+    """
+    digits = [d for ds in (*t.leading_digits, *(t.digits or ())) for d in ds if d.extent > 1]
+    ones = [d for d in digits if d.stride == 1]
+    others = sorted((d for d in digits if d.stride != 1), key=lambda d: d.stride)
+    if len(ones) != 1 or ones[0].block != 1 or not others:
+        return 0, 0
+    span = others[0].stride
+    for d in others:
+        if d.stride < span:
+            return 0, 0
+        span = d.stride * d.extent
+    return others[0].stride, ones[0].extent
+
+
+def _owning_gaps(task: Task, group: int, extent: int) -> Task:
+    """A data task whose columns are one group apart, each holding only the stride-1 digit:
+    the bytes between its columns are padding it may write (kind 2)."""
+    kind, slot, loff, shape, ps, ls = task
+    if kind == DATA and group and len(shape) >= 2 and ps[-1] == 1 and shape[-1] <= extent \
+            and ps[-2] == group:
+        return (DATA_OWNING_GAPS, slot, loff, shape, ps, ls)
+    return task
 
 
 def _whole_bytes(task: Task, per: int) -> bool:
@@ -113,11 +146,14 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
     plan = copy_plan(t)
     ext = (0,) * len(t.leading_digits) + lstrides
     tasks = [_task(box, ext, False) for box in plan.data]
+    if to_physical and plan.fill_all:
+        group, extent = _gap_groups(t)
+        tasks = [_owning_gaps(task, group, extent) for task in tasks]
     if to_physical and not plan.fill_all:
         tasks += [_task(box, ext, True) for box in plan.padding]
         start, end = plan.tail
         if start < end:
-            tasks.append((True, start, 0, (end - start,), (1,), (0,)))
+            tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
     per = 8 // t.packed_bits
     whole = [p for task in tasks if _whole_bytes(task, per) or not to_physical
              for p in _split(task, pieces, per)]
@@ -191,6 +227,7 @@ def from_physical_packed(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | Non
     workers = _workers(out.nbytes, threads)
     tasks = _tasks(t, out.strides, False, 2 * workers if workers > 1 else 1)[0]
     kernel, bits, result = _pack, t.packed_bits, out
+    stream = out.nbytes >= engine.STREAM_MIN_BYTES
     share(workers, tasks, lambda chunk: kernel.unpack(result, raw, chunk, bits, t.physical_elements,
-                                                      t.signed))
+                                                      t.signed, stream))
     return out

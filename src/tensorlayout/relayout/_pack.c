@@ -46,6 +46,7 @@
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
 #define MAX_Q 8  /* bytes per column the register path holds */
+#define STREAM_MIN_RUN 1024 /* unpack streams rows at least this long (shorter: slower, measured) */
 
 typedef struct {
     int ndim; /* -1: an empty task */
@@ -65,6 +66,11 @@ typedef struct {
 } ctx_t;
 
 typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
+
+/* The innermost outer axis, which runs inside a line function (one call per row of lines). */
+typedef struct {
+    Py_ssize_t n, ps, ls; /* extent, slot stride, logical byte stride */
+} rows_t;
 
 static int aligned(const task_t *t, int per)
 {
@@ -142,9 +148,117 @@ static inline uint64_t swar_unpack(const ctx_t *c, uint64_t x)
 
 /* ---- the aligned lines: q whole bytes per position ------------------------------------- */
 
+#if HAVE_SSE2
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+/* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
+ * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
+ * applying it three times is the identity and twice undoes it. */
+static inline void interleave4(__m128i *y, const __m128i *x)
+{
+    __m128i a = _mm_unpacklo_epi8(x[0], x[1]), b = _mm_unpackhi_epi8(x[0], x[1]);
+    __m128i e = _mm_unpacklo_epi8(x[2], x[3]), f = _mm_unpackhi_epi8(x[2], x[3]);
+    y[0] = _mm_unpacklo_epi16(a, e);
+    y[1] = _mm_unpackhi_epi16(a, e);
+    y[2] = _mm_unpacklo_epi16(b, f);
+    y[3] = _mm_unpackhi_epi16(b, f);
+}
+
+static inline void put(uint8_t *p, __m128i x, int stream)
+{
+    if (stream)
+        _mm_stream_si128((__m128i *)p, x);
+    else
+        _mm_storeu_si128((__m128i *)p, x);
+}
+
+static inline __m128i load(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+/* Codes of 16*per contiguous logical bytes -> 16 bytes; returns the logical bytes used. */
+static Py_ssize_t pack_run_sse2(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t n)
+{
+    Py_ssize_t i = 0, step = 16 * c->per;
+    int st = c->stream && ((uintptr_t)out & 15) == 0;
+    __m128i m = _mm_set1_epi8((char)c->mask);
+    for (; i + step <= n; i += step, out += 16) {
+        if (c->bits == 4) {
+            __m128i lo = _mm_set1_epi16(0x000F), hi = _mm_set1_epi16(0x00F0), y[2];
+            for (int h = 0; h < 2; h++) {
+                __m128i x = load(log + i + 16 * h);
+                y[h] = _mm_or_si128(_mm_and_si128(x, lo), _mm_and_si128(_mm_srli_epi16(x, 4), hi));
+            }
+            put(out, _mm_packus_epi16(y[0], y[1]), st);
+        } else if (c->bits == 2) {
+            __m128i y[4];
+            for (int h = 0; h < 4; h++) {
+                __m128i x = _mm_and_si128(load(log + i + 16 * h), m);
+                x = _mm_and_si128(_mm_or_si128(x, _mm_srli_epi32(x, 6)), _mm_set1_epi32(0x000F000F));
+                y[h] = _mm_and_si128(_mm_or_si128(x, _mm_srli_epi32(x, 12)), _mm_set1_epi32(0xFF));
+            }
+            put(out, _mm_packus_epi16(_mm_packs_epi32(y[0], y[1]), _mm_packs_epi32(y[2], y[3])), st);
+        } else {
+            __m128i y[8];
+            for (int h = 0; h < 8; h++) {
+                int bits16 = _mm_movemask_epi8(_mm_slli_epi16(load(log + i + 16 * h), 7));
+                y[h] = _mm_cvtsi32_si128(bits16);
+            }
+            /* 8 x 16 bits -> 16 bytes in order */
+            __m128i a = _mm_unpacklo_epi16(y[0], y[1]), b = _mm_unpacklo_epi16(y[2], y[3]);
+            __m128i e = _mm_unpacklo_epi16(y[4], y[5]), f = _mm_unpacklo_epi16(y[6], y[7]);
+            put(out, _mm_unpacklo_epi64(_mm_unpacklo_epi32(a, b), _mm_unpacklo_epi32(e, f)), st);
+        }
+    }
+    return i;
+}
+
+/* 16 bytes -> codes of 16*per contiguous logical bytes; returns the logical bytes written. */
+static Py_ssize_t unpack_run_sse2(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t n)
+{
+    Py_ssize_t i = 0, step = 16 * c->per;
+    /* streamed only in whole lines (a partial line's write-combining buffer is flushed in
+     * pieces, far slower than a cached store) */
+    int st = c->stream && ((uintptr_t)log & 63) == 0 && n % 64 == 0 && n >= STREAM_MIN_RUN;
+    __m128i m = _mm_set1_epi8((char)c->mask);
+    __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (c->bits - 1) : 0u));
+    for (; i + step <= n; i += step, in += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)in), y[8];
+        int parts = c->per;
+        if (c->bits == 1) {
+            const __m128i sel = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+            for (int h = 0; h < 8; h++) {
+                __m128i v = _mm_cvtsi32_si128(in[2 * h] | (in[2 * h + 1] << 8));
+                v = _mm_unpacklo_epi8(v, v);
+                v = _mm_unpacklo_epi16(v, v);
+                v = _mm_unpacklo_epi32(v, v); /* byte b0 eight times, then b1 eight times */
+                y[h] = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(v, sel), sel), m);
+            }
+        } else {
+            __m128i k[4];
+            for (int j = 0; j < parts; j++) k[j] = _mm_and_si128(_mm_srl_epi16(x, _mm_cvtsi32_si128(j * c->bits)), m);
+            if (c->bits == 4) {
+                y[0] = _mm_unpacklo_epi8(k[0], k[1]);
+                y[1] = _mm_unpackhi_epi8(k[0], k[1]);
+            } else {
+                interleave4(y, k);
+            }
+        }
+        for (int h = 0; h < parts; h++)
+            put((uint8_t *)log + i + 16 * h, _mm_sub_epi8(_mm_xor_si128(y[h], half), half), st);
+    }
+    return i;
+}
+#endif
+
 static void pack_contiguous(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t q)
 {
     Py_ssize_t n = q * c->per, i = 0;
+#if HAVE_SSE2
+    i = pack_run_sse2(c, out, log, n);
+#endif
 #if HAVE_SWAR
     for (; i + 8 <= n; i += 8) {
         uint64_t x;
@@ -159,6 +273,9 @@ static void pack_contiguous(const ctx_t *c, uint8_t *out, const char *log, Py_ss
 static void unpack_contiguous(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t q)
 {
     Py_ssize_t n = q * c->per, i = 0;
+#if HAVE_SSE2
+    i = unpack_run_sse2(c, log, in, n);
+#endif
 #if HAVE_SWAR
     for (; i + 8 <= n; i += 8) {
         uint64_t x = 0;
@@ -189,32 +306,6 @@ static void unpack_bytes(const ctx_t *c, const task_t *t, char *log, const uint8
 }
 
 #if HAVE_SSE2
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
-
-static inline void put(uint8_t *p, __m128i x, int stream)
-{
-    if (stream)
-        _mm_stream_si128((__m128i *)p, x);
-    else
-        _mm_storeu_si128((__m128i *)p, x);
-}
-
-/* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
- * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
- * applying it three times is the identity and twice undoes it. */
-static inline void interleave4(__m128i *y, const __m128i *x)
-{
-    __m128i a = _mm_unpacklo_epi8(x[0], x[1]), b = _mm_unpackhi_epi8(x[0], x[1]);
-    __m128i e = _mm_unpacklo_epi8(x[2], x[3]), f = _mm_unpackhi_epi8(x[2], x[3]);
-    y[0] = _mm_unpacklo_epi16(a, e);
-    y[1] = _mm_unpackhi_epi16(a, e);
-    y[2] = _mm_unpacklo_epi16(b, f);
-    y[3] = _mm_unpackhi_epi16(b, f);
-}
 
 /* Byte j of column i of the registers goes to out[i*P + j]: interleaved in registers when
  * the columns' bytes are adjacent (P == q), else byte by byte (the gaps are not ours). */
@@ -287,15 +378,19 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
 }
 
 /* The columns loop for constant bits and q (unrolled by the compiler). */
-ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out, const char *log,
-                                  const int bits, const int q)
+ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
+                                  const rows_t *rows, const int bits, const int q)
 {
     const int per = 8 / bits, last = t->ndim - 1;
-    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last], col = 0;
+    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     /* the gaps between columns are ours: P bytes per column in vector stores, but not past
      * the last column's own bytes (the checked span ends there) */
     int own = t->kind == 2 && P > q;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+    uint8_t *out = out0 + r * (rows->ps / per);
+    const char *log = log0 + r * rows->ls;
+    Py_ssize_t col = 0;
     for (; col + LANES <= nc; col += LANES) {
         __m128i v[MAX_Q] = {0}; /* (q of them are set) */
         for (int j = 0; j < q; j++) {
@@ -314,6 +409,7 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out,
     }
     for (; col < nc; col++)
         for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+    }
 }
 
 /* One block of 16 columns: per*q rows of 16 codes. */
@@ -331,18 +427,22 @@ ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_s
         }
 }
 
-ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log, const uint8_t *in,
-                                    const int bits, const int q)
+ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
+                                    const rows_t *rows, const int bits, const int q)
 {
     const int per = 8 / bits, last = t->ndim - 1;
-    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last], col = 0;
+    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+    char *log = log0 + r * rows->ls;
+    const uint8_t *in = in0 + r * (rows->ps / per);
+    Py_ssize_t col = 0;
     /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
      * other, so the write-combining buffers fill whole lines; only where every row's line
      * starts at the same column (after a head of plain blocks) */
     Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)log & 63)) & 63);
-    int stream = c->stream && ls % 64 == 0 && head % LANES == 0;
+    int stream = c->stream && ls % 64 == 0 && head % LANES == 0 && nc >= STREAM_MIN_RUN;
     for (; stream && col < head && col + LANES <= nc; col += LANES)
         unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
     for (; stream && col + 4 * LANES <= nc; col += 4 * LANES) {
@@ -363,6 +463,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log, 
         unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
     for (; col < nc; col++)
         for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
+    }
 }
 
 /* Dispatch to a copy specialised for bits (1, 2, 4) and q (1, 2, 4 bytes per column). */
@@ -383,14 +484,15 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log, 
         }                                                                                    \
     } while (0)
 
-static void pack_columns(const ctx_t *c, const task_t *t, uint8_t *out, const char *log)
+static void pack_columns(const ctx_t *c, const task_t *t, uint8_t *out, const char *log, const rows_t *rows)
 {
-    SPECIALISE(pack_columns_k, c, t, out, log);
+    SPECIALISE(pack_columns_k, c, t, out, log, rows);
 }
 
-static void unpack_columns(const ctx_t *c, const task_t *t, char *log, const uint8_t *in)
+static void unpack_columns(const ctx_t *c, const task_t *t, char *log, const uint8_t *in,
+                           const rows_t *rows)
 {
-    SPECIALISE(unpack_columns_k, c, t, log, in);
+    SPECIALISE(unpack_columns_k, c, t, log, in, rows);
 }
 #endif
 
@@ -419,15 +521,14 @@ static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t 
 
 /* ---- the outer loops ------------------------------------------------------------------ */
 
+/* One line per row: the inner axes (one, or two for columns) from slot and log on. */
 static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log)
 {
     int last = t->ndim - 1;
     uint8_t *bytes = c->bytes + slot / c->per;
     switch (kind) {
 #if HAVE_SSE2
-    case L_COLUMNS:
-        if (unpack) unpack_columns(c, t, log, bytes); else pack_columns(c, t, bytes, log);
-        break;
+    case L_COLUMNS: /* not reached: a columns task runs its rows itself (see lines) */
 #else
     case L_COLUMNS: /* not chosen without SSE2 */
 #endif
@@ -447,15 +548,36 @@ static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ss
     }
 }
 
+/* The lines of one row of the innermost outer axis. */
+static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log,
+                  const rows_t *rows)
+{
+#if HAVE_SSE2
+    if (kind == L_COLUMNS) {
+        uint8_t *bytes = c->bytes + slot / c->per;
+        if (unpack) unpack_columns(c, t, log, bytes, rows); else pack_columns(c, t, bytes, log, rows);
+        return;
+    }
+#endif
+    for (Py_ssize_t r = 0; r < rows->n; r++) line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
+}
+
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
 {
     line_t kind = choose(t, c->per);
     int inner = kind == L_COLUMNS ? 2 : (t->ndim > 0 ? 1 : 0);
     int outer = t->ndim - inner;
+    rows_t rows = {1, 0, 0};
+    if (outer > 0) { /* the innermost outer axis runs inside lines() */
+        outer--;
+        rows.n = t->shape[outer];
+        rows.ps = t->ps[outer];
+        rows.ls = t->ls[outer];
+    }
     Py_ssize_t idx[MAX_DIMS] = {0}, slot = t->slot;
     char *log = t->log;
     for (;;) {
-        line(c, t, kind, unpack, slot, log);
+        lines(c, t, kind, unpack, slot, log, &rows);
         int k = outer - 1;
         for (; k >= 0; k--) {
             if (++idx[k] < t->shape[k]) {

@@ -21,11 +21,16 @@
  *               slots) the bytes between are not ours and are written one by one, unless
  *               the task is of kind 2: the caller knows those bytes are padding no other
  *               task writes, and they get the pad code in the same vector stores;
- *     contiguous  ... the last axis contiguous on the logical side: 8 codes per 64-bit word;
+ *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
+ *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
  *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
  *               Such tasks share bytes with others, so pack accepts them only when called
  *               with serial=True, which the caller does from one thread.
+ * The axis outside the inner one(s) runs inside the line loops (no dispatch per line). With
+ * stream, stores bypass the cache: pack's contiguous byte runs, and unpack's logical rows
+ * where whole 64-byte lines of long rows can be written one after the other (partial lines
+ * measured far slower).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -238,7 +243,8 @@ static Py_ssize_t unpack_run_sse2(const ctx_t *c, char *log, const uint8_t *in, 
             }
         } else {
             __m128i k[4];
-            for (int j = 0; j < parts; j++) k[j] = _mm_and_si128(_mm_srl_epi16(x, _mm_cvtsi32_si128(j * c->bits)), m);
+            for (int j = 0; j < parts; j++)
+                k[j] = _mm_and_si128(_mm_srl_epi16(x, _mm_cvtsi32_si128(j * c->bits)), m);
             if (c->bits == 4) {
                 y[0] = _mm_unpacklo_epi8(k[0], k[1]);
                 y[1] = _mm_unpackhi_epi8(k[0], k[1]);
@@ -388,27 +394,27 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
      * the last column's own bytes (the checked span ends there) */
     int own = t->kind == 2 && P > q;
     for (Py_ssize_t r = 0; r < rows->n; r++) {
-    uint8_t *out = out0 + r * (rows->ps / per);
-    const char *log = log0 + r * rows->ls;
-    Py_ssize_t col = 0;
-    for (; col + LANES <= nc; col += LANES) {
-        __m128i v[MAX_Q] = {0}; /* (q of them are set) */
-        for (int j = 0; j < q; j++) {
-            const char *row = log + j * per * ls + col;
-            __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
-            for (int k = 1; k < per; k++) {
-                __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
-                acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        uint8_t *out = out0 + r * (rows->ps / per);
+        const char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+            for (int j = 0; j < q; j++) {
+                const char *row = log + j * per * ls + col;
+                __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
+                for (int k = 1; k < per; k++) {
+                    __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
+                    acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+                }
+                v[j] = acc;
             }
-            v[j] = acc;
+            if (own && col + LANES < nc)
+                store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
+            else
+                store_columns(out + col * P, v, P, q, c->stream);
         }
-        if (own && col + LANES < nc)
-            store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
-        else
-            store_columns(out + col * P, v, P, q, c->stream);
-    }
-    for (; col < nc; col++)
-        for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+        for (; col < nc; col++)
+            for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
     }
 }
 
@@ -435,34 +441,34 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
     for (Py_ssize_t r = 0; r < rows->n; r++) {
-    char *log = log0 + r * rows->ls;
-    const uint8_t *in = in0 + r * (rows->ps / per);
-    Py_ssize_t col = 0;
-    /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
-     * other, so the write-combining buffers fill whole lines; only where every row's line
-     * starts at the same column (after a head of plain blocks) */
-    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)log & 63)) & 63);
-    int stream = c->stream && ls % 64 == 0 && head % LANES == 0 && nc >= STREAM_MIN_RUN;
-    for (; stream && col < head && col + LANES <= nc; col += LANES)
-        unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
-    for (; stream && col + 4 * LANES <= nc; col += 4 * LANES) {
-        __m128i v[4][MAX_Q] = {{{0}}};
-        for (int b = 0; b < 4; b++)
-            load_columns(in + (col + b * LANES) * P, v[b], P, q, col + (b + 1) * LANES < nc);
-        for (int j = 0; j < q; j++)
-            for (int k = 0; k < per; k++) {
-                uint8_t *to = (uint8_t *)(log + (j * per + k) * ls + col);
-                int st = ((uintptr_t)to & 15) == 0;
-                for (int b = 0; b < 4; b++) {
-                    __m128i x = _mm_and_si128(_mm_srl_epi16(v[b][j], _mm_cvtsi32_si128(k * bits)), m);
-                    put(to + b * LANES, _mm_sub_epi8(_mm_xor_si128(x, half), half), st);
+        char *log = log0 + r * rows->ls;
+        const uint8_t *in = in0 + r * (rows->ps / per);
+        Py_ssize_t col = 0;
+        /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
+         * other, so the write-combining buffers fill whole lines; only where every row's line
+         * starts at the same column (after a head of plain blocks) */
+        Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)log & 63)) & 63);
+        int stream = c->stream && ls % 64 == 0 && head % LANES == 0 && nc >= STREAM_MIN_RUN;
+        for (; stream && col < head && col + LANES <= nc; col += LANES)
+            unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
+        for (; stream && col + 4 * LANES <= nc; col += 4 * LANES) {
+            __m128i v[4][MAX_Q] = {{{0}}};
+            for (int b = 0; b < 4; b++)
+                load_columns(in + (col + b * LANES) * P, v[b], P, q, col + (b + 1) * LANES < nc);
+            for (int j = 0; j < q; j++)
+                for (int k = 0; k < per; k++) {
+                    uint8_t *to = (uint8_t *)(log + (j * per + k) * ls + col);
+                    int st = ((uintptr_t)to & 15) == 0;
+                    for (int b = 0; b < 4; b++) {
+                        __m128i x = _mm_and_si128(_mm_srl_epi16(v[b][j], _mm_cvtsi32_si128(k * bits)), m);
+                        put(to + b * LANES, _mm_sub_epi8(_mm_xor_si128(x, half), half), st);
+                    }
                 }
-            }
-    }
-    for (; col + LANES <= nc; col += LANES)
-        unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
-    for (; col < nc; col++)
-        for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
+        }
+        for (; col + LANES <= nc; col += LANES)
+            unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
+        for (; col < nc; col++)
+            for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
     }
 }
 
@@ -559,7 +565,8 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
         return;
     }
 #endif
-    for (Py_ssize_t r = 0; r < rows->n; r++) line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
+    for (Py_ssize_t r = 0; r < rows->n; r++)
+        line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
 }
 
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
@@ -836,7 +843,8 @@ static PyMethodDef methods[] = {
      "logical byte offset, shape, slot strides, logical byte strides), checked to lie inside both. "
      "Tasks that share bytes with others (not whole bytes) need serial=True."},
     {"unpack", unpack_entry, METH_VARARGS,
-     "unpack(dst, src, tasks, bits, nslots, signed, stream=False): read the codes of the packed byte buffer src "
+     "unpack(dst, src, tasks, bits, nslots, signed, stream=False): read the codes of the packed "
+     "byte buffer src "
      "into the logical byte array dst (sign-extended if signed); tasks as for pack."},
     {NULL, NULL, 0, NULL},
 };

@@ -22,6 +22,7 @@ from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.xla import linear_indices, parse_shape
 
 from ..bridge.strategies import xla_shapes
+from ..bridge.test_relayout_fuzz import _strided
 
 # the compiled kernel (where built), the same with non-temporal stores, the numpy fallback
 PATHS = ["pack", "pack-stream", "numpy"]
@@ -64,19 +65,10 @@ def random_data(t: PhysicalTarget, rng: np.random.Generator, dtype: type = np.in
 
 
 def strided(data: np.ndarray, how: str) -> np.ndarray:
-    """The same values behind other strides."""
-    if how == "reversed" and data.ndim:
-        return np.ascontiguousarray(data[::-1])[::-1]
-    if how == "gapped" and data.ndim:
-        wide = np.zeros((*data.shape[:-1], 2 * data.shape[-1]), dtype=data.dtype)
-        wide[..., ::2] = data
-        return wide[..., ::2]
+    """The same values behind other strides (the bridge fuzz's variants, and column-major)."""
     if how == "fortran":
-        return data.T.copy().T  # column-major (np.asfortranarray makes a 0-d array 1-d)
-    if how == "readonly":
-        data = data.copy()
-        data.setflags(write=False)
-    return data
+        return data.T.copy().T  # (np.asfortranarray makes a 0-d array 1-d)
+    return _strided(data, how)
 
 
 HOWS = ["plain", "reversed", "gapped", "fortran", "readonly"]
@@ -121,6 +113,8 @@ FORMATS = [
     "s4[16,1024]{1,0:T(8,128)E(4)}",
     "s2[4,4000]{1,0:E(2)}",
     "s4[37,301]{0,1:T(8,128)(8,1)E(4)}",
+    "s4[20,1024]{0,1:T(8,128)(8,1)E(4)}",
+    "u1[9,2048]{0,1:T(8,128)(8,1)E(1)}",
     "s4[29,300]{1,0:T(8,128)(2,1)E(4)}",
     "u4[21,530]{1,0:T(8,128)E(4)}",
     "s4[3,7,45]{2,1,0:T(8,128)(8,1)E(4)}",

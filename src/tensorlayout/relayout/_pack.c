@@ -51,6 +51,7 @@
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
 #define MAX_Q 8  /* bytes per column the register path holds */
+#define STAGE_BYTES 4096 /* L1 staging area for runs of contiguous lines */
 #define STREAM_MIN_RUN 1024 /* unpack streams rows at least this long (shorter: slower, measured) */
 
 typedef struct {
@@ -555,9 +556,54 @@ static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ss
 }
 
 /* The lines of one row of the innermost outer axis. */
+/* k pieces of q bytes: piece r from src + r*ss to dst + r*ds (fixed-size moves for small q). */
+static void pieces(uint8_t *dst, Py_ssize_t ds, const uint8_t *src, Py_ssize_t ss, Py_ssize_t k, Py_ssize_t q)
+{
+#define PIECES(N)                                                                            \
+    for (Py_ssize_t r = 0; r < k; r++) memcpy(dst + r * ds, src + r * ss, N);                \
+    return
+    switch (q) {
+    case 1: PIECES(1);
+    case 2: PIECES(2);
+    case 4: PIECES(4);
+    case 8: PIECES(8);
+    case 16: PIECES(16);
+    default: PIECES((size_t)q);
+    }
+#undef PIECES
+}
+
+/* Contiguous lines whose rows continue one logical run (the caller puts such an axis there:
+ * a transposing layout's sub-tile columns, or a tile row's tiles): the run goes through an
+ * L1 stage in long vector steps, each row's q bytes copied to or from its place. */
+static void staged_rows(const ctx_t *c, const task_t *t, int unpack, Py_ssize_t slot, char *log,
+                        const rows_t *rows)
+{
+    _Alignas(64) uint8_t stage[STAGE_BYTES];
+    ctx_t cached = *c;
+    cached.stream = 0; /* the stage stays in L1 */
+    Py_ssize_t n = t->shape[t->ndim - 1], q = n / c->per, chunk = STAGE_BYTES / q, pb = rows->ps / c->per;
+    uint8_t *bytes = c->bytes + slot / c->per;
+    for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += chunk) {
+        Py_ssize_t k = rows->n - r0 < chunk ? rows->n - r0 : chunk;
+        if (unpack) {
+            pieces(stage, q, bytes + r0 * pb, pb, k, q);
+            unpack_contiguous(c, log + r0 * n, stage, k * q);
+        } else {
+            pack_contiguous(&cached, stage, log + r0 * n, k * q);
+            pieces(bytes + r0 * pb, pb, stage, q, k, q);
+        }
+    }
+}
+
 static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log,
                   const rows_t *rows)
 {
+    if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
+        && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES) {
+        staged_rows(c, t, unpack, slot, log, rows);
+        return;
+    }
 #if HAVE_SSE2
     if (kind == L_COLUMNS) {
         uint8_t *bytes = c->bytes + slot / c->per;

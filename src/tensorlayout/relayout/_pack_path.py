@@ -40,6 +40,7 @@ except ImportError:  # installed without a C compiler: the numpy path
 __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
+STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
@@ -71,7 +72,30 @@ def _coalesce(axes: list[Axis]) -> list[Axis]:
     return out
 
 
-def _task(box: Box, lstrides: tuple[int, ...], pad: bool) -> Task:
+def _continuing(axes: list[Axis], per: int) -> list[Axis]:
+    """An axis that continues the logical run of a short contiguous inner axis (less than 16
+    bytes packed: a transposing layout's sub-tile) moves just outside it, so the kernel packs
+    those lines as one run through a stage instead of a few bytes at a time; longer lines
+    keep their order (measured: reordering them costs more than it saves). Of a long such
+    axis only ``STAGED_PIECES`` stay there, the rest goes above the next row axis, so one
+    run's pieces (far apart in the buffer) touch a few pages that the next rows continue.
+
+    >>> _continuing([(64, 1024, 8), (128, 8, 8192), (8, 1, 1)], 2)
+    [(128, 8, 8192), (64, 1024, 8), (8, 1, 1)]
+    """
+    ext, ps, ls = axes[-1] if axes else (0, 0, 0)
+    k = next((i for i, a in enumerate(axes[:-1]) if a[2] == ext and a[1] % per == 0), None)
+    if ps != 1 or ls != 1 or ext >= 16 * per or k is None or axes[k][0] * ext < 64:
+        return axes  # (a run shorter than a cache line gains nothing)
+    rest = [*axes[:k], *axes[k + 1:-1]]
+    n, aps, als = axes[k]
+    if n > STAGED_PIECES and n % STAGED_PIECES == 0 and rest:  # its outer part above the last row axis
+        rest.insert(len(rest) - 1, (n // STAGED_PIECES, aps * STAGED_PIECES, als * STAGED_PIECES))
+        n = STAGED_PIECES
+    return [*rest, (n, aps, als), axes[-1]]
+
+
+def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
     then the rest by slot stride (major first)."""
     loff = 0 if pad else sum(x0 * lstrides[k] for k, (x0, _) in enumerate(box.ranges))
@@ -80,7 +104,7 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool) -> Task:
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
-    merged = _coalesce([axes[k] for k in outer + cols + inner])
+    merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
 
@@ -145,16 +169,16 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
         return cache[key]
     plan = copy_plan(t)
     ext = (0,) * len(t.leading_digits) + lstrides
-    tasks = [_task(box, ext, False) for box in plan.data]
+    per = 8 // t.packed_bits
+    tasks = [_task(box, ext, False, per) for box in plan.data]
     if to_physical and plan.fill_all:
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent) for task in tasks]
     if to_physical and not plan.fill_all:
-        tasks += [_task(box, ext, True) for box in plan.padding]
+        tasks += [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail
         if start < end:
             tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
-    per = 8 // t.packed_bits
     whole = [p for task in tasks if _whole_bytes(task, per) or not to_physical
              for p in _split(task, pieces, per)]
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]

@@ -17,6 +17,7 @@ class OptimisingBuildExt(build_ext):
 
 setup(
     ext_modules=[Extension("tensorlayout.relayout._kernel", ["src/tensorlayout/relayout/_kernel.c"],
-                           optional=True)],
+                           optional=True),
+                 Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"], optional=True)],
     cmdclass={"build_ext": OptimisingBuildExt},
 )

@@ -27,6 +27,7 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._copy import copy_direct, copy_in, copy_out, has_fast_path
 from tensorlayout.relayout._cute import as_target, from_cute
 from tensorlayout.relayout._direct import is_direct
+from tensorlayout.relayout._pack_path import from_physical_packed, to_physical_packed
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
@@ -143,7 +144,8 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
     _check_pad(pad_value, a.dtype, t)
     _check_size(t, a.dtype.itemsize)
     if t.packed_bits:
-        return _pack(a, t, pad_value, out)
+        fast = to_physical_packed(a, t, pad_value, out, threads)
+        return fast if fast is not None else _pack(a, t, pad_value, out)
     buf = _out_buffer(out, t.physical_elements, a.dtype, t)
     copy_in(a, buf, t, pad_value, threads)
     return buf if out is None else out
@@ -162,6 +164,9 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     b = np.ascontiguousarray(buffer).reshape(-1)  # the copy plans address a dense buffer
     _check_width(b.dtype, t)
     if t.packed_bits:
+        fast = from_physical_packed(b, t, out, threads)
+        if fast is not None:
+            return fast
         b = _unpack(b, t)
     elif b.size != t.physical_elements:
         raise LayoutError(f"{t}: expected a buffer of {t.physical_elements} elements, but got {b.size}")

@@ -1,0 +1,902 @@
+/* The sub-byte packing kernel of tensorlayout.relayout: E(4) / E(2) / E(1) layouts in one pass.
+ *
+ * pack(dst, src, tasks, bits, nslots, pad, serial, stream) writes the logical codes of src
+ * (one element per byte, its low `bits` bits count) into the packed byte buffer dst, 8/bits
+ * slots per byte, the first slot in the low bits; unpack(dst, src, tasks, bits, nslots,
+ * signed, stream) reads them back into the logical bytes dst, sign-extended for signed
+ * types. A task is (kind, first slot, logical byte offset, shape, slot strides, logical byte
+ * strides), the axes in loop order, outermost first. Kinds: 0 data; 1 pad: the code `pad`
+ * into every slot (the logical side is ignored); 2 data that owns the gaps between its
+ * columns (see below). Before any memory is touched, every task is checked to stay
+ * inside both buffers: slots in [0, nslots), nslots within the packed buffer, logical bytes
+ * inside the logical array (any strides). The GIL is released while moving data.
+ *
+ * The inner loop is chosen per task:
+ *   aligned     the last axis has slot stride 1 and a multiple of 8/bits slots, the first
+ *               slot and every other slot stride are multiples too: whole bytes, never read:
+ *     columns   ... the axis before it contiguous on the logical side (the TPU's (8,1) and
+ *               (32,1) sub-tiles): 16 columns at a time in SSE2 registers, rows shifted and
+ *               or-ed into bytes, then interleaved into the buffer's byte order. When the
+ *               columns are further apart than their bytes (u1 (32,1) holds 8 rows in 32
+ *               slots) the bytes between are not ours and are written one by one, unless
+ *               the task is of kind 2: the caller knows those bytes are padding no other
+ *               task writes, and they get the pad code in the same vector stores;
+ *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
+ *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
+ *     bytes     ... otherwise byte by byte;
+ *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
+ *               Such tasks share bytes with others, so pack accepts them only when called
+ *               with serial=True, which the caller does from one thread.
+ * The axis outside the inner one(s) runs inside the line loops (no dispatch per line). With
+ * stream, stores bypass the cache: pack's contiguous byte runs, and unpack's logical rows
+ * where whole 64-byte lines of long rows can be written one after the other (partial lines
+ * measured far slower).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define HAVE_SSE2 1
+#else
+#define HAVE_SSE2 0
+#endif
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64)
+#define HAVE_SWAR 1 /* the 64-bit word tricks assume little-endian byte order */
+#else
+#define HAVE_SWAR 0
+#endif
+
+#define MAX_DIMS 32
+#define LANES 16 /* columns per register */
+#define MAX_Q 8  /* bytes per column the register path holds */
+#define STAGE_BYTES 4096 /* L1 staging area for runs of contiguous lines */
+#define STREAM_MIN_RUN 1024 /* unpack streams rows at least this long (shorter: slower, measured) */
+
+typedef struct {
+    int ndim; /* -1: an empty task */
+    int kind; /* 0 data, 1 pad, 2 data owning its column gaps */
+    Py_ssize_t slot;
+    char *log;
+    Py_ssize_t shape[MAX_DIMS], ps[MAX_DIMS], ls[MAX_DIMS];
+} task_t;
+
+typedef struct {
+    uint8_t *bytes; /* the packed buffer */
+    int bits, per, sign, stream;
+    unsigned mask;
+    uint8_t pad;      /* pack: the pad code (pad tasks read it, with logical strides 0) */
+    uint8_t pad_byte; /* ... repeated over a byte */
+    uint64_t swar_mask[4]; /* after each level of the word trick, finest first */
+} ctx_t;
+
+typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
+
+/* The innermost outer axis, which runs inside a line function (one call per row of lines). */
+typedef struct {
+    Py_ssize_t n, ps, ls; /* extent, slot stride, logical byte stride */
+} rows_t;
+
+static int aligned(const task_t *t, int per)
+{
+    int last = t->ndim - 1;
+    if (last < 0 || t->ps[last] != 1 || t->shape[last] % per || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    return 1;
+}
+
+static line_t choose(const task_t *t, int per)
+{
+    if (!aligned(t, per)) return L_SLOTS;
+    int last = t->ndim - 1;
+    if (t->ls[last] == 1) return L_CONTIGUOUS;
+    if (HAVE_SSE2 && last >= 1 && t->ls[last - 1] == 1 && t->ps[last - 1] > 0
+        && t->shape[last] / per <= MAX_Q)
+        return L_COLUMNS;
+    return L_BYTES;
+}
+
+/* ---- codes <-> bytes, one byte at a time ----------------------------------------------- */
+
+static inline uint8_t gather_byte(const ctx_t *c, const char *log, Py_ssize_t ls)
+{
+    unsigned v = 0;
+    for (int k = 0; k < c->per; k++) v |= ((unsigned)(uint8_t)log[k * ls] & c->mask) << (k * c->bits);
+    return (uint8_t)v;
+}
+
+static inline uint8_t code(const ctx_t *c, unsigned v)
+{
+    v &= c->mask;
+    if (c->sign && (v >> (c->bits - 1))) v |= ~c->mask;
+    return (uint8_t)v;
+}
+
+static inline void scatter_byte(const ctx_t *c, char *log, Py_ssize_t ls, unsigned byte)
+{
+    for (int k = 0; k < c->per; k++) log[k * ls] = (char)code(c, byte >> (k * c->bits));
+}
+
+/* ---- 8 codes <-> one 64-bit word (little-endian) ------------------------------------ */
+
+static void swar_masks(ctx_t *c)
+{
+    c->swar_mask[0] = 0x0101010101010101ULL * c->mask;
+    for (int level = 0; level < 3; level++) {
+        int group = 16 << level, keep = (2 * c->bits) << level;
+        uint64_t m = 0, one = keep >= 64 ? ~0ULL : (1ULL << keep) - 1;
+        for (int at = 0; at < 64; at += group) m |= one << at;
+        c->swar_mask[level + 1] = m;
+    }
+}
+
+/* 8 codes (one per byte) -> their 8*bits bits, first code lowest. */
+static inline uint64_t swar_pack(const ctx_t *c, uint64_t x)
+{
+    x &= c->swar_mask[0];
+    for (int level = 0; level < 3; level++)
+        x = (x | (x >> ((8 - c->bits) << level))) & c->swar_mask[level + 1];
+    return x;
+}
+
+static inline uint64_t swar_unpack(const ctx_t *c, uint64_t x)
+{
+    for (int level = 2; level >= 0; level--)
+        x = (x | (x << ((8 - c->bits) << level))) & c->swar_mask[level];
+    if (c->sign) {
+        uint64_t high = 0x0101010101010101ULL << (c->bits - 1);
+        x |= (x & high) * (uint64_t)(((0xFFu << c->bits) & 0xFFu) >> (c->bits - 1));
+    }
+    return x;
+}
+
+/* ---- the aligned lines: q whole bytes per position ------------------------------------- */
+
+#if HAVE_SSE2
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+/* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
+ * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
+ * applying it three times is the identity and twice undoes it. */
+static inline void interleave4(__m128i *y, const __m128i *x)
+{
+    __m128i a = _mm_unpacklo_epi8(x[0], x[1]), b = _mm_unpackhi_epi8(x[0], x[1]);
+    __m128i e = _mm_unpacklo_epi8(x[2], x[3]), f = _mm_unpackhi_epi8(x[2], x[3]);
+    y[0] = _mm_unpacklo_epi16(a, e);
+    y[1] = _mm_unpackhi_epi16(a, e);
+    y[2] = _mm_unpacklo_epi16(b, f);
+    y[3] = _mm_unpackhi_epi16(b, f);
+}
+
+static inline void put(uint8_t *p, __m128i x, int stream)
+{
+    if (stream)
+        _mm_stream_si128((__m128i *)p, x);
+    else
+        _mm_storeu_si128((__m128i *)p, x);
+}
+
+static inline __m128i load(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+/* Codes of 16*per contiguous logical bytes -> 16 bytes; returns the logical bytes used. */
+static Py_ssize_t pack_run_sse2(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t n)
+{
+    Py_ssize_t i = 0, step = 16 * c->per;
+    int st = c->stream && ((uintptr_t)out & 15) == 0;
+    __m128i m = _mm_set1_epi8((char)c->mask);
+    for (; i + step <= n; i += step, out += 16) {
+        if (c->bits == 4) {
+            __m128i lo = _mm_set1_epi16(0x000F), hi = _mm_set1_epi16(0x00F0), y[2];
+            for (int h = 0; h < 2; h++) {
+                __m128i x = load(log + i + 16 * h);
+                y[h] = _mm_or_si128(_mm_and_si128(x, lo), _mm_and_si128(_mm_srli_epi16(x, 4), hi));
+            }
+            put(out, _mm_packus_epi16(y[0], y[1]), st);
+        } else if (c->bits == 2) {
+            __m128i y[4];
+            for (int h = 0; h < 4; h++) {
+                __m128i x = _mm_and_si128(load(log + i + 16 * h), m);
+                x = _mm_and_si128(_mm_or_si128(x, _mm_srli_epi32(x, 6)), _mm_set1_epi32(0x000F000F));
+                y[h] = _mm_and_si128(_mm_or_si128(x, _mm_srli_epi32(x, 12)), _mm_set1_epi32(0xFF));
+            }
+            put(out, _mm_packus_epi16(_mm_packs_epi32(y[0], y[1]), _mm_packs_epi32(y[2], y[3])), st);
+        } else {
+            __m128i y[8];
+            for (int h = 0; h < 8; h++) {
+                int bits16 = _mm_movemask_epi8(_mm_slli_epi16(load(log + i + 16 * h), 7));
+                y[h] = _mm_cvtsi32_si128(bits16);
+            }
+            /* 8 x 16 bits -> 16 bytes in order */
+            __m128i a = _mm_unpacklo_epi16(y[0], y[1]), b = _mm_unpacklo_epi16(y[2], y[3]);
+            __m128i e = _mm_unpacklo_epi16(y[4], y[5]), f = _mm_unpacklo_epi16(y[6], y[7]);
+            put(out, _mm_unpacklo_epi64(_mm_unpacklo_epi32(a, b), _mm_unpacklo_epi32(e, f)), st);
+        }
+    }
+    return i;
+}
+
+/* 16 bytes -> codes of 16*per contiguous logical bytes; returns the logical bytes written. */
+static Py_ssize_t unpack_run_sse2(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t n)
+{
+    Py_ssize_t i = 0, step = 16 * c->per;
+    /* streamed only in whole lines (a partial line's write-combining buffer is flushed in
+     * pieces, far slower than a cached store) */
+    int st = c->stream && ((uintptr_t)log & 63) == 0 && n % 64 == 0 && n >= STREAM_MIN_RUN;
+    __m128i m = _mm_set1_epi8((char)c->mask);
+    __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (c->bits - 1) : 0u));
+    for (; i + step <= n; i += step, in += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)in), y[8];
+        int parts = c->per;
+        if (c->bits == 1) {
+            const __m128i sel = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+            for (int h = 0; h < 8; h++) {
+                __m128i v = _mm_cvtsi32_si128(in[2 * h] | (in[2 * h + 1] << 8));
+                v = _mm_unpacklo_epi8(v, v);
+                v = _mm_unpacklo_epi16(v, v);
+                v = _mm_unpacklo_epi32(v, v); /* byte b0 eight times, then b1 eight times */
+                y[h] = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(v, sel), sel), m);
+            }
+        } else {
+            __m128i k[4];
+            for (int j = 0; j < parts; j++)
+                k[j] = _mm_and_si128(_mm_srl_epi16(x, _mm_cvtsi32_si128(j * c->bits)), m);
+            if (c->bits == 4) {
+                y[0] = _mm_unpacklo_epi8(k[0], k[1]);
+                y[1] = _mm_unpackhi_epi8(k[0], k[1]);
+            } else {
+                interleave4(y, k);
+            }
+        }
+        for (int h = 0; h < parts; h++)
+            put((uint8_t *)log + i + 16 * h, _mm_sub_epi8(_mm_xor_si128(y[h], half), half), st);
+    }
+    return i;
+}
+#endif
+
+static void pack_contiguous(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t q)
+{
+    Py_ssize_t n = q * c->per, i = 0;
+#if HAVE_SSE2
+    i = pack_run_sse2(c, out, log, n);
+#endif
+#if HAVE_SWAR
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, log + i, 8);
+        x = swar_pack(c, x);
+        memcpy(out + i / c->per, &x, (size_t)c->bits);
+    }
+#endif
+    for (; i < n; i += c->per) out[i / c->per] = gather_byte(c, log + i, 1);
+}
+
+static void unpack_contiguous(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t q)
+{
+    Py_ssize_t n = q * c->per, i = 0;
+#if HAVE_SSE2
+    i = unpack_run_sse2(c, log, in, n);
+#endif
+#if HAVE_SWAR
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x = 0;
+        memcpy(&x, in + i / c->per, (size_t)c->bits);
+        x = swar_unpack(c, x);
+        memcpy(log + i, &x, 8);
+    }
+#endif
+    for (; i < n; i += c->per) scatter_byte(c, log + i, 1, in[i / c->per]);
+}
+
+static void pack_bytes(const ctx_t *c, const task_t *t, uint8_t *out, const char *log)
+{
+    int last = t->ndim - 1;
+    Py_ssize_t q = t->shape[last] / c->per, ls = t->ls[last];
+    if (t->kind == 1) {
+        memset(out, c->pad_byte, (size_t)q);
+        return;
+    }
+    for (Py_ssize_t j = 0; j < q; j++) out[j] = gather_byte(c, log + j * c->per * ls, ls);
+}
+
+static void unpack_bytes(const ctx_t *c, const task_t *t, char *log, const uint8_t *in)
+{
+    int last = t->ndim - 1;
+    Py_ssize_t q = t->shape[last] / c->per, ls = t->ls[last];
+    for (Py_ssize_t j = 0; j < q; j++) scatter_byte(c, log + j * c->per * ls, ls, in[j]);
+}
+
+#if HAVE_SSE2
+
+/* Byte j of column i of the registers goes to out[i*P + j]: interleaved in registers when
+ * the columns' bytes are adjacent (P == q), else byte by byte (the gaps are not ours). */
+ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, const int q, int stream)
+{
+    int st = stream && ((uintptr_t)out & 15) == 0;
+    if (P == q && q == 1) {
+        put(out, v[0], st);
+    } else if (P == q && q == 2) {
+        put(out, _mm_unpacklo_epi8(v[0], v[1]), st);
+        put(out + 16, _mm_unpackhi_epi8(v[0], v[1]), st);
+    } else if (P == q && q == 4) {
+        __m128i y[4];
+        interleave4(y, v);
+        for (int i = 0; i < 4; i++) put(out + 16 * i, y[i], st);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
+        for (int i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) out[i * P + j] = tmp[j][i];
+    }
+}
+
+/* The same for a task owning the gaps: bytes q..P-1 of each column get the pad byte. */
+ALWAYS_INLINE void store_owned(uint8_t *out, __m128i *v, Py_ssize_t P, const int q, uint8_t pad,
+                               int stream)
+{
+    __m128i pv = _mm_set1_epi8((char)pad);
+    if (P == 2 && q == 1) {
+        v[1] = pv;
+        store_columns(out, v, 2, 2, stream);
+    } else if (P == 4 && q < 4) {
+        for (int j = q; j < 4; j++) v[j] = pv;
+        store_columns(out, v, 4, 4, stream);
+    } else {
+        store_columns(out, v, P, q, stream); /* the gaps keep what they hold */
+    }
+}
+
+/* v[j] = byte j of columns 0..15, read from in[i*P + j]. `wide`: the 16*P bytes from in may
+ * be read (they are ours when P == q, or lie before the next column's bytes). */
+ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, const int q, int wide)
+{
+    const __m128i *p = (const __m128i *)in;
+    if ((P == q || wide) && P == 1) {
+        v[0] = _mm_loadu_si128(p);
+    } else if ((P == q || wide) && P == 2 && q <= 2) {
+        __m128i o0 = _mm_loadu_si128(p), o1 = _mm_loadu_si128(p + 1), ff = _mm_set1_epi16(0xFF);
+        v[0] = _mm_packus_epi16(_mm_and_si128(o0, ff), _mm_and_si128(o1, ff));
+        if (q == 2) v[1] = _mm_packus_epi16(_mm_srli_epi16(o0, 8), _mm_srli_epi16(o1, 8));
+    } else if (P == 4 && q == 4) {
+        __m128i o[4], y[4];
+        for (int i = 0; i < 4; i++) o[i] = _mm_loadu_si128(p + i);
+        interleave4(y, o);
+        interleave4(v, y);
+    } else if ((P == q || wide) && P == 4 && q <= 4) {
+        __m128i o[4], ff = _mm_set1_epi32(0xFF);
+        for (int i = 0; i < 4; i++) o[i] = _mm_loadu_si128(p + i);
+        for (int j = 0; j < q; j++) {
+            __m128i x[4], sh = _mm_cvtsi32_si128(8 * j);
+            for (int i = 0; i < 4; i++) x[i] = _mm_and_si128(_mm_srl_epi32(o[i], sh), ff);
+            v[j] = _mm_packus_epi16(_mm_packs_epi32(x[0], x[1]), _mm_packs_epi32(x[2], x[3]));
+        }
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (int i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) tmp[j][i] = in[i * P + j];
+        for (int j = 0; j < q; j++) v[j] = _mm_load_si128((const __m128i *)tmp[j]);
+    }
+}
+
+/* The columns loop for constant bits and q (unrolled by the compiler). */
+ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
+                                  const rows_t *rows, const int bits, const int q)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
+    __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
+    /* the gaps between columns are ours: P bytes per column in vector stores, but not past
+     * the last column's own bytes (the checked span ends there) */
+    int own = t->kind == 2 && P > q;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = out0 + r * (rows->ps / per);
+        const char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+            for (int j = 0; j < q; j++) {
+                const char *row = log + j * per * ls + col;
+                __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
+                for (int k = 1; k < per; k++) {
+                    __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
+                    acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+                }
+                v[j] = acc;
+            }
+            if (own && col + LANES < nc)
+                store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
+            else
+                store_columns(out + col * P, v, P, q, c->stream);
+        }
+        for (; col < nc; col++)
+            for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+    }
+}
+
+/* One block of 16 columns: per*q rows of 16 codes. */
+ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_ssize_t ls, const int bits,
+                                const int q, __m128i m, __m128i half, int wide)
+{
+    const int per = 8 / bits;
+    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+    load_columns(in, v, P, q, wide);
+    for (int j = 0; j < q; j++)
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            x = _mm_sub_epi8(_mm_xor_si128(x, half), half); /* sign-extends (no-op when 0) */
+            _mm_storeu_si128((__m128i *)(log + (j * per + k) * ls), x);
+        }
+}
+
+ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
+                                    const rows_t *rows, const int bits, const int q)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
+    __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
+    __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        char *log = log0 + r * rows->ls;
+        const uint8_t *in = in0 + r * (rows->ps / per);
+        Py_ssize_t col = 0;
+        /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
+         * other, so the write-combining buffers fill whole lines; only where every row's line
+         * starts at the same column (after a head of plain blocks) */
+        Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)log & 63)) & 63);
+        int stream = c->stream && ls % 64 == 0 && head % LANES == 0 && nc >= STREAM_MIN_RUN;
+        for (; stream && col < head && col + LANES <= nc; col += LANES)
+            unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
+        for (; stream && col + 4 * LANES <= nc; col += 4 * LANES) {
+            __m128i v[4][MAX_Q] = {{{0}}};
+            for (int b = 0; b < 4; b++)
+                load_columns(in + (col + b * LANES) * P, v[b], P, q, col + (b + 1) * LANES < nc);
+            for (int j = 0; j < q; j++)
+                for (int k = 0; k < per; k++) {
+                    uint8_t *to = (uint8_t *)(log + (j * per + k) * ls + col);
+                    int st = ((uintptr_t)to & 15) == 0;
+                    for (int b = 0; b < 4; b++) {
+                        __m128i x = _mm_and_si128(_mm_srl_epi16(v[b][j], _mm_cvtsi32_si128(k * bits)), m);
+                        put(to + b * LANES, _mm_sub_epi8(_mm_xor_si128(x, half), half), st);
+                    }
+                }
+        }
+        for (; col + LANES <= nc; col += LANES)
+            unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
+        for (; col < nc; col++)
+            for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
+    }
+}
+
+/* Dispatch to a copy specialised for bits (1, 2, 4) and q (1, 2, 4 bytes per column). */
+#define SPECIALISE(CALL, C, T, ...)                                                          \
+    do {                                                                                     \
+        int q_ = (int)((T)->shape[(T)->ndim - 1] / (C)->per);                                \
+        switch ((C)->bits * 8 + q_) {                                                        \
+        case 9: CALL(C, T, __VA_ARGS__, 1, 1); break;                                        \
+        case 10: CALL(C, T, __VA_ARGS__, 1, 2); break;                                       \
+        case 12: CALL(C, T, __VA_ARGS__, 1, 4); break;                                       \
+        case 17: CALL(C, T, __VA_ARGS__, 2, 1); break;                                       \
+        case 18: CALL(C, T, __VA_ARGS__, 2, 2); break;                                       \
+        case 20: CALL(C, T, __VA_ARGS__, 2, 4); break;                                       \
+        case 33: CALL(C, T, __VA_ARGS__, 4, 1); break;                                       \
+        case 34: CALL(C, T, __VA_ARGS__, 4, 2); break;                                       \
+        case 36: CALL(C, T, __VA_ARGS__, 4, 4); break;                                       \
+        default: CALL(C, T, __VA_ARGS__, (C)->bits, q_);                                     \
+        }                                                                                    \
+    } while (0)
+
+static void pack_columns(const ctx_t *c, const task_t *t, uint8_t *out, const char *log, const rows_t *rows)
+{
+    SPECIALISE(pack_columns_k, c, t, out, log, rows);
+}
+
+static void unpack_columns(const ctx_t *c, const task_t *t, char *log, const uint8_t *in,
+                           const rows_t *rows)
+{
+    SPECIALISE(unpack_columns_k, c, t, log, in, rows);
+}
+#endif
+
+/* ---- slot by slot (read-modify-write) --------------------------------------------------- */
+
+static void pack_slots(const ctx_t *c, Py_ssize_t slot, const char *log, Py_ssize_t n, Py_ssize_t ps,
+                       Py_ssize_t ls)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = slot + i * ps;
+        unsigned sh = (unsigned)(s % c->per) * (unsigned)c->bits;
+        uint8_t *b = c->bytes + s / c->per;
+        unsigned v = (unsigned)(uint8_t)log[i * ls] & c->mask;
+        *b = (uint8_t)((*b & ~(c->mask << sh)) | (v << sh));
+    }
+}
+
+static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t n, Py_ssize_t ps,
+                         Py_ssize_t ls)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = slot + i * ps;
+        log[i * ls] = (char)code(c, (unsigned)c->bytes[s / c->per] >> ((s % c->per) * c->bits));
+    }
+}
+
+/* ---- the outer loops ------------------------------------------------------------------ */
+
+/* One line per row: the inner axes (one, or two for columns) from slot and log on. */
+static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log)
+{
+    int last = t->ndim - 1;
+    uint8_t *bytes = c->bytes + slot / c->per;
+    switch (kind) {
+#if HAVE_SSE2
+    case L_COLUMNS: /* not reached: a columns task runs its rows itself (see lines) */
+#else
+    case L_COLUMNS: /* not chosen without SSE2 */
+#endif
+    case L_BYTES:
+        if (unpack) unpack_bytes(c, t, log, bytes); else pack_bytes(c, t, bytes, log);
+        break;
+    case L_CONTIGUOUS:
+        if (unpack) unpack_contiguous(c, log, bytes, t->shape[last] / c->per);
+        else pack_contiguous(c, bytes, log, t->shape[last] / c->per);
+        break;
+    case L_SLOTS: {
+        Py_ssize_t n = last < 0 ? 1 : t->shape[last], ps = last < 0 ? 0 : t->ps[last];
+        Py_ssize_t ls = last < 0 ? 0 : t->ls[last];
+        if (unpack) unpack_slots(c, slot, log, n, ps, ls); else pack_slots(c, slot, log, n, ps, ls);
+        break;
+    }
+    }
+}
+
+/* The lines of one row of the innermost outer axis. */
+/* k pieces of q bytes: piece r from src + r*ss to dst + r*ds (fixed-size moves for small q). */
+static void pieces(uint8_t *dst, Py_ssize_t ds, const uint8_t *src, Py_ssize_t ss, Py_ssize_t k, Py_ssize_t q)
+{
+#define PIECES(N)                                                                            \
+    for (Py_ssize_t r = 0; r < k; r++) memcpy(dst + r * ds, src + r * ss, N);                \
+    return
+    switch (q) {
+    case 1: PIECES(1);
+    case 2: PIECES(2);
+    case 4: PIECES(4);
+    case 8: PIECES(8);
+    case 16: PIECES(16);
+    default: PIECES((size_t)q);
+    }
+#undef PIECES
+}
+
+/* Contiguous lines whose rows continue one logical run (the caller puts such an axis there:
+ * a transposing layout's sub-tile columns, or a tile row's tiles): the run goes through an
+ * L1 stage in long vector steps, each row's q bytes copied to or from its place. */
+static void staged_rows(const ctx_t *c, const task_t *t, int unpack, Py_ssize_t slot, char *log,
+                        const rows_t *rows)
+{
+    _Alignas(64) uint8_t stage[STAGE_BYTES];
+    ctx_t cached = *c;
+    cached.stream = 0; /* the stage stays in L1 */
+    Py_ssize_t n = t->shape[t->ndim - 1], q = n / c->per, chunk = STAGE_BYTES / q, pb = rows->ps / c->per;
+    uint8_t *bytes = c->bytes + slot / c->per;
+    for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += chunk) {
+        Py_ssize_t k = rows->n - r0 < chunk ? rows->n - r0 : chunk;
+        if (unpack) {
+            pieces(stage, q, bytes + r0 * pb, pb, k, q);
+            unpack_contiguous(c, log + r0 * n, stage, k * q);
+        } else {
+            pack_contiguous(&cached, stage, log + r0 * n, k * q);
+            pieces(bytes + r0 * pb, pb, stage, q, k, q);
+        }
+    }
+}
+
+static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log,
+                  const rows_t *rows)
+{
+    if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
+        && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES) {
+        staged_rows(c, t, unpack, slot, log, rows);
+        return;
+    }
+#if HAVE_SSE2
+    if (kind == L_COLUMNS) {
+        uint8_t *bytes = c->bytes + slot / c->per;
+        if (unpack) unpack_columns(c, t, log, bytes, rows); else pack_columns(c, t, bytes, log, rows);
+        return;
+    }
+#endif
+    for (Py_ssize_t r = 0; r < rows->n; r++)
+        line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
+}
+
+static void run_task(const ctx_t *c, const task_t *t, int unpack)
+{
+    line_t kind = choose(t, c->per);
+    int inner = kind == L_COLUMNS ? 2 : (t->ndim > 0 ? 1 : 0);
+    int outer = t->ndim - inner;
+    rows_t rows = {1, 0, 0};
+    if (outer > 0) { /* the innermost outer axis runs inside lines() */
+        outer--;
+        rows.n = t->shape[outer];
+        rows.ps = t->ps[outer];
+        rows.ls = t->ls[outer];
+    }
+    Py_ssize_t idx[MAX_DIMS] = {0}, slot = t->slot;
+    char *log = t->log;
+    for (;;) {
+        lines(c, t, kind, unpack, slot, log, &rows);
+        int k = outer - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < t->shape[k]) {
+                slot += t->ps[k];
+                log += t->ls[k];
+                break;
+            }
+            slot -= (t->shape[k] - 1) * t->ps[k];
+            log -= (t->shape[k] - 1) * t->ls[k];
+            idx[k] = 0;
+        }
+        if (k < 0) return;
+    }
+}
+
+/* ---- Python entry points: tasks read and checked ----------------------------------------- */
+
+/* [lo, hi): the items a strided box touches relative to its first one; -1 on overflow. */
+static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t *lo,
+                Py_ssize_t *hi)
+{
+    const Py_ssize_t limit = PY_SSIZE_T_MAX / 4;
+    *lo = 0;
+    *hi = 1;
+    for (int k = 0; k < ndim; k++) {
+        Py_ssize_t n = shape[k] - 1, st = strides[k] < 0 ? -strides[k] : strides[k];
+        if (n <= 0 || st == 0) continue;
+        if (st > limit / n || n * st > limit - (*hi > -*lo ? *hi : -*lo)) return -1;
+        if (strides[k] < 0) *lo -= n * st; else *hi += n * st;
+    }
+    return 0;
+}
+
+/* off + [lo, hi) inside [0, n) (slots) or [blo, bhi) (bytes), without overflow. */
+static int inside(Py_ssize_t off, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t blo, Py_ssize_t bhi)
+{
+    return off >= blo && off <= bhi && hi <= bhi - off && -lo <= off - blo;
+}
+
+static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(seq, k));
+        if (out[k] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t nslots, llo, lhi;
+    char *log;      /* the logical array's first element, NULL if none */
+    uint8_t *pad;   /* where pad tasks read */
+    int allow_pad;
+} bounds_t;
+
+static int read_task(PyObject *obj, task_t *t, const bounds_t *b)
+{
+    PyObject *shape, *ps, *ls;
+    Py_ssize_t loff;
+    if (!PyTuple_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "pack: a task must be a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(obj, "innO!O!O!", &t->kind, &t->slot, &loff, &PyTuple_Type, &shape,
+                          &PyTuple_Type, &ps, &PyTuple_Type, &ls))
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(shape), lo, hi;
+    if (n > MAX_DIMS || PyTuple_GET_SIZE(ps) != n || PyTuple_GET_SIZE(ls) != n) {
+        PyErr_SetString(PyExc_ValueError, "pack: a task's shape and strides differ in length");
+        return -1;
+    }
+    t->ndim = (int)n;
+    if (read_ints(shape, t->shape, n) || read_ints(ps, t->ps, n) || read_ints(ls, t->ls, n)) return -1;
+    for (int k = 0; k < t->ndim; k++)
+        if (t->shape[k] <= 0) {
+            t->ndim = -1; /* nothing to move */
+            return 0;
+        }
+    if (span(t->ndim, t->shape, t->ps, &lo, &hi) < 0 || !inside(t->slot, lo, hi, 0, b->nslots)) {
+        PyErr_SetString(PyExc_IndexError, "pack: a task leaves the packed buffer");
+        return -1;
+    }
+    if (t->kind < 0 || t->kind > 2) {
+        PyErr_SetString(PyExc_ValueError, "pack: a task's kind must be 0, 1 or 2");
+        return -1;
+    }
+    if (t->kind != 0 && !b->allow_pad) {
+        PyErr_SetString(PyExc_ValueError, "unpack: tasks of kinds 1 (pad) and 2 are for pack");
+        return -1;
+    }
+    if (t->kind == 1) {
+        memset(t->ls, 0, sizeof t->ls);
+        t->log = (char *)b->pad;
+        return 0;
+    }
+    if (b->log == NULL || span(t->ndim, t->shape, t->ls, &lo, &hi) < 0
+        || !inside(loff, lo, hi, b->llo, b->lhi)) {
+        PyErr_SetString(PyExc_IndexError, "pack: a task leaves the logical array");
+        return -1;
+    }
+    t->log = b->log + loff;
+    return 0;
+}
+
+/* The packed buffer (contiguous bytes) and the logical array (1-byte items, any strides). */
+static int get_buffers(PyObject *packed, PyObject *logical, int packed_writes, Py_buffer *pv,
+                       Py_buffer *lv, bounds_t *b, int bits, Py_ssize_t nslots)
+{
+    int lflags = PyBUF_STRIDES | (packed_writes ? 0 : PyBUF_WRITABLE);
+    if (PyObject_GetBuffer(packed, pv, PyBUF_SIMPLE | (packed_writes ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    lv->obj = NULL;
+    if (logical != Py_None && PyObject_GetBuffer(logical, lv, lflags) < 0) goto fail;
+    if (bits != 1 && bits != 2 && bits != 4) {
+        PyErr_SetString(PyExc_ValueError, "pack: bits must be 1, 2 or 4");
+        goto fail;
+    }
+    if (nslots < 0 || pv->len > PY_SSIZE_T_MAX / 8 || nslots > pv->len * (8 / bits)) {
+        PyErr_SetString(PyExc_IndexError, "pack: the packed buffer is smaller than nslots");
+        goto fail;
+    }
+    b->nslots = nslots;
+    b->log = NULL;
+    if (lv->obj != NULL) {
+        if (lv->itemsize != 1) {
+            PyErr_SetString(PyExc_ValueError, "pack: logical items must be single bytes");
+            goto fail;
+        }
+        Py_ssize_t shape[MAX_DIMS], strides[MAX_DIMS];
+        if (lv->ndim > MAX_DIMS) {
+            PyErr_SetString(PyExc_ValueError, "pack: too many logical dims");
+            goto fail;
+        }
+        for (int k = 0; k < lv->ndim; k++) {
+            shape[k] = lv->shape[k];
+            strides[k] = lv->strides[k];
+        }
+        if (span(lv->ndim, shape, strides, &b->llo, &b->lhi) < 0) {
+            PyErr_SetString(PyExc_ValueError, "pack: logical array too large");
+            goto fail;
+        }
+        for (int k = 0; k < lv->ndim; k++)
+            if (shape[k] == 0) b->lhi = b->llo; /* an empty array: nothing inside */
+        b->log = (char *)lv->buf;
+    }
+    return 0;
+fail:
+    if (lv->obj != NULL) PyBuffer_Release(lv);
+    PyBuffer_Release(pv);
+    return -1;
+}
+
+static task_t *read_tasks(PyObject *tasks, const bounds_t *b, Py_ssize_t *count)
+{
+    *count = PyList_GET_SIZE(tasks);
+    task_t *ts = PyMem_Malloc(sizeof(task_t) * (size_t)(*count ? *count : 1));
+    if (ts == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < *count; i++)
+        if (read_task(PyList_GET_ITEM(tasks, i), &ts[i], b) < 0) {
+            PyMem_Free(ts);
+            return NULL;
+        }
+    return ts;
+}
+
+static PyObject *run_all(ctx_t *c, task_t *ts, Py_ssize_t count, int unpack)
+{
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (ts[i].ndim >= 0) run_task(c, &ts[i], unpack);
+#if HAVE_SSE2
+    if (c->stream) _mm_sfence();
+#endif
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static void init_ctx(ctx_t *c, uint8_t *bytes, int bits, int sign, int stream, int pad)
+{
+    c->bytes = bytes;
+    c->bits = bits;
+    c->per = 8 / bits;
+    c->mask = (1u << bits) - 1;
+    c->sign = sign;
+    c->stream = stream && HAVE_SSE2;
+    c->pad = (uint8_t)((unsigned)pad & c->mask);
+    c->pad_byte = 0;
+    for (int k = 0; k < c->per; k++) c->pad_byte |= (uint8_t)(c->pad << (k * bits));
+    swar_masks(c);
+}
+
+static PyObject *pack_entry(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *dst, *src, *tasks, *result = NULL;
+    int bits, pad, serial = 0, stream = 0;
+    Py_ssize_t nslots, count;
+    if (!PyArg_ParseTuple(args, "OOO!ini|pp:pack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
+                          &pad, &serial, &stream))
+        return NULL;
+    Py_buffer pv, lv;
+    ctx_t c;
+    bounds_t b = {0};
+    if (get_buffers(dst, src, 1, &pv, &lv, &b, bits, nslots) < 0) return NULL;
+    init_ctx(&c, (uint8_t *)pv.buf, bits, 0, stream, pad);
+    b.pad = &c.pad;
+    b.allow_pad = 1;
+    task_t *ts = read_tasks(tasks, &b, &count);
+    if (ts == NULL) goto done;
+    for (Py_ssize_t i = 0; i < count && !serial; i++)
+        if (ts[i].ndim >= 0 && choose(&ts[i], c.per) == L_SLOTS) {
+            PyErr_SetString(PyExc_ValueError, "pack: a task sharing bytes with others needs serial=True");
+            goto done;
+        }
+    result = run_all(&c, ts, count, 0);
+done:
+    PyMem_Free(ts);
+    if (lv.obj != NULL) PyBuffer_Release(&lv);
+    PyBuffer_Release(&pv);
+    return result;
+}
+
+static PyObject *unpack_entry(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *dst, *src, *tasks, *result = NULL;
+    int bits, sign, stream = 0;
+    Py_ssize_t nslots, count;
+    if (!PyArg_ParseTuple(args, "OOO!inp|p:unpack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
+                          &sign, &stream))
+        return NULL;
+    if (dst == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "unpack: dst must be an array");
+        return NULL;
+    }
+    Py_buffer pv, lv;
+    ctx_t c;
+    bounds_t b = {0};
+    if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
+    init_ctx(&c, (uint8_t *)pv.buf, bits, sign, stream, 0);
+    task_t *ts = read_tasks(tasks, &b, &count);
+    if (ts != NULL) result = run_all(&c, ts, count, 1);
+    PyMem_Free(ts);
+    PyBuffer_Release(&lv);
+    PyBuffer_Release(&pv);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"pack", pack_entry, METH_VARARGS,
+     "pack(dst, src, tasks, bits, nslots, pad, serial=False, stream=False): write the codes of "
+     "the logical byte array src into the packed byte buffer dst; a task is (kind, first slot, "
+     "logical byte offset, shape, slot strides, logical byte strides), checked to lie inside both. "
+     "Tasks that share bytes with others (not whole bytes) need serial=True."},
+    {"unpack", unpack_entry, METH_VARARGS,
+     "unpack(dst, src, tasks, bits, nslots, signed, stream=False): read the codes of the packed "
+     "byte buffer src "
+     "into the logical byte array dst (sign-extended if signed); tasks as for pack."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pack",
+                                    "The sub-byte packing kernel of relayout (see _pack_path.py).",
+                                    -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__pack(void) { return PyModule_Create(&module); }

@@ -1,0 +1,261 @@
+"""Sub-byte packed targets (``E(4)``, ``E(2)``, ``E(1)``) in one pass through the compiled
+``_pack`` kernel: each copy box of the target's plan (``_plan``) becomes a task over slots
+(the packed buffer's element positions, ``8 // bits`` per byte, the first in the low bits)
+and logical bytes, its axes ordered for the kernel (see ``_pack.c``): the axis of slot
+stride 1 innermost, the one contiguous in the logical array just outside it, the rest by
+slot stride. Tasks that fill whole bytes are shared among threads; the others (ragged
+edges, whose bytes hold slots of other boxes too) run afterwards in one thread.
+
+The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
+engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
+is not what they expect: the numpy path in ``relayout/__init__`` then runs (and raises its
+typed errors).
+
+>>> import numpy as np
+>>> from tensorlayout.relayout._target import PhysicalTarget
+>>> t = PhysicalTarget.from_xla("s4[1,4]{1,0:E(4)}")
+>>> buf = to_physical_packed(np.array([[1, -2, 3, 4]], np.int8), t, 0, None, None)
+>>> buf is None or buf.tolist() == [0xE1, 0x43]
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import numpy as np
+
+from tensorlayout.relayout import _copy as engine
+from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
+from tensorlayout.relayout._target import PhysicalTarget
+from tensorlayout.relayout._threads import share, thread_count
+
+_pack: ModuleType | None
+try:
+    _pack = importlib.import_module("tensorlayout.relayout._pack")
+except ImportError:  # installed without a C compiler: the numpy path
+    _pack = None
+
+__all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
+
+USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
+#: Packing from this many logical bytes on is shared among threads: a smaller one takes about
+#: a millisecond, less than handing it to the pool costs on a busy machine (measured: u1
+#: 4096x4096, 16 MiB, ran 2-3x slower with 2 threads than with 1 on 2 loaded cores).
+THREAD_MIN_BYTES = 1 << 25
+STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
+Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
+Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
+DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
+
+
+def pack_available() -> bool:
+    """True when the compiled packing kernel was built (else the numpy path runs)."""
+    return _pack is not None
+
+
+def _usable(t: PhysicalTarget) -> bool:
+    return _pack is not None and USE_PACK and engine.USE_KERNEL and t.packed_bits in (1, 2, 4) \
+        and has_fast_path(t)
+
+
+def _coalesce(axes: list[Axis]) -> list[Axis]:
+    """Merge each axis into the one inside it where both sides continue it.
+
+    >>> _coalesce([(4, 8, 32), (8, 1, 4)])
+    [(32, 1, 4)]
+    """
+    out = axes[-1:]
+    for ext, ps, ls in reversed(axes[:-1]):
+        e0, p0, l0 = out[0]
+        if ps == p0 * e0 and ls == l0 * e0:
+            out[0] = (ext * e0, p0, l0)
+        else:
+            out.insert(0, (ext, ps, ls))
+    return out
+
+
+def _continuing(axes: list[Axis], per: int) -> list[Axis]:
+    """An axis that continues the logical run of a short contiguous inner axis (less than 16
+    bytes packed: a transposing layout's sub-tile) moves just outside it, so the kernel packs
+    those lines as one run through a stage instead of a few bytes at a time; longer lines
+    keep their order (measured: reordering them costs more than it saves). Of a long such
+    axis only ``STAGED_PIECES`` stay there, the rest goes above the next row axis, so one
+    run's pieces (far apart in the buffer) touch a few pages that the next rows continue.
+
+    >>> _continuing([(64, 1024, 8), (128, 8, 8192), (8, 1, 1)], 2)
+    [(128, 8, 8192), (64, 1024, 8), (8, 1, 1)]
+    """
+    ext, ps, ls = axes[-1] if axes else (0, 0, 0)
+    k = next((i for i, a in enumerate(axes[:-1]) if a[2] == ext and a[1] % per == 0), None)
+    if ps != 1 or ls != 1 or ext >= 16 * per or k is None or axes[k][0] * ext < 64:
+        return axes  # (a run shorter than a cache line gains nothing)
+    rest = [*axes[:k], *axes[k + 1:-1]]
+    n, aps, als = axes[k]
+    if n > STAGED_PIECES and n % STAGED_PIECES == 0 and rest:  # its outer part above the last row axis
+        rest.insert(len(rest) - 1, (n // STAGED_PIECES, aps * STAGED_PIECES, als * STAGED_PIECES))
+        n = STAGED_PIECES
+    return [*rest, (n, aps, als), axes[-1]]
+
+
+def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
+    """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
+    then the rest by slot stride (major first)."""
+    loff = 0 if pad else sum(x0 * lstrides[k] for k, (x0, _) in enumerate(box.ranges))
+    axes = [(ext, ps, 0 if pad else block * lstrides[dim]) for dim, ext, block, ps in box.axes]
+    inner = [k for k, a in enumerate(axes) if a[1] == 1][:1]
+    cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
+    outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
+                   key=lambda k: (-axes[k][1], -abs(axes[k][2])))
+    merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
+    return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
+            tuple(a[1] for a in merged), tuple(a[2] for a in merged))
+
+
+def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:
+    """(G, e) when slots come in groups of G whose tail past the first e is padding only:
+    the digit of slot stride 1 (extent e) is the minor digit of its dim, and grown to the
+    smallest other stride G it still nests with every other digit (each stride at least the
+    span below it), so a slot's digits stay unique. (0, 0) otherwise.
+
+    >>> _gap_groups(PhysicalTarget.from_xla("u1[64,256]{1,0:T(8,128)(32,1)E(1)}"))
+    (32, 8)
+    """
+    digits = [d for ds in (*t.leading_digits, *(t.digits or ())) for d in ds if d.extent > 1]
+    ones = [d for d in digits if d.stride == 1]
+    others = sorted((d for d in digits if d.stride != 1), key=lambda d: d.stride)
+    if len(ones) != 1 or ones[0].block != 1 or not others:
+        return 0, 0
+    span = others[0].stride
+    for d in others:
+        if d.stride < span:
+            return 0, 0
+        span = d.stride * d.extent
+    return others[0].stride, ones[0].extent
+
+
+def _owning_gaps(task: Task, group: int, extent: int) -> Task:
+    """A data task whose columns are one group apart, each holding only the stride-1 digit:
+    the bytes between its columns are padding it may write (kind 2)."""
+    kind, slot, loff, shape, ps, ls = task
+    if kind == DATA and group and len(shape) >= 2 and ps[-1] == 1 and shape[-1] <= extent \
+            and ps[-2] == group:
+        return (DATA_OWNING_GAPS, slot, loff, shape, ps, ls)
+    return task
+
+
+def _whole_bytes(task: Task, per: int) -> bool:
+    """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c."""
+    _, slot, _, shape, ps, _ = task
+    return bool(shape) and ps[-1] == 1 and shape[-1] % per == 0 and slot % per == 0 \
+        and all(p % per == 0 for p in ps[:-1])
+
+
+def _split(task: Task, pieces: int, per: int) -> list[Task]:
+    """The task in ``pieces`` runs of its outer axis (whole bytes stay whole)."""
+    pad, slot, loff, shape, ps, ls = task
+    if pieces < 2 or not shape or shape[0] < 2:
+        return [task]
+    step = -(-shape[0] // pieces)
+    if len(shape) == 1:
+        step = -(-step // per) * per
+    return [(pad, slot + i * ps[0], loff + i * ls[0], (min(step, shape[0] - i), *shape[1:]), ps, ls)
+            for i in range(0, shape[0], step)]
+
+
+def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
+           ) -> tuple[list[Task], list[Task]]:
+    """(whole-byte tasks in ``pieces`` per box, the others) for one copy; cached on the target."""
+    cache: dict[tuple, tuple[list[Task], list[Task]]] = t._cache.setdefault("pack_tasks", {})
+    key = (lstrides, to_physical, pieces)
+    if key in cache:
+        return cache[key]
+    plan = copy_plan(t)
+    ext = (0,) * len(t.leading_digits) + lstrides
+    per = 8 // t.packed_bits
+    tasks = [_task(box, ext, False, per) for box in plan.data]
+    if to_physical and plan.fill_all:
+        group, extent = _gap_groups(t)
+        tasks = [_owning_gaps(task, group, extent) for task in tasks]
+    if to_physical and not plan.fill_all:
+        tasks += [_task(box, ext, True, per) for box in plan.padding]
+        start, end = plan.tail
+        if start < end:
+            tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
+    whole = [p for task in tasks if _whole_bytes(task, per) or not to_physical
+             for p in _split(task, pieces, per)]
+    rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
+    if len(cache) >= 16:  # a few stride patterns per target are plenty
+        cache.clear()
+    cache[key] = (whole, rest)
+    return whole, rest
+
+
+def _workers(nbytes: int, threads: int | None) -> int:
+    return thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
+
+
+def _low_bytes(a: np.ndarray) -> np.ndarray:
+    """The low byte of each element (modular, as ``astype``), without a copy for 1-byte items."""
+    return a.view(np.uint8) if a.dtype.itemsize == 1 else a.astype(np.uint8)
+
+
+def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None,
+                       threads: int | None) -> np.ndarray | None:
+    """The packed buffer of the logical integer array ``a`` (its checks done by the caller),
+    written into ``out`` if given; None to leave it to the numpy path."""
+    n = t.buffer_bytes or 0
+    if not _usable(t) or (out is not None and not (
+            isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.size == n
+            and out.flags.c_contiguous and out.flags.writeable)):
+        return None
+    assert _pack is not None
+    bits, per = t.packed_bits, 8 // t.packed_bits
+    pad = int(pad_value) & ((1 << bits) - 1)  # type: ignore[call-overload]  # checked by the caller
+    low = _low_bytes(a)
+    result = np.empty(n, np.uint8) if out is None else out.reshape(-1)
+    if np.may_share_memory(low, result):
+        low = low.copy()
+    fill_all = copy_plan(t).fill_all
+    if fill_all:
+        result.fill(sum(pad << (k * bits) for k in range(per)))
+    if t.physical_elements % per:  # the last byte's unused high bits are 0
+        result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill_all else 0
+    workers = _workers(low.nbytes, threads)
+    whole, rest = _tasks(t, low.strides, True, 2 * workers if workers > 1 else 1)
+    stream = n >= engine.STREAM_MIN_BYTES
+    kernel = _pack
+    share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,
+                                                    False, stream))
+    if rest:
+        kernel.pack(result, low, rest, bits, t.physical_elements, pad, True, False)
+    return result if out is None else out
+
+
+def from_physical_packed(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | None,
+                         threads: int | None) -> np.ndarray | None:
+    """The logical ``int8``/``uint8`` array of the packed 1-D byte buffer ``b``, written into
+    ``out`` if given; None to leave it to the numpy path."""
+    dtype = np.dtype(np.int8 if t.signed else np.uint8)
+    if not _usable(t) or b.dtype.itemsize != 1 or b.dtype.kind not in "iu" or b.size != t.buffer_bytes:
+        return None
+    if out is None:
+        try:
+            out = np.empty(t.logical_shape, dtype)
+        except MemoryError:
+            return None
+    elif not (isinstance(out, np.ndarray) and out.shape == t.logical_shape and out.dtype == dtype
+              and out.flags.writeable):
+        return None
+    assert _pack is not None
+    if np.may_share_memory(out, b):
+        b = b.copy()
+    raw = b.view(np.uint8)
+    workers = _workers(out.nbytes, threads)
+    tasks = _tasks(t, out.strides, False, 2 * workers if workers > 1 else 1)[0]
+    kernel, bits, result = _pack, t.packed_bits, out
+    stream = out.nbytes >= engine.STREAM_MIN_BYTES
+    share(workers, tasks, lambda chunk: kernel.unpack(result, raw, chunk, bits, t.physical_elements,
+                                                      t.signed, stream))
+    return out

@@ -13,6 +13,7 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union, cast
 
@@ -50,23 +51,58 @@ F = TypeVar("F", bound=Callable[..., Any])
 Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 
+_NESTED = threading.local()  # algebra calls inside an algebra call skip the result check
+
+
 def _readable(fn: F) -> F:
     """Refuse a result whose text form would not read back: nested deeper than
     :data:`~int_tuple.MAX_DEPTH` (a divide adds a level, so a 100-deep tiler gives 101) or
-    holding an integer past :data:`~int_tuple.MAX_DIGITS` digits (a complement's cotarget can)."""
+    holding an integer past :data:`~int_tuple.MAX_DIGITS` digits (a complement's cotarget can).
+    Only the outermost algebra call checks (the inner results are its parts)."""
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        out = fn(*args, **kwargs)
+        if getattr(_NESTED, "on", False):
+            return fn(*args, **kwargs)
+        _NESTED.on = True
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            _NESTED.on = False
         if isinstance(out, Layout):
-            if it.depth(out.shape) > it.MAX_DEPTH:
-                raise AlgebraError(f"{fn.__name__}: the result nests {it.depth(out.shape)} levels "
-                                   f"deep; CuTe text reads back at most {it.MAX_DEPTH}")
-            leaves = (*it.flatten(out.shape), *it.flatten(out.stride))
-            if max((abs(x).bit_length() for x in leaves if isinstance(x, int)), default=0) > it.MAX_BITS:
-                raise AlgebraError(f"{fn.__name__}: the result holds an integer of more than "
-                                   f"{it.MAX_DIGITS} digits, past what CuTe text reads back")
+            _check_readable(out._shape, out._stride, fn.__name__)
         return out
     return cast(F, checked)
+
+
+def _check_readable(shape: Any, stride: Any, op: str) -> None:
+    """The depth and integer-size limits of CuTe text (see :func:`_readable`)."""
+    (depth, big_shape), (_, big_stride) = _extremes(shape), _extremes(stride)
+    if depth > it.MAX_DEPTH:
+        raise AlgebraError(f"{op}: the result nests {depth} levels deep; CuTe text reads back at "
+                           f"most {it.MAX_DEPTH}")
+    if max(big_shape, big_stride).bit_length() > it.MAX_BITS:
+        raise AlgebraError(f"{op}: the result holds an integer of more than {it.MAX_DIGITS} digits, "
+                           "past what CuTe text reads back")
+
+
+def _extremes(x: Any) -> tuple[int, int]:
+    """(nesting depth, largest magnitude) of an IntTuple, in one walk (a hot path: kept lean)."""
+    if type(x) is not tuple:
+        return 0, (abs(x) if type(x) is int else 0)
+    deep = big = 0
+    for y in x:  # comparisons, not max(): this runs once per algebra call
+        if type(y) is int:
+            if y > big:
+                big = y
+            elif -y > big:
+                big = -y
+        elif type(y) is tuple:
+            d, b = _extremes(y)
+            if d > deep:
+                deep = d
+            if b > big:
+                big = b
+    return deep + 1, big
 
 
 def clear_caches() -> None:

@@ -95,3 +95,14 @@ class Gluon:
         got = self.builder.get_shared_bank_conflicts(reg._to_ir(self.builder), shared._to_ir(self.builder),
                                                      list(shape), bits)
         return ("conflicts", int(got), None)
+
+
+def to_gluon(spec: dict[str, Any]) -> Any:
+    """The Gluon layout object a case spec describes (``kind`` names the Gluon class)."""
+    import triton.experimental.gluon.language as ttgl  # optional: only the differential tests
+
+    spec = dict(spec)
+    kind = spec.pop("kind")
+    if kind == "DotOperandLayout":
+        spec["parent"] = to_gluon(spec["parent"])
+    return getattr(ttgl, kind)(**spec)

@@ -21,7 +21,7 @@ from tensorlayout.triton import LinearLayout
 from tensorlayout.triton.banks import WAVEFRONT_BITS, bank_conflicts
 from tests.triton import _random
 from tests.triton._cases import build
-from tests.triton._oracle import Gluon, Result, run_isolated
+from tests.triton._oracle import Gluon, Result, run_isolated, to_gluon
 
 ttgl = pytest.importorskip("triton.experimental.gluon.language")
 libll = pytest.importorskip("triton._C.libtriton.linear_layout")
@@ -36,17 +36,9 @@ def _gluon() -> Gluon:
     return _GLUON[0]
 
 
-def _to_gluon(spec: dict[str, Any]) -> Any:
-    spec = dict(spec)
-    kind = spec.pop("kind")
-    if kind == "DotOperandLayout":
-        spec["parent"] = _to_gluon(spec["parent"])
-    return getattr(ttgl, kind)(**spec)
-
-
 def _triton_layout(case: tuple[dict[str, Any], list[int]]) -> Result:
     spec, shape = case
-    return _gluon().to_linear_layout(_to_gluon(spec), shape)
+    return _gluon().to_linear_layout(to_gluon(spec), shape)
 
 
 def _ours(spec: dict[str, Any], shape: list[int]) -> LinearLayout | TensorLayoutError:
@@ -187,7 +179,7 @@ def test_linear_layout_ops_match_triton_thorough() -> None:
 
 def _triton_views(case: tuple[dict[str, Any], list[int]]) -> Result:
     spec, shape = case
-    _, bases, _ = _gluon().to_linear_layout(_to_gluon(spec), shape)
+    _, bases, _ = _gluon().to_linear_layout(to_gluon(spec), shape)
     ll = libll.LinearLayout.from_bases(bases, [f"dim{i}" for i in range(len(shape))], shape, False)
     view = ll.get_shared_view if bases[0][0] == "offset" else ll.get_distributed_view
     return ("views", (view(False), view(True)), None)
@@ -213,7 +205,7 @@ def test_pictures_match_triton(family: str) -> None:
 
 
 def _triton_banks(case: dict[str, Any]) -> Result:
-    reg, shared = _to_gluon(case["reg"]), _to_gluon(case["shared"])
+    reg, shared = to_gluon(case["reg"]), to_gluon(case["shared"])
     return _gluon().bank_conflicts(reg, shared, case["shape"], case["bits"])
 
 

@@ -15,20 +15,12 @@ import pytest
 from tensorlayout.triton._mlir import parse_layout
 from tests.triton import _random
 from tests.triton._cases import build
-from tests.triton._oracle import Result, run_isolated
+from tests.triton._oracle import Result, run_isolated, to_gluon
 
 ttgl = pytest.importorskip("triton.experimental.gluon.language")
 
 DEFAULT, THOROUGH = 150, 1000
 _ARG = re.compile(r"%arg0: ((?:tensor|!ttg\.memdesc)<.*?>) loc\(")
-
-
-def _to_gluon(spec: dict[str, Any]) -> Any:
-    spec = dict(spec)
-    kind = spec.pop("kind")
-    if kind == "DotOperandLayout":
-        spec["parent"] = _to_gluon(spec["parent"])
-    return getattr(ttgl, kind)(**spec)
 
 
 def _printed(case: tuple[dict[str, Any], list[int]]) -> Result:
@@ -40,7 +32,7 @@ def _printed(case: tuple[dict[str, Any], list[int]]) -> Result:
     ir.load_dialects(ctx)
     b = gluon_ir.GluonOpBuilder(ctx)
     module = b.create_module()
-    layout = _to_gluon(spec)._to_ir(b)
+    layout = to_gluon(spec)._to_ir(b)
     if "Shared" in spec["kind"]:
         bits = spec.get("element_bitwidth", 16)
         elem = {8: b.get_int8_ty, 16: b.get_half_ty, 32: b.get_float_ty}[bits]()

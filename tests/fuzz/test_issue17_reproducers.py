@@ -142,6 +142,7 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
         lambda: (_hlo("  p0 = f32[2] parameter(0)\n  p1 = f32[] parameter(1)\n"
                       "  ROOT c = f32[32] concatenate(p0, p1), dimensions={0}"),)),
     "render-empty-tile-2^64": (render.to_svg, lambda: ("f64[0,0,8]{0,2,1:T(4611686018427387904,4)}",)),
+    "render-empty-lead-past-intp": (render.to_svg, lambda: ("(88446116,6018427387904,0)",)),
     "scaled-dot-empty-scale": (
         lambda m: hlo.output_to_input_indexing(hlo.parse_module(m).entry.root),
         lambda: (_hlo("  a = f32[2,10] parameter(0)\n  b = f32[10,2] parameter(1)\n"

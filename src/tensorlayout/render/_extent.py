@@ -46,12 +46,20 @@ class Extent:
     cut_tile: bool = False
 
     def lead_index(self) -> np.ndarray:
-        """The leading index of every drawn row, ``(rows, rank - 1)`` int64."""
-        if not self.lead:
-            return np.zeros((self.rows, 0), dtype=np.int64)
-        pos = np.array(np.unravel_index(np.arange(self.rows), [len(r) for r in self.lead]),
-                       dtype=np.int64).T
-        return pos + np.array([r.start for r in self.lead], dtype=np.int64)
+        """The leading index of every drawn row, ``(rows, rank - 1)`` int64: C-order digits of
+        the row number, unravelled here because at most :data:`MAX_SIDE` rows are drawn while
+        the window's own size may be past what numpy can index (an empty ``(2^24, 2^43, 0)``).
+
+        >>> Extent((range(0, 2), range(5, 8)), 4, range(1), 6, 1).lead_index().tolist()
+        [[0, 5], [0, 6], [0, 7], [1, 5]]
+        """
+        out = np.zeros((self.rows, len(self.lead)), dtype=np.int64)
+        for row in range(self.rows):
+            rest = row
+            for d in range(len(self.lead) - 1, -1, -1):
+                rest, digit = divmod(rest, len(self.lead[d]))
+                out[row, d] = self.lead[d].start + digit
+        return out
 
 
 def window_text(window: Sequence[range]) -> str:

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tensorlayout.cli import main
-from tensorlayout.convert import cute_to_xla
+from tensorlayout.convert import cute_to_xla, to_indexing_map
 from tensorlayout.cute import ComposedLayout, Layout, Swizzle
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError, UnsupportedError
 from tensorlayout.triton import (
@@ -76,6 +76,28 @@ def test_element_layout_is_where_each_element_lives(ll: LinearLayout) -> None:
         assert ll.get_in_dim_size("register") == 8  # the dot operand's A fragment
         return
     assert np.array_equal(linear_indices(xla), _cute_offsets(cute, shape))
+
+
+@pytest.mark.parametrize("ll", [
+    BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0]).to_linear_layout([16, 16]),
+    SwizzledSharedLayout(1, 1, 1, [0, 1]).to_linear_layout([16, 8]),
+    NVMMASharedLayout(0, 16).to_linear_layout([8, 16]),
+], ids=["blocked", "shared-col", "nvmma-unswizzled"])
+def test_bridges_take_a_triton_layout_directly(ll: LinearLayout) -> None:
+    """``cute_to_xla`` and ``to_indexing_map`` read a Triton layout as its element layout."""
+    cute = element_layout(ll)
+    assert cute_to_xla(ll, "f16") == cute_to_xla(cute, "f16")
+    imap = to_indexing_map(ll)
+    for elem in itertools.product(*(range(n) for n in ll.get_out_dim_sizes())):
+        assert imap.evaluate(elem) == (cute(elem),)
+
+
+def test_bridges_refuse_a_swizzled_triton_layout_with_the_reason() -> None:
+    ll = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
+    with pytest.raises(UnsupportedError, match="XOR"):
+        cute_to_xla(ll, "f16")
+    with pytest.raises(UnsupportedError, match="XOR"):
+        to_indexing_map(ll)
 
 
 @pytest.mark.parametrize("ll, why", [

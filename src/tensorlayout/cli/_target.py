@@ -78,7 +78,8 @@ def add_target_arguments(p: argparse.ArgumentParser) -> None:
     """TARGET and the `--tla FORMAT --rows R --cols C --dtype T` alternative."""
     p.add_argument("target", nargs="?",
                    help="XLA shape text ('f32[3,5]{1,0:T(2,2)}'), CuTe layout text "
-                        "('((4,2),(4,3)):((4,16),(1,32))'), or '-' to read it from stdin")
+                        "('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed "
+                        "LinearLayout or an encoding, see above), or '-' to read it from stdin")
     p.add_argument("--tla", metavar="FORMAT",
                    help="an Ascend TLA format instead of TARGET: " + ", ".join(TLA_FORMATS))
     p.add_argument("--rows", type=int, help="rows of the TLA matrix")

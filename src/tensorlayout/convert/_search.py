@@ -222,7 +222,8 @@ def _logical_dims(dims: Any, origin: tuple[int, ...] | None, sizes: tuple[int, .
 
 
 def cute_to_xla(layout: Any, element: str = "f32", dims: Sequence[int] | None = None) -> Shape:
-    """An XLA shape whose layout places every element where ``layout`` does.
+    """An XLA shape whose layout places every element where ``layout`` (CuTe text or layout, TLA
+    layout, or a one-to-one Triton :class:`~tensorlayout.triton.LinearLayout`) does.
 
     ``dims`` are the logical (unpadded) dims, default the mode sizes (a TLA layout gives its
     origin shape); the layout's full domain is the padded one, and the XLA tiles must pad the

@@ -15,6 +15,7 @@ from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.indexing.layouts import layout_map
 from tensorlayout.indexing.map import IndexingMap
+from tensorlayout.triton import LinearLayout, element_layout
 from tensorlayout.xla import Shape, parse_shape
 from tensorlayout.xla.lowering import lower_shape
 
@@ -50,20 +51,32 @@ def xla_to_cute(shape: Shape | str) -> cute.Layout:
 
 
 def as_cute(x: Any) -> tuple[cute.Layout, tuple[int, ...] | None]:
+    """``x`` (CuTe text or layout, TLA layout, Triton :class:`LinearLayout`) as a CuTe layout
+    from logical index to offset, and the TLA origin shape (None for the others). A Triton
+    layout gives its :func:`~tensorlayout.triton.element_layout`.
+
+    >>> from tensorlayout.triton import SwizzledSharedLayout
+    >>> str(as_cute(SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([4, 8]))[0])
+    '(4,8):(8,1)'
+    """
+    if isinstance(x, LinearLayout):
+        return element_layout(x), None
     if isinstance(x, TlaLayout):
         return x.layout, tuple(int(n) for n in x.origin_shape)
     if isinstance(x, str):
         return cute.Layout.parse(x), None
     if isinstance(x, cute.Layout):
         return x, None
-    raise LayoutError(f"expected a CuTe or TLA layout (or CuTe text), but got {type(x).__name__}")
+    raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
+                      f"{type(x).__name__}")
 
 
 def to_indexing_map(x: Any, *, simplify: bool = True) -> IndexingMap:
     """Logical index → physical element offset as an :class:`~tensorlayout.indexing.IndexingMap`.
 
-    Accepts an XLA shape (text or :class:`Shape`), a CuTe layout (text or value) or a TLA layout
-    (whose domain is the origin shape). The map is simplified unless ``simplify=False``.
+    Accepts an XLA shape (text or :class:`Shape`), a CuTe layout (text or value), a TLA layout
+    (whose domain is the origin shape) or a one-to-one Triton linear layout. The map is
+    simplified unless ``simplify=False``.
 
     >>> print(to_indexing_map("((4,2),(4,3)):((4,16),(1,32))"))
     (d0, d1) -> ((d1 / 4) * 32 + d0 * 4 + d1 mod 4), domain: d0 in [0, 7], d1 in [0, 11]

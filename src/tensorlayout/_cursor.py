@@ -35,6 +35,7 @@ MAX_DEPTH = 64
 MAX_INTEGER_DIGITS = 1000
 
 _INT = re.compile(r"-?[0-9]+")
+_UINT = re.compile(r"[0-9]+")
 #: The whitespace C's ``isspace`` knows in the "C" locale (XLA's lexer); no Unicode spaces.
 _SPACE = frozenset(" \t\n\r\v\f")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -122,8 +123,22 @@ class Cursor:
         """Read an integer if one comes next, else None (too long a literal is an error)."""
         self.skip()
         m = _INT.match(self.text, self.pos)
-        if not m:
-            return None
+        return None if m is None else self._take_integer(m)
+
+    def unsigned(self, what: str = "a non-negative integer") -> int:
+        """Read ``[0-9]+`` (ASCII digits, at most :data:`MAX_INTEGER_DIGITS` of them).
+
+        >>> Cursor(" 12)").unsigned()
+        12
+        """
+        self.skip()
+        m = _UINT.match(self.text, self.pos)
+        if m is None:
+            raise self.error(what)
+        return self._take_integer(m)
+
+    def _take_integer(self, m: re.Match[str]) -> int:
+        """The literal ``m`` matched here, consumed; too long a literal is an error."""
         digits = len(m.group()) - m.group().startswith("-")
         if digits > MAX_INTEGER_DIGITS:
             raise self.error(f"an integer of at most {MAX_INTEGER_DIGITS} digits "

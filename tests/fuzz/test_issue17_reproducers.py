@@ -17,10 +17,12 @@ import pytest
 from tensorlayout import convert, cute, hlo, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
+from tensorlayout.triton import parse_layout
 from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
 
 HUGE = "9" * 4301
 DEEP = 1000
+TRITON_DIMS = "where out dims are: [dim0 (size 4)]"
 
 # Still open in src/ at the time of writing (issue 17): case -> reproducer and what escapes.
 OPEN: dict[str, str] = {}  # every reproducer's cause is fixed in src/ (an entry here xfails it)
@@ -76,6 +78,10 @@ PARSE_CASES: dict[str, tuple[Callable[[str], Any], str]] = {
     "shape-unicode-digit": (xla.parse_shape, "f32[²]"),
     "cute-unicode-digit": (cute.Layout.parse, "٣:1"),
     "layout-unicode-digit": (xla.parse_layout, "{0:T(１)}"),
+    "triton-huge-basis": (parse_layout, f"\n - register=1 -> ({HUGE})\n{TRITON_DIMS}"),
+    "triton-huge-size": (parse_layout, f"\n - register=1 -> (1)\nwhere out dims are: [dim0 (size {HUGE})]"),
+    "triton-huge-input": (parse_layout, f"\n - register={HUGE} -> (1)\n{TRITON_DIMS}"),
+    "triton-unicode-digit": (parse_layout, f"\n - register=1 -> (٣)\n{TRITON_DIMS}"),
 }
 
 

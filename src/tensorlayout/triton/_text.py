@@ -31,7 +31,6 @@ Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
 OutDims = tuple[tuple[str, int], ...]
 
 _NAME = re.compile(r"[^\s=()\[\],]+")
-_UINT = re.compile(r"[0-9]+")
 _WHERE = "where out dims are:"
 
 
@@ -69,19 +68,12 @@ def _read_out_dims(cur: Cursor) -> list[tuple[str, int]]:
         name = cur.identifier("an out-dim name", _NAME)
         cur.expect("(", "'(' before the out-dim size")
         cur.expect("size", "'size'")
-        size = int(_match(cur, _UINT, "an out-dim size").group())
+        size = cur.unsigned("an out-dim size")
         cur.expect(")", "')' after the out-dim size")
         dims.append((name, size))
         if cur.accept("]"):
             return dims
         cur.expect(",", "',' or ']' in the out dims")
-
-
-def _match(cur: Cursor, pattern: re.Pattern[str], what: str) -> re.Match[str]:
-    m = cur.match(pattern)
-    if m is None:
-        raise cur.error(what)
-    return m
 
 
 def _read_vector(cur: Cursor) -> tuple[int, ...]:
@@ -90,7 +82,7 @@ def _read_vector(cur: Cursor) -> tuple[int, ...]:
     if cur.accept(")"):
         return ()
     while True:
-        values.append(int(_match(cur, _UINT, "a non-negative basis value").group()))
+        values.append(cur.unsigned("a non-negative basis value"))
         if cur.accept(")"):
             return tuple(values)
         cur.expect(",", "',' or ')' in a basis vector")
@@ -104,7 +96,7 @@ def _read_entry(cur: Cursor, name: str | None, index: int) -> tuple[str, tuple[i
         raise cur.error(f"'{name}' (the basis list of {name} continues)", at=start)
     cur.expect("=", "'=' after the in-dim name")
     at = cur.pos
-    value = int(_match(cur, _UINT, "the input value 2^i").group())
+    value = cur.unsigned("the input value 2^i")
     if value != 1 << index:
         raise cur.error(f"{1 << index} (the input value of basis {index})", at=at)
     cur.expect("->", "'->'")

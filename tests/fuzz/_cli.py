@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from tensorlayout import cli
-from tests.fuzz import _corpus, _gen
+from tests.fuzz import _corpus, _gen, _triton
 from tests.fuzz._common import RoundTripError
 
 ONE_LINE = re.compile(r"tensorlayout: [A-Za-z]+(?:Error|Warning)?: [^\n]*\n\Z")
@@ -25,15 +25,18 @@ ONE_LINE = re.compile(r"tensorlayout: [A-Za-z]+(?:Error|Warning)?: [^\n]*\n\Z")
 BAD_KINDS = re.compile(r"tensorlayout: (?!InternalError|MemoryError)[A-Za-z]+: ")
 OPTIONS = {
     "show": ("--index", "--offset", "--window", "--max-width", "--json", "--as", "--tla", "--rows",
-             "--cols", "--dtype"),
+             "--cols", "--dtype", "--tpu", "--shape"),
     "simplify": ("--verify", "--limit", "--preserve", "--exact", "--remove-unused", "--json"),
     "maps": ("--instruction", "--fusion", "--input-to-output", "--physical", "--json", "--utilization",
              "--coalescing", "--shapes", "--linearized", "--module", "--stage"),
-    "render": ("-o", "--format", "--tla", "--rows", "--cols", "--dtype"),
+    "render": ("-o", "--format", "--tla", "--rows", "--cols", "--dtype", "--shape", "--scale", "--mma",
+               "--copy", "--banks", "--access", "--window"),
     "padding": ("--json",),
 }
 _VALUES = ("0", "1", "2,3", "-1", "0:4,1:3", "9" * 4301, str(2**64), "²", "", "x", "zN", "VectorLayout",
-           "cute", "xla", "map", "html", "svg", "-", "1:", ":", "0:0", "3,", "after", "all")
+           "cute", "xla", "map", "triton", "html", "svg", "tikz", "png", "-", "1:", ":", "0:0", "3,", "after",
+           "all", "8,8", "16,32", "16", "v5e", "row", "column", "SM80_16x8x16_F16F16F16F16_TN",
+           "SM75_U32x4_LDSM_N")
 
 
 #: Exit codes seen by :func:`cli_check` in this process (2 = a bad invocation refused).
@@ -70,7 +73,10 @@ def _positional(rng: random.Random, command: str) -> str:
     if command == "maps":
         roll = rng.random()
         return _hlo_file(rng) if roll < 0.9 else _dump_dir(rng) if roll < 0.97 else "/nonexistent"
-    if rng.random() < 0.5:
+    roll = rng.random()
+    if roll < 0.15 and command in ("show", "render"):
+        return _triton.make_triton(rng)
+    if roll < 0.55:
         return _gen.from_seeds(rng, _corpus.seeds("shape"), _gen.shape_text)
     return _gen.from_seeds(rng, _corpus.seeds("cute"), _gen.cute_text)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 
-__all__ = ["STDIO", "UsageError", "file_path", "read_argument", "read_text", "write_output"]
+__all__ = ["STDIO", "UsageError", "file_path", "read_argument", "read_text", "write_binary", "write_output"]
 
 #: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
 STDIO = "-"
@@ -60,3 +60,18 @@ def write_output(path: str, text: str) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
         file_path(path).write_text(text, encoding="utf-8")
+
+
+def write_binary(path: str, data: bytes) -> None:
+    """Write ``data`` (a PNG or PDF) to the file ``path``, or to stdout for `-`; a stdout that
+    takes text only (a notebook's, a test's) is a usage error, not a crash."""
+    if path != STDIO:
+        file_path(path).write_bytes(data)
+        return
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:
+        raise UsageError("this stdout takes text only, not PNG/PDF bytes: write them to a file "
+                         "with -o NAME.png (or .pdf)")
+    stream.write(data)
+    stream.flush()
+

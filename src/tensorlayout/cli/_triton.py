@@ -19,10 +19,13 @@ from tensorlayout.render._triton import is_distributed, is_shared
 from tensorlayout.triton import LinearLayout, element_layout, get_distributed_view, get_shared_view
 from tensorlayout.triton._mlir import is_triton_text, parse_layout
 
-__all__ = ["NOTATIONS", "add_shape_argument", "converted", "picture_dims", "show_text", "triton_layout"]
+__all__ = ["NOTATIONS", "SHOWN_POINTS", "add_shape_argument", "converted", "picture_dims", "show_text",
+           "triton_layout"]
 
 #: what `show --as` turns a Triton layout into
 NOTATIONS = ("cute", "xla")
+#: `show` prints Triton's picture of a layout up to this many points (a 128x128 tile).
+SHOWN_POINTS = 1 << 14
 
 
 def add_shape_argument(p: argparse.ArgumentParser) -> None:
@@ -85,7 +88,11 @@ def show_text(ll: LinearLayout, header: str | None) -> str:
     lines = [*([header] if header else []), str(ll).strip("\n"),
              f"in dims {ins} -> out dims {outs}; injective {ll.is_injective()}, "
              f"surjective {ll.is_surjective()}", ""]
-    if is_distributed(ll) and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
+    points = max(ll.get_total_in_dim_size(), ll.get_total_out_dim_size())
+    if points > SHOWN_POINTS:
+        lines.append(f"(Triton's picture of {points} points is left out past {SHOWN_POINTS}: "
+                     "`tensorlayout render` draws a window of it)")
+    elif is_distributed(ll) and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
         lines.append(get_distributed_view(ll).rstrip("\n"))
     elif is_shared(ll) and {"offset", "block"} <= set(ll.get_in_dim_names()):
         lines.append(get_shared_view(ll).rstrip("\n"))

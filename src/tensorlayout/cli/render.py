@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tensorlayout import render
 from tensorlayout.cli import _triton
-from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_output
+from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.errors import UnsupportedError
@@ -156,11 +155,8 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
 def _write(path: str, data: str | bytes) -> None:
     if isinstance(data, str):
         write_output(path, data)
-    elif path == STDIO:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
     else:
-        Path(path).write_bytes(data)
+        write_binary(path, data)
 
 
 def run(args: argparse.Namespace) -> int:

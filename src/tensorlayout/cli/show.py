@@ -35,7 +35,8 @@ TARGET is an XLA shape ('f32[3,5]{1,0:T(2,2)}'), a CuTe layout
 as '#ttg.blocked<{...}>' with --shape A,B or inside 'tensor<AxBxT, ...>'), or '-' to read it
 from stdin; --tla FORMAT --rows R --cols C [--dtype T] names an Ascend TLA format instead.
 Triton text prints the layout, its facts and Triton's own picture (who holds each element,
-or each offset's element); --as cute/xla gives where each element lives in that notation.
+or each offset's element; up to 16384 points); --as cute/xla gives where each element lives
+in that notation.
 
 examples:
   tensorlayout show 'f32[3,5]{1,0:T(2,2)}' --index 2,3     # offset 17

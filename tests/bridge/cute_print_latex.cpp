@@ -31,6 +31,10 @@ int main() {
   auto mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2, _1, _1>>{});
   printf("@@@ tiled_mma\n");
   print_latex(mma);
+  printf("@@@ tiled_mma_nk\n");  // threads along N and K: C's layout reaches past M x N
+  print_latex(make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN{}, Layout<Shape<_1, _2, _2>>{}));
+  printf("@@@ tiled_mma_mnk\n");
+  print_latex(make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN{}, Layout<Shape<_3, _2, _2>>{}));
   auto f16 = make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN{});
   printf("@@@ tiled_copy\n");
   print_latex(make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, f16));

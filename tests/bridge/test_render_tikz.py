@@ -29,11 +29,13 @@ OURS = {
     "mma_atom": lambda: to_tikz(mma_atom("SM80_16x8x8_F16F16F16F16_TN")),
     "wgmma_ss": lambda: to_tikz(mma_atom("SM90_64x8x16_F16F16F16_SS")),
     "tiled_mma": lambda: to_tikz(make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 1, 1))),
+    "tiled_mma_nk": lambda: to_tikz(make_tiled_mma(mma_atom("SM80_16x8x8_F32TF32TF32F32_TN"), (1, 2, 2))),
+    "tiled_mma_mnk": lambda: to_tikz(make_tiled_mma(mma_atom("SM80_16x8x8_F32TF32TF32F32_TN"), (3, 2, 2))),
     "tiled_copy": lambda: to_tikz(make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16,
                                                     make_tiled_mma(mma_atom(F16)))),
 }
 #: CuTe's comment lines for TV objects print coordinate tensors (ArithTuple ...); ours the TV layouts
-TV = {"mma_atom", "wgmma_ss", "tiled_mma", "tiled_copy"}
+TV = {"mma_atom", "wgmma_ss", "tiled_mma", "tiled_mma_nk", "tiled_mma_mnk", "tiled_copy"}
 
 
 def _body(text: str) -> str:

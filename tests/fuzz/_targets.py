@@ -19,7 +19,7 @@ import numpy as np
 from tensorlayout import cute, hlo, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap
-from tests.fuzz import _bridges, _cli, _corpus, _gen, _triton
+from tests.fuzz import _bridges, _cli, _corpus, _gen, _gpu, _triton
 from tests.fuzz._common import RoundTripError, Target, ok_or_library, parse_or_none, roundtrip
 
 
@@ -200,5 +200,6 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("render.to_svg", _bridges.make_target, _bridges.check_render, weight=5.0),
     Target("render.tla", _bridges.make_tla, _bridges.check_render_tla, weight=5.0),
     Target("triton.parse_layout", _triton.make_triton, _triton.check_triton, weight=3.0),
+    Target("gpu", _gpu.make_gpu, _gpu.check_gpu, weight=10.0),
     Target("cli", _cli.cli_input, _cli.cli_check, weight=10.0),
 )}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tensorlayout import convert, cute, hlo, render, xla
+from tensorlayout import convert, cute, gpu, hlo, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
 from tensorlayout.triton import parse_layout
@@ -256,6 +256,20 @@ def test_tiled_shape_is_not_quadratic() -> None:
             refused_or_ok(xla.tiled_shape, shape)
             refused_or_ok(xla.linear_index, shape, (3, 3))
         assert time.monotonic() - start < 10
+
+
+def test_tiled_copy_holder_is_found_without_listing_every_pair() -> None:
+    """A tiled copy over an SS wgmma holds 10^8 (thread, value) pairs: ``thread_of`` listed them
+    all (12 s); bank checks of a swizzle past bit 63 overflowed numpy."""
+    mma = gpu.make_tiled_mma(gpu.mma_atom("SM90_64x192x16_F16F16F16_SS"), (3, 4, 4))
+    copy = gpu.make_tiled_copy_b(gpu.copy_atom("SM75_U16x2_LDSM_T"), 16, mma)
+    start = time.monotonic()
+    with within(60):
+        assert copy.tv_s().thread_of(0, 0) == 0
+    assert time.monotonic() - start < 5
+    access = gpu.vector_access((8, 64), 16, 128)
+    far = gpu.bank_conflicts("Sw<1,280,3> o _0 o (8,64):(64,1)", 16, access)
+    assert far.wavefronts == gpu.bank_conflicts("(8,64):(64,1)", 16, access).wavefronts
 
 
 CLI_CASES = {

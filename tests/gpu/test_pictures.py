@@ -45,6 +45,21 @@ def test_tiled_mma_cells_name_their_owner() -> None:
         assert texts == [f"T{t}", f"V{v}"]
 
 
+@pytest.mark.parametrize("thr", [(1, 2, 2), (2, 2, 2), (3, 4, 4), (1, 4, 2), (1, 1, 3)])
+def test_tiled_mma_with_threads_along_k_draws_its_tiles(thr: tuple[int, int, int]) -> None:
+    """Threads along K place C past M x N (CuTe's layout does); the panels stay M x K, N x K
+    and M x N, each cell held by the thread CuTe's picture names (the first in its loop)."""
+    tm = make_tiled_mma(mma_atom("SM80_16x8x8_F32TF32TF32F32_TN"), thr)
+    m, n, k = tm.tile_size()
+    cells = _cells(tiled_mma_svg(tm))
+    assert len(cells) == m * k + n * k + m * n
+    c = tm.tv_c()
+    for g in cells[m * k + n * k:]:
+        mm, nn, t = int(g.get("data-m", "")), int(g.get("data-n", "")), int(g.get("data-thread", ""))
+        assert t == min(tt for tt in range(c.num_threads) for vv in range(c.num_values)
+                        if c.coord(tt, vv) == (mm, nn))
+
+
 def test_tiled_copy_panels() -> None:
     tc = make_tiled_copy(universal_copy(32), 16, Layout((32, 4), (1, 32)), Layout((2, 2), (1, 2)))
     cells = _cells(tiled_copy_svg(tc))

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tensorlayout.core.intmath import INT64_MAX, ceil_div, prod, row_major_strides
+from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -142,8 +142,18 @@ class XorSwizzle:
         return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
 
     def apply(self, offsets: np.ndarray) -> np.ndarray:
-        """The post-op on an int64 array of offsets."""
-        return self(offsets)
+        """The post-op on an int64 array of offsets; a swizzle whose bits reach past int64 goes
+        element by element, exactly as on ints, and a result past int64 is a LayoutError.
+
+        >>> XorSwizzle(1, 280, 3).apply(np.array([5, 64])).tolist()
+        [5, 64]
+        """
+        if self.base + abs(self.shift) + self.bits < 63:
+            return self(offsets)
+        out = [self(int(x)) for x in offsets.reshape(-1)]
+        if not all(fits_int64(x) for x in out):
+            raise LayoutError(f"{self} moves an offset past int64")
+        return np.array(out, dtype=np.int64).reshape(offsets.shape)
 
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"

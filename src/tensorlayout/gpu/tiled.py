@@ -36,7 +36,7 @@ from tensorlayout.cute import (
 from tensorlayout.cute.int_tuple import format_int_tuple
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
-from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.gpu.tv import TVLayout, offset_range
 
 __all__ = ["TiledCopy", "TiledMMA", "make_tiled_copy", "make_tiled_copy_a", "make_tiled_copy_b",
            "make_tiled_copy_c", "make_tiled_mma"]
@@ -93,8 +93,7 @@ def _fmt_perm(p: Perm) -> str:
 def _tv(layout: Layout, rows: int, cols: int, name: str) -> TVLayout:
     """A TV layout over ``rows x cols``, more columns if a permutation layout reaches past the tile
     (a permutation whose cosize exceeds its size: CuTe does not check this)."""
-    top = int(layout.offsets().max()) if layout.size() else 0
-    return TVLayout(layout, (rows, max(cols, top // rows + 1)), name)
+    return TVLayout(layout, (rows, max(cols, offset_range(layout)[1] // rows + 1)), name)
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,33 @@ result is the column-major index ``m + M·n`` of an element of the tile (CuTe's 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from tensorlayout.cute import Layout, composition, make_layout, right_inverse, size
 from tensorlayout.cute.int_tuple import is_int
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError
 
-__all__ = ["TVLayout", "check_tile", "format_owners"]
+__all__ = ["TVLayout", "check_tile", "format_owners", "offset_range"]
+
+_SCAN_CHUNK = 1 << 18  # (thread, value) pairs evaluated at a time when looking for a holder
+
+
+def offset_range(layout: Layout) -> tuple[int, int]:
+    """The smallest and largest offset ``layout`` reaches, from its modes (each mode at its
+    first or last index), without enumerating it.
+
+    >>> offset_range(Layout((4, (2, 3)), (2, (-1, 8))))
+    (-1, 22)
+    """
+    low = high = 0
+    for extent, stride in layout.flat_modes():
+        reach = (extent - 1) * stride if extent > 0 else 0
+        low, high = low + min(0, reach), high + max(0, reach)
+    return low, high
 
 
 def check_tile(tile: tuple[int, ...]) -> tuple[int, int]:
@@ -46,10 +64,10 @@ class TVLayout:
         if not isinstance(self.layout, Layout) or self.layout.rank() != 2:
             raise LayoutError(f"a TV layout is a rank-2 CuTe layout (thread, value), got {self.layout}")
         m, n = check_tile(self.tile)
-        table = self.layout.offsets()
-        if table.size and (int(table.min()) < 0 or int(table.max()) >= m * n):
-            raise LayoutError(f"TV layout {self.layout} reaches index {int(table.max())}, outside the "
-                              f"{m}x{n} tile (indices 0..{m * n - 1})")
+        low, high = offset_range(self.layout)
+        if self.layout.size() and (low < 0 or high >= m * n):
+            raise LayoutError(f"TV layout {self.layout} reaches index {high if low >= 0 else low}, "
+                              f"outside the {m}x{n} tile (indices 0..{m * n - 1})")
 
     @staticmethod
     def parse(text: str, tile: tuple[int, int], name: str = "") -> TVLayout:
@@ -91,8 +109,17 @@ class TVLayout:
     def owners(self, m: int, n: int) -> list[tuple[int, int]]:
         """Every ``(thread, value)`` that holds element ``(m, n)``, by ``t + T·v``."""
         self._check_mn(m, n)
-        flat = np.flatnonzero(self.layout.offsets() == m + self.tile[0] * n)
-        return [(int(i) % self.num_threads, int(i) // self.num_threads) for i in flat]
+        return list(self._holders(m + self.tile[0] * n))
+
+    def _holders(self, index: int) -> Iterator[tuple[int, int]]:
+        """The ``(thread, value)`` pairs at tile ``index``, by ``t + T·v``, found a chunk of
+        pairs at a time (a tiled SS MMA holds 10^8 of them; the first is usually near)."""
+        core, threads, total = lower_layout(self.layout), self.num_threads, int(self.layout.size())
+        for start in range(0, total, _SCAN_CHUNK):
+            flat = np.arange(start, min(total, start + _SCAN_CHUNK), dtype=np.int64)
+            rows = np.stack([flat % threads, flat // threads], axis=1)
+            for i in flat[core.offsets_at(rows) == index]:
+                yield int(i) % threads, int(i) // threads
 
     def _check_mn(self, m: int, n: int) -> None:
         if not (is_int(m) and is_int(n)):
@@ -101,10 +128,11 @@ class TVLayout:
             raise LayoutError(f"({m}, {n}) is outside the {self.tile[0]}x{self.tile[1]} tile")
 
     def _owner(self, m: int, n: int) -> tuple[int, int]:
-        found = self.owners(m, n)
-        if not found:
+        self._check_mn(m, n)
+        found = next(self._holders(m + self.tile[0] * n), None)
+        if found is None:
             raise LayoutError(f"no (thread, value) of {self.layout} holds element ({m}, {n})")
-        return found[0]
+        return found
 
     def thread_of(self, m: int, n: int) -> int:
         """The thread holding ``(m, n)`` (the first by ``t + T·v`` when several do, as CuTe's

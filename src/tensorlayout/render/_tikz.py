@@ -133,15 +133,17 @@ def _window(tile: tuple[int, ...], window: Sequence[range] | None) -> Window:
     return win
 
 
-def _tv_nodes(tv: TVLayout, ms: range, ns: range, place: tuple[int, int], transpose: bool = False
-              ) -> list[str]:
+def _tv_nodes(tv: TVLayout, ms: range, ns: range, place: tuple[int, int], transpose: bool = False,
+              clip: bool = True) -> list[str]:
     """One node per element of rows ``ms`` x columns ``ns``, its first holder in CuTe's loop
-    order (thread outer, value inner), at ``place`` + its position (``transpose``: (n, m))."""
+    order (thread outer, value inner), at ``place`` + its position (``transpose``: (n, m));
+    ``clip=False`` keeps the elements past them too, as CuTe draws a TiledMMA whose threads
+    along K place C past its M x N grid."""
     m_ext = tv.tile[0]
     out = []
     for idx, t, v in zip(*first_holders(tv)):
         m, n = int(idx) % m_ext, int(idx) // m_ext
-        if m in ms and n in ns:
+        if not clip or (m in ms and n in ns):
             r, c = (n - ns.start, m - ms.start) if transpose else (m - ms.start, n - ns.start)
             out.append(_tv_node(place[0] + r, place[1] + c, int(t), int(v)))
     return out
@@ -158,13 +160,14 @@ def _mma_tikz(mma: TiledMMA | MMAAtom, window: Sequence[range] | None) -> str:
     """``print_latex(TiledMMA)``: C at the origin, A at columns -K-1.., B at rows -K-1.."""
     tm = make_tiled_mma(mma) if isinstance(mma, MMAAtom) else mma
     a, b, c = tm.tv_a(), tm.tv_b(), tm.tv_c()
-    ms, ns, ks = _window((c.tile[0], c.tile[1], a.tile[1]), window)
+    ms, ns, ks = _window(tm.tile_size(), window)
     m, n, k = len(ms), len(ns), len(ks)
+    clip = window is not None  # CuTe draws every holder, past the grids too
     lines = [f"% LayoutC: {c.layout}\n", f"% LayoutA: {a.layout}\n", f"% LayoutB: {b.layout}\n", HEADER,
-             *_tv_nodes(c, ms, ns, (0, 0)), _grid(0, 0, m, n),
-             *_tv_nodes(a, ms, ks, (0, -k - 1)), _grid(0, -k - 1, m, -1),
+             *_tv_nodes(c, ms, ns, (0, 0), clip=clip), _grid(0, 0, m, n),
+             *_tv_nodes(a, ms, ks, (0, -k - 1), clip=clip), _grid(0, -k - 1, m, -1),
              *_axes(ms, ks, -1, -k - 2, 0, -k - 1),
-             *_tv_nodes(b, ns, ks, (-k - 1, 0), transpose=True), _grid(-k - 1, 0, -1, n),
+             *_tv_nodes(b, ns, ks, (-k - 1, 0), transpose=True, clip=clip), _grid(-k - 1, 0, -1, n),
              *[_label(-k - 2, j, x) for j, x in enumerate(ns)],
              *[_label(-k - 1 + i, -1, x) for i, x in enumerate(ks)], FOOTER]
     return "".join(lines)

@@ -76,20 +76,29 @@ def first_holders(tv: TVLayout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return index[order], first[order] // values, first[order] % values
 
 
-def cute_owners(tv: TVLayout) -> tuple[np.ndarray, np.ndarray]:
-    """``(thread[M, N], value[M, N])`` of :func:`first_holders`, -1 where nobody holds it."""
-    m_ext, n_ext = tv.tile
+def cute_owners(tv: TVLayout, tile: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(thread[M, N], value[M, N])`` of :func:`first_holders` over ``tile`` (default the TV
+    layout's own), -1 where nobody holds it; holders past ``tile`` are left out (a TiledMMA's
+    threads along K place C past its M x N tile).
+
+    >>> from tensorlayout.gpu.tv import TVLayout
+    >>> [a.tolist() for a in cute_owners(TVLayout.parse("(2,2):(1,2)", (2, 2)), (2, 1))]
+    [[[0], [1]], [[0], [0]]]
+    """
+    m_ext, n_ext = tile or tv.tile
     thr = np.full(m_ext * n_ext, -1, dtype=np.int64)
     val = np.full(m_ext * n_ext, -1, dtype=np.int64)
     index, t, v = first_holders(tv)
-    thr[index], val[index] = t, v
+    inside = index < m_ext * n_ext
+    thr[index[inside]], val[index[inside]] = t[inside], v[inside]
     return thr.reshape(n_ext, m_ext).T, val.reshape(n_ext, m_ext).T
 
 
-def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False) -> list[str]:
-    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tv``'s tile: the holder of each
-    element as CuTe's pictures show it; ``transpose`` draws (n, m) as (row, col)."""
-    return owner_cells(cute_owners(tv), x0, y0, ms, ns, transpose)
+def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False,
+           tile: tuple[int, int] | None = None) -> list[str]:
+    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tile`` (default ``tv``'s): the
+    holder of each element as CuTe's pictures show it; ``transpose`` draws (n, m) as (row, col)."""
+    return owner_cells(cute_owners(tv, tile), x0, y0, ms, ns, transpose)
 
 
 def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: range, ns: range,
@@ -144,12 +153,13 @@ def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "", window: Sequence[ran
         raise LayoutError(f"tiled_mma_svg draws a TiledMMA or an MMAAtom, got {type(mma).__name__}")
     tm = make_tiled_mma(mma) if isinstance(mma, MMAAtom) else mma
     a, b, c = tm.tv_a(), tm.tv_b(), tm.tv_c()
-    tile = (c.tile[0], c.tile[1], a.tile[1])
+    tile = tm.tile_size()
     ms, ns, ks = _windowed(tile, window)
     m, n, k = len(ms), len(ns), len(ks)
     left, top = CELL + k * CELL + GAP // 2, TITLE + CELL + k * CELL + GAP // 2
-    body = [*_panel(a, CELL, top, ms, ks), *_panel(b, left, TITLE + CELL, ns, ks, transpose=True),
-            *_panel(c, left, top, ms, ns),
+    body = [*_panel(a, CELL, top, ms, ks, tile=(tile[0], tile[2])),
+            *_panel(b, left, TITLE + CELL, ns, ks, transpose=True, tile=(tile[1], tile[2])),
+            *_panel(c, left, top, ms, ns, tile=(tile[0], tile[1])),
             f'<text x="{CELL + k * CELL / 2}" y="{top - 6}">A ({tile[0]}x{tile[2]})</text>',
             f'<text x="{left - 20}" y="{TITLE + CELL + k * CELL / 2}">B</text>',
             f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({tile[0]}x{tile[1]})</text>']

@@ -69,6 +69,7 @@ class PhysicalTarget:
     layout: CoreLayout | None = field(default=None, repr=False)
     _offsets_fn: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # offsets, copy plans
+    _calls: dict[tuple | None, Any] = field(default_factory=dict, repr=False)  # checked calls (_call)
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod

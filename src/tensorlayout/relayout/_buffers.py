@@ -1,0 +1,46 @@
+"""The buffers the relayout functions allocate or are given (``out=``): checked, with a
+typed error when they cannot be allocated.
+
+>>> import numpy as np
+>>> from tensorlayout.relayout._target import PhysicalTarget
+>>> out_buffer(np.zeros((2, 3), np.int8), 6, np.dtype(np.int8), PhysicalTarget.from_xla("s8[6]{0}")).shape
+(6,)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlayout.core.intmath import prod
+from tensorlayout.errors import LayoutError
+from tensorlayout.relayout._target import PhysicalTarget
+
+__all__ = ["allocate", "out_buffer"]
+
+ALIGN_BYTES = 64  # large buffers the library allocates start on a cache line
+#: Smaller results are allocated as numpy does (16-byte aligned): finding the address to
+#: align costs more than a copy of that size gains from it.
+ALIGN_MIN_BYTES = 1 << 20
+
+
+def allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    """An empty array (on a 64-byte cache line when large: the kernel streams whole lines)."""
+    size = prod(shape) * dtype.itemsize
+    try:
+        if size < ALIGN_MIN_BYTES:
+            return np.empty(shape, dtype)
+        raw = np.empty(size + ALIGN_BYTES, dtype=np.uint8)
+    except MemoryError:
+        raise LayoutError(f"{t}: {size} bytes for the result could not be allocated") from None
+    start = -raw.ctypes.data % ALIGN_BYTES
+    return raw[start:start + size].view(dtype).reshape(shape)
+
+
+def out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
+    """``out`` as the 1-D buffer of ``n`` ``dtype`` elements it must be, or a new one."""
+    if out is None:
+        return allocate((n,), dtype, t)
+    flags = out.flags if isinstance(out, np.ndarray) else None  # one flags object: it costs
+    if flags is None or out.size != n or out.dtype != dtype or not (flags.c_contiguous and flags.writeable):
+        raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
+    return out if out.ndim == 1 else out.reshape(-1)

@@ -5,6 +5,8 @@ remembered calls) or with the offsets recipe."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,11 @@ def test_remembered_calls_are_bounded() -> None:
         to_physical(_data(), t, pad_value=pad)
     assert len(t._calls) <= call_module.MAX_CALLS
     assert (to_physical(_data(), t, pad_value=3) == _want(_data(), t, 3)).all()
+
+
+def test_a_replaced_target_starts_without_remembered_calls() -> None:
+    t = _fresh()
+    to_physical(_data(), t)
+    other = replace(t, name="renamed")
+    assert t._calls and not other._calls and not other._cache
+    assert (to_physical(_data(), other) == _want(_data(), t)).all()

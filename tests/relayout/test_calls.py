@@ -9,6 +9,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorlayout.relayout._call as call_module
 import tensorlayout.relayout._copy as engine
@@ -219,3 +221,35 @@ def test_a_replaced_target_starts_without_remembered_calls() -> None:
     other = replace(t, name="renamed")
     assert t._calls and not other._calls and not other._cache
     assert (to_physical(_data(), other) == _want(_data(), t)).all()
+
+
+TARGETS = ["f32[9,300]{1,0:T(8,128)}", "bf16[17,40]{0,1:T(8,128)(2,1)}", "s8[5,6,7]{0,2,1:T(4,4)}",
+           "f64[]", "u8[33]{0:T(8)}", "f32[3,5]{1,0:T(4,3)(3,2)}"]
+VIEWS = [lambda x: x, lambda x: x[::-1] if x.ndim else x, lambda x: x.T.copy().T,
+         lambda x: np.repeat(x, 2, axis=-1)[..., ::2] if x.ndim else x]
+DTYPES = {"f32": [np.float32, np.int32, np.uint32], "bf16": [np.uint16, np.float16, np.int16],
+          "s8": [np.int8, np.uint8, np.bool_], "f64": [np.float64, np.int64], "u8": [np.uint8, np.int8]}
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_repeated_calls_match_the_definition(data: st.DataObject) -> None:
+    """A run of calls on one target with inputs varied at random, each checked from scratch."""
+    text = data.draw(st.sampled_from(TARGETS))
+    t = remembered_target(text)
+    kinds = DTYPES.get(text.split("[")[0], [np.float32])
+    for _ in range(6):
+        dtype = data.draw(st.sampled_from(kinds))
+        a = VIEWS[data.draw(st.integers(0, 3))](
+            np.random.default_rng(data.draw(st.integers(0, 9))).integers(0, 2, t.logical_shape).astype(dtype))
+        pad = data.draw(st.sampled_from([0, 1, True, 0.0]))
+        want = _want(a, t, pad)
+        out = np.full(t.physical_elements, 3, dtype) if data.draw(st.booleans()) else None
+        got = to_physical(a, text, pad_value=pad, out=out)
+        assert got.dtype == want.dtype and (got == want).all() and (out is None or got is out)
+        back_out = VIEWS[data.draw(st.integers(0, 3))](np.zeros(t.logical_shape, dtype)) \
+            if data.draw(st.booleans()) else None
+        if back_out is not None and not back_out.flags.writeable:
+            back_out = None
+        back = from_physical(got, text, out=back_out)
+        assert back.dtype == a.dtype and (back == a).all() and (back_out is None or back is back_out)

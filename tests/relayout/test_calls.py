@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import tensorlayout.relayout._call as call_module
 import tensorlayout.relayout._copy as engine
+import tensorlayout.relayout._pack_path as pack_path
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout import PhysicalTarget, from_physical, relayout, to_physical
 from tensorlayout.relayout._cute import remembered_target
@@ -178,6 +179,14 @@ def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.Monke
     one = to_physical(a, t, threads=1)
     assert all((to_physical(a, t, threads=n) == one).all() for n in (0, 2, 3, 4, 7))
     assert all((from_physical(one, t, threads=n) == a).all() for n in (1, 2, 5))
+    direct = relayout(one, t, "f32[24,300]{0,1:T(8,128)}", threads=1)
+    assert all((relayout(one, t, "f32[24,300]{0,1:T(8,128)}", threads=n) == direct).all() for n in (2, 3))
+    monkeypatch.setattr(pack_path, "THREAD_MIN_BYTES", 1)
+    s4 = "s4[64,300]{1,0:T(8,128)(8,1)E(4)}"
+    nibbles = np.random.default_rng(3).integers(-8, 8, (64, 300)).astype(np.int8)
+    packed = to_physical(nibbles, s4, threads=1)
+    assert all((to_physical(nibbles, s4, threads=n) == packed).all() for n in (2, 3))
+    assert all((from_physical(packed, s4, threads=n) == nibbles).all() for n in (1, 2, 3))
     monkeypatch.setenv("TENSORLAYOUT_THREADS", "3")
     assert (to_physical(a, t) == one).all()
     monkeypatch.setenv("TENSORLAYOUT_THREADS", "many")

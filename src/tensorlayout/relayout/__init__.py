@@ -7,6 +7,13 @@ protocol CuTe/TLA layouts plug into), padding slots filled with ``pad_value``;
 buffer from one layout to another. Sub-byte types with ``E(4)`` (and ``E(2)``, ``E(1)``)
 are packed, the first element in the low bits of a byte.
 
+A call checks its arguments once per target and kind of call (the array's dtype, strides
+and shape, the thread cap, an int ``pad_value`` or ``out``'s strides) and keeps the checked
+call with its copy plan on the target (``_call``); shape texts are kept too. A repeated
+small call is then a few checks and one kernel call: a 64 KiB array takes under 2 us,
+about twice a ``np.copyto`` of it. ``threads=`` or ``TENSORLAYOUT_THREADS`` caps the threads
+of large copies; results do not depend on it.
+
 Seed Figure 1: ``f32[3,5]{1,0:T(2,2)}`` pads the 3x5 array to 4x6 and stores 2x2 tiles:
 
 >>> import numpy as np

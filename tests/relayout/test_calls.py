@@ -175,6 +175,16 @@ def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.Monke
             from_physical(_want(a, t), t, threads=bad)  # type: ignore[arg-type]
         with pytest.raises(LayoutError):
             relayout(_want(a, t), t, "f32[24,300]{0,1:T(8,128)}", threads=bad)  # type: ignore[arg-type]
+    to_physical(a, t, threads=2)
+    from_physical(_want(a, t), t, threads=2)
+    for equal in [2.0, np.int64(2)]:  # equal to a remembered cap, but not an int
+        with pytest.raises(LayoutError):
+            to_physical(a, t, threads=equal)  # type: ignore[arg-type]
+        with pytest.raises(LayoutError):
+            from_physical(_want(a, t), t, threads=equal)  # type: ignore[arg-type]
+    to_physical(a, t, threads=1)
+    with pytest.raises(LayoutError):
+        to_physical(a, t, threads=True)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     one = to_physical(a, t, threads=1)
     assert all((to_physical(a, t, threads=n) == one).all() for n in (0, 2, 3, 4, 7))

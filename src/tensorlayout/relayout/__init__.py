@@ -81,15 +81,14 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
     """
     t = target if type(target) is PhysicalTarget else remembered_target(target)
     a = array if type(array) is np.ndarray else np.asarray(array)
-    # The key of a checked call (see _call); pad values other than ints are checked every
-    # time (-0.0 == 0 but fills differently).
-    key = (a.dtype, a.strides, a.shape, threads, pad_value) if type(pad_value) is int else None
+    # The key of a checked call (see _call). Pad values and thread caps count only as plain
+    # ints: equal numbers of other types fill differently (-0.0 == 0) or are refused (2.0).
+    plain = type(pad_value) is int and (threads is None or type(threads) is int)
+    key = (a.dtype, a.strides, a.shape, threads, pad_value) if plain else None
     try:
         call = t._calls[key]
-    except KeyError:  # the first of its kind
+    except KeyError:  # the first of its kind (or not to be remembered: key None)
         return _first_to_physical(a, t, pad_value, out, threads, key)
-    except TypeError:  # unhashable threads: checked there
-        return _first_to_physical(a, t, pad_value, out, threads, None)
     return call(a, out)
 
 
@@ -122,12 +121,13 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     """
     t = target if type(target) is PhysicalTarget else remembered_target(target)
     b = buffer if type(buffer) is np.ndarray else np.asarray(buffer)
-    try:  # the key of a checked call (see _call); a non-array out has no strides
-        key = (b.dtype, b.strides, b.shape, threads, None if out is None else out.strides)
+    try:  # the key of a checked call (see _call and to_physical); a non-array out has no strides
+        key = (b.dtype, b.strides, b.shape, threads, None if out is None else out.strides) \
+            if threads is None or type(threads) is int else None
         call = t._calls[key]
-    except KeyError:  # the first of its kind
+    except KeyError:  # the first of its kind (or not to be remembered: key None)
         return _first_from_physical(b, t, out, threads, key)
-    except (TypeError, AttributeError):  # unhashable threads or a non-array out: checked there
+    except (TypeError, AttributeError):  # a non-array out: checked there
         return _first_from_physical(b, t, out, threads, None)
     return call(b, out)
 

@@ -9,9 +9,10 @@ typed error when they cannot be allocated.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._target import PhysicalTarget
 
@@ -25,7 +26,7 @@ ALIGN_MIN_BYTES = 1 << 20
 
 def allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
     """An empty array (on a 64-byte cache line when large: the kernel streams whole lines)."""
-    size = prod(shape) * dtype.itemsize
+    size = math.prod(shape) * dtype.itemsize  # C ints: math.prod is exact and fast
     try:
         if size < ALIGN_MIN_BYTES:
             return np.empty(shape, dtype)

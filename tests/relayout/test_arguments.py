@@ -132,3 +132,12 @@ def test_width_mismatch_for_every_kind_of_target(make: Callable[[], object]) -> 
         relayout(np.zeros(target.physical_elements, np.float32), target, "f16[40,72]{0,1}")
     narrow = np.arange(2880, dtype=np.float16).reshape(40, 72)
     assert (from_physical(to_physical(narrow, target), target) == narrow).all()
+
+
+def test_large_results_start_on_a_cache_line() -> None:
+    a = np.ones((256, 512), np.float32)  # 512 KiB
+    for text in ("f32[256,512]{1,0:T(8,128)}", "f32[256,512]{0,1:T(8,128)}"):
+        buf = to_physical(a, text)
+        back = from_physical(buf, text)
+        assert buf.ctypes.data % buffers.ALIGN_BYTES == 0 and back.ctypes.data % buffers.ALIGN_BYTES == 0
+        assert (back == a).all() and back.flags.c_contiguous and back.flags.writeable

@@ -2,11 +2,13 @@
 physical layouts), each timed side by side with ``np.copyto`` of max(logical, physical) bytes
 between two ready buffers — the physical limit of any relayout.
 
-Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--threads N]
-[--align64]``. Prints, per
-layout and direction, the best times and the ratio ours / copy (the median over rounds in
-which ours and the copy run one after the other, robust to a noisy machine), and the same
-ratio for the numpy fallback path (used when the C kernel could not be built). Every call
+Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--small]
+[--threads N] [--align64]``. Prints, per layout and direction, the best times and the ratio
+ours / copy (the median over rounds in which ours and the copy run one after the other,
+robust to a noisy machine), and the same ratio for the numpy fallback path (used when the C
+kernel could not be built). A round of a small row (``--small`` runs only those, which
+measure the per-call cost) makes enough calls to last ``ROUND_SECONDS``: one call of a few
+microseconds is below the timer's noise. Every call
 writes into a ready ``out=`` buffer: by default as numpy allocates it (``np.empty_like``,
 which here starts 16 bytes past a cache line); ``--align64`` starts every array on a 64-byte
 line, as the buffers the library allocates itself do. The aim is ours / copy <= 1.5 for
@@ -33,6 +35,7 @@ class Case:
     name: str
     make: Make  # (target-like, logical array)
     direct_to: object | None = None  # a second target: time relayout(buf, target, direct_to)
+    small: bool = False  # a few MiB at most: the per-call cost shows
 
 
 def _xla(text: str, dtype: type, high: int = 120) -> Make:
@@ -58,28 +61,38 @@ CASES: list[Case] = [
          _xla("bf16[1000,3000]{1,0:T(8,128)(2,1)}", np.uint16)),
     Case("f32[4096,4096]{0,1:T(8,128)}", _xla("f32[4096,4096]{0,1:T(8,128)}", np.float32)),
     Case("f32[256,64,512]{0,2,1:T(8,128)}", _xla("f32[256,64,512]{0,2,1:T(8,128)}", np.float32)),
-    Case("f32[64,32,128]{0,2,1:T(8,128)} 1MiB", _xla("f32[64,32,128]{0,2,1:T(8,128)}", np.float32)),
+    Case("f32[64,32,128]{0,2,1:T(8,128)} 1MiB", _xla("f32[64,32,128]{0,2,1:T(8,128)}", np.float32),
+         small=True),
     Case("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}",
          _xla("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", np.int8, high=8)),
     Case("pred[4096,4096]{1,0:T(8,128)(4,1)}", _xla("pred[4096,4096]{1,0:T(8,128)(4,1)}", np.bool_, 2)),
     Case("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}",
          _xla("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}", np.uint8, high=2)),
     Case("f16 zN 4096x4096 (TLA)", _zn(4096, 4096)),
-    Case("f32[128,128]{1,0:T(8,128)} 64KiB", _xla("f32[128,128]{1,0:T(8,128)}", np.float32)),
+    Case("f32[128,128]{1,0:T(8,128)} 64KiB", _xla("f32[128,128]{1,0:T(8,128)}", np.float32),
+         small=True),
     Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
          _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
          direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),
 ]
 
 
+ROUND_SECONDS = 2e-4  # a round of a small row lasts at least this long
+
+
 def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int) -> tuple[float, float, float]:
-    """Best times of ours and of the copy, timed alternately, and the median per-round ratio."""
+    """Best times per call of ours and of the copy, timed alternately, and the median
+    per-round ratio (a round: one call, or as many as last ``ROUND_SECONDS``)."""
+    start = time.perf_counter()
+    copy()
+    calls = max(1, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-9)))
     t_ours, t_copy = [], []
     for _ in range(repeat):
         for fn, times in ((copy, t_copy), (ours, t_ours)):
             start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
+            for _ in range(calls):
+                fn()
+            times.append((time.perf_counter() - start) / calls)
     ratios = sorted(o / c for o, c in zip(t_ours, t_copy))
     return min(t_ours), min(t_copy), ratios[len(ratios) // 2]
 
@@ -113,7 +126,8 @@ def _rows(case: Case, target_like: object, data: np.ndarray, align: bool, thread
             ("from_physical", lambda: from_physical(buf, target, out=out_arr, threads=threads), moved)]
 
 
-def run(repeat: int, only: str, align: bool = False, threads: int | None = None) -> None:
+def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
+        small: bool = False) -> None:
     import tensorlayout.relayout._copy as engine
 
     print(f"relayout, {repeat} rounds per row; copy kernel "
@@ -125,7 +139,7 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None)
     print(f"{'layout':58} {'direction':13} {'MiB':>6} {'copy ms':>8} {'ours ms':>8} {'ratio':>6} "
           f"{'numpy':>6}")
     for case in CASES:
-        if only not in case.name:
+        if only not in case.name or (small and not case.small):
             continue
         target_like, data = case.make()
         for direction, ours_fn, moved in _rows(case, target_like, data, align, threads):
@@ -136,18 +150,19 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None)
             engine.USE_KERNEL = False
             fallback = paired(ours_fn, copy_fn, max(1, repeat // 3))[2]
             engine.USE_KERNEL = True
-            print(f"{case.name:58} {direction:13} {moved / 2**20:6.1f} {copy * 1e3:8.3f} "
-                  f"{ours * 1e3:8.3f} {ratio:6.2f} {fallback:6.2f}", flush=True)
+            print(f"{case.name:58} {direction:13} {moved / 2**20:6.1f} {copy * 1e3:8.4f} "
+                  f"{ours * 1e3:8.4f} {ratio:6.2f} {fallback:6.2f}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=11, help="rounds per measurement")
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--small", action="store_true", help="run only the small rows (per-call cost)")
     parser.add_argument("--align64", action="store_true", help="start every array on a cache line")
     parser.add_argument("--threads", type=int, default=None, help="threads= of every call")
     args = parser.parse_args()
-    run(args.repeat, args.only, args.align64, args.threads)
+    run(args.repeat, args.only, args.align64, args.threads, args.small)
 
 
 if __name__ == "__main__":

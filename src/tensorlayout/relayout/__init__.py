@@ -7,6 +7,13 @@ protocol CuTe/TLA layouts plug into), padding slots filled with ``pad_value``;
 buffer from one layout to another. Sub-byte types with ``E(4)`` (and ``E(2)``, ``E(1)``)
 are packed, the first element in the low bits of a byte.
 
+A call checks its arguments once per target and kind of call (the array's dtype, strides
+and shape, the thread cap, an int ``pad_value`` or ``out``'s strides) and keeps the checked
+call with its copy plan on the target (``_call``); shape texts are kept too. A repeated
+small call is then a few checks and one kernel call: a 64 KiB array takes under 2 us,
+about twice a ``np.copyto`` of it. ``threads=`` or ``TENSORLAYOUT_THREADS`` caps the threads
+of large copies; results do not depend on it.
+
 Seed Figure 1: ``f32[3,5]{1,0:T(2,2)}`` pads the 3x5 array to 4x6 and stores 2x2 tiles:
 
 >>> import numpy as np
@@ -20,14 +27,17 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
-from tensorlayout.relayout._copy import copy_direct, copy_in, copy_out, has_fast_path
-from tensorlayout.relayout._cute import as_target, from_cute
+from tensorlayout.relayout._buffers import out_buffer
+from tensorlayout.relayout._call import FromPhysical, ToPhysical, remember
+from tensorlayout.relayout._checks import check_threads, check_width, checked_pad
+from tensorlayout.relayout._copy import copy_direct, has_fast_path, prepare
+from tensorlayout.relayout._cute import as_target, from_cute, remembered_target
 from tensorlayout.relayout._direct import is_direct
-from tensorlayout.relayout._pack_path import from_physical_packed, to_physical_packed
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
@@ -47,74 +57,6 @@ TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
 #: A physical buffer larger than this is refused before allocating (``LayoutError`` says how
 #: large); raise it for machines with more memory.
 MAX_BUFFER_BYTES = 1 << 40
-ALIGN_BYTES = 64  # buffers the library allocates start on a cache line
-
-
-def _check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
-    """The array's dtype can be stored under ``target``: no objects or raw records, and one
-    element as wide as the target's (any integer for packed sub-byte targets)."""
-    if dtype.hasobject or dtype.kind == "V":
-        raise LayoutError(f"{target}: relayout moves numbers, not {dtype} (object or void) elements")
-    if target.packed_bits:
-        if not (np.issubdtype(dtype, np.integer) or dtype == np.bool_):
-            raise LayoutError(f"{target}: packed {target.packed_bits}-bit elements need an integer "
-                              f"array, but got {dtype}")
-        return
-    if target.element_bits and dtype.itemsize * 8 != target.element_bits:
-        raise LayoutError(f"{target}: elements are {target.element_bits} bits, but the array's "
-                          f"dtype {dtype} has {dtype.itemsize * 8}")
-
-
-def _check_pad(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> None:
-    """``pad_value`` is a number the buffer's dtype holds exactly (a typed error otherwise).
-
-    Integers must be in the dtype's range (the packed width's for sub-byte targets), reals
-    need no imaginary part, and integer buffers take no fraction; a ``bool`` buffer takes
-    any real number as its truth value, as numpy does. Plain ints already accepted for a
-    dtype are remembered on the target (small copies pay per call).
-    """
-    seen: set[tuple[np.dtype, int]] = target._cache.setdefault("pads", set())
-    if type(pad_value) is int and (dtype, pad_value) in seen:
-        return
-    _check_pad_value(pad_value, dtype, target)
-    if type(pad_value) is int and len(seen) < 64:
-        seen.add((dtype, pad_value))
-
-
-def _check_pad_value(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> None:
-    value = _number(pad_value)
-    if value is not None and dtype.kind == "b" and not target.packed_bits:
-        value = None if isinstance(value, complex) else value
-    elif value is not None and (target.packed_bits or dtype.kind in "iu"):
-        low, high = _int_range(dtype, target)
-        value = value if isinstance(value, int) else None
-        if value is not None and not low <= value <= high:
-            value = None
-    elif value is not None and dtype.kind == "f" and isinstance(value, complex):
-        value = None
-    if value is None:
-        raise LayoutError(f"{target}: pad_value {pad_value!r} does not fit the {dtype} buffer")
-
-
-def _number(x: object) -> int | float | complex | None:
-    """``x`` as an exact Python number (an integral float becomes an int), None if not one."""
-    if isinstance(x, (bool, np.bool_)):
-        return int(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        return int(x) if float(x).is_integer() else float(x)
-    if isinstance(x, (complex, np.complexfloating)):
-        return _number(complex(x).real) if complex(x).imag == 0 else complex(x)
-    return None
-
-
-def _int_range(dtype: np.dtype, target: PhysicalTarget) -> tuple[int, int]:
-    if target.packed_bits:
-        low = -(1 << (target.packed_bits - 1)) if target.signed else 0
-        return low, low + (1 << target.packed_bits) - 1
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
 
 
 def _check_size(target: PhysicalTarget, itemsize: int) -> None:
@@ -130,25 +72,42 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
 
     The buffer has the array's dtype and ``physical_elements`` entries (packed sub-byte
     types: ``uint8`` bytes); padding slots hold ``pad_value``. ``out`` (C-contiguous, the
-    same size and dtype) receives the result instead of a new buffer.
+    same size and dtype) receives the result instead of a new buffer. ``threads`` caps the
+    threads of a large copy (default: ``TENSORLAYOUT_THREADS``, else the cores, at most 4).
 
     >>> import numpy as np
     >>> to_physical(np.arange(8, dtype=np.uint16).reshape(4, 2), "u16[4,2]{1,0:T(2,2)(2,1)}").tolist()
     [0, 2, 1, 3, 4, 6, 5, 7]
     """
-    t = as_target(target)
-    a = np.asarray(array)
+    t = target if type(target) is PhysicalTarget else remembered_target(target)
+    a = array if type(array) is np.ndarray else np.asarray(array)
+    # The key of a checked call (see _call). Pad values and thread caps count only as plain
+    # ints: equal numbers of other types fill differently (-0.0 == 0) or are refused (2.0).
+    plain = type(pad_value) is int and (threads is None or type(threads) is int)
+    key = (a.dtype, a.strides, a.shape, threads, pad_value) if plain else None
+    try:
+        call = t._calls[key]
+    except KeyError:  # the first of its kind (or not to be remembered: key None)
+        return _first_to_physical(a, t, pad_value, out, threads, key)
+    return call(a, out)
+
+
+def _first_to_physical(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None,
+                       threads: int | None, key: tuple | None) -> np.ndarray:
+    """``to_physical`` checked from scratch; the checked call is remembered under ``key``."""
     if a.shape != t.logical_shape:
         raise LayoutError(f"{t}: expected an array of shape {t.logical_shape}, but got {a.shape}")
-    _check_width(a.dtype, t)
-    _check_pad(pad_value, a.dtype, t)
+    check_width(a.dtype, t)
+    pad = checked_pad(pad_value, a.dtype, t)
     _check_size(t, a.dtype.itemsize)
-    if t.packed_bits:
-        fast = to_physical_packed(a, t, pad_value, out, threads)
-        return fast if fast is not None else _pack(a, t, pad_value, out)
-    buf = _out_buffer(out, t.physical_elements, a.dtype, t)
-    copy_in(a, buf, t, pad_value, threads)
-    return buf if out is None else out
+    check_threads(threads)
+    call = ToPhysical(t, np.dtype(np.uint8), t.buffer_bytes or 0, pad, threads) if t.packed_bits \
+        else ToPhysical(t, a.dtype, t.physical_elements, pad, threads)
+    buf = out_buffer(out, call.elements, call.dtype, t)
+    if not t.packed_bits and has_fast_path(t):
+        call = replace(call, copy=prepare(t, a, buf, True))
+    remember(t, key, call)
+    return call(a, out, buf)
 
 
 def from_physical(buffer: np.ndarray, target: TargetLike, *,
@@ -160,24 +119,38 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     >>> from_physical(np.array([0, 2, 1, 3], dtype=np.int16), "s16[2,2]{1,0:T(2,2)(2,1)}").tolist()
     [[0, 1], [2, 3]]
     """
-    t = as_target(target)
-    b = np.ascontiguousarray(buffer).reshape(-1)  # the copy plans address a dense buffer
-    _check_width(b.dtype, t)
-    if t.packed_bits:
-        fast = from_physical_packed(b, t, out, threads)
-        if fast is not None:
-            return fast
-        b = _unpack(b, t)
-    elif b.size != t.physical_elements:
-        raise LayoutError(f"{t}: expected a buffer of {t.physical_elements} elements, but got {b.size}")
-    if out is None:
-        out = _allocate(t.logical_shape, b.dtype, t)
-    elif not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != b.dtype \
-            or not out.flags.writeable:
-        raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
-                          f"dtype {b.dtype}")
-    copy_out(b, out, t, threads)
-    return out
+    t = target if type(target) is PhysicalTarget else remembered_target(target)
+    b = buffer if type(buffer) is np.ndarray else np.asarray(buffer)
+    try:  # the key of a checked call (see _call and to_physical); a non-array out has no strides
+        key = (b.dtype, b.strides, b.shape, threads, None if out is None else out.strides) \
+            if threads is None or type(threads) is int else None
+        call = t._calls[key]
+    except KeyError:  # the first of its kind (or not to be remembered: key None)
+        return _first_from_physical(b, t, out, threads, key)
+    except (TypeError, AttributeError):  # a non-array out: checked there
+        return _first_from_physical(b, t, out, threads, None)
+    return call(b, out)
+
+
+def _first_from_physical(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | None,
+                         threads: int | None, key: tuple | None) -> np.ndarray:
+    """``from_physical`` checked from scratch; the checked call is remembered under ``key``."""
+    check_width(b.dtype, t)
+    check_threads(threads)
+    n = t.buffer_bytes if t.packed_bits else t.physical_elements
+    if t.packed_bits and b.dtype != np.uint8 and b.dtype != np.int8:
+        raise LayoutError(f"{t}: a packed buffer must hold bytes (uint8), but got {b.dtype}")
+    if b.size != n:
+        raise LayoutError(f"{t}: expected a {'packed ' * bool(t.packed_bits)}buffer of {n} "
+                          f"{'bytes' if t.packed_bits else 'elements'}, but got {b.size}")
+    dtype = np.dtype(np.int8 if t.signed else np.uint8) if t.packed_bits else b.dtype
+    call = FromPhysical(t, dtype, b.ndim != 1 or not b.flags.c_contiguous, threads)
+    result = call.result(out)
+    flat = np.ascontiguousarray(b).reshape(-1)  # the copy plans address a dense buffer
+    if not t.packed_bits and has_fast_path(t):
+        call = replace(call, copy=prepare(t, result, flat, False))
+    remember(t, key, call)
+    return call(flat, out, result)
 
 
 def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
@@ -206,8 +179,8 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
                               f"dtype {logical.dtype}")
         np.copyto(out, logical)
         return out
-    if src is not None and is_direct(as_target(src), as_target(dst)):
-        return _relayout_direct(data, as_target(src), as_target(dst), pad_value, out, threads)
+    if src is not None and is_direct(remembered_target(src), remembered_target(dst)):
+        return _relayout_direct(data, remembered_target(src), remembered_target(dst), pad_value, out, threads)
     logical = np.asarray(data) if src is None else from_physical(data, src, threads=threads)
     return to_physical(logical, dst, pad_value, out=out, threads=threads)
 
@@ -215,86 +188,14 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
 def _relayout_direct(data: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget, pad_value: object,
                      out: np.ndarray | None, threads: int | None) -> np.ndarray:
     """``relayout`` in one pass from buffer to buffer (the targets' radices nest)."""
+    check_width(np.asarray(data).dtype, src)
+    check_width(np.asarray(data).dtype, dst)
+    check_threads(threads)
     b = np.ascontiguousarray(data).reshape(-1)
-    _check_width(b.dtype, src)
-    _check_width(b.dtype, dst)
     if b.size != src.physical_elements:
         raise LayoutError(f"{src}: expected a buffer of {src.physical_elements} elements, but got {b.size}")
-    _check_pad(pad_value, b.dtype, dst)
+    pad = checked_pad(pad_value, b.dtype, dst)
     _check_size(dst, b.dtype.itemsize)
-    buf = _out_buffer(out, dst.physical_elements, b.dtype, dst)
-    copy_direct(b, buf, src, dst, pad_value, threads)
+    buf = out_buffer(out, dst.physical_elements, b.dtype, dst)
+    copy_direct(b, buf, src, dst, pad, threads)
     return buf if out is None else out
-
-
-def _allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
-    """An empty array starting on a 64-byte cache line (the kernel streams whole lines)."""
-    size = prod(shape) * dtype.itemsize
-    try:
-        raw = np.empty(size + ALIGN_BYTES, dtype=np.uint8)
-    except MemoryError:
-        raise LayoutError(f"{t}: {size} bytes for the result could not be allocated") from None
-    start = -raw.ctypes.data % ALIGN_BYTES
-    return raw[start:start + size].view(dtype).reshape(shape)
-
-
-def _out_buffer(out: np.ndarray | None, n: int, dtype: np.dtype, t: PhysicalTarget) -> np.ndarray:
-    if out is None:
-        return _allocate((n,), dtype, t)
-    if not isinstance(out, np.ndarray) or out.size != n or out.dtype != dtype \
-            or not out.flags.c_contiguous or not out.flags.writeable:
-        raise LayoutError(f"{t}: out must be a writeable C-contiguous array of {n} {dtype} elements")
-    return out if out.ndim == 1 else out.reshape(-1)
-
-
-# -- sub-byte packing ---------------------------------------------------------------------
-def _pack(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray | None) -> np.ndarray:
-    """One byte per slot through the copy engine (the low byte of each value), then ``8 //
-    bits`` slots per byte, lowest bits first."""
-    bits = t.packed_bits
-    mask = (1 << bits) - 1
-    per = 8 // bits
-    slots = np.empty(-(-t.physical_elements // per) * per, dtype=np.uint8)
-    arr = np.asarray(a)
-    low = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr.astype(np.uint8)  # modular
-    pad = int(pad_value) & mask  # type: ignore[call-overload]  # an int: checked by _check_pad
-    copy_in(low, slots[: t.physical_elements], t, pad)
-    slots[t.physical_elements:] = 0
-    n = t.buffer_bytes or 0
-    result = _out_buffer(out, n, np.dtype(np.uint8), t)
-    if bits == 1:
-        np.bitwise_and(slots, 1, out=slots)
-        result[...] = np.packbits(slots, bitorder="little")[:n]
-        return result if out is None else out
-    lanes = slots.reshape(-1, per)
-    packed = np.bitwise_and(lanes[:, 0], mask)
-    for k in range(1, per):
-        lane = lanes[:, k] if k == per - 1 else np.bitwise_and(lanes[:, k], mask)
-        packed |= lane << np.uint8(k * bits)  # the top lane's high bits shift out
-    result[...] = packed[:n]
-    return result if out is None else out
-
-
-def _unpack(b: np.ndarray, t: PhysicalTarget) -> np.ndarray:
-    """The slots of a packed buffer, one byte each, sign-extended for signed types."""
-    bits = t.packed_bits
-    per = 8 // bits
-    if b.dtype != np.uint8 and b.dtype != np.int8:
-        raise LayoutError(f"{t}: a packed buffer must hold bytes (uint8), but got {b.dtype}")
-    if b.size != t.buffer_bytes:
-        raise LayoutError(f"{t}: expected a packed buffer of {t.buffer_bytes} bytes, but got {b.size}")
-    raw = b.view(np.uint8)
-    if bits == 1:
-        codes = np.unpackbits(raw, bitorder="little")
-    else:
-        codes = np.empty(raw.size * per, dtype=np.uint8)
-        for k in range(per):
-            np.bitwise_and(raw >> np.uint8(k * bits), (1 << bits) - 1, out=codes[k::per])
-    codes = codes[: t.physical_elements]
-    if t.signed:  # (v ^ half) - half sign-extends a bits-wide value
-        half = np.int8(1 << (bits - 1)) if bits < 8 else np.int8(0)
-        signed = codes.view(np.int8)
-        signed ^= half
-        signed -= half
-        return signed
-    return codes

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
@@ -40,11 +40,14 @@ try:
 except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
 
-__all__ = ["copy_direct", "copy_in", "copy_out", "has_fast_path", "kernel_available"]
+__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "has_fast_path", "kernel_available", "prepare"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
+#: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
+#: than a view per padding box.
+FILL_WHOLE_BYTES = 1 << 15
 
 
 def kernel_available() -> bool:
@@ -89,6 +92,51 @@ def _extended(array: np.ndarray, target: PhysicalTarget) -> np.ndarray:
     return array.reshape((1,) * lead + array.shape) if lead else array
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Prepared:
+    """A strided target's copy in one direction, prepared for one stride pattern of the
+    logical array and of the buffer: the plan and the kernel's one-thread tasks, so that a
+    small copy is one kernel call (see :func:`prepare`)."""
+
+    target: PhysicalTarget
+    plan: Plan
+    tasks: list[Task]
+    to_physical: bool
+    nbytes: int  # of the logical array
+    padded: bool  # the buffer has padding slots (to_physical fills them)
+    fill_whole: bool  # ... and is filled whole first (plan.fill_all, or small)
+
+    def run(self, logical: np.ndarray, buf: np.ndarray, pad_value: object = 0,
+            threads: int | None = None) -> None:
+        """``copy_in`` / ``copy_out`` between arrays of the prepared strides (which must not
+        overlap): small ones in one kernel call, large ones through the thread pool."""
+        if self.fill_whole:
+            buf.fill(pad_value)
+        elif self.padded:
+            _fill_padding(buf, self.plan, pad_value)
+        nbytes = self.nbytes
+        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
+                and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
+            if self.to_physical:
+                _kernel.copy(buf, logical, self.tasks, False)
+            else:
+                _kernel.copy(logical, buf, self.tasks, False)
+            return
+        _copy_boxes(self.plan, self.target, _extended(logical, self.target), buf, self.to_physical,
+                    threads)
+
+
+def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_physical: bool) -> Prepared:
+    """The copy between ``logical`` and the 1-D ``buf`` under the strided ``target``
+    (``has_fast_path``), prepared for their strides: it also copies any other pair of arrays
+    with the same shapes, strides and dtypes."""
+    plan = copy_plan(target)
+    tasks = kernel_tasks(plan, target, _extended(logical, target), buf, to_physical, 1)
+    padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
+    whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES)
+    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
+
+
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,
             threads: int | None = None) -> None:
     """Write ``array`` (logical) into the 1-D ``buf`` (physical), padding slots = ``pad_value``."""
@@ -98,11 +146,9 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
         if target.size:
             buf[target.offsets] = array.reshape(-1)
         return
-    plan = copy_plan(target)
     if np.may_share_memory(array, buf):  # before the padding overwrites it
         array = array.copy()
-    _fill_padding(buf, plan, pad_value)
-    _copy_boxes(plan, target, _extended(array, target), buf, True, threads)
+    prepare(target, array, buf, True).run(array, buf, pad_value, threads)
 
 
 def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget,
@@ -126,14 +172,15 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
 
 
 def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
-    """Write ``pad_value`` into the padding slots of ``buf`` (all slots if they are not boxes)."""
+    """Write ``pad_value`` into the padding slots of the contiguous ``buf`` (all slots if they
+    are not boxes)."""
     if plan.fill_all:
         buf[...] = pad_value
         return
-    for box in plan.padding:
-        pv = as_strided(buf[box.offset:], tuple(a[1] for a in box.axes),
-                        tuple(a[3] * buf.itemsize for a in box.axes))
-        pv[...] = pad_value
+    item = buf.itemsize
+    for box in plan.padding:  # a view built directly (as_strided costs microseconds)
+        np.ndarray(tuple(a[1] for a in box.axes), buf.dtype, buf, box.offset * item,
+                   tuple(a[3] * item for a in box.axes))[...] = pad_value
     if plan.tail[0] < plan.tail[1]:
         buf[plan.tail[0]:plan.tail[1]] = pad_value
 
@@ -144,10 +191,9 @@ def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget, threads: 
         if target.size:
             out[...] = buf[target.offsets].reshape(out.shape)
         return
-    plan = copy_plan(target)
     if np.may_share_memory(out, buf):
         buf = buf.copy()
-    _copy_boxes(plan, target, _extended(out, target), buf, False, threads)
+    prepare(target, out, buf, False).run(out, buf, None, threads)
 
 
 def _has_padding(target: PhysicalTarget) -> bool:

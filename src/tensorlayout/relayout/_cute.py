@@ -22,7 +22,7 @@ from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.xla.shape import Shape
 
-__all__ = ["as_target", "from_cute"]
+__all__ = ["as_target", "from_cute", "remembered_target"]
 
 
 def from_cute(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int = 0,
@@ -82,3 +82,28 @@ def as_target(obj: object) -> PhysicalTarget:
             return target
     raise UnsupportedError(f"expected a PhysicalTarget, an XLA shape or shape text, "
                            f"but got {type(obj).__name__}")
+
+
+#: Strided targets of shape texts the relayout functions met (parsing and lowering a text
+#: costs far more than a small copy; a text always means the same target). Cleared when full.
+_BY_TEXT: dict[str, PhysicalTarget] = {}
+MAX_TEXTS = 64
+
+
+def remembered_target(obj: object) -> PhysicalTarget:
+    """:func:`as_target`, remembering the strided targets of texts (only those: they never
+    compute their large ``offsets``, so holding them costs little).
+
+    >>> remembered_target("s8[3]{0}") is remembered_target("s8[3]{0}")
+    True
+    """
+    if type(obj) is not str:
+        return as_target(obj)
+    target = _BY_TEXT.get(obj)
+    if target is None:
+        target = as_target(obj)
+        if target.digits is not None:
+            if len(_BY_TEXT) >= MAX_TEXTS:
+                _BY_TEXT.clear()
+            _BY_TEXT[obj] = target
+    return target

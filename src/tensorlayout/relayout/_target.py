@@ -68,7 +68,9 @@ class PhysicalTarget:
     name: str = ""
     layout: CoreLayout | None = field(default=None, repr=False)
     _offsets_fn: Callable[[], np.ndarray] | None = field(default=None, repr=False)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # offsets, copy plans
+    # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # offsets, plans
+    _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod

@@ -1,7 +1,8 @@
 """The relayout thread pool: large copies are shared among threads, capped by the caller.
 
 The cap is, in order: the ``threads=`` argument of the call, the ``TENSORLAYOUT_THREADS``
-environment variable, the machine's cores (at most 4). Results do not depend on it.
+environment variable, the machine's cores (at most 4); 0 and 1 both mean the calling thread
+alone. Results do not depend on it.
 
 >>> thread_count(1), thread_count(0)
 (1, 1)
@@ -33,8 +34,9 @@ def thread_count(threads: int | None = None) -> int:
             threads = int(env)
         else:
             threads = min(MAX_THREADS, os.cpu_count() or 1)
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise LayoutError(f"threads must be an int, but got {threads!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise LayoutError(f"threads must be an int >= 0 (0 and 1: the calling thread alone), "
+                          f"but got {threads!r}")
     return max(1, threads)
 
 

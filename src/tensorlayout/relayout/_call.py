@@ -1,0 +1,117 @@
+"""Checked relayout calls, kept on the target so that a repeated call costs little more than
+its copy.
+
+``to_physical`` and ``from_physical`` run their checks (shape, dtype width, pad value,
+buffer size, thread cap) once per target and key, and remember the checked call in the
+target's ``_calls`` under that key: the array's dtype, strides and shape, the thread cap,
+and the pad value (``to_physical``; plain ints only, as ``-0.0 == 0`` but fills
+differently) or the ``out`` array's strides (``from_physical``). A key fixes every check
+and the copy plan, so a call with an equal key reuses the :class:`ToPhysical` /
+:class:`FromPhysical` made for the first; what a key does not fix (``out``'s size, dtype
+and flags, alignment, overlap) is checked on every call.
+
+>>> import numpy as np
+>>> from tensorlayout.relayout._target import PhysicalTarget
+>>> t = PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}")
+>>> call = ToPhysical(t, np.dtype(np.float32), t.physical_elements, -1, None)
+>>> call(np.arange(15, dtype=np.float32).reshape(3, 5), None)[:8].tolist()
+[0.0, 1.0, 5.0, 6.0, 2.0, 3.0, 7.0, 8.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tensorlayout.errors import LayoutError
+from tensorlayout.relayout._buffers import allocate, out_buffer
+from tensorlayout.relayout._copy import Prepared, copy_in, copy_out
+from tensorlayout.relayout._pack_numpy import pack, unpack
+from tensorlayout.relayout._pack_path import from_physical_packed, to_physical_packed
+from tensorlayout.relayout._target import PhysicalTarget
+
+__all__ = ["FromPhysical", "ToPhysical", "apart", "remember"]
+
+MAX_CALLS = 64  # remembered calls per target (cleared when full)
+
+
+def apart(x: np.ndarray, y: np.ndarray) -> bool:
+    """``x`` and ``y`` share no memory: two arrays owning their data are apart, else ask numpy."""
+    return (x is not y and x.flags.owndata and y.flags.owndata) or not np.may_share_memory(x, y)
+
+
+def remember(t: PhysicalTarget, key: tuple | None, call: ToPhysical | FromPhysical) -> None:
+    if key is not None:
+        if len(t._calls) >= MAX_CALLS:
+            t._calls.clear()
+        t._calls[key] = call
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ToPhysical:
+    """A checked ``to_physical`` under ``target``: buffer of ``elements`` ``dtype`` entries,
+    padding ``pad``; ``copy``: the strided copy (None: packed or offsets targets)."""
+
+    target: PhysicalTarget
+    dtype: np.dtype
+    elements: int
+    pad: int | float | complex
+    threads: int | None
+    copy: Prepared | None = None
+
+    def __call__(self, a: np.ndarray, out: np.ndarray | None, buf: np.ndarray | None = None) -> np.ndarray:
+        """The buffer of ``a``: ``out`` if given; ``buf``: ``out`` already checked, or new."""
+        if buf is None:
+            buf = out_buffer(out, self.elements, self.dtype, self.target)
+        copy = self.copy
+        if copy is not None and (out is None or apart(a, buf)):
+            copy.run(a, buf, self.pad, self.threads)
+        elif self.target.packed_bits:
+            if to_physical_packed(a, self.target, self.pad, buf, self.threads) is None:
+                assert isinstance(self.pad, int)  # checked_pad: a packed pad value is an int
+                pack(a, self.target, self.pad, buf)
+        else:  # offsets targets, or out overlapping a
+            copy_in(a, buf, self.target, self.pad, self.threads)
+        return buf if out is None else out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FromPhysical:
+    """A checked ``from_physical`` under ``target`` into a ``dtype`` array; ``flatten``: the
+    buffer is first made 1-D and contiguous; ``copy``: the strided copy (None: packed or
+    offsets targets)."""
+
+    target: PhysicalTarget
+    dtype: np.dtype
+    flatten: bool
+    threads: int | None
+    copy: Prepared | None = None
+
+    def __call__(self, b: np.ndarray, out: np.ndarray | None, result: np.ndarray | None = None
+                 ) -> np.ndarray:
+        """The logical array in ``b``: ``out`` if given; ``result``: ``out`` already checked, or new."""
+        if self.flatten:
+            b = np.ascontiguousarray(b).reshape(-1)
+        if result is None:
+            result = self.result(out)
+        copy = self.copy
+        if copy is not None and (out is None or apart(result, b)):
+            copy.run(result, b, None, self.threads)
+        elif self.target.packed_bits:
+            if from_physical_packed(b, self.target, result, self.threads) is None:
+                copy_out(unpack(b, self.target), result, self.target, self.threads)
+        else:  # offsets targets, or out overlapping b
+            copy_out(b, result, self.target, self.threads)
+        return result
+
+    def result(self, out: np.ndarray | None) -> np.ndarray:
+        """``out``, checked, or a new array for the result."""
+        t = self.target
+        if out is None:
+            return allocate(t.logical_shape, self.dtype, t)
+        if not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != self.dtype \
+                or not out.flags.writeable:
+            raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
+                              f"dtype {self.dtype}")
+        return out

@@ -40,10 +40,16 @@ def text(x: Any) -> str:
     return format_int_tuple(x)
 
 
-def agree(cases: list[tuple[str, Callable[[], Any], str]]) -> dict[str, int]:
+Case = tuple[str, Callable[[], Any], str]
+#: For cases built on composition: whether C++'s printed answer is right by the definitions
+#: (tests/cute/differential.py); where it is not, we must raise instead.
+JUDGES: dict[str, Callable[[Layout], bool]] = {}
+
+
+def agree(cases: list[Case]) -> dict[str, int]:
     """Run every ``(label, ours, C++ expression)`` case through C++ and compare."""
     answers = cpp_oracle.run_exprs([c[2] for c in cases])
-    counts = {"C++ answers": 0, "C++ rejects": 0}
+    counts = {"C++ answers": 0, "C++ rejects": 0, "C++ wrong": 0}
     for (label, ours, _expr), cpp in zip(cases, answers):
         try:
             mine: Any = ours()
@@ -52,6 +58,9 @@ def agree(cases: list[tuple[str, Callable[[], Any], str]]) -> dict[str, int]:
         if cpp is None:
             assert isinstance(mine, TensorLayoutError), f"C++ rejects {label}, we give {mine}"
             counts["C++ rejects"] += 1
+        elif label in JUDGES and not JUDGES[label](Layout.parse(cpp)):
+            assert isinstance(mine, AlgebraError), f"C++'s {cpp} for {label} is wrong, we give {mine}"
+            counts["C++ wrong"] += 1
         else:
             assert not isinstance(mine, Exception), f"C++ answers {label} = {cpp}, we raise {mine}"
             want = _as_tuple_text(cpp.replace("_", ""), mine)
@@ -89,9 +98,9 @@ def like(rng: random.Random, t: Any, hi: int = 9) -> Any:
 # ---------------------------------------------------------------- int_tuple.hpp
 
 
-def int_tuple_cases(seed: int, n: int) -> list[tuple[str, Callable[[], Any], str]]:
+def int_tuple_cases(seed: int, n: int) -> list[Case]:
     rng = random.Random(seed)
-    cases: list[tuple[str, Callable[[], Any], str]] = []
+    cases: list[Case] = []
 
     def add(name: str, *args: Any, cpp: str | None = None) -> None:
         fn = getattr(ops, name)
@@ -217,9 +226,9 @@ def test_elem_scale_and_tuple_max_match_pycute() -> None:
 # ---------------------------------------------------------------- stride.hpp
 
 
-def stride_cases(seed: int, n: int) -> list[tuple[str, Callable[[], Any], str]]:
+def stride_cases(seed: int, n: int) -> list[Case]:
     rng = random.Random(seed)
-    cases: list[tuple[str, Callable[[], Any], str]] = []
+    cases: list[Case] = []
     for _k in range(n):
         shape = differential.random_shape(rng)
         for major in ("LayoutLeft", "LayoutRight"):
@@ -290,9 +299,9 @@ def test_compact_order_brute_force() -> None:
 # ---------------------------------------------------------------- layout.hpp
 
 
-def layout_cases(seed: int, n: int) -> list[tuple[str, Callable[[], Any], str]]:
+def layout_cases(seed: int, n: int) -> list[Case]:
     rng = random.Random(seed)
-    cases: list[tuple[str, Callable[[], Any], str]] = []
+    cases: list[Case] = []
 
     def add(label: str, ours: Callable[[], Any], cpp: str) -> None:
         cases.append((label, ours, cpp))
@@ -317,6 +326,8 @@ def layout_cases(seed: int, n: int) -> list[tuple[str, Callable[[], Any], str]]:
         shape = rng.choice((L.size(), differential.random_shape(rng)))
         add(f"{L}.with_shape({shape})", lambda L=L, s=shape: lo.with_shape(L, s),
             f"{Lx(L)}.with_shape({T(shape)})")
+        JUDGES[cases[-1][0]] = lambda r, L=L, s=shape: differential.correct(
+            "composition", (L, cute.make_layout(s)), r)
         add(f"make_identity_layout({L.shape})", lambda L=L: lo.make_identity_layout(L.shape),
             f"cute::make_identity_layout({T(L.shape)})")
         idx = rng.randrange(max(L.size(), 1))
@@ -331,17 +342,28 @@ def layout_cases(seed: int, n: int) -> list[tuple[str, Callable[[], Any], str]]:
             lambda L=L, t=tiler: lo.tile_unzip(cute.logical_divide(L, t), t),
             f"cute::tile_unzip(cute::logical_divide({Lx(L)},{cpp_oracle.tiler_expr(tiler)}),"
             f"{cpp_oracle.tiler_expr(tiler)})")
+        JUDGES[cases[-1][0]] = lambda r, L=L, t=tiler: differential.correct(
+            "zipped_divide" if isinstance(t, tuple) else "logical_divide", (L, t), r)
         add(f"transform_layout({L}, coalesce)", lambda L=L: lo.transform_layout(L, cute.coalesce),
             f"cute::transform_layout({Lx(L)},[](auto const& m) {{ return cute::coalesce(m); }})")
         add(f"transform_layout({L}, {C}, composition)",
             lambda L=L, C=C: lo.transform_layout(L, C, cute.composition),
             f"cute::transform_layout({Lx(L)},{Lx(C)},"
             f"[](auto const& a, auto const& b) {{ return cute::composition(a, b); }})")
+        JUDGES[cases[-1][0]] = lambda r, L=L, C=C: _composes_by_mode(L, C, r)
         P = differential.random_layout(rng, 64, compact=True)
         if all(s == 1 or d != 0 for s, d in P.flat_modes()):  # C++ divides by every stride
             add(f"index coordinates of {P}", lambda P=P: _index_coords(P),
                 f"!tl_oracle::show_index_coords(@ID, {Lx(P)});")
     return cases
+
+
+def _composes_by_mode(a: Layout, b: Layout, r: Layout) -> bool:
+    """``r`` is ``transform_layout(a, b, composition)`` by the definition of composition."""
+    ma, mb, mr = a.modes(), b.modes(), r.modes()
+    n = min(len(ma), len(mb))
+    return len(mr) == len(ma) + len(mb) - n and mr[n:] == ma[n:] + mb[n:] and all(
+        differential.composes(x, y, z) for x, y, z in zip(ma, mb, mr))
 
 
 def _index_coords(L: Layout) -> str:

@@ -8,6 +8,8 @@ must raise, else we must print what C++ prints (static ``_`` markers aside).
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import itertools
 import random
 import re
@@ -15,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tensorlayout import cute
 from tensorlayout.cute import Layout, tla
@@ -23,6 +27,7 @@ from tensorlayout.cute import layout_ops as lo
 from tensorlayout.cute.int_tuple import flatten, format_int_tuple, unflatten
 from tensorlayout.errors import AlgebraError, LayoutError, TensorLayoutError
 from tests.cute import cpp_oracle, differential
+from tests.test_robustness import JUNK
 
 needs_cpp = pytest.mark.skipif(not cpp_oracle.available(), reason="needs g++ and the nvidia-cutlass headers")
 T = cpp_oracle.int_tuple_expr
@@ -475,3 +480,36 @@ def test_tla_is_format_recognises_every_format() -> None:
     assert tla.is_format("(4,1):(1,1)", "RowMajor") and tla.is_format("(4,1):(1,1)", "ColumnMajor")
     with pytest.raises(LayoutError):
         tla.is_format("(4,8):(8,1)", "nN")
+
+
+# ---------------------------------------------------------------- junk input
+
+
+def _arity(fn: Callable[..., Any]) -> int:
+    """Required positional parameters (2 for a variadic function)."""
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 2
+    return sum(p.default is p.empty for p in params)
+
+
+JUNK_API: dict[str, tuple[Callable[..., Any], int]] = {
+    **{name: (getattr(m, name), _arity(getattr(m, name))) for m in (ops, lo) for name in m.__all__},
+    **{f"{name}/1": (getattr(ops, name), 1) for name in ("max", "min", "gcd")},
+    "make_coord_iterator": (lambda *a: list(lo.make_coord_iterator(*a)), 3),
+    "transform_layout/3": (lo.transform_layout, 3),
+    "get_hier_coord": (lambda i: Layout.parse("(2,3):(3,1)").get_hier_coord(i), 1),
+    "get_flat_coord": (lambda i: Layout.parse("(2,(3,2)):(3,(1,6))").get_flat_coord(i), 1),
+    "get_1d_coord": (lambda i: Layout.parse("(2,3):(3,1)").get_1d_coord(i), 1),
+    "tla.is_format": (tla.is_format, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JUNK_API))
+@given(data=st.data())
+@settings(max_examples=60)
+def test_junk_raises_only_library_errors(name: str, data: st.DataObject) -> None:
+    fn, arity = JUNK_API[name]
+    args = [data.draw(JUNK) for _ in range(arity)]
+    with contextlib.suppress(TensorLayoutError):
+        fn(*args)

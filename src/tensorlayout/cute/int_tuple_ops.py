@@ -228,6 +228,8 @@ def make_int_tuple(n_out: int, values: Sequence[int], n: int, init: int) -> IntT
         raise AlgebraError(f"make_int_tuple needs a rank N > 0, got {n_out!r}")
     if not (it.is_int(n) and it.is_int(init)):
         raise AlgebraError(f"make_int_tuple needs an int count and init, got {n!r} and {init!r}")
+    if not isinstance(values, (list, tuple)):
+        raise AlgebraError(f"make_int_tuple reads a list or tuple of ints, got {type(values).__name__}")
     needed = builtins.min(builtins.max(n, 0), n_out)
     if len(values) < needed or not all(it.is_int(v) for v in values[:needed]):
         raise AlgebraError(f"make_int_tuple reads {needed} ints, got {values!r}"[:200])

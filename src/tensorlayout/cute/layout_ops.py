@@ -67,7 +67,7 @@ def compact_major(major: str, shape: IntTuple, current: IntTuple = 1) -> IntTupl
     >>> compact_major("LayoutRight", (2, (3, 4))), compact_major("LayoutLeft", (2, 3), (5, 7))
     ((12, (4, 1)), (5, 7))
     """
-    if major not in _MAJORS:
+    if not isinstance(major, str) or major not in _MAJORS:
         raise LayoutError(f"compact_major: expected 'LayoutLeft' or 'LayoutRight', got {major!r}")
     _check(shape, current)
     if isinstance(current, tuple):
@@ -128,10 +128,12 @@ def make_coord_iterator(shape: IntTuple, order: IntTuple | None = None,
             raise LayoutError(f"order {format_int_tuple(order)} must be congruent with shape "
                               f"{format_int_tuple(shape)} and number its leaves 0..{n - 1}")
         visit = [flat_order.index(i) for i in range(n)]
-    start = [0] * n if coord is None else list(it.flatten(coord))
     if coord is not None and (not it._valid(coord) or not it.congruent(coord, shape)):
         raise LayoutError(f"coordinate {coord!r} is not congruent with shape {format_int_tuple(shape)}"[:200])
-    if n == 0 or any(flat[k] == 0 for k in visit[:-1]):
+    start = [0] * n if coord is None else list(it.flatten(coord))
+    if n == 0:
+        raise LayoutError("an empty shape has no coordinate iterator (C++ does not compile one)")
+    if any(flat[k] == 0 for k in visit[:-1]):
         raise LayoutError(f"shape {format_int_tuple(shape)}: C++'s coordinate iterator never ends")
     if start[visit[-1]] != flat[visit[-1]] and not all(0 <= c < s for c, s in zip(start, flat)):
         raise LayoutError(f"start {format_int_tuple(coord)} is outside shape {format_int_tuple(shape)}")
@@ -218,6 +220,7 @@ def coshape(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
     >>> coshape(Layout.parse("(2,3):(3,1)")), coshape(Layout.parse("(0,3):(1,5)"))
     (6, 10)
     """
+    _check_path(path)
     if isinstance(layout, IdentityLayout):
         return _sub_shape(layout.shape, path)
     sub = get(as_layout(layout), *path)
@@ -231,10 +234,16 @@ def coprofile(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
     >>> coprofile(Layout.parse("(2,3):(3,1)")), coprofile(make_identity_layout((2, (3, 4))))
     (0, (0, (0, 0)))
     """
+    _check_path(path)
     if isinstance(layout, IdentityLayout):
         return _zeros_like(_sub_shape(layout.shape, path))
     get(as_layout(layout), *path)  # the path must exist
     return 0
+
+
+def _check_path(path: tuple[Any, ...]) -> None:
+    if not all(it.is_int(k) for k in path):
+        raise LayoutError(f"a mode path is ints, got {path!r}"[:200])
 
 
 def _sub_shape(shape: IntTuple, path: tuple[int, ...]) -> IntTuple:
@@ -351,6 +360,8 @@ def transform_layout(t0: Any, f: Callable[..., Layout] | Any,
     >>> str(transform_layout(L, (Layout(2, 3),), lambda a, b: Layout(b.shape, a.stride)))
     '(2,6):(1,4)'
     """
+    if not callable(f2 if f2 is not None else f):
+        raise LayoutError("transform_layout needs a function of the modes")
     if f2 is None:
         out = [f(m) for m in _modes_of(t0)]
     else:

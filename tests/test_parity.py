@@ -46,7 +46,6 @@ HEADERS = json.loads((TESTS / "data" / "parity_headers.json").read_text(encoding
 KNOWN_GAPS = {
     "tensorlayout.cute.algebra.max_common_layout": "untested",
     "tensorlayout.cute.int_tuple.crd2crd": "untested",
-    "tensorlayout.cute.int_tuple.elem_less": "untested",
     "tensorlayout.cute.int_tuple.suffix_product": "untested",
     "tensorlayout.cute.int_tuple.weakly_congruent": "untested",
     "tensorlayout.cute.layout.Layout.shape": "no docstring",

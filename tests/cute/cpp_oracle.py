@@ -91,7 +91,8 @@ def _source(exprs: Sequence[str | None]) -> tuple[str, dict[int, int]]:
     for k, e in enumerate(exprs):
         if e is None:
             continue
-        head.append(f"void f{k}() {{ tl_oracle::show({k}, {e}); }}")
+        call = e[1:] if e.startswith("!") else f"tl_oracle::show({k}, {e});"
+        head.append(f"void f{k}() {{ {call.replace('@ID', str(k))} }}")
         line_of[len(head)] = k
         body.append(f"  f{k}();")
     return "\n".join(head + ["int main() {"] + body + ["  return 0;", "}", ""]), line_of
@@ -107,9 +108,21 @@ def _compile(src: str, work: Path) -> tuple[bool, str]:
     return proc.returncode == 0, proc.stderr
 
 
+def int_tuple_expr(t: Any) -> str:
+    """A static CuTe IntTuple (``Int<N>`` leaves) for ``t``."""
+    return _int_tuple(t, "make_tuple")
+
+
 def run(cases: Sequence[tuple[str, Sequence[Any]]]) -> list[str | None]:
     """CuTe's printed answer for each ``(op, args)`` case, or None where C++ does not compile it."""
-    exprs: list[str | None] = [case_expr(op, args) for op, args in cases]
+    return run_exprs([case_expr(op, args) for op, args in cases])
+
+
+def run_exprs(cases: Sequence[str]) -> list[str | None]:
+    """CuTe's printed value of each C++ expression (``tl_oracle::show``), or None where C++
+    does not compile it. A case starting with ``!`` is a statement instead, ``@ID`` standing for
+    its case number (a call of one of the printing helpers of cute_oracle.hpp)."""
+    exprs: list[str | None] = list(cases)
     key = hashlib.sha256(("\n".join(map(str, exprs)) + str(cute_include())).encode()).hexdigest()[:20]
     CACHE.mkdir(parents=True, exist_ok=True)
     cached = CACHE / f"{key}.json"

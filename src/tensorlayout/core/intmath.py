@@ -22,6 +22,8 @@ __all__ = [
     "round_up",
     "row_major_index",
     "row_major_strides",
+    "trunc_div",
+    "trunc_mod",
     "wrap_int64",
 ]
 
@@ -47,6 +49,25 @@ def round_up(a: int, b: int) -> int:
     256
     """
     return ceil_div(a, b) * b
+
+
+def trunc_div(a: int, b: int) -> int:
+    """C++ integer division: ``a / b`` rounded toward zero (XLA's and CuTe's ``/``).
+
+    >>> trunc_div(-7, 2), -7 // 2
+    (-3, -4)
+    """
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def trunc_mod(a: int, b: int) -> int:
+    """C++ ``a % b``: the remainder of :func:`trunc_div`, with the sign of ``a``.
+
+    >>> trunc_mod(-7, 2), -7 % 2
+    (-1, 1)
+    """
+    return a - b * trunc_div(a, b)
 
 
 def prod(xs: Iterable[int]) -> int:

@@ -18,6 +18,7 @@ from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute import int_tuple_ops as ops
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
 
@@ -190,6 +191,23 @@ class Layout:
             raise LayoutError(f"expected a rank-2 layout, got rank {self.rank()}: {self}")
         m, n = (it.product(s) for s in self.shape)  # type: ignore[union-attr]
         return self.offsets().reshape(n, m).T
+
+    # -- index to coordinate (C++'s Layout methods; right for compact layouts, as C++ notes)
+    def get_hier_coord(self, idx: int) -> IntTuple:
+        """The natural coordinate ``c`` with ``self(c) == idx``: ``idx2crd(idx, shape, stride)``.
+
+        >>> Layout((2, 3), (3, 1)).get_hier_coord(4), Layout((2, 3), (3, 1)).get_flat_coord(4)
+        ((1, 1), (1, 1))
+        """
+        return ops.idx2crd_strided(idx, self._shape, self._stride)
+
+    def get_flat_coord(self, idx: int) -> IntTuple:
+        """:meth:`get_hier_coord` with each top-level mode as its 1-D coordinate."""
+        return ops.flat_coord(self.get_hier_coord(idx), self._shape)
+
+    def get_1d_coord(self, idx: int) -> int:
+        """:meth:`get_hier_coord` as one colexicographic index (``3`` for index 4 of ``(2,3):(3,1)``)."""
+        return it.crd2idx(self.get_hier_coord(idx), self._shape)
 
 
 _new = object.__new__

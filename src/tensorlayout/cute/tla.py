@@ -13,7 +13,7 @@ per 32-byte row of a fractal; a fractal holds 512 bytes):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorlayout.core.intmath import ceil_div, round_up
@@ -32,6 +32,7 @@ __all__ = [
     "element_bits",
     "get",
     "get_tile_layout",
+    "is_format",
     "make_coord",
     "make_format",
     "make_layout",
@@ -283,3 +284,65 @@ def get_tile_layout(layout: TlaLayout | Layout | str, tile: Sequence[int], coord
         raise LayoutError(f"tile {tuple(tile)}, coord {tuple(coord)} and origin {base} need equal ranks")
     new_origin = tuple(min(t, max(o - c, 0)) for t, c, o in zip(tile, coord, base))
     return TlaLayout(Layout(_tile_shape(parent.layout, tile), parent.layout.stride), new_origin)
+
+
+# ---------------------------------------------------------------- format recognition
+
+
+def _at(t: IntTuple, *path: int) -> IntTuple | None:
+    """``get<path...>(t)``, or None where the path leaves the tuple."""
+    for k in path:
+        if not isinstance(t, tuple) or k >= len(t):
+            return None
+        t = t[k]
+    return t
+
+
+def _pairs(t: IntTuple) -> bool:
+    """Both top-level modes of ``t`` are rank-2 tuples."""
+    return all(isinstance(m, tuple) and len(m) == 2 for m in (_at(t, 0), _at(t, 1)))
+
+
+def _fractal(lay: Layout, shape_pairs: bool, stride_pairs: bool) -> bool:
+    """TLA's guard of the fractal checks: depth 2 and rank 2 (from the stride), plus rank-2 modes."""
+    return (it.depth(lay.stride) == 2 and it.rank(lay.stride) == 2 and
+            (not shape_pairs or _pairs(lay.shape)) and (not stride_pairs or _pairs(lay.stride)))
+
+
+def is_format(layout: TlaLayout | Layout | str, tag: str, dtype: str | int = "f16") -> bool:
+    """TLA's ``detail::is<Tag>`` checks: does ``layout`` have the pattern of format ``tag``?
+
+    ``VectorLayout`` (isVector), ``RowMajor``, ``ColumnMajor``, ``zN``, ``zNUnAlign``, ``zZ``
+    and ``nZ``; C0 and the fractal size come from ``dtype``. Like TLA, only the unit stride and
+    the fractal pattern are looked at, not whether the strides are compact.
+
+    >>> zn = make_format("zN", 100, 100, "f16")
+    >>> is_format(zn, "zN"), is_format(zn, "nZ"), is_format("(4,8):(8,1)", "RowMajor")
+    (True, False, True)
+    """
+    lay = _as_tla(layout).layout
+    c0, frac, f16 = 256 // element_bits(dtype), 4096 // element_bits(dtype), C0_NUM_PER_FRACTAL
+    shape, stride = lay.shape, lay.stride
+    flat = it.depth(stride) == 1
+
+    def at(*path: int) -> tuple[IntTuple | None, ...]:  # (shape<path>, stride<path>)
+        return _at(shape, *path), _at(stride, *path)
+
+    checks: dict[str, Callable[[], bool]] = {
+        "vectorlayout": lambda: flat and it.rank(stride) == 1 and at(0)[1] == 1,
+        "rowmajor": lambda: flat and it.rank(stride) == 2 and at(1)[1] == 1,
+        "columnmajor": lambda: flat and it.rank(stride) == 2 and at(0)[1] == 1,
+        "zn": lambda: _fractal(lay, True, True) and
+        (at(0, 0)[0], at(1, 0)[0], at(1, 0)[1], at(0, 1)[1]) == (f16, c0, 1, frac),
+        "znunalign": lambda: _fractal(lay, True, False) and
+        (at(0, 1)[0], at(1, 0)[0], at(0, 0)[1], at(1, 0)[1]) == (1, c0, c0, 1),
+        "zz": lambda: _fractal(lay, False, False) and
+        (at(0, 0)[0], at(1, 0)[0], at(1, 0)[1], at(1, 1)[1]) == (f16, c0, 1, frac),
+        "nz": lambda: _fractal(lay, False, True) and
+        (at(0, 0)[0], at(1, 0)[0], at(0, 0)[1], at(1, 1)[1]) == (c0, f16, 1, frac),
+    }
+    check = checks.get(tag.lower()) if isinstance(tag, str) else None
+    if check is None:
+        raise LayoutError(f"is_format knows VectorLayout, RowMajor, ColumnMajor, zN, zNUnAlign, zZ and nZ, "
+                          f"got {tag!r}"[:200])
+    return check()

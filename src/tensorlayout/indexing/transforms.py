@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from math import gcd
 
+from tensorlayout.core.intmath import trunc_div
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.canonical import const_rhs
 from tensorlayout.indexing.expr import ADD, MOD, MUL, VAR, Expr, const, make, var
@@ -24,16 +25,6 @@ __all__ = [
     "remove_unused",
     "rescale_symbols",
 ]
-
-
-def trunc_div(a: int, b: int) -> int:
-    """C++ integer division (rounds toward zero), as XLA's MergeModConstraints/RescaleSymbols use.
-
-    >>> trunc_div(-7, 2), -7 // 2
-    (-3, -4)
-    """
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
 
 
 def merge_mod_constraints(state: _State, exact: bool = False) -> bool:

@@ -20,6 +20,11 @@
  *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
+ * Large (streamed) copies whose destination rows run on over an outer axis in pieces
+ * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
+ * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
+ * ahead, and whole destination lines go out past the cache (see "gathering" below).
+ *
  * The GIL is released while copying, so callers may split a copy among threads.
  */
 #define PY_SSIZE_T_CLEAN
@@ -598,16 +603,204 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
     }
 }
 
-static void copy_plan(const plan_t *p)
+/* The plan's loop nest as it stands (no gathering). */
+static void run_plan(const plan_t *p)
 {
     inner_t in = choose_inner(p);
     if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
-    Py_ssize_t shape[MAX_DIMS];
-    for (int k = 0; k < p->ndim; k++) {
-        if (p->shape[k] == 0) return;
-        shape[k] = p->shape[k];
+    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, p->shape);
+}
+
+static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
+                Py_ssize_t *lo, Py_ssize_t *hi);
+
+/* ---- gathering destination lines ---------------------------------------------------------
+ * A large copy whose destination rows run on over an outer axis g in pieces of P bytes (a
+ * transposing tile's 8 items, a zN fractal's 16, a sub-tile's 128 columns) writes each
+ * destination line in several visits, and its rows (far apart, often a power of two apart)
+ * evict each other from the caches in between. Gathered, the axes inside g run for k
+ * consecutive g at a time into an L1 stage of R rows (one per destination row) and the
+ * rows go out as whole lines past the cache; the bytes of a row's last, unfinished line
+ * stay in the stage for the next k. The axes inside g must write, per row, exactly the P
+ * bytes from g's offset (the piece axes, dense) at offsets that are multiples of 64 apart
+ * (the row axes), so that all rows share one line alignment. */
+
+#define GSTAGE_ROW 256       /* stage bytes per row, at most (more measured slower) */
+#define GSTAGE_BYTES 131072  /* stage bytes in all, at most (allocated per call) */
+#define PREFETCH_SPAN 16384  /* the source block of a g is prefetched if it spans this at most */
+#define PREFETCH_AHEAD 2     /* ... this many g ahead */
+
+typedef struct {
+    int g;                        /* the gathered axis */
+    Py_ssize_t slo, shi;          /* the source bytes one g of the axes after it spans */
+    Py_ssize_t piece;             /* P */
+    int nrow;                     /* row axes, in loop order */
+    int row[MAX_DIMS];
+    Py_ssize_t rows;              /* R */
+    Py_ssize_t k, pitch;          /* g per stage, stage bytes per row */
+} gather_t;
+
+/* Whether the axes after g write dense P-byte pieces of 64-byte-aligned rows; fills *gt. */
+static int gather_axes(const plan_t *p, int g, gather_t *gt)
+{
+    Py_ssize_t P = p->ds[g], want = p->item, rows = 1;
+    int piece[MAX_DIMS], np = 0;
+    gt->nrow = 0;
+    for (int j = g + 1; j < p->ndim; j++) {
+        if (p->shape[j] == 1) continue; /* no offsets */
+        if (p->ds[j] <= 0) return 0;
+        if (p->ds[j] < P) piece[np++] = j;
+        else if (p->ds[j] % 64) return 0;
+        else {
+            gt->row[gt->nrow++] = j;
+            rows *= p->shape[j];
+        }
     }
-    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, shape);
+    while (np > 0) { /* the piece axes, smallest stride first, tile [0, P) */
+        int hit = -1;
+        for (int i = 0; i < np; i++)
+            if (p->ds[piece[i]] == want) hit = i;
+        if (hit < 0) return 0;
+        want *= p->shape[piece[hit]];
+        piece[hit] = piece[--np];
+    }
+    if (want != P || rows < 1) return 0;
+    Py_ssize_t it = p->item;
+    if (span(p->ndim - g - 1, p->shape + g + 1, p->ss + g + 1, it, &gt->slo, &gt->shi) < 0) return 0;
+    gt->g = g;
+    gt->piece = P;
+    gt->rows = rows;
+    Py_ssize_t per_row = (GSTAGE_BYTES / rows < GSTAGE_ROW ? GSTAGE_BYTES / rows : GSTAGE_ROW)
+                         & ~(Py_ssize_t)63; /* stage bytes per row */
+    if (per_row < 128 || P > per_row - 64) return 0;
+    gt->k = (per_row - 64) / P; /* room for up to 63 carried bytes */
+    if (gt->k > p->shape[g]) gt->k = p->shape[g];
+    gt->pitch = (gt->k * P + 126) & ~(Py_ssize_t)63;
+    return 1;
+}
+
+/* Stage bytes [from, to) to out (where byte `from` goes; stage byte 0 maps to the start of a
+ * destination line): whole lines streamed, partial ones (a row's first and last) stored. */
+static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t a = from;
+    if (a % 64) {
+        Py_ssize_t h = ((a + 63) & ~(Py_ssize_t)63) < to ? ((a + 63) & ~(Py_ssize_t)63) : to;
+        memcpy(out, in + a, (size_t)(h - a));
+        a = h;
+    }
+#if HAVE_STREAM
+    for (; a + 64 <= to; a += 64)
+        for (int i = 0; i < 64; i += 16)
+            _mm_stream_si128((__m128i *)(out + (a - from) + i), _mm_load_si128((const __m128i *)(in + a + i)));
+#endif
+    if (a < to) memcpy(out + (a - from), in + a, (size_t)(to - a));
+}
+
+/* One block of the axes from g on (destination d, source s), gathered. */
+static void gather_block(const plan_t *p, const gather_t *gt, char *d, const char *s, char *stage)
+{
+    const int g = gt->g;
+    const Py_ssize_t P = gt->piece, ng = p->shape[g], lead = (Py_ssize_t)((uintptr_t)d & 63);
+    plan_t q = *p;
+    q.ndim = p->ndim - g;
+    q.stream = 0;
+    for (int j = 0; j < q.ndim; j++) {
+        q.shape[j] = p->shape[g + j];
+        q.ds[j] = p->ds[g + j];
+        q.ss[j] = p->ss[g + j];
+    }
+    Py_ssize_t sst = gt->pitch;
+    for (int r = gt->nrow - 1; r >= 0; r--) {
+        q.ds[gt->row[r] - g] = sst;
+        sst *= p->shape[gt->row[r]];
+    }
+    Py_ssize_t off = lead, skip = lead, done = -lead; /* done: d offset of stage byte 0 */
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += gt->k) {
+        Py_ssize_t kk = ng - g0 < gt->k ? ng - g0 : gt->k;
+        q.shape[0] = 1;
+        for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
+#if HAVE_STREAM
+            if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
+                for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
+                    _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
+#endif
+            q.dst = stage + off + (h - g0) * P;
+            q.src = s + h * p->ss[g];
+            run_plan(&q);
+        }
+        Py_ssize_t end = off + kk * P, last = g0 + kk >= ng, full = last ? end : end & ~(Py_ssize_t)63;
+        Py_ssize_t idx[MAX_DIMS] = {0}, roff = 0;
+        for (Py_ssize_t r = 0; r < gt->rows; r++) {
+            char *row = stage + r * gt->pitch;
+            if (full > skip) flush_span(d + roff + done + skip, row, skip, full);
+            if (!last && end > full) memmove(row, row + full, (size_t)(end - full));
+            for (int a = gt->nrow - 1; a >= 0; a--) { /* next row: innermost row axis fastest */
+                int ax = gt->row[a];
+                if (++idx[a] < p->shape[ax]) {
+                    roff += p->ds[ax];
+                    break;
+                }
+                roff -= (p->shape[ax] - 1) * p->ds[ax];
+                idx[a] = 0;
+            }
+        }
+        if (full > skip) skip = 0;
+        else skip -= full; /* nothing written yet (full is 0) */
+        done += full;
+        off = end - full;
+    }
+}
+
+/* The plan with its axes from gt->g on gathered, the axes before it looped over. */
+static void gather_plan(const plan_t *p, const gather_t *gt)
+{
+    char *raw = PyMem_RawMalloc((size_t)(gt->rows * gt->pitch + 64));
+    if (raw == NULL) {
+        run_plan(p);
+        return;
+    }
+    char *stage = raw + ((64 - ((uintptr_t)raw & 63)) & 63);
+    Py_ssize_t idx[MAX_DIMS] = {0};
+    char *d = p->dst;
+    const char *s = p->src;
+    for (;;) {
+        gather_block(p, gt, d, s, stage);
+        int k = gt->g - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < p->shape[k]) {
+                d += p->ds[k];
+                s += p->ss[k];
+                break;
+            }
+            d -= (p->shape[k] - 1) * p->ds[k];
+            s -= (p->shape[k] - 1) * p->ss[k];
+            idx[k] = 0;
+        }
+        if (k < 0) break;
+    }
+    PyMem_RawFree(raw);
+}
+
+/* A large copy: gathered where its destination rows run on in pieces (see above). */
+static void copy_plan(const plan_t *p)
+{
+    for (int k = 0; k < p->ndim; k++)
+        if (p->shape[k] == 0) return;
+    if (p->stream && HAVE_STREAM) {
+        inner_t in = choose_inner(p);
+        for (int g = p->ndim - 3; g >= 0; g--) {
+            gather_t gt;
+            if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
+                if (gt.piece < 64 || in.kind == K_STRIDED) {
+                    gather_plan(p, &gt);
+                    return;
+                }
+                break;
+            }
+        }
+    }
+    run_plan(p);
 }
 
 /* ---- Python entry point ------------------------------------------------------------- */

@@ -20,6 +20,11 @@
  *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
+ * A task may declare its items swapped units: 2 x 2 blocks of the arrays' 1- or 2-byte
+ * items, moved whole and written as [a, c, b, d] (a (2,1) sub-tile read as its transpose's;
+ * relayout between the two in one pass). Their transposes run the same tiles with the
+ * middle items exchanged in registers.
+ *
  * Large (streamed) copies whose destination rows run on over an outer axis in pieces
  * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
  * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
@@ -69,6 +74,7 @@ typedef struct {
     const char *src;
     int ndim;
     int stream;           /* use non-temporal stores where the destination is contiguous */
+    int swap;             /* items are 2 x 2 blocks of the arrays' items, moved as [a, c, b, d] */
     Py_ssize_t item;
     Py_ssize_t shape[MAX_DIMS];
     Py_ssize_t ds[MAX_DIMS];
@@ -161,8 +167,55 @@ TRANSPOSE(uint32_t)
 TRANSPOSE(uint64_t)
 
 typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
-static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
-                                          transpose_uint64_t};
+/* ---- swapped units ----------------------------------------------------------------------
+ * A unit is a 2 x 2 block [a, b, c, d] of 1- or 2-byte items (4 or 8 bytes), moved as
+ * [a, c, b, d]: the (2,1) sub-tiles of one tiling read as those of its transpose. The unit
+ * variants of the loops are indexed by lg + SWAPPED (lg: log2 of the unit's bytes); their
+ * scalar loops load and store through memcpy (units are only item-aligned). */
+#define SWAPPED 4
+#define ITEM(lg) ((Py_ssize_t)1 << ((lg) & 3))
+
+static inline uint32_t swap_u32(uint32_t x)
+{
+    return (x & 0xFF0000FFu) | ((x & 0x0000FF00u) << 8) | ((x & 0x00FF0000u) >> 8);
+}
+
+static inline uint64_t swap_u64(uint64_t x)
+{
+    return (x & 0xFFFF00000000FFFFull) | ((x & 0x00000000FFFF0000ull) << 16)
+           | ((x & 0x0000FFFF00000000ull) >> 16);
+}
+
+#define SWAP_LOOPS(T, FIX)                                                                   \
+    static void strided_swap_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            T v;                                                                             \
+            memcpy(&v, s + i * ss, sizeof v);                                                \
+            v = FIX(v);                                                                      \
+            memcpy(d + i * ds, &v, sizeof v);                                                \
+        }                                                                                    \
+    }                                                                                        \
+    static void transpose_swap_##T(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,     \
+                                   Py_ssize_t da, Py_ssize_t sb)                             \
+    {                                                                                        \
+        for (Py_ssize_t i0 = 0; i0 < na; i0 += TB) {                                         \
+            Py_ssize_t i1 = i0 + TB < na ? i0 + TB : na;                                     \
+            for (Py_ssize_t j0 = 0; j0 < nb; j0 += TB) {                                     \
+                Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
+                for (Py_ssize_t i = i0; i < i1; i++)                                         \
+                    strided_swap_##T(d + i * da + j0 * (Py_ssize_t)sizeof(T),                \
+                                     s + i * (Py_ssize_t)sizeof(T) + j0 * sb, j1 - j0,        \
+                                     (Py_ssize_t)sizeof(T), sb);                             \
+            }                                                                                \
+        }                                                                                    \
+    }
+SWAP_LOOPS(uint32_t, swap_u32)
+SWAP_LOOPS(uint64_t, swap_u64)
+
+static transpose_fn transpose_table[8] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t, NULL, NULL, transpose_swap_uint32_t,
+                                          transpose_swap_uint64_t};
 
 /* ---- vector transposes -------------------------------------------------------------------
  * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
@@ -218,22 +271,56 @@ static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, 
     }
 }
 
-static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+/* [a, b, c, d] -> [a, c, b, d] in every unit of a register (units of 4 or 8 bytes) */
+static inline __m128i fix128(__m128i v, int swap)
+{
+    if (swap == 4) {
+        __m128i keep = _mm_and_si128(v, _mm_set1_epi32((int)0xFF0000FFu));
+        __m128i up = _mm_slli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x0000FF00)), 8);
+        return _mm_or_si128(keep, _mm_or_si128(up, _mm_srli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x00FF0000)), 8)));
+    }
+    if (swap == 8) return _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xD8), 0xD8);
+    return v;
+}
+
+static inline __attribute__((always_inline)) void tile_u32_body(char *d, const char *s, Py_ssize_t da,
+                                                                 Py_ssize_t sb, int nt, int swap)
 { /* 4 x 4 four-byte items */
     __m128i r0 = LD(s), r1 = LD(s + sb), r2 = LD(s + 2 * sb), r3 = LD(s + 3 * sb);
     __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
     __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-    st128(d, _mm_unpacklo_epi64(t0, t1), nt);
-    st128(d + da, _mm_unpackhi_epi64(t0, t1), nt);
-    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3), nt);
-    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3), nt);
+    st128(d, fix128(_mm_unpacklo_epi64(t0, t1), swap), nt);
+    st128(d + da, fix128(_mm_unpackhi_epi64(t0, t1), swap), nt);
+    st128(d + 2 * da, fix128(_mm_unpacklo_epi64(t2, t3), swap), nt);
+    st128(d + 3 * da, fix128(_mm_unpackhi_epi64(t2, t3), swap), nt);
+}
+
+static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u32_body(d, s, da, sb, nt, 0);
+}
+
+static void tile_u32_swap_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u32_body(d, s, da, sb, nt, 4);
+}
+
+static inline __attribute__((always_inline)) void tile_u64_body(char *d, const char *s, Py_ssize_t da,
+                                                                 Py_ssize_t sb, int nt, int swap)
+{ /* 2 x 2 eight-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb);
+    st128(d, fix128(_mm_unpacklo_epi64(r0, r1), swap), nt);
+    st128(d + da, fix128(_mm_unpackhi_epi64(r0, r1), swap), nt);
 }
 
 static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
-{ /* 2 x 2 eight-byte items */
-    __m128i r0 = LD(s), r1 = LD(s + sb);
-    st128(d, _mm_unpacklo_epi64(r0, r1), nt);
-    st128(d + da, _mm_unpackhi_epi64(r0, r1), nt);
+{
+    tile_u64_body(d, s, da, sb, nt, 0);
+}
+
+static void tile_u64_swap_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u64_body(d, s, da, sb, nt, 8);
 }
 #endif
 
@@ -248,8 +335,20 @@ __attribute__((target("avx2"))) static inline void st256(char *p, __m256i v, int
     }
 }
 
-__attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb, int nt)
+__attribute__((target("avx2"))) static inline __m256i fix256(__m256i v, int swap)
+{ /* fix128 on both halves */
+    if (swap == 4) {
+        __m256i keep = _mm256_and_si256(v, _mm256_set1_epi32((int)0xFF0000FFu));
+        __m256i up = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x0000FF00)), 8);
+        return _mm256_or_si256(keep, _mm256_or_si256(up, _mm256_srli_epi32(
+            _mm256_and_si256(v, _mm256_set1_epi32(0x00FF0000)), 8)));
+    }
+    if (swap == 8) return _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(v, 0xD8), 0xD8);
+    return v;
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
 { /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
     __m256 r[8], t[8], u[8];
     for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
@@ -267,13 +366,13 @@ __attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s
     for (int k = 0; k < 4; k++) {
         __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
         __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-        st256(d + k * da, _mm256_castps_si256(lo), nt);
-        st256(d + (k + 4) * da, _mm256_castps_si256(hi), nt);
+        st256(d + k * da, fix256(_mm256_castps_si256(lo), swap), nt);
+        st256(d + (k + 4) * da, fix256(_mm256_castps_si256(hi), swap), nt);
     }
 }
 
-__attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb, int nt)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u64_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
 { /* 4 x 4 eight-byte items */
     __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
     __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
@@ -282,8 +381,19 @@ __attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
     __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                     _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-    for (int k = 0; k < 4; k++) st256(d + k * da, _mm256_castpd_si256(o[k]), nt);
+    for (int k = 0; k < 4; k++) st256(d + k * da, fix256(_mm256_castpd_si256(o[k]), swap), nt);
 }
+
+#define AVX2_TILE(NAME, BODY, SWAP)                                                           \
+    __attribute__((target("avx2"))) static void NAME(char *d, const char *s, Py_ssize_t da,  \
+                                                     Py_ssize_t sb, int nt)                  \
+    {                                                                                        \
+        BODY(d, s, da, sb, nt, SWAP);                                                        \
+    }
+AVX2_TILE(tile_u32_avx2, tile_u32_avx2_body, 0)
+AVX2_TILE(tile_u32_swap_avx2, tile_u32_avx2_body, 4)
+AVX2_TILE(tile_u64_avx2, tile_u64_avx2_body, 0)
+AVX2_TILE(tile_u64_swap_avx2, tile_u64_avx2_body, 8)
 #endif
 
 typedef struct {
@@ -292,11 +402,12 @@ typedef struct {
 } tiler_t;
 
 /* per item size (1, 2, 4, 8 bytes); upgraded at import where the CPU has AVX2 */
-static tiler_t tilers[4] = {
+static tiler_t tilers[8] = {
 #if HAVE_STREAM
     {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},
+    {NULL, 1}, {NULL, 1}, {tile_u32_swap_sse2, 4}, {tile_u64_swap_sse2, 2},
 #else
-    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
+    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
 #endif
 };
 
@@ -308,7 +419,11 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
                             Py_ssize_t sb, int lg, int nt)
 {
     const tiler_t *t = &tilers[lg];
-    const Py_ssize_t it = (Py_ssize_t)1 << lg, v = t->v;
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    if (na == v && nb == v && t->tile != NULL) { /* one tile (a 2 x 2 block's units, say) */
+        t->tile(d, s, da, sb, nt);
+        return;
+    }
     Py_ssize_t ea = na - na % v, eb = nb - nb % v;
     if (t->tile == NULL || ea == 0 || eb == 0) {
         transpose_table[lg](d, s, na, nb, da, sb);
@@ -355,7 +470,7 @@ static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows
 static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
-    const Py_ssize_t it = (Py_ssize_t)1 << lg, w = 64 / it;
+    const Py_ssize_t it = ITEM(lg), w = 64 / it;
     const tiler_t *t = &tilers[lg];
     const Py_ssize_t v = t->v;
     _Alignas(64) char stage[TSTAGE_BYTES];
@@ -403,7 +518,7 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
 static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                                Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
 {
-    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    const Py_ssize_t it = ITEM(lg);
     if (ng == 1 || sg == na * it) {
         strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
     } else {
@@ -420,6 +535,8 @@ static void choose_tilers(void)
     if (__builtin_cpu_supports("avx2")) {
         tilers[2] = (tiler_t){tile_u32_avx2, 8};
         tilers[3] = (tiler_t){tile_u64_avx2, 4};
+        tilers[2 + SWAPPED] = (tiler_t){tile_u32_swap_avx2, 8};
+        tilers[3 + SWAPPED] = (tiler_t){tile_u64_swap_avx2, 4};
     }
 #endif
 }
@@ -471,8 +588,33 @@ typedef struct {
     int lg;               /* K_TRANSPOSE: log2 of the item size */
 } inner_t;
 
+/* Whether the innermost axes are a transpose (see K_TRANSPOSE); sets *in if so. */
+static int transposing(const plan_t *p, inner_t *in, int lg)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t item = p->item, n = p->shape[last];
+    if (last < 1 || p->ds[last] != item || p->ss[last - 1] != item) return 0;
+    in->kind = K_TRANSPOSE;
+    in->inner = 2;
+    if (last >= 2 && p->shape[last - 2] > 1
+        && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
+        in->inner = 3; /* the destination's or the source's rows run on over the axis before */
+    in->lg = lg;
+    return 1;
+}
+
+/* Swapped units: a transpose, else unit by unit. */
+static inner_t choose_swapped(const plan_t *p)
+{
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    in.line = p->item == 4 ? strided_swap_uint32_t : strided_swap_uint64_t;
+    transposing(p, &in, log2_small(p->item) + SWAPPED);
+    return in;
+}
+
 static inner_t choose_inner(const plan_t *p)
 {
+    if (p->swap) return choose_swapped(p);
     inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
@@ -507,15 +649,7 @@ static inner_t choose_inner(const plan_t *p)
             return in;
         }
     }
-    if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
-        in.kind = K_TRANSPOSE;
-        in.inner = 2;
-        if (last >= 2 && p->shape[last - 2] > 1
-            && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
-            in.inner = 3; /* the destination's or the source's rows run on over the axis before */
-        in.lg = lg;
-        return in;
-    }
+    if (lg >= 0 && transposing(p, &in, lg)) return in;
     if (lg >= 0) {
         in.line = strided_table[lg];
     }
@@ -837,18 +971,29 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
 {
     PyObject *shape, *ds, *ss;
     Py_ssize_t doff, soff;
-    if (!PyArg_ParseTuple(task, "nnO!O!O!", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
-                          &PyTuple_Type, &ss))
+    int swap = 0;
+    if (!PyArg_ParseTuple(task, "nnO!O!O!|p", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss, &swap))
         return -1;
+    if (swap && dv->itemsize != 1 && dv->itemsize != 2) {
+        PyErr_SetString(PyExc_ValueError, "copy: swapped units are of 1- or 2-byte items");
+        return -1;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
     if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
         return -1;
     }
     p->ndim = (int)n;
-    p->item = dv->itemsize;
+    p->swap = swap;
+    p->item = swap ? 4 * dv->itemsize : dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
+    if (n == 0 && swap) { /* one unit, as a 1-axis box */
+        p->ndim = 1;
+        p->shape[0] = 1;
+        p->ds[0] = p->ss[0] = p->item;
+    }
     Py_ssize_t lo, hi;
     for (Py_ssize_t k = 0; k < n; k++)
         if (p->shape[k] <= 0) {
@@ -925,9 +1070,11 @@ done:
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
      "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
-     "dst_strides, src_strides), in bytes from each array's first element, copy that strided "
-     "box of src into dst, outer axes in the order given; every box is checked to lie inside "
-     "both arrays. stream: non-temporal stores where dst is contiguous."},
+     "dst_strides, src_strides[, swap]), in bytes from each array's first element, copy that "
+     "strided box of src into dst, outer axes in the order given; every box is checked to lie "
+     "inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
+     "1- or 2-byte items, written as [a, c, b, d]. stream: non-temporal stores where dst is "
+     "contiguous."},
     {NULL, NULL, 0, NULL},
 };
 

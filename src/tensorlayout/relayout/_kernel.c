@@ -854,6 +854,18 @@ static int gather_axes(const plan_t *p, int g, gather_t *gt)
     return 1;
 }
 
+/* n < 64 bytes in fixed-size moves (a call to memcpy per piece of a row measured slow). */
+static inline void small_copy(char *d, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    if (n & 32) memcpy(d + i, s + i, 32), i += 32;
+    if (n & 16) memcpy(d + i, s + i, 16), i += 16;
+    if (n & 8) memcpy(d + i, s + i, 8), i += 8;
+    if (n & 4) memcpy(d + i, s + i, 4), i += 4;
+    if (n & 2) memcpy(d + i, s + i, 2), i += 2;
+    if (n & 1) d[i] = s[i];
+}
+
 /* Stage bytes [from, to) to out (where byte `from` goes; stage byte 0 maps to the start of a
  * destination line): whole lines streamed, partial ones (a row's first and last) stored. */
 static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to)
@@ -861,15 +873,17 @@ static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to
     Py_ssize_t a = from;
     if (a % 64) {
         Py_ssize_t h = ((a + 63) & ~(Py_ssize_t)63) < to ? ((a + 63) & ~(Py_ssize_t)63) : to;
-        memcpy(out, in + a, (size_t)(h - a));
+        small_copy(out, in + a, h - a);
         a = h;
     }
 #if HAVE_STREAM
     for (; a + 64 <= to; a += 64)
         for (int i = 0; i < 64; i += 16)
             _mm_stream_si128((__m128i *)(out + (a - from) + i), _mm_load_si128((const __m128i *)(in + a + i)));
-#endif
+    if (a < to) small_copy(out + (a - from), in + a, to - a); /* less than a line */
+#else
     if (a < to) memcpy(out + (a - from), in + a, (size_t)(to - a));
+#endif
 }
 
 /* One block of the axes from g on (destination d, source s), gathered. */
@@ -909,7 +923,7 @@ static void gather_block(const plan_t *p, const gather_t *gt, char *d, const cha
         for (Py_ssize_t r = 0; r < gt->rows; r++) {
             char *row = stage + r * gt->pitch;
             if (full > skip) flush_span(d + roff + done + skip, row, skip, full);
-            if (!last && end > full) memmove(row, row + full, (size_t)(end - full));
+            if (!last && end > full) small_copy(row, row + full, end - full); /* full >= 64: apart */
             for (int a = gt->nrow - 1; a >= 0; a--) { /* next row: innermost row axis fastest */
                 int ax = gt->row[a];
                 if (++idx[a] < p->shape[ax]) {

@@ -672,6 +672,23 @@ static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const ch
 }
 
 /* The loop nest over `shape`: outer axes in order, the inner loop last. */
+/* The next index of the first n axes (the last fastest), d and s moved along; 0 past the end. */
+static inline int next_index(Py_ssize_t *idx, int n, const Py_ssize_t *shape, const Py_ssize_t *ds,
+                             const Py_ssize_t *ss, char **d, const char **s)
+{
+    for (int k = n - 1; k >= 0; k--) {
+        if (++idx[k] < shape[k]) {
+            *d += ds[k];
+            *s += ss[k];
+            return 1;
+        }
+        *d -= (shape[k] - 1) * ds[k];
+        *s -= (shape[k] - 1) * ss[k];
+        idx[k] = 0;
+    }
+    return 0;
+}
+
 /* The source of the inner loop READ_AHEAD bytes ahead along the innermost outer axis (the
  * hardware prefetchers, measured, leave the loads of an unweave waiting on memory): `rows`
  * contiguous pieces of `bytes`, `stride` apart (one piece, for an unweave). */
@@ -763,18 +780,7 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             }
             break;
         }
-        int k = outer - 1;
-        for (; k >= 0; k--) {
-            if (++idx[k] < shape[k]) {
-                d += p->ds[k];
-                s += p->ss[k];
-                break;
-            }
-            d -= (shape[k] - 1) * p->ds[k];
-            s -= (shape[k] - 1) * p->ss[k];
-            idx[k] = 0;
-        }
-        if (k < 0) return;
+        if (!next_index(idx, outer, shape, p->ds, p->ss, &d, &s)) return;
     }
 }
 
@@ -955,18 +961,7 @@ static void gather_plan(const plan_t *p, const gather_t *gt)
     const char *s = p->src;
     for (;;) {
         gather_block(p, gt, d, s, stage);
-        int k = gt->g - 1;
-        for (; k >= 0; k--) {
-            if (++idx[k] < p->shape[k]) {
-                d += p->ds[k];
-                s += p->ss[k];
-                break;
-            }
-            d -= (p->shape[k] - 1) * p->ds[k];
-            s -= (p->shape[k] - 1) * p->ss[k];
-            idx[k] = 0;
-        }
-        if (k < 0) break;
+        if (!next_index(idx, gt->g, p->shape, p->ds, p->ss, &d, &s)) break;
     }
     PyMem_RawFree(raw);
 }

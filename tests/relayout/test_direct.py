@@ -113,8 +113,19 @@ def test_an_output_aliasing_the_input_is_read_before_the_padding_is_written() ->
 
 
 def test_short_runs_against_each_other_take_the_two_pass_path() -> None:
-    # a (2,1) sub-tile against a transposed one leaves 2x2 kernel tiles: two passes are faster
+    # a (4,1) sub-tile against a transposed one, or 4-byte items in (2,1) sub-tiles, leave
+    # the kernel 4x4 or 2x2 tiles: two passes are faster
+    s = as_target("s8[64,256]{1,0:T(8,128)(4,1)}")
+    assert not is_direct(s, as_target("s8[64,256]{0,1:T(8,128)(4,1)}"))
+    f32 = "f32[64,256]{1,0:T(8,128)(2,1)}", "f32[64,256]{0,1:T(8,128)(2,1)}"
+    assert not is_direct(as_target(f32[0]), as_target(f32[1]))
     s = as_target("bf16[64,256]{1,0:T(8,128)(2,1)}")
-    assert not is_direct(s, as_target("bf16[64,256]{0,1:T(8,128)(2,1)}"))
     assert is_direct(s, as_target("bf16[64,256]{1,0:T(16,128)(2,1)}"))  # the same runs
     assert is_direct(as_target("f32[64,256]{1,0:T(8,128)}"), as_target("f32[64,256]{0,1:T(8,128)}"))
+
+
+def test_a_two_by_two_subtile_against_its_transpose_is_one_pass() -> None:
+    # the kernel moves 2 x 2 blocks of 1- or 2-byte items whole, swapping their middle items
+    for dtype in ("bf16", "s8", "u16"):
+        s = as_target(f"{dtype}[64,256]{{1,0:T(8,128)(2,1)}}")
+        assert is_direct(s, as_target(f"{dtype}[64,256]{{0,1:T(8,128)(2,1)}}"))

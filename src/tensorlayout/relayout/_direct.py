@@ -26,7 +26,7 @@ from tensorlayout.relayout._plan import has_fast_path, range_boxes
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, coalesce
 
-__all__ = ["common_digits", "direct_pairs", "is_direct"]
+__all__ = ["common_digits", "direct_pairs", "is_direct", "swapped"]
 
 Refined = list[tuple[int, int, int]]  # per dim, major first: (size, src stride, dst stride)
 
@@ -50,21 +50,37 @@ def common_digits(src: tuple[Digit, ...], dst: tuple[Digit, ...], n: int) -> Ref
 
 
 #: The one-pass copy pays off when the runs contiguous on each side are this long (in
-#: elements) or are the same run: shorter ones (a (2,1) sub-tile against another) leave the
-#: kernel 2x2 tiles, slower than two passes through the logical array.
+#: elements) or are the same run, or are 2 x 2 blocks read as their transpose (``swapped``):
+#: other short ones leave the kernel tiles slower than two passes through the logical array.
 MIN_RUN = 8
 
 
 def is_direct(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
     """True when ``relayout`` copies ``src`` to ``dst`` in one pass (cached on ``dst``): the
-    tilings nest and the contiguous runs are long enough (``MIN_RUN``)."""
+    tilings nest and the contiguous runs are long enough (``MIN_RUN``) or swapped."""
     refined = _refined(src, dst)
     if refined is None:
         return False
     digits = [digit for dim in refined for digit in dim if digit[0] > 1]
     src_run = [digit for digit in digits if digit[1] == 1]
     dst_run = [digit for digit in digits if digit[2] == 1]
-    return src_run == dst_run or all(d[0] >= MIN_RUN for d in (*src_run, *dst_run))
+    return src_run == dst_run or all(d[0] >= MIN_RUN for d in (*src_run, *dst_run)) \
+        or (src.element_bits in (8, 16) and swapped(digits))
+
+
+def swapped(digits: list[tuple[int, int, int]]) -> bool:
+    """True when the copy can move 2 x 2 blocks of items, each read as its transpose (a (2,1)
+    sub-tile against a transposed one): the only digits of stride 1 are a (2, 1, 2) and a
+    (2, 2, 1), and every other stride is a multiple of 4 on both sides, so the kernel moves
+    whole blocks of 4 items (of 1 or 2 bytes; see ``units`` in ``_kernel_path``).
+
+    >>> swapped([(64, 4, 512), (2, 1, 2), (2, 2, 1), (32, 512, 4)])
+    True
+    """
+    pair = sorted(d for d in digits if 1 in d[1:])
+    rest = [d for d in digits if 1 not in d[1:]]
+    return pair == [(2, 1, 2), (2, 2, 1)] \
+        and all(d[1] % 4 == 0 and d[2] % 4 == 0 for d in rest)
 
 
 def _refined(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:

@@ -20,6 +20,16 @@
  *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
+ * A task may declare its items swapped units: 2 x 2 blocks of the arrays' 1- or 2-byte
+ * items, moved whole and written as [a, c, b, d] (a (2,1) sub-tile read as its transpose's;
+ * relayout between the two in one pass). Their transposes run the same tiles with the
+ * middle items exchanged in registers.
+ *
+ * Large (streamed) copies whose destination rows run on over an outer axis in pieces
+ * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
+ * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
+ * ahead, and whole destination lines go out past the cache (see "gathering" below).
+ *
  * The GIL is released while copying, so callers may split a copy among threads.
  */
 #define PY_SSIZE_T_CLEAN
@@ -64,6 +74,8 @@ typedef struct {
     const char *src;
     int ndim;
     int stream;           /* use non-temporal stores where the destination is contiguous */
+    int swap;             /* items are 2 x 2 blocks of the arrays' items, moved as [a, c, b, d] */
+    const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
     Py_ssize_t item;
     Py_ssize_t shape[MAX_DIMS];
     Py_ssize_t ds[MAX_DIMS];
@@ -156,8 +168,55 @@ TRANSPOSE(uint32_t)
 TRANSPOSE(uint64_t)
 
 typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
-static transpose_fn transpose_table[4] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
-                                          transpose_uint64_t};
+/* ---- swapped units ----------------------------------------------------------------------
+ * A unit is a 2 x 2 block [a, b, c, d] of 1- or 2-byte items (4 or 8 bytes), moved as
+ * [a, c, b, d]: the (2,1) sub-tiles of one tiling read as those of its transpose. The unit
+ * variants of the loops are indexed by lg + SWAPPED (lg: log2 of the unit's bytes); their
+ * scalar loops load and store through memcpy (units are only item-aligned). */
+#define SWAPPED 4
+#define ITEM(lg) ((Py_ssize_t)1 << ((lg) & 3))
+
+static inline uint32_t swap_u32(uint32_t x)
+{
+    return (x & 0xFF0000FFu) | ((x & 0x0000FF00u) << 8) | ((x & 0x00FF0000u) >> 8);
+}
+
+static inline uint64_t swap_u64(uint64_t x)
+{
+    return (x & 0xFFFF00000000FFFFull) | ((x & 0x00000000FFFF0000ull) << 16)
+           | ((x & 0x0000FFFF00000000ull) >> 16);
+}
+
+#define SWAP_LOOPS(T, FIX)                                                                   \
+    static void strided_swap_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            T v;                                                                             \
+            memcpy(&v, s + i * ss, sizeof v);                                                \
+            v = FIX(v);                                                                      \
+            memcpy(d + i * ds, &v, sizeof v);                                                \
+        }                                                                                    \
+    }                                                                                        \
+    static void transpose_swap_##T(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,     \
+                                   Py_ssize_t da, Py_ssize_t sb)                             \
+    {                                                                                        \
+        for (Py_ssize_t i0 = 0; i0 < na; i0 += TB) {                                         \
+            Py_ssize_t i1 = i0 + TB < na ? i0 + TB : na;                                     \
+            for (Py_ssize_t j0 = 0; j0 < nb; j0 += TB) {                                     \
+                Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
+                for (Py_ssize_t i = i0; i < i1; i++)                                         \
+                    strided_swap_##T(d + i * da + j0 * (Py_ssize_t)sizeof(T),                \
+                                     s + i * (Py_ssize_t)sizeof(T) + j0 * sb, j1 - j0,        \
+                                     (Py_ssize_t)sizeof(T), sb);                             \
+            }                                                                                \
+        }                                                                                    \
+    }
+SWAP_LOOPS(uint32_t, swap_u32)
+SWAP_LOOPS(uint64_t, swap_u64)
+
+static transpose_fn transpose_table[8] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t, NULL, NULL, transpose_swap_uint32_t,
+                                          transpose_swap_uint64_t};
 
 /* ---- vector transposes -------------------------------------------------------------------
  * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
@@ -213,22 +272,56 @@ static void tile_u16_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, 
     }
 }
 
-static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+/* [a, b, c, d] -> [a, c, b, d] in every unit of a register (units of 4 or 8 bytes) */
+static inline __m128i fix128(__m128i v, int swap)
+{
+    if (swap == 4) {
+        __m128i keep = _mm_and_si128(v, _mm_set1_epi32((int)0xFF0000FFu));
+        __m128i up = _mm_slli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x0000FF00)), 8);
+        return _mm_or_si128(keep, _mm_or_si128(up, _mm_srli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x00FF0000)), 8)));
+    }
+    if (swap == 8) return _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xD8), 0xD8);
+    return v;
+}
+
+static inline __attribute__((always_inline)) void tile_u32_body(char *d, const char *s, Py_ssize_t da,
+                                                                 Py_ssize_t sb, int nt, int swap)
 { /* 4 x 4 four-byte items */
     __m128i r0 = LD(s), r1 = LD(s + sb), r2 = LD(s + 2 * sb), r3 = LD(s + 3 * sb);
     __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
     __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-    st128(d, _mm_unpacklo_epi64(t0, t1), nt);
-    st128(d + da, _mm_unpackhi_epi64(t0, t1), nt);
-    st128(d + 2 * da, _mm_unpacklo_epi64(t2, t3), nt);
-    st128(d + 3 * da, _mm_unpackhi_epi64(t2, t3), nt);
+    st128(d, fix128(_mm_unpacklo_epi64(t0, t1), swap), nt);
+    st128(d + da, fix128(_mm_unpackhi_epi64(t0, t1), swap), nt);
+    st128(d + 2 * da, fix128(_mm_unpacklo_epi64(t2, t3), swap), nt);
+    st128(d + 3 * da, fix128(_mm_unpackhi_epi64(t2, t3), swap), nt);
+}
+
+static void tile_u32_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u32_body(d, s, da, sb, nt, 0);
+}
+
+static void tile_u32_swap_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u32_body(d, s, da, sb, nt, 4);
+}
+
+static inline __attribute__((always_inline)) void tile_u64_body(char *d, const char *s, Py_ssize_t da,
+                                                                 Py_ssize_t sb, int nt, int swap)
+{ /* 2 x 2 eight-byte items */
+    __m128i r0 = LD(s), r1 = LD(s + sb);
+    st128(d, fix128(_mm_unpacklo_epi64(r0, r1), swap), nt);
+    st128(d + da, fix128(_mm_unpackhi_epi64(r0, r1), swap), nt);
 }
 
 static void tile_u64_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
-{ /* 2 x 2 eight-byte items */
-    __m128i r0 = LD(s), r1 = LD(s + sb);
-    st128(d, _mm_unpacklo_epi64(r0, r1), nt);
-    st128(d + da, _mm_unpackhi_epi64(r0, r1), nt);
+{
+    tile_u64_body(d, s, da, sb, nt, 0);
+}
+
+static void tile_u64_swap_sse2(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt)
+{
+    tile_u64_body(d, s, da, sb, nt, 8);
 }
 #endif
 
@@ -243,8 +336,20 @@ __attribute__((target("avx2"))) static inline void st256(char *p, __m256i v, int
     }
 }
 
-__attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb, int nt)
+__attribute__((target("avx2"))) static inline __m256i fix256(__m256i v, int swap)
+{ /* fix128 on both halves */
+    if (swap == 4) {
+        __m256i keep = _mm256_and_si256(v, _mm256_set1_epi32((int)0xFF0000FFu));
+        __m256i up = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x0000FF00)), 8);
+        return _mm256_or_si256(keep, _mm256_or_si256(up, _mm256_srli_epi32(
+            _mm256_and_si256(v, _mm256_set1_epi32(0x00FF0000)), 8)));
+    }
+    if (swap == 8) return _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(v, 0xD8), 0xD8);
+    return v;
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
 { /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
     __m256 r[8], t[8], u[8];
     for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
@@ -262,13 +367,13 @@ __attribute__((target("avx2"))) static void tile_u32_avx2(char *d, const char *s
     for (int k = 0; k < 4; k++) {
         __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
         __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-        st256(d + k * da, _mm256_castps_si256(lo), nt);
-        st256(d + (k + 4) * da, _mm256_castps_si256(hi), nt);
+        st256(d + k * da, fix256(_mm256_castps_si256(lo), swap), nt);
+        st256(d + (k + 4) * da, fix256(_mm256_castps_si256(hi), swap), nt);
     }
 }
 
-__attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s, Py_ssize_t da,
-                                                          Py_ssize_t sb, int nt)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u64_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
 { /* 4 x 4 eight-byte items */
     __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
     __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
@@ -277,8 +382,19 @@ __attribute__((target("avx2"))) static void tile_u64_avx2(char *d, const char *s
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
     __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                     _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-    for (int k = 0; k < 4; k++) st256(d + k * da, _mm256_castpd_si256(o[k]), nt);
+    for (int k = 0; k < 4; k++) st256(d + k * da, fix256(_mm256_castpd_si256(o[k]), swap), nt);
 }
+
+#define AVX2_TILE(NAME, BODY, SWAP)                                                           \
+    __attribute__((target("avx2"))) static void NAME(char *d, const char *s, Py_ssize_t da,  \
+                                                     Py_ssize_t sb, int nt)                  \
+    {                                                                                        \
+        BODY(d, s, da, sb, nt, SWAP);                                                        \
+    }
+AVX2_TILE(tile_u32_avx2, tile_u32_avx2_body, 0)
+AVX2_TILE(tile_u32_swap_avx2, tile_u32_avx2_body, 4)
+AVX2_TILE(tile_u64_avx2, tile_u64_avx2_body, 0)
+AVX2_TILE(tile_u64_swap_avx2, tile_u64_avx2_body, 8)
 #endif
 
 typedef struct {
@@ -287,11 +403,12 @@ typedef struct {
 } tiler_t;
 
 /* per item size (1, 2, 4, 8 bytes); upgraded at import where the CPU has AVX2 */
-static tiler_t tilers[4] = {
+static tiler_t tilers[8] = {
 #if HAVE_STREAM
     {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},
+    {NULL, 1}, {NULL, 1}, {tile_u32_swap_sse2, 4}, {tile_u64_swap_sse2, 2},
 #else
-    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
+    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
 #endif
 };
 
@@ -303,7 +420,11 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
                             Py_ssize_t sb, int lg, int nt)
 {
     const tiler_t *t = &tilers[lg];
-    const Py_ssize_t it = (Py_ssize_t)1 << lg, v = t->v;
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    if (na == v && nb == v && t->tile != NULL) { /* one tile (a 2 x 2 block's units, say) */
+        t->tile(d, s, da, sb, nt);
+        return;
+    }
     Py_ssize_t ea = na - na % v, eb = nb - nb % v;
     if (t->tile == NULL || ea == 0 || eb == 0) {
         transpose_table[lg](d, s, na, nb, da, sb);
@@ -350,7 +471,7 @@ static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows
 static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
-    const Py_ssize_t it = (Py_ssize_t)1 << lg, w = 64 / it;
+    const Py_ssize_t it = ITEM(lg), w = 64 / it;
     const tiler_t *t = &tilers[lg];
     const Py_ssize_t v = t->v;
     _Alignas(64) char stage[TSTAGE_BYTES];
@@ -398,7 +519,7 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
 static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                                Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
 {
-    const Py_ssize_t it = (Py_ssize_t)1 << lg;
+    const Py_ssize_t it = ITEM(lg);
     if (ng == 1 || sg == na * it) {
         strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
     } else {
@@ -415,6 +536,8 @@ static void choose_tilers(void)
     if (__builtin_cpu_supports("avx2")) {
         tilers[2] = (tiler_t){tile_u32_avx2, 8};
         tilers[3] = (tiler_t){tile_u64_avx2, 4};
+        tilers[2 + SWAPPED] = (tiler_t){tile_u32_swap_avx2, 8};
+        tilers[3 + SWAPPED] = (tiler_t){tile_u64_swap_avx2, 4};
     }
 #endif
 }
@@ -466,8 +589,33 @@ typedef struct {
     int lg;               /* K_TRANSPOSE: log2 of the item size */
 } inner_t;
 
+/* Whether the innermost axes are a transpose (see K_TRANSPOSE); sets *in if so. */
+static int transposing(const plan_t *p, inner_t *in, int lg)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t item = p->item, n = p->shape[last];
+    if (last < 1 || p->ds[last] != item || p->ss[last - 1] != item) return 0;
+    in->kind = K_TRANSPOSE;
+    in->inner = 2;
+    if (last >= 2 && p->shape[last - 2] > 1
+        && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
+        in->inner = 3; /* the destination's or the source's rows run on over the axis before */
+    in->lg = lg;
+    return 1;
+}
+
+/* Swapped units: a transpose, else unit by unit. */
+static inner_t choose_swapped(const plan_t *p)
+{
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    in.line = p->item == 4 ? strided_swap_uint32_t : strided_swap_uint64_t;
+    transposing(p, &in, log2_small(p->item) + SWAPPED);
+    return in;
+}
+
 static inner_t choose_inner(const plan_t *p)
 {
+    if (p->swap) return choose_swapped(p);
     inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
@@ -502,15 +650,7 @@ static inner_t choose_inner(const plan_t *p)
             return in;
         }
     }
-    if (lg >= 0 && last >= 1 && p->ds[last] == item && p->ss[last - 1] == item) {
-        in.kind = K_TRANSPOSE;
-        in.inner = 2;
-        if (last >= 2 && p->shape[last - 2] > 1
-            && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
-            in.inner = 3; /* the destination's or the source's rows run on over the axis before */
-        in.lg = lg;
-        return in;
-    }
+    if (lg >= 0 && transposing(p, &in, lg)) return in;
     if (lg >= 0) {
         in.line = strided_table[lg];
     }
@@ -532,12 +672,70 @@ static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const ch
 }
 
 /* The loop nest over `shape`: outer axes in order, the inner loop last. */
+/* The next index of the first n axes (the last fastest), d and s moved along; 0 past the end. */
+static inline int next_index(Py_ssize_t *idx, int n, const Py_ssize_t *shape, const Py_ssize_t *ds,
+                             const Py_ssize_t *ss, char **d, const char **s)
+{
+    for (int k = n - 1; k >= 0; k--) {
+        if (++idx[k] < shape[k]) {
+            *d += ds[k];
+            *s += ss[k];
+            return 1;
+        }
+        *d -= (shape[k] - 1) * ds[k];
+        *s -= (shape[k] - 1) * ss[k];
+        idx[k] = 0;
+    }
+    return 0;
+}
+
+/* The source of the inner loop READ_AHEAD bytes ahead along the innermost outer axis (the
+ * hardware prefetchers, measured, leave the loads of an unweave waiting on memory): `rows`
+ * contiguous pieces of `bytes`, `stride` apart (one piece, for an unweave). */
+#define READ_AHEAD 4096
+
+typedef struct {
+    Py_ssize_t ahead, rows, bytes, stride; /* ahead 0: none */
+} readahead_t;
+
+static readahead_t readahead(const plan_t *p, const inner_t *in, int outer, const Py_ssize_t *shape)
+{
+    readahead_t ra = {0, 0, 0, 0};
+    int last = p->ndim - 1;
+    Py_ssize_t step = outer > 0 ? p->ss[outer - 1] : 0;
+    if (step <= 0 || last < 1) return ra;
+    if (in->kind == K_UNWEAVE) { /* one piece: n*M items */
+        ra.rows = 1;
+        ra.bytes = shape[last - 1] * shape[last] * p->item;
+    } else { /* (short runs read ahead measured slower: zN to its buffer) */
+        return ra;
+    }
+    ra.ahead = step * (step < READ_AHEAD ? READ_AHEAD / step : 1);
+    return ra;
+}
+
+static inline void read_ahead(const plan_t *p, const readahead_t *ra, const char *s)
+{
+#if HAVE_STREAM
+    for (Py_ssize_t r = 0; r < ra->rows; r++) {
+        const char *a = s + ra->ahead + r * ra->stride;
+        for (Py_ssize_t x = 0; x < ra->bytes; x += 64)
+            if (a + x >= p->slo && a + x < p->shi) _mm_prefetch(a + x, _MM_HINT_T0);
+    }
+#else
+    (void)p, (void)ra, (void)s;
+#endif
+}
+
 static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, const char *s,
                       const Py_ssize_t *shape)
 {
     int last = p->ndim - 1;
-    Py_ssize_t idx[MAX_DIMS] = {0};
+    Py_ssize_t idx[MAX_DIMS]; /* the outer ones zeroed: a whole-array memset per call measured slow */
+    memset(idx, 0, sizeof idx[0] * (size_t)(outer > 0 ? outer : 0));
+    readahead_t ra = readahead(p, in, outer, shape);
     for (;;) {
+        if (ra.ahead) read_ahead(p, &ra, s);
         switch (in->kind) {
         case K_RUN:
             if (last == 0 && p->stream)
@@ -583,31 +781,253 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             }
             break;
         }
-        int k = outer - 1;
-        for (; k >= 0; k--) {
-            if (++idx[k] < shape[k]) {
-                d += p->ds[k];
-                s += p->ss[k];
-                break;
-            }
-            d -= (shape[k] - 1) * p->ds[k];
-            s -= (shape[k] - 1) * p->ss[k];
-            idx[k] = 0;
-        }
-        if (k < 0) return;
+        if (!next_index(idx, outer, shape, p->ds, p->ss, &d, &s)) return;
     }
 }
 
-static void copy_plan(const plan_t *p)
+/* The plan's loop nest as it stands (no gathering). */
+static void run_plan(const plan_t *p)
 {
     inner_t in = choose_inner(p);
     if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
-    Py_ssize_t shape[MAX_DIMS];
-    for (int k = 0; k < p->ndim; k++) {
-        if (p->shape[k] == 0) return;
-        shape[k] = p->shape[k];
+    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, p->shape);
+}
+
+static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
+                Py_ssize_t *lo, Py_ssize_t *hi);
+
+/* ---- gathering destination lines ---------------------------------------------------------
+ * A large copy whose destination rows run on over an outer axis g in pieces of P bytes (a
+ * transposing tile's 8 items, a zN fractal's 16, a sub-tile's 128 columns) writes each
+ * destination line in several visits, and its rows (far apart, often a power of two apart)
+ * evict each other from the caches in between. Gathered, the axes inside g run for k
+ * consecutive g at a time into an L1 stage of R rows (one per destination row) and the
+ * rows go out as whole lines past the cache; the bytes of a row's last, unfinished line
+ * stay in the stage for the next k. The axes inside g must write, per row, exactly the P
+ * bytes from g's offset (the piece axes, dense) at offsets that are multiples of 64 apart
+ * (the row axes), so that all rows share one line alignment. */
+
+#define GATHER_ROWS 128      /* rows a stage holds, at most; more are cut in blocks of ... */
+#define GATHER_BLOCK 64      /* ... this many (measured: zN's 256 rows best in 64, f32 tiles' 128 whole) */
+#define GSTAGE_ROW 256       /* stage bytes per row, at most (more measured slower) */
+#define GSTAGE_BYTES 131072  /* stage bytes in all, at most (allocated per call) */
+#define PREFETCH_SPAN 16384  /* the source block of a g is prefetched if it spans this at most */
+#define PREFETCH_AHEAD 2     /* ... this many g ahead */
+
+typedef struct {
+    int g;                        /* the gathered axis */
+    Py_ssize_t slo, shi;          /* the source bytes one g of the axes after it spans */
+    Py_ssize_t piece;             /* P */
+    int nrow;                     /* row axes, in loop order */
+    int row[MAX_DIMS];
+    Py_ssize_t rows;              /* R */
+    Py_ssize_t k, pitch;          /* g per stage, stage bytes per row */
+} gather_t;
+
+/* Whether the axes after g write dense P-byte pieces of 64-byte-aligned rows; fills *gt. */
+static int gather_axes(const plan_t *p, int g, gather_t *gt)
+{
+    Py_ssize_t P = p->ds[g], want = p->item, rows = 1;
+    int piece[MAX_DIMS], np = 0;
+    gt->nrow = 0;
+    for (int j = g + 1; j < p->ndim; j++) {
+        if (p->shape[j] == 1) continue; /* no offsets */
+        if (p->ds[j] <= 0) return 0;
+        if (p->ds[j] < P) piece[np++] = j;
+        else if (p->ds[j] % 64) return 0;
+        else {
+            gt->row[gt->nrow++] = j;
+            rows *= p->shape[j];
+        }
     }
-    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, shape);
+    while (np > 0) { /* the piece axes, smallest stride first, tile [0, P) */
+        int hit = -1;
+        for (int i = 0; i < np; i++)
+            if (p->ds[piece[i]] == want) hit = i;
+        if (hit < 0) return 0;
+        want *= p->shape[piece[hit]];
+        piece[hit] = piece[--np];
+    }
+    if (want != P || rows < 1) return 0;
+    Py_ssize_t it = p->item;
+    if (span(p->ndim - g - 1, p->shape + g + 1, p->ss + g + 1, it, &gt->slo, &gt->shi) < 0) return 0;
+    gt->g = g;
+    gt->piece = P;
+    gt->rows = rows;
+    Py_ssize_t per_row = (GSTAGE_BYTES / rows < GSTAGE_ROW ? GSTAGE_BYTES / rows : GSTAGE_ROW)
+                         & ~(Py_ssize_t)63; /* stage bytes per row */
+    if (per_row < 128 || P > per_row - 64) return 0;
+    gt->k = (per_row - 64) / P; /* room for up to 63 carried bytes */
+    if (gt->k > p->shape[g]) gt->k = p->shape[g];
+    gt->pitch = (gt->k * P + 126) & ~(Py_ssize_t)63;
+    return 1;
+}
+
+/* n < 64 bytes in fixed-size moves (a call to memcpy per piece of a row measured slow). */
+static inline void small_copy(char *d, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    if (n & 32) memcpy(d + i, s + i, 32), i += 32;
+    if (n & 16) memcpy(d + i, s + i, 16), i += 16;
+    if (n & 8) memcpy(d + i, s + i, 8), i += 8;
+    if (n & 4) memcpy(d + i, s + i, 4), i += 4;
+    if (n & 2) memcpy(d + i, s + i, 2), i += 2;
+    if (n & 1) d[i] = s[i];
+}
+
+/* Stage bytes [from, to) to out (where byte `from` goes; stage byte 0 maps to the start of a
+ * destination line): whole lines streamed, partial ones (a row's first and last) stored. */
+static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t a = from;
+    if (a % 64) {
+        Py_ssize_t h = ((a + 63) & ~(Py_ssize_t)63) < to ? ((a + 63) & ~(Py_ssize_t)63) : to;
+        small_copy(out, in + a, h - a);
+        a = h;
+    }
+#if HAVE_STREAM
+    for (; a + 64 <= to; a += 64)
+        for (int i = 0; i < 64; i += 16)
+            _mm_stream_si128((__m128i *)(out + (a - from) + i), _mm_load_si128((const __m128i *)(in + a + i)));
+    if (a < to) small_copy(out + (a - from), in + a, to - a); /* less than a line */
+#else
+    if (a < to) memcpy(out + (a - from), in + a, (size_t)(to - a));
+#endif
+}
+
+/* One block of the axes from g on (destination d, source s), gathered. */
+static void gather_block(const plan_t *p, const gather_t *gt, char *d, const char *s, char *stage)
+{
+    const int g = gt->g;
+    const Py_ssize_t P = gt->piece, ng = p->shape[g], lead = (Py_ssize_t)((uintptr_t)d & 63);
+    plan_t q = *p;
+    q.ndim = p->ndim - g;
+    q.stream = 0;
+    for (int j = 0; j < q.ndim; j++) {
+        q.shape[j] = p->shape[g + j];
+        q.ds[j] = p->ds[g + j];
+        q.ss[j] = p->ss[g + j];
+    }
+    Py_ssize_t sst = gt->pitch;
+    for (int r = gt->nrow - 1; r >= 0; r--) {
+        q.ds[gt->row[r] - g] = sst;
+        sst *= p->shape[gt->row[r]];
+    }
+    Py_ssize_t off = lead, skip = lead, done = -lead; /* done: d offset of stage byte 0 */
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += gt->k) {
+        Py_ssize_t kk = ng - g0 < gt->k ? ng - g0 : gt->k;
+        q.shape[0] = 1;
+        for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
+#if HAVE_STREAM
+            if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
+                for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
+                    _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
+#endif
+            q.dst = stage + off + (h - g0) * P;
+            q.src = s + h * p->ss[g];
+            run_plan(&q);
+        }
+        Py_ssize_t end = off + kk * P, last = g0 + kk >= ng, full = last ? end : end & ~(Py_ssize_t)63;
+        Py_ssize_t idx[MAX_DIMS], roff = 0;
+        memset(idx, 0, sizeof idx[0] * (size_t)gt->nrow);
+        for (Py_ssize_t r = 0; r < gt->rows; r++) {
+            char *row = stage + r * gt->pitch;
+            if (full > skip) flush_span(d + roff + done + skip, row, skip, full);
+            if (!last && end > full) small_copy(row, row + full, end - full); /* full >= 64: apart */
+            for (int a = gt->nrow - 1; a >= 0; a--) { /* next row: innermost row axis fastest */
+                int ax = gt->row[a];
+                if (++idx[a] < p->shape[ax]) {
+                    roff += p->ds[ax];
+                    break;
+                }
+                roff -= (p->shape[ax] - 1) * p->ds[ax];
+                idx[a] = 0;
+            }
+        }
+        if (full > skip) skip = 0;
+        else skip -= full; /* nothing written yet (full is 0) */
+        done += full;
+        off = end - full;
+    }
+}
+
+/* The plan with its axes from gt->g on gathered, the axes before it looped over. */
+static void gather_plan(const plan_t *p, const gather_t *gt)
+{
+    char *raw = PyMem_RawMalloc((size_t)(gt->rows * gt->pitch + 64));
+    if (raw == NULL) {
+        run_plan(p);
+        return;
+    }
+    char *stage = raw + ((64 - ((uintptr_t)raw & 63)) & 63);
+    Py_ssize_t idx[MAX_DIMS];
+    memset(idx, 0, sizeof idx[0] * (size_t)gt->g);
+    char *d = p->dst;
+    const char *s = p->src;
+    for (;;) {
+        gather_block(p, gt, d, s, stage);
+        if (!next_index(idx, gt->g, p->shape, p->ds, p->ss, &d, &s)) break;
+    }
+    PyMem_RawFree(raw);
+}
+
+/* A large copy: gathered where its destination rows run on in pieces (see above). */
+/* The gathered copy, its outermost row axis cut in blocks above g when the rows are more
+ * than GATHER_ROWS (a stage of fewer, longer rows that stays in L1 measured faster). */
+static void gather_rows(const plan_t *p, const gather_t *gt)
+{
+    if (gt->rows <= GATHER_ROWS || gt->nrow < 1 || p->ndim >= MAX_DIMS) {
+        gather_plan(p, gt);
+        return;
+    }
+    int j = gt->row[0];
+    Py_ssize_t e = p->shape[j], other = gt->rows / e, keep = GATHER_BLOCK / other;
+    if (keep < 1 || keep >= e) {
+        gather_plan(p, gt);
+        return;
+    }
+    Py_ssize_t blocks = e / keep, rest = e - blocks * keep;
+    plan_t q = *p; /* axes: ..., blocks (new, before g), g, ..., keep rows at j + 1, ... */
+    for (int k = p->ndim; k > gt->g; k--) {
+        q.shape[k] = p->shape[k - 1];
+        q.ds[k] = p->ds[k - 1];
+        q.ss[k] = p->ss[k - 1];
+    }
+    q.ndim = p->ndim + 1;
+    q.shape[gt->g] = blocks;
+    q.ds[gt->g] = keep * p->ds[j];
+    q.ss[gt->g] = keep * p->ss[j];
+    q.shape[j + 1] = keep;
+    gather_t qt;
+    if (gather_axes(&q, gt->g + 1, &qt)) gather_plan(&q, &qt); else run_plan(&q);
+    if (rest) {
+        plan_t r = *p;
+        r.shape[j] = rest;
+        r.dst += blocks * keep * p->ds[j];
+        r.src += blocks * keep * p->ss[j];
+        if (gather_axes(&r, gt->g, &qt)) gather_plan(&r, &qt); else run_plan(&r);
+    }
+}
+
+/* A large copy: gathered where its destination rows run on in pieces (see above). */
+static void copy_plan(const plan_t *p)
+{
+    for (int k = 0; k < p->ndim; k++)
+        if (p->shape[k] == 0) return;
+    if (p->stream && HAVE_STREAM) {
+        inner_t in = choose_inner(p);
+        for (int g = p->ndim - 3; g >= 0; g--) {
+            gather_t gt;
+            if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
+                if (gt.piece < 64 || in.kind == K_STRIDED) {
+                    gather_rows(p, &gt);
+                    return;
+                }
+                break;
+            }
+        }
+    }
+    run_plan(p);
 }
 
 /* ---- Python entry point ------------------------------------------------------------- */
@@ -644,18 +1064,29 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
 {
     PyObject *shape, *ds, *ss;
     Py_ssize_t doff, soff;
-    if (!PyArg_ParseTuple(task, "nnO!O!O!", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
-                          &PyTuple_Type, &ss))
+    int swap = 0;
+    if (!PyArg_ParseTuple(task, "nnO!O!O!|p", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss, &swap))
         return -1;
+    if (swap && dv->itemsize != 1 && dv->itemsize != 2) {
+        PyErr_SetString(PyExc_ValueError, "copy: swapped units are of 1- or 2-byte items");
+        return -1;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
     if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
         return -1;
     }
     p->ndim = (int)n;
-    p->item = dv->itemsize;
+    p->swap = swap;
+    p->item = swap ? 4 * dv->itemsize : dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
+    if (n == 0 && swap) { /* one unit, as a 1-axis box */
+        p->ndim = 1;
+        p->shape[0] = 1;
+        p->ds[0] = p->ss[0] = p->item;
+    }
     Py_ssize_t lo, hi;
     for (Py_ssize_t k = 0; k < n; k++)
         if (p->shape[k] <= 0) {
@@ -672,6 +1103,8 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     }
     p->dst = (char *)dv->buf + doff;
     p->src = (const char *)sv->buf + soff;
+    p->slo = p->src + lo;
+    p->shi = p->src + hi;
     return 0;
 }
 
@@ -732,9 +1165,11 @@ done:
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
      "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
-     "dst_strides, src_strides), in bytes from each array's first element, copy that strided "
-     "box of src into dst, outer axes in the order given; every box is checked to lie inside "
-     "both arrays. stream: non-temporal stores where dst is contiguous."},
+     "dst_strides, src_strides[, swap]), in bytes from each array's first element, copy that "
+     "strided box of src into dst, outer axes in the order given; every box is checked to lie "
+     "inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
+     "1- or 2-byte items, written as [a, c, b, d]. stream: non-temporal stores where dst is "
+     "contiguous."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,7 +17,7 @@ __all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
-Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _kernel.c
+Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]  # see _kernel.c
 
 
 def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
@@ -79,15 +79,17 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
 def _transpose_views(pv: np.ndarray, lv: np.ndarray, a: int, b: int, to_physical: bool) -> Pair:
     """A transposing box in the kernel's loop order: ``a`` (contiguous in the source) and ``b``
     (contiguous in the destination) innermost; just outside them the axis over which the
-    source's rows run on, else the one over which the destination's do, if there is one (the
-    kernel streams the first kind in strips of destination lines); the other axes outside by
-    logical stride, so that consecutive blocks continue the same logical rows.
+    source's rows run on, if there is one (the kernel streams it in strips of destination
+    lines), and outside that the one over which the destination's do (the kernel gathers
+    those rows' pieces into whole lines); the other axes outside by logical stride, so that
+    consecutive blocks continue the same logical rows.
     """
     item = pv.itemsize
     ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
     others = [k for k in range(pv.ndim) if k not in (a, b)]
-    run = ([k for k in others if ss[k] == pv.shape[a] * item]
-           or [k for k in others if ds[k] == pv.shape[b] * item])[:1]
+    src_run = [k for k in others if ss[k] == pv.shape[a] * item][:1]
+    dst_run = [k for k in others if ds[k] == pv.shape[b] * item and k not in src_run][:1]
+    run = [*dst_run, *src_run]
     outer = sorted((k for k in range(pv.ndim) if k not in (a, b, *run)), key=lambda k: -abs(lv.strides[k]))
     order = (*outer, *run, a, b)
     shape = tuple(pv.shape[k] for k in order)
@@ -117,6 +119,7 @@ def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physi
     base_l, base_b = _address(logical), _address(buf)
     tasks: list[Task] = []
     for pv, lv in pairs:
+        pv, lv = units(pv, lv)
         p, q = _kernel_views(pv, lv, to_physical)
         step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
         parts = [(p, q)] if step is None else \
@@ -125,8 +128,50 @@ def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physi
             phys = (_address(pp) - base_b, pp.strides)
             logi = (_address(qq) - base_l, qq.strides)
             (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
-            tasks.append((d_off, s_off, pp.shape, d_st, s_st))
+            tasks.append((d_off, s_off, pp.shape, d_st, s_st, pp.itemsize != buf.itemsize))
     return tasks
+
+
+def units(pv: np.ndarray, lv: np.ndarray) -> Pair:
+    """The pair as views of 2 x 2 blocks of items when it has a size-2 axis of strides (2, 1)
+    items and one of (1, 2) (a (2,1) sub-tile read as its transpose; 1- or 2-byte items): the
+    blocks, 4 items wide on both sides, are the kernel's swapped units (``swap`` in
+    ``_kernel.c``); else the pair as it is.
+
+    >>> a, b = np.zeros(8, np.uint16), np.zeros(8, np.uint16)
+    >>> u = units(as_strided(a, (2, 2, 2), (8, 4, 2)), as_strided(b, (2, 2, 2), (8, 2, 4)))
+    >>> u[0].shape, u[0].dtype.itemsize, u[0].strides
+    ((2,), 8, (8,))
+    """
+    e = pv.itemsize
+    shape, ps, ls = pv.shape, pv.strides, lv.strides
+    a = [k for k in range(pv.ndim) if shape[k] == 2 and ps[k] == 2 * e and ls[k] == e]
+    b = [k for k in range(pv.ndim) if shape[k] == 2 and ps[k] == e and ls[k] == 2 * e]
+    if e not in (1, 2) or not a or not b:
+        return pv, lv
+    keep = [k for k in range(pv.ndim) if k not in (a[0], b[0])]
+    if any(ps[k] % (4 * e) or ls[k] % (4 * e) for k in keep):
+        return pv, lv
+    dtype = np.dtype((np.void, 4 * e))
+    sub = tuple(shape[k] for k in keep)
+    return (_unit_view(pv, dtype, sub, tuple(ps[k] for k in keep)),
+            _unit_view(lv, dtype, sub, tuple(ls[k] for k in keep)))
+
+
+class _Interface:
+    """An ``__array_interface__`` holder, for a view with an item size of its own."""
+
+    def __init__(self, interface: dict, base: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _unit_view(v: np.ndarray, dtype: np.dtype, shape: tuple[int, ...],
+               strides: tuple[int, ...]) -> np.ndarray:
+    """The view of ``v``'s memory from its first item with another dtype, shape and strides."""
+    interface = dict(v.__array_interface__, shape=shape, strides=strides, typestr=dtype.str,
+                     descr=[("", dtype.str)])
+    return np.asarray(_Interface(interface, v))
 
 
 def _address(a: np.ndarray) -> int:

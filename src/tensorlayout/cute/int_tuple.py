@@ -181,16 +181,16 @@ size = product
 
 def flatten(t: IntTuple) -> tuple[Any, ...]:
     """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
-    if t.__class__ is not tuple:
+    if type(t) is not tuple:
         return (t,)
     for x in t:
-        if x.__class__ is tuple:
+        if type(x) is tuple:
             break
     else:
         return t  # already flat
     out: list[Any] = []
     for x in t:
-        if x.__class__ is tuple:
+        if type(x) is tuple:
             out.extend(flatten(x))
         else:
             out.append(x)

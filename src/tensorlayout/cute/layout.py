@@ -47,25 +47,20 @@ _LEAF = frozenset((int, it.Int))
 def _well_formed(shape: Any, stride: Any) -> bool:
     """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
 
-    Leaves are checked inline and the second level unrolled (no call per leaf or per
-    depth-2 mode): this runs on every user-built layout.
+    Loops index the stride instead of calling ``zip`` (a builtin call costs more than the loop
+    here); this runs on every user-built layout.
     """
-    if shape.__class__ is not tuple:
+    if type(shape) is not tuple:
         return shape.__class__ in _LEAF and stride.__class__ in _LEAF and shape >= 0
-    if stride.__class__ is not tuple or len(shape) != len(stride):
+    if type(stride) is not tuple or len(shape) != len(stride):
         return False
-    for s, d in zip(shape, stride):
-        if s.__class__ is int is d.__class__ and s >= 0:
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1
+        if (type(s) is int and s >= 0 and type(d) is int) or _well_formed(s, d):
             continue
-        if s.__class__ is tuple:
-            if d.__class__ is not tuple or len(s) != len(d):
-                return False
-            for s2, d2 in zip(s, d):
-                if (s2.__class__ is int is d2.__class__ and s2 >= 0) or _well_formed(s2, d2):
-                    continue
-                return False
-        elif not (s.__class__ in _LEAF and d.__class__ in _LEAF and s >= 0):
-            return False
+        return False
     return True
 
 
@@ -92,11 +87,28 @@ class Layout:
     __slots__ = ("_shape", "_stride")
 
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
-        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride):
-            for s, d in zip(shape, stride):  # the first level inline: no call for a flat layout
-                if not ((s.__class__ is int is d.__class__ and s >= 0) or _well_formed(s, d)):
+        if type(shape) is tuple:  # the first two levels inline: no call for a depth-2 layout
+            if type(stride) is not tuple or len(shape) != len(stride):
+                raise _diagnose(shape, stride)
+            i = 0
+            for s in shape:
+                d = stride[i]
+                i += 1
+                if type(s) is int:
+                    if s >= 0 and type(d) is int:
+                        continue
+                elif type(s) is tuple and type(d) is tuple and len(s) == len(d):
+                    j = 0
+                    for s2 in s:
+                        d2 = d[j]
+                        j += 1
+                        if (type(s2) is int and s2 >= 0 and type(d2) is int) or _well_formed(s2, d2):
+                            continue
+                        raise _diagnose(shape, stride)
+                    continue
+                if not _well_formed(s, d):
                     raise _diagnose(shape, stride)
-        elif not ((shape.__class__ is int is stride.__class__ and shape >= 0) or
+        elif not ((type(shape) is int and shape >= 0 and type(stride) is int) or
                   _well_formed(shape, stride)):
             raise _diagnose(shape, stride)
         self._shape = shape
@@ -354,10 +366,17 @@ def depth(x: Layout | IntTuple) -> int:
 
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
-    layout = as_layout(layout)
-    if it.product(layout.shape) == 0:
-        return 0
-    return 1 + sum((s - 1) * abs(d) for s, d in layout.flat_modes())
+    layout = layout if layout.__class__ is Layout else as_layout(layout)
+    fs, fd = it.flatten(layout._shape), it.flatten(layout._stride)
+    total = 1
+    i = 0
+    for s in fs:
+        if s == 0:
+            return 0
+        d = fd[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        total += (s - 1) * (d if d > 0 else -d)
+    return total
 
 
 def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
@@ -508,12 +527,19 @@ def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
     return out
 
 
-def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
-    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left), in one pass."""
+def coalesce_lists(fs: Sequence[int], fd: Sequence[int]) -> tuple[list[int], list[int]]:
+    """:func:`coalesce_pairs` over parallel extent and stride sequences, as two lists.
+
+    >>> coalesce_lists((2, 1, 3), (1, 5, 2))
+    ([6], [1])
+    """
     shapes: list[int] = []
     strides: list[int] = []
     ls = ld = 0  # the last kept mode (its extent grows as modes join it)
-    for s, d in modes:
+    i = 0
+    for s in fs:
+        d = fd[i]
+        i += 1
         if s == 1:
             continue
         if shapes and d == ls * ld:
@@ -523,11 +549,22 @@ def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
             shapes.append(s)
             strides.append(d)
             ls, ld = s, d
+    return shapes, strides
+
+
+def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
+    """A flat layout from parallel lists: ``1:0`` when empty, ``s:d`` for one mode."""
     if not shapes:
         return _mk(1, 0)
     if len(shapes) == 1:
         return _mk(shapes[0], strides[0])
     return _mk(tuple(shapes), tuple(strides))
+
+
+def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
+    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left)."""
+    ms = list(modes)
+    return layout_of_lists(*coalesce_lists([s for s, _ in ms], [d for _, d in ms]))
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
@@ -539,7 +576,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """
     layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return _coalesce_flat(zip(it.flatten(layout._shape), it.flatten(layout._stride)))
+        return layout_of_lists(*coalesce_lists(it.flatten(layout._shape), it.flatten(layout._stride)))
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

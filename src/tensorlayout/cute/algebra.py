@@ -29,6 +29,7 @@ from tensorlayout.cute.layout import (
     coalesce_lists,
     cosize,
     layout_of_lists,
+    leaves,
     make_layout,
     make_ordered_layout,
 )
@@ -147,7 +148,7 @@ def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
     >>> _coalesce_x(Layout((2, 3, 1), (1, 2, 6)))
     ([12], [1])
     """
-    fs, fd = it.flatten(layout._shape), it.flatten(layout._stride)
+    fs, fd = leaves(layout._shape, layout._stride)
     if 0 in fs:
         _require_extents(layout, "composition")
     k = len(fs) - 1
@@ -339,7 +340,7 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
 
 def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False) -> Layout:
     """:func:`complement` of a layout, without the result check."""
-    fs, fd = it.flatten(a._shape), it.flatten(a._stride)
+    fs, fd = leaves(a._shape, a._stride)
     if 0 in fs:
         _require_extents(a, "complement")
     if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
@@ -414,10 +415,10 @@ def right_inverse(layout: Layout) -> Layout:
 
 def _right_inverse(layout: Layout) -> Layout:
     """:func:`right_inverse` without the result check."""
-    fs = it.flatten(layout._shape)
+    fs, fd = leaves(layout._shape, layout._stride)
     if 0 in fs:
         _require_extents(layout, "right_inverse")
-    cs, cd = coalesce_lists(fs, it.flatten(layout._stride))
+    cs, cd = coalesce_lists(fs, fd)
     pre = _prefix(cs)
     shapes: list[int] = []
     strides: list[int] = []
@@ -470,10 +471,10 @@ def left_inverse(layout: Layout) -> Layout:
     '(6,10):(0,4)'
     """
     layout = _layout_arg(layout)
-    fs = it.flatten(layout._shape)
+    fs, fd = leaves(layout._shape, layout._stride)
     if 0 in fs:
         _require_extents(layout, "left_inverse")
-    cs, cd = coalesce_lists(fs, it.flatten(layout._stride))
+    cs, cd = coalesce_lists(fs, fd)
     if not cs:
         cs, cd = [1], [0]
     inv = _quasi_inverse(cs, cd, layout)

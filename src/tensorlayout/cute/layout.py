@@ -147,8 +147,9 @@ class Layout:
 
     # -- queries
     def __call__(self, *coord: Any) -> Any:
-        crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
-        out = it._dot(crd, self._shape, self._stride)
+        crd: Any = coord[0] if len(coord) == 1 else coord
+        out = it._dot_tuple(crd, self._shape, self._stride) if type(crd) is tuple else \
+            it._dot(crd, self._shape, self._stride)
         if out is not None:
             return out
         if not it._valid_crd(crd):
@@ -180,7 +181,7 @@ class Layout:
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
-        return list(zip(it.flatten(self._shape), it.flatten(self._stride)))
+        return list(zip(*leaves(self._shape, self._stride)))
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
@@ -367,7 +368,7 @@ def depth(x: Layout | IntTuple) -> int:
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
     layout = layout if layout.__class__ is Layout else as_layout(layout)
-    fs, fd = it.flatten(layout._shape), it.flatten(layout._stride)
+    fs, fd = leaves(layout._shape, layout._stride)
     total = 1
     i = 0
     for s in fs:
@@ -527,6 +528,51 @@ def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
     return out
 
 
+def leaves(shape: IntTuple, stride: IntTuple) -> tuple[list[int], list[int]]:
+    """The leaf extents and strides of a congruent (shape, stride), left to right, in one walk.
+
+    The second level is inline (no call for a depth-2 layout): the algebra starts here.
+
+    >>> leaves((2, (3, 4)), (1, (2, 6)))
+    ([2, 3, 4], [1, 2, 6])
+    """
+    if type(shape) is not tuple:
+        return [shape], [stride]  # type: ignore[list-item]
+    fs: list[int] = []
+    fd: list[int] = []
+    i = 0
+    for s in shape:
+        d = stride[i]  # type: ignore[index]
+        i += 1
+        if type(s) is not tuple:
+            fs.append(s)
+            fd.append(d)
+            continue
+        j = 0
+        for s2 in s:
+            d2 = d[j]
+            j += 1  # noqa: SIM113 - enumerate() costs more than the loop
+            if type(s2) is tuple:
+                _collect(s2, d2, fs, fd)
+            else:
+                fs.append(s2)
+                fd.append(d2)
+    return fs, fd
+
+
+def _collect(shape: tuple[Any, ...], stride: tuple[Any, ...], fs: list[int], fd: list[int]) -> None:
+    """Append the leaves of a congruent (shape, stride) pair of tuples to ``fs`` and ``fd``."""
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            _collect(s, d, fs, fd)
+        else:
+            fs.append(s)
+            fd.append(d)
+
+
 def coalesce_lists(fs: Sequence[int], fd: Sequence[int]) -> tuple[list[int], list[int]]:
     """:func:`coalesce_pairs` over parallel extent and stride sequences, as two lists.
 
@@ -576,7 +622,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """
     layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return layout_of_lists(*coalesce_lists(it.flatten(layout._shape), it.flatten(layout._stride)))
+        return layout_of_lists(*coalesce_lists(*leaves(layout._shape, layout._stride)))
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

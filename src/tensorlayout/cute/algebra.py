@@ -49,6 +49,7 @@ Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 
 _SMALL = 1 << 62  # ints below this in magnitude print in far fewer than MAX_DIGITS digits
+_NEG_SMALL = -_SMALL
 _SHALLOW = it.MAX_DEPTH - 10  # nesting the quick test below passes without counting exactly
 
 
@@ -71,7 +72,7 @@ def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
     nesting well under the limit (a lean walk of the congruent pair; the exact check runs only
     when this fails)."""
     if type(shape) is not tuple:
-        return -_SMALL < shape < _SMALL and -_SMALL < stride < _SMALL
+        return _NEG_SMALL < shape < _SMALL and _NEG_SMALL < stride < _SMALL
     if depth > _SHALLOW:
         return False
     i = 0
@@ -81,7 +82,7 @@ def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
         if type(s) is tuple:
             if not _small_shallow(s, d, depth + 1):
                 return False
-        elif not (-_SMALL < s < _SMALL and -_SMALL < d < _SMALL):
+        elif not (_NEG_SMALL < s < _SMALL and _NEG_SMALL < d < _SMALL):
             return False
     return True
 
@@ -335,11 +336,11 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     >>> str(complement(Layout.parse("(2,2):(1,6)"), 24))
     '(3,2):(2,12)'
     """
-    return _readable(_complement(_layout_arg(a), cotarget, strict), "complement")
+    return _complement(a if type(a) is Layout else as_layout(a), cotarget, strict, "complement")
 
 
-def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False) -> Layout:
-    """:func:`complement` of a layout, without the result check."""
+def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False, op: str | None = None) -> Layout:
+    """:func:`complement` of a layout; the result is checked only for a public entry ``op``."""
     fs, fd = leaves(a._shape, a._stride)
     if 0 in fs:
         _require_extents(a, "complement")
@@ -359,9 +360,10 @@ def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False) -> L
                 span -= (s - 1) * d
             else:
                 span += (s - 1) * d
-    m = span if cotarget is None else it.product(cotarget)
+    m = span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
     if not live:
-        return coalesce(make_layout(m))
+        out = coalesce(make_layout(m))
+        return out if op is None else _readable(out, op)
     if negative:
         raise AlgebraError(f"complement: {a} has a negative stride; complement needs positive strides")
     live.sort()
@@ -375,23 +377,36 @@ def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False) -> L
         if strict and d % cur:
             raise AlgebraError(f"complement: stride {d} of mode {s}:{d} is not a multiple of {cur}, the "
                                f"span of the smaller-stride modes of {a}, so no complement exists")
-        shapes.append(d // cur)
-        strides.append(cur)
+        if d // cur != 1:  # modes never merge: each span (d // cur)·cur <= d stops short of d·s
+            shapes.append(d // cur)
+            strides.append(cur)
         cur = d * s
-    shapes.append(-(-m // cur))
-    strides.append(cur)
-    return layout_of_lists(*coalesce_lists(shapes, strides))
+    last = -(-m // cur)
+    if last != 1:
+        shapes.append(last)
+        strides.append(cur)
+    return _flat_result(shapes, strides, op, abs(m) + cur)  # every int is within |m| + cur
 
 
-def _sorted_by_stride(cd: list[int]) -> list[int]:
-    """The positions of ``cd`` ordered by ``|stride|``, ties left to right (a stable sort)."""
+def _flat_result(shapes: list[int], strides: list[int], op: str | None, bound: int) -> Layout:
+    """The flat layout ``shapes:strides`` (already coalesced); for a public entry ``op``, the
+    readable check of :func:`_readable`, skipped when ``bound`` (no less than any of its ints) is
+    small."""
+    out = layout_of_lists(shapes, strides)
+    if op is not None and not _NEG_SMALL < bound < _SMALL:
+        _check_readable(out._shape, out._stride, op)
+    return out
+
+
+def _sorted_by_stride(cd: list[int]) -> list[tuple[int, int]]:
+    """``(|stride|, position)`` for the strides ``cd``, sorted (ties left to right: a stable order)."""
     keys = []
     k = 0
     for d in cd:
         keys.append((d if d >= 0 else -d, k))
         k += 1  # noqa: SIM113 - enumerate() costs more than the loop
     keys.sort()
-    return [k for _, k in keys]
+    return keys
 
 
 def _prefix(cs: list[int]) -> list[int]:
@@ -410,37 +425,31 @@ def right_inverse(layout: Layout) -> Layout:
     >>> str(right_inverse(Layout.parse("(2,4,6):(4,1,8)")))
     '(4,2,6):(2,1,8)'
     """
-    return _readable(_right_inverse(_layout_arg(layout)), "right_inverse")
-
-
-def _right_inverse(layout: Layout) -> Layout:
-    """:func:`right_inverse` without the result check."""
-    fs, fd = leaves(layout._shape, layout._stride)
-    if 0 in fs:
+    layout = _layout_arg(layout)
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "right_inverse")
-    cs, cd = coalesce_lists(fs, fd)
     pre = _prefix(cs)
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
-    for k in _sorted_by_stride(cd):
-        d = cd[k]
-        ad = d if d >= 0 else -d
+    for ad, k in _sorted_by_stride(cd):
         if ad != cur:
             if ad > cur:
                 break
             continue
         s = cs[k]
         shapes.append(s)
-        strides.append(pre[k] if d > 0 else -pre[k])
+        strides.append(pre[k] if cd[k] > 0 else -pre[k])
         cur = s * ad
-    return layout_of_lists(*coalesce_lists(shapes, strides))
+    size = pre[-1] * cs[-1] if cs else 1  # bounds every int: distinct extents, their strides
+    return _flat_result(*coalesce_lists(shapes, strides), "right_inverse", size)
 
 
 def _quasi_inverse(cs: list[int], cd: list[int], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes ``cs:cd``, sorted by stride (stable)."""
     pre = _prefix(cs)
-    order = [k for k in _sorted_by_stride(cd) if cd[k] != 0]
+    order = [k for ad, k in _sorted_by_stride(cd) if ad]
     if not order:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return layout_of_lists(*coalesce_lists([cs[-1]], [0]))
     shapes: list[int] = []
@@ -471,10 +480,9 @@ def left_inverse(layout: Layout) -> Layout:
     '(6,10):(0,4)'
     """
     layout = _layout_arg(layout)
-    fs, fd = leaves(layout._shape, layout._stride)
-    if 0 in fs:
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "left_inverse")
-    cs, cd = coalesce_lists(fs, fd)
     if not cs:
         cs, cd = [1], [0]
     inv = _quasi_inverse(cs, cd, layout)

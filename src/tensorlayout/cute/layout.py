@@ -573,29 +573,39 @@ def _collect(shape: tuple[Any, ...], stride: tuple[Any, ...], fs: list[int], fd:
             fd.append(d)
 
 
-def coalesce_lists(fs: Sequence[int], fd: Sequence[int]) -> tuple[list[int], list[int]]:
-    """:func:`coalesce_pairs` over parallel extent and stride sequences, as two lists.
+def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
+    """The leaves of a congruent (shape, stride), nested tuples or flat sequences, merged left to
+    right as two lists: size-1 modes dropped, ``d1 == s0*d0`` joined (:func:`coalesce_pairs`).
 
-    >>> coalesce_lists((2, 1, 3), (1, 5, 2))
-    ([6], [1])
+    >>> coalesce_lists((2, (1, 3)), (1, (5, 2))), coalesce_lists([4, 2], [2, 1])
+    (([6], [1]), ([4, 2], [2, 1]))
     """
     shapes: list[int] = []
     strides: list[int] = []
-    ls = ld = 0  # the last kept mode (its extent grows as modes join it)
-    i = 0
-    for s in fs:
-        d = fd[i]
-        i += 1
-        if s == 1:
-            continue
-        if shapes and d == ls * ld:
-            ls *= s
-            shapes[-1] = ls
-        else:
-            shapes.append(s)
-            strides.append(d)
-            ls, ld = s, d
+    if type(shape) is not tuple and type(shape) is not list:
+        if shape != 1:
+            shapes.append(shape)
+            strides.append(stride)
+        return shapes, strides
+    _merge(shape, stride, shapes, strides)
     return shapes, strides
+
+
+def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int], strides: list[int]) -> None:
+    """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` (see
+    :func:`coalesce_lists`)."""
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            _merge(s, d, shapes, strides)
+        elif s != 1:
+            if shapes and d == shapes[-1] * strides[-1]:
+                shapes[-1] *= s
+            else:
+                shapes.append(s)
+                strides.append(d)
 
 
 def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
@@ -622,7 +632,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """
     layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return layout_of_lists(*coalesce_lists(*leaves(layout._shape, layout._stride)))
+        return layout_of_lists(*coalesce_lists(layout._shape, layout._stride))
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

@@ -6,6 +6,7 @@ Needs pycute, which ships in the ``nvidia-cutlass`` wheel:
 Every timed call gets a fresh random input (no two calls in a run share arguments, and the
 memo caches, if any, are cleared before each run), so no answer comes from a cache. Inputs are
 built before the clock starts; only inputs both libraries answer correctly are timed. Each
+library gets its own copy of the inputs (no shared objects), so both start equally cold. Each
 figure is the median over ``--runs`` runs of the time per call; ratio = pycute / ours
 (> 1: we are faster). The machine may be shared and noisy: compare ratios, not absolute times.
 
@@ -52,8 +53,19 @@ def compact(rng: random.Random, max_size: int = 4096) -> tuple[Any, Any]:
     return shape, cute.int_tuple.unflatten(strides, shape)
 
 
+def fresh(x: Any) -> Any:
+    """An equal copy of an IntTuple sharing no tuple or large int with ``x``.
+
+    pycute is timed on its own copy of every input: were the objects shared, whichever library
+    ran second in a chunk would read them from a cache the first one had just filled (measured:
+    about 25% of a logical_product call)."""
+    if isinstance(x, tuple):
+        return tuple([fresh(y) for y in x])
+    return x + 0  # a new int object (beyond the small-int cache)
+
+
 def py_of(pair: tuple[Any, Any]) -> Any:
-    return pycute.Layout(*pair)
+    return pycute.Layout(fresh(pair[0]), fresh(pair[1]))
 
 
 def values(x: Any, sample: list[int]) -> list[int]:
@@ -179,7 +191,7 @@ def bench(name: str, n: int, runs: int) -> tuple[float, float, float]:
 def bench_construction(n: int, runs: int) -> tuple[float, float, float]:
     rng = random.Random(1000)
     pairs = [compact(rng) for _k in range(n * runs)]
-    return side_by_side(_loop(Layout), _loop(pycute.Layout), pairs, pairs)
+    return side_by_side(_loop(Layout), _loop(pycute.Layout), pairs, [fresh(p) for p in pairs])
 
 
 def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
@@ -188,7 +200,7 @@ def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
     for _k in range(n * runs):
         s, d = compact(rng)
         items.append((cute.idx2crd(rng.randrange(cute.size(s)), s), s, d))
-    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), items, items)
+    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), items, [fresh(x) for x in items])
 
 
 def main() -> None:

@@ -149,34 +149,23 @@ def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
     >>> _coalesce_x(Layout((2, 3, 1), (1, 2, 6)))
     ([12], [1])
     """
-    fs, fd = leaves(layout._shape, layout._stride)
-    if 0 in fs:
+    shape: Any = layout._shape
+    stride: Any = layout._stride
+    cs, cd = coalesce_lists(shape, stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "composition")
-    k = len(fs) - 1
-    if k < 0:
-        return [2], [0]
-    hs, hd = fs[k], fd[k]  # the leftmost mode so far (built right to left)
-    if hs == 1:
-        hs = 2
-    rs: list[int] = []
-    rd: list[int] = []
-    while k:
-        k -= 1
-        s = fs[k]
-        if s == 1:
-            continue
-        d = fd[k]
-        if hd == s * d:
-            hs, hd = s * hs, d
+    while type(shape) is tuple:  # the last leaf
+        if not shape:
+            shape, stride = 1, 0  # an empty layout acts as 1:0
+            break
+        shape, stride = shape[-1], stride[-1]
+    if shape == 1:  # extended: joins the mode before it when contiguous, as any mode
+        if cs and stride == cs[-1] * cd[-1]:
+            cs[-1] *= 2
         else:
-            rs.append(hs)
-            rd.append(hd)
-            hs, hd = s, d
-    rs.append(hs)
-    rd.append(hd)
-    rs.reverse()
-    rd.reverse()
-    return rs, rd
+            cs.append(2)
+            cd.append(stride)
+    return cs, cd
 
 
 def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
@@ -398,25 +387,20 @@ def _flat_result(shapes: list[int], strides: list[int], op: str | None, bound: i
     return out
 
 
-def _sorted_by_stride(cd: list[int]) -> list[tuple[int, int]]:
-    """``(|stride|, position)`` for the strides ``cd``, sorted (ties left to right: a stable order)."""
+def _by_stride(cs: list[int], cd: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
+    """For the flat modes ``cs:cd``: ``(|stride|, position)`` sorted (ties left to right: a stable
+    order), and the exclusive prefix products of ``cs`` (their compact column-major strides)."""
     keys = []
+    pre = []
+    p = 1
     k = 0
     for d in cd:
         keys.append((d if d >= 0 else -d, k))
+        pre.append(p)
+        p *= cs[k]
         k += 1  # noqa: SIM113 - enumerate() costs more than the loop
     keys.sort()
-    return keys
-
-
-def _prefix(cs: list[int]) -> list[int]:
-    """Exclusive prefix products: the compact column-major strides of extents ``cs``."""
-    out = []
-    p = 1
-    for s in cs:
-        out.append(p)
-        p *= s
-    return out
+    return keys, pre
 
 
 def right_inverse(layout: Layout) -> Layout:
@@ -429,11 +413,11 @@ def right_inverse(layout: Layout) -> Layout:
     cs, cd = coalesce_lists(layout._shape, layout._stride)
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "right_inverse")
-    pre = _prefix(cs)
+    keys, pre = _by_stride(cs, cd)
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
-    for ad, k in _sorted_by_stride(cd):
+    for ad, k in keys:
         if ad != cur:
             if ad > cur:
                 break
@@ -443,13 +427,14 @@ def right_inverse(layout: Layout) -> Layout:
         strides.append(pre[k] if cd[k] > 0 else -pre[k])
         cur = s * ad
     size = pre[-1] * cs[-1] if cs else 1  # bounds every int: distinct extents, their strides
-    return _flat_result(*coalesce_lists(shapes, strides), "right_inverse", size)
+    # already coalesced: two result modes k, k+1 join only where the input's modes k, k+1 did
+    return _flat_result(shapes, strides, "right_inverse", size)
 
 
 def _quasi_inverse(cs: list[int], cd: list[int], layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes ``cs:cd``, sorted by stride (stable)."""
-    pre = _prefix(cs)
-    order = [k for ad, k in _sorted_by_stride(cd) if ad]
+    keys, pre = _by_stride(cs, cd)
+    order = [k for ad, k in keys if ad]
     if not order:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return layout_of_lists(*coalesce_lists([cs[-1]], [0]))
     shapes: list[int] = []

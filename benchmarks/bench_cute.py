@@ -56,9 +56,10 @@ def compact(rng: random.Random, max_size: int = 4096) -> tuple[Any, Any]:
 def fresh(x: Any) -> Any:
     """An equal copy of an IntTuple sharing no tuple or large int with ``x``.
 
-    pycute is timed on its own copy of every input: were the objects shared, whichever library
-    ran second in a chunk would read them from a cache the first one had just filled (measured:
-    about 25% of a logical_product call)."""
+    Each library is timed on its own copy of every input, the two built one after the other:
+    were the objects shared, whichever library ran second in a chunk would read them from a
+    cache the first one had just filled (measured: about 25% of a logical_product call), and
+    copies built at different times sit differently in memory."""
     if isinstance(x, tuple):
         return tuple([fresh(y) for y in x])
     return x + 0  # a new int object (beyond the small-int cache)
@@ -66,6 +67,12 @@ def fresh(x: Any) -> Any:
 
 def py_of(pair: tuple[Any, Any]) -> Any:
     return pycute.Layout(fresh(pair[0]), fresh(pair[1]))
+
+
+def twins(a: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Fresh copies of the arguments ``a`` for us and for pycute, built together (see fresh)."""
+    mine = tuple(Layout(fresh(x.shape), fresh(x.stride)) if isinstance(x, Layout) else x for x in a)
+    return mine, tuple(py_of((x.shape, x.stride)) if isinstance(x, Layout) else x for x in a)
 
 
 def values(x: Any, sample: list[int]) -> list[int]:
@@ -135,8 +142,9 @@ def inputs(name: str, n: int, seed: int) -> tuple[list[tuple[Any, ...]], list[tu
         sample = [0, 1, 2, 3, 5, 7, 11, 13, 17, 31, 63, 64, 100, 255, 256, 511, 1000, 4095, 8191]
         sample += [rng.randrange(1 << 14) for _k in range(16)]
         if cute.size(r_ours.shape) == pycute.size(r_py) and values(r_ours, sample) == values(r_py, sample):
-            mine.append(a)
-            theirs.append(p)
+            m, t = twins(a)
+            mine.append(m)
+            theirs.append(t)
     cute.clear_caches()
     return mine, theirs
 
@@ -191,7 +199,8 @@ def bench(name: str, n: int, runs: int) -> tuple[float, float, float]:
 def bench_construction(n: int, runs: int) -> tuple[float, float, float]:
     rng = random.Random(1000)
     pairs = [compact(rng) for _k in range(n * runs)]
-    return side_by_side(_loop(Layout), _loop(pycute.Layout), pairs, [fresh(p) for p in pairs])
+    both = [(fresh(p), fresh(p)) for p in pairs]
+    return side_by_side(_loop(Layout), _loop(pycute.Layout), [m for m, _ in both], [t for _, t in both])
 
 
 def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
@@ -200,7 +209,9 @@ def bench_crd2idx(n: int, runs: int) -> tuple[float, float, float]:
     for _k in range(n * runs):
         s, d = compact(rng)
         items.append((cute.idx2crd(rng.randrange(cute.size(s)), s), s, d))
-    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), items, [fresh(x) for x in items])
+    both = [(fresh(x), fresh(x)) for x in items]
+    return side_by_side(_loop(cute.crd2idx), _loop(pycute.crd2idx), [m for m, _ in both],
+                        [t for _, t in both])
 
 
 def main() -> None:

@@ -69,8 +69,8 @@ def _readable(out: Any, op: str) -> Any:
 
 def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
     """A quick sufficient test for :func:`_readable`: every int below 2**62 in magnitude and the
-    nesting well under the limit (a lean walk of the congruent pair; the exact check runs only
-    when this fails)."""
+    nesting well under the limit (a lean walk of the congruent pair, the second level inline; the
+    exact check runs only when this fails)."""
     if type(shape) is not tuple:
         return _NEG_SMALL < shape < _SMALL and _NEG_SMALL < stride < _SMALL
     if depth > _SHALLOW:
@@ -78,12 +78,20 @@ def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
     i = 0
     for s in shape:
         d = stride[i]
-        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        if type(s) is tuple:
-            if not _small_shallow(s, d, depth + 1):
+        i += 1
+        if type(s) is not tuple:
+            if not (_NEG_SMALL < s < _SMALL and _NEG_SMALL < d < _SMALL):
                 return False
-        elif not (_NEG_SMALL < s < _SMALL and _NEG_SMALL < d < _SMALL):
-            return False
+            continue
+        j = 0
+        for s2 in s:
+            d2 = d[j]
+            j += 1  # noqa: SIM113 - as above
+            if type(s2) is tuple:
+                if not _small_shallow(s2, d2, depth + 2):
+                    return False
+            elif not (_NEG_SMALL < s2 < _SMALL and _NEG_SMALL < d2 < _SMALL):
+                return False
     return True
 
 
@@ -251,12 +259,15 @@ def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstr
     return tuple(shapes), tuple(strides)
 
 
-def _compose_plain(a: Layout, b: Layout) -> Layout:
-    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
-    cs, cd = _coalesce_x(a)
+def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None) -> Layout:
+    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
+
+    ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already."""
+    cs, cd = _coalesce_x(a) if flat is None else flat
     exact = [True]
     live: list[tuple[int, int]] = []
-    out = _mk(*_compose_layout(a, cs, cd, b._shape, b._stride, live, exact))
+    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact)
+    out = _mk(shape, stride)
     if not exact[0]:
         if holds(a, b, out):
             return out
@@ -325,11 +336,19 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     >>> str(complement(Layout.parse("(2,2):(1,6)"), 24))
     '(3,2):(2,12)'
     """
-    return _complement(a if type(a) is Layout else as_layout(a), cotarget, strict, "complement")
+    a = a if type(a) is Layout else as_layout(a)
+    shapes, strides, bound = _complement_modes(a, cotarget, strict)
+    return _flat_result(shapes, strides, bound, "complement")
 
 
-def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False, op: str | None = None) -> Layout:
-    """:func:`complement` of a layout; the result is checked only for a public entry ``op``."""
+def _complement(a: Layout, cotarget: IntTuple | None) -> Layout:
+    """:func:`complement` of a layout, without the result check (the algebra's inner calls)."""
+    shapes, strides, _ = _complement_modes(a, cotarget, False)
+    return layout_of_lists(shapes, strides)
+
+
+def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tuple[list[int], list[int], int]:
+    """The modes of :func:`complement`, coalesced, as (extents, strides, a bound on every int)."""
     fs, fd = leaves(a._shape, a._stride)
     if 0 in fs:
         _require_extents(a, "complement")
@@ -351,8 +370,8 @@ def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False, op: 
                 span += (s - 1) * d
     m = span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
     if not live:
-        out = coalesce(make_layout(m))
-        return out if op is None else _readable(out, op)
+        make_layout(m)  # the same complaint about a negative extent
+        return ([m], [1], m) if m != 1 else ([], [], 1)
     if negative:
         raise AlgebraError(f"complement: {a} has a negative stride; complement needs positive strides")
     live.sort()
@@ -374,10 +393,10 @@ def _complement(a: Layout, cotarget: IntTuple | None, strict: bool = False, op: 
     if last != 1:
         shapes.append(last)
         strides.append(cur)
-    return _flat_result(shapes, strides, op, abs(m) + cur)  # every int is within |m| + cur
+    return shapes, strides, abs(m) + cur  # every int is within |m| + cur
 
 
-def _flat_result(shapes: list[int], strides: list[int], op: str | None, bound: int) -> Layout:
+def _flat_result(shapes: list[int], strides: list[int], bound: int, op: str | None) -> Layout:
     """The flat layout ``shapes:strides`` (already coalesced); for a public entry ``op``, the
     readable check of :func:`_readable`, skipped when ``bound`` (no less than any of its ints) is
     small."""
@@ -428,7 +447,7 @@ def right_inverse(layout: Layout) -> Layout:
         cur = s * ad
     size = pre[-1] * cs[-1] if cs else 1  # bounds every int: distinct extents, their strides
     # already coalesced: two result modes k, k+1 join only where the input's modes k, k+1 did
-    return _flat_result(shapes, strides, "right_inverse", size)
+    return _flat_result(shapes, strides, size, "right_inverse")
 
 
 def _quasi_inverse(cs: list[int], cd: list[int], layout: Layout) -> Layout:
@@ -574,8 +593,19 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 # ---------------------------------------------------------------- products
 
 
+def _tiles(a: Layout, b: Layout) -> Layout:
+    """Mode 1 of ``logical_product(a, b)``: ``complement(a, size(a)·cosize(b)) ∘ b``."""
+    shapes, strides, _ = _complement_modes(a, it.product(a._shape) * cosize(b), False)
+    comp = layout_of_lists(shapes, strides)
+    if not shapes:  # 1:0, whose composition extends it to 2:0 (see _coalesce_x)
+        return _compose_plain(comp, b)
+    if 0 in shapes:
+        _require_extents(comp, "composition")
+    return _compose_plain(comp, b, (shapes, strides))  # coalesced already: its own _coalesce_x
+
+
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    c = _compose_plain(_complement(a, it.product(a._shape) * cosize(b)), b)
+    c = _tiles(a, b)
     return _mk((a._shape, c._shape), (a._stride, c._stride))
 
 
@@ -611,23 +641,40 @@ def flat_product(a: Layout, tiler: Tiler) -> Layout:
     return _flat(zipped_product(a, tiler))
 
 
+def _rank(shape: Any) -> int:
+    return len(shape) if type(shape) is tuple else 1
+
+
 def _pad_rank(layout: Layout, r: int) -> Layout:
     """C++'s ``append<r>``: pad with ``1:0`` modes up to rank ``r`` (a layout of rank r stays as is)."""
-    modes = list(_as_modes(layout))
-    if len(modes) == r:
+    shape: Any = layout._shape
+    stride: Any = layout._stride
+    pad = r - _rank(shape)
+    if pad <= 0:
         return layout
-    return _concat(modes + [_mk(1, 0)] * (r - len(modes)))
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    return _mk(shape + (1,) * pad, stride + (0,) * pad)
 
 
 def _zip_pair(x: Layout, y: Layout) -> Layout:
     """C++'s ``zip(x, y)``: ``((x0,y0),(x1,y1),…)`` when ``x`` is a tuple, else ``((x,y))``."""
     xs: Any = x._shape
     ys: Any = y._shape
-    if xs.__class__ is not tuple:
-        return _mk(((xs, ys),), ((x._stride, y._stride),))
-    if ys.__class__ is not tuple or len(ys) != len(xs):
+    xd: Any = x._stride
+    yd: Any = y._stride
+    if type(xs) is not tuple:
+        return _mk(((xs, ys),), ((xd, yd),))
+    if type(ys) is not tuple or len(ys) != len(xs):
         raise AlgebraError(f"zip: {x} and {y} have mismatched ranks")
-    return _mk(tuple(zip(xs, ys)), tuple(zip(x._stride, y._stride)))  # type: ignore[arg-type]
+    shapes = []
+    strides = []
+    i = 0
+    for s in xs:
+        shapes.append((s, ys[i]))
+        strides.append((xd[i], yd[i]))
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+    return _mk(tuple(shapes), tuple(strides))
 
 
 def blocked_product(a: Layout, b: Layout) -> Layout:
@@ -642,16 +689,16 @@ def blocked_product(a: Layout, b: Layout) -> Layout:
 def _padded_product(a: Layout, b: Layout) -> tuple[Layout, Layout]:
     """The two modes of ``logical_product`` of ``a`` and ``b`` padded to equal rank (C++'s
     ``append<r>``): (the block, the tiles)."""
-    r = max(a.rank(), b.rank())
-    p = _product_layout(_pad_rank(a, r), _pad_rank(b, r))
-    shape: Any = p._shape
-    stride: Any = p._stride
-    return _mk(shape[0], stride[0]), _mk(shape[1], stride[1])
+    ra, rb = _rank(a._shape), _rank(b._shape)
+    r = ra if ra > rb else rb
+    block = _pad_rank(a, r)
+    return block, _tiles(block, _pad_rank(b, r))
 
 
 def _blocked_product(a: Layout, b: Layout) -> Layout:
     """:func:`blocked_product` without the argument and result checks."""
-    return _zip_pair(*_padded_product(a, b))
+    block, tiles = _padded_product(a, b)
+    return _zip_pair(block, tiles)
 
 
 def raked_product(a: Layout, b: Layout) -> Layout:

@@ -368,15 +368,28 @@ def depth(x: Layout | IntTuple) -> int:
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
     layout = layout if layout.__class__ is Layout else as_layout(layout)
-    fs, fd = leaves(layout._shape, layout._stride)
-    total = 1
+    span = _span(layout._shape, layout._stride)
+    return 0 if span < 0 else 1 + span
+
+
+def _span(shape: Any, stride: Any) -> int:
+    """``Σ (s-1)·|d|`` over the leaves of a congruent pair, or -1 when an extent is 0 (one walk)."""
+    if type(shape) is not tuple:
+        return -1 if shape == 0 else (shape - 1) * (stride if stride > 0 else -stride)
+    total = 0
     i = 0
-    for s in fs:
-        if s == 0:
-            return 0
-        d = fd[i]
+    for s in shape:
+        d = stride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        total += (s - 1) * (d if d > 0 else -d)
+        if type(s) is tuple:
+            t = _span(s, d)
+            if t < 0:
+                return -1
+            total += t
+        elif s == 0:
+            return -1
+        else:
+            total += (s - 1) * (d if d > 0 else -d)
     return total
 
 
@@ -632,7 +645,8 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """
     layout = layout if layout.__class__ is Layout else as_layout(layout)
     if profile is None:
-        return layout_of_lists(*coalesce_lists(layout._shape, layout._stride))
+        shapes, strides = coalesce_lists(layout._shape, layout._stride)
+        return layout_of_lists(shapes, strides)
     if not isinstance(profile, tuple):
         return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)

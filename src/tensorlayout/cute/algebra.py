@@ -62,7 +62,7 @@ def _readable(out: Any, op: str) -> Any:
     >>> _readable(Layout(2, 1), "coalesce")
     Layout(2:1)
     """
-    if out.__class__ is Layout and not _small_shallow(out._shape, out._stride, 0):
+    if type(out) is Layout and not _small_shallow(out._shape, out._stride, 0):
         _check_readable(out._shape, out._stride, op)
     return out
 
@@ -293,14 +293,14 @@ def composition(a: Layout, b: Tiler) -> Layout:
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
-    if a.__class__ is Layout and b.__class__ is Layout:  # the common case, first
+    if type(a) is Layout and type(b) is Layout:  # the common case, first
         return _readable(_compose_plain(a, b), "composition")
     return _readable(_composition(a, b), "composition")
 
 
 def _composition(a: Any, b: Tiler) -> Any:
     """:func:`composition` without the result check (the algebra's inner calls)."""
-    if a.__class__ is Layout and b.__class__ is Layout:
+    if type(a) is Layout and type(b) is Layout:
         return _compose_plain(a, b)
     if isinstance(a, Swizzle):
         return ComposedLayout(a, Int(0), as_layout(b))
@@ -352,7 +352,7 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     fs, fd = leaves(a._shape, a._stride)
     if 0 in fs:
         _require_extents(a, "complement")
-    if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
+    if cotarget is not None and type(cotarget) is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
     live: list[tuple[int, int]] = []  # (stride, extent) of the modes that move
     span = 1
@@ -522,7 +522,7 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     '((3,2),(4,2)):((8,24),(1,4))'
     """
     a = a if isinstance(a, Layout) else Layout.parse(a)
-    if tiler.__class__ is Layout:
+    if type(tiler) is Layout:
         return _readable(_divide_layout(a, tiler), "logical_divide")
     return _readable(_divide_by_mode(a, _tiler(tiler), _divide_layout), "logical_divide")
 
@@ -621,7 +621,7 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
 def _logical_product(a: Layout, tiler: Tiler) -> Layout:
     """:func:`logical_product` without the result check."""
     a = a if isinstance(a, Layout) else Layout.parse(a)
-    if tiler.__class__ is Layout:
+    if type(tiler) is Layout:
         return _product_layout(a, tiler)
     return _divide_by_mode(a, _tiler(tiler), _product_layout)
 
@@ -736,7 +736,7 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 
 
 def _layout_arg(x: Any) -> Layout:
-    return x if x.__class__ is Layout else as_layout(x)
+    return x if type(x) is Layout else as_layout(x)
 
 
 def nullspace(layout: Layout) -> Layout:

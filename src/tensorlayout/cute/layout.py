@@ -123,7 +123,7 @@ class Layout:
         return self._stride
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Layout:
+        if type(other) is not Layout:
             return NotImplemented
         return self._shape == other._shape and self._stride == other._stride
 
@@ -163,7 +163,7 @@ class Layout:
         return cosize(self)
 
     def rank(self) -> int:
-        return len(self._shape) if self._shape.__class__ is tuple else 1
+        return len(self._shape) if type(self._shape) is tuple else 1
 
     def depth(self) -> int:
         return it.depth(self.shape)
@@ -367,7 +367,7 @@ def depth(x: Layout | IntTuple) -> int:
 
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
-    layout = layout if layout.__class__ is Layout else as_layout(layout)
+    layout = layout if type(layout) is Layout else as_layout(layout)
     span = _span(layout._shape, layout._stride)
     return 0 if span < 0 else 1 + span
 
@@ -453,7 +453,7 @@ def _as_modes(layout: Layout) -> tuple[Layout, ...]:
 
 
 def _concat(modes: Iterable[Layout]) -> Layout:
-    ms = modes if modes.__class__ is tuple or modes.__class__ is list else list(modes)
+    ms = modes if type(modes) is tuple or type(modes) is list else list(modes)
     return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
 
 
@@ -593,20 +593,15 @@ def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
     >>> coalesce_lists((2, (1, 3)), (1, (5, 2))), coalesce_lists([4, 2], [2, 1])
     (([6], [1]), ([4, 2], [2, 1]))
     """
-    shapes: list[int] = []
-    strides: list[int] = []
-    if type(shape) is not tuple and type(shape) is not list:
-        if shape != 1:
-            shapes.append(shape)
-            strides.append(stride)
-        return shapes, strides
-    _merge(shape, stride, shapes, strides)
-    return shapes, strides
+    if type(shape) is tuple or type(shape) is list:
+        return _merge(shape, stride, [], [])
+    return ([shape], [stride]) if shape != 1 else ([], [])
 
 
-def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int], strides: list[int]) -> None:
-    """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` (see
-    :func:`coalesce_lists`)."""
+def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int],
+           strides: list[int]) -> tuple[list[int], list[int]]:
+    """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` and return those
+    (see :func:`coalesce_lists`)."""
     i = 0
     for s in shape:
         d = stride[i]
@@ -619,6 +614,7 @@ def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int], strid
             else:
                 shapes.append(s)
                 strides.append(d)
+    return shapes, strides
 
 
 def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
@@ -643,7 +639,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
     ('12:1', '(2,6):(1,2)')
     """
-    layout = layout if layout.__class__ is Layout else as_layout(layout)
+    layout = layout if type(layout) is Layout else as_layout(layout)
     if profile is None:
         shapes, strides = coalesce_lists(layout._shape, layout._stride)
         return layout_of_lists(shapes, strides)

@@ -29,7 +29,7 @@ from tensorlayout.cute.layout import (
     coalesce_lists,
     cosize,
     layout_of_lists,
-    leaves,
+    leaf_span,
     make_layout,
     make_ordered_layout,
 )
@@ -349,32 +349,19 @@ def _complement(a: Layout, cotarget: IntTuple | None) -> Layout:
 
 def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tuple[list[int], list[int], int]:
     """The modes of :func:`complement`, coalesced, as (extents, strides, a bound on every int)."""
-    fs, fd = leaves(a._shape, a._stride)
-    if 0 in fs:
+    live: list[tuple[int, int]] = []  # (stride, extent) of the modes that move
+    span = leaf_span(a._shape, a._stride, live)
+    if span < 0:
         _require_extents(a, "complement")
     if cotarget is not None and type(cotarget) is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
-    live: list[tuple[int, int]] = []  # (stride, extent) of the modes that move
-    span = 1
-    negative = False
-    i = 0
-    for s in fs:
-        d = fd[i]
-        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        if d != 0 and s != 1:
-            live.append((d, s))
-            if d < 0:
-                negative = True
-                span -= (s - 1) * d
-            else:
-                span += (s - 1) * d
-    m = span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
+    m = 1 + span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
     if not live:
         make_layout(m)  # the same complaint about a negative extent
         return ([m], [1], m) if m != 1 else ([], [], 1)
-    if negative:
-        raise AlgebraError(f"complement: {a} has a negative stride; complement needs positive strides")
     live.sort()
+    if live[0][0] < 0:
+        raise AlgebraError(f"complement: {a} has a negative stride; complement needs positive strides")
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1

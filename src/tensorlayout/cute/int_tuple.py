@@ -492,21 +492,7 @@ def _dot_tuple(crd: tuple[Any, ...], shape: Any, stride: Any) -> int | None:
         if type(c) is int and type(s) is int and type(d) is int:
             total += c * d
             continue
-        if type(c) is tuple and type(s) is tuple and type(d) is tuple and len(c) == len(s) == len(d):
-            j = 0  # the second level inline: no call for a depth-2 coordinate
-            for c2 in c:
-                s2 = s[j]
-                d2 = d[j]
-                j += 1
-                if type(c2) is int and type(s2) is int and type(d2) is int:
-                    total += c2 * d2
-                    continue
-                v = _dot(c2, s2, d2)
-                if v is None:
-                    return None
-                total += v
-            continue
-        v = _dot(c, s, d)
+        v = _dot_tuple(c, s, d) if type(c) is tuple else _dot(c, s, d)
         if v is None:
             return None
         total += v

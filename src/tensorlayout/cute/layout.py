@@ -368,28 +368,36 @@ def depth(x: Layout | IntTuple) -> int:
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
     layout = layout if type(layout) is Layout else as_layout(layout)
-    span = _span(layout._shape, layout._stride)
+    span = leaf_span(layout._shape, layout._stride, None)
     return 0 if span < 0 else 1 + span
 
 
-def _span(shape: Any, stride: Any) -> int:
-    """``Σ (s-1)·|d|`` over the leaves of a congruent pair, or -1 when an extent is 0 (one walk)."""
+def leaf_span(shape: Any, stride: Any, live: list[tuple[int, int]] | None) -> int:
+    """``Σ (s-1)·|d|`` over the leaves of a congruent pair, or -1 when an extent is 0, in one
+    walk; appends ``(d, s)`` of each leaf that moves (``s != 1``, ``d != 0``) to ``live``.
+
+    >>> moving = []
+    >>> leaf_span((2, (1, 3)), (1, (7, -4)), moving), moving
+    (9, [(1, 2), (-4, 3)])
+    """
     if type(shape) is not tuple:
-        return -1 if shape == 0 else (shape - 1) * (stride if stride > 0 else -stride)
+        shape, stride = (shape,), (stride,)
     total = 0
     i = 0
     for s in shape:
         d = stride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
         if type(s) is tuple:
-            t = _span(s, d)
+            t = leaf_span(s, d, live)
             if t < 0:
                 return -1
             total += t
         elif s == 0:
             return -1
-        else:
+        elif d != 0 and s != 1:
             total += (s - 1) * (d if d > 0 else -d)
+            if live is not None:
+                live.append((d, s))
     return total
 
 
@@ -544,36 +552,16 @@ def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
 def leaves(shape: IntTuple, stride: IntTuple) -> tuple[list[int], list[int]]:
     """The leaf extents and strides of a congruent (shape, stride), left to right, in one walk.
 
-    The second level is inline (no call for a depth-2 layout): the algebra starts here.
-
     >>> leaves((2, (3, 4)), (1, (2, 6)))
     ([2, 3, 4], [1, 2, 6])
     """
     if type(shape) is not tuple:
         return [shape], [stride]  # type: ignore[list-item]
-    fs: list[int] = []
-    fd: list[int] = []
-    i = 0
-    for s in shape:
-        d = stride[i]  # type: ignore[index]
-        i += 1
-        if type(s) is not tuple:
-            fs.append(s)
-            fd.append(d)
-            continue
-        j = 0
-        for s2 in s:
-            d2 = d[j]
-            j += 1  # noqa: SIM113 - enumerate() costs more than the loop
-            if type(s2) is tuple:
-                _collect(s2, d2, fs, fd)
-            else:
-                fs.append(s2)
-                fd.append(d2)
-    return fs, fd
+    return _collect(shape, stride, [], [])
 
 
-def _collect(shape: tuple[Any, ...], stride: tuple[Any, ...], fs: list[int], fd: list[int]) -> None:
+def _collect(shape: tuple[Any, ...], stride: Any, fs: list[int],
+             fd: list[int]) -> tuple[list[int], list[int]]:
     """Append the leaves of a congruent (shape, stride) pair of tuples to ``fs`` and ``fd``."""
     i = 0
     for s in shape:
@@ -584,6 +572,7 @@ def _collect(shape: tuple[Any, ...], stride: tuple[Any, ...], fs: list[int], fd:
         else:
             fs.append(s)
             fd.append(d)
+    return fs, fd
 
 
 def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:

@@ -56,10 +56,10 @@ def compact(rng: random.Random, max_size: int = 4096) -> tuple[Any, Any]:
 def fresh(x: Any) -> Any:
     """An equal copy of an IntTuple sharing no tuple or large int with ``x``.
 
-    Each library is timed on its own copy of every input, the two built one after the other:
-    were the objects shared, whichever library ran second in a chunk would read them from a
-    cache the first one had just filled (measured: about 25% of a logical_product call), and
-    copies built at different times sit differently in memory."""
+    Each library is timed on its own copy of every input, the two built one after the other (so
+    both meet the same state of the allocator): were the objects shared, whichever library ran
+    second in a chunk would read them from a cache the first one had just filled (measured:
+    about 25% of a logical_product call)."""
     if isinstance(x, tuple):
         return tuple([fresh(y) for y in x])
     return x + 0  # a new int object (beyond the small-int cache)
@@ -158,17 +158,24 @@ def side_by_side(ours: Callable[[Any], Any], theirs: Callable[[Any], Any], mine:
 
     Returns the median per-call times and the median of the per-chunk ratios: on a shared,
     oversubscribed machine the load changes slowly, so neighbouring chunks see the same load.
+    Which library runs first alternates from chunk to chunk: the first one reads its inputs from
+    memory, and the second may find neighbouring lines already cached.
     """
     t_ours, t_py, ratios = [], [], []
     gc.disable()
     try:
         for k in range(0, len(mine) - CHUNK + 1, CHUNK):
+            if k // CHUNK % 2:
+                t = time.perf_counter()
+                theirs(their[k:k + CHUNK])
+                b = time.perf_counter() - t
             t = time.perf_counter()
             ours(mine[k:k + CHUNK])
             a = time.perf_counter() - t
-            t = time.perf_counter()
-            theirs(their[k:k + CHUNK])
-            b = time.perf_counter() - t
+            if not k // CHUNK % 2:
+                t = time.perf_counter()
+                theirs(their[k:k + CHUNK])
+                b = time.perf_counter() - t
             t_ours.append(a / CHUNK)
             t_py.append(b / CHUNK)
             ratios.append(b / a)

@@ -536,19 +536,6 @@ def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
 # ---------------------------------------------------------------- coalesce and filter
 
 
-def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
-    """Flat ``[s, d]`` modes merged left to right: size-1 modes dropped, ``d1 == s0*d0`` joined."""
-    out: list[list[int]] = []
-    for s, d in modes:
-        if s == 1:
-            continue
-        if out and d == out[-1][0] * out[-1][1]:
-            out[-1][0] *= s
-        else:
-            out.append([s, d])
-    return out
-
-
 def leaves(shape: IntTuple, stride: IntTuple) -> tuple[list[int], list[int]]:
     """The leaf extents and strides of a congruent (shape, stride), left to right, in one walk.
 
@@ -577,7 +564,7 @@ def _collect(shape: tuple[Any, ...], stride: Any, fs: list[int],
 
 def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
     """The leaves of a congruent (shape, stride), nested tuples or flat sequences, merged left to
-    right as two lists: size-1 modes dropped, ``d1 == s0*d0`` joined (:func:`coalesce_pairs`).
+    right as two lists: size-1 modes dropped, ``d1 == s0*d0`` joined.
 
     >>> coalesce_lists((2, (1, 3)), (1, (5, 2))), coalesce_lists([4, 2], [2, 1])
     (([6], [1]), ([4, 2], [2, 1]))
@@ -617,12 +604,6 @@ def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
     return _mk(shapes[0], strides[0]) if n else _mk(1, 0)
 
 
-def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
-    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left)."""
-    ms = list(modes)
-    return layout_of_lists(*coalesce_lists([s for s, _ in ms], [d for _, d in ms]))
-
-
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """Merge modes while keeping the function on ``[0, size)``; by mode with a ``profile``.
 
@@ -631,15 +612,13 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     ('12:1', '(2,6):(1,2)')
     """
     layout = layout if type(layout) is Layout else as_layout(layout)
-    if profile is None:
+    if not isinstance(profile, tuple):  # None or an int: the whole layout
         shape: Any = layout._shape
         if type(shape) is not tuple:
             return _mk(shape, layout._stride) if shape != 1 else _mk(1, 0)
         stride: Any = layout._stride
         shapes, strides = _merge(shape, stride, [], [])
         return layout_of_lists(shapes, strides)
-    if not isinstance(profile, tuple):
-        return _coalesce_flat(layout.flat_modes())
     modes = _as_modes(layout)
     out = [coalesce(m, profile[i]) if i < len(profile) else m for i, m in enumerate(modes)]
     return _concat(out)

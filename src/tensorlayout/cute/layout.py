@@ -612,7 +612,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     ('12:1', '(2,6):(1,2)')
     """
     layout = layout if type(layout) is Layout else as_layout(layout)
-    if not isinstance(profile, tuple):  # None or an int: the whole layout
+    if profile is None or not isinstance(profile, tuple):  # None or an int: the whole layout
         shape: Any = layout._shape
         if type(shape) is not tuple:
             return _mk(shape, layout._stride) if shape != 1 else _mk(1, 0)

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -49,32 +48,61 @@ def max_digit(s: int, d: int, prefix: int, radix: int) -> int:
     return max((j * d // prefix) % radix for j in range(s))
 
 
-def carries(a: Layout, flat: list[tuple[int, int]], b: Layout) -> bool:
-    """Whether adding the values of ``b``'s modes may carry between digits of ``a``.
+def carries(cs: list[int], live: list[tuple[int, int]]) -> bool:
+    """Whether adding the values of ``B``'s modes may carry between digits of ``A``.
 
     ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
     (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
-    (radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s
-    modes ``s_k:d_k``.
+    (extents ``cs``; radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p``
+    over ``B``'s leaf modes ``s_k:d_k`` with ``s_k > 1`` and ``d_k != 0`` (``live``).
+
+    >>> carries([4, 8], [(2, 1), (2, 2)]), carries([4, 8], [(2, 1), (4, 1)])
+    (False, True)
     """
-    if b.shape.__class__ is not tuple:
+    if len(live) < 2 or len(cs) < 2:
         return False
-    modes = [(s, d) for s, d in b.flat_modes() if s > 1 and d != 0]
-    if len(modes) < 2 or len(flat) < 2 or any(d < 0 for _, d in modes):
-        return False
+    for _, d in live:
+        if d < 0:
+            return False
     prefix = 1
-    for radix, _ in flat[:-1]:
-        if sum(max_digit(s, d, prefix, radix) for s, d in modes) >= radix:
+    k = len(cs) - 1
+    for radix in cs:
+        if not k:
+            break
+        k -= 1
+        total = 0
+        for s, d in live:
+            top = (s - 1) * d // prefix
+            total += top if top < radix else max_digit(s, d, prefix, radix)
+        if total >= radix:
             return True
         prefix *= radix
     return False
 
 
-def nested(modes: list[tuple[int, int]]) -> bool:
-    """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds)."""
-    live = sorted((abs(d), s) for s, d in modes if d != 0 and s != 1)
-    return all(d1 >= d0 * s0 for (d0, s0), (d1, _) in itertools.pairwise(live)) and \
-        len(live) == sum(1 for s, d in modes if s != 1)
+def nested(cs: list[int], cd: list[int]) -> bool:
+    """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds),
+    for the flat modes ``cs:cd``.
+
+    >>> nested([2, 3], [3, 1]), nested([2, 3], [2, 1])
+    (True, False)
+    """
+    live = []
+    i = 0
+    for s in cs:
+        d = cd[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if s != 1:
+            if d == 0:
+                return False
+            live.append((d if d > 0 else -d, s))
+    live.sort()
+    span = 0
+    for d, s in live:
+        if d < span:
+            return False
+        span = d * s
+    return True
 
 
 def _small_strides(layout: Layout) -> bool:

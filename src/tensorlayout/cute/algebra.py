@@ -12,25 +12,24 @@ condition and the modes involved (pycute asserts, the DSL may return a wrong lay
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, Union, cast
+from collections.abc import Sequence
+from typing import Any, Union
 
-from tensorlayout.core.intmath import ceil_div, col_major_strides
+from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import carries, holds, nested, quasi_holds
 from tensorlayout.cute.int_tuple import Int, IntTuple
 from tensorlayout.cute.layout import (
     Layout,
     _as_modes,
-    _coalesce_flat,
     _concat,
     _mk,
     as_layout,
     coalesce,
-    coalesce_pairs,
+    coalesce_lists,
     cosize,
+    layout_of_lists,
+    leaf_span,
     make_layout,
     make_ordered_layout,
 )
@@ -45,37 +44,59 @@ __all__ = [
     "zipped_product",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 #: A tiler: a Layout, an int ``n`` (``n:1``), or a tuple of tilers / ``_`` / None, one per mode.
 Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
 
 
-_NESTED = threading.local()  # algebra calls inside an algebra call skip the result check
+_SMALL = 1 << 62  # ints below this in magnitude print in far fewer than MAX_DIGITS digits
+_NEG_SMALL = -_SMALL
+_SHALLOW = it.MAX_DEPTH - 10  # nesting the quick test below passes without counting exactly
 
 
-def _readable(fn: F) -> F:
+def _readable(out: Any, op: str) -> Any:
     """Refuse a result whose text form would not read back: nested deeper than
     :data:`~int_tuple.MAX_DEPTH` (a divide adds a level, so a 100-deep tiler gives 101) or
     holding an integer past :data:`~int_tuple.MAX_DIGITS` digits (a complement's cotarget can).
-    Only the outermost algebra call checks (the inner results are its parts)."""
-    @functools.wraps(fn)
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        if getattr(_NESTED, "on", False):
-            return fn(*args, **kwargs)
-        _NESTED.on = True
-        try:
-            out = fn(*args, **kwargs)
-        finally:
-            _NESTED.on = False
-        if isinstance(out, Layout):
-            _check_readable(out._shape, out._stride, fn.__name__)
-        return out
-    return cast(F, checked)
+    Only the public entry points check, once, on their result (the inner results are its parts).
+
+    >>> _readable(Layout(2, 1), "coalesce")
+    Layout(2:1)
+    """
+    if type(out) is Layout and not _small_shallow(out._shape, out._stride, 0):
+        _check_readable(out._shape, out._stride, op)
+    return out
+
+
+def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
+    """A quick sufficient test for :func:`_readable`: every int below 2**62 in magnitude and the
+    nesting well under the limit (a lean walk of the congruent pair, the second level inline; the
+    exact check runs only when this fails)."""
+    if type(shape) is not tuple:
+        return _NEG_SMALL < shape < _SMALL and _NEG_SMALL < stride < _SMALL
+    if depth > _SHALLOW:
+        return False
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1
+        if type(s) is not tuple:
+            if not (_NEG_SMALL < s < _SMALL and _NEG_SMALL < d < _SMALL):
+                return False
+            continue
+        j = 0
+        for s2 in s:
+            d2 = d[j]
+            j += 1  # noqa: SIM113 - as above
+            if type(s2) is tuple:
+                if not _small_shallow(s2, d2, depth + 2):
+                    return False
+            elif not (_NEG_SMALL < s2 < _SMALL and _NEG_SMALL < d2 < _SMALL):
+                return False
+    return True
 
 
 def _check_readable(shape: Any, stride: Any, op: str) -> None:
-    """The depth and integer-size limits of CuTe text (see :func:`_readable`)."""
+    """The depth and integer-size limits of CuTe text, exactly (see :func:`_readable`)."""
     (depth, big_shape), (_, big_stride) = _extremes(shape), _extremes(stride)
     if depth > it.MAX_DEPTH:
         raise AlgebraError(f"{op}: the result nests {depth} levels deep; CuTe text reads back at "
@@ -129,112 +150,137 @@ def _tiler(b: Any) -> Any:
 # ---------------------------------------------------------------- composition
 
 
-def _coalesce_x(layout: Layout) -> list[tuple[int, int]]:
-    """Coalesce keeping the function defined past ``size``: a trailing ``1:d`` acts as ``2:d``."""
-    fs = it.flatten(layout._shape)
-    if 0 in fs:
+def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
+    """Coalesce keeping the function defined past ``size``, as (extents, strides): a trailing
+    ``1:d`` acts as ``2:d``.
+
+    >>> _coalesce_x(Layout((2, 3, 1), (1, 2, 6)))
+    ([12], [1])
+    """
+    shape: Any = layout._shape
+    stride: Any = layout._stride
+    cs, cd = coalesce_lists(shape, stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "composition")
-    modes = list(zip(fs, it.flatten(layout._stride))) or [(1, 0)]
-    last_s, last_d = modes[-1]
-    acc: list[list[int]] = [[2 if last_s == 1 else last_s, last_d]]
-    for s, d in reversed(modes[:-1]):
-        if s == 1:
-            continue
-        if acc[0][0] == 1:
-            acc[0] = [s, d]
-        elif acc[0][1] == s * d:
-            acc[0] = [s * acc[0][0], d]
+    while type(shape) is tuple:  # the last leaf
+        if not shape:
+            shape, stride = 1, 0  # an empty layout acts as 1:0
+            break
+        shape, stride = shape[-1], stride[-1]
+    if shape == 1:  # extended: joins the mode before it when contiguous, as any mode
+        if cs and stride == cs[-1] * cd[-1]:
+            cs[-1] *= 2
         else:
-            acc.insert(0, [s, d])
-    return [(s, d) for s, d in acc]
+            cs.append(2)
+            cd.append(stride)
+    return cs, cd
 
 
-def _stride_step(lhs: Layout, k: int, cs: int, rest_stride: int) -> tuple[int, int]:
-    """C++'s ``(next_shape, next_stride)`` for mode ``k`` (extent ``cs``) of the coalesced ``lhs``,
-    after its static "Stride Divisibility Condition": ``rest_stride % cs == 0 or rest_stride < cs``."""
-    ars = abs(rest_stride)
-    if not (ars % cs == 0 or ars < cs):
-        raise AlgebraError(
-            f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
-            f"of nor is smaller than extent {cs} of mode {k} of coalesced {lhs}")
-    return ceil_div(cs, ars), ceil_div(ars, cs) * it.signum(rest_stride)
+def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
+                  exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ s:d`` by C++'s fold over the coalesced ``lhs`` (``cs:cd``), as (shape, stride);
+    clears ``exact[0]`` when a step wraps unevenly.
 
-
-def _compose_mode(flat: list[tuple[int, int]], lhs: Layout, s: int, d: int) -> tuple[Any, Any, bool]:
-    """``lhs ∘ s:d`` by C++'s fold as (shape, stride), and whether every step was exact (no uneven wrap).
-
-    A step wraps unevenly when ``rest_stride`` does not divide the extent and the remaining
-    elements reach past it: C++ then returns a layout that is not ``lhs ∘ s:d``.
+    Each step is C++'s ``(next_shape, next_stride)`` after its static "Stride Divisibility
+    Condition" (``rest_stride % cs == 0 or rest_stride < cs``). A step wraps unevenly when
+    ``rest_stride`` does not divide the extent and the remaining elements reach past it: C++
+    then returns a layout that is not ``lhs ∘ s:d``.
     """
     if d == 0:
-        return s, 0, True
+        return s, 0
     if s == 0:
         raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
                            "needs extents >= 1")
+    m = len(cs) - 1
+    if m == 0:
+        return s, d * cd[0]
     shapes: list[int] = []
     strides: list[int] = []
-    rest_shape, rest_stride, exact = s, d, True
-    for k, (cs, cd) in enumerate(flat[:-1]):
-        next_shape, next_stride = _stride_step(lhs, k, cs, rest_stride)
-        if next_shape != 1 and rest_shape != 1:
-            new_shape = min(next_shape, rest_shape)
-            if rest_shape % new_shape:
-                raise AlgebraError(
-                    f"composition: shape divisibility fails: {rest_shape} elements remain but mode {k} "
-                    f"of coalesced {lhs} supplies {new_shape}, which does not divide it")
-            if cs % abs(rest_stride) and rest_shape > new_shape:
-                exact = False
-            shapes.append(new_shape)
-            strides.append(rest_stride * cd)
-            rest_shape //= new_shape
-        rest_stride = next_stride
-    last_d = flat[-1][1]
+    rest_shape, rest_stride = s, d
+    k = 0
+    while k < m:
+        c = cs[k]
+        ars = rest_stride if rest_stride > 0 else -rest_stride
+        if ars % c == 0:  # a multiple of the extent: this mode is skipped over
+            rest_stride //= c
+        elif ars > c:
+            raise AlgebraError(
+                f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
+                f"of nor is smaller than extent {c} of mode {k} of coalesced {lhs}")
+        else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
+            if rest_shape != 1:
+                new_shape = -(-c // ars)
+                if new_shape > rest_shape:
+                    new_shape = rest_shape
+                if rest_shape % new_shape:
+                    raise AlgebraError(
+                        f"composition: shape divisibility fails: {rest_shape} elements remain but mode "
+                        f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+                if c % ars and rest_shape > new_shape:
+                    exact[0] = False
+                shapes.append(new_shape)
+                strides.append(rest_stride * cd[k])
+                rest_shape //= new_shape
+            rest_stride = 1 if rest_stride > 0 else -1
+        k += 1
+    last_d = cd[m]
     if not shapes:
-        return rest_shape, rest_stride * last_d, exact
+        return rest_shape, rest_stride * last_d
     if rest_shape != 1:
         shapes.append(rest_shape)
         strides.append(rest_stride * last_d)
     if len(shapes) == 1:
-        return shapes[0], strides[0], exact
-    return tuple(shapes), tuple(strides), exact
+        return shapes[0], strides[0]
+    return tuple(shapes), tuple(strides)
 
 
-def _compose_layout(lhs: Layout, flat: list[tuple[int, int]], rshape: Any, rstride: Any,
-                    exact: list[bool]) -> tuple[Any, Any]:
-    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); clears ``exact[0]`` on an
-    uneven wrap."""
-    if rshape.__class__ is tuple:
-        shapes, strides = [], []
-        for s, d in zip(rshape, rstride):
-            ps, pd = _compose_layout(lhs, flat, s, d, exact)
-            shapes.append(ps)
-            strides.append(pd)
-        return tuple(shapes), tuple(strides)
-    out_s, out_d, ok = _compose_mode(flat, lhs, rshape, rstride)
-    if not ok:
-        exact[0] = False
-    return out_s, out_d
+def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstride: Any,
+                    live: list[tuple[int, int]], exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); the right-hand leaf modes
+    with extent > 1 and a nonzero stride are added to ``live`` (for the carry check)."""
+    if type(rshape) is not tuple:
+        if rshape > 1 and rstride != 0:
+            live.append((rshape, rstride))
+        return _compose_mode(lhs, cs, cd, rshape, rstride, exact)
+    shapes = []
+    strides = []
+    i = 0
+    for s in rshape:
+        d = rstride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact)
+        else:
+            if s > 1 and d != 0:
+                live.append((s, d))
+            ps, pd = _compose_mode(lhs, cs, cd, s, d, exact)
+        shapes.append(ps)
+        strides.append(pd)
+    return tuple(shapes), tuple(strides)
 
 
-def _compose_plain(a: Layout, b: Layout) -> Layout:
-    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong."""
-    flat = _coalesce_x(a)
+def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None) -> Layout:
+    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
+
+    ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already."""
+    cs, cd = _coalesce_x(a) if flat is None else flat
     exact = [True]
-    out = _mk(*_compose_layout(a, flat, b._shape, b._stride, exact))
+    live: list[tuple[int, int]] = []
+    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact)
+    out = _mk(shape, stride)
     if not exact[0]:
         if holds(a, b, out):
             return out
         raise AlgebraError(
             f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
             "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
-    if carries(a, flat, b) and not holds(a, b, out):
+    if carries(cs, live) and not holds(a, b, out):
         raise AlgebraError(
             f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
             "built mode by mode; C++ returns a wrong layout here")
     return out
 
 
-@_readable
 def composition(a: Layout, b: Tiler) -> Layout:
     """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
 
@@ -247,7 +293,14 @@ def composition(a: Layout, b: Tiler) -> Layout:
     >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
     '2:4'
     """
-    if a.__class__ is Layout and b.__class__ is Layout:  # the common case, first
+    if type(a) is Layout and type(b) is Layout:  # the common case, first
+        return _readable(_compose_plain(a, b), "composition")
+    return _readable(_composition(a, b), "composition")
+
+
+def _composition(a: Any, b: Tiler) -> Any:
+    """:func:`composition` without the result check (the algebra's inner calls)."""
+    if type(a) is Layout and type(b) is Layout:
         return _compose_plain(a, b)
     if isinstance(a, Swizzle):
         return ComposedLayout(a, Int(0), as_layout(b))
@@ -257,7 +310,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         modes = _as_modes(a)
         if len(t) > len(modes):
             raise AlgebraError(f"composition: tiler of rank {len(t)} is longer than {a} (rank {len(modes)})")
-        return _concat(m if ti is it._ else composition(m, ti) for m, ti in zip(modes, t))
+        return _concat(m if ti is it._ else _composition(m, ti) for m, ti in zip(modes, t))
     if t is it._:
         return a
     return _compose_plain(a, t)
@@ -272,7 +325,6 @@ def _require_extents(layout: Layout, op: str) -> None:
 # ---------------------------------------------------------------- complement and inverses
 
 
-@_readable
 def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = False) -> Layout:
     """The ordered layout of what ``a`` leaves out of ``[0, cotarget)``.
 
@@ -284,41 +336,79 @@ def complement(a: Layout, cotarget: IntTuple | None = None, *, strict: bool = Fa
     >>> str(complement(Layout.parse("(2,2):(1,6)"), 24))
     '(3,2):(2,12)'
     """
-    a = _layout_arg(a)
-    fs = it.flatten(a._shape)
-    if 0 in fs:
+    a = a if type(a) is Layout else as_layout(a)
+    shapes, strides, bound = _complement_modes(a, cotarget, strict)
+    return _flat_result(shapes, strides, bound, "complement")
+
+
+def _complement(a: Layout, cotarget: IntTuple | None) -> Layout:
+    """:func:`complement` of a layout, without the result check (the algebra's inner calls)."""
+    shapes, strides, _ = _complement_modes(a, cotarget, False)
+    return layout_of_lists(shapes, strides)
+
+
+def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tuple[list[int], list[int], int]:
+    """The modes of :func:`complement`, coalesced, as (extents, strides, a bound on every int)."""
+    live: list[tuple[int, int]] = []  # (stride, extent) of the modes that move
+    span = leaf_span(a._shape, a._stride, live)
+    if span < 0:
         _require_extents(a, "complement")
-    if cotarget is not None and cotarget.__class__ is not int and not it._valid(cotarget):
+    if cotarget is not None and type(cotarget) is not int and not it._valid(cotarget):
         raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
-    modes = [(s, d) for s, d in zip(fs, it.flatten(a._stride)) if d != 0 and s != 1]
-    if cotarget is None:
-        m = 1 + sum((s - 1) * abs(d) for s, d in modes)
-    else:
-        m = it.product(cotarget)
-    if not modes:
-        return coalesce(make_layout(m))
-    if any(d < 0 for _, d in modes):
+    m = 1 + span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
+    if not live:
+        make_layout(m)  # the same complaint about a negative extent
+        return ([m], [1], m) if m != 1 else ([], [], 1)
+    live.sort()
+    if live[0][0] < 0:
         raise AlgebraError(f"complement: {a} has a negative stride; complement needs positive strides")
-    modes.sort(key=lambda sd: (sd[1], sd[0]))
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
-    for s, d in modes:
+    for d, s in live:
         if d < cur:
             raise AlgebraError(f"complement: {a} is not injective: stride {d} of mode {s}:{d} falls "
                                f"inside the span {cur} of the smaller-stride modes")
         if strict and d % cur:
             raise AlgebraError(f"complement: stride {d} of mode {s}:{d} is not a multiple of {cur}, the "
                                f"span of the smaller-stride modes of {a}, so no complement exists")
-        shapes.append(d // cur)
-        strides.append(cur)
+        if d // cur != 1:  # modes never merge: each span (d // cur)·cur <= d stops short of d·s
+            shapes.append(d // cur)
+            strides.append(cur)
         cur = d * s
-    shapes.append(ceil_div(m, cur))
-    strides.append(cur)
-    return _coalesce_flat(list(zip(shapes, strides)))
+    last = -(-m // cur)
+    if last != 1:
+        shapes.append(last)
+        strides.append(cur)
+    return shapes, strides, abs(m) + cur  # every int is within |m| + cur
 
 
-@_readable
+def _flat_result(shapes: list[int], strides: list[int], bound: int, op: str | None) -> Layout:
+    """The flat layout ``shapes:strides`` (already coalesced); for a public entry ``op``, the
+    readable check of :func:`_readable`, skipped when ``bound`` (no less than any of its ints) is
+    small."""
+    out = layout_of_lists(shapes, strides)
+    if op is not None and not _NEG_SMALL < bound < _SMALL:
+        _check_readable(out._shape, out._stride, op)
+    return out
+
+
+def _by_stride(cs: list[int], cd: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
+    """For the flat modes ``cs:cd``: ``(|stride|, position)`` sorted (ties left to right: a stable
+    order), and the exclusive prefix products of ``cs`` (their compact column-major strides)."""
+    keys = []
+    pre = []
+    p = 1
+    k = 0
+    for d in cd:
+        keys.append((d if d >= 0 else -d, k))
+        pre.append(p)
+        p *= cs[k]
+        k += 1  # noqa: SIM113 - enumerate() costs more than the loop
+    keys.sort()
+    return keys, pre
+
+
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) = i`` for ``i < size(R)`` (the largest such, as C++).
 
@@ -326,46 +416,48 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
-    fs = it.flatten(layout._shape)
-    if 0 in fs:
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "right_inverse")
-    modes = coalesce_pairs(zip(fs, it.flatten(layout._stride)))
-    pre = col_major_strides([s for s, _ in modes])
-    out: list[tuple[int, int]] = []
+    keys, pre = _by_stride(cs, cd)
+    shapes: list[int] = []
+    strides: list[int] = []
     cur = 1
-    for k in sorted(range(len(modes)), key=lambda k: abs(modes[k][1])):
-        s, d = modes[k]
-        ad = abs(d)
+    for ad, k in keys:
         if ad != cur:
             if ad > cur:
                 break
             continue
-        out.append((s, pre[k] if d > 0 else -pre[k]))
+        s = cs[k]
+        shapes.append(s)
+        strides.append(pre[k] if cd[k] > 0 else -pre[k])
         cur = s * ad
-    return _coalesce_flat(out)
+    size = pre[-1] * cs[-1] if cs else 1  # bounds every int: distinct extents, their strides
+    # already coalesced: two result modes k, k+1 join only where the input's modes k, k+1 did
+    return _flat_result(shapes, strides, size, "right_inverse")
 
 
-def _quasi_inverse(modes: list[tuple[int, int]], layout: Layout) -> Layout:
-    """C++'s left_inverse fold over the coalesced modes, sorted by stride (stable)."""
-    pre = col_major_strides([s for s, _ in modes])
-    live = sorted(((abs(d), s, pre[k]) for k, (s, d) in enumerate(modes) if d != 0), key=lambda x: x[0])
-    if not live:  # all strides 0: C++ keeps the shape of the last mode, stride 0
-        return _coalesce_flat([(modes[-1][0] if modes else 1, 0)])
+def _quasi_inverse(cs: list[int], cd: list[int], layout: Layout) -> Layout:
+    """C++'s left_inverse fold over the coalesced modes ``cs:cd``, sorted by stride (stable)."""
+    keys, pre = _by_stride(cs, cd)
+    order = [k for ad, k in keys if ad]
+    if not order:  # all strides 0: C++ keeps the shape of the last mode, stride 0
+        return layout_of_lists(*coalesce_lists([cs[-1]], [0]))
     shapes: list[int] = []
     strides: list[int] = [0]
     covered = 1
-    for d, _, p in live:
+    for k in order:
+        d = cd[k] if cd[k] > 0 else -cd[k]
         if d % covered:
             raise AlgebraError(f"left_inverse: stride {d} of {layout} is not a multiple of {covered}, the "
                                "span below it (C++'s left inverse divisibility condition)")
         shapes.append(d // covered)
-        strides.append(p)
+        strides.append(pre[k])
         covered = d
-    shapes.append(live[-1][1])
-    return _coalesce_flat(list(zip(shapes, strides)))
+    shapes.append(cs[order[-1]])
+    return layout_of_lists(*coalesce_lists(shapes, strides))
 
 
-@_readable
 def left_inverse(layout: Layout) -> Layout:
     """C++'s quasi-inverse ``R``: ``L(R(L(i))) = L(i)``, so ``R(L(i)) = i`` when ``L`` is injective.
 
@@ -379,12 +471,14 @@ def left_inverse(layout: Layout) -> Layout:
     '(6,10):(0,4)'
     """
     layout = _layout_arg(layout)
-    _require_extents(layout, "left_inverse")
-    modes = [(s, d) for s, d in coalesce_pairs(zip(it.flatten(layout._shape), it.flatten(layout._stride)))] \
-        or [(1, 0)]
-    inv = _quasi_inverse(modes, layout)
-    if nested(modes) or quasi_holds(layout, inv):
-        return inv
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
+        _require_extents(layout, "left_inverse")
+    if not cs:
+        cs, cd = [1], [0]
+    inv = _quasi_inverse(cs, cd, layout)
+    if nested(cs, cd) or quasi_holds(layout, inv):
+        return _readable(inv, "left_inverse")
     raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "
                        "so no left inverse is given")
 
@@ -404,11 +498,10 @@ def _divide_by_mode(a: Layout, t: Any, op: Any) -> Layout:
 
 
 def _divide_layout(a: Layout, b: Layout) -> Layout:
-    c = complement(b, a.size())
-    return composition(a, _mk((b._shape, c._shape), (b._stride, c._stride)))
+    c = _complement(b, it.product(a._shape))
+    return _compose_plain(a, _mk((b._shape, c._shape), (b._stride, c._stride)))
 
 
-@_readable
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``A ∘ (B, complement(B, size A))``: (the tile, the layout of tiles); tuple tilers work by mode.
 
@@ -416,7 +509,9 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     '((3,2),(4,2)):((8,24),(1,4))'
     """
     a = a if isinstance(a, Layout) else Layout.parse(a)
-    return _divide_by_mode(a, _tiler(tiler), _divide_layout)
+    if type(tiler) is Layout:
+        return _readable(_divide_layout(a, tiler), "logical_divide")
+    return _readable(_divide_by_mode(a, _tiler(tiler), _divide_layout), "logical_divide")
 
 
 def _zip2(layout: Layout, t: Any) -> tuple[Layout, Layout]:
@@ -485,19 +580,36 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 # ---------------------------------------------------------------- products
 
 
+def _tiles(a: Layout, b: Layout) -> Layout:
+    """Mode 1 of ``logical_product(a, b)``: ``complement(a, size(a)·cosize(b)) ∘ b``."""
+    shapes, strides, _ = _complement_modes(a, it.product(a._shape) * cosize(b), False)
+    comp = layout_of_lists(shapes, strides)
+    if not shapes:  # 1:0, whose composition extends it to 2:0 (see _coalesce_x)
+        return _compose_plain(comp, b)
+    if 0 in shapes:
+        _require_extents(comp, "composition")
+    return _compose_plain(comp, b, (shapes, strides))  # coalesced already: its own _coalesce_x
+
+
 def _product_layout(a: Layout, b: Layout) -> Layout:
-    c = composition(complement(a, a.size() * cosize(b)), b)
+    c = _tiles(a, b)
     return _mk((a._shape, c._shape), (a._stride, c._stride))
 
 
-@_readable
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
     """``(A, complement(A, size A · cosize B) ∘ B)``; tuple tilers work by mode.
 
     >>> str(logical_product(Layout.parse("(2,2):(4,1)"), 6))
     '((2,2),(2,3)):((4,1),(2,8))'
     """
+    return _readable(_logical_product(a, tiler), "logical_product")
+
+
+def _logical_product(a: Layout, tiler: Tiler) -> Layout:
+    """:func:`logical_product` without the result check."""
     a = a if isinstance(a, Layout) else Layout.parse(a)
+    if type(tiler) is Layout:
+        return _product_layout(a, tiler)
     return _divide_by_mode(a, _tiler(tiler), _product_layout)
 
 
@@ -516,50 +628,72 @@ def flat_product(a: Layout, tiler: Tiler) -> Layout:
     return _flat(zipped_product(a, tiler))
 
 
+def _rank(shape: Any) -> int:
+    return len(shape) if type(shape) is tuple else 1
+
+
 def _pad_rank(layout: Layout, r: int) -> Layout:
     """C++'s ``append<r>``: pad with ``1:0`` modes up to rank ``r`` (a layout of rank r stays as is)."""
-    modes = list(_as_modes(layout))
-    if len(modes) == r:
+    shape: Any = layout._shape
+    stride: Any = layout._stride
+    pad = r - _rank(shape)
+    if pad <= 0:
         return layout
-    return _concat(modes + [_mk(1, 0)] * (r - len(modes)))
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    return _mk(shape + (1,) * pad, stride + (0,) * pad)
 
 
 def _zip_pair(x: Layout, y: Layout) -> Layout:
     """C++'s ``zip(x, y)``: ``((x0,y0),(x1,y1),…)`` when ``x`` is a tuple, else ``((x,y))``."""
     xs: Any = x._shape
     ys: Any = y._shape
-    if xs.__class__ is not tuple:
-        return _mk(((xs, ys),), ((x._stride, y._stride),))
-    if ys.__class__ is not tuple or len(ys) != len(xs):
+    xd: Any = x._stride
+    yd: Any = y._stride
+    if type(xs) is not tuple:
+        return _mk(((xs, ys),), ((xd, yd),))
+    if type(ys) is not tuple or len(ys) != len(xs):
         raise AlgebraError(f"zip: {x} and {y} have mismatched ranks")
-    return _mk(tuple(zip(xs, ys)), tuple(zip(x._stride, y._stride)))  # type: ignore[arg-type]
+    shapes = []
+    strides = []
+    i = 0
+    for s in xs:
+        shapes.append((s, ys[i]))
+        strides.append((xd[i], yd[i]))
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+    return _mk(tuple(shapes), tuple(strides))
 
 
-@_readable
 def blocked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(A_i, tile_i)``: ``b`` arranges copies of the block ``a``.
 
     >>> str(blocked_product(Layout.parse("(3,4):(4,1)"), Layout.parse("(2,5):(1,2)")))
     '((3,2),(4,5)):((4,12),(1,24))'
     """
-    a, b = _layout_arg(a), _layout_arg(b)
-    r = max(a.rank(), b.rank())
-    a, b = _pad_rank(a, r), _pad_rank(b, r)
-    p = logical_product(a, b)
-    return _zip_pair(p[0], p[1])
+    return _readable(_blocked_product(_layout_arg(a), _layout_arg(b)), "blocked_product")
 
 
-@_readable
+def _padded_product(a: Layout, b: Layout) -> tuple[Layout, Layout]:
+    """The two modes of ``logical_product`` of ``a`` and ``b`` padded to equal rank (C++'s
+    ``append<r>``): (the block, the tiles)."""
+    ra, rb = _rank(a._shape), _rank(b._shape)
+    r = ra if ra > rb else rb
+    block = _pad_rank(a, r)
+    return block, _tiles(block, _pad_rank(b, r))
+
+
+def _blocked_product(a: Layout, b: Layout) -> Layout:
+    """:func:`blocked_product` without the argument and result checks."""
+    block, tiles = _padded_product(a, b)
+    return _zip_pair(block, tiles)
+
+
 def raked_product(a: Layout, b: Layout) -> Layout:
     """Mode ``i`` is ``(tile_i, A_i)``: an interleaved (cyclic) arrangement."""
-    a, b = _layout_arg(a), _layout_arg(b)
-    r = max(a.rank(), b.rank())
-    a, b = _pad_rank(a, r), _pad_rank(b, r)
-    p = logical_product(a, b)
-    return _zip_pair(p[1], p[0])
+    block, tiles = _padded_product(_layout_arg(a), _layout_arg(b))
+    return _readable(_zip_pair(tiles, block), "raked_product")
 
 
-@_readable
 def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = None) -> Layout:
     """Repeat the block ``a`` to fill ``target`` (each extent must be a multiple of the block's).
 
@@ -585,11 +719,11 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
         tiles = make_layout(shape, "LayoutRight")
     else:
         tiles = make_ordered_layout(shape, order)  # type: ignore[arg-type]
-    return blocked_product(a, tiles)
+    return _readable(_blocked_product(a, tiles), "tile_to_shape")
 
 
 def _layout_arg(x: Any) -> Layout:
-    return x if x.__class__ is Layout else as_layout(x)
+    return x if type(x) is Layout else as_layout(x)
 
 
 def nullspace(layout: Layout) -> Layout:

@@ -181,16 +181,16 @@ size = product
 
 def flatten(t: IntTuple) -> tuple[Any, ...]:
     """The leaves, left to right, as a flat tuple (an int gives a 1-tuple)."""
-    if t.__class__ is not tuple:
+    if type(t) is not tuple:
         return (t,)
     for x in t:
-        if x.__class__ is tuple:
+        if type(x) is tuple:
             break
     else:
         return t  # already flat
     out: list[Any] = []
     for x in t:
-        if x.__class__ is tuple:
+        if type(x) is tuple:
             out.extend(flatten(x))
         else:
             out.append(x)
@@ -438,7 +438,14 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
     >>> crd2idx(20, (3, (2, 3)), (3, (12, 1)))
     9
     """
-    if stride is not None and crd.__class__ is not np.ndarray:
+    if type(crd) is tuple:  # a natural coordinate: the common case, first
+        if stride is not None:
+            out = _dot_tuple(crd, shape, stride)
+            if out is not None:
+                return out
+    elif type(crd) is int and type(shape) is int and type(stride) is int:
+        return crd * stride
+    if stride is not None and type(crd) is not np.ndarray:
         out = _dot(crd, shape, stride)
         if out is not None:  # congruent ints: the common case, checked as it is summed
             return out
@@ -464,22 +471,31 @@ def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
     >>> _dot((1, (2, 0)), (2, (3, 4)), (1, (2, 6))), _dot(3, (2, 2), (1, 2))
     (5, None)
     """
-    if crd.__class__ is not tuple:
-        if crd.__class__ is int and shape.__class__ in _LEAF_TYPES and stride.__class__ in _LEAF_TYPES:
+    if type(crd) is not tuple:
+        if type(crd) is int and shape.__class__ in _LEAF_TYPES and stride.__class__ in _LEAF_TYPES:
             return crd * stride
         return None
-    if shape.__class__ is not tuple or stride.__class__ is not tuple or \
+    return _dot_tuple(crd, shape, stride)
+
+
+def _dot_tuple(crd: tuple[Any, ...], shape: Any, stride: Any) -> int | None:
+    """:func:`_dot` for a tuple coordinate (index loops: a ``zip`` call costs more here)."""
+    if type(shape) is not tuple or type(stride) is not tuple or \
             not len(crd) == len(shape) == len(stride):
         return None
     total = 0
-    for c, s, d in zip(crd, shape, stride):
-        if c.__class__ is int and s.__class__ in _LEAF_TYPES and d.__class__ in _LEAF_TYPES:
+    i = 0
+    for c in crd:
+        s = shape[i]
+        d = stride[i]
+        i += 1
+        if type(c) is int and type(s) is int and type(d) is int:
             total += c * d
-        else:
-            v = _dot(c, s, d)
-            if v is None:
-                return None
-            total += v
+            continue
+        v = _dot_tuple(c, s, d) if type(c) is tuple else _dot(c, s, d)
+        if v is None:
+            return None
+        total += v
     return total
 
 

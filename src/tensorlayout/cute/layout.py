@@ -48,25 +48,20 @@ _LEAF = frozenset((int, it.Int))
 def _well_formed(shape: Any, stride: Any) -> bool:
     """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
 
-    Leaves are checked inline and the second level unrolled (no call per leaf or per
-    depth-2 mode): this runs on every user-built layout.
+    Loops index the stride instead of calling ``zip`` (a builtin call costs more than the loop
+    here); this runs on every user-built layout.
     """
-    if shape.__class__ is not tuple:
+    if type(shape) is not tuple:
         return shape.__class__ in _LEAF and stride.__class__ in _LEAF and shape >= 0
-    if stride.__class__ is not tuple or len(shape) != len(stride):
+    if type(stride) is not tuple or len(shape) != len(stride):
         return False
-    for s, d in zip(shape, stride):
-        if s.__class__ is int is d.__class__ and s >= 0:
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1
+        if (type(s) is int and s >= 0 and type(d) is int) or _well_formed(s, d):
             continue
-        if s.__class__ is tuple:
-            if d.__class__ is not tuple or len(s) != len(d):
-                return False
-            for s2, d2 in zip(s, d):
-                if (s2.__class__ is int is d2.__class__ and s2 >= 0) or _well_formed(s2, d2):
-                    continue
-                return False
-        elif not (s.__class__ in _LEAF and d.__class__ in _LEAF and s >= 0):
-            return False
+        return False
     return True
 
 
@@ -93,11 +88,28 @@ class Layout:
     __slots__ = ("_shape", "_stride")
 
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
-        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride):
-            for s, d in zip(shape, stride):  # the first level inline: no call for a flat layout
-                if not ((s.__class__ is int is d.__class__ and s >= 0) or _well_formed(s, d)):
+        if type(shape) is tuple:  # the first two levels inline: no call for a depth-2 layout
+            if type(stride) is not tuple or len(shape) != len(stride):
+                raise _diagnose(shape, stride)
+            i = 0
+            for s in shape:
+                d = stride[i]
+                i += 1
+                if type(s) is int:
+                    if s >= 0 and type(d) is int:
+                        continue
+                elif type(s) is tuple and type(d) is tuple and len(s) == len(d):
+                    j = 0
+                    for s2 in s:
+                        d2 = d[j]
+                        j += 1
+                        if (type(s2) is int and s2 >= 0 and type(d2) is int) or _well_formed(s2, d2):
+                            continue
+                        raise _diagnose(shape, stride)
+                    continue
+                if not _well_formed(s, d):
                     raise _diagnose(shape, stride)
-        elif not ((shape.__class__ is int is stride.__class__ and shape >= 0) or
+        elif not ((type(shape) is int and shape >= 0 and type(stride) is int) or
                   _well_formed(shape, stride)):
             raise _diagnose(shape, stride)
         self._shape = shape
@@ -112,7 +124,7 @@ class Layout:
         return self._stride
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Layout:
+        if type(other) is not Layout:
             return NotImplemented
         return self._shape == other._shape and self._stride == other._stride
 
@@ -136,8 +148,9 @@ class Layout:
 
     # -- queries
     def __call__(self, *coord: Any) -> Any:
-        crd: Any = coord[0] if len(coord) == 1 else tuple(coord)
-        out = it._dot(crd, self._shape, self._stride)
+        crd: Any = coord[0] if len(coord) == 1 else coord
+        out = it._dot_tuple(crd, self._shape, self._stride) if type(crd) is tuple else \
+            it._dot(crd, self._shape, self._stride)
         if out is not None:
             return out
         if not it._valid_crd(crd):
@@ -151,7 +164,7 @@ class Layout:
         return cosize(self)
 
     def rank(self) -> int:
-        return len(self._shape) if self._shape.__class__ is tuple else 1
+        return len(self._shape) if type(self._shape) is tuple else 1
 
     def depth(self) -> int:
         return it.depth(self.shape)
@@ -169,7 +182,7 @@ class Layout:
         return (self,)
 
     def flat_modes(self) -> list[tuple[int, int]]:
-        return list(zip(it.flatten(self._shape), it.flatten(self._stride)))
+        return list(zip(*leaves(self._shape, self._stride)))
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every 1-D index ``i`` in ``[0, size)``, as an int64 array."""
@@ -372,10 +385,38 @@ def depth(x: Layout | IntTuple) -> int:
 
 def cosize(layout: Layout) -> int:
     """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
-    layout = as_layout(layout)
-    if it.product(layout.shape) == 0:
-        return 0
-    return 1 + sum((s - 1) * abs(d) for s, d in layout.flat_modes())
+    layout = layout if type(layout) is Layout else as_layout(layout)
+    span = leaf_span(layout._shape, layout._stride, None)
+    return 0 if span < 0 else 1 + span
+
+
+def leaf_span(shape: Any, stride: Any, live: list[tuple[int, int]] | None) -> int:
+    """``Σ (s-1)·|d|`` over the leaves of a congruent pair, or -1 when an extent is 0, in one
+    walk; appends ``(d, s)`` of each leaf that moves (``s != 1``, ``d != 0``) to ``live``.
+
+    >>> moving = []
+    >>> leaf_span((2, (1, 3)), (1, (7, -4)), moving), moving
+    (9, [(1, 2), (-4, 3)])
+    """
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    total = 0
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            t = leaf_span(s, d, live)
+            if t < 0:
+                return -1
+            total += t
+        elif s == 0:
+            return -1
+        elif d != 0 and s != 1:
+            total += (s - 1) * (d if d > 0 else -d)
+            if live is not None:
+                live.append((d, s))
+    return total
 
 
 def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
@@ -438,7 +479,7 @@ def _as_modes(layout: Layout) -> tuple[Layout, ...]:
 
 
 def _concat(modes: Iterable[Layout]) -> Layout:
-    ms = modes if modes.__class__ is tuple or modes.__class__ is list else list(modes)
+    ms = modes if type(modes) is tuple or type(modes) is list else list(modes)
     return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
 
 
@@ -513,39 +554,72 @@ def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
 # ---------------------------------------------------------------- coalesce and filter
 
 
-def coalesce_pairs(modes: Iterable[tuple[int, int]]) -> list[list[int]]:
-    """Flat ``[s, d]`` modes merged left to right: size-1 modes dropped, ``d1 == s0*d0`` joined."""
-    out: list[list[int]] = []
-    for s, d in modes:
-        if s == 1:
-            continue
-        if out and d == out[-1][0] * out[-1][1]:
-            out[-1][0] *= s
-        else:
-            out.append([s, d])
-    return out
+def leaves(shape: IntTuple, stride: IntTuple) -> tuple[list[int], list[int]]:
+    """The leaf extents and strides of a congruent (shape, stride), left to right, in one walk.
+
+    >>> leaves((2, (3, 4)), (1, (2, 6)))
+    ([2, 3, 4], [1, 2, 6])
+    """
+    if type(shape) is not tuple:
+        return [shape], [stride]  # type: ignore[list-item]
+    return _collect(shape, stride, [], [])
 
 
-def _coalesce_flat(modes: Iterable[tuple[int, int]]) -> Layout:
-    """:func:`coalesce_pairs` as a Layout (``1:0`` when nothing is left), in one pass."""
-    shapes: list[int] = []
-    strides: list[int] = []
-    ls = ld = 0  # the last kept mode (its extent grows as modes join it)
-    for s, d in modes:
-        if s == 1:
-            continue
-        if shapes and d == ls * ld:
-            ls *= s
-            shapes[-1] = ls
+def _collect(shape: tuple[Any, ...], stride: Any, fs: list[int],
+             fd: list[int]) -> tuple[list[int], list[int]]:
+    """Append the leaves of a congruent (shape, stride) pair of tuples to ``fs`` and ``fd``."""
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            _collect(s, d, fs, fd)
         else:
-            shapes.append(s)
-            strides.append(d)
-            ls, ld = s, d
-    if not shapes:
-        return _mk(1, 0)
-    if len(shapes) == 1:
-        return _mk(shapes[0], strides[0])
-    return _mk(tuple(shapes), tuple(strides))
+            fs.append(s)
+            fd.append(d)
+    return fs, fd
+
+
+def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
+    """The leaves of a congruent (shape, stride), nested tuples or flat sequences, merged left to
+    right as two lists: size-1 modes dropped, ``d1 == s0*d0`` joined.
+
+    >>> coalesce_lists((2, (1, 3)), (1, (5, 2))), coalesce_lists([4, 2], [2, 1])
+    (([6], [1]), ([4, 2], [2, 1]))
+    """
+    if type(shape) is tuple or type(shape) is list:
+        return _merge(shape, stride, [], [])
+    return ([shape], [stride]) if shape != 1 else ([], [])
+
+
+def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int],
+           strides: list[int]) -> tuple[list[int], list[int]]:
+    """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` and return those
+    (see :func:`coalesce_lists`)."""
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            _merge(s, d, shapes, strides)
+        elif s != 1:
+            if shapes and d == shapes[-1] * strides[-1]:
+                shapes[-1] *= s
+            else:
+                shapes.append(s)
+                strides.append(d)
+    return shapes, strides
+
+
+def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
+    """A flat layout from parallel lists: ``1:0`` when empty, ``s:d`` for one mode."""
+    n = len(shapes)
+    if n > 1:  # the common case: _mk's body inline (one call less on every algebra result)
+        obj = _new(Layout)
+        obj._shape = tuple(shapes)
+        obj._stride = tuple(strides)
+        return obj
+    return _mk(shapes[0], strides[0]) if n else _mk(1, 0)
 
 
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
@@ -555,11 +629,14 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
     ('12:1', '(2,6):(1,2)')
     """
-    layout = layout if layout.__class__ is Layout else as_layout(layout)
-    if profile is None:
-        return _coalesce_flat(zip(it.flatten(layout._shape), it.flatten(layout._stride)))
-    if not isinstance(profile, tuple):
-        return _coalesce_flat(layout.flat_modes())
+    layout = layout if type(layout) is Layout else as_layout(layout)
+    if profile is None or not isinstance(profile, tuple):  # None or an int: the whole layout
+        shape: Any = layout._shape
+        if type(shape) is not tuple:
+            return _mk(shape, layout._stride) if shape != 1 else _mk(1, 0)
+        stride: Any = layout._stride
+        shapes, strides = _merge(shape, stride, [], [])
+        return layout_of_lists(shapes, strides)
     modes = _as_modes(layout)
     out = [coalesce(m, profile[i]) if i < len(profile) else m for i, m in enumerate(modes)]
     return _concat(out)

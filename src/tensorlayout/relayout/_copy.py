@@ -39,8 +39,14 @@ try:
     _kernel = importlib.import_module("tensorlayout.relayout._kernel")
 except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
+to_physical_small: Callable[..., np.ndarray | None] | None = None
+from_physical_small: Callable[..., np.ndarray | None] | None = None
+if _kernel is not None:  # the kernel's remembered small calls read this module's switches
+    _kernel.setup_small(globals(), np.ndarray)
+    to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
 
-__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "has_fast_path", "kernel_available", "prepare"]
+__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_small", "has_fast_path",
+           "kernel_available", "prepare", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
@@ -135,6 +141,26 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
     whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES)
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
+
+
+def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object
+               ) -> object | None:
+    """``copy`` between arrays like ``logical`` and ``buf`` as a small call of the kernel, which
+    repeats it under ``key`` (a remembered call's: the keyed array's dtype, strides and shape,
+    the thread cap, then the raw pad value or out's strides) with every check of
+    :meth:`Prepared.run`, or None when one kernel call does not do it (``_kernel.c``).
+    ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value."""
+    if _kernel is None or copy is None or not logical.size or (copy.padded and not copy.fill_whole) \
+            or not (logical.flags.aligned and buf.flags.aligned):
+        return None
+    fill = None
+    if copy.fill_whole:  # one item of buf.fill(pad), as Prepared.run fills
+        one = np.empty(1, buf.dtype)
+        one.fill(pad)
+        fill = one.tobytes()
+    dst, src = (buf, logical) if copy.to_physical else (logical, buf)
+    return _kernel.small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
+                              key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment)
 
 
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,

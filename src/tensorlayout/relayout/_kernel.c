@@ -729,12 +729,27 @@ done:
     return result;
 }
 
+/* the remembered small calls, defined at the end of the file */
+static PyObject *kernel_small_call(PyObject *self, PyObject *args);
+static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+static PyObject *kernel_from_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+static PyObject *kernel_setup_small(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
      "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
      "dst_strides, src_strides), in bytes from each array's first element, copy that strided "
      "box of src into dst, outer axes in the order given; every box is checked to lie inside "
      "both arrays. stream: non-temporal stores where dst is contiguous."},
+    {"small_call", kernel_small_call, METH_VARARGS,
+     "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align): a "
+     "remembered small call (see the section 'remembered small calls')."},
+    {"to_physical_small", (PyCFunction)(void (*)(void))kernel_to_physical_small, METH_FASTCALL,
+     "to_physical_small(calls, array, out, pad, threads): out, or None (take the Python path)."},
+    {"from_physical_small", (PyCFunction)(void (*)(void))kernel_from_physical_small, METH_FASTCALL,
+     "from_physical_small(calls, buffer, out, threads): out, or None (take the Python path)."},
+    {"setup_small", kernel_setup_small, METH_VARARGS,
+     "setup_small(engine_globals, ndarray): what the small calls read on every call."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -746,4 +761,364 @@ PyMODINIT_FUNC PyInit__kernel(void)
 {
     choose_tilers();
     return PyModule_Create(&module);
+}
+
+/* ==== remembered small calls ==============================================================
+ *
+ * A relayout call remembered on its target (_call.py) whose copy is one kernel call keeps a
+ * `small call` here too: the key it was made for (dtype, the keyed array's shape and strides,
+ * thread cap, int pad value), what it needs of `out`, and its tasks parsed once.
+ * to_physical_small / from_physical_small find the one that fits their arguments, run every
+ * check the Python path runs on each call (array types, out's dtype, size or shape and
+ * strides, contiguity, writeability, no overlap, alignment, every task inside both arrays,
+ * the engine's switches), and copy. Anything else returns None: the caller then takes the
+ * Python path, which plans, remembers and raises the errors. Setup (_copy.py) hands over the
+ * engine module's globals, read on every call, and numpy's ndarray type. */
+
+typedef struct {
+    int to_physical;
+    PyObject *dtype, *threads, *pad; /* strong references; pad NULL from the buffer */
+    Py_ssize_t item, align, nbytes, fill;
+    Py_ssize_t dst_len;                /* bytes of dst (to_physical: out may take any shape) */
+    int src_ndim, dst_ndim;
+    Py_ssize_t src_shape[MAX_DIMS], src_strides[MAX_DIMS], dst_shape[MAX_DIMS], dst_strides[MAX_DIMS];
+    unsigned char fill_bytes[32];      /* one item of the pad value, when fill */
+    Py_ssize_t dmin, dmax, smin, smax; /* bytes the tasks touch, from each array's first element */
+    Py_ssize_t count;
+    plan_t *plans;                     /* dst and src: NULL; the offsets below */
+    Py_ssize_t *doff, *soff;
+} small_call_t;
+
+static PyObject *engine_globals, *ndarray_type;
+static PyObject *s_dtype, *s_use_kernel, *s_kernel, *s_thread_min, *s_stream_min;
+
+static void small_call_delete(small_call_t *c)
+{
+    if (c == NULL) return;
+    Py_XDECREF(c->dtype);
+    Py_XDECREF(c->threads);
+    Py_XDECREF(c->pad);
+    PyMem_Free(c->plans);
+    PyMem_Free(c->doff);
+    PyMem_Free(c->soff);
+    PyMem_Free(c);
+}
+
+static void small_call_free(PyObject *capsule)
+{
+    small_call_delete(PyCapsule_GetPointer(capsule, "small_call"));
+}
+
+/* numpy's rule for flags.aligned: the address and every stride of a dim longer than 1 are
+ * multiples of the alignment (an empty array is aligned). */
+static int is_aligned(const Py_buffer *v, Py_ssize_t align)
+{
+    uintptr_t bits = (uintptr_t)v->buf;
+    for (int k = 0; k < v->ndim; k++) {
+        if (v->shape[k] == 0) return 1;
+        if (v->shape[k] > 1) bits |= (uintptr_t)v->strides[k];
+    }
+    return align <= 1 || bits % (uintptr_t)align == 0;
+}
+
+/* numpy's rule for flags.c_contiguous. */
+static int is_c_contiguous(const Py_buffer *v)
+{
+    Py_ssize_t want = v->itemsize;
+    for (int k = v->ndim - 1; k >= 0; k--) {
+        if (v->shape[k] == 0) return 1;
+        if (v->shape[k] != 1 && v->strides[k] != want) return 0;
+        want *= v->shape[k];
+    }
+    return 1;
+}
+
+static int same_dims(int n, const Py_ssize_t *a, const Py_ssize_t *b)
+{
+    for (int k = 0; k < n; k++)
+        if (a[k] != b[k]) return 0;
+    return 1;
+}
+
+static void copy_dims(const Py_buffer *v, int *ndim, Py_ssize_t *shape, Py_ssize_t *strides)
+{
+    *ndim = v->ndim;
+    for (int k = 0; k < v->ndim; k++) {
+        shape[k] = v->shape[k];
+        strides[k] = v->strides[k];
+    }
+}
+
+/* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes): the small call
+ * of the copy `tasks` from src into dst (the arrays of a first call), as kernel_copy checks
+ * and runs them; fill: None, or one item of bytes written to every slot of dst first. */
+static PyObject *kernel_small_call(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *dst_obj, *src_obj, *tasks, *dtype, *threads, *pad, *fill;
+    int to_physical;
+    Py_ssize_t nbytes, align;
+    if (!PyArg_ParseTuple(args, "OOO!pOOOOnn:small_call", &dst_obj, &src_obj, &PyList_Type, &tasks,
+                          &to_physical, &dtype, &threads, &pad, &fill, &nbytes, &align))
+        return NULL;
+    Py_buffer dv, sv;
+    if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(src_obj, &sv, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    PyObject *capsule = NULL;
+    Py_ssize_t count = PyList_GET_SIZE(tasks), dlo, dhi, slo, shi;
+    small_call_t *c = PyMem_Calloc(1, sizeof(small_call_t));
+    if (c == NULL || (c->plans = PyMem_Calloc((size_t)(count ? count : 1), sizeof(plan_t))) == NULL
+        || (c->doff = PyMem_Calloc((size_t)(count ? count : 1), sizeof(Py_ssize_t))) == NULL
+        || (c->soff = PyMem_Calloc((size_t)(count ? count : 1), sizeof(Py_ssize_t))) == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    c->to_physical = to_physical;
+    c->item = dv.itemsize;
+    c->align = align;
+    c->nbytes = nbytes;
+    c->count = count;
+    Py_INCREF(dtype);
+    c->dtype = dtype;
+    Py_INCREF(threads);
+    c->threads = threads;
+    if (to_physical) {
+        Py_INCREF(pad);
+        c->pad = pad;
+    }
+    if (fill != Py_None) {
+        if (!PyBytes_Check(fill) || PyBytes_GET_SIZE(fill) != dv.itemsize
+            || dv.itemsize > (Py_ssize_t)sizeof c->fill_bytes) {
+            PyErr_SetString(PyExc_ValueError, "small_call: fill must be one item of bytes");
+            goto fail;
+        }
+        c->fill = 1;
+        memcpy(c->fill_bytes, PyBytes_AS_STRING(fill), (size_t)dv.itemsize);
+    }
+    if (dv.itemsize != sv.itemsize || dv.ndim > MAX_DIMS || sv.ndim > MAX_DIMS) {
+        PyErr_SetString(PyExc_ValueError, "small_call: the arrays differ in item size");
+        goto fail;
+    }
+    copy_dims(&sv, &c->src_ndim, c->src_shape, c->src_strides);
+    copy_dims(&dv, &c->dst_ndim, c->dst_shape, c->dst_strides);
+    c->dst_len = dv.len;
+    if (span(dv.ndim, dv.shape, dv.strides, dv.itemsize, &dlo, &dhi) < 0
+        || span(sv.ndim, sv.shape, sv.strides, sv.itemsize, &slo, &shi) < 0) {
+        PyErr_SetString(PyExc_ValueError, "small_call: array too large");
+        goto fail;
+    }
+    c->dmin = c->smin = PY_SSIZE_T_MAX;
+    c->dmax = c->smax = PY_SSIZE_T_MIN;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        plan_t *p = &c->plans[i];
+        Py_ssize_t lo, hi;
+        if (read_task(PyList_GET_ITEM(tasks, i), p, &dv, &sv, dlo, dhi, slo, shi) < 0) goto fail;
+        if (p->ndim < 0) continue;
+        c->doff[i] = p->dst - (char *)dv.buf;
+        c->soff[i] = p->src - (const char *)sv.buf;
+        p->dst = NULL;
+        p->src = NULL;
+        p->stream = 0;
+        span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
+        if (c->doff[i] + lo < c->dmin) c->dmin = c->doff[i] + lo;
+        if (c->doff[i] + hi > c->dmax) c->dmax = c->doff[i] + hi;
+        span(p->ndim, p->shape, p->ss, p->item, &lo, &hi);
+        if (c->soff[i] + lo < c->smin) c->smin = c->soff[i] + lo;
+        if (c->soff[i] + hi > c->smax) c->smax = c->soff[i] + hi;
+    }
+    capsule = PyCapsule_New(c, "small_call", small_call_free);
+    if (capsule == NULL) goto fail;
+    c = NULL;
+fail:
+    small_call_delete(c);
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&sv);
+    return capsule;
+}
+
+/* The engine's switches allow one kernel call of nbytes: USE_KERNEL is true, _kernel is this
+ * module, and nbytes is below THREAD_MIN_BYTES and STREAM_MIN_BYTES (as Prepared.run asks). */
+static int engine_allows(PyObject *module, Py_ssize_t nbytes)
+{
+    if (engine_globals == NULL) return 0;
+    PyObject *use = PyDict_GetItemWithError(engine_globals, s_use_kernel);
+    PyObject *kernel = PyDict_GetItemWithError(engine_globals, s_kernel);
+    PyObject *threads = PyDict_GetItemWithError(engine_globals, s_thread_min);
+    PyObject *stream = PyDict_GetItemWithError(engine_globals, s_stream_min);
+    if (use == NULL || kernel != module || threads == NULL || stream == NULL || !PyLong_CheckExact(threads)
+        || !PyLong_CheckExact(stream))
+        return 0;
+    int on = PyObject_IsTrue(use);
+    int overflow = 0;
+    long long t = PyLong_AsLongLongAndOverflow(threads, &overflow);
+    if (overflow < 0) return 0;
+    if (overflow == 0 && t <= nbytes) return 0;
+    long long s = PyLong_AsLongLongAndOverflow(stream, &overflow);
+    if (overflow < 0) return 0;
+    if (overflow == 0 && s <= nbytes) return 0;
+    return on > 0;
+}
+
+/* The thread cap and pad value are the ones c was made for (plain ints or None only). */
+static int same_key_values(const small_call_t *c, PyObject *pad, PyObject *threads)
+{
+    if (threads != c->threads) {
+        if (threads == Py_None || c->threads == Py_None || !PyLong_CheckExact(threads)
+            || PyObject_RichCompareBool(threads, c->threads, Py_EQ) != 1)
+            return 0;
+    }
+    if (c->to_physical && pad != c->pad) {
+        if (!PyLong_CheckExact(pad) || PyObject_RichCompareBool(pad, c->pad, Py_EQ) != 1) return 0;
+    }
+    return 1;
+}
+
+/* out has the dtype (checked by the caller), size or shape and strides c asks for. */
+static int out_shaped(const small_call_t *c, const Py_buffer *dv)
+{
+    if (dv->itemsize != c->item) return 0;
+    if (c->to_physical) /* any shape of as many items, C-contiguous */
+        return dv->len == c->dst_len && is_c_contiguous(dv);
+    return dv->ndim == c->dst_ndim && same_dims(dv->ndim, c->dst_shape, dv->shape)
+           && same_dims(dv->ndim, c->dst_strides, dv->strides);
+}
+
+/* The small call in `calls` (a list of them) made for src's key that takes this out, or NULL. */
+static const small_call_t *find_small(PyObject *calls, int to_physical, PyObject *dtype, const Py_buffer *sv,
+                                      const Py_buffer *dv, PyObject *pad, PyObject *threads)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(calls); i++) {
+        const small_call_t *c = PyCapsule_GetPointer(PyList_GET_ITEM(calls, i), "small_call");
+        if (c == NULL) return NULL;
+        if (c->to_physical == to_physical && c->dtype == dtype && c->item == sv->itemsize
+            && c->src_ndim == sv->ndim && same_dims(sv->ndim, c->src_shape, sv->shape)
+            && same_dims(sv->ndim, c->src_strides, sv->strides) && out_shaped(c, dv)
+            && same_key_values(c, pad, threads))
+            return c;
+        if (PyErr_Occurred()) return NULL;
+    }
+    return NULL;
+}
+
+/* The arrays of a found call do not overlap, are aligned, and hold every task. */
+static int arrays_fit(const small_call_t *c, const Py_buffer *dv, const Py_buffer *sv)
+{
+    Py_ssize_t dlo, dhi, slo, shi;
+    if (span(dv->ndim, dv->shape, dv->strides, dv->itemsize, &dlo, &dhi) < 0
+        || span(sv->ndim, sv->shape, sv->strides, sv->itemsize, &slo, &shi) < 0)
+        return 0;
+    const char *d = dv->buf, *s = sv->buf;
+    if (d + dlo < s + shi && s + slo < d + dhi) return 0; /* they overlap */
+    return is_aligned(dv, c->align) && is_aligned(sv, c->align) && c->dmin >= dlo && c->dmax <= dhi
+           && c->smin >= slo && c->smax <= shi;
+}
+
+static void fill_items(char *d, Py_ssize_t n, const unsigned char *one, Py_ssize_t item)
+{
+    switch (item) {
+    case 1: memset(d, one[0], (size_t)n); return;
+    case 2: { uint16_t v; memcpy(&v, one, 2); for (Py_ssize_t i = 0; i < n; i++) ((uint16_t *)d)[i] = v; return; }
+    case 4: { uint32_t v; memcpy(&v, one, 4); for (Py_ssize_t i = 0; i < n; i++) ((uint32_t *)d)[i] = v; return; }
+    case 8: { uint64_t v; memcpy(&v, one, 8); for (Py_ssize_t i = 0; i < n; i++) ((uint64_t *)d)[i] = v; return; }
+    default: for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * item, one, (size_t)item);
+    }
+}
+
+static void run_small(const small_call_t *c, char *d, const char *s, Py_ssize_t dlen)
+{
+    if (c->fill) fill_items(d, dlen / c->item, c->fill_bytes, c->item);
+    for (Py_ssize_t i = 0; i < c->count; i++) {
+        plan_t p = c->plans[i];
+        if (p.ndim < 0) continue;
+        p.dst = d + c->doff[i];
+        p.src = s + c->soff[i];
+        if (p.ndim == 0)
+            memcpy(p.dst, p.src, (size_t)p.item);
+        else
+            copy_plan(&p);
+    }
+}
+
+/* src into dst by a small call in `calls`: dst (new reference), or None to take the Python path. */
+static PyObject *call_small(PyObject *module, PyObject *calls, PyObject *src, PyObject *dst, PyObject *pad,
+                            PyObject *threads, int to_physical)
+{
+    if (!PyList_CheckExact(calls) || PyList_GET_SIZE(calls) == 0 || ndarray_type == NULL
+        || (PyObject *)Py_TYPE(src) != ndarray_type || (PyObject *)Py_TYPE(dst) != ndarray_type
+        || (threads != Py_None && !PyLong_CheckExact(threads)) || (to_physical && !PyLong_CheckExact(pad)))
+        Py_RETURN_NONE;
+    PyObject *sdt = PyObject_GetAttr(src, s_dtype), *ddt = PyObject_GetAttr(dst, s_dtype);
+    int same = sdt != NULL && sdt == ddt;
+    Py_XDECREF(sdt);
+    Py_XDECREF(ddt); /* the arrays hold them */
+    if (!same) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_buffer sv, dv;
+    if (PyObject_GetBuffer(src, &sv, PyBUF_STRIDES) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GetBuffer(dst, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&sv);
+        Py_RETURN_NONE;
+    }
+    PyObject *result = Py_None;
+    const small_call_t *c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads);
+    if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(module, c->nbytes)) {
+        Py_BEGIN_ALLOW_THREADS
+        run_small(c, dv.buf, sv.buf, dv.len);
+        Py_END_ALLOW_THREADS
+        result = dst;
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&sv);
+    Py_INCREF(result);
+    return result;
+}
+
+static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "to_physical_small(calls, array, out, pad, threads)");
+        return NULL;
+    }
+    return call_small(self, args[0], args[1], args[2], args[3], args[4], 1);
+}
+
+static PyObject *kernel_from_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "from_physical_small(calls, buffer, out, threads)");
+        return NULL;
+    }
+    return call_small(self, args[0], args[1], args[2], Py_None, args[3], 0);
+}
+
+/* setup_small(engine_globals, ndarray): what the small calls read on every call. */
+static PyObject *kernel_setup_small(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *globals, *ndarray;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_small", &PyDict_Type, &globals, &PyType_Type, &ndarray))
+        return NULL;
+    if (s_dtype == NULL) {
+        s_dtype = PyUnicode_InternFromString("dtype");
+        s_use_kernel = PyUnicode_InternFromString("USE_KERNEL");
+        s_kernel = PyUnicode_InternFromString("_kernel");
+        s_thread_min = PyUnicode_InternFromString("THREAD_MIN_BYTES");
+        s_stream_min = PyUnicode_InternFromString("STREAM_MIN_BYTES");
+        if (!s_dtype || !s_use_kernel || !s_kernel || !s_thread_min || !s_stream_min) return NULL;
+    }
+    Py_INCREF(globals);
+    Py_XSETREF(engine_globals, globals);
+    Py_INCREF(ndarray);
+    Py_XSETREF(ndarray_type, ndarray);
+    Py_RETURN_NONE;
 }

@@ -71,6 +71,7 @@ class PhysicalTarget:
     # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # offsets, plans
     _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
+    _small_calls: list[Any] = field(default_factory=list, init=False, repr=False)  # ... in the kernel
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod

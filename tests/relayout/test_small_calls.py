@@ -7,6 +7,7 @@ and raise the same errors: wrong-size, read-only, non-contiguous, overlapping an
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -47,13 +48,15 @@ def _view(base: np.ndarray, offset: int, shape: tuple[int, ...], dtype: np.dtype
     return np.ndarray(shape, dtype, base, offset, tuple(strides))
 
 
-def _outcome(run: Callable[[], np.ndarray], base: np.ndarray, out: np.ndarray) -> tuple[str, bytes, bool]:
-    """(error type or "", every byte of base afterwards, whether the result is out)."""
+def _outcome(run: Callable[[], np.ndarray], base: np.ndarray, out: np.ndarray | None) -> tuple:
+    """(error type or "", every byte of base afterwards, whether the result is out, a new
+    result's dtype, shape and bytes)."""
     try:
         result = run()
     except LayoutError as e:
         return type(e).__name__, base.tobytes(), False
-    return "", base.tobytes(), result is out
+    new = None if out is not None else (result.dtype, result.shape, result.tobytes())
+    return "", base.tobytes(), result is out, new
 
 
 def _bytes_of(shape: tuple[int, ...], dtype: np.dtype, order: str) -> int:
@@ -71,7 +74,7 @@ def _case(draw: st.DrawFn) -> dict:
     text = draw(st.sampled_from(TEXTS))
     c = {"text": text, "dtype": np.dtype(draw(st.sampled_from(DTYPES[text.split("[")[0]]))),
          "in_order": draw(st.sampled_from(["C", "F", "reversed", "spaced"])),
-         "out_order": "C", "out_shape": draw(st.sampled_from(["flat", "2d"])), "out_dtype": "same",
+         "out_order": "C", "out_shape": draw(st.sampled_from(["flat", "2d", "none"])), "out_dtype": "same",
          "out_shift": 0, "readonly": False, "overlap": False,
          "pad": draw(st.sampled_from([0, 1, -1, 7])), "threads": draw(st.sampled_from([None, 0, 1, 2])),
          "seed": draw(st.integers(0, 99))}
@@ -89,7 +92,7 @@ def _arrays(c: dict, t: PhysicalTarget, to: bool) -> tuple[np.ndarray, np.ndarra
     in_shape, in_order = (logical, c["in_order"]) if to else \
         (physical, c["in_order"] if c["in_order"] == "spaced" else "C")
     n_out = t.physical_elements if to else int(np.prod(logical, dtype=np.int64))
-    out_shape = {"flat": (n_out,) if to else logical, "2d": (1, n_out) if to else logical,
+    out_shape = {"flat": (n_out,) if to else logical, "2d": (1, n_out) if to else logical, "none": (n_out,),
                  "short": (n_out - 1,), "long": (n_out + 1,)}[c["out_shape"]]
     other = np.dtype(np.float64 if dtype.itemsize != 8 else np.int8)
     out_dtype = dtype if c["out_dtype"] == "same" else other
@@ -110,8 +113,9 @@ def _arrays(c: dict, t: PhysicalTarget, to: bool) -> tuple[np.ndarray, np.ndarra
     return base, a, out
 
 
-def _run(c: dict, t: PhysicalTarget, to: bool) -> tuple[str, bytes, bool]:
-    base, a, out = _arrays(c, t, to)
+def _run(c: dict, t: PhysicalTarget, to: bool) -> tuple:
+    base, a, given = _arrays(c, t, to)
+    out = None if c["out_shape"] == "none" else given
     if to:
         return _outcome(lambda: to_physical(a, t, c["pad"], out=out, threads=c["threads"]), base, out)
     return _outcome(lambda: from_physical(a, t, out=out, threads=c["threads"]), base, out)
@@ -119,8 +123,8 @@ def _run(c: dict, t: PhysicalTarget, to: bool) -> tuple[str, bytes, bool]:
 
 def _warm(t: PhysicalTarget, c: dict, to: bool) -> None:
     """Remember calls on ``t`` for every order and for case ``c``'s key with a good out."""
-    for order in ("C", "F", "reversed", "spaced"):
-        good = dict(c, out_shape="flat", out_dtype="same", out_shift=0, readonly=False, overlap=False,
+    for order, shape in itertools.product(("C", "F", "reversed", "spaced"), ("flat", "none")):
+        good = dict(c, out_shape=shape, out_dtype="same", out_shift=0, readonly=False, overlap=False,
                     in_order=order, out_order=order)
         _run(good, t, to)
 
@@ -163,6 +167,23 @@ def test_a_remembered_call_with_out_runs_in_c(monkeypatch: pytest.MonkeyPatch) -
     assert from_physical(buf, t, out=back) is back and (back == a).all()
 
 
+def test_a_remembered_call_without_out_runs_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    t, a, buf, back = _remembered("f32[128,128]{1,0:T(8,128)}")
+    to_physical(a, t)
+    from_physical(buf, t)  # remembered without out
+    assert len(t._small_calls) == 3  # to_physical's serves both
+
+    def python_path(*args: object) -> None:
+        raise AssertionError("the Python path ran")
+
+    monkeypatch.setattr(ToPhysical, "__call__", python_path)
+    monkeypatch.setattr(FromPhysical, "__call__", python_path)
+    got = to_physical(a, t)
+    assert got is not buf and got.shape == buf.shape and got.dtype == buf.dtype and (got == buf).all()
+    again = from_physical(buf, t)
+    assert again is not back and again.shape == a.shape and again.flags.c_contiguous and (again == a).all()
+
+
 @pytest.mark.parametrize("switch", [
     lambda m: m.setattr(engine, "USE_KERNEL", False),
     lambda m: m.setattr(engine, "_kernel", None),
@@ -174,27 +195,27 @@ def test_the_engine_switches_turn_small_calls_off(monkeypatch: pytest.MonkeyPatc
     t, a, buf, back = _remembered("f32[128,128]{1,0:T(8,128)}")
     switch(monkeypatch)
     assert engine.to_physical_small is not None and engine.from_physical_small is not None
-    assert engine.to_physical_small(t._small_calls, a, buf, 0, None) is None
-    assert engine.from_physical_small(t._small_calls, buf, back, None) is None
+    assert engine.to_physical_small(t, a, buf, 0, None) is None
+    assert engine.from_physical_small(t, buf, back, None) is None
     monkeypatch.undo()
-    assert engine.to_physical_small(t._small_calls, a, buf, 0, None) is buf
-    assert engine.from_physical_small(t._small_calls, buf, back, None) is back
+    assert engine.to_physical_small(t, a, buf, 0, None) is buf
+    assert engine.from_physical_small(t, buf, back, None) is back
 
 
 def test_a_small_call_needs_its_whole_key() -> None:
     t, a, buf, _ = _remembered("f32[3,5]{1,0:T(2,2)}")
     small = engine.to_physical_small
-    assert small is not None and small(t._small_calls, a, buf, 0, None) is buf
-    assert small(t._small_calls, a, buf, 1, None) is None  # another pad value
-    assert small(t._small_calls, a, buf, 0.0, None) is None  # not an int: -0.0 == 0
-    assert small(t._small_calls, a, buf, False, None) is None
-    assert small(t._small_calls, a, buf, 0, 1) is None  # another thread cap
-    assert small(t._small_calls, a.astype(np.int32), buf.view(np.int32), 0, None) is None
-    assert small(t._small_calls, np.asfortranarray(a), buf, 0, None) is None
-    assert small(t._small_calls, a.tolist(), buf, 0, None) is None
-    assert small(t._small_calls, a, buf[:-1], 0, None) is None
-    assert small(t._small_calls, a, np.zeros(2 * buf.size, np.float32)[::2], 0, None) is None
-    assert small([], a, buf, 0, None) is None
+    assert small is not None and small(t, a, buf, 0, None) is buf
+    assert small(t, a, buf, 1, None) is None  # another pad value
+    assert small(t, a, buf, 0.0, None) is None  # not an int: -0.0 == 0
+    assert small(t, a, buf, False, None) is None
+    assert small(t, a, buf, 0, 1) is None  # another thread cap
+    assert small(t, a.astype(np.int32), buf.view(np.int32), 0, None) is None
+    assert small(t, np.asfortranarray(a), buf, 0, None) is None
+    assert small(t, a.tolist(), buf, 0, None) is None
+    assert small(t, a, buf[:-1], 0, None) is None
+    assert small(t, a, np.zeros(2 * buf.size, np.float32)[::2], 0, None) is None
+    assert small(PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}"), a, buf, 0, None) is None
     raw = np.zeros(buf.nbytes + 1, np.uint8)
-    assert small(t._small_calls, a, raw[1:].view(np.float32), 0, None) is None  # unaligned: numpy path
-    assert small(t._small_calls, a, raw[:-1].view(np.float32), 0, None) is not None
+    assert small(t, a, raw[1:].view(np.float32), 0, None) is None  # unaligned: numpy path
+    assert small(t, a, raw[:-1].view(np.float32), 0, None) is not None

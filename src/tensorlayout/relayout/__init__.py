@@ -87,8 +87,8 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
     [0, 2, 1, 3, 4, 6, 5, 7]
     """
     t = target if type(target) is PhysicalTarget else remembered_target(target)
-    if out is not None and to_physical_small is not None:  # a remembered call, run in C
-        done = to_physical_small(t._small_calls, array, out, pad_value, threads)
+    if to_physical_small is not None:  # a remembered call, run in C
+        done = to_physical_small(t, array, out, pad_value, threads)
         if done is not None:
             return done
     a = array if type(array) is np.ndarray else np.asarray(array)
@@ -118,7 +118,7 @@ def _first_to_physical(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     small = None
     if not t.packed_bits and has_fast_path(t):
         call = replace(call, copy=prepare(t, a, buf, True))
-        small = None if key is None else small_call(call.copy, a, buf, key, call.pad)
+        small = None if key is None else small_call(call.copy, a, buf, key, call.pad, (call.elements,))
     remember(t, key, call, small)
     return call(a, out, buf)
 
@@ -133,8 +133,8 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
     [[0, 1], [2, 3]]
     """
     t = target if type(target) is PhysicalTarget else remembered_target(target)
-    if out is not None and from_physical_small is not None:  # a remembered call, run in C
-        done = from_physical_small(t._small_calls, buffer, out, threads)
+    if from_physical_small is not None:  # a remembered call, run in C
+        done = from_physical_small(t, buffer, out, threads)
         if done is not None:
             return done
     b = buffer if type(buffer) is np.ndarray else np.asarray(buffer)
@@ -167,8 +167,8 @@ def _first_from_physical(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | Non
     small = None
     if not t.packed_bits and has_fast_path(t):
         call = replace(call, copy=prepare(t, result, flat, False))
-        if key is not None and out is not None and not call.flatten:
-            small = small_call(call.copy, result, b, key, None)
+        if key is not None and not call.flatten:
+            small = small_call(call.copy, result, b, key, None, None if out is not None else t.logical_shape)
     remember(t, key, call, small)
     return call(flat, out, result)
 

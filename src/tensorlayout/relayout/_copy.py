@@ -26,6 +26,7 @@ from types import ModuleType
 
 import numpy as np
 
+from tensorlayout.relayout._buffers import allocate  # noqa: F401 - the kernel's small calls call it
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -41,7 +42,7 @@ except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
 to_physical_small: Callable[..., np.ndarray | None] | None = None
 from_physical_small: Callable[..., np.ndarray | None] | None = None
-if _kernel is not None:  # the kernel's remembered small calls read this module's switches
+if _kernel is not None:  # the kernel's small calls read this module's switches and allocate
     _kernel.setup_small(globals(), np.ndarray)
     to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
 
@@ -143,13 +144,15 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
 
 
-def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object
-               ) -> object | None:
+def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object,
+               alloc_shape: tuple[int, ...] | None) -> object | None:
     """``copy`` between arrays like ``logical`` and ``buf`` as a small call of the kernel, which
     repeats it under ``key`` (a remembered call's: the keyed array's dtype, strides and shape,
     the thread cap, then the raw pad value or out's strides) with every check of
     :meth:`Prepared.run`, or None when one kernel call does not do it (``_kernel.c``).
-    ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value."""
+    ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
+    ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
+    ``out`` must be given: ``from_physical`` made with one)."""
     if _kernel is None or copy is None or not logical.size or (copy.padded and not copy.fill_whole) \
             or not (logical.flags.aligned and buf.flags.aligned):
         return None
@@ -160,7 +163,8 @@ def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key:
         fill = one.tobytes()
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
     return _kernel.small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
-                              key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment)
+                              key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
+                              alloc_shape is None, alloc_shape)
 
 
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,

@@ -742,12 +742,13 @@ static PyMethodDef methods[] = {
      "box of src into dst, outer axes in the order given; every box is checked to lie inside "
      "both arrays. stream: non-temporal stores where dst is contiguous."},
     {"small_call", kernel_small_call, METH_VARARGS,
-     "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align): a "
+     "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "
+     "out_given, alloc_shape): a "
      "remembered small call (see the section 'remembered small calls')."},
     {"to_physical_small", (PyCFunction)(void (*)(void))kernel_to_physical_small, METH_FASTCALL,
-     "to_physical_small(calls, array, out, pad, threads): out, or None (take the Python path)."},
+     "to_physical_small(target, array, out, pad, threads): the buffer, or None (take the Python path)."},
     {"from_physical_small", (PyCFunction)(void (*)(void))kernel_from_physical_small, METH_FASTCALL,
-     "from_physical_small(calls, buffer, out, threads): out, or None (take the Python path)."},
+     "from_physical_small(target, buffer, out, threads): the array, or None (take the Python path)."},
     {"setup_small", kernel_setup_small, METH_VARARGS,
      "setup_small(engine_globals, ndarray): what the small calls read on every call."},
     {NULL, NULL, 0, NULL},
@@ -778,6 +779,8 @@ PyMODINIT_FUNC PyInit__kernel(void)
 typedef struct {
     int to_physical;
     PyObject *dtype, *threads, *pad; /* strong references; pad NULL from the buffer */
+    PyObject *alloc_shape;           /* without out: allocate(alloc_shape, dtype, target); NULL: out only */
+    int out_given;                   /* from_physical: made for a given out (the key holds its strides) */
     Py_ssize_t item, align, nbytes, fill;
     Py_ssize_t dst_len;                /* bytes of dst (to_physical: out may take any shape) */
     int src_ndim, dst_ndim;
@@ -790,7 +793,7 @@ typedef struct {
 } small_call_t;
 
 static PyObject *engine_globals, *ndarray_type;
-static PyObject *s_dtype, *s_use_kernel, *s_kernel, *s_thread_min, *s_stream_min;
+static PyObject *s_dtype, *s_use_kernel, *s_kernel, *s_thread_min, *s_stream_min, *s_allocate, *s_small_calls;
 
 static void small_call_delete(small_call_t *c)
 {
@@ -798,6 +801,7 @@ static void small_call_delete(small_call_t *c)
     Py_XDECREF(c->dtype);
     Py_XDECREF(c->threads);
     Py_XDECREF(c->pad);
+    Py_XDECREF(c->alloc_shape);
     PyMem_Free(c->plans);
     PyMem_Free(c->doff);
     PyMem_Free(c->soff);
@@ -849,17 +853,19 @@ static void copy_dims(const Py_buffer *v, int *ndim, Py_ssize_t *shape, Py_ssize
     }
 }
 
-/* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes): the small call
- * of the copy `tasks` from src into dst (the arrays of a first call), as kernel_copy checks
- * and runs them; fill: None, or one item of bytes written to every slot of dst first. */
+/* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, out_given,
+ * alloc_shape): the small call of the copy `tasks` from src into dst (the arrays of a first
+ * call), as kernel_copy checks and runs them; fill: None, or one item of bytes written to
+ * every slot of dst first; alloc_shape: None, or the shape of a new dst when out is None. */
 static PyObject *kernel_small_call(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *dst_obj, *src_obj, *tasks, *dtype, *threads, *pad, *fill;
-    int to_physical;
+    PyObject *dst_obj, *src_obj, *tasks, *dtype, *threads, *pad, *fill, *alloc_shape;
+    int to_physical, out_given;
     Py_ssize_t nbytes, align;
-    if (!PyArg_ParseTuple(args, "OOO!pOOOOnn:small_call", &dst_obj, &src_obj, &PyList_Type, &tasks,
-                          &to_physical, &dtype, &threads, &pad, &fill, &nbytes, &align))
+    if (!PyArg_ParseTuple(args, "OOO!pOOOOnnpO:small_call", &dst_obj, &src_obj, &PyList_Type, &tasks,
+                          &to_physical, &dtype, &threads, &pad, &fill, &nbytes, &align, &out_given,
+                          &alloc_shape))
         return NULL;
     Py_buffer dv, sv;
     if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
@@ -877,6 +883,11 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
         goto fail;
     }
     c->to_physical = to_physical;
+    c->out_given = out_given;
+    if (alloc_shape != Py_None) {
+        Py_INCREF(alloc_shape);
+        c->alloc_shape = alloc_shape;
+    }
     c->item = dv.itemsize;
     c->align = align;
     c->nbytes = nbytes;
@@ -986,7 +997,8 @@ static int out_shaped(const small_call_t *c, const Py_buffer *dv)
            && same_dims(dv->ndim, c->dst_strides, dv->strides);
 }
 
-/* The small call in `calls` (a list of them) made for src's key that takes this out, or NULL. */
+/* The small call in `calls` (a list of them) made for src's key that takes this out (dv NULL:
+ * out is None; the call allocates), or NULL. */
 static const small_call_t *find_small(PyObject *calls, int to_physical, PyObject *dtype, const Py_buffer *sv,
                                       const Py_buffer *dv, PyObject *pad, PyObject *threads)
 {
@@ -995,7 +1007,9 @@ static const small_call_t *find_small(PyObject *calls, int to_physical, PyObject
         if (c == NULL) return NULL;
         if (c->to_physical == to_physical && c->dtype == dtype && c->item == sv->itemsize
             && c->src_ndim == sv->ndim && same_dims(sv->ndim, c->src_shape, sv->shape)
-            && same_dims(sv->ndim, c->src_strides, sv->strides) && out_shaped(c, dv)
+            && same_dims(sv->ndim, c->src_strides, sv->strides)
+            && (dv == NULL ? c->alloc_shape != NULL && !c->out_given
+                           : out_shaped(c, dv) && (to_physical || c->out_given))
             && same_key_values(c, pad, threads))
             return c;
         if (PyErr_Occurred()) return NULL;
@@ -1042,51 +1056,73 @@ static void run_small(const small_call_t *c, char *d, const char *s, Py_ssize_t 
     }
 }
 
-/* src into dst by a small call in `calls`: dst (new reference), or None to take the Python path. */
-static PyObject *call_small(PyObject *module, PyObject *calls, PyObject *src, PyObject *dst, PyObject *pad,
+/* A new dst for c (allocate(...) of the engine module), or NULL (no error set). */
+static PyObject *allocated(const small_call_t *c, PyObject *target)
+{
+    PyObject *alloc = PyDict_GetItemWithError(engine_globals, s_allocate);
+    PyObject *dst = alloc == NULL ? NULL : PyObject_CallFunctionObjArgs(alloc, c->alloc_shape, c->dtype, target, NULL);
+    PyObject *dtype = dst == NULL ? NULL : PyObject_GetAttr(dst, s_dtype);
+    if (dst != NULL && ((PyObject *)Py_TYPE(dst) != ndarray_type || dtype != c->dtype))
+        Py_CLEAR(dst);
+    Py_XDECREF(dtype);
+    PyErr_Clear();
+    return dst;
+}
+
+/* src into dst (None: a new array) by a small call of target: dst (new reference), or None to
+ * take the Python path. */
+static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, PyObject *dst, PyObject *pad,
                             PyObject *threads, int to_physical)
 {
-    if (!PyList_CheckExact(calls) || PyList_GET_SIZE(calls) == 0 || ndarray_type == NULL
-        || (PyObject *)Py_TYPE(src) != ndarray_type || (PyObject *)Py_TYPE(dst) != ndarray_type
+    if (ndarray_type == NULL || (PyObject *)Py_TYPE(src) != ndarray_type
+        || (dst != Py_None && (PyObject *)Py_TYPE(dst) != ndarray_type)
         || (threads != Py_None && !PyLong_CheckExact(threads)) || (to_physical && !PyLong_CheckExact(pad)))
         Py_RETURN_NONE;
-    PyObject *sdt = PyObject_GetAttr(src, s_dtype), *ddt = PyObject_GetAttr(dst, s_dtype);
-    int same = sdt != NULL && sdt == ddt;
-    Py_XDECREF(sdt);
-    Py_XDECREF(ddt); /* the arrays hold them */
-    if (!same) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
+    PyObject *calls = PyObject_GetAttr(target, s_small_calls);
+    PyObject *sdt = PyObject_GetAttr(src, s_dtype), *ddt = dst == Py_None ? NULL : PyObject_GetAttr(dst, s_dtype);
+    int usable = calls != NULL && PyList_CheckExact(calls) && PyList_GET_SIZE(calls) > 0 && sdt != NULL
+                 && (dst == Py_None || sdt == ddt);
+    Py_XDECREF(sdt); /* the arrays hold them */
+    Py_XDECREF(ddt);
     Py_buffer sv, dv;
-    if (PyObject_GetBuffer(src, &sv, PyBUF_STRIDES) < 0) {
+    if (!usable || PyObject_GetBuffer(src, &sv, PyBUF_STRIDES) < 0) {
         PyErr_Clear();
+        Py_XDECREF(calls);
         Py_RETURN_NONE;
     }
-    if (PyObject_GetBuffer(dst, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
-        PyBuffer_Release(&sv);
-        Py_RETURN_NONE;
+    PyObject *result = Py_None, *made = NULL;
+    const small_call_t *c = NULL;
+    if (dst == Py_None) {
+        c = find_small(calls, to_physical, sdt, &sv, NULL, pad, threads);
+        if (c != NULL && engine_allows(module, c->nbytes))
+            dst = made = allocated(c, target);
+        if (made == NULL) goto done;
     }
-    PyObject *result = Py_None;
-    const small_call_t *c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads);
+    if (PyObject_GetBuffer(dst, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) goto done;
+    if (made == NULL)
+        c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads);
+    else if (!out_shaped(c, &dv))
+        c = NULL;
     if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(module, c->nbytes)) {
         Py_BEGIN_ALLOW_THREADS
         run_small(c, dv.buf, sv.buf, dv.len);
         Py_END_ALLOW_THREADS
         result = dst;
     }
-    if (PyErr_Occurred()) PyErr_Clear();
     PyBuffer_Release(&dv);
+done:
+    PyErr_Clear();
     PyBuffer_Release(&sv);
+    Py_DECREF(calls);
     Py_INCREF(result);
+    Py_XDECREF(made);
     return result;
 }
 
 static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "to_physical_small(calls, array, out, pad, threads)");
+        PyErr_SetString(PyExc_TypeError, "to_physical_small(target, array, out, pad, threads)");
         return NULL;
     }
     return call_small(self, args[0], args[1], args[2], args[3], args[4], 1);
@@ -1095,7 +1131,7 @@ static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args,
 static PyObject *kernel_from_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "from_physical_small(calls, buffer, out, threads)");
+        PyErr_SetString(PyExc_TypeError, "from_physical_small(target, buffer, out, threads)");
         return NULL;
     }
     return call_small(self, args[0], args[1], args[2], Py_None, args[3], 0);
@@ -1114,7 +1150,11 @@ static PyObject *kernel_setup_small(PyObject *self, PyObject *args)
         s_kernel = PyUnicode_InternFromString("_kernel");
         s_thread_min = PyUnicode_InternFromString("THREAD_MIN_BYTES");
         s_stream_min = PyUnicode_InternFromString("STREAM_MIN_BYTES");
-        if (!s_dtype || !s_use_kernel || !s_kernel || !s_thread_min || !s_stream_min) return NULL;
+        s_allocate = PyUnicode_InternFromString("allocate");
+        s_small_calls = PyUnicode_InternFromString("_small_calls");
+        if (!s_dtype || !s_use_kernel || !s_kernel || !s_thread_min || !s_stream_min || !s_allocate
+            || !s_small_calls)
+            return NULL;
     }
     Py_INCREF(globals);
     Py_XSETREF(engine_globals, globals);

@@ -8,6 +8,7 @@ and raise the same errors: wrong-size, read-only, non-contiguous, overlapping an
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -219,3 +220,25 @@ def test_a_small_call_needs_its_whole_key() -> None:
     raw = np.zeros(buf.nbytes + 1, np.uint8)
     assert small(t, a, raw[1:].view(np.float32), 0, None) is None  # unaligned: numpy path
     assert small(t, a, raw[:-1].view(np.float32), 0, None) is not None
+
+
+def test_threads_clearing_the_remembered_calls_while_others_run_them() -> None:
+    """Small calls stay alive while they copy, though another thread forgets them (MAX_CALLS)."""
+    t = PhysicalTarget.from_xla("f32[64,128]{1,0:T(8,128)}")
+    a = np.arange(64 * 128, dtype=np.float32).reshape(64, 128)
+    want = to_physical(a, t)
+    failures: list[str] = []
+
+    def work(seed: int) -> None:
+        out = np.empty_like(want)
+        for i in range(300):
+            pad = (seed * 300 + i) % 80  # more keys than MAX_CALLS: the lists are cleared
+            if not (to_physical(a, t, pad, out=out) == want).all() or not (from_physical(out, t) == a).all():
+                failures.append(f"thread {seed}, call {i}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not failures

@@ -998,20 +998,26 @@ static int out_shaped(const small_call_t *c, const Py_buffer *dv)
 }
 
 /* The small call in `calls` (a list of them) made for src's key that takes this out (dv NULL:
- * out is None; the call allocates), or NULL. */
+ * out is None; the call allocates), or NULL; *held: a new reference to its capsule, which
+ * keeps it alive while the GIL is released or Python code runs (that may clear the list). */
 static const small_call_t *find_small(PyObject *calls, int to_physical, PyObject *dtype, const Py_buffer *sv,
-                                      const Py_buffer *dv, PyObject *pad, PyObject *threads)
+                                      const Py_buffer *dv, PyObject *pad, PyObject *threads, PyObject **held)
 {
+    Py_CLEAR(*held);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(calls); i++) {
-        const small_call_t *c = PyCapsule_GetPointer(PyList_GET_ITEM(calls, i), "small_call");
+        PyObject *capsule = PyList_GET_ITEM(calls, i);
+        const small_call_t *c = PyCapsule_GetPointer(capsule, "small_call");
         if (c == NULL) return NULL;
         if (c->to_physical == to_physical && c->dtype == dtype && c->item == sv->itemsize
             && c->src_ndim == sv->ndim && same_dims(sv->ndim, c->src_shape, sv->shape)
             && same_dims(sv->ndim, c->src_strides, sv->strides)
             && (dv == NULL ? c->alloc_shape != NULL && !c->out_given
                            : out_shaped(c, dv) && (to_physical || c->out_given))
-            && same_key_values(c, pad, threads))
+            && same_key_values(c, pad, threads)) {
+            Py_INCREF(capsule);
+            *held = capsule;
             return c;
+        }
         if (PyErr_Occurred()) return NULL;
     }
     return NULL;
@@ -1090,17 +1096,17 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
         Py_XDECREF(calls);
         Py_RETURN_NONE;
     }
-    PyObject *result = Py_None, *made = NULL;
+    PyObject *result = Py_None, *made = NULL, *held = NULL;
     const small_call_t *c = NULL;
     if (dst == Py_None) {
-        c = find_small(calls, to_physical, sdt, &sv, NULL, pad, threads);
+        c = find_small(calls, to_physical, sdt, &sv, NULL, pad, threads, &held);
         if (c != NULL && engine_allows(module, c->nbytes))
             dst = made = allocated(c, target);
         if (made == NULL) goto done;
     }
     if (PyObject_GetBuffer(dst, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) goto done;
     if (made == NULL)
-        c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads);
+        c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads, &held);
     else if (!out_shaped(c, &dv))
         c = NULL;
     if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(module, c->nbytes)) {
@@ -1114,6 +1120,7 @@ done:
     PyErr_Clear();
     PyBuffer_Release(&sv);
     Py_DECREF(calls);
+    Py_XDECREF(held);
     Py_INCREF(result);
     Py_XDECREF(made);
     return result;

@@ -9,8 +9,9 @@ differently) or the ``out`` array's strides (``from_physical``). A key fixes eve
 and the copy plan, so a call with an equal key reuses the :class:`ToPhysical` /
 :class:`FromPhysical` made for the first; what a key does not fix (``out``'s size, dtype
 and flags, alignment, overlap) is checked on every call. A call whose copy is one kernel
-call is also kept in the kernel (``_copy.small_call``), which then runs a repeated call with
-an ``out`` array in C — the lookup, the checks and the copy — or hands it back to this path.
+call is also kept in the kernel, in the target's ``_small_calls`` (``_copy.small_call``):
+the public functions first ask the kernel, which runs a repeated call in C — the lookup, the
+checks, the allocation (through ``_copy.allocate``) and the copy — or hands it to this path.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget

@@ -6,7 +6,10 @@ over the array and one over the buffer (``_views``), and one strided copy moves 
 The copy itself is the small C kernel ``_kernel.c`` (built at install; loops ordered for
 both sides' caches, vectorised sub-tile weaving, non-temporal stores for large buffers),
 shared among a few threads for large arrays. Without a compiler the same views go through
-``np.copyto`` block by block, small sub-tile axes peeled into separate passes.
+``np.copyto`` block by block, small sub-tile axes peeled into separate passes. A copy that
+is one kernel call is also kept in the kernel as a small call (:func:`small_call`), which
+reads this module's switches (``USE_KERNEL``, ``_kernel``, the two thresholds) and its
+``allocate`` on every call, so switching them here switches it too.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget

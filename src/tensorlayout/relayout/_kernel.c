@@ -1086,7 +1086,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
         Py_RETURN_NONE;
     PyObject *calls = PyObject_GetAttr(target, s_small_calls);
     PyObject *sdt = PyObject_GetAttr(src, s_dtype), *ddt = dst == Py_None ? NULL : PyObject_GetAttr(dst, s_dtype);
-    int usable = calls != NULL && PyList_CheckExact(calls) && PyList_GET_SIZE(calls) > 0 && sdt != NULL
+    int usable = calls != NULL && PyList_Check(calls) && PyList_GET_SIZE(calls) > 0 && sdt != NULL
                  && (dst == Py_None || sdt == ddt);
     Py_XDECREF(sdt); /* the arrays hold them */
     Py_XDECREF(ddt);

@@ -43,11 +43,14 @@ try:
     _kernel = importlib.import_module("tensorlayout.relayout._kernel")
 except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
+# The kernel's small calls (see small_call), which read this module's switches and allocate.
 to_physical_small: Callable[..., np.ndarray | None] | None = None
 from_physical_small: Callable[..., np.ndarray | None] | None = None
-if _kernel is not None:  # the kernel's small calls read this module's switches and allocate
+_new_small_call: Callable[..., object] | None = None
+if _kernel is not None:
     _kernel.setup_small(globals(), np.ndarray)
     to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
+    _new_small_call = _kernel.small_call
 
 __all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_small", "has_fast_path",
            "kernel_available", "prepare", "small_call", "to_physical_small"]
@@ -156,18 +159,19 @@ def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key:
     ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
     ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
     ``out`` must be given: ``from_physical`` made with one)."""
-    if _kernel is None or copy is None or not logical.size or (copy.padded and not copy.fill_whole) \
+    if _new_small_call is None or copy is None or not logical.size \
             or not (logical.flags.aligned and buf.flags.aligned):
         return None
     fill = None
-    if copy.fill_whole:  # one item of buf.fill(pad), as Prepared.run fills
+    if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = np.empty(1, buf.dtype)
         one.fill(pad)
-        fill = one.tobytes()
+        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole else _padding_boxes(copy.plan, buf.itemsize)
+        fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
-    return _kernel.small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
-                              key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
-                              alloc_shape is None, alloc_shape)
+    return _new_small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
+                           key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
+                           alloc_shape is None, alloc_shape)
 
 
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,
@@ -210,12 +214,18 @@ def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
     if plan.fill_all:
         buf[...] = pad_value
         return
-    item = buf.itemsize
-    for box in plan.padding:  # a view built directly (as_strided costs microseconds)
-        np.ndarray(tuple(a[1] for a in box.axes), buf.dtype, buf, box.offset * item,
-                   tuple(a[3] * item for a in box.axes))[...] = pad_value
+    for off, shape, strides in _padding_boxes(plan, buf.itemsize):  # views built directly
+        np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
+
+
+def _padding_boxes(plan: Plan, item: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
+    elements: (byte offset, shape, byte strides)."""
+    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
+             for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
-        buf[plan.tail[0]:plan.tail[1]] = pad_value
+        boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
+    return boxes
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget, threads: int | None = None) -> None:

@@ -768,7 +768,8 @@ PyMODINIT_FUNC PyInit__kernel(void)
  *
  * A relayout call remembered on its target (_call.py) whose copy is one kernel call keeps a
  * `small call` here too: the key it was made for (dtype, the keyed array's shape and strides,
- * thread cap, int pad value), what it needs of `out`, and its tasks parsed once.
+ * thread cap, int pad value), what it needs of `out`, its tasks parsed once, and the boxes of
+ * padding it fills first (a zero-stride source of one item, checked as tasks are).
  * to_physical_small / from_physical_small find the one that fits their arguments, run every
  * check the Python path runs on each call (array types, out's dtype, size or shape and
  * strides, contiguity, writeability, no overlap, alignment, every task inside both arrays,
@@ -781,12 +782,15 @@ typedef struct {
     PyObject *dtype, *threads, *pad; /* strong references; pad NULL from the buffer */
     PyObject *alloc_shape;           /* without out: allocate(alloc_shape, dtype, target); NULL: out only */
     int out_given;                   /* from_physical: made for a given out (the key holds its strides) */
-    Py_ssize_t item, align, nbytes, fill;
+    Py_ssize_t item, align, nbytes;
     Py_ssize_t dst_len;                /* bytes of dst (to_physical: out may take any shape) */
     int src_ndim, dst_ndim;
     Py_ssize_t src_shape[MAX_DIMS], src_strides[MAX_DIMS], dst_shape[MAX_DIMS], dst_strides[MAX_DIMS];
-    unsigned char fill_bytes[32];      /* one item of the pad value, when fill */
-    Py_ssize_t dmin, dmax, smin, smax; /* bytes the tasks touch, from each array's first element */
+    unsigned char fill_bytes[32];      /* one item of the pad value, for the fills */
+    Py_ssize_t nfill;
+    plan_t *fills;                     /* boxes of dst written with fill_bytes first (src unused) */
+    Py_ssize_t *foff;                  /* ... from dst's first element */
+    Py_ssize_t dmin, dmax, smin, smax; /* bytes the tasks and fills touch, from each array's first element */
     Py_ssize_t count;
     plan_t *plans;                     /* dst and src: NULL; the offsets below */
     Py_ssize_t *doff, *soff;
@@ -805,6 +809,8 @@ static void small_call_delete(small_call_t *c)
     PyMem_Free(c->plans);
     PyMem_Free(c->doff);
     PyMem_Free(c->soff);
+    PyMem_Free(c->fills);
+    PyMem_Free(c->foff);
     PyMem_Free(c);
 }
 
@@ -853,10 +859,46 @@ static void copy_dims(const Py_buffer *v, int *ndim, Py_ssize_t *shape, Py_ssize
     }
 }
 
+/* The fills of a small call: fill = (one item of bytes, [task, ...]), each task a box of dst
+ * checked as kernel_copy checks it, from the item (zero source strides). */
+static int read_fills(small_call_t *c, PyObject *fill, const Py_buffer *dv, Py_ssize_t dlo, Py_ssize_t dhi)
+{
+    PyObject *one, *boxes;
+    if (!PyArg_ParseTuple(fill, "SO!:small_call fill", &one, &PyList_Type, &boxes)) return -1;
+    if (PyBytes_GET_SIZE(one) != dv->itemsize || dv->itemsize > (Py_ssize_t)sizeof c->fill_bytes) {
+        PyErr_SetString(PyExc_ValueError, "small_call: fill must be one item of bytes");
+        return -1;
+    }
+    memcpy(c->fill_bytes, PyBytes_AS_STRING(one), (size_t)dv->itemsize);
+    Py_buffer item = *dv; /* the source of a fill: one item */
+    item.buf = c->fill_bytes;
+    c->nfill = PyList_GET_SIZE(boxes);
+    c->fills = PyMem_Calloc((size_t)(c->nfill ? c->nfill : 1), sizeof(plan_t));
+    c->foff = PyMem_Calloc((size_t)(c->nfill ? c->nfill : 1), sizeof(Py_ssize_t));
+    if (c->fills == NULL || c->foff == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < c->nfill; i++) {
+        plan_t *p = &c->fills[i];
+        Py_ssize_t lo, hi;
+        if (read_task(PyList_GET_ITEM(boxes, i), p, dv, &item, dlo, dhi, 0, dv->itemsize) < 0) return -1;
+        if (p->ndim < 0) continue;
+        c->foff[i] = p->dst - (char *)dv->buf;
+        p->dst = NULL;
+        p->src = NULL;
+        span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
+        if (c->foff[i] + lo < c->dmin) c->dmin = c->foff[i] + lo;
+        if (c->foff[i] + hi > c->dmax) c->dmax = c->foff[i] + hi;
+    }
+    return 0;
+}
+
 /* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, out_given,
  * alloc_shape): the small call of the copy `tasks` from src into dst (the arrays of a first
- * call), as kernel_copy checks and runs them; fill: None, or one item of bytes written to
- * every slot of dst first; alloc_shape: None, or the shape of a new dst when out is None. */
+ * call), as kernel_copy checks and runs them; fill: None, or (one item of bytes, boxes of dst
+ * it is written to first, as tasks from a source of zero strides); alloc_shape: None, or the
+ * shape of a new dst when out is None. */
 static PyObject *kernel_small_call(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -900,15 +942,6 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
         Py_INCREF(pad);
         c->pad = pad;
     }
-    if (fill != Py_None) {
-        if (!PyBytes_Check(fill) || PyBytes_GET_SIZE(fill) != dv.itemsize
-            || dv.itemsize > (Py_ssize_t)sizeof c->fill_bytes) {
-            PyErr_SetString(PyExc_ValueError, "small_call: fill must be one item of bytes");
-            goto fail;
-        }
-        c->fill = 1;
-        memcpy(c->fill_bytes, PyBytes_AS_STRING(fill), (size_t)dv.itemsize);
-    }
     if (dv.itemsize != sv.itemsize || dv.ndim > MAX_DIMS || sv.ndim > MAX_DIMS) {
         PyErr_SetString(PyExc_ValueError, "small_call: the arrays differ in item size");
         goto fail;
@@ -923,6 +956,7 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
     }
     c->dmin = c->smin = PY_SSIZE_T_MAX;
     c->dmax = c->smax = PY_SSIZE_T_MIN;
+    if (fill != Py_None && read_fills(c, fill, &dv, dlo, dhi) < 0) goto fail;
     for (Py_ssize_t i = 0; i < count; i++) {
         plan_t *p = &c->plans[i];
         Py_ssize_t lo, hi;
@@ -1047,9 +1081,32 @@ static void fill_items(char *d, Py_ssize_t n, const unsigned char *one, Py_ssize
     }
 }
 
-static void run_small(const small_call_t *c, char *d, const char *s, Py_ssize_t dlen)
+/* Write the item `one` to every slot of the box p at d. */
+static void fill_box(char *d, const plan_t *p, const unsigned char *one)
 {
-    if (c->fill) fill_items(d, dlen / c->item, c->fill_bytes, c->item);
+    int last = p->ndim - 1;
+    if (last < 0) {
+        memcpy(d, one, (size_t)p->item);
+        return;
+    }
+    Py_ssize_t idx[MAX_DIMS] = {0};
+    for (;;) {
+        char *row = d;
+        for (int k = 0; k < last; k++) row += idx[k] * p->ds[k];
+        if (p->ds[last] == p->item)
+            fill_items(row, p->shape[last], one, p->item);
+        else
+            for (Py_ssize_t i = 0; i < p->shape[last]; i++) memcpy(row + i * p->ds[last], one, (size_t)p->item);
+        int k = last - 1;
+        for (; k >= 0 && ++idx[k] == p->shape[k]; k--) idx[k] = 0;
+        if (k < 0) return;
+    }
+}
+
+static void run_small(const small_call_t *c, char *d, const char *s)
+{
+    for (Py_ssize_t i = 0; i < c->nfill; i++)
+        if (c->fills[i].ndim >= 0) fill_box(d + c->foff[i], &c->fills[i], c->fill_bytes);
     for (Py_ssize_t i = 0; i < c->count; i++) {
         plan_t p = c->plans[i];
         if (p.ndim < 0) continue;
@@ -1111,7 +1168,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
         c = NULL;
     if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(module, c->nbytes)) {
         Py_BEGIN_ALLOW_THREADS
-        run_small(c, dv.buf, sv.buf, dv.len);
+        run_small(c, dv.buf, sv.buf);
         Py_END_ALLOW_THREADS
         result = dst;
     }

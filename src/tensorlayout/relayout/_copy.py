@@ -220,9 +220,11 @@ def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
 
 def _padding_boxes(plan: Plan, item: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements: (byte offset, shape, byte strides)."""
-    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
-             for box in plan.padding]
+    elements: (byte offset, shape, byte strides), axes by falling stride (the order to fill)."""
+    boxes = []
+    for box in plan.padding:
+        axes = sorted(((a[1], a[3] * item) for a in box.axes), key=lambda a: -abs(a[1]))
+        boxes.append((box.offset * item, tuple(a[0] for a in axes), tuple(a[1] for a in axes)))
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

@@ -166,7 +166,8 @@ def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key:
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = np.empty(1, buf.dtype)
         one.fill(pad)
-        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole else _padding_boxes(copy.plan, buf.itemsize)
+        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole \
+            else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
         fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
     return _new_small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
@@ -208,6 +209,25 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
 
 
+def _fill_order(box: Box) -> Box:
+    """``box`` with its axes in the order to fill it, by falling stride, and those that run on
+    into the next merged (``(72, 2)`` items of strides ``(4, 2)`` bytes: 144 of 2 bytes).
+
+    >>> _fill_order((0, (2, 8, 4), (4, 64, 1)))
+    (0, (8, 8), (64, 1))
+    """
+    off, shape, strides = box
+    axes = sorted(((n, s) for n, s in zip(shape, strides, strict=True) if n != 1), key=lambda a: -abs(a[1]))
+    merged: list[tuple[int, int]] = []
+    for n, s in reversed(axes):  # innermost first
+        if merged and s == merged[-1][0] * merged[-1][1]:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1])
+        else:
+            merged.append((n, s))
+    merged.reverse()
+    return off, tuple(n for n, _ in merged), tuple(s for _, s in merged)
+
+
 def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
     """Write ``pad_value`` into the padding slots of the contiguous ``buf`` (all slots if they
     are not boxes)."""
@@ -218,13 +238,14 @@ def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
         np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
 
 
-def _padding_boxes(plan: Plan, item: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides
+
+
+def _padding_boxes(plan: Plan, item: int) -> list[Box]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements: (byte offset, shape, byte strides), axes by falling stride (the order to fill)."""
-    boxes = []
-    for box in plan.padding:
-        axes = sorted(((a[1], a[3] * item) for a in box.axes), key=lambda a: -abs(a[1]))
-        boxes.append((box.offset * item, tuple(a[0] for a in axes), tuple(a[1] for a in axes)))
+    elements."""
+    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
+             for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

@@ -8,6 +8,7 @@ and raise the same errors: wrong-size, read-only, non-contiguous, overlapping an
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 from collections.abc import Callable
 
@@ -257,3 +258,43 @@ def test_padding_boxes_are_filled_along_their_smallest_stride(text: str) -> None
         _, shape, strides = _fill_order(box)
         assert list(strides) == sorted(strides, key=abs, reverse=True) and len(shape) == len(strides)
         assert all(strides[k] != shape[k + 1] * strides[k + 1] for k in range(len(shape) - 1))  # merged
+
+
+def test_small_calls_keep_reference_counts() -> None:
+    """No reference leaks or losses in the C path (with and without out, hits and misses)."""
+    t, a, buf, back = _remembered("f32[3,5]{1,0:T(2,2)}")
+    to_physical(a, t)
+    from_physical(buf, t)
+    objects = [a, buf, back, a.dtype, t, t._small_calls, 7, 2]
+
+    def calls() -> None:
+        to_physical(a, t, out=buf)
+        to_physical(a, t)
+        to_physical(a, t, 7, out=buf)
+        from_physical(buf, t, out=back)
+        from_physical(buf, t)
+        from_physical(buf, t, out=back, threads=2)
+
+    calls()  # remembers the calls of pad 7 and of threads=2
+    objects += list(t._small_calls)  # the kernel's capsules
+    before = [sys.getrefcount(x) for x in objects]
+    for _ in range(1000):
+        calls()
+        assert engine.to_physical_small is not None
+        assert engine.to_physical_small(t, a[::-1], buf, 0, None) is None  # misses too
+    assert [sys.getrefcount(x) for x in objects] == before
+
+
+def test_a_small_call_refuses_tasks_outside_its_arrays() -> None:
+    make = engine._new_small_call
+    assert make is not None
+    dst, src = np.zeros(16, np.float32), np.zeros(16, np.float32)
+    good = [(0, 0, (4, 4), (16, 4), (16, 4))]
+    assert make(dst, src, good, True, src.dtype, None, 0, None, 64, 4, False, (16,)) is not None
+    for bad in ([(4, 0, (4, 4), (16, 4), (16, 4))], [(0, 0, (4, 5), (16, 4), (16, 4))],
+                [(0, -4, (4, 4), (16, 4), (16, 4))]):
+        with pytest.raises(IndexError):
+            make(dst, src, bad, True, src.dtype, None, 0, None, 64, 4, False, (16,))
+    fill = (bytes(4), [(60, 0, (2,), (4,), (0,))])  # a padding box past the end
+    with pytest.raises(IndexError):
+        make(dst, src, good, True, src.dtype, None, 0, fill, 64, 4, False, (16,))

@@ -40,7 +40,7 @@ def no_allocation(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object) -> None:
         raise AssertionError("allocated before the argument check")
 
-    for module in ("_call", "_buffers", "_pack_numpy"):
+    for module in ("_call", "_buffers", "_pack_numpy", "_copy"):
         monkeypatch.setattr(f"tensorlayout.relayout.{module}.allocate", refuse, raising=False)
 
 

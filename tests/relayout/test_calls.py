@@ -5,6 +5,8 @@ remembered calls) or with the offsets recipe."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from dataclasses import replace
 
 import numpy as np
@@ -238,8 +240,19 @@ def test_a_replaced_target_starts_without_remembered_calls() -> None:
     t = _fresh()
     to_physical(_data(), t)
     other = replace(t, name="renamed")
-    assert t._calls and not other._calls and not other._cache
+    assert t._calls and not other._calls and not other._cache and not other._small_calls
     assert (to_physical(_data(), other) == _want(_data(), t)).all()
+
+
+def test_a_target_with_remembered_calls_pickles_and_deep_copies() -> None:
+    t = _fresh("f32[128,128]{1,0:T(8,128)}")
+    a = _data(shape=(128, 128))
+    want = to_physical(a, t, out=np.empty(t.physical_elements, np.float32))
+    assert t._small_calls  # the kernel's, which do not pickle: a copy starts without them
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert not other._small_calls
+        assert (to_physical(a, other, out=np.empty_like(want)) == want).all()
+        assert (from_physical(want, other) == a).all()
 
 
 TARGETS = ["f32[9,300]{1,0:T(8,128)}", "bf16[17,40]{0,1:T(8,128)(2,1)}", "s8[5,6,7]{0,2,1:T(4,4)}",

@@ -8,7 +8,10 @@ and the pad value (``to_physical``; plain ints only, as ``-0.0 == 0`` but fills
 differently) or the ``out`` array's strides (``from_physical``). A key fixes every check
 and the copy plan, so a call with an equal key reuses the :class:`ToPhysical` /
 :class:`FromPhysical` made for the first; what a key does not fix (``out``'s size, dtype
-and flags, alignment, overlap) is checked on every call.
+and flags, alignment, overlap) is checked on every call. A call whose copy is one kernel
+call is also kept in the kernel, in the target's ``_small_calls`` (``_copy.small_call``):
+the public functions first ask the kernel, which runs a repeated call in C — the lookup, the
+checks, the allocation (through ``_copy.allocate``) and the copy — or hands it to this path.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget
@@ -41,11 +44,16 @@ def apart(x: np.ndarray, y: np.ndarray) -> bool:
     return (x is not y and x.flags.owndata and y.flags.owndata) or not np.may_share_memory(x, y)
 
 
-def remember(t: PhysicalTarget, key: tuple | None, call: ToPhysical | FromPhysical) -> None:
+def remember(t: PhysicalTarget, key: tuple | None, call: ToPhysical | FromPhysical,
+             small: object | None = None) -> None:
+    """Keep ``call`` under ``key`` (None: not at all), and its kernel ``small`` call if any."""
     if key is not None:
         if len(t._calls) >= MAX_CALLS:
             t._calls.clear()
+            t._small_calls.clear()
         t._calls[key] = call
+        if small is not None:
+            t._small_calls.append(small)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -6,7 +6,10 @@ over the array and one over the buffer (``_views``), and one strided copy moves 
 The copy itself is the small C kernel ``_kernel.c`` (built at install; loops ordered for
 both sides' caches, vectorised sub-tile weaving, non-temporal stores for large buffers),
 shared among a few threads for large arrays. Without a compiler the same views go through
-``np.copyto`` block by block, small sub-tile axes peeled into separate passes.
+``np.copyto`` block by block, small sub-tile axes peeled into separate passes. A copy that
+is one kernel call is also kept in the kernel as a small call (:func:`small_call`), which
+reads this module's switches (``USE_KERNEL``, ``_kernel``, the two thresholds) and its
+``allocate`` on every call, so switching them here switches it too.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget
@@ -26,6 +29,7 @@ from types import ModuleType
 
 import numpy as np
 
+from tensorlayout.relayout._buffers import allocate  # noqa: F401 - the kernel's small calls call it
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -39,8 +43,17 @@ try:
     _kernel = importlib.import_module("tensorlayout.relayout._kernel")
 except ImportError:  # installed without a C compiler: the numpy path
     _kernel = None
+# The kernel's small calls (see small_call), which read this module's switches and allocate.
+to_physical_small: Callable[..., np.ndarray | None] | None = None
+from_physical_small: Callable[..., np.ndarray | None] | None = None
+_new_small_call: Callable[..., object] | None = None
+if _kernel is not None:
+    _kernel.setup_small(globals(), np.ndarray)
+    to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
+    _new_small_call = _kernel.small_call
 
-__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "has_fast_path", "kernel_available", "prepare"]
+__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_small", "has_fast_path",
+           "kernel_available", "prepare", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
@@ -137,6 +150,31 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
 
 
+def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object,
+               alloc_shape: tuple[int, ...] | None) -> object | None:
+    """``copy`` between arrays like ``logical`` and ``buf`` as a small call of the kernel, which
+    repeats it under ``key`` (a remembered call's: the keyed array's dtype, strides and shape,
+    the thread cap, then the raw pad value or out's strides) with every check of
+    :meth:`Prepared.run`, or None when one kernel call does not do it (``_kernel.c``).
+    ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
+    ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
+    ``out`` must be given: ``from_physical`` made with one)."""
+    if _new_small_call is None or copy is None or not logical.size \
+            or not (logical.flags.aligned and buf.flags.aligned):
+        return None
+    fill = None
+    if copy.padded:  # one item of the pad value, and where Prepared.run writes it
+        one = np.empty(1, buf.dtype)
+        one.fill(pad)
+        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole \
+            else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
+        fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
+    dst, src = (buf, logical) if copy.to_physical else (logical, buf)
+    return _new_small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
+                           key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
+                           alloc_shape is None, alloc_shape)
+
+
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,
             threads: int | None = None) -> None:
     """Write ``array`` (logical) into the 1-D ``buf`` (physical), padding slots = ``pad_value``."""
@@ -171,18 +209,46 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
 
 
+def _fill_order(box: Box) -> Box:
+    """``box`` with its axes in the order to fill it, by falling stride, and those that run on
+    into the next merged (``(72, 2)`` items of strides ``(4, 2)`` bytes: 144 of 2 bytes).
+
+    >>> _fill_order((0, (2, 8, 4), (4, 64, 1)))
+    (0, (8, 8), (64, 1))
+    """
+    off, shape, strides = box
+    axes = sorted(((n, s) for n, s in zip(shape, strides, strict=True) if n != 1), key=lambda a: -abs(a[1]))
+    merged: list[tuple[int, int]] = []
+    for n, s in reversed(axes):  # innermost first
+        if merged and s == merged[-1][0] * merged[-1][1]:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1])
+        else:
+            merged.append((n, s))
+    merged.reverse()
+    return off, tuple(n for n, _ in merged), tuple(s for _, s in merged)
+
+
 def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
     """Write ``pad_value`` into the padding slots of the contiguous ``buf`` (all slots if they
     are not boxes)."""
     if plan.fill_all:
         buf[...] = pad_value
         return
-    item = buf.itemsize
-    for box in plan.padding:  # a view built directly (as_strided costs microseconds)
-        np.ndarray(tuple(a[1] for a in box.axes), buf.dtype, buf, box.offset * item,
-                   tuple(a[3] * item for a in box.axes))[...] = pad_value
+    for off, shape, strides in _padding_boxes(plan, buf.itemsize):  # views built directly
+        np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
+
+
+Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides
+
+
+def _padding_boxes(plan: Plan, item: int) -> list[Box]:
+    """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
+    elements."""
+    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
+             for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
-        buf[plan.tail[0]:plan.tail[1]] = pad_value
+        boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
+    return boxes
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget, threads: int | None = None) -> None:

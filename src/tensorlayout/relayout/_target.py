@@ -34,7 +34,20 @@ from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.shape import Shape, parse_shape
 
-__all__ = ["Digit", "PhysicalTarget"]
+__all__ = ["Digit", "PhysicalTarget", "SmallCalls"]
+
+
+class SmallCalls(list[object]):
+    """A target's remembered calls kept in the C kernel (see ``relayout._call``): a pickled or
+    deep-copied target starts without them (the kernel's objects do not pickle).
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(SmallCalls([1])))
+    []
+    """
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return SmallCalls, ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +84,7 @@ class PhysicalTarget:
     # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # offsets, plans
     _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
+    _small_calls: SmallCalls = field(default_factory=lambda: SmallCalls(), init=False, repr=False)
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod

@@ -430,7 +430,8 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
     const Py_ssize_t v = t->v, line = 64 / it > v ? 64 / it : v;
     /* destination rows a multiple of 4 KiB apart share an L1 set: a block writes V of them,
      * fewer lines in flight than the set's ways (from_physical of f32[64,32,128]{0,2,1:T(8,128)}
-     * measured ~15% faster; the same for source rows measured slower) */
+     * measured ~15% faster; the same for source rows measured slower: there the tiles of a
+     * block go down a source line's rows first, so each line is used whole at once, ~8%) */
     const Py_ssize_t la = da % 4096 ? line : v, lb = line;
     Py_ssize_t fa = first_block(s + a0 * it, la, v, it), fb = first_block(d + b0 * it, lb, v, it);
     for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
@@ -439,9 +440,15 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = b + (b == b0 ? fb : lb);
             if (be > b1) be = b1;
-            for (Py_ssize_t i = a; i < ae; i += v)
+            if (sb % 4096) {
+                for (Py_ssize_t i = a; i < ae; i += v)
+                    for (Py_ssize_t j = b; j < be; j += v)
+                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+            } else {
                 for (Py_ssize_t j = b; j < be; j += v)
-                    t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+                    for (Py_ssize_t i = a; i < ae; i += v)
+                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+            }
         }
     }
 }
@@ -459,8 +466,9 @@ static Py_ssize_t tile_origin(const char *p, Py_ssize_t n, Py_ssize_t v, Py_ssiz
 
 /* transpose_tiled over at least 4 x 4 tiles: tiles aligned to the vectors of both
  * sides (tile_origin), the edges past the last whole tile through the scalar loop. */
-static void transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,
-                              Py_ssize_t da, Py_ssize_t sb, int lg)
+static __attribute__((noinline)) void /* inlined, it measured 30% slower on the small ones */
+transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                  Py_ssize_t sb, int lg)
 {
     const Py_ssize_t it = ITEM(lg), v = t->v;
     Py_ssize_t ha = tile_origin(s, na, v, it), hb = tile_origin(d, nb, v, it);

@@ -3,10 +3,10 @@ physical layouts), each timed side by side with ``np.copyto`` of max(logical, ph
 between two ready buffers — the physical limit of any relayout.
 
 Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--small]
-[--threads N] [--align64]``. Prints, per layout and direction, the best times and the ratio
-ours / copy (the median over rounds in which ours and the copy run one after the other,
-robust to a noisy machine), and the same ratio for the numpy fallback path (used when the C
-kernel could not be built). A round of a small row (``--small`` runs only those, which
+[--threads N] [--align64] [--thread-min-bytes N]``. Prints, per layout and direction, the
+best times and the ratio ours / copy (the median over rounds in which ours and the copy run
+one after the other, robust to a noisy machine), and the same ratio for the numpy fallback
+path (used when the C kernel could not be built). A round of a small row (``--small`` runs only those, which
 measure the per-call cost) makes enough calls to last ``ROUND_SECONDS``: one call of a few
 microseconds is below the timer's noise. Every call
 writes into a ready ``out=`` buffer: by default as numpy allocates it (``np.empty_like``,
@@ -127,13 +127,16 @@ def _rows(case: Case, target_like: object, data: np.ndarray, align: bool, thread
 
 
 def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
-        small: bool = False) -> None:
+        small: bool = False, thread_min_bytes: int | None = None) -> None:
     import tensorlayout.relayout._copy as engine
+
+    if thread_min_bytes is not None:  # to measure the threshold where threads pay off
+        engine.THREAD_MIN_BYTES = thread_min_bytes
 
     print(f"relayout, {repeat} rounds per row; copy kernel "
           f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}; arrays "
           f"{'on 64-byte lines' if align else 'as numpy allocates them'}; threads "
-          f"{'default' if threads is None else threads}")
+          f"{'default' if threads is None else threads} from {engine.THREAD_MIN_BYTES} bytes")
     print("ratio = median over rounds of ours vs np.copyto of max(logical, physical) bytes, "
           "timed alternately (aim <= 1.5); numpy = the same for the fallback path")
     print(f"{'layout':58} {'direction':13} {'MiB':>6} {'copy ms':>8} {'ours ms':>8} {'ratio':>6} "
@@ -161,8 +164,10 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="run only the small rows (per-call cost)")
     parser.add_argument("--align64", action="store_true", help="start every array on a cache line")
     parser.add_argument("--threads", type=int, default=None, help="threads= of every call")
+    parser.add_argument("--thread-min-bytes", type=int, default=None,
+                        help="share copies among threads from this many bytes on (default: the library's)")
     args = parser.parse_args()
-    run(args.repeat, args.only, args.align64, args.threads, args.small)
+    run(args.repeat, args.only, args.align64, args.threads, args.small, args.thread_min_bytes)
 
 
 if __name__ == "__main__":

@@ -87,3 +87,62 @@ def test_raw_kernel_destination_run_axis(stream: bool) -> None:
     task = (0, 0, (ng, na, nb), (nb * 4, ng * nb * 4, 4), (nb * na * 4, 4, na * 4))
     engine._kernel.copy(dst, src, [task], stream)
     assert np.array_equal(dst, src.transpose(2, 0, 1).reshape(na, ng * nb))
+
+
+@pytest.mark.parametrize("item", [1, 2, 4, 8])
+@pytest.mark.parametrize("rows, cols, gap", [(130, 136, 0), (200, 9, 8), (9, 300, 0), (70, 520, 0),
+                                             (144, 64, 4096)])
+@pytest.mark.parametrize("offsets", [(0, 0), (1, 3), (2, 0), (0, 6), (5, 7)])
+def test_raw_kernel_transposes_at_any_start(item: int, rows: int, cols: int, gap: int,
+                                            offsets: tuple[int, int]) -> None:
+    # both sides start anywhere in a cache line (the tiles then start at the first vector
+    # boundary, one overlapping tile before it); destination rows `gap` bytes apart past their
+    # end (4096: rows a multiple of 4 KiB apart); nothing outside the rows may change
+    if engine._kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[item]
+    s_off, d_off = offsets[0] * item, offsets[1] * item
+    if gap == 4096:
+        gap = -rows * item % 4096
+    row = rows * item + gap
+    raw_src = np.zeros(rows * cols + 64 + s_off, dtype)
+    raw_dst = np.empty(-(-(cols * row + 64 + d_off) // item), dtype)
+    raw_dst.view(np.uint8)[...] = 0xAB
+    start_s, start_d = -raw_src.ctypes.data % 64 + s_off, -raw_dst.ctypes.data % 64 + d_off
+    src = raw_src.view(np.uint8)[start_s:start_s + rows * cols * item].view(dtype).reshape(rows, cols)
+    src[...] = np.arange(1, rows * cols + 1, dtype=np.uint64).astype(dtype).reshape(rows, cols)
+    task = (start_d, 0, (cols, rows), (row, item), (item, cols * item))
+    engine._kernel.copy(raw_dst, src, [task], False)
+    raw = raw_dst.view(np.uint8)
+    dst = np.lib.stride_tricks.as_strided(raw[start_d:].view(dtype), (cols, rows), (row, item))
+    assert np.array_equal(dst, src.T)
+    untouched = np.ones(raw.size, bool)
+    for c in range(cols):
+        untouched[start_d + c * row:start_d + c * row + rows * item] = False
+    assert (raw[untouched] == 0xAB).all()
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 33, 128, 200])
+@pytest.mark.parametrize("offsets", [(0, 0), (2, 6), (16, 34)])
+@pytest.mark.parametrize("stream", [False, True])
+def test_raw_kernel_weaves_two_byte_pairs(n: int, offsets: tuple[int, int], stream: bool) -> None:
+    # out[k, b] = row b[k] and back (the (2,1) sub-tile of 2-byte items: vector rounds of 16
+    # pairs, then the rest), at any start; the bytes around the destination stay as they were
+    if engine._kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    rng = np.random.default_rng(n)
+    rows = rng.integers(0, 1 << 16, (2, n + 5)).astype(np.uint16)  # row stride n + 5 items
+    src_off, dst_off = offsets
+    raw = np.zeros(2 * (n + 5) + 64, np.uint16)
+    raw[src_off // 2:src_off // 2 + rows.size] = rows.reshape(-1)
+    woven = np.full(2 * n + 64, 7, np.uint16)
+    task = (dst_off, src_off, (n, 2), (4, 2), (2, 2 * (n + 5)))
+    engine._kernel.copy(woven, raw, [task], stream)
+    want = np.full_like(woven, 7)
+    want[dst_off // 2:dst_off // 2 + 2 * n] = rows[:, :n].T.reshape(-1)
+    assert np.array_equal(woven, want)
+    back = np.full(2 * (n + 5) + 64, 9, np.uint16)
+    engine._kernel.copy(back, woven, [(src_off, dst_off, (n, 2), (2, 2 * (n + 5)), (4, 2))], stream)
+    expect = np.full_like(back, 9)
+    expect[src_off // 2:src_off // 2 + rows.size] = np.where(np.arange(n + 5) < n, rows, 9).reshape(-1)
+    assert np.array_equal(back, expect)

@@ -412,10 +412,81 @@ static tiler_t tilers[8] = {
 #endif
 };
 
+/* The first block's length along an axis whose tiles start at p: up to p's next cache line
+ * boundary if p starts a vector (the tiles then stay within lines), else a whole line. */
+static Py_ssize_t first_block(const char *p, Py_ssize_t line, Py_ssize_t v, Py_ssize_t it)
+{
+    uintptr_t at = (uintptr_t)p;
+    return line > v && at % (uintptr_t)(v * it) == 0 && at % 64 != 0 ? (Py_ssize_t)(64 - at % 64) / it
+                                                                       : line;
+}
+
+/* Tiles over items [a0, a1) x [b0, b1) (multiples of V apart), grouped in blocks of one
+ * cache line per row on both sides (so each source line is used whole while in L1, and each
+ * destination line is written whole by consecutive tiles: streamed stores then combine). */
+static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, Py_ssize_t a1,
+                      Py_ssize_t b0, Py_ssize_t b1, Py_ssize_t da, Py_ssize_t sb, Py_ssize_t it, int nt)
+{
+    const Py_ssize_t v = t->v, line = 64 / it > v ? 64 / it : v;
+    /* destination rows a multiple of 4 KiB apart share an L1 set: a block writes V of them,
+     * fewer lines in flight than the set's ways (from_physical of f32[64,32,128]{0,2,1:T(8,128)}
+     * measured ~15% faster; the same for source rows measured slower: there the tiles of a
+     * block go down a source line's rows first, so each line is used whole at once, ~8%) */
+    const Py_ssize_t la = da % 4096 ? line : v, lb = line;
+    Py_ssize_t fa = first_block(s + a0 * it, la, v, it), fb = first_block(d + b0 * it, lb, v, it);
+    for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
+        ae = a + (a == a0 ? fa : la);
+        if (ae > a1) ae = a1;
+        for (Py_ssize_t b = b0, be; b < b1; b = be) {
+            be = b + (b == b0 ? fb : lb);
+            if (be > b1) be = b1;
+            if (sb % 4096) {
+                for (Py_ssize_t i = a; i < ae; i += v)
+                    for (Py_ssize_t j = b; j < be; j += v)
+                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+            } else {
+                for (Py_ssize_t j = b; j < be; j += v)
+                    for (Py_ssize_t i = a; i < ae; i += v)
+                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+            }
+        }
+    }
+}
+
+/* Where the tiles of an axis of n items start (the side contiguous along it at p): at the
+ * first item whose tile row does not straddle a vector boundary (loads and stores split
+ * over two cache lines measured ~35% slower), on axes of at least 16 tiles (else 0). Items
+ * before it are covered by one more tile at 0, overlapping (a copy: it writes the same
+ * values), which costs at most 1/16 more. */
+static Py_ssize_t tile_origin(const char *p, Py_ssize_t n, Py_ssize_t v, Py_ssize_t it)
+{
+    Py_ssize_t h = (Py_ssize_t)((-(uintptr_t)p) & (uintptr_t)(v * it - 1)) / it;
+    return h != 0 && n >= 16 * v ? h : 0;
+}
+
+/* transpose_tiled over at least 4 x 4 tiles: tiles aligned to the vectors of both
+ * sides (tile_origin), the edges past the last whole tile through the scalar loop. */
+static __attribute__((noinline)) void /* inlined, it measured 30% slower on the small ones */
+transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                  Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    Py_ssize_t ha = tile_origin(s, na, v, it), hb = tile_origin(d, nb, v, it);
+    Py_ssize_t ea = na - (na - ha) % v, eb = nb - (nb - hb) % v;
+    tile_rect(t, d, s, ha, ea, hb, eb, da, sb, it, 0);
+    if (ha) tile_rect(t, d, s, 0, v, hb, eb, da, sb, it, 0);
+    if (hb) tile_rect(t, d, s, ha, ea, 0, v, da, sb, it, 0);
+    if (ha && hb) t->tile(d, s, da, sb, 0);
+    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
+    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+}
+
 /* The transpose of transpose_T in vector tiles of V x V items, grouped in blocks of one
  * cache line per row on both sides (so each source line is used whole while in L1, and each
  * destination line is written whole by consecutive tiles: streamed stores then combine);
- * the edges of na, nb that are not a multiple of V go through the scalar loop. */
+ * the edges of na, nb that are not a multiple of V go through the scalar loop. Large ones
+ * go through transpose_aligned (measured slower on the 128 x 8 transposes of a tiled
+ * layout's column-major tiles). */
 static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
                             Py_ssize_t sb, int lg, int nt)
 {
@@ -428,6 +499,10 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
     Py_ssize_t ea = na - na % v, eb = nb - nb % v;
     if (t->tile == NULL || ea == 0 || eb == 0) {
         transpose_table[lg](d, s, na, nb, da, sb);
+        return;
+    }
+    if (!nt && na >= 4 * v && nb >= 4 * v) {
+        transpose_aligned(t, d, s, na, nb, da, sb, lg);
         return;
     }
     Py_ssize_t block = 64 / it > v ? 64 / it : v;
@@ -528,7 +603,9 @@ static void transpose_streamed(char *d, const char *s, Py_ssize_t ng, Py_ssize_t
     }
 }
 
-/* Pick the widest tiles this CPU runs (called once at import). */
+static void choose_weaves(void);
+
+/* Pick the widest tiles (and weaves) this CPU runs (called once at import). */
 static void choose_tilers(void)
 {
 #if HAVE_AVX2_DISPATCH
@@ -540,6 +617,7 @@ static void choose_tilers(void)
         tilers[3 + SWAPPED] = (tiler_t){tile_u64_swap_avx2, 4};
     }
 #endif
+    choose_weaves();
 }
 
 typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
@@ -568,6 +646,52 @@ static weave_fn unweave_table[4][3] = {
     {unweave_uint32_t_2, unweave_uint32_t_4, unweave_uint32_t_8},
     {unweave_uint64_t_2, unweave_uint64_t_4, unweave_uint64_t_8},
 };
+#if HAVE_AVX2_DISPATCH
+/* weave_uint16_t_2 in 32-byte vectors: 16 items of each row per round (the compiler's SSE2
+ * loop for 2-byte pairs measured compute-bound, below the copy's speed in L3) */
+__attribute__((target("avx2"))) static void weave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                             Py_ssize_t sb)
+{
+    Py_ssize_t k = 0;
+    for (; k + 16 <= n; k += 16) { /* quads [0 2 1 3] of each row: in-lane unpacks then run on */
+        __m256i r0 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + 2 * k)), 0xD8);
+        __m256i r1 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + sb + 2 * k)), 0xD8);
+        _mm256_storeu_si256((__m256i *)(d + 4 * k), _mm256_unpacklo_epi16(r0, r1));
+        _mm256_storeu_si256((__m256i *)(d + 4 * k + 32), _mm256_unpackhi_epi16(r0, r1));
+    }
+    if (k < n) weave_uint16_t_2(d + 4 * k, s + 2 * k, n - k, sb);
+}
+
+/* unweave_uint16_t_2 in 32-byte vectors: 16 pairs per round */
+__attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                               Py_ssize_t db)
+{
+    const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                           0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    Py_ssize_t k = 0;
+    for (; k + 16 <= n; k += 16) { /* per lane [evens odds], quads to [evens | odds] */
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + 4 * k));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 4 * k + 32));
+        a = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(a, split), 0xD8);
+        b = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(b, split), 0xD8);
+        _mm256_storeu_si256((__m256i *)(d + 2 * k), _mm256_permute2x128_si256(a, b, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + db + 2 * k), _mm256_permute2x128_si256(a, b, 0x31));
+    }
+    if (k < n) unweave_uint16_t_2(d + 2 * k, s + 4 * k, n - k, db);
+}
+#endif
+
+/* The AVX2 weaves where the CPU has them (from choose_tilers). */
+static void choose_weaves(void)
+{
+#if HAVE_AVX2_DISPATCH
+    if (__builtin_cpu_supports("avx2")) {
+        weave_table[1][0] = weave_u16_2_avx2;
+        unweave_table[1][0] = unweave_u16_2_avx2;
+    }
+#endif
+}
+
 static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
                                    strided_uint64_t};
 static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,

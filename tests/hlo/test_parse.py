@@ -253,7 +253,9 @@ ERRORS = [
     ("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), window={size=2 foo=1}\n}", 3, 43),
     # brackets inside skipped values must still match
     (_P + "  ROOT n = f32[4] negate(p), sharding={devices=[4,2]<=[4,2]T(1,0}\n}", 4, 65),
-    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":[1,2}\n}', 4, 54),
+    # backend_config is a JSON dict where only braces nest: this one takes the computation's '}'
+    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":{1,2}\n}', 5, 2),
+    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":{1,2}\n', 4, 45),
 ]
 
 

@@ -28,10 +28,10 @@ from jaxlib import _hlo
 for line in sys.stdin:
     try:
         _hlo.hlo_module_from_text(json.loads(line))
-        ok = True
-    except Exception:
-        ok = False
-    sys.stdout.write(json.dumps(ok) + "\\n")
+        err = None
+    except Exception as e:
+        err = str(e)
+    sys.stdout.write(json.dumps(err) + "\\n")
     sys.stdout.flush()
 """
 
@@ -51,8 +51,9 @@ def mutants(seed: int, count: int) -> list[str]:
     return out
 
 
-class _Xla:
-    """jaxlib's parser in a child process: ``accepts(text)`` is True, False or None (it crashed)."""
+class XlaHlo:
+    """jaxlib's parser in a child process: ``accepts(text)`` is True, False or None (it crashed);
+    ``error(text)`` is None, XLA's message, or ``"crash"``."""
 
     def __init__(self) -> None:
         self.proc = self._start()
@@ -62,15 +63,24 @@ class _Xla:
         return subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
-    def accepts(self, text: str) -> bool | None:
+    def error(self, text: str) -> str | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(text) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        try:
+            self.proc.stdin.write(json.dumps(text) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except BrokenPipeError:
+            line = ""
         if not line:
+            self.proc.wait()
             self.proc = self._start()
-            return None
-        return bool(json.loads(line))
+            return "crash"
+        answer: str | None = json.loads(line)
+        return answer
+
+    def accepts(self, text: str) -> bool | None:
+        err = self.error(text)
+        return None if err == "crash" else err is None
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -80,7 +90,7 @@ class _Xla:
 
 def _run(seed: int, count: int) -> dict[str, int]:
     pytest.importorskip("jaxlib._hlo")
-    xla = _Xla()
+    xla = XlaHlo()
     counts = {"both accept": 0, "both reject": 0, "only we accept": 0, "xla crashed": 0}
     rejected_valid = []
     try:

@@ -148,7 +148,27 @@ CASES = [
     ("layout_space_in_layout", _module(" p = f32[2,3]{1 ,0} parameter(0)\n ROOT n = f32[2,3] negate(p)"),
      True),
     ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
-     True),
+     True),    # backend_config is a string or a JSON dict, where only braces outside "strings" nest
+    ("backend_config_unbalanced_square", _module(_REV + ', dimensions={0}, backend_config={"a":[1,2}'), True),
+    ("backend_config_unbalanced_paren", _module(_REV + ', dimensions={0}, backend_config={ "x" : ( }'), True),
+    ("backend_config_brace_in_string", _module(_REV + ', dimensions={0}, backend_config={"a":"}{"}'), True),
+    ("backend_config_single_quoted", _module(_REV + ", dimensions={0}, backend_config='x'"), True),
+    ("backend_config_single_quote_in_dict", _module(_REV + ", dimensions={0}, backend_config={'}'}"), False),
+    ("backend_config_bare_word", _module(_REV + ", dimensions={0}, backend_config=x"), False),
+    ("backend_config_unclosed", _module(_REV + ', dimensions={0}, backend_config={"a":{}'), False),
+    ("backend_config_open_string", _module(_REV + ', dimensions={0}, backend_config={"a}'), False),
+    ("custom_config_unbalanced", _module(_REV + ', dimensions={0}, custom_config={"a":[1}'), False),
+    # an attribute value ends at its closing bracket: the next instruction may follow at once
+    ("sharding_glued_to_name", _module(" p = f32[2] parameter(0), sharding={devices=[2]0,1}q = f32[2] "
+                                       "negate(p)\n ROOT n = f32[2] negate(q)"), True),
+    ("dims_glued_to_name", _module(" p = f32[2] parameter(0)\n q = f32[2] reverse(p), dimensions={0}r = "
+                                   "f32[2] negate(q)\n ROOT n = f32[2] negate(r)"), True),
+    ("backend_config_glued_to_name", _module(' p = f32[2] parameter(0), backend_config={"a":[}q = f32[2] '
+                                             "negate(p)\n ROOT n = f32[2] negate(q)"), True),
+    ("replica_groups_iota_then_name", _module(
+        " p = f32[4] parameter(0)\n ROOT a = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), "
+        "to_apply=s",
+        "s {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT z = f32[] add(x, y)\n}\n"), True),
 ]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
-from tensorlayout.hlo._scan import literal_end, scan_value
+from tensorlayout.hlo._scan import literal_end, scan_value, string_or_json_dict_end
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
@@ -83,6 +83,18 @@ _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
+
+
+def _value_end(key: str, text: str, at: int) -> int:
+    """Where the value of attribute ``key`` starting at ``at`` ends, as XLA's lexer reads it
+    (``backend_config`` is a string or a JSON dict, where only braces nest).
+
+    >>> _value_end("backend_config", 'backend_config={"a":[1}, x=1', 15)
+    23
+    """
+    if key == "backend_config":
+        return string_or_json_dict_end(text, at)
+    return attribute_value_end(key, text, at, scan_value(text, at))
 
 
 def _known_opcode(opcode: str) -> bool:
@@ -165,7 +177,7 @@ class _Parser:
         cur.pos += 1
         cur.skip()
         at = cur.pos
-        cur.pos = scan_value(self.text, at)
+        cur.pos = _value_end(m.group(), self.text, at)
         return m.group(), self.text[at : cur.pos], at
 
     def _module_attribute(self, key: str, value: str, at: int) -> Any:
@@ -522,7 +534,7 @@ class _Parser:
             m = _ATTR.match(text, pos)
             if m:
                 key, at = m.group(1), m.end()
-                end = attribute_value_end(key, text, at, scan_value(text, at))
+                end = _value_end(key, text, at)
             else:
                 cur.pos = pos
                 if not _MORE.match(text, pos) or not cur.accept(","):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import HloError, ParseError
 from tensorlayout.hlo import (
     ELEMENTWISE_OPCODES,
     FusionAdaptor,
@@ -19,6 +19,7 @@ from tensorlayout.hlo import (
     parse_module,
 )
 from tensorlayout.hlo.analysis import INPUT_TO_OUTPUT, OUTPUT_TO_INPUT
+from tensorlayout.hlo.ops.compute import convolution_o2i
 from tensorlayout.hlo.parser import MAX_TUPLE_DEPTH, RESERVED_NAMES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -68,6 +69,23 @@ _FRAMES = ('FileNames\n1 "a.py"\nFunctionNames\n1 "f"\nFileLocations\n1 {file_na
            'function_name_id=1 line=2 end_line=2 column=2 end_column=3}\nStackFrames\n'
            '1 {file_location_id=1 parent_frame_id=1}\n')
 _BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
+
+
+def _conv(dim_labels: str) -> str:
+    return _module(" x = f32[1,8,20,20] parameter(0)\n w = f32[16,4,3,3] parameter(1)\n ROOT c = "
+                   "f32[1,16,10,11] convolution(x, w), window={size=3x3 stride=2x2 pad=1_2x2_1 "
+                   f"rhs_dilate=2x1}}, dim_labels={dim_labels}, feature_group_count=2")
+
+
+# what jaxlib's parser does with each (a spatial digit at or past the part's length is refused;
+# one past the count of spatial labels, or a missing role letter, is not)
+_DIM_LABELS = {
+    "bf01_oi01->bf01": True, "bf0?_oi01->bf01": False, "bf01_oi0?->bf01": False, "bf0_oi01->bf01": False,
+    "b?01_oi01->bf01": True, "bf04_oi01->bf01": False, "bf4_oi01->bf01": False, "bf01_oi23->bf01": True,
+    "fb01_io10->10bf": True, "bf01x_oi01->bf01": False, "bf_oi->bf": True, "b_o->b": False, "01_01->01": True,
+    "bf0f_oi01->bf01": False, "bfi0_oi01->bf01": False, "?f01_oi01->bf01": True, "bf01_o01->bf01": True,
+    "b01_oi01->bf01": True, "bf02_oi01->bf01": True, "b??1_oi01->bf01": False, "bf01_??->bf01": False,
+}
 
 
 def _frames(tables: str, after: str = "") -> str:
@@ -148,7 +166,9 @@ CASES = [
     ("layout_space_in_layout", _module(" p = f32[2,3]{1 ,0} parameter(0)\n ROOT n = f32[2,3] negate(p)"),
      True),
     ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
-     True),    # backend_config is a string or a JSON dict, where only braces outside "strings" nest
+     True),    # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
+    *[(f"dim_labels_{labels}", _conv(labels), accepted) for labels, accepted in _DIM_LABELS.items()],
+    # backend_config is a string or a JSON dict, where only braces outside "strings" nest
     ("backend_config_unbalanced_square", _module(_REV + ', dimensions={0}, backend_config={"a":[1,2}'), True),
     ("backend_config_unbalanced_paren", _module(_REV + ', dimensions={0}, backend_config={ "x" : ( }'), True),
     ("backend_config_brace_in_string", _module(_REV + ', dimensions={0}, backend_config={"a":"}{"}'), True),
@@ -336,3 +356,13 @@ def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
 def test_empty_operand_items_are_skipped_as_in_xla() -> None:
     m = parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = (f32[4], f32[4]) tuple(,p,,p,)"))
     assert m.entry.root.operand_names == ("p", "p")
+
+
+@pytest.mark.parametrize("labels", ["bf01_o01->bf01", "b?01_oi01->bf01", "bf02_oi01->bf01", "01_01->01"])
+def test_degenerate_dim_labels_parse_but_have_no_indexing(labels: str) -> None:
+    """XLA parses these (roles default to dimension 0, a digit past the spatial count is left
+    unset); they name no permutation of the operand dims, so the analysis refuses them."""
+    root = parse_module(_conv(labels)).entry.root
+    with pytest.raises(HloError, match="dim_labels"):
+        convolution_o2i(root, 0)
+    assert "unknown indexing" in str(output_to_input_indexing(root))

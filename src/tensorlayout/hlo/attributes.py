@@ -297,24 +297,33 @@ def _window(text: str) -> Window:
     return Window(tuple(dims))
 
 
+# XLA's lexer reads dim_labels as one token of this form (`?` marks an unlabelled dimension).
+_DIM_LABELS = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})")
+
+
 def _labels(text: str, at: int, part: str, roles: str) -> tuple[list[int], list[int]]:
-    """Positions of role letters and of spatial digits in one ``dim_labels`` part."""
-    role_dims = [-1] * len(roles)
-    spatial: dict[int, int] = {}
+    """One ``dim_labels`` part as XLA reads it: where each role letter is (0 if absent, XLA's
+    default) and where each spatial digit is (-1 for a digit that is absent or past the count
+    of spatial labels: XLA leaves that slot unset). The analysis refuses such labels later.
+    """
+    named = [c for c in part if c != "?"]
+    if len(set(named)) != len(named):
+        raise _error(text, at, f"each label of {part!r} once")
+    role_dims = [0] * len(roles)
+    spatial = [-1] * sum(c not in roles for c in named)
     for pos, ch in enumerate(part):
-        if ch in roles and role_dims[roles.index(ch)] < 0:
+        if ch in roles:
             role_dims[roles.index(ch)] = pos
-        elif ch in "0123456789" and int(ch) not in spatial:
-            spatial[int(ch)] = pos
-        else:
-            raise _error(text, at + pos, f"one of {roles!r} or a spatial digit, each once")
-    if min(role_dims, default=0) < 0 or sorted(spatial) != list(range(len(spatial))):
-        raise _error(text, at, f"labels with {' and '.join(roles)} and spatial digits 0..n-1")
-    return role_dims, [spatial[k] for k in sorted(spatial)]
+        elif ch != "?":
+            if int(ch) >= len(part):
+                raise _error(text, at + pos, f"a spatial digit below {len(part)}, the length of {part!r}")
+            if int(ch) < len(spatial):
+                spatial[int(ch)] = pos
+    return role_dims, spatial
 
 
 def _dim_labels(text: str) -> ConvolutionDimensionNumbers:
-    m = re.fullmatch(r"([A-Za-z0-9]+)_([A-Za-z0-9]+)->([A-Za-z0-9]+)", text)
+    m = _DIM_LABELS.fullmatch(text)
     if not m:
         raise _error(text, 0, "convolution dim_labels like b01f_01io->b01f")
     (ib, if_), ins = _labels(text, m.start(1), m.group(1), "bf")

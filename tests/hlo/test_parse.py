@@ -363,7 +363,7 @@ def test_dump_syntax_of_recent_jax_and_tpu_modules() -> None:
     m = parse_module(DUMP_SYNTAX)
     layout = m.attributes["entry_computation_layout"]
     assert len(layout.result.tuple_shapes) == 6
-    assert m.attributes["allow_spmd_sharding_propagation_to_output"] == "{true}"
+    assert m.attributes["allow_spmd_sharding_propagation_to_output"] == (True,)
     e = m.entry
     assert e.signature is not None and len(e.signature[1].tuple_shapes) == 6
     cc = e.instruction("cc")

@@ -71,6 +71,9 @@ _FRAMES = ('FileNames\n1 "a.py"\nFunctionNames\n1 "f"\nFileLocations\n1 {file_na
 _BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
 
 
+_NEGATE_F = "f {\n x = f32[4] parameter(0)\n ROOT n = f32[4] negate(x)\n}\n"
+
+
 def _conv(dim_labels: str) -> str:
     return _module(" x = f32[1,8,20,20] parameter(0)\n w = f32[16,4,3,3] parameter(1)\n ROOT c = "
                    "f32[1,16,10,11] convolution(x, w), window={size=3x3 stride=2x2 pad=1_2x2_1 "
@@ -168,6 +171,23 @@ CASES = [
     ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
      True),    # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
     *[(f"dim_labels_{labels}", _conv(labels), accepted) for labels, accepted in _DIM_LABELS.items()],
+    # enumerated attribute values and braced bool lists are checked, as XLA does
+    ("direction_lowercase", _module(" p = f32[4] parameter(0)\n ROOT c = pred[4] compare(p, p), "
+                                    "direction=lt"), False),
+    ("direction_mangled", _module(" p = f32[4] parameter(0)\n ROOT c = pred[4] compare(p, p), "
+                                  "direction=L-T"), False),
+    ("fusion_kind_unknown", _module(" p = f32[4] parameter(0)\n ROOT c = f32[4] fusion(p), kind=kLo, "
+                                    "calls=f", _NEGATE_F), False),
+    ("fusion_kind_input", _module(" p = f32[4] parameter(0)\n ROOT c = f32[4] fusion(p), kind=kInput, "
+                                  "calls=f", _NEGATE_F), True),
+    ("spmd_bool_list_bad", "HloModule m, allow_spmd_sharding_propagation_to_output={ttrue}\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
+    ("spmd_bool_list_spaced", "HloModule m, allow_spmd_sharding_propagation_to_output={ true , false }\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
+    ("spmd_bool_bare", "HloModule m, allow_spmd_sharding_propagation_to_parameters=true\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
+    ("spmd_bool_list_trailing_comma", "HloModule m, allow_spmd_sharding_propagation_to_output={true,}\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
     # backend_config is a string or a JSON dict, where only braces outside "strings" nest
     ("backend_config_unbalanced_square", _module(_REV + ', dimensions={0}, backend_config={"a":[1,2}'), True),
     ("backend_config_unbalanced_paren", _module(_REV + ', dimensions={0}, backend_config={ "x" : ( }'), True),

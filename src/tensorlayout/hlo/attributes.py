@@ -171,6 +171,27 @@ def _bool(text: str) -> bool:
     raise _error(text, 0, "true or false")
 
 
+def _bool_list(text: str) -> tuple[bool, ...]:
+    """``{true,false}`` (or one bare ``true``/``false``), as XLA reads a braced bool list.
+
+    >>> _bool_list("{true, false}"), _bool_list("true"), _bool_list("{ }")
+    ((True, False), (True,), ())
+    """
+    if not text.startswith("{"):
+        return (_bool(text),)
+    inner = text[1:-1] if text.endswith("}") else "?"
+    return tuple(_bool(item.strip()) for item in inner.split(",")) if inner.strip() else ()
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    """A parser for an attribute XLA reads as one of ``choices`` (a comparison direction...)."""
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise _error(text, 0, "one of " + ", ".join(choices))
+        return text
+    return parse
+
+
 def _name(text: str) -> str:
     m = _NAME.fullmatch(text.strip())
     if not m:
@@ -340,6 +361,10 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "window": _window,
     "dim_labels": _dim_labels,
     "custom_call_target": _string,
+    "direction": _one_of(("EQ", "NE", "GE", "GT", "LE", "LT")),
+    "kind": _one_of(("kLoop", "kInput", "kOutput", "kCustom")),
+    "allow_spmd_sharding_propagation_to_parameters": _bool_list,
+    "allow_spmd_sharding_propagation_to_output": _bool_list,
     **{k: _int for k in _INT_ATTRS},
     **{k: _int_list for k in _INT_LIST_ATTRS},
     **{k: _bool for k in _BOOL_ATTRS},

@@ -29,7 +29,7 @@ from tensorlayout.xla import parse_shape
 
 from .cute import cpp_oracle, differential
 from .cute.test_fuzz import _calls, _layout
-from .hlo.test_xla_differential import XlaHlo, mutants
+from .hlo.test_xla_differential import XlaHlo, corpus_texts, mutants
 from .xla.test_xla_differential import KNOWN_DIFFERENCES, comparable, differential_text
 from .xla.xla_oracle import XlaOracle
 
@@ -116,9 +116,9 @@ def structural_mutants(seed: int, count: int) -> list[str]:
     """Issue 15 (d) edits of corpus modules: two instructions joined on one line, an instruction
     renamed to a type name, two instruction lines swapped (an operand used before its definition)."""
     rng = random.Random(seed)
-    base = mutants(seed, count)  # the corpus modules, mutated; the edits below go on top
+    texts = corpus_texts()
     out = []
-    for text in base:
+    for text in (rng.choice(texts) for _k in range(count)):
         lines = text.split("\n")
         body = [k for k, ln in enumerate(lines) if re.match(r"\s*(ROOT\s+)?%?[\w.\-]+ = ", ln)]
         if len(body) < 2:

@@ -36,10 +36,15 @@ for line in sys.stdin:
 """
 
 
+def corpus_texts() -> list[str]:
+    """The corpus modules the mutations start from (the ones under 12,000 characters)."""
+    return [p.read_text() for p in sorted(DATA.glob("*.hlo")) if len(p.read_text()) < 12000]
+
+
 def mutants(seed: int, count: int) -> list[str]:
     """``count`` corpus modules with one or two random insertions, deletions or replacements."""
     rng = random.Random(seed)
-    texts = [p.read_text() for p in sorted(DATA.glob("*.hlo")) if len(p.read_text()) < 12000]
+    texts = corpus_texts()
     out = []
     for _ in range(count):
         t = rng.choice(texts)

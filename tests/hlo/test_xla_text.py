@@ -205,6 +205,19 @@ CASES = [
                                    "f32[2] negate(q)\n ROOT n = f32[2] negate(r)"), True),
     ("backend_config_glued_to_name", _module(' p = f32[2] parameter(0), backend_config={"a":[}q = f32[2] '
                                              "negate(p)\n ROOT n = f32[2] negate(q)"), True),
+    ("index_glued_to_name", _module(" p = (f32[2], s32[]) parameter(0)\n q = f32[2] get-tuple-element(p), "
+                                    "index=0c = s32[] constant(1)\n ROOT n = f32[2] negate(q)"), True),
+    ("index_glued_to_root", _module(" p = (f32[2], s32[]) parameter(0)\n q = f32[2] get-tuple-element(p), "
+                                    "index=0ROOT n = f32[2] negate(q)"), True),
+    ("calls_glued_to_pct_name", _module(" p = f32[4] parameter(0)\n q = f32[4] fusion(p), kind=kLoop, "
+                                        "calls=%f%r = f32[4] negate(q)\n ROOT n = f32[4] negate(r)",
+                                        _NEGATE_F), True),
+    ("dim_labels_glued_to_name", _module(" x = f32[1,8,4] parameter(0)\n w = f32[3,8,8] parameter(1)\n c = "
+                                         "f32[1,6,8] convolution(x, w), window={size=3}, "
+                                         "dim_labels=b0f_0io->b0fn = f32[1,6,8] negate(c)\n "
+                                         "ROOT r = f32[1,6,8] negate(n)"), True),
+    ("index_with_letters", _module(" p = (f32[2], s32[]) parameter(0)\n ROOT q = f32[2] "
+                                   "get-tuple-element(p), index=0c"), False),
     ("replica_groups_iota_then_name", _module(
         " p = f32[4] parameter(0)\n ROOT a = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), "
         "to_apply=s",

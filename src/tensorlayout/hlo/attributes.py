@@ -34,6 +34,7 @@ __all__ = [
     "WindowDimension",
     "parse_attribute",
     "parse_literal",
+    "token_end",
 ]
 
 
@@ -376,6 +377,27 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 }
 
 _CACHE: dict[tuple[str, str], Any] = {}
+
+# Values XLA's lexer reads as one token, by kind: the value ends where the token does, so an
+# instruction glued to it (`index=0constant.13 = ...`) starts right after.
+_INT_TOKEN = re.compile(r"-?[0-9]+")
+_IDENT_TOKEN = re.compile(r"[A-Za-z_][\w.\-]*", re.A)
+_NAME_TOKEN = re.compile(r"%?[A-Za-z_][\w.\-]*", re.A)
+_TOKENS = {**dict.fromkeys(_INT_ATTRS, _INT_TOKEN), **dict.fromkeys(COMPUTATION_ATTRIBUTES, _NAME_TOKEN),
+           **dict.fromkeys(_BOOL_ATTRS | {"direction", "kind"}, _IDENT_TOKEN), "dim_labels": _DIM_LABELS}
+
+
+def token_end(name: str, text: str, pos: int) -> int | None:
+    """Where the one-token value of attribute ``name`` at ``pos`` ends, as XLA's lexer ends it
+    (None if ``name`` takes no one-token value, or none starts at ``pos``).
+
+    >>> line = "index=0constant.13 = s32[] constant(1)"
+    >>> line[6:token_end("index", line, 6)]
+    '0'
+    """
+    token = _TOKENS.get(name)
+    m = token.match(text, pos) if token is not None else None
+    return m.end() if m else None
 
 
 def parse_attribute(name: str, text: str) -> Any:

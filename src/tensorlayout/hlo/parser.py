@@ -30,6 +30,7 @@ from tensorlayout.hlo.attributes import (
     COMPUTATION_LIST_ATTRIBUTES,
     SKIPPED,
     parse_attribute,
+    token_end,
 )
 from tensorlayout.hlo.model import (
     ComputationLayout,
@@ -87,13 +88,17 @@ _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
 
 def _value_end(key: str, text: str, at: int) -> int:
     """Where the value of attribute ``key`` starting at ``at`` ends, as XLA's lexer reads it
-    (``backend_config`` is a string or a JSON dict, where only braces nest).
+    (``backend_config`` is a string or a JSON dict, where only braces nest; a one-token value
+    ends with its token).
 
     >>> _value_end("backend_config", 'backend_config={"a":[1}, x=1', 15)
     23
     """
     if key == "backend_config":
         return string_or_json_dict_end(text, at)
+    end = token_end(key, text, at)
+    if end is not None:
+        return end
     return attribute_value_end(key, text, at, scan_value(text, at))
 
 

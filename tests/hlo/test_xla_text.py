@@ -169,8 +169,16 @@ CASES = [
     ("layout_space_in_layout", _module(" p = f32[2,3]{1 ,0} parameter(0)\n ROOT n = f32[2,3] negate(p)"),
      True),
     ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
-     True),    # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
+     True),
+    # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
     *[(f"dim_labels_{labels}", _conv(labels), accepted) for labels, accepted in _DIM_LABELS.items()],
+    # module attributes: XLA's list, each once
+    ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
+     False),
+    ("module_attribute_twice", "HloModule m, replica_count=1, replica_count=1\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
+    ("module_attribute_known", "HloModule m, replica_count=1, num_partitions=1\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
     # enumerated attribute values and braced bool lists are checked, as XLA does
     ("direction_lowercase", _module(" p = f32[4] parameter(0)\n ROOT c = pred[4] compare(p, p), "
                                     "direction=lt"), False),

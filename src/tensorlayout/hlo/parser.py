@@ -45,13 +45,21 @@ from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
-__all__ = ["MAX_TUPLE_DEPTH", "RESERVED_NAMES", "parse_module"]
+__all__ = ["MAX_TUPLE_DEPTH", "MODULE_ATTRIBUTES", "RESERVED_NAMES", "parse_module"]
 
 #: Words XLA's lexer reads as types or keywords, so they cannot name an instruction
 #: (checked against jaxlib's parser: ``s1 = f32[] ...`` is "expects name"; ``tuple`` is allowed).
 RESERVED_NAMES = (frozenset(ELEMENT_TYPES) - {"tuple"}) | frozenset({
     "true", "false", "inf", "nan", "ENTRY", "HloModule", "ROOT", "maximal", "replicated", "manual",
     "last_tile_dim_replicate", "unknown", "shard_as", "shard_like", "unreduced",
+})
+
+#: The attributes XLA's parser allows after ``HloModule name`` (jaxlib's own list).
+MODULE_ATTRIBUTES = frozenset({
+    "alias_passthrough_params", "allow_spmd_sharding_propagation_to_output",
+    "allow_spmd_sharding_propagation_to_parameters", "buffer_donor", "entry_computation_layout",
+    "frontend_attributes", "input_output_alias", "is_scheduled", "num_partitions", "origin_recovery_table",
+    "replica_count",
 })
 
 #: How deep tuple shapes may nest in module text (deeper input is refused with a ParseError
@@ -146,6 +154,9 @@ class _Parser:
             name = self._name("a module name")
             while cur.accept(","):
                 key, value, at = self._attribute()
+                if key not in MODULE_ATTRIBUTES or key in attributes:
+                    raise ParseError(text, text.rfind(key, 0, at), "a module attribute XLA allows, once: "
+                                     + ", ".join(sorted(MODULE_ATTRIBUTES)), repr(key))
                 attributes[key] = self._module_attribute(key, value, at)
         computations: list[HloComputation] = []
         entry: HloComputation | None = None

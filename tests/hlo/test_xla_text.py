@@ -74,6 +74,19 @@ _BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
 _NEGATE_F = "f {\n x = f32[4] parameter(0)\n ROOT n = f32[4] negate(x)\n}\n"
 
 
+# what jaxlib's parser does with each metadata value
+_METADATA = [
+    ("{}", True), ('{op_name="a" source_line=3}', True), ('{op_name="a", source_line=3}', True),
+    ('{op_name="a",source_line=3,}', False), ('{op_name="a" op_name="b"}', False), ("{op_name=a}", False),
+    ('{source_line="3"}', False), ("{source_line=-3}", True), ("{source_line=2147483648}", False),
+    ("{profile_type={1,2}}", True), ("{profile_type=1}", False), ("{op_type='x'}", True),
+    ('{op_name="x"/*c*/ source_line=1}', True), ("{preserve_layout=true}", False), ('{op_name= "x"}', True),
+    ('{op_name ="x"}', False), ("{source_line=1.5}", False), ("{metadata_payload=1}", False), ("{,}", False),
+    ('{,op_name="a"}', True), ('{op_name="a",,source_line=1}', False), ('{source_line=1op_name="a"}', True),
+    ('{0p_name="x"}', False), ('{op_name="x" stack_fr/*c*/me_id=4}', False),
+]
+
+
 def _conv(dim_labels: str) -> str:
     return _module(" x = f32[1,8,20,20] parameter(0)\n w = f32[16,4,3,3] parameter(1)\n ROOT c = "
                    "f32[1,16,10,11] convolution(x, w), window={size=3x3 stride=2x2 pad=1_2x2_1 "
@@ -172,6 +185,9 @@ CASES = [
      True),
     # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
     *[(f"dim_labels_{labels}", _conv(labels), accepted) for labels, accepted in _DIM_LABELS.items()],
+    # metadata: XLA's keys, each once, values of their kind, at most one ',' before each
+    *[(f"metadata_{k}", _module(" ROOT a = f32[] parameter(0), metadata=" + text), accepted)
+      for k, (text, accepted) in enumerate(_METADATA)],
     # module attributes: XLA's list, each once
     ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
      False),

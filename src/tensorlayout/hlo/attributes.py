@@ -125,7 +125,7 @@ _BOOL_ATTRS = frozenset({
 })
 #: Attributes whose text is kept as is: they are not needed by the analysis.
 SKIPPED = frozenset({
-    "metadata", "frontend_attributes", "backend_config", "sharding", "control-predecessors",
+    "frontend_attributes", "backend_config", "sharding", "control-predecessors",
     "origin", "statistics", "schedule", "result_accuracy", "output_to_operand_aliasing",
     "operand_layout_constraints", "custom_call_schedule", "api_version", "precision_config",
     "operand_precision", "algorithm", "replica_groups", "source_target_pairs",
@@ -182,6 +182,61 @@ def _bool_list(text: str) -> tuple[bool, ...]:
         return (_bool(text),)
     inner = text[1:-1] if text.endswith("}") else "?"
     return tuple(_bool(item.strip()) for item in inner.split(",")) if inner.strip() else ()
+
+
+# metadata={op_name="..." source_line=3, ...}: XLA's keys and value kinds, each key once
+_META_KINDS = {**dict.fromkeys(("op_type", "op_name", "source_file", "deduplicated_name", "metadata_payload",
+                                "scheduling_name"), 2),
+               **dict.fromkeys(("source_line", "source_end_line", "source_column", "source_end_column",
+                                "stack_frame_id"), 3),
+               "profile_type": 4}
+_META_TOKEN = re.compile(
+    r"""(?:\s+|/\*.*?\*/|//[^\n]*)*(?:([A-Za-z_][\w.\-]*)=|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+    r"|(-?[0-9]+)(?![0-9.eEx_])|(\{[^{}]*\})|(,)|(\}))", re.S | re.A)
+
+
+# the common forms, keys in XLA's print order, each at most once: no token loop needed
+_META_FAST = re.compile(
+    r'\{(?:op_type="(?:[^"\\]|\\.)*" ?)?(?:op_name="(?:[^"\\]|\\.)*" ?)?(?:source_file="(?:[^"\\]|\\.)*" ?)?'
+    r"(?:source_line=-?[0-9]{1,9} ?)?(?:stack_frame_id=-?[0-9]{1,9})?\}", re.A)
+
+
+def _metadata(text: str) -> str:
+    """``metadata={...}`` checked as XLA reads it: known keys, each once, each value of its kind,
+    each item after at most one ','. The text is kept (the analysis reads none of it).
+
+    >>> _metadata('{op_name="a/b" source_line=3}')
+    '{op_name="a/b" source_line=3}'
+    """
+    if _META_FAST.fullmatch(text):
+        return text
+    if not text.startswith("{"):
+        raise _error(text, 0, "'{' to start the metadata")
+    pos, seen, comma = 1, set(), False
+    while True:
+        m = _META_TOKEN.match(text, pos)
+        if m is None or m.group(2) or m.group(3) or m.group(4) or (comma and not m.group(1)):
+            raise _error(text, pos, "a metadata key (" + ", ".join(sorted(_META_KINDS)) + ")"
+                         + ("" if comma else " or '}'"))
+        pos = m.end()
+        if m.group(6):
+            if pos != len(text):
+                raise _error(text, pos, "the end of the metadata")
+            return text
+        comma = bool(m.group(5))
+        if comma:
+            continue
+        key, kind = m.group(1), _META_KINDS.get(m.group(1))
+        if kind is None or key in seen:
+            raise _error(text, m.start(1), f"a metadata key XLA knows, once (not {key!r})")
+        seen.add(key)
+        v = _META_TOKEN.match(text, pos)
+        if v is None or v.group(kind) is None or (kind == 3 and not -2**31 <= int(v.group(3)) < 2**31):
+            raise _error(text, pos, f"the value of metadata {key} (" +
+                         ("a string", "a 32-bit integer", "a list of integers")[kind - 2] + ")")
+        if kind == 4:
+            _int_list(v.group(4))
+        pos = v.end()
 
 
 def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
@@ -362,6 +417,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "window": _window,
     "dim_labels": _dim_labels,
     "custom_call_target": _string,
+    "metadata": _metadata,
     "direction": _one_of(("EQ", "NE", "GE", "GT", "LE", "LT")),
     "kind": _one_of(("kLoop", "kInput", "kOutput", "kCustom")),
     "allow_spmd_sharding_propagation_to_parameters": _bool_list,
@@ -417,7 +473,7 @@ def parse_attribute(name: str, text: str) -> Any:
     if name == "calls" and text.startswith("{"):
         parser = _name_list
     value = text if parser is None else parser(text)
-    if len(_CACHE) < 65536:
+    if len(_CACHE) < 65536 and name != "metadata":  # metadata texts rarely repeat
         _CACHE[key] = value
     return value
 

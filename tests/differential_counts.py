@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import random
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -304,23 +306,55 @@ def _to_dsl(x: Any, dsl: Any) -> Any:
     return x
 
 
-def dsl_answers(cases: list[tuple[str, tuple[Any, ...]]], path: str) -> list[str | None]:
-    """The CuTe DSL's printed answer to each case (None where it raises), traced in one
-    ``@cute.jit`` function on the CPU (static layouts are computed at trace time)."""
+def dsl_worker(seed: int, n: int, path: str) -> None:
+    """Child process: for each ``start end`` line on stdin, trace those cases in one
+    ``@cute.jit`` function (static layouts are computed at trace time, on the CPU) and print
+    ``@@ <json answer>`` per case (None where the DSL raises)."""
     sys.path[:0] = [path, f"{path}/nvidia_cutlass_dsl/dsl_packages"]
     import cutlass.cute as dsl
 
-    out: list[str | None] = []
+    cases = differential.random_cases(seed, n)
+    for line in sys.stdin:
+        start, end = map(int, line.split())
 
-    def each() -> None:
-        for op, args in cases:
-            try:
-                out.append(str(getattr(dsl, op)(*(_to_dsl(a, dsl) for a in args))))
-            except Exception:
-                out.append(None)
+        def each(start: int = start, end: int = end) -> None:
+            for op, args in cases[start:end]:
+                try:
+                    answer: str | None = str(getattr(dsl, op)(*(_to_dsl(a, dsl) for a in args)))
+                except Exception:
+                    answer = None
+                print("@@ " + json.dumps(answer), flush=True)
 
-    dsl.jit(lambda: each())()
-    return out
+        dsl.jit(lambda: each())()
+
+
+def dsl_answers(seed: int, n: int, path: str, chunk: int = 200) -> list[str | None]:
+    """The DSL's answer to each case, ``"crash"`` where it killed the worker (then restarted)."""
+    answers: list[str | None] = []
+    proc: subprocess.Popen[str] | None = None
+    cmd = [sys.executable, "-m", "tests.differential_counts", "dsl-worker", "--seed", str(seed),
+           "--n", str(n), "--dsl-path", path]
+    while len(answers) < n:
+        if proc is None:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        end = min(n, len(answers) + chunk)
+        proc.stdin.write(f"{len(answers)} {end}\n")
+        proc.stdin.flush()
+        while len(answers) < end:
+            line = proc.stdout.readline()
+            if not line:
+                answers.append("crash")
+                proc.wait()
+                proc = None
+                break
+            if line.startswith("@@ "):
+                answers.append(json.loads(line[3:]))
+    if proc is not None and proc.stdin is not None:
+        proc.stdin.close()
+        proc.wait()
+    return answers
 
 
 def run_dsl(seed: int, n: int, path: str, settle: int) -> tuple[Counts, dict[str, str]]:
@@ -328,8 +362,9 @@ def run_dsl(seed: int, n: int, path: str, settle: int) -> tuple[Counts, dict[str
     counts: Counts = collections.Counter()
     first: dict[str, str] = {}
     ask = []
-    for (op, args), answer in zip(cases, dsl_answers(cases, path)):
-        cls = cpp_class(op, args, answer).replace("C++", "DSL")
+    for (op, args), answer in zip(cases, dsl_answers(seed, n, path)):
+        cls = f"{op}: the DSL process crashed" if answer == "crash" else \
+            cpp_class(op, args, answer).replace("C++", "DSL")
         counts[cls] += 1
         first.setdefault(cls, f"{op}({', '.join(map(str, args))}) = {_ours(op, args)}, DSL {answer}")
         if "agree" not in cls and counts[cls] <= settle:
@@ -371,7 +406,8 @@ def show(title: str, counts: Counts, first: dict[str, str]) -> None:
 
 def main(argv: Iterable[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("which", choices=("xla", "hlo", "hlo-structure", "pycute", "cpp", "dsl", "algebra"))
+    ap.add_argument("which", choices=("xla", "hlo", "hlo-structure", "pycute", "cpp", "dsl", "dsl-worker",
+                                      "algebra"))
     ap.add_argument("--dsl-path", default="", help="where `pip install --target` put nvidia-cutlass-dsl")
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--seed", type=int)
@@ -379,7 +415,10 @@ def main(argv: Iterable[str] | None = None) -> None:
     a = ap.parse_args(list(argv) if argv is not None else None)
     seeds = {"xla": 15_000_000, "hlo": 11, "hlo-structure": 12, "pycute": 160, "cpp": 100, "dsl": 200,
              "algebra": 1700}
-    seed = seeds[a.which] if a.seed is None else a.seed
+    seed = seeds.get(a.which, 0) if a.seed is None else a.seed
+    if a.which == "dsl-worker":
+        dsl_worker(seed, a.n, a.dsl_path)
+        return
     if a.which == "xla":
         result = run_xla(seed, a.n)
     elif a.which == "hlo":

@@ -6,8 +6,9 @@ is not stable: for strides (3, 3, 1) it yields modes 2, 1, 0. The fold then take
 of two equal-stride modes first, so C++ answers ``(2,4,3):(3,3,1)`` with ``(3,4):(8,2)``
 (12 elements) where we answer ``(3,2):(8,1)`` (6 elements). Both are right inverses by the
 definition (``L(R(i)) = i``); C++'s is the reference, so ours is the one to change: visit the
-modes in exchange_sort's order. Found in 1 of 3,000 random cases against C++ (seed 100) and 8
-of 145 right inverses of layouts built with repeated strides.
+modes in exchange_sort's order. Found in 1 of 3,000 random cases against C++ (seed 100), in 14
+of the 4,205 right inverses of the 84,000-case pycute run (seed 160; C++ confirmed all 14), and
+in 8 of 145 right inverses of layouts built with repeated strides.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ TIED_STRIDES = [
     ("(3,3,4):(1,1,0)", "3:3"),
     ("(2,3,3):(1,1,0)", "3:2"),
     ("(2,2,4,2):(1,4,1,0)", "(4,2):(4,2)"),
+    ("((4,3,4),(4,2)):((1,1,16),(0,0))", "3:4"),
+    ("((4,4,1),1,2):((2,2,8),24,1)", "(2,4):(16,4)"),
 ]
 
 

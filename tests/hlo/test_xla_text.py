@@ -74,6 +74,18 @@ _BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
 _NEGATE_F = "f {\n x = f32[4] parameter(0)\n ROOT n = f32[4] negate(x)\n}\n"
 
 
+# what jaxlib's parser does with each rank-0 constant
+_SCALARS = [
+    ("f32", "0.5", True), ("f32", "1e+5", True), ("f32", "1.", True), ("f32", ".5", False),
+    ("f32", "-.5", True), ("f32", "+1", False), ("f32", "0x10", False), ("f32", "-nan", True),
+    ("f32", "nan(0x1)", True),
+    ("s32", "1.5", False), ("pred", "2", True), ("c64", "(1, 2)", True), ("c64", "1", False),
+    ("f32", "1 2", False), ("f32", "-", False), ("f32", "1_", False), ("u8", "300", False),
+    ("s8", "-129", False), ("s32", "-0", True), ("f32", "1/*c*/", True), ("f32", "INF", False),
+    ("s32", "1e5", False), ("f16", "65504", True), ("f16", "65520", False), ("f32", "3.4028235e38", True),
+    ("f32", "3.5e38", False), ("f64", "1e999", False), ("f32", "0.001302-08337", False),
+]
+
 # what jaxlib's parser does with each metadata value
 _METADATA = [
     ("{}", True), ('{op_name="a" source_line=3}', True), ('{op_name="a", source_line=3}', True),
@@ -188,6 +200,9 @@ CASES = [
     # metadata: XLA's keys, each once, values of their kind, at most one ',' before each
     *[(f"metadata_{k}", _module(" ROOT a = f32[] parameter(0), metadata=" + text), accepted)
       for k, (text, accepted) in enumerate(_METADATA)],
+    # a rank-0 constant is one scalar of its type (jaxlib's verdicts)
+    *[(f"scalar_{ty}_{lit}", _module(f" ROOT c = {ty}[] constant({lit})"), accepted)
+      for ty, lit, accepted in _SCALARS],
     # module attributes: XLA's list, each once
     ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
      False),

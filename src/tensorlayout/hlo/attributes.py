@@ -23,6 +23,7 @@ from tensorlayout.hlo.sharding import (
     parse_replica_groups,
     parse_sharding,
 )
+from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
     "COMPUTATION_ATTRIBUTES",
@@ -32,6 +33,7 @@ __all__ = [
     "SliceDimension",
     "Window",
     "WindowDimension",
+    "check_scalar_literal",
     "parse_attribute",
     "parse_literal",
     "token_end",
@@ -479,6 +481,49 @@ def parse_attribute(name: str, text: str) -> Any:
 
 
 # -- literals ------------------------------------------------------------------------------
+
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_NUMBER = r"(?:-\.[0-9]+|-?[0-9]+(?:\.[0-9]*)?)(?:[eE][+-]?[0-9]+)?|-?inf|-?nan(?:\(0x[0-9a-fA-F]+\))?"
+_SCALARS = {
+    "float": re.compile(rf"\s*(?:{_NUMBER})\s*"),
+    "complex": re.compile(rf"\s*\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\)\s*"),
+    "signed": re.compile(r"\s*(-?[0-9]+)\s*"),
+    "unsigned": re.compile(r"\s*(-?[0-9]+)\s*"),
+    "pred": re.compile(r"\s*(?:true|false|-?[0-9]+)\s*"),
+}
+
+
+# the IEEE types with an infinity: (largest binary exponent, significand bits); a literal that
+# rounds past the largest finite value is refused (other float types' ranges are not checked)
+_IEEE = {"f16": (15, 11), "bf16": (127, 8), "f32": (127, 24), "f64": (1023, 53)}
+
+
+def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
+    """Raise a ParseError unless ``text`` is one scalar of ``element_type`` as XLA's parser
+    reads a rank-0 constant: a number token (``1``, ``-.5``, ``1e5``, ``-inf``, ``nan``), ``(re, im)``
+    for complex types, ``true``/``false`` or an integer for pred; integers in the type's range,
+    f16/bf16/f32/f64 values that round to a finite value.
+
+    >>> from tensorlayout.xla.types import parse_element_type
+    >>> check_scalar_literal("-inf", parse_element_type("f32"))
+    """
+    scalar = _SCALARS.get(element_type.kind)
+    if scalar is None:
+        return
+    m = scalar.fullmatch(_COMMENTS.sub(" ", text))
+    if m is None:
+        raise _error(text, 0, f"one {element_type.name} scalar in the constant")
+    if element_type.name in _IEEE and not re.search("inf|nan", text):
+        exponent, significand = _IEEE[element_type.name]
+        largest = (2 - 2.0 ** (1 - significand)) * 2.0 ** exponent
+        if not abs(float(_COMMENTS.sub(" ", text))) < largest + 2.0 ** (exponent - significand):
+            raise _error(text, 0, f"a value that rounds to a finite {element_type.name}")
+    if element_type.kind in ("signed", "unsigned"):
+        bits = element_type.bit_width
+        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if element_type.kind == "signed" else (0, 2 ** bits)
+        if not low <= int(m.group(1)) < high:
+            raise _error(text, 0, f"an integer in the range of {element_type.name}")
+
 
 _LITERAL_TOKEN = re.compile(r"\s*(?:([{}(),])|(-?(?:inf|nan)|true|false|[-+0-9.eE]+|0x[0-9a-fA-F]+))")
 

@@ -29,6 +29,7 @@ from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
     SKIPPED,
+    check_scalar_literal,
     parse_attribute,
     token_end,
 )
@@ -422,8 +423,19 @@ class _Parser:
         attributes, raw, called = self._attributes(pos)
         if literal is not None:
             attributes["literal"] = literal
+            if shape.is_scalar:
+                self._check_scalar(literal, shape, start)
         return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
                               head[0], literal, number, shapes, start, self.graph)
+
+    def _check_scalar(self, literal: str, shape: Shape, start: int) -> None:
+        """A rank-0 constant's literal is one scalar of its type, as XLA reads it."""
+        try:
+            check_scalar_literal(literal, shape.element_type)
+        except ParseError as err:
+            at = self.text.find(literal, start)
+            raise ParseError(self.text, max(at, start), err.expected, repr(literal),
+                             context="constant literal") from None
 
     def _instruction_fast(self, pos: int) -> tuple[tuple[bool, str], Shape, str, _Operands, int] | None:
         """The common one-line form (``name = f32[..]{..} op(a, b)``) by regex; None otherwise.

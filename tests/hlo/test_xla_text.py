@@ -203,6 +203,11 @@ CASES = [
     # a rank-0 constant is one scalar of its type (jaxlib's verdicts)
     *[(f"scalar_{ty}_{lit}", _module(f" ROOT c = {ty}[] constant({lit})"), accepted)
       for ty, lit, accepted in _SCALARS],
+    # a computation's result shape must be compatible with its root's (layouts and `?` aside)
+    ("root_shape_incompatible", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[2,2]"), False),
+    ("root_type_incompatible", _signed("(a: f32[4])").replace("-> f32[4]", "-> bf16[4]"), False),
+    ("root_layout_differs", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[4]{0:T(2)}"), True),
+    ("root_unbounded_dim", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[?]"), True),
     # module attributes: XLA's list, each once
     ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
      False),

@@ -256,6 +256,9 @@ class _Parser:
         if len(roots) > 1:
             raise ParseError(text, roots[1].offset, "only one ROOT instruction per computation")
         root = roots[0] if roots else instructions[-1]
+        if signature is not None and not signature[1].compatible(root.shape):
+            raise ParseError(text, root.offset, f"a root whose shape {root.shape} is compatible with the "
+                             f"result {signature[1]} of computation {name}", repr(root.name))
         by_name: dict[str, HloInstruction] = {}
         for inst in instructions:
             if inst.name in by_name:

@@ -208,6 +208,10 @@ CASES = [
     ("root_type_incompatible", _signed("(a: f32[4])").replace("-> f32[4]", "-> bf16[4]"), False),
     ("root_layout_differs", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[4]{0:T(2)}"), True),
     ("root_unbounded_dim", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[?]"), True),
+    ("parameter_number_twice", _module(" p = f32[] parameter(0)\n q = f32[] parameter(0)\n ROOT a = f32[] "
+                                       "add(p, q)"), False),
+    ("parameter_numbers_out_of_order", _module(" q = f32[] parameter(1)\n p = f32[] parameter(0)\n ROOT a = "
+                                               "f32[] add(p, q)"), True),
     # module attributes: XLA's list, each once
     ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
      False),
@@ -443,3 +447,11 @@ def test_degenerate_dim_labels_parse_but_have_no_indexing(labels: str) -> None:
     with pytest.raises(HloError, match="dim_labels"):
         convolution_o2i(root, 0)
     assert "unknown indexing" in str(output_to_input_indexing(root))
+
+
+@pytest.mark.parametrize("numbers", [(0, 2), (1,), (0, 1, 3)])
+def test_parameter_number_out_of_range_is_a_parse_error(numbers: tuple[int, ...]) -> None:
+    """XLA aborts on these (``param_no < parameter_count`` CHECK), so jaxlib is not asked here."""
+    body = "".join(f" p{n} = f32[] parameter({n})\n" for n in numbers)
+    with pytest.raises(ParseError, match="parameter number"):
+        parse_module(_module(body + f" ROOT t = (f32[]) tuple(p{numbers[0]})"))

@@ -264,9 +264,22 @@ class _Parser:
             if inst.name in by_name:
                 raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
             by_name[inst.name] = inst
+        self._check_parameter_numbers(name, instructions)
         self._resolve_operands(name, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
+
+    def _check_parameter_numbers(self, comp_name: str, instructions: list[HloInstruction]) -> None:
+        """Parameter numbers are 0..n-1, each once (XLA refuses a repeated one and aborts on one
+        out of range)."""
+        params = [i for i in instructions if i.opcode == "parameter"]
+        seen: set[int] = set()
+        for inst in params:
+            number = inst.parameter_number
+            if number in seen or number is None or number >= len(params):
+                raise ParseError(self.text, inst.offset, f"a parameter number of computation {comp_name} "
+                                 f"in [0, {len(params)}), each once (not {number})", repr(inst.name))
+            seen.add(number)
 
     def _expand_async(self, instr: HloInstruction) -> HloInstruction:
         """XLA's model of a shorthand async op (see :mod:`tensorlayout.hlo.async_ops`)."""

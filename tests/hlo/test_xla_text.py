@@ -455,3 +455,11 @@ def test_parameter_number_out_of_range_is_a_parse_error(numbers: tuple[int, ...]
     body = "".join(f" p{n} = f32[] parameter({n})\n" for n in numbers)
     with pytest.raises(ParseError, match="parameter number"):
         parse_module(_module(body + f" ROOT t = (f32[]) tuple(p{numbers[0]})"))
+
+
+def test_reshape_changing_the_element_count_is_a_parse_error() -> None:
+    """XLA aborts on it (a CHECK in CreateReshape), so jaxlib is not asked here."""
+    with pytest.raises(ParseError, match="reshape to f32"):
+        parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[33] reshape(p)"))
+    parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[32] reshape(p)"))
+    parse_module(_module(" p = f32[4,?] parameter(0)\n ROOT r = f32[33] reshape(p)"))  # unbounded: not checked

@@ -18,25 +18,27 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError
+from tensorlayout.hlo._scan import scan_value, string_or_json_dict_end
 from tensorlayout.hlo.sharding import (
+    attribute_value_end,
     parse_frontend_attributes,
     parse_replica_groups,
     parse_sharding,
 )
-from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
     "COMPUTATION_ATTRIBUTES",
     "COMPUTATION_LIST_ATTRIBUTES",
+    "MODULE_ATTRIBUTES",
     "ConvolutionDimensionNumbers",
     "PaddingDimension",
     "SliceDimension",
     "Window",
     "WindowDimension",
-    "check_scalar_literal",
     "parse_attribute",
     "parse_literal",
     "token_end",
+    "value_end",
 ]
 
 
@@ -98,6 +100,14 @@ class ConvolutionDimensionNumbers:
     output_spatial_dimensions: tuple[int, ...]
     text: str
 
+
+#: The attributes XLA's parser allows after ``HloModule name`` (jaxlib's own list).
+MODULE_ATTRIBUTES = frozenset({
+    "alias_passthrough_params", "allow_spmd_sharding_propagation_to_output",
+    "allow_spmd_sharding_propagation_to_parameters", "buffer_donor", "entry_computation_layout",
+    "frontend_attributes", "input_output_alias", "is_scheduled", "num_partitions", "origin_recovery_table",
+    "replica_count",
+})
 
 #: Attributes naming one called computation.
 COMPUTATION_ATTRIBUTES = frozenset({
@@ -482,49 +492,6 @@ def parse_attribute(name: str, text: str) -> Any:
 
 # -- literals ------------------------------------------------------------------------------
 
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_NUMBER = r"(?:-\.[0-9]+|-?[0-9]+(?:\.[0-9]*)?)(?:[eE][+-]?[0-9]+)?|-?inf|-?nan(?:\(0x[0-9a-fA-F]+\))?"
-_SCALARS = {
-    "float": re.compile(rf"\s*(?:{_NUMBER})\s*"),
-    "complex": re.compile(rf"\s*\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\)\s*"),
-    "signed": re.compile(r"\s*(-?[0-9]+)\s*"),
-    "unsigned": re.compile(r"\s*(-?[0-9]+)\s*"),
-    "pred": re.compile(r"\s*(?:true|false|-?[0-9]+)\s*"),
-}
-
-
-# the IEEE types with an infinity: (largest binary exponent, significand bits); a literal that
-# rounds past the largest finite value is refused (other float types' ranges are not checked)
-_IEEE = {"f16": (15, 11), "bf16": (127, 8), "f32": (127, 24), "f64": (1023, 53)}
-
-
-def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
-    """Raise a ParseError unless ``text`` is one scalar of ``element_type`` as XLA's parser
-    reads a rank-0 constant: a number token (``1``, ``-.5``, ``1e5``, ``-inf``, ``nan``), ``(re, im)``
-    for complex types, ``true``/``false`` or an integer for pred; integers in the type's range,
-    f16/bf16/f32/f64 values that round to a finite value.
-
-    >>> from tensorlayout.xla.types import parse_element_type
-    >>> check_scalar_literal("-inf", parse_element_type("f32"))
-    """
-    scalar = _SCALARS.get(element_type.kind)
-    if scalar is None:
-        return
-    m = scalar.fullmatch(_COMMENTS.sub(" ", text))
-    if m is None:
-        raise _error(text, 0, f"one {element_type.name} scalar in the constant")
-    if element_type.name in _IEEE and not re.search("inf|nan", text):
-        exponent, significand = _IEEE[element_type.name]
-        largest = (2 - 2.0 ** (1 - significand)) * 2.0 ** exponent
-        if not abs(float(_COMMENTS.sub(" ", text))) < largest + 2.0 ** (exponent - significand):
-            raise _error(text, 0, f"a value that rounds to a finite {element_type.name}")
-    if element_type.kind in ("signed", "unsigned"):
-        bits = element_type.bit_width
-        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if element_type.kind == "signed" else (0, 2 ** bits)
-        if not low <= int(m.group(1)) < high:
-            raise _error(text, 0, f"an integer in the range of {element_type.name}")
-
-
 _LITERAL_TOKEN = re.compile(r"\s*(?:([{}(),])|(-?(?:inf|nan)|true|false|[-+0-9.eE]+|0x[0-9a-fA-F]+))")
 
 
@@ -574,3 +541,19 @@ def parse_literal(text: str) -> Any:
         return None
     return stack[0][0]
 
+
+
+def value_end(key: str, text: str, at: int) -> int:
+    """Where the value of attribute ``key`` starting at ``at`` ends, as XLA's lexer reads it
+    (``backend_config`` is a string or a JSON dict, where only braces nest; a one-token value
+    ends with its token).
+
+    >>> value_end("backend_config", 'backend_config={"a":[1}, x=1', 15)
+    23
+    """
+    if key == "backend_config":
+        return string_or_json_dict_end(text, at)
+    end = token_end(key, text, at)
+    if end is not None:
+        return end
+    return attribute_value_end(key, text, at, scan_value(text, at))

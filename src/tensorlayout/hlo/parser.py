@@ -23,15 +23,16 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
-from tensorlayout.hlo._scan import literal_end, scan_value, string_or_json_dict_end
+from tensorlayout.hlo._checks import check_parameter_numbers, check_reshapes, check_scalar_constant
+from tensorlayout.hlo._scan import literal_end
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
+    MODULE_ATTRIBUTES,
     SKIPPED,
-    check_scalar_literal,
     parse_attribute,
-    token_end,
+    value_end,
 )
 from tensorlayout.hlo.model import (
     ComputationLayout,
@@ -41,26 +42,17 @@ from tensorlayout.hlo.model import (
     HloModule,
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
-from tensorlayout.hlo.sharding import attribute_value_end
 from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
-__all__ = ["MAX_TUPLE_DEPTH", "MODULE_ATTRIBUTES", "RESERVED_NAMES", "parse_module"]
+__all__ = ["MAX_TUPLE_DEPTH", "RESERVED_NAMES", "parse_module"]
 
 #: Words XLA's lexer reads as types or keywords, so they cannot name an instruction
 #: (checked against jaxlib's parser: ``s1 = f32[] ...`` is "expects name"; ``tuple`` is allowed).
 RESERVED_NAMES = (frozenset(ELEMENT_TYPES) - {"tuple"}) | frozenset({
     "true", "false", "inf", "nan", "ENTRY", "HloModule", "ROOT", "maximal", "replicated", "manual",
     "last_tile_dim_replicate", "unknown", "shard_as", "shard_like", "unreduced",
-})
-
-#: The attributes XLA's parser allows after ``HloModule name`` (jaxlib's own list).
-MODULE_ATTRIBUTES = frozenset({
-    "alias_passthrough_params", "allow_spmd_sharding_propagation_to_output",
-    "allow_spmd_sharding_propagation_to_parameters", "buffer_donor", "entry_computation_layout",
-    "frontend_attributes", "input_output_alias", "is_scheduled", "num_partitions", "origin_recovery_table",
-    "replica_count",
 })
 
 #: How deep tuple shapes may nest in module text (deeper input is refused with a ParseError
@@ -93,22 +85,6 @@ _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
-
-
-def _value_end(key: str, text: str, at: int) -> int:
-    """Where the value of attribute ``key`` starting at ``at`` ends, as XLA's lexer reads it
-    (``backend_config`` is a string or a JSON dict, where only braces nest; a one-token value
-    ends with its token).
-
-    >>> _value_end("backend_config", 'backend_config={"a":[1}, x=1', 15)
-    23
-    """
-    if key == "backend_config":
-        return string_or_json_dict_end(text, at)
-    end = token_end(key, text, at)
-    if end is not None:
-        return end
-    return attribute_value_end(key, text, at, scan_value(text, at))
 
 
 def _known_opcode(opcode: str) -> bool:
@@ -194,7 +170,7 @@ class _Parser:
         cur.pos += 1
         cur.skip()
         at = cur.pos
-        cur.pos = _value_end(m.group(), self.text, at)
+        cur.pos = value_end(m.group(), self.text, at)
         return m.group(), self.text[at : cur.pos], at
 
     def _module_attribute(self, key: str, value: str, at: int) -> Any:
@@ -264,22 +240,11 @@ class _Parser:
             if inst.name in by_name:
                 raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
             by_name[inst.name] = inst
-        self._check_parameter_numbers(name, instructions)
+        check_parameter_numbers(text, name, instructions)
         self._resolve_operands(name, instructions, by_name)
+        check_reshapes(text, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
-
-    def _check_parameter_numbers(self, comp_name: str, instructions: list[HloInstruction]) -> None:
-        """Parameter numbers are 0..n-1, each once (XLA refuses a repeated one and aborts on one
-        out of range)."""
-        params = [i for i in instructions if i.opcode == "parameter"]
-        seen: set[int] = set()
-        for inst in params:
-            number = inst.parameter_number
-            if number in seen or number is None or number >= len(params):
-                raise ParseError(self.text, inst.offset, f"a parameter number of computation {comp_name} "
-                                 f"in [0, {len(params)}), each once (not {number})", repr(inst.name))
-            seen.add(number)
 
     def _expand_async(self, instr: HloInstruction) -> HloInstruction:
         """XLA's model of a shorthand async op (see :mod:`tensorlayout.hlo.async_ops`)."""
@@ -440,18 +405,9 @@ class _Parser:
         if literal is not None:
             attributes["literal"] = literal
             if shape.is_scalar:
-                self._check_scalar(literal, shape, start)
+                check_scalar_constant(self.text, literal, shape, start)
         return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
                               head[0], literal, number, shapes, start, self.graph)
-
-    def _check_scalar(self, literal: str, shape: Shape, start: int) -> None:
-        """A rank-0 constant's literal is one scalar of its type, as XLA reads it."""
-        try:
-            check_scalar_literal(literal, shape.element_type)
-        except ParseError as err:
-            at = self.text.find(literal, start)
-            raise ParseError(self.text, max(at, start), err.expected, repr(literal),
-                             context="constant literal") from None
 
     def _instruction_fast(self, pos: int) -> tuple[tuple[bool, str], Shape, str, _Operands, int] | None:
         """The common one-line form (``name = f32[..]{..} op(a, b)``) by regex; None otherwise.
@@ -578,7 +534,7 @@ class _Parser:
             m = _ATTR.match(text, pos)
             if m:
                 key, at = m.group(1), m.end()
-                end = _value_end(key, text, at)
+                end = value_end(key, text, at)
             else:
                 cur.pos = pos
                 if not _MORE.match(text, pos) or not cur.accept(","):

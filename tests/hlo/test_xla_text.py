@@ -462,4 +462,4 @@ def test_reshape_changing_the_element_count_is_a_parse_error() -> None:
     with pytest.raises(ParseError, match="reshape to f32"):
         parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[33] reshape(p)"))
     parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[32] reshape(p)"))
-    parse_module(_module(" p = f32[4,?] parameter(0)\n ROOT r = f32[33] reshape(p)"))  # unbounded: not checked
+    parse_module(_module(" p = f32[4,?] parameter(0)\n ROOT r = f32[33] reshape(p)"))  # `?`: unchecked

@@ -212,6 +212,14 @@ CASES = [
                                        "add(p, q)"), False),
     ("parameter_numbers_out_of_order", _module(" q = f32[] parameter(1)\n p = f32[] parameter(0)\n ROOT a = "
                                                "f32[] add(p, q)"), True),
+    # an operand written with a shape must name an instruction of a compatible shape
+    ("operand_shape_differs", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[3] p)"), False),
+    ("operand_type_differs", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(bf16[2] p)"), False),
+    ("operand_shape_glued", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[2]p)"), True),
+    ("operand_shape_unbounded", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[?] p)"), True),
+    # comments may sit between any two tokens
+    ("comment_after_root", _module(" p = f32[2] parameter(0)\n ROOT/*c*/ n = f32[2] negate(p)"), True),
+    ("comment_in_int_list", _module(_REV + ", dimensions={/*c*/0}"), True),
     # module attributes: XLA's list, each once
     ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
      False),

@@ -2,7 +2,8 @@
 
 XLA refuses a repeated parameter number, and aborts on a parameter number out of range or on
 a static reshape that changes the element count; here each is a ParseError. A rank-0
-constant's literal is checked against its type.
+constant's literal is checked against its type, an operand written with a shape against the
+operand's.
 
 >>> from tensorlayout.hlo import parse_module
 >>> try:
@@ -22,7 +23,8 @@ from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.types import PrimitiveType
 
-__all__ = ["check_parameter_numbers", "check_reshapes", "check_scalar_constant", "check_scalar_literal"]
+__all__ = ["check_operand_shapes", "check_parameter_numbers", "check_reshapes", "check_scalar_constant",
+           "check_scalar_literal"]
 
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _NUMBER = r"(?:-\.[0-9]+|-?[0-9]+(?:\.[0-9]*)?)(?:[eE][+-]?[0-9]+)?|-?inf|-?nan(?:\(0x[0-9a-fA-F]+\))?"
@@ -103,3 +105,15 @@ def check_reshapes(text: str, instructions: list[HloInstruction],
                 and math.prod(sizes[0]) != math.prod(sizes[1]):
             raise ParseError(text, inst.offset, f"a reshape to {inst.shape} that keeps the "
                              f"{math.prod(sizes[1])} elements of its operand {operand}", repr(inst.name))
+
+
+def check_operand_shapes(text: str, instructions: list[HloInstruction],
+                         by_name: dict[str, HloInstruction]) -> None:
+    """An operand written with its shape (``negate(f32[2] p)``) names an instruction of a
+    compatible shape (layouts and dynamic sizes aside), as XLA requires."""
+    for inst in instructions:
+        for name, shape in zip(inst.operand_names, inst.operand_shapes):
+            if shape is not None and not shape.compatible(by_name[name].shape):
+                at = text.find(name, inst.offset + len(inst.name) + 1)
+                raise ParseError(text, at if at >= 0 else inst.offset, f"operand {name} written with the "
+                                 f"shape it has ({by_name[name].shape}), not {shape}", repr(name))

@@ -156,7 +156,7 @@ def _error(text: str, pos: int, expected: str) -> ParseError:
 def _int_list(text: str) -> tuple[int, ...]:
     if _INT_LIST.match(text) and max(map(len, text[1:-1].replace(",", " ").split()), default=0) <= 20:
         return tuple(int(x) for x in text[1:-1].replace(",", " ").split())  # else the checked path
-    cur = Cursor(text)
+    cur = Cursor(text, comments=True)
     cur.expect("{", "'{' to start a list of integers")
     values: list[int] = []
     if not cur.accept("}"):

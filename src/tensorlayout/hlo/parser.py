@@ -23,7 +23,12 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
-from tensorlayout.hlo._checks import check_parameter_numbers, check_reshapes, check_scalar_constant
+from tensorlayout.hlo._checks import (
+    check_operand_shapes,
+    check_parameter_numbers,
+    check_reshapes,
+    check_scalar_constant,
+)
 from tensorlayout.hlo._scan import literal_end
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
@@ -84,7 +89,7 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
 _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
-_ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
+_ROOT_KW = re.compile(r"ROOT(?=[ \t\r\n%/])")
 
 
 def _known_opcode(opcode: str) -> bool:
@@ -243,6 +248,7 @@ class _Parser:
         check_parameter_numbers(text, name, instructions)
         self._resolve_operands(name, instructions, by_name)
         check_reshapes(text, instructions, by_name)
+        check_operand_shapes(text, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
 

@@ -217,6 +217,8 @@ CASES = [
     ("operand_type_differs", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(bf16[2] p)"), False),
     ("operand_shape_glued", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[2]p)"), True),
     ("operand_shape_unbounded", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[?] p)"), True),
+    ("operand_name_colon", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(p:)"), True),
+    ("operand_pct_name_colon", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(%p:)"), False),
     # comments may sit between any two tokens
     ("comment_after_root", _module(" p = f32[2] parameter(0)\n ROOT/*c*/ n = f32[2] negate(p)"), True),
     ("comment_in_int_list", _module(_REV + ", dimensions={/*c*/0}"), True),

@@ -584,7 +584,11 @@ class _Parser:
             shape = None
             if text.startswith("(", cur.pos) or _TYPE_START.match(text, cur.pos):
                 shape, cur.pos = self._shape(cur.pos)
+            cur.skip()
+            bare = not text.startswith("%", cur.pos)
             names.append(self._name("an operand name"))
+            if bare and text.startswith(":", cur.pos):  # XLA's lexer reads a bare `name:` as a name
+                cur.pos += 1
             shapes.append(shape)
             if not cur.peek(")"):
                 cur.expect(",", "',' or ')' in the operand list")

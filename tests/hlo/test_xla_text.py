@@ -181,6 +181,8 @@ CASES = [
     ("frames_comma_and_order", _frames(_FRAMES.replace("1 line=2", "1, line=2").replace(
         "file_name_id=1 function_name_id=1", "function_name_id=1 file_name_id=1")), True),
     ("frames_empty_sections", _frames("FileNames FunctionNames FileLocations StackFrames\n"), True),
+    ("frames_trailing_comma", _frames(_FRAMES.replace("parent_frame_id=1}", "parent_frame_id=1,}")), False),
+    ("frames_leading_comma", _frames(_FRAMES.replace("{file_location_id", "{,file_location_id")), True),
     ("frames_after_entry", _frames("", _FRAMES), False),
     ("frames_twice", _frames(_FRAMES + _FRAMES), False),
     ("frames_only_one_section", _frames("FileNames\n"), False),

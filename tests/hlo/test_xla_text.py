@@ -181,6 +181,8 @@ CASES = [
     ("frames_comma_and_order", _frames(_FRAMES.replace("1 line=2", "1, line=2").replace(
         "file_name_id=1 function_name_id=1", "function_name_id=1 file_name_id=1")), True),
     ("frames_empty_sections", _frames("FileNames FunctionNames FileLocations StackFrames\n"), True),
+    ("frames_name_row_without_name", _frames(_FRAMES.replace('1 "a.py"', '1 "a.py" 7 8')), True),
+    ("frames_two_names_one_id", _frames(_FRAMES.replace('1 "a.py"', '1 "a.py" "b.py"')), False),
     ("frames_trailing_comma", _frames(_FRAMES.replace("parent_frame_id=1}", "parent_frame_id=1,}")), False),
     ("frames_leading_comma", _frames(_FRAMES.replace("{file_location_id", "{,file_location_id")), True),
     ("frames_after_entry", _frames("", _FRAMES), False),

@@ -31,6 +31,8 @@ _CLOSER = {"[": "]", "{": "}", "(": ")"}
 # What may follow a top-level ``]`` inside one value: an iota list goes on (``[2,2]<=[4]T(1,0)``).
 _AFTER_SQUARE = re.compile(r"<=|T\(")
 _JSON_DICT = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]|[^"{}]+', re.S)
+# a JSON dict nested at most two deep, in one match (the loop below reads any depth)
+_JSON_DICT_2 = re.compile(r'\{(?:[^{}"]|"(?:[^"\\]|\\.)*"|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})*\}', re.S)
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 
 
@@ -101,6 +103,9 @@ def json_dict_end(text: str, pos: int) -> int:
     >>> json_dict_end('{"a":[1}, x=1', 0)
     8
     """
+    m = _JSON_DICT_2.match(text, pos)
+    if m:
+        return m.end()
     depth, at = 0, pos
     while at < len(text):
         m = _JSON_DICT.match(text, at)

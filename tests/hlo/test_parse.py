@@ -253,7 +253,9 @@ ERRORS = [
     ("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), window={size=2 foo=1}\n}", 3, 43),
     # brackets inside skipped values must still match
     (_P + "  ROOT n = f32[4] negate(p), sharding={devices=[4,2]<=[4,2]T(1,0}\n}", 4, 65),
-    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":[1,2}\n}', 4, 54),
+    # backend_config is a JSON dict where only braces nest: this one takes the computation's '}'
+    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":{1,2}\n}', 5, 2),
+    (_P + '  ROOT n = f32[4] negate(p), backend_config={"a":{1,2}\n', 4, 45),
 ]
 
 
@@ -361,7 +363,7 @@ def test_dump_syntax_of_recent_jax_and_tpu_modules() -> None:
     m = parse_module(DUMP_SYNTAX)
     layout = m.attributes["entry_computation_layout"]
     assert len(layout.result.tuple_shapes) == 6
-    assert m.attributes["allow_spmd_sharding_propagation_to_output"] == "{true}"
+    assert m.attributes["allow_spmd_sharding_propagation_to_output"] == (True,)
     e = m.entry
     assert e.signature is not None and len(e.signature[1].tuple_shapes) == 6
     cc = e.instruction("cc")

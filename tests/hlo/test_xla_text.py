@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import HloError, ParseError
 from tensorlayout.hlo import (
     ELEMENTWISE_OPCODES,
     FusionAdaptor,
@@ -19,6 +19,7 @@ from tensorlayout.hlo import (
     parse_module,
 )
 from tensorlayout.hlo.analysis import INPUT_TO_OUTPUT, OUTPUT_TO_INPUT
+from tensorlayout.hlo.ops.compute import convolution_o2i
 from tensorlayout.hlo.parser import MAX_TUPLE_DEPTH, RESERVED_NAMES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -68,6 +69,51 @@ _FRAMES = ('FileNames\n1 "a.py"\nFunctionNames\n1 "f"\nFileLocations\n1 {file_na
            'function_name_id=1 line=2 end_line=2 column=2 end_column=3}\nStackFrames\n'
            '1 {file_location_id=1 parent_frame_id=1}\n')
 _BODY = "ENTRY e {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\n"
+
+
+_NEGATE_F = "f {\n x = f32[4] parameter(0)\n ROOT n = f32[4] negate(x)\n}\n"
+
+
+# what jaxlib's parser does with each rank-0 constant
+_SCALARS = [
+    ("f32", "0.5", True), ("f32", "1e+5", True), ("f32", "1.", True), ("f32", ".5", False),
+    ("f32", "-.5", True), ("f32", "+1", False), ("f32", "0x10", False), ("f32", "-nan", True),
+    ("f32", "nan(0x1)", True),
+    ("s32", "1.5", False), ("pred", "2", True), ("c64", "(1, 2)", True), ("c64", "1", False),
+    ("f32", "1 2", False), ("f32", "-", False), ("f32", "1_", False), ("u8", "300", False),
+    ("s8", "-129", False), ("s32", "-0", True), ("f32", "1/*c*/", True), ("f32", "INF", False),
+    ("s32", "1e5", False), ("f16", "65504", True), ("f16", "65520", False), ("f32", "3.4028235e38", True),
+    ("f32", "3.5e38", False), ("f64", "1e999", False), ("f32", "0.001302-08337", False),
+]
+
+# what jaxlib's parser does with each metadata value
+_METADATA = [
+    ("{}", True), ('{op_name="a" source_line=3}', True), ('{op_name="a", source_line=3}', True),
+    ('{op_name="a",source_line=3,}', False), ('{op_name="a" op_name="b"}', False), ("{op_name=a}", False),
+    ('{source_line="3"}', False), ("{source_line=-3}", True), ("{source_line=2147483648}", False),
+    ("{profile_type={1,2}}", True), ("{profile_type=1}", False), ("{op_type='x'}", True),
+    ('{op_name="x"/*c*/ source_line=1}', True), ("{preserve_layout=true}", False), ('{op_name= "x"}', True),
+    ('{op_name ="x"}', False), ("{source_line=1.5}", False), ("{metadata_payload=1}", False), ("{,}", False),
+    ('{,op_name="a"}', True), ('{op_name="a",,source_line=1}', False), ('{source_line=1op_name="a"}', True),
+    ('{0p_name="x"}', False), ('{op_name="x" stack_fr/*c*/me_id=4}', False),
+]
+
+
+def _conv(dim_labels: str) -> str:
+    return _module(" x = f32[1,8,20,20] parameter(0)\n w = f32[16,4,3,3] parameter(1)\n ROOT c = "
+                   "f32[1,16,10,11] convolution(x, w), window={size=3x3 stride=2x2 pad=1_2x2_1 "
+                   f"rhs_dilate=2x1}}, dim_labels={dim_labels}, feature_group_count=2")
+
+
+# what jaxlib's parser does with each (a spatial digit at or past the part's length is refused;
+# one past the count of spatial labels, or a missing role letter, is not)
+_DIM_LABELS = {
+    "bf01_oi01->bf01": True, "bf0?_oi01->bf01": False, "bf01_oi0?->bf01": False, "bf0_oi01->bf01": False,
+    "b?01_oi01->bf01": True, "bf04_oi01->bf01": False, "bf4_oi01->bf01": False, "bf01_oi23->bf01": True,
+    "fb01_io10->10bf": True, "bf01x_oi01->bf01": False, "bf_oi->bf": True, "b_o->b": False, "01_01->01": True,
+    "bf0f_oi01->bf01": False, "bfi0_oi01->bf01": False, "?f01_oi01->bf01": True, "bf01_o01->bf01": True,
+    "b01_oi01->bf01": True, "bf02_oi01->bf01": True, "b??1_oi01->bf01": False, "bf01_??->bf01": False,
+}
 
 
 def _frames(tables: str, after: str = "") -> str:
@@ -135,6 +181,10 @@ CASES = [
     ("frames_comma_and_order", _frames(_FRAMES.replace("1 line=2", "1, line=2").replace(
         "file_name_id=1 function_name_id=1", "function_name_id=1 file_name_id=1")), True),
     ("frames_empty_sections", _frames("FileNames FunctionNames FileLocations StackFrames\n"), True),
+    ("frames_name_row_without_name", _frames(_FRAMES.replace('1 "a.py"', '1 "a.py" 7 8')), True),
+    ("frames_two_names_one_id", _frames(_FRAMES.replace('1 "a.py"', '1 "a.py" "b.py"')), False),
+    ("frames_trailing_comma", _frames(_FRAMES.replace("parent_frame_id=1}", "parent_frame_id=1,}")), False),
+    ("frames_leading_comma", _frames(_FRAMES.replace("{file_location_id", "{,file_location_id")), True),
     ("frames_after_entry", _frames("", _FRAMES), False),
     ("frames_twice", _frames(_FRAMES + _FRAMES), False),
     ("frames_only_one_section", _frames("FileNames\n"), False),
@@ -149,6 +199,91 @@ CASES = [
      True),
     ("layout_newline_in_layout", _module(" p = f32[2,3] parameter(0)\n ROOT n = f32[2,3]{1,\n0} negate(p)"),
      True),
+    # dim_labels as XLA reads them: one lexer token; roles may be missing, `?` is unlabelled
+    *[(f"dim_labels_{labels}", _conv(labels), accepted) for labels, accepted in _DIM_LABELS.items()],
+    # metadata: XLA's keys, each once, values of their kind, at most one ',' before each
+    *[(f"metadata_{k}", _module(" ROOT a = f32[] parameter(0), metadata=" + text), accepted)
+      for k, (text, accepted) in enumerate(_METADATA)],
+    # a rank-0 constant is one scalar of its type (jaxlib's verdicts)
+    *[(f"scalar_{ty}_{lit}", _module(f" ROOT c = {ty}[] constant({lit})"), accepted)
+      for ty, lit, accepted in _SCALARS],
+    # a computation's result shape must be compatible with its root's (layouts and `?` aside)
+    ("root_shape_incompatible", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[2,2]"), False),
+    ("root_type_incompatible", _signed("(a: f32[4])").replace("-> f32[4]", "-> bf16[4]"), False),
+    ("root_layout_differs", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[4]{0:T(2)}"), True),
+    ("root_unbounded_dim", _signed("(a: f32[4])").replace("-> f32[4]", "-> f32[?]"), True),
+    ("parameter_number_twice", _module(" p = f32[] parameter(0)\n q = f32[] parameter(0)\n ROOT a = f32[] "
+                                       "add(p, q)"), False),
+    ("parameter_numbers_out_of_order", _module(" q = f32[] parameter(1)\n p = f32[] parameter(0)\n ROOT a = "
+                                               "f32[] add(p, q)"), True),
+    # an operand written with a shape must name an instruction of a compatible shape
+    ("operand_shape_differs", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[3] p)"), False),
+    ("operand_type_differs", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(bf16[2] p)"), False),
+    ("operand_shape_glued", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[2]p)"), True),
+    ("operand_shape_unbounded", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(f32[?] p)"), True),
+    ("operand_name_colon", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(p:)"), True),
+    ("operand_pct_name_colon", _module(" p = f32[2] parameter(0)\n ROOT n = f32[2] negate(%p:)"), False),
+    # comments may sit between any two tokens
+    ("comment_after_root", _module(" p = f32[2] parameter(0)\n ROOT/*c*/ n = f32[2] negate(p)"), True),
+    ("comment_in_int_list", _module(_REV + ", dimensions={/*c*/0}"), True),
+    # module attributes: XLA's list, each once
+    ("module_attribute_unknown", "HloModule m, replica_cnt=1\n" + _module(_REV + ", dimensions={0}")[12:],
+     False),
+    ("module_attribute_twice", "HloModule m, replica_count=1, replica_count=1\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
+    ("module_attribute_known", "HloModule m, replica_count=1, num_partitions=1\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
+    # enumerated attribute values and braced bool lists are checked, as XLA does
+    ("direction_lowercase", _module(" p = f32[4] parameter(0)\n ROOT c = pred[4] compare(p, p), "
+                                    "direction=lt"), False),
+    ("direction_mangled", _module(" p = f32[4] parameter(0)\n ROOT c = pred[4] compare(p, p), "
+                                  "direction=L-T"), False),
+    ("fusion_kind_unknown", _module(" p = f32[4] parameter(0)\n ROOT c = f32[4] fusion(p), kind=kLo, "
+                                    "calls=f", _NEGATE_F), False),
+    ("fusion_kind_input", _module(" p = f32[4] parameter(0)\n ROOT c = f32[4] fusion(p), kind=kInput, "
+                                  "calls=f", _NEGATE_F), True),
+    ("spmd_bool_list_bad", "HloModule m, allow_spmd_sharding_propagation_to_output={ttrue}\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
+    ("spmd_bool_list_spaced", "HloModule m, allow_spmd_sharding_propagation_to_output={ true , false }\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
+    ("spmd_bool_bare", "HloModule m, allow_spmd_sharding_propagation_to_parameters=true\n"
+     + _module(_REV + ", dimensions={0}")[12:], True),
+    ("spmd_bool_list_trailing_comma", "HloModule m, allow_spmd_sharding_propagation_to_output={true,}\n"
+     + _module(_REV + ", dimensions={0}")[12:], False),
+    # backend_config is a string or a JSON dict, where only braces outside "strings" nest
+    ("backend_config_unbalanced_square", _module(_REV + ', dimensions={0}, backend_config={"a":[1,2}'), True),
+    ("backend_config_unbalanced_paren", _module(_REV + ', dimensions={0}, backend_config={ "x" : ( }'), True),
+    ("backend_config_brace_in_string", _module(_REV + ', dimensions={0}, backend_config={"a":"}{"}'), True),
+    ("backend_config_single_quoted", _module(_REV + ", dimensions={0}, backend_config='x'"), True),
+    ("backend_config_single_quote_in_dict", _module(_REV + ", dimensions={0}, backend_config={'}'}"), False),
+    ("backend_config_bare_word", _module(_REV + ", dimensions={0}, backend_config=x"), False),
+    ("backend_config_unclosed", _module(_REV + ', dimensions={0}, backend_config={"a":{}'), False),
+    ("backend_config_open_string", _module(_REV + ', dimensions={0}, backend_config={"a}'), False),
+    ("custom_config_unbalanced", _module(_REV + ', dimensions={0}, custom_config={"a":[1}'), False),
+    # an attribute value ends at its closing bracket: the next instruction may follow at once
+    ("sharding_glued_to_name", _module(" p = f32[2] parameter(0), sharding={devices=[2]0,1}q = f32[2] "
+                                       "negate(p)\n ROOT n = f32[2] negate(q)"), True),
+    ("dims_glued_to_name", _module(" p = f32[2] parameter(0)\n q = f32[2] reverse(p), dimensions={0}r = "
+                                   "f32[2] negate(q)\n ROOT n = f32[2] negate(r)"), True),
+    ("backend_config_glued_to_name", _module(' p = f32[2] parameter(0), backend_config={"a":[}q = f32[2] '
+                                             "negate(p)\n ROOT n = f32[2] negate(q)"), True),
+    ("index_glued_to_name", _module(" p = (f32[2], s32[]) parameter(0)\n q = f32[2] get-tuple-element(p), "
+                                    "index=0c = s32[] constant(1)\n ROOT n = f32[2] negate(q)"), True),
+    ("index_glued_to_root", _module(" p = (f32[2], s32[]) parameter(0)\n q = f32[2] get-tuple-element(p), "
+                                    "index=0ROOT n = f32[2] negate(q)"), True),
+    ("calls_glued_to_pct_name", _module(" p = f32[4] parameter(0)\n q = f32[4] fusion(p), kind=kLoop, "
+                                        "calls=%f%r = f32[4] negate(q)\n ROOT n = f32[4] negate(r)",
+                                        _NEGATE_F), True),
+    ("dim_labels_glued_to_name", _module(" x = f32[1,8,4] parameter(0)\n w = f32[3,8,8] parameter(1)\n c = "
+                                         "f32[1,6,8] convolution(x, w), window={size=3}, "
+                                         "dim_labels=b0f_0io->b0fn = f32[1,6,8] negate(c)\n "
+                                         "ROOT r = f32[1,6,8] negate(n)"), True),
+    ("index_with_letters", _module(" p = (f32[2], s32[]) parameter(0)\n ROOT q = f32[2] "
+                                   "get-tuple-element(p), index=0c"), False),
+    ("replica_groups_iota_then_name", _module(
+        " p = f32[4] parameter(0)\n ROOT a = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), "
+        "to_apply=s",
+        "s {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT z = f32[] add(x, y)\n}\n"), True),
 ]
 
 
@@ -316,3 +451,29 @@ def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
 def test_empty_operand_items_are_skipped_as_in_xla() -> None:
     m = parse_module(_module(" p = f32[4] parameter(0)\n ROOT n = (f32[4], f32[4]) tuple(,p,,p,)"))
     assert m.entry.root.operand_names == ("p", "p")
+
+
+@pytest.mark.parametrize("labels", ["bf01_o01->bf01", "b?01_oi01->bf01", "bf02_oi01->bf01", "01_01->01"])
+def test_degenerate_dim_labels_parse_but_have_no_indexing(labels: str) -> None:
+    """XLA parses these (roles default to dimension 0, a digit past the spatial count is left
+    unset); they name no permutation of the operand dims, so the analysis refuses them."""
+    root = parse_module(_conv(labels)).entry.root
+    with pytest.raises(HloError, match="dim_labels"):
+        convolution_o2i(root, 0)
+    assert "unknown indexing" in str(output_to_input_indexing(root))
+
+
+@pytest.mark.parametrize("numbers", [(0, 2), (1,), (0, 1, 3)])
+def test_parameter_number_out_of_range_is_a_parse_error(numbers: tuple[int, ...]) -> None:
+    """XLA aborts on these (``param_no < parameter_count`` CHECK), so jaxlib is not asked here."""
+    body = "".join(f" p{n} = f32[] parameter({n})\n" for n in numbers)
+    with pytest.raises(ParseError, match="parameter number"):
+        parse_module(_module(body + f" ROOT t = (f32[]) tuple(p{numbers[0]})"))
+
+
+def test_reshape_changing_the_element_count_is_a_parse_error() -> None:
+    """XLA aborts on it (a CHECK in CreateReshape), so jaxlib is not asked here."""
+    with pytest.raises(ParseError, match="reshape to f32"):
+        parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[33] reshape(p)"))
+    parse_module(_module(" p = f32[4,8] parameter(0)\n ROOT r = f32[32] reshape(p)"))
+    parse_module(_module(" p = f32[4,?] parameter(0)\n ROOT r = f32[33] reshape(p)"))  # `?`: unchecked

@@ -15,7 +15,7 @@ import re
 
 from tensorlayout.errors import ParseError
 
-__all__ = ["literal_end", "scan_value"]
+__all__ = ["json_dict_end", "literal_end", "scan_value", "string_or_json_dict_end"]
 
 # Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
 # nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
@@ -28,6 +28,12 @@ _SIMPLE_VALUE = re.compile(
 )
 _SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
 _CLOSER = {"[": "]", "{": "}", "(": ")"}
+# What may follow a top-level ``]`` inside one value: an iota list goes on (``[2,2]<=[4]T(1,0)``).
+_AFTER_SQUARE = re.compile(r"<=|T\(")
+_JSON_DICT = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]|[^"{}]+', re.S)
+# a JSON dict nested at most two deep, in one match (the loop below reads any depth)
+_JSON_DICT_2 = re.compile(r'\{(?:[^{}"]|"(?:[^"\\]|\\.)*"|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})*\}', re.S)
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 
 
 def scan_value(text: str, pos: int) -> int:
@@ -58,6 +64,8 @@ def scan_value(text: str, pos: int) -> int:
                 break
             if stack.pop() != c:
                 raise ParseError(text, pos, "a matching closing bracket")
+            if not stack and not (c == "]" and _AFTER_SQUARE.match(text, m.end())):
+                return m.end()  # the value is whole: what follows (`}b = ...`) is the next token
         elif (c == "," or c.isspace()) and not stack:
             break
         pos = m.end()
@@ -86,3 +94,41 @@ def literal_end(text: str, pos: int) -> int:
             if stack.pop() != c:
                 raise ParseError(text, pos, "a matching closing bracket in the literal")
         pos = m.end()
+
+
+def json_dict_end(text: str, pos: int) -> int:
+    """End of the ``{...}`` at ``pos`` as XLA's lexer reads a JSON dict: only braces outside
+    double-quoted strings count (brackets, single quotes and comments are plain text).
+
+    >>> json_dict_end('{"a":[1}, x=1', 0)
+    8
+    """
+    m = _JSON_DICT_2.match(text, pos)
+    if m:
+        return m.end()
+    depth, at = 0, pos
+    while at < len(text):
+        m = _JSON_DICT.match(text, at)
+        if m is None:  # a '"' that no closing '"' ends
+            break
+        tok, at = m.group(), m.end()
+        if tok in "{}":
+            depth += 1 if tok == "{" else -1
+            if depth == 0:
+                return at
+    raise ParseError(text, pos, "a JSON dict (braces closed outside closed \"strings\")")
+
+
+def string_or_json_dict_end(text: str, pos: int) -> int:
+    """End of a value XLA reads as a string (``"..."`` or ``'...'``) or a JSON dict
+    (``backend_config``).
+
+    >>> string_or_json_dict_end("'x', y=1", 0)
+    3
+    """
+    if text.startswith("{", pos):
+        return json_dict_end(text, pos)
+    m = _QUOTED.match(text, pos)
+    if m is None:
+        raise ParseError(text, pos, "a string or a JSON dict")
+    return m.end()

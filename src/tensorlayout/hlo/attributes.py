@@ -18,7 +18,9 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError
+from tensorlayout.hlo._scan import scan_value, string_or_json_dict_end
 from tensorlayout.hlo.sharding import (
+    attribute_value_end,
     parse_frontend_attributes,
     parse_replica_groups,
     parse_sharding,
@@ -27,6 +29,7 @@ from tensorlayout.hlo.sharding import (
 __all__ = [
     "COMPUTATION_ATTRIBUTES",
     "COMPUTATION_LIST_ATTRIBUTES",
+    "MODULE_ATTRIBUTES",
     "ConvolutionDimensionNumbers",
     "PaddingDimension",
     "SliceDimension",
@@ -34,6 +37,8 @@ __all__ = [
     "WindowDimension",
     "parse_attribute",
     "parse_literal",
+    "token_end",
+    "value_end",
 ]
 
 
@@ -96,6 +101,14 @@ class ConvolutionDimensionNumbers:
     text: str
 
 
+#: The attributes XLA's parser allows after ``HloModule name`` (jaxlib's own list).
+MODULE_ATTRIBUTES = frozenset({
+    "alias_passthrough_params", "allow_spmd_sharding_propagation_to_output",
+    "allow_spmd_sharding_propagation_to_parameters", "buffer_donor", "entry_computation_layout",
+    "frontend_attributes", "input_output_alias", "is_scheduled", "num_partitions", "origin_recovery_table",
+    "replica_count",
+})
+
 #: Attributes naming one called computation.
 COMPUTATION_ATTRIBUTES = frozenset({
     "to_apply", "calls", "body", "condition", "true_computation", "false_computation",
@@ -124,7 +137,7 @@ _BOOL_ATTRS = frozenset({
 })
 #: Attributes whose text is kept as is: they are not needed by the analysis.
 SKIPPED = frozenset({
-    "metadata", "frontend_attributes", "backend_config", "sharding", "control-predecessors",
+    "frontend_attributes", "backend_config", "sharding", "control-predecessors",
     "origin", "statistics", "schedule", "result_accuracy", "output_to_operand_aliasing",
     "operand_layout_constraints", "custom_call_schedule", "api_version", "precision_config",
     "operand_precision", "algorithm", "replica_groups", "source_target_pairs",
@@ -143,7 +156,7 @@ def _error(text: str, pos: int, expected: str) -> ParseError:
 def _int_list(text: str) -> tuple[int, ...]:
     if _INT_LIST.match(text) and max(map(len, text[1:-1].replace(",", " ").split()), default=0) <= 20:
         return tuple(int(x) for x in text[1:-1].replace(",", " ").split())  # else the checked path
-    cur = Cursor(text)
+    cur = Cursor(text, comments=True)
     cur.expect("{", "'{' to start a list of integers")
     values: list[int] = []
     if not cur.accept("}"):
@@ -169,6 +182,82 @@ def _bool(text: str) -> bool:
     if text == "false":
         return False
     raise _error(text, 0, "true or false")
+
+
+def _bool_list(text: str) -> tuple[bool, ...]:
+    """``{true,false}`` (or one bare ``true``/``false``), as XLA reads a braced bool list.
+
+    >>> _bool_list("{true, false}"), _bool_list("true"), _bool_list("{ }")
+    ((True, False), (True,), ())
+    """
+    if not text.startswith("{"):
+        return (_bool(text),)
+    inner = text[1:-1] if text.endswith("}") else "?"
+    return tuple(_bool(item.strip()) for item in inner.split(",")) if inner.strip() else ()
+
+
+# metadata={op_name="..." source_line=3, ...}: XLA's keys and value kinds, each key once
+_META_KINDS = {**dict.fromkeys(("op_type", "op_name", "source_file", "deduplicated_name", "metadata_payload",
+                                "scheduling_name"), 2),
+               **dict.fromkeys(("source_line", "source_end_line", "source_column", "source_end_column",
+                                "stack_frame_id"), 3),
+               "profile_type": 4}
+_META_TOKEN = re.compile(
+    r"""(?:\s+|/\*.*?\*/|//[^\n]*)*(?:([A-Za-z_][\w.\-]*)=|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+    r"|(-?[0-9]+)(?![0-9.eEx_])|(\{[^{}]*\})|(,)|(\}))", re.S | re.A)
+
+
+# the common forms, keys in XLA's print order, each at most once: no token loop needed
+_META_FAST = re.compile(
+    r'\{(?:op_type="(?:[^"\\]|\\.)*" ?)?(?:op_name="(?:[^"\\]|\\.)*" ?)?(?:source_file="(?:[^"\\]|\\.)*" ?)?'
+    r"(?:source_line=-?[0-9]{1,9} ?)?(?:stack_frame_id=-?[0-9]{1,9})?\}", re.A)
+
+
+def _metadata(text: str) -> str:
+    """``metadata={...}`` checked as XLA reads it: known keys, each once, each value of its kind,
+    each item after at most one ','. The text is kept (the analysis reads none of it).
+
+    >>> _metadata('{op_name="a/b" source_line=3}')
+    '{op_name="a/b" source_line=3}'
+    """
+    if _META_FAST.fullmatch(text):
+        return text
+    if not text.startswith("{"):
+        raise _error(text, 0, "'{' to start the metadata")
+    pos, seen, comma = 1, set(), False
+    while True:
+        m = _META_TOKEN.match(text, pos)
+        if m is None or m.group(2) or m.group(3) or m.group(4) or (comma and not m.group(1)):
+            raise _error(text, pos, "a metadata key (" + ", ".join(sorted(_META_KINDS)) + ")"
+                         + ("" if comma else " or '}'"))
+        pos = m.end()
+        if m.group(6):
+            if pos != len(text):
+                raise _error(text, pos, "the end of the metadata")
+            return text
+        comma = bool(m.group(5))
+        if comma:
+            continue
+        key, kind = m.group(1), _META_KINDS.get(m.group(1))
+        if kind is None or key in seen:
+            raise _error(text, m.start(1), f"a metadata key XLA knows, once (not {key!r})")
+        seen.add(key)
+        v = _META_TOKEN.match(text, pos)
+        if v is None or v.group(kind) is None or (kind == 3 and not -2**31 <= int(v.group(3)) < 2**31):
+            raise _error(text, pos, f"the value of metadata {key} (" +
+                         ("a string", "a 32-bit integer", "a list of integers")[kind - 2] + ")")
+        if kind == 4:
+            _int_list(v.group(4))
+        pos = v.end()
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    """A parser for an attribute XLA reads as one of ``choices`` (a comparison direction...)."""
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise _error(text, 0, "one of " + ", ".join(choices))
+        return text
+    return parse
 
 
 def _name(text: str) -> str:
@@ -297,24 +386,33 @@ def _window(text: str) -> Window:
     return Window(tuple(dims))
 
 
+# XLA's lexer reads dim_labels as one token of this form (`?` marks an unlabelled dimension).
+_DIM_LABELS = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})")
+
+
 def _labels(text: str, at: int, part: str, roles: str) -> tuple[list[int], list[int]]:
-    """Positions of role letters and of spatial digits in one ``dim_labels`` part."""
-    role_dims = [-1] * len(roles)
-    spatial: dict[int, int] = {}
+    """One ``dim_labels`` part as XLA reads it: where each role letter is (0 if absent, XLA's
+    default) and where each spatial digit is (-1 for a digit that is absent or past the count
+    of spatial labels: XLA leaves that slot unset). The analysis refuses such labels later.
+    """
+    named = [c for c in part if c != "?"]
+    if len(set(named)) != len(named):
+        raise _error(text, at, f"each label of {part!r} once")
+    role_dims = [0] * len(roles)
+    spatial = [-1] * sum(c not in roles for c in named)
     for pos, ch in enumerate(part):
-        if ch in roles and role_dims[roles.index(ch)] < 0:
+        if ch in roles:
             role_dims[roles.index(ch)] = pos
-        elif ch in "0123456789" and int(ch) not in spatial:
-            spatial[int(ch)] = pos
-        else:
-            raise _error(text, at + pos, f"one of {roles!r} or a spatial digit, each once")
-    if min(role_dims, default=0) < 0 or sorted(spatial) != list(range(len(spatial))):
-        raise _error(text, at, f"labels with {' and '.join(roles)} and spatial digits 0..n-1")
-    return role_dims, [spatial[k] for k in sorted(spatial)]
+        elif ch != "?":
+            if int(ch) >= len(part):
+                raise _error(text, at + pos, f"a spatial digit below {len(part)}, the length of {part!r}")
+            if int(ch) < len(spatial):
+                spatial[int(ch)] = pos
+    return role_dims, spatial
 
 
 def _dim_labels(text: str) -> ConvolutionDimensionNumbers:
-    m = re.fullmatch(r"([A-Za-z0-9]+)_([A-Za-z0-9]+)->([A-Za-z0-9]+)", text)
+    m = _DIM_LABELS.fullmatch(text)
     if not m:
         raise _error(text, 0, "convolution dim_labels like b01f_01io->b01f")
     (ib, if_), ins = _labels(text, m.start(1), m.group(1), "bf")
@@ -331,6 +429,11 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "window": _window,
     "dim_labels": _dim_labels,
     "custom_call_target": _string,
+    "metadata": _metadata,
+    "direction": _one_of(("EQ", "NE", "GE", "GT", "LE", "LT")),
+    "kind": _one_of(("kLoop", "kInput", "kOutput", "kCustom")),
+    "allow_spmd_sharding_propagation_to_parameters": _bool_list,
+    "allow_spmd_sharding_propagation_to_output": _bool_list,
     **{k: _int for k in _INT_ATTRS},
     **{k: _int_list for k in _INT_LIST_ATTRS},
     **{k: _bool for k in _BOOL_ATTRS},
@@ -342,6 +445,27 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 }
 
 _CACHE: dict[tuple[str, str], Any] = {}
+
+# Values XLA's lexer reads as one token, by kind: the value ends where the token does, so an
+# instruction glued to it (`index=0constant.13 = ...`) starts right after.
+_INT_TOKEN = re.compile(r"-?[0-9]+")
+_IDENT_TOKEN = re.compile(r"[A-Za-z_][\w.\-]*", re.A)
+_NAME_TOKEN = re.compile(r"%?[A-Za-z_][\w.\-]*", re.A)
+_TOKENS = {**dict.fromkeys(_INT_ATTRS, _INT_TOKEN), **dict.fromkeys(COMPUTATION_ATTRIBUTES, _NAME_TOKEN),
+           **dict.fromkeys(_BOOL_ATTRS | {"direction", "kind"}, _IDENT_TOKEN), "dim_labels": _DIM_LABELS}
+
+
+def token_end(name: str, text: str, pos: int) -> int | None:
+    """Where the one-token value of attribute ``name`` at ``pos`` ends, as XLA's lexer ends it
+    (None if ``name`` takes no one-token value, or none starts at ``pos``).
+
+    >>> line = "index=0constant.13 = s32[] constant(1)"
+    >>> line[6:token_end("index", line, 6)]
+    '0'
+    """
+    token = _TOKENS.get(name)
+    m = token.match(text, pos) if token is not None else None
+    return m.end() if m else None
 
 
 def parse_attribute(name: str, text: str) -> Any:
@@ -361,7 +485,7 @@ def parse_attribute(name: str, text: str) -> Any:
     if name == "calls" and text.startswith("{"):
         parser = _name_list
     value = text if parser is None else parser(text)
-    if len(_CACHE) < 65536:
+    if len(_CACHE) < 65536 and name != "metadata":  # metadata texts rarely repeat
         _CACHE[key] = value
     return value
 
@@ -417,3 +541,19 @@ def parse_literal(text: str) -> Any:
         return None
     return stack[0][0]
 
+
+
+def value_end(key: str, text: str, at: int) -> int:
+    """Where the value of attribute ``key`` starting at ``at`` ends, as XLA's lexer reads it
+    (``backend_config`` is a string or a JSON dict, where only braces nest; a one-token value
+    ends with its token).
+
+    >>> value_end("backend_config", 'backend_config={"a":[1}, x=1', 15)
+    23
+    """
+    if key == "backend_config":
+        return string_or_json_dict_end(text, at)
+    end = token_end(key, text, at)
+    if end is not None:
+        return end
+    return attribute_value_end(key, text, at, scan_value(text, at))

@@ -23,13 +23,21 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError, TensorLayoutError
-from tensorlayout.hlo._scan import literal_end, scan_value
+from tensorlayout.hlo._checks import (
+    check_operand_shapes,
+    check_parameter_numbers,
+    check_reshapes,
+    check_scalar_constant,
+)
+from tensorlayout.hlo._scan import literal_end
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
+    MODULE_ATTRIBUTES,
     SKIPPED,
     parse_attribute,
+    value_end,
 )
 from tensorlayout.hlo.model import (
     ComputationLayout,
@@ -39,7 +47,6 @@ from tensorlayout.hlo.model import (
     HloModule,
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
-from tensorlayout.hlo.sharding import attribute_value_end
 from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
@@ -82,7 +89,7 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
 _WS = re.compile(r"\s*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
-_ROOT_KW = re.compile(r"ROOT(?=[ \t\n%])")
+_ROOT_KW = re.compile(r"ROOT(?=[ \t\r\n%/])")
 
 
 def _known_opcode(opcode: str) -> bool:
@@ -129,6 +136,9 @@ class _Parser:
             name = self._name("a module name")
             while cur.accept(","):
                 key, value, at = self._attribute()
+                if key not in MODULE_ATTRIBUTES or key in attributes:
+                    raise ParseError(text, text.rfind(key, 0, at), "a module attribute XLA allows, once: "
+                                     + ", ".join(sorted(MODULE_ATTRIBUTES)), repr(key))
                 attributes[key] = self._module_attribute(key, value, at)
         computations: list[HloComputation] = []
         entry: HloComputation | None = None
@@ -165,7 +175,7 @@ class _Parser:
         cur.pos += 1
         cur.skip()
         at = cur.pos
-        cur.pos = scan_value(self.text, at)
+        cur.pos = value_end(m.group(), self.text, at)
         return m.group(), self.text[at : cur.pos], at
 
     def _module_attribute(self, key: str, value: str, at: int) -> Any:
@@ -227,12 +237,18 @@ class _Parser:
         if len(roots) > 1:
             raise ParseError(text, roots[1].offset, "only one ROOT instruction per computation")
         root = roots[0] if roots else instructions[-1]
+        if signature is not None and not signature[1].compatible(root.shape):
+            raise ParseError(text, root.offset, f"a root whose shape {root.shape} is compatible with the "
+                             f"result {signature[1]} of computation {name}", repr(root.name))
         by_name: dict[str, HloInstruction] = {}
         for inst in instructions:
             if inst.name in by_name:
                 raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
             by_name[inst.name] = inst
+        check_parameter_numbers(text, name, instructions)
         self._resolve_operands(name, instructions, by_name)
+        check_reshapes(text, instructions, by_name)
+        check_operand_shapes(text, instructions, by_name)
         return HloComputation(name, tuple(instructions), root, is_entry, start, signature,
                               self.graph, by_name)
 
@@ -394,6 +410,8 @@ class _Parser:
         attributes, raw, called = self._attributes(pos)
         if literal is not None:
             attributes["literal"] = literal
+            if shape.is_scalar:
+                check_scalar_constant(self.text, literal, shape, start)
         return HloInstruction(head[1], opcode, shape, names, attributes, raw, tuple(called),
                               head[0], literal, number, shapes, start, self.graph)
 
@@ -522,7 +540,7 @@ class _Parser:
             m = _ATTR.match(text, pos)
             if m:
                 key, at = m.group(1), m.end()
-                end = attribute_value_end(key, text, at, scan_value(text, at))
+                end = value_end(key, text, at)
             else:
                 cur.pos = pos
                 if not _MORE.match(text, pos) or not cur.accept(","):
@@ -566,7 +584,11 @@ class _Parser:
             shape = None
             if text.startswith("(", cur.pos) or _TYPE_START.match(text, cur.pos):
                 shape, cur.pos = self._shape(cur.pos)
+            cur.skip()
+            bare = not text.startswith("%", cur.pos)
             names.append(self._name("an operand name"))
+            if bare and text.startswith(":", cur.pos):  # XLA's lexer reads a bare `name:` as a name
+                cur.pos += 1
             shapes.append(shape)
             if not cur.peek(")"):
                 cur.expect(",", "',' or ')' in the operand list")

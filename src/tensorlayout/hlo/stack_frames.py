@@ -3,11 +3,11 @@
 ::
 
     tables   ::= 'FileNames' names 'FunctionNames' names 'FileLocations' locs 'StackFrames' frames
-    names    ::= (INT STRING)*
+    names    ::= (INT [STRING])*
     locs     ::= (INT '{' attrs '}')*       keys: file_name_id function_name_id line end_line
                                                   column end_column, each once
     frames   ::= (INT '{' attrs '}')*       keys: file_location_id parent_frame_id, each once
-    attrs    ::= (KEY '=' INT [','])*       (``key=`` is one token: no space before '=')
+    attrs    ::= ([','] KEY '=' INT)*       (``key=`` is one token: no space before '=')
 
 Rules found by asking jaxlib 0.10.2's parser: all four sections, once, in this order, before the
 first computation (sections may be empty); tokens may be split across lines and separated by
@@ -46,10 +46,9 @@ def _at_word(cur: Cursor, word: str) -> bool:
     return m is not None and m.group() == word
 
 
-# row ::= STRING    (in FileNames and FunctionNames)
+# row ::= [STRING]    (in FileNames and FunctionNames; jaxlib reads `1 "a.py" 7 8` as three rows)
 def _string_row(cur: Cursor) -> None:
-    if not cur.match(_STRING):
-        raise cur.error("a quoted name after the row id")
+    cur.match(_STRING)
 
 
 def _attribute_row(keys: frozenset[str]) -> Callable[[Cursor], None]:
@@ -59,13 +58,15 @@ def _attribute_row(keys: frozenset[str]) -> Callable[[Cursor], None]:
     def read(cur: Cursor) -> None:
         cur.expect("{", "'{' after the row id")
         seen: set[str] = set()
-        while not cur.accept("}"):
+        while True:
+            comma = cur.accept(",")  # XLA: at most one ',' before each item, none before '}'
+            if not comma and cur.accept("}"):
+                break
             m = cur.match(_KEY)
             if not m or m.group(1) not in keys or m.group(1) in seen:
-                raise cur.error(f"one of {listed}= (each once) or '}}'")
+                raise cur.error(f"one of {listed}= (each once)" + ("" if comma else " or '}'"))
             seen.add(m.group(1))
             cur.integer(f"an integer for {m.group(1)}")
-            cur.accept(",")
         if seen != keys:
             raise cur.error(f"all of {listed} in the row", context=f"missing {sorted(keys - seen)}")
 

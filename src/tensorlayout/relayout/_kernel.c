@@ -1160,10 +1160,12 @@ static int staged_runs(const plan_t *p)
 static void runs_block(char *d, const char *s, Py_ssize_t nj, Py_ssize_t dj, Py_ssize_t rows,
                        Py_ssize_t srow, Py_ssize_t bytes)
 {
-    _Alignas(64) char stage[RUNS_STAGE];
+    _Alignas(64) char area[RUNS_STAGE + 4096];
     const Py_ssize_t B = rows * bytes, G0 = RUNS_READ / bytes < RUNS_STAGE / B ? RUNS_READ / bytes : RUNS_STAGE / B;
     for (Py_ssize_t j0 = 0; j0 < nj; j0 += G0) {
         const Py_ssize_t G = nj - j0 < G0 ? nj - j0 : G0;
+        /* the stage half a page off the source (4 KiB aliasing) */
+        char *stage = area + (((uintptr_t)(s + j0 * bytes) + 2048 - (uintptr_t)area) & 4032);
         for (Py_ssize_t r = 0; r < rows; r++) {
             const char *row = s + j0 * bytes + r * srow;
             char *st = stage + r * bytes;

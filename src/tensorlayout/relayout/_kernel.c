@@ -29,6 +29,9 @@
  * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
  * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
  * ahead, and whole destination lines go out past the cache (see "gathering" below).
+ * Large copies of 16- to 48-byte runs into contiguous blocks from source rows that run on
+ * (zN into its buffer) read a few runs of each row at once into L1 blocks streamed out
+ * whole (see "staged short runs").
  *
  * The GIL is released while copying, so callers may split a copy among threads.
  */

@@ -540,12 +540,26 @@ static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows
     for (Py_ssize_t a = 0; a < rows; a++) memcpy(out + a * da, in + a * 64, bytes);
 }
 
+/* cg x ra x bw items of a strip in whole V x V tiles streamed straight to d (rows of whole
+ * lines): the tiles of a destination line in turn, so its halves' stores combine (measured
+ * 9% faster than through the L1 stage for f32 T(8,128) tiles; a source line's tiles are
+ * still read at once). */
+static void tiles_out(const tiler_t *t, char *d, const char *s, Py_ssize_t cg, Py_ssize_t ra, Py_ssize_t bw,
+                      Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, Py_ssize_t it)
+{
+    for (Py_ssize_t g = 0; g < cg; g++)
+        for (Py_ssize_t at = 0; at < ra; at += t->v)
+            for (Py_ssize_t bt = 0; bt < bw; bt += t->v)
+                t->tile(d + g * dg + at * da + bt * it, s + g * sg + at * it + bt * sb, da, sb, 1);
+}
+
 /* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
  * destination's contiguous axis b in strips of one cache line (the first strip up to d's
  * first line boundary), each strip over all of g, so a few source rows are read along. A
  * strip of four source lines' worth of g goes through an L1 stage, filled so that each
  * source line is read whole at once (also when the rows start mid-line), then written out
- * line by line, streamed past the cache where the strip covers whole lines. */
+ * line by line, streamed past the cache where the strip covers whole lines (whole tiles
+ * there go straight out: tiles_out). */
 static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
@@ -571,6 +585,10 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                 Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
                 const char *in = s + (g0 * na + a0) * it + b0 * sb;
                 Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+                if (nt && eb == bw && ea == ra) { /* whole tiles: streamed straight out */
+                    tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
+                    continue;
+                }
                 for (Py_ssize_t bt = 0; bt < eb; bt += v)
                     for (Py_ssize_t g = 0; g < cg; g++)
                         for (Py_ssize_t at = 0; at < ea; at += v)

@@ -29,6 +29,9 @@
  * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
  * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
  * ahead, and whole destination lines go out past the cache (see "gathering" below).
+ * Large copies of 16- to 48-byte runs into contiguous blocks from source rows that run on
+ * (zN into its buffer) read a few runs of each row at once into L1 blocks streamed out
+ * whole (see "staged short runs").
  *
  * The GIL is released while copying, so callers may split a copy among threads.
  */
@@ -537,12 +540,26 @@ static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows
     for (Py_ssize_t a = 0; a < rows; a++) memcpy(out + a * da, in + a * 64, bytes);
 }
 
+/* cg x ra x bw items of a strip in whole V x V tiles streamed straight to d (rows of whole
+ * lines): the tiles of a destination line in turn, so its halves' stores combine (measured
+ * 9% faster than through the L1 stage for f32 T(8,128) tiles; a source line's tiles are
+ * still read at once). */
+static void tiles_out(const tiler_t *t, char *d, const char *s, Py_ssize_t cg, Py_ssize_t ra, Py_ssize_t bw,
+                      Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, Py_ssize_t it)
+{
+    for (Py_ssize_t g = 0; g < cg; g++)
+        for (Py_ssize_t at = 0; at < ra; at += t->v)
+            for (Py_ssize_t bt = 0; bt < bw; bt += t->v)
+                t->tile(d + g * dg + at * da + bt * it, s + g * sg + at * it + bt * sb, da, sb, 1);
+}
+
 /* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
  * destination's contiguous axis b in strips of one cache line (the first strip up to d's
  * first line boundary), each strip over all of g, so a few source rows are read along. A
  * strip of four source lines' worth of g goes through an L1 stage, filled so that each
  * source line is read whole at once (also when the rows start mid-line), then written out
- * line by line, streamed past the cache where the strip covers whole lines. */
+ * line by line, streamed past the cache where the strip covers whole lines (whole tiles
+ * there go straight out: tiles_out). */
 static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
@@ -568,6 +585,10 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                 Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
                 const char *in = s + (g0 * na + a0) * it + b0 * sb;
                 Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+                if (nt && eb == bw && ea == ra) { /* whole tiles: streamed straight out */
+                    tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
+                    continue;
+                }
                 for (Py_ssize_t bt = 0; bt < eb; bt += v)
                     for (Py_ssize_t g = 0; g < cg; g++)
                         for (Py_ssize_t at = 0; at < ea; at += v)
@@ -1133,11 +1154,71 @@ static void gather_rows(const plan_t *p, const gather_t *gt)
     }
 }
 
+/* ---- staged short runs -------------------------------------------------------------------
+ * A large copy of short runs (16 to 48 bytes) whose destination is a contiguous block of R
+ * runs per step of the axis j before them, the source's R rows running on over j (zN to its
+ * buffer: a fractal's 16 rows of 32 bytes, the next fractal 32 bytes on in each row). Run as
+ * it stands, it reads 32 bytes of each of 16 rows in turn, which measured 1.4x slower than
+ * reading 64 to 256 (and writing each step's block whole); staged, G consecutive j go at a
+ * time: each source row read G runs on into G blocks in L1, the blocks streamed out whole
+ * (interleaving the G blocks' stores instead measured slower). */
+
+#define RUNS_READ 128      /* bytes of a source row read per visit */
+#define RUNS_STAGE 4096    /* L1 stage bytes */
+
+/* Whether p's last three axes are such j, rows and run axes (the arrays' items plain). */
+static int staged_runs(const plan_t *p)
+{
+    int last = p->ndim - 1;
+    if (last < 2 || p->swap || p->ds[last] != p->item || p->ss[last] != p->item) return 0;
+    Py_ssize_t bytes = p->shape[last] * p->item;
+    return bytes >= 16 && bytes < 64 && bytes % 16 == 0 && p->shape[last - 1] > 1
+           && p->ds[last - 1] == bytes && p->shape[last - 1] * bytes * 2 <= RUNS_STAGE
+           && p->shape[last - 2] > 1 && p->ss[last - 2] == bytes;
+}
+
+/* nj steps of j (dst dj apart) of R rows (src srow apart) of `bytes`, G steps at a time. */
+static void runs_block(char *d, const char *s, Py_ssize_t nj, Py_ssize_t dj, Py_ssize_t rows,
+                       Py_ssize_t srow, Py_ssize_t bytes)
+{
+    _Alignas(64) char area[RUNS_STAGE + 4096];
+    const Py_ssize_t B = rows * bytes, G0 = RUNS_READ / bytes < RUNS_STAGE / B ? RUNS_READ / bytes : RUNS_STAGE / B;
+    for (Py_ssize_t j0 = 0; j0 < nj; j0 += G0) {
+        const Py_ssize_t G = nj - j0 < G0 ? nj - j0 : G0;
+        /* the stage half a page off the source (4 KiB aliasing) */
+        char *stage = area + (((uintptr_t)(s + j0 * bytes) + 2048 - (uintptr_t)area) & 4032);
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const char *row = s + j0 * bytes + r * srow;
+            char *st = stage + r * bytes;
+            for (Py_ssize_t g = 0; g < G; g++, row += bytes, st += B)
+                for (Py_ssize_t x = 0; x < bytes; x += 16) memcpy(st + x, row + x, 16);
+        }
+        for (Py_ssize_t g = 0; g < G; g++)
+            stream_out(d + (j0 + g) * dj, stage + g * B, (size_t)B);
+    }
+}
+
+/* The plan (staged_runs holds) as staged runs, its outer axes looped over. */
+static void runs_plan(const plan_t *p)
+{
+    const int j = p->ndim - 3, r = p->ndim - 2;
+    Py_ssize_t idx[MAX_DIMS];
+    memset(idx, 0, sizeof idx[0] * (size_t)j);
+    char *d = p->dst;
+    const char *s = p->src;
+    do runs_block(d, s, p->shape[j], p->ds[j], p->shape[r], p->ss[r], p->shape[r + 1] * p->item);
+    while (next_index(idx, j, p->shape, p->ds, p->ss, &d, &s));
+}
+
 /* A large copy: gathered where its destination rows run on in pieces (see above). */
 static void copy_plan(const plan_t *p)
 {
     for (int k = 0; k < p->ndim; k++)
         if (p->shape[k] == 0) return;
+    if (p->stream && HAVE_STREAM && staged_runs(p)) {
+        runs_plan(p);
+        return;
+    }
     if (p->stream && HAVE_STREAM) {
         inner_t in = choose_inner(p);
         for (int g = p->ndim - 3; g >= 0; g--) {

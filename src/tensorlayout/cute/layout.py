@@ -410,6 +410,9 @@ def cosize(layout: Layout) -> int:
     (6, 10, -4)
     """
     layout = layout if type(layout) is Layout else as_layout(layout)
+    span = leaf_span(layout._shape, layout._stride, None)  # the same sum, without a 0 extent
+    if span >= 0:
+        return 1 + span
     fs, fd = leaves(layout._shape, layout._stride)
     return 1 + sum([(s - 1) * (d if d >= 0 else -d) for s, d in zip(fs, fd)])
 

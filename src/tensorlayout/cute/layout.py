@@ -622,19 +622,37 @@ def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
 def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int],
            strides: list[int]) -> tuple[list[int], list[int]]:
     """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` and return those
-    (see :func:`coalesce_lists`)."""
+    (see :func:`coalesce_lists`); the first two levels inline, the stride that joins the last
+    mode kept in a local (coalesce's hot path)."""
+    nxt: Any = shapes[-1] * strides[-1] if shapes else None  # None joins nothing
     i = 0
     for s in shape:
         d = stride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
         if type(s) is tuple:
-            _merge(s, d, shapes, strides)
+            j = 0
+            for s2 in s:
+                d2 = d[j]
+                j += 1  # noqa: SIM113 - enumerate() costs more than the loop
+                if type(s2) is tuple:
+                    _merge(s2, d2, shapes, strides)
+                    nxt = shapes[-1] * strides[-1] if shapes else None
+                elif s2 != 1:
+                    if d2 == nxt:
+                        shapes[-1] *= s2
+                        nxt *= s2
+                    else:
+                        shapes.append(s2)
+                        strides.append(d2)
+                        nxt = s2 * d2
         elif s != 1:
-            if shapes and d == shapes[-1] * strides[-1]:
+            if d == nxt:
                 shapes[-1] *= s
+                nxt *= s
             else:
                 shapes.append(s)
                 strides.append(d)
+                nxt = s * d
     return shapes, strides
 
 

@@ -90,10 +90,17 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     return shapes, strides, abs(m) + cur  # every int is within |m| + cur
 
 
-def _by_stride(cs: list[int], cd: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
-    """For the flat modes ``cs:cd``: ``(stride, position)`` in C++'s order of the strides
+Modes = tuple[list[int], list[int], list[tuple[int, int]], list[int]]
+
+
+def _by_stride(layout: Layout, op: str) -> Modes:
+    """The coalesced modes of ``layout`` (refusing a zero extent) as extents ``cs`` and strides
+    ``cd``, their ``(stride, position)`` pairs in C++'s order of the strides
     (:func:`exchange_order`), and the exclusive prefix products of ``cs`` (their compact
     column-major strides)."""
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
+        _require_extents(layout, op)
     keys = []
     pre = []
     p = 1
@@ -107,7 +114,7 @@ def _by_stride(cs: list[int], cd: list[int]) -> tuple[list[tuple[int, int]], lis
         keys.sort()  # distinct strides: every sort gives C++'s order
     else:
         keys = [(cd[j], j) for j in exchange_order(cd)]
-    return keys, pre
+    return cs, cd, keys, pre
 
 
 def exchange_order(keys: list[int]) -> list[int]:
@@ -126,14 +133,6 @@ def exchange_order(keys: list[int]) -> list[int]:
     return order
 
 
-def _coalesced(layout: Layout, op: str) -> tuple[list[int], list[int]]:
-    """The coalesced modes of ``layout`` as (extents, strides), refusing a zero extent."""
-    cs, cd = coalesce_lists(layout._shape, layout._stride)
-    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
-        _require_extents(layout, op)
-    return cs, cd
-
-
 def right_inverse(layout: Layout) -> Layout:
     """C++'s ``R`` with ``L(R(i)) = i`` for ``i < size(R)``: from stride 1, each mode whose
     stride is the span so far, in C++'s (unstable) stride order; negative strides never join.
@@ -142,8 +141,7 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
-    cs, cd = _coalesced(layout, "right_inverse")
-    keys, pre = _by_stride(cs, cd)
+    cs, _cd, keys, pre = _by_stride(layout, "right_inverse")
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
@@ -159,9 +157,9 @@ def right_inverse(layout: Layout) -> Layout:
     return _flat_result(shapes, strides, size, "right_inverse")
 
 
-def _quasi_inverse(cs: list[int], cd: list[int], layout: Layout) -> Layout:
-    """C++'s left_inverse fold over the coalesced modes ``cs:cd``, in C++'s order of their strides."""
-    keys, pre = _by_stride(cs, cd)
+def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
+    """C++'s left_inverse fold over the coalesced modes of ``layout`` (:func:`_by_stride`)."""
+    cs, cd, keys, pre = modes
     order = [k for d, k in keys if d]
     if not order:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return layout_of_lists(*coalesce_lists([cs[-1]], [0]))
@@ -193,13 +191,14 @@ def left_inverse(layout: Layout) -> Layout:
     '(6,10):(0,4)'
     """
     layout = _layout_arg(layout)
-    cs, cd = _coalesced(layout, "left_inverse")
-    if not cs:
-        cs, cd = [1], [0]
+    modes = _by_stride(layout, "left_inverse")
+    if not modes[0]:
+        modes = ([1], [0], [(0, 0)], [1])
+    cs, cd = modes[0], modes[1]
     if min(cd) < 0:  # C++ sorts signed strides: the first is its first extent, negative
         raise AlgebraError(f"left_inverse: {layout} has a negative stride, where C++'s quasi-inverse "
                            "has a negative extent (not a layout)")
-    inv = _quasi_inverse(cs, cd, layout)
+    inv = _quasi_inverse(modes, layout)
     if nested(cs, cd) or quasi_holds(layout, inv):
         return _readable(inv, "left_inverse")
     raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "

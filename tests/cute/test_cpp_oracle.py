@@ -8,10 +8,13 @@ must raise. Set ``CXX`` to choose the compiler.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tensorlayout import cute
 from tensorlayout.cute import Layout
+from tensorlayout.cute.int_tuple import flatten, unflatten
 from tensorlayout.errors import AlgebraError, TensorLayoutError
 from tests.cute import cpp_oracle, differential
 
@@ -37,6 +40,39 @@ def check_against_cpp(seed: int, n: int) -> dict[str, int]:
             assert str(mine) == cpp.replace("_", ""), f"{what}: C++ {cpp}, ours {mine}"
         counts[kind] = counts.get(kind, 0) + 1
     return counts
+
+
+def _tied_layout(rng: random.Random) -> Layout:
+    """A random layout whose strides repeat often and may be negative."""
+    shape = differential.random_shape(rng)
+    strides = [rng.choice((0, 1, 1, 2, 2, 4, 6, 8, -1, -2)) for _k in flatten(shape)]
+    return Layout(shape, unflatten(strides, shape))
+
+
+@needs_cpp
+def test_inverses_with_tied_and_negative_strides_as_cpp() -> None:
+    """C++ sorts the signed strides with an exchange sort (not stable), so tied strides are
+    visited in its order; right_inverse never extends by a negative stride, and left_inverse of a
+    layout with one has a negative extent in C++ (we raise)."""
+    rng = random.Random(11)
+    cases = [(op, (_tied_layout(rng),)) for _k in range(150) for op in ("right_inverse", "left_inverse")]
+    counts: dict[str, int] = {}
+    for (op, args), cpp in zip(cases, cpp_oracle.run(cases)):
+        mine = differential.ours(op, args)
+        try:
+            right = cpp is not None and differential.correct(op, args, Layout.parse(cpp))
+        except TensorLayoutError:  # a negative extent
+            right = False
+        if right:
+            assert cpp is not None and str(mine) == cpp.replace("_", ""), f"{op}{args[0]}: C++ {cpp}, {mine}"
+        else:
+            assert isinstance(mine, AlgebraError), f"C++'s {cpp} for {op}({args[0]}) is wrong, we give {mine}"
+        key = f"{op} C++ {'right' if right else 'wrong'}"
+        counts[key] = counts.get(key, 0) + 1
+    assert counts["right_inverse C++ right"] == 150 and counts["left_inverse C++ wrong"] > 20, counts
+    tied = Layout.parse("((4),(2,8,2),4):((1),(6,1,4),0)")
+    assert str(cute.right_inverse(tied)) == "8:8"  # C++ visits the second stride 1 first
+    assert str(cute.right_inverse(Layout.parse("4:-1"))) == "1:0"
 
 
 @needs_cpp

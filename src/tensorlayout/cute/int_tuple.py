@@ -353,16 +353,32 @@ def compatible(a: IntTuple, b: IntTuple) -> bool:
     return a == product(b)
 
 
+def _same_leaf_kind(a: IntTuple, b: IntTuple, what: str) -> None:
+    """C++ compiles every comparison of an order: a tuple never faces an int."""
+    if isinstance(a, tuple) != isinstance(b, tuple):
+        raise AlgebraError(f"{what}: a tuple compared with an int ({format_int_tuple(a)} and "
+                           f"{format_int_tuple(b)})")
+
+
 @_require
 def elem_less(a: IntTuple, b: IntTuple) -> bool:
-    """Every leaf of ``a`` is below the matching leaf of ``b`` (coordinate in bounds)."""
-    if isinstance(a, tuple):
-        if not isinstance(b, tuple):
-            return False
-        return all(elem_less(x, y) for x, y in zip(a, b)) and len(a) <= len(b)
-    if isinstance(b, tuple):
-        return False
-    return a < b
+    """Every leaf of ``a`` is below the matching leaf of ``b`` (coordinate in bounds); a tuple
+    against an int is refused, as C++ refuses to compile it.
+
+    >>> elem_less((1, (2, 3)), (2, (3, 4))), elem_less((1, 5), (2, 3))
+    (True, False)
+    """
+    return _elem_less(a, b)
+
+
+def _elem_less(a: IntTuple, b: IntTuple) -> bool:
+    """:func:`elem_less` on checked IntTuples."""
+    _same_leaf_kind(a, b, "elem_less")
+    if not isinstance(a, tuple):
+        return a < b  # type: ignore[operator]
+    assert isinstance(b, tuple)
+    less = [_elem_less(x, y) for x, y in zip(a, b)]  # C++ instantiates every pair
+    return all(less) and len(a) <= len(b)
 
 
 def idx2crd(idx: Any, shape: IntTuple) -> IntTuple:

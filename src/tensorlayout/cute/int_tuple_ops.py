@@ -240,16 +240,9 @@ def make_int_tuple(n_out: int, values: Sequence[int], n: int, init: int) -> IntT
 # ---------------------------------------------------------------- orders
 
 
-def _same_leaf_kind(a: IntTuple, b: IntTuple, what: str) -> None:
-    """C++ compiles every comparison of a lex/colex order: a tuple never faces an int."""
-    if isinstance(a, tuple) != isinstance(b, tuple):
-        raise AlgebraError(f"{what}: a tuple compared with an int ({format_int_tuple(a)} and "
-                           f"{format_int_tuple(b)})")
-
-
 def _lex(a: IntTuple, b: IntTuple, colex: bool) -> bool:
     what = "colex_less" if colex else "lex_less"
-    _same_leaf_kind(a, b, what)
+    it._same_leaf_kind(a, b, what)
     if not isinstance(a, tuple):
         return a < b  # type: ignore[operator]
     assert isinstance(b, tuple)
@@ -320,17 +313,6 @@ def colex_geq(a: IntTuple, b: IntTuple) -> bool:
     return not _lex(a, b, colex=True)
 
 
-def _elem_less(a: IntTuple, b: IntTuple) -> bool:
-    """C++'s ``elem_less``, with a tuple against an int refused as C++ refuses it to compile
-    (:func:`tensorlayout.cute.int_tuple.elem_less` answers False there)."""
-    _same_leaf_kind(a, b, "elem_less")
-    if not isinstance(a, tuple):
-        return a < b  # type: ignore[operator]
-    assert isinstance(b, tuple)
-    less = [_elem_less(x, y) for x, y in zip(a, b)]  # C++ instantiates every pair
-    return all(less) and len(a) <= len(b)
-
-
 @_require
 def elem_leq(a: IntTuple, b: IntTuple) -> bool:
     """``not elem_less(b, a)`` (CuTe's definition: not "every leaf ``<=``").
@@ -338,19 +320,19 @@ def elem_leq(a: IntTuple, b: IntTuple) -> bool:
     >>> elem_leq((1, 5), (2, 3)), elem_gtr((3, 4), (1, 2)), elem_geq((0, 9), (1, 2))
     (True, True, True)
     """
-    return not _elem_less(b, a)
+    return not it._elem_less(b, a)
 
 
 @_require
 def elem_gtr(a: IntTuple, b: IntTuple) -> bool:
     """``elem_less(b, a)``."""
-    return _elem_less(b, a)
+    return it._elem_less(b, a)
 
 
 @_require
 def elem_geq(a: IntTuple, b: IntTuple) -> bool:
     """``not elem_less(a, b)``."""
-    return not _elem_less(a, b)
+    return not it._elem_less(a, b)
 
 
 # ---------------------------------------------------------------- index to coordinate

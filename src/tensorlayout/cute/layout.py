@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -332,20 +332,39 @@ def make_layout(shape: Any, stride: Any = None, *more: Any) -> Layout:
 
 
 def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
-    """Compact strides assigned in increasing ``order`` (ties: left to right).
+    """Compact strides in increasing ``order``: each order leaf's modes start at the product of
+    the modes of lesser order, so equal orders share a start (C++'s ``compact_order``).
 
-    >>> str(make_ordered_layout((4, 3, 5), (2, 0, 1)))
-    '(4,3,5):(15,1,3)'
+    >>> str(make_ordered_layout((4, 3, 5), (2, 0, 1))), str(make_ordered_layout((2, 3), (0, 0)))
+    ('(4,3,5):(15,1,3)', '(2,3):(1,1)')
     """
-    fs, fo = it.flatten(shape), it.flatten(order)
-    if len(fs) != len(fo):
-        raise LayoutError(f"order {format_int_tuple(order)} does not match shape {format_int_tuple(shape)}")
-    strides = [0] * len(fs)
-    current = 1
-    for k in sorted(range(len(fs)), key=lambda k: (fo[k], k)):
-        strides[k] = 0 if fs[k] == 1 else current
-        current *= fs[k]
-    return _mk(shape, it.unflatten(strides, shape))
+    _check_int_tuple(shape, "shape")
+    groups: list[tuple[Any, int]] = []
+    _order_groups(shape, order, groups)
+    sizes = [(it.product(s), o) for s, o in groups]
+    starts = iter([it.product(tuple(n for n, q in sizes if q < o)) for _s, o in groups])
+    return _mk(shape, _ordered_strides(shape, order, starts))
+
+
+def _order_groups(shape: Any, order: Any, out: list[tuple[Any, int]]) -> None:
+    """Appends ``(sub-shape, order leaf)`` for each leaf of ``order`` (C++'s ``product_like``)."""
+    if isinstance(order, tuple):
+        if not isinstance(shape, tuple) or len(shape) != len(order):
+            raise LayoutError(f"order {format_int_tuple(order)} does not match shape "
+                              f"{format_int_tuple(shape)}")
+        for s, o in zip(shape, order):
+            _order_groups(s, o, out)
+    elif type(order) is int or type(order) is it.Int:
+        out.append((shape, int(order)))
+    else:
+        raise LayoutError(f"an order must be ints and tuples, got {order!r}"[:200])
+
+
+def _ordered_strides(shape: Any, order: Any, starts: Iterator[int]) -> Any:
+    """The strides of :func:`make_ordered_layout`, each order leaf's sub-shape column-major."""
+    if isinstance(order, tuple):
+        return tuple(_ordered_strides(s, o, starts) for s, o in zip(shape, order))
+    return compact_col_major(shape, next(starts))
 
 
 def make_layout_like(layout: Layout) -> Layout:
@@ -384,10 +403,18 @@ def depth(x: Layout | IntTuple) -> int:
 
 
 def cosize(layout: Layout) -> int:
-    """``1 + Σ (s-1)·|d|`` over the leaves (C++'s cosize); 0 for an empty layout."""
+    """C++'s ``cosize``, ``size(coshape)``: ``1 + Σ (s-1)·|d|`` over the leaves. A 0 extent
+    counts ``-|d|``, so an empty layout's cosize can be anything, negative too (as in C++).
+
+    >>> cosize(Layout.parse("(2,3):(3,1)")), cosize(Layout.parse("(0,3):(1,5)")), cosize(Layout(0, 5))
+    (6, 10, -4)
+    """
     layout = layout if type(layout) is Layout else as_layout(layout)
-    span = leaf_span(layout._shape, layout._stride, None)
-    return 0 if span < 0 else 1 + span
+    span = leaf_span(layout._shape, layout._stride, None)  # the same sum, without a 0 extent
+    if span >= 0:
+        return 1 + span
+    fs, fd = leaves(layout._shape, layout._stride)
+    return 1 + sum([(s - 1) * (d if d >= 0 else -d) for s, d in zip(fs, fd)])
 
 
 def leaf_span(shape: Any, stride: Any, live: list[tuple[int, int]] | None) -> int:
@@ -595,19 +622,37 @@ def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
 def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int],
            strides: list[int]) -> tuple[list[int], list[int]]:
     """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` and return those
-    (see :func:`coalesce_lists`)."""
+    (see :func:`coalesce_lists`); the first two levels inline, the stride that joins the last
+    mode kept in a local (coalesce's hot path)."""
+    nxt: Any = shapes[-1] * strides[-1] if shapes else None  # None joins nothing
     i = 0
     for s in shape:
         d = stride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
         if type(s) is tuple:
-            _merge(s, d, shapes, strides)
+            j = 0
+            for s2 in s:
+                d2 = d[j]
+                j += 1  # noqa: SIM113 - enumerate() costs more than the loop
+                if type(s2) is tuple:
+                    _merge(s2, d2, shapes, strides)
+                    nxt = shapes[-1] * strides[-1] if shapes else None
+                elif s2 != 1:
+                    if d2 == nxt:
+                        shapes[-1] *= s2
+                        nxt *= s2
+                    else:
+                        shapes.append(s2)
+                        strides.append(d2)
+                        nxt = s2 * d2
         elif s != 1:
-            if shapes and d == shapes[-1] * strides[-1]:
+            if d == nxt:
                 shapes[-1] *= s
+                nxt *= s
             else:
                 shapes.append(s)
                 strides.append(d)
+                nxt = s * d
     return shapes, strides
 
 

@@ -30,6 +30,7 @@ from tensorlayout.cute.layout import (
     coalesce,
     compact_col_major,
     compact_row_major,
+    cosize,
     filter_zeros,
     get,
     make_layout,
@@ -214,8 +215,8 @@ def make_identity_layout(shape: IntTuple) -> Layout | IdentityLayout:
 
 
 def coshape(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
-    """``coshape<path...>(layout)``: ``1 + Σ (s-1)·|d|`` (C++ keeps this value for an empty
-    layout, where :func:`cosize` counts 0); the shape itself for an identity layout.
+    """``coshape<path...>(layout)``: the :func:`cosize` of the sub-layout at ``path`` (an int
+    for an integer-strided layout); the shape itself for an identity layout.
 
     >>> coshape(Layout.parse("(2,3):(3,1)")), coshape(Layout.parse("(0,3):(1,5)"))
     (6, 10)
@@ -223,8 +224,7 @@ def coshape(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
     _check_path(path)
     if isinstance(layout, IdentityLayout):
         return _sub_shape(layout.shape, path)
-    sub = get(as_layout(layout), *path)
-    return 1 + sum((s - 1) * abs(d) for s, d in sub.flat_modes())
+    return cosize(get(as_layout(layout), *path))
 
 
 def coprofile(layout: Layout | IdentityLayout, *path: int) -> IntTuple:

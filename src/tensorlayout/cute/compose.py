@@ -1,0 +1,323 @@
+"""CuTe's composition with C++ semantics, and the checks every algebra operation shares.
+
+Where C++ rejects an input with a static assertion, we raise :class:`AlgebraError` naming the
+condition and the modes involved (pycute asserts, the DSL may return a wrong layout).
+
+>>> str(composition(Layout.parse("(6,2):(8,2)"), Layout.parse("(4,3):(3,1)")))
+'((2,2),3):((24,2),8)'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute._checks import carries, holds
+from tensorlayout.cute.int_tuple import Int
+from tensorlayout.cute.layout import (
+    Layout,
+    _as_modes,
+    _concat,
+    _mk,
+    as_layout,
+    coalesce_lists,
+    layout_of_lists,
+    make_layout,
+)
+from tensorlayout.cute.swizzle import ComposedLayout, Swizzle
+from tensorlayout.errors import AlgebraError
+
+__all__ = ["clear_caches", "composition"]
+
+#: A tiler: a Layout, an int ``n`` (``n:1``), or a tuple of tilers / ``_`` / None, one per mode.
+Tiler = Union[Layout, int, str, tuple[Any, ...], list[Any], None]  # noqa: UP007
+
+
+_SMALL = 1 << 62  # ints below this in magnitude print in far fewer than MAX_DIGITS digits
+_NEG_SMALL = -_SMALL
+_SHALLOW = it.MAX_DEPTH - 10  # nesting the quick test below passes without counting exactly
+
+
+def _readable(out: Any, op: str) -> Any:
+    """Refuse a result whose text form would not read back: nested deeper than
+    :data:`~int_tuple.MAX_DEPTH` (a divide adds a level, so a 100-deep tiler gives 101) or
+    holding an integer past :data:`~int_tuple.MAX_DIGITS` digits (a complement's cotarget can).
+    Only the public entry points check, once, on their result (the inner results are its parts).
+
+    >>> _readable(Layout(2, 1), "coalesce")
+    Layout(2:1)
+    """
+    if type(out) is Layout and not _small_shallow(out._shape, out._stride, 0):
+        _check_readable(out._shape, out._stride, op)
+    return out
+
+
+def _small_shallow(shape: Any, stride: Any, depth: int) -> bool:
+    """A quick sufficient test for :func:`_readable`: every int below 2**62 in magnitude and the
+    nesting well under the limit (a lean walk of the congruent pair, the second level inline; the
+    exact check runs only when this fails)."""
+    if type(shape) is not tuple:
+        return _NEG_SMALL < shape < _SMALL and _NEG_SMALL < stride < _SMALL
+    if depth > _SHALLOW:
+        return False
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1
+        if type(s) is not tuple:
+            if not (_NEG_SMALL < s < _SMALL and _NEG_SMALL < d < _SMALL):
+                return False
+            continue
+        j = 0
+        for s2 in s:
+            d2 = d[j]
+            j += 1  # noqa: SIM113 - as above
+            if type(s2) is tuple:
+                if not _small_shallow(s2, d2, depth + 2):
+                    return False
+            elif not (_NEG_SMALL < s2 < _SMALL and _NEG_SMALL < d2 < _SMALL):
+                return False
+    return True
+
+
+def _check_readable(shape: Any, stride: Any, op: str) -> None:
+    """The depth and integer-size limits of CuTe text, exactly (see :func:`_readable`)."""
+    (depth, big_shape), (_, big_stride) = _extremes(shape), _extremes(stride)
+    if depth > it.MAX_DEPTH:
+        raise AlgebraError(f"{op}: the result nests {depth} levels deep; CuTe text reads back at "
+                           f"most {it.MAX_DEPTH}")
+    if max(big_shape, big_stride).bit_length() > it.MAX_BITS:
+        raise AlgebraError(f"{op}: the result holds an integer of more than {it.MAX_DIGITS} digits, "
+                           "past what CuTe text reads back")
+
+
+def _extremes(x: Any) -> tuple[int, int]:
+    """(nesting depth, largest magnitude) of an IntTuple, in one walk (a hot path: kept lean)."""
+    if type(x) is not tuple:
+        return 0, (abs(x) if type(x) is int else 0)
+    deep = big = 0
+    for y in x:  # comparisons, not max(): this runs once per algebra call
+        if type(y) is int:
+            if y > big:
+                big = y
+            elif -y > big:
+                big = -y
+        elif type(y) is tuple:
+            d, b = _extremes(y)
+            if d > deep:
+                deep = d
+            if b > big:
+                big = b
+    return deep + 1, big
+
+
+def clear_caches() -> None:
+    """Kept for callers: the algebra keeps no caches (every call computes; see bench_cute.py)."""
+
+
+def _tiler(b: Any) -> Any:
+    """Normalise a tiler: Layout / tuple of tilers / ``_``; text and ints become layouts."""
+    if isinstance(b, Layout) or b is it._ or b is None:
+        return it._ if b is None else b
+    if isinstance(b, str):
+        return it._ if b.strip() == "_" else Layout.parse(b)
+    if it.is_int(b):
+        if b < 1:
+            raise AlgebraError(f"a tiler extent must be positive, got {b}")
+        return _mk(b, 0 if b == 1 else 1)  # make_layout(Int<1>) is 1:0 in C++
+    if isinstance(b, (tuple, list)):
+        if not b:
+            raise AlgebraError("a tiler tuple needs at least one entry (an empty one leaves an empty mode)")
+        return tuple(_tiler(x) for x in b)
+    raise AlgebraError(f"expected a layout, an int, '_' or a tuple of them as a tiler, got {b!r}")
+
+
+# ---------------------------------------------------------------- composition
+
+
+def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
+    """Coalesce keeping the function defined past ``size``, as (extents, strides): a trailing
+    ``1:d`` acts as ``2:d``.
+
+    >>> _coalesce_x(Layout((2, 3, 1), (1, 2, 6)))
+    ([12], [1])
+    """
+    shape: Any = layout._shape
+    stride: Any = layout._stride
+    cs, cd = coalesce_lists(shape, stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
+        _require_extents(layout, "composition")
+    while type(shape) is tuple:  # the last leaf
+        if not shape:
+            shape, stride = 1, 0  # an empty layout acts as 1:0
+            break
+        shape, stride = shape[-1], stride[-1]
+    if shape == 1:  # extended: joins the mode before it when contiguous, as any mode
+        if cs and stride == cs[-1] * cd[-1]:
+            cs[-1] *= 2
+        else:
+            cs.append(2)
+            cd.append(stride)
+    return cs, cd
+
+
+def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
+                  exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ s:d`` by C++'s fold over the coalesced ``lhs`` (``cs:cd``), as (shape, stride);
+    clears ``exact[0]`` when a step wraps unevenly.
+
+    Each step is C++'s ``(next_shape, next_stride)`` after its static "Stride Divisibility
+    Condition" (``rest_stride % cs == 0 or rest_stride < cs``). A step wraps unevenly when
+    ``rest_stride`` does not divide the extent and the remaining elements reach past it: C++
+    then returns a layout that is not ``lhs ∘ s:d``.
+    """
+    if d == 0:
+        return s, 0
+    if s == 0:
+        raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
+                           "needs extents >= 1")
+    m = len(cs) - 1
+    if m == 0:
+        return s, d * cd[0]
+    shapes: list[int] = []
+    strides: list[int] = []
+    rest_shape, rest_stride = s, d
+    k = 0
+    while k < m:
+        c = cs[k]
+        ars = rest_stride if rest_stride > 0 else -rest_stride
+        if ars % c == 0:  # a multiple of the extent: this mode is skipped over
+            rest_stride //= c
+        elif ars > c:
+            raise AlgebraError(
+                f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
+                f"of nor is smaller than extent {c} of mode {k} of coalesced {lhs}")
+        else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
+            if rest_shape != 1:
+                new_shape = -(-c // ars)
+                if new_shape > rest_shape:
+                    new_shape = rest_shape
+                if rest_shape % new_shape:
+                    raise AlgebraError(
+                        f"composition: shape divisibility fails: {rest_shape} elements remain but mode "
+                        f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+                if c % ars and rest_shape > new_shape:
+                    exact[0] = False
+                shapes.append(new_shape)
+                strides.append(rest_stride * cd[k])
+                rest_shape //= new_shape
+            rest_stride = 1 if rest_stride > 0 else -1
+        k += 1
+    last_d = cd[m]
+    if not shapes:
+        return rest_shape, rest_stride * last_d
+    if rest_shape != 1:
+        shapes.append(rest_shape)
+        strides.append(rest_stride * last_d)
+    if len(shapes) == 1:
+        return shapes[0], strides[0]
+    return tuple(shapes), tuple(strides)
+
+
+def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstride: Any,
+                    live: list[tuple[int, int]], exact: list[bool]) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); the right-hand leaf modes
+    with extent > 1 and a nonzero stride are added to ``live`` (for the carry check)."""
+    if type(rshape) is not tuple:
+        if rshape > 1 and rstride != 0:
+            live.append((rshape, rstride))
+        return _compose_mode(lhs, cs, cd, rshape, rstride, exact)
+    shapes = []
+    strides = []
+    i = 0
+    for s in rshape:
+        d = rstride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact)
+        else:
+            if s > 1 and d != 0:
+                live.append((s, d))
+            ps, pd = _compose_mode(lhs, cs, cd, s, d, exact)
+        shapes.append(ps)
+        strides.append(pd)
+    return tuple(shapes), tuple(strides)
+
+
+def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None) -> Layout:
+    """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
+
+    ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already."""
+    cs, cd = _coalesce_x(a) if flat is None else flat
+    exact = [True]
+    live: list[tuple[int, int]] = []
+    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact)
+    out = _mk(shape, stride)
+    if not exact[0]:
+        if holds(a, b, out):
+            return out
+        raise AlgebraError(
+            f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
+            "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
+    if carries(cs, live) and not holds(a, b, out):
+        raise AlgebraError(
+            f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
+            "built mode by mode; C++ returns a wrong layout here")
+    return out
+
+
+def composition(a: Layout, b: Tiler) -> Layout:
+    """``R = A ∘ B`` with ``R(i) = A(B(i))``; ``B`` may be a layout or a tiler (tuple, by mode).
+
+    A tuple tiler shorter than ``A``'s rank drops ``A``'s remaining modes, as C++ does. Raises
+    :class:`AlgebraError` where C++ static-asserts and where C++'s answer is not ``A ∘ B``.
+    A :class:`Swizzle` ``A`` gives CuTe's composed layout ``A o _0 o B``.
+
+    >>> str(composition(Layout.parse("(12,(4,8)):(59,(13,1))"), (3, 8)))
+    '(3,(4,2)):(59,(13,1))'
+    >>> str(composition(Layout.parse("(3,2):(2,1)"), Layout.parse("2:2")))
+    '2:4'
+    """
+    if type(a) is Layout and type(b) is Layout:  # the common case, first
+        return _readable(_compose_plain(a, b), "composition")
+    return _readable(_composition(a, b), "composition")
+
+
+def _composition(a: Any, b: Tiler) -> Any:
+    """:func:`composition` without the result check (the algebra's inner calls)."""
+    if type(a) is Layout and type(b) is Layout:
+        return _compose_plain(a, b)
+    if isinstance(a, Swizzle):
+        return ComposedLayout(a, Int(0), as_layout(b))
+    a = a if isinstance(a, Layout) else Layout.parse(a) if isinstance(a, str) else make_layout(a)
+    t = _tiler(b)
+    if isinstance(t, tuple):
+        modes = _as_modes(a)
+        if len(t) > len(modes):
+            raise AlgebraError(f"composition: tiler of rank {len(t)} is longer than {a} (rank {len(modes)})")
+        return _concat(m if ti is it._ else _composition(m, ti) for m, ti in zip(modes, t))
+    if t is it._:
+        return a
+    return _compose_plain(a, t)
+
+
+def _require_extents(layout: Layout, op: str) -> None:
+    """CuTe's algebra divides by extents: a zero extent has no answer there."""
+    if 0 in it.flatten(layout.shape):
+        raise AlgebraError(f"{op}: {layout} has a zero extent; CuTe's layout algebra needs extents >= 1")
+
+
+def _flat_result(shapes: list[int], strides: list[int], bound: int, op: str | None) -> Layout:
+    """The flat layout ``shapes:strides`` (already coalesced); for a public entry ``op``, the
+    readable check of :func:`_readable`, skipped when ``bound`` (no less than any of its ints) is
+    small."""
+    out = layout_of_lists(shapes, strides)
+    if op is not None and not _NEG_SMALL < bound < _SMALL:
+        _check_readable(out._shape, out._stride, op)
+    return out
+
+
+
+def _layout_arg(x: Any) -> Layout:
+    return x if type(x) is Layout else as_layout(x)
+

@@ -97,9 +97,10 @@ def cli_input(rng: random.Random) -> list[str]:
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of ``tensorlayout argv`` run in this process."""
+    """(exit code, stdout, stderr) of ``tensorlayout argv`` run in this process, in a scratch
+    folder (``-o`` takes fuzzed file names: they must not land in the checkout)."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with contextlib.chdir(_scratch()), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as exc:  # argparse --help / --version

@@ -311,3 +311,11 @@ def test_cli_one_line_errors(case: str) -> None:
     assert code in (0, 2), err
     if code == 2:
         assert ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+def test_cli_fuzz_writes_outside_the_checkout(tmp_path: Any, monkeypatch: Any) -> None:
+    """The CLI fuzz's ``-o`` takes fuzzed names; a PNG named ``'o*j৪\\t'`` was once committed."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["render", "4:1", "-o", "fuzzed.svg"])
+    assert code == 0, err
+    assert list(tmp_path.iterdir()) == []

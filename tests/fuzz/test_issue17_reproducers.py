@@ -115,6 +115,7 @@ PAD_TYPO = _hlo("  p0 = f32[4, 4] parameter(0)\n  p1 = f32[] parameter(1)\n"
                "  ROOT pad = f32[12, 16] pad(p0, p1), paTdding=1_4_1x0_8_0")
 RANK65 = "f32[" + ",".join(["1"] * 65) + "]"
 HUGE_TILE = f"f32[2]{{0:T({2**62})}}"
+BAD_PERMUTATION = _hlo("  p = u32[] parameter(0)\n  ROOT b = u32[2,1]{191,0} broadcast(p), dimensions={}")
 HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]] = {
     "byte_strides-s1[3]{2}": (xla.byte_strides, lambda: (xla.parse_shape("s1[3]{2}"),)),
     "linear_indices-rank65": (xla.linear_indices, lambda: (xla.parse_shape(RANK65),)),
@@ -155,6 +156,8 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
                       "  sa = f32[2,0] parameter(2)\n  sb = f32[2,2] parameter(3)\n"
                       "  ROOT d = f32[2,2] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, "
                       "rhs_contracting_dims={0}"),)),
+    "coalescing-layout-not-a-permutation": (lambda m: hlo.coalescing_report(hlo.parse_module(m).entry.root),
+                                            lambda: (BAD_PERMUTATION,)),
 }
 
 
@@ -319,3 +322,11 @@ def test_cli_fuzz_writes_outside_the_checkout(tmp_path: Any, monkeypatch: Any) -
     code, _, err = run_cli(["render", "4:1", "-o", "fuzzed.svg"])
     assert code == 0, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_coalescing_of_a_layout_that_permutes_nothing(tmp_path: Any) -> None:
+    """``maps --coalescing`` read the minor dim of ``{191,0}`` as dim 191 (IndexError, exit 3)."""
+    path = tmp_path / "m.hlo"
+    path.write_text(BAD_PERMUTATION)
+    code, _, err = run_cli(["maps", str(path), "--utilization", "--coalescing", "--shapes"])
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err

@@ -17,6 +17,7 @@ import pytest
 from tensorlayout import convert, cute, gpu, hlo, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
+from tensorlayout.render._tv import MAX_PANEL_CELLS
 from tensorlayout.triton import parse_layout
 from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
 
@@ -331,3 +332,18 @@ def test_cli_coalescing_of_a_layout_that_permutes_nothing(tmp_path: Any) -> None
     path.write_text(BAD_PERMUTATION)
     code, _, err = run_cli(["maps", str(path), "--utilization", "--coalescing", "--shapes"])
     assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+@pytest.mark.parametrize(("atom", "thr", "perm"), [
+    ("SM90_64x256x16_F32F16F16_SS", (4, 3, 4), (64, None, None)),  # 2.5e7 (thread, value) pairs: 30 s
+    ("SM80_16x8x16_F16F16F16F16_TN", (1, 64, 64), (None, None, None)),  # a 512 x 1024 B panel
+])
+def test_tiled_mma_pictures_are_bounded(atom: str, thr: tuple[int, ...], perm: tuple[Any, ...]) -> None:
+    """Drawing a TiledMMA lists every (thread, value) pair and draws N x K cells for B: both
+    are capped (a typed refusal), so the picture is drawn or refused within seconds."""
+    tiled = gpu.make_tiled_mma(gpu.mma_atom(atom), thr, perm)
+    start = time.monotonic()
+    with within(60):
+        svg = refused_or_ok(render.to_svg, tiled)
+    assert time.monotonic() - start < 5
+    assert svg is None or svg.count('class="cell"') <= 3 * MAX_PANEL_CELLS

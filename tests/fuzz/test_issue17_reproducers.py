@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tensorlayout import convert, cute, gpu, hlo, render, xla
+from tensorlayout import cli, convert, cute, gpu, hlo, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
 from tensorlayout.render._tv import MAX_PANEL_CELLS
@@ -300,6 +300,8 @@ CLI_CASES = {
         "d1 in [0, 1], d2 in [0, 2], d3 in [0, 3], d4 in [0, 4], s0 in [0, 31], s1 in [0, 63], "
         "s2 in [0, 95], s0 * 4 + d1 + d3 in [24, 459], s0 + s2 in [0, 512]", "--verify", "--remove-unused"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
+    "cli-window-28M-elements": ["show", "f32[128,24,48,48,4]{4,3,2,1,0}", "--dtype", "column",
+                                "--window", ":", "--tpu"],
     "cli-png-to-text-stdout": ["render", "4:16", "--format", "png", "-o", "-"],
     "cli-show-triton-2^20-points": ["show", "#a = #ttg.nvmma_shared<{swizzlingByteWidth = 128, "
                                     "elementBitWidth = 16, rank = 3, transposed = false}>\n"
@@ -347,3 +349,16 @@ def test_tiled_mma_pictures_are_bounded(atom: str, thr: tuple[int, ...], perm: t
         svg = refused_or_ok(render.to_svg, tiled)
     assert time.monotonic() - start < 5
     assert svg is None or svg.count('class="cell"') <= 3 * MAX_PANEL_CELLS
+
+
+@pytest.mark.parametrize("argv", [["padding", "--json", ""], ["maps", ""], ["maps", "--json", ""]])
+def test_cli_empty_target_is_no_folder(argv: list[str], tmp_path: Any, monkeypatch: Any,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``Path("")`` is ``.``: an empty target read the working directory as a dump folder
+    (a note and one error per module, several lines) where the OS finds no file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "module_0000.jit_a.before_optimizations.txt").write_text("HloModule a\nENTRY e {\n ROOT x\n}")
+    (tmp_path / "notes.txt").write_text("not HLO")
+    code = cli.main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err

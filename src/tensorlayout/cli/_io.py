@@ -11,7 +11,8 @@ from pathlib import Path
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 
-__all__ = ["STDIO", "UsageError", "file_path", "read_argument", "read_text", "write_binary", "write_output"]
+__all__ = ["STDIO", "UsageError", "file_path", "is_folder", "read_argument", "read_text", "write_binary",
+           "write_output"]
 
 #: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
 STDIO = "-"
@@ -22,10 +23,22 @@ class UsageError(TensorLayoutError):
 
 
 def file_path(name: str | Path) -> Path:
-    """``name`` as a path; a NUL character (which no file name holds) is a usage error."""
+    """``name`` as a path; an empty name (which ``Path`` reads as ``.``) or a NUL character
+    (which no file name holds) is a usage error."""
+    if not str(name):
+        raise UsageError("not a file name: the name is empty")
     if "\0" in str(name):
         raise UsageError(f"not a file name: {str(name)!r} holds a NUL character")
     return Path(name)
+
+
+def is_folder(target: str) -> bool:
+    """Whether the input `target` names a directory (`-`, stdin, does not).
+
+    >>> is_folder("-"), is_folder("/")
+    (False, True)
+    """
+    return target != STDIO and file_path(target).is_dir()
 
 
 def read_text(source: str | Path) -> str:

@@ -12,13 +12,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tensorlayout import cli, convert, cute, gpu, hlo, render, xla
+from tensorlayout import cli, convert, cute, gpu, hlo, relayout, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
 from tensorlayout.render._tv import MAX_PANEL_CELLS
 from tensorlayout.triton import parse_layout
+from tests.fuzz import _runner
 from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
 
 HUGE = "9" * 4301
@@ -362,3 +364,11 @@ def test_cli_empty_target_is_no_folder(argv: list[str], tmp_path: Any, monkeypat
     code = cli.main(argv)
     err = capsys.readouterr().err
     assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+def test_packed_relayout_past_memory_is_a_layout_error() -> None:
+    """A 4-bit buffer of 128 GiB (an (8, 2^31) subtile): the packing path's allocation raised
+    MemoryError under the fuzz's 4 GiB address-space cap; the numpy path reports a LayoutError."""
+    target = "s4[64,64]{1,0:T(64,128)(8,2147483648)E(4)}"
+    with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError):
+        relayout.to_physical(np.zeros((64, 64), np.int8), target)

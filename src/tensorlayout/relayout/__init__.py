@@ -254,7 +254,7 @@ def _pack(a: np.ndarray, t: PhysicalTarget, pad_value: object, out: np.ndarray |
     bits = t.packed_bits
     mask = (1 << bits) - 1
     per = 8 // bits
-    slots = np.empty(-(-t.physical_elements // per) * per, dtype=np.uint8)
+    slots = _allocate((-(-t.physical_elements // per) * per,), np.dtype(np.uint8), t)
     arr = np.asarray(a)
     low = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr.astype(np.uint8)  # modular
     pad = int(pad_value) & mask  # type: ignore[call-overload]  # an int: checked by _check_pad

@@ -372,3 +372,14 @@ def test_packed_relayout_past_memory_is_a_layout_error() -> None:
     target = "s4[64,64]{1,0:T(64,128)(8,2147483648)E(4)}"
     with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError):
         relayout.to_physical(np.zeros((64, 64), np.int8), target)
+
+
+def test_cli_png_to_text_stdout_is_refused_before_drawing() -> None:
+    """A PNG of 8,192 cells took 5 s of CairoSVG (past the fuzz's 10 s on a busy machine)
+    before the text-only stdout refused the bytes; now the refusal comes first."""
+    triton = ("tensor<32x256xf16, #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, "
+              "versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>, kWidth = 1}>>")
+    start = time.monotonic()
+    code, _, err = run_cli(["render", triton, "--format", "png", "-o", "-"])
+    assert time.monotonic() - start < 2
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err

@@ -82,6 +82,9 @@ PARSE_CASES: dict[str, tuple[Callable[[str], Any], str]] = {
     "cute-unicode-digit": (cute.Layout.parse, "٣:1"),
     "layout-unicode-digit": (xla.parse_layout, "{0:T(１)}"),
     "swizzle-huge-int": (cute.parse_layout, "Sw<" + HUGE + ",1,0> o _0 o (2,128):(128,1)"),
+    "triton-dot-operand-rank-1": (parse_layout, "tensor<16x32xf16, #ttg.dot_op<{opIdx = 0, parent = "
+                                  "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2], "
+                                  "instrShape = [16, 007]}>, kWidth = 1}>>"),
     "triton-huge-basis": (parse_layout, f"\n - register=1 -> ({HUGE})\n{TRITON_DIMS}"),
     "triton-huge-size": (parse_layout, f"\n - register=1 -> (1)\nwhere out dims are: [dim0 (size {HUGE})]"),
     "triton-huge-input": (parse_layout, f"\n - register={HUGE} -> (1)\n{TRITON_DIMS}"),

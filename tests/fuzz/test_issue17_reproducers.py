@@ -396,3 +396,11 @@ def test_show_facts_of_an_empty_array_with_a_huge_dim() -> None:
     with _runner.guarded(_runner.MEMORY_CAP):
         facts = describe(xla.parse_shape("s32[3,2147483648,0]"))
     assert "offsets" not in facts
+
+
+def test_convert_search_takes_only_the_orders_it_tries() -> None:
+    """A 13-mode CuTe layout: the candidate search listed all 13! mode orders to keep 24
+    (MemoryError under the fuzz's 4 GiB cap)."""
+    layout = cute.Layout.parse("(1,1,1,4,1,1,4,1,1,4,1,1,4)")
+    with _runner.guarded(_runner.MEMORY_CAP), within(30):
+        refused_or_ok(convert.cute_to_xla, layout)

@@ -97,9 +97,12 @@ def cli_input(rng: random.Random) -> list[str]:
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of ``tensorlayout argv`` run in this process."""
+    """(exit code, stdout, stderr) of ``tensorlayout argv`` run in this process, in an empty
+    folder of its own (``-o`` takes fuzzed file names: they must not land in the checkout, and
+    a relative target must not find the scratch files of other inputs)."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with tempfile.TemporaryDirectory(prefix="tl-fuzz-cwd-") as cwd, contextlib.chdir(cwd), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as exc:  # argparse --help / --version

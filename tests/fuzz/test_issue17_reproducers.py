@@ -12,12 +12,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tensorlayout import convert, cute, gpu, hlo, render, xla
+from tensorlayout import cli, convert, cute, gpu, hlo, relayout, render, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap, simplify, verify_equivalent
+from tensorlayout.render._tv import MAX_PANEL_CELLS
 from tensorlayout.triton import parse_layout
+from tensorlayout.xla.show import describe
+from tests.fuzz import _runner
 from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
 
 HUGE = "9" * 4301
@@ -78,6 +82,10 @@ PARSE_CASES: dict[str, tuple[Callable[[str], Any], str]] = {
     "shape-unicode-digit": (xla.parse_shape, "f32[²]"),
     "cute-unicode-digit": (cute.Layout.parse, "٣:1"),
     "layout-unicode-digit": (xla.parse_layout, "{0:T(１)}"),
+    "swizzle-huge-int": (cute.parse_layout, "Sw<" + HUGE + ",1,0> o _0 o (2,128):(128,1)"),
+    "triton-dot-operand-rank-1": (parse_layout, "tensor<16x32xf16, #ttg.dot_op<{opIdx = 0, parent = "
+                                  "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2], "
+                                  "instrShape = [16, 007]}>, kWidth = 1}>>"),
     "triton-huge-basis": (parse_layout, f"\n - register=1 -> ({HUGE})\n{TRITON_DIMS}"),
     "triton-huge-size": (parse_layout, f"\n - register=1 -> (1)\nwhere out dims are: [dim0 (size {HUGE})]"),
     "triton-huge-input": (parse_layout, f"\n - register={HUGE} -> (1)\n{TRITON_DIMS}"),
@@ -115,6 +123,7 @@ PAD_TYPO = _hlo("  p0 = f32[4, 4] parameter(0)\n  p1 = f32[] parameter(1)\n"
                "  ROOT pad = f32[12, 16] pad(p0, p1), paTdding=1_4_1x0_8_0")
 RANK65 = "f32[" + ",".join(["1"] * 65) + "]"
 HUGE_TILE = f"f32[2]{{0:T({2**62})}}"
+BAD_PERMUTATION = _hlo("  p = u32[] parameter(0)\n  ROOT b = u32[2,1]{191,0} broadcast(p), dimensions={}")
 HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]] = {
     "byte_strides-s1[3]{2}": (xla.byte_strides, lambda: (xla.parse_shape("s1[3]{2}"),)),
     "linear_indices-rank65": (xla.linear_indices, lambda: (xla.parse_shape(RANK65),)),
@@ -155,6 +164,8 @@ HELPER_CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]
                       "  sa = f32[2,0] parameter(2)\n  sb = f32[2,2] parameter(3)\n"
                       "  ROOT d = f32[2,2] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, "
                       "rhs_contracting_dims={0}"),)),
+    "coalescing-layout-not-a-permutation": (lambda m: hlo.coalescing_report(hlo.parse_module(m).entry.root),
+                                            lambda: (BAD_PERMUTATION,)),
 }
 
 
@@ -285,6 +296,7 @@ CLI_CASES = {
                                        "--max-width", "0"],
     "cli-json-2^35-elements": ["show", "((2,2),(4294967296,2)):((1,2),(2,1))", "--json"],
     "cli-show-empty-with-2^32-dim": ["show", "s32[3,0,4294967296]"],
+    "cli-show-empty-with-2^31-middle-dim": ["show", "s32[3,2147483648,0]"],
     "cli-show-2^63-extent": ["show", "(9223372036854775808)"],
     "cli-maps-nul-in-path": ["maps", "--json", ".D\x00 j"],
     "cli-verify-4.2M-points": ["simplify", "(d0, d1)[s0, s1] -> (d1, d0, s1), domain: d0 in [0, 49], "
@@ -295,6 +307,8 @@ CLI_CASES = {
         "d1 in [0, 1], d2 in [0, 2], d3 in [0, 3], d4 in [0, 4], s0 in [0, 31], s1 in [0, 63], "
         "s2 in [0, 95], s0 * 4 + d1 + d3 in [24, 459], s0 + s2 in [0, 512]", "--verify", "--remove-unused"],
     "cli-huge-map": ["simplify", "(d0) -> (d0), domain: d0 in [0, " + HUGE + "]"],
+    "cli-window-28M-elements": ["show", "f32[128,24,48,48,4]{4,3,2,1,0}", "--dtype", "column",
+                                "--window", ":", "--tpu"],
     "cli-png-to-text-stdout": ["render", "4:16", "--format", "png", "-o", "-"],
     "cli-show-triton-2^20-points": ["show", "#a = #ttg.nvmma_shared<{swizzlingByteWidth = 128, "
                                     "elementBitWidth = 16, rank = 3, transposed = false}>\n"
@@ -311,3 +325,82 @@ def test_cli_one_line_errors(case: str) -> None:
     assert code in (0, 2), err
     if code == 2:
         assert ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+def test_cli_fuzz_writes_outside_the_checkout(tmp_path: Any, monkeypatch: Any) -> None:
+    """The CLI fuzz's ``-o`` takes fuzzed names; a PNG named ``'o*j৪\\t'`` was once committed."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["render", "4:1", "-o", "fuzzed.svg"])
+    assert code == 0, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_coalescing_of_a_layout_that_permutes_nothing(tmp_path: Any) -> None:
+    """``maps --coalescing`` read the minor dim of ``{191,0}`` as dim 191 (IndexError, exit 3)."""
+    path = tmp_path / "m.hlo"
+    path.write_text(BAD_PERMUTATION)
+    code, _, err = run_cli(["maps", str(path), "--utilization", "--coalescing", "--shapes"])
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+@pytest.mark.parametrize(("atom", "thr", "perm"), [
+    ("SM90_64x256x16_F32F16F16_SS", (4, 3, 4), (64, None, None)),  # 2.5e7 (thread, value) pairs: 30 s
+    ("SM80_16x8x16_F16F16F16F16_TN", (1, 64, 64), (None, None, None)),  # a 512 x 1024 B panel
+])
+def test_tiled_mma_pictures_are_bounded(atom: str, thr: tuple[int, ...], perm: tuple[Any, ...]) -> None:
+    """Drawing a TiledMMA lists every (thread, value) pair and draws N x K cells for B: both
+    are capped (a typed refusal), so the picture is drawn or refused within seconds."""
+    tiled = gpu.make_tiled_mma(gpu.mma_atom(atom), thr, perm)
+    start = time.monotonic()
+    with within(60):
+        svg = refused_or_ok(render.to_svg, tiled)
+    assert time.monotonic() - start < 5
+    assert svg is None or svg.count('class="cell"') <= 3 * MAX_PANEL_CELLS
+
+
+@pytest.mark.parametrize("argv", [["padding", "--json", ""], ["maps", ""], ["maps", "--json", ""]])
+def test_cli_empty_target_is_no_folder(argv: list[str], tmp_path: Any, monkeypatch: Any,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``Path("")`` is ``.``: an empty target read the working directory as a dump folder
+    (a note and one error per module, several lines) where the OS finds no file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "module_0000.jit_a.before_optimizations.txt").write_text("HloModule a\nENTRY e {\n ROOT x\n}")
+    (tmp_path / "notes.txt").write_text("not HLO")
+    code = cli.main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+def test_packed_relayout_past_memory_is_a_layout_error() -> None:
+    """A 4-bit buffer of 128 GiB (an (8, 2^31) subtile): the packing path's allocation raised
+    MemoryError under the fuzz's 4 GiB address-space cap; the numpy path reports a LayoutError."""
+    target = "s4[64,64]{1,0:T(64,128)(8,2147483648)E(4)}"
+    with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError):
+        relayout.to_physical(np.zeros((64, 64), np.int8), target)
+
+
+def test_cli_png_to_text_stdout_is_refused_before_drawing() -> None:
+    """A PNG of 8,192 cells took 5 s of CairoSVG (past the fuzz's 10 s on a busy machine)
+    before the text-only stdout refused the bytes; now the refusal comes first."""
+    triton = ("tensor<32x256xf16, #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, "
+              "versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>, kWidth = 1}>>")
+    start = time.monotonic()
+    code, _, err = run_cli(["render", triton, "--format", "png", "-o", "-"])
+    assert time.monotonic() - start < 2
+    assert code == 2 and ONE_LINE.match(err) and BAD_KINDS.match(err), err
+
+
+def test_show_facts_of_an_empty_array_with_a_huge_dim() -> None:
+    """``offsets`` nested like ``s32[3,2147483648,0]`` holds 6e9 empty lists (MemoryError under
+    the fuzz's 4 GiB cap): past the listing limit the facts leave them out."""
+    with _runner.guarded(_runner.MEMORY_CAP):
+        facts = describe(xla.parse_shape("s32[3,2147483648,0]"))
+    assert "offsets" not in facts
+
+
+def test_convert_search_takes_only_the_orders_it_tries() -> None:
+    """A 13-mode CuTe layout: the candidate search listed all 13! mode orders to keep 24
+    (MemoryError under the fuzz's 4 GiB cap)."""
+    layout = cute.Layout.parse("(1,1,1,4,1,1,4,1,1,4,1,1,4)")
+    with _runner.guarded(_runner.MEMORY_CAP), within(30):
+        refused_or_ok(convert.cute_to_xla, layout)

@@ -28,16 +28,18 @@ import numpy as np
 
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
-from tensorlayout.core import MAX_ENUMERATED
 from tensorlayout.core.intmath import prod
 from tensorlayout.errors import LayoutError
 
-__all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "PADDING_RUN", "grid_lines", "memory_order_lines",
-           "window_offsets"]
+__all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "MAX_SHOWN", "PADDING_RUN", "grid_lines",
+           "memory_order_lines", "window_offsets"]
 
 #: The memory order lists at most this many slots, in at most this many lines.
 MAX_ORDER_SLOTS = 4096
 MAX_ORDER_LINES = 16
+#: A window prints (or lists in JSON) at most this many offsets: 2^20 take about a second, a
+#: ``--window :`` over 28 million elements ran for minutes
+MAX_SHOWN = 1 << 20
 #: Runs of at least this many padding slots print as one `a..b:.` cell.
 PADDING_RUN = 8
 
@@ -47,9 +49,9 @@ def window_offsets(target: Target, window: Window) -> np.ndarray:
     sizes = tuple(max(0, r.stop - r.start) for r in window)  # not len(): it stops at 2**63
     if 0 in sizes:
         return np.zeros(sizes, dtype=np.int64)
-    if prod(sizes) > MAX_ENUMERATED:
-        raise LayoutError(f"the window holds {prod(sizes)} elements; a picture shows at most "
-                          f"{MAX_ENUMERATED} (--window picks a smaller part)")
+    if prod(sizes) > MAX_SHOWN:
+        raise LayoutError(f"the window holds {prod(sizes)} elements; show prints at most "
+                          f"{MAX_SHOWN} (--window picks a smaller part)")
     grids = np.meshgrid(*(np.arange(r.start, r.stop, dtype=np.int64) for r in window), indexing="ij")
     idx = np.stack([g.reshape(-1) for g in grids], axis=1) if grids else np.zeros((1, 0), dtype=np.int64)
     return target.core.offsets_at(idx).reshape(sizes)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 
-__all__ = ["STDIO", "UsageError", "file_path", "read_argument", "read_text", "write_binary", "write_output"]
+__all__ = ["STDIO", "UsageError", "binary_stdout", "file_path", "is_folder", "read_argument", "read_text",
+           "write_binary", "write_output"]
 
 #: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
 STDIO = "-"
@@ -22,10 +24,22 @@ class UsageError(TensorLayoutError):
 
 
 def file_path(name: str | Path) -> Path:
-    """``name`` as a path; a NUL character (which no file name holds) is a usage error."""
+    """``name`` as a path; an empty name (which ``Path`` reads as ``.``) or a NUL character
+    (which no file name holds) is a usage error."""
+    if not str(name):
+        raise UsageError("not a file name: the name is empty")
     if "\0" in str(name):
         raise UsageError(f"not a file name: {str(name)!r} holds a NUL character")
     return Path(name)
+
+
+def is_folder(target: str) -> bool:
+    """Whether the input `target` names a directory (`-`, stdin, does not).
+
+    >>> is_folder("-"), is_folder("/")
+    (False, True)
+    """
+    return target != STDIO and file_path(target).is_dir()
 
 
 def read_text(source: str | Path) -> str:
@@ -68,10 +82,16 @@ def write_binary(path: str, data: bytes) -> None:
     if path != STDIO:
         file_path(path).write_bytes(data)
         return
+    stream = binary_stdout()
+    stream.write(data)
+    stream.flush()
+
+
+def binary_stdout() -> BinaryIO:
+    """The byte stream under stdout; a stdout that takes text only is a usage error."""
     stream = getattr(sys.stdout, "buffer", None)
     if stream is None:
         raise UsageError("this stdout takes text only, not PNG/PDF bytes: write them to a file "
                          "with -o NAME.png (or .pdf)")
-    stream.write(data)
-    stream.flush()
+    return stream
 

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from tensorlayout.cli._io import read_text
+from tensorlayout.cli._io import is_folder, read_text
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.model import HloModule
@@ -246,7 +246,7 @@ def process_modules(target: str, work: Callable[[HloModule], T], *, wanted: str 
     dump directory (skipped files noted on stderr, progress for big dumps, ``jobs`` worker
     processes), and how many dumped modules failed (each reported on stderr, the rest go on).
     """
-    if target == "-" or not Path(target).is_dir():
+    if not is_folder(target):
         module = parse_module(read_text(target))
         if wanted is not None and wanted != module.name:
             raise TensorLayoutError(f"the file holds module {module.name!r}, not {wanted!r}")

@@ -19,9 +19,9 @@ import argparse
 import json
 from collections import Counter
 from functools import partial
-from pathlib import Path
 from typing import Any
 
+from tensorlayout.cli._io import is_folder
 from tensorlayout.cli.dump import Progress, add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, LayoutError
 from tensorlayout.hlo import HloInstructionIndexing, input_to_output_indexing, output_to_input_indexing
@@ -237,14 +237,13 @@ def module_result(args: argparse.Namespace, module: HloModule) -> dict[str, Any]
     """What ``maps`` reports for one module; ``None`` when it lacks the instruction (or
     fusion) asked for and the target is a dump directory (other modules may have it)."""
     wanted = args.instruction or args.fusion
-    if wanted and args.module != "-" and Path(args.module).is_dir() and \
-            not _has_instruction(module, wanted):
+    if wanted and is_folder(args.module) and not _has_instruction(module, wanted):
         return None
     return analyse(module, args)
 
 
 def run(args: argparse.Namespace) -> int:
-    many = args.module != "-" and Path(args.module).is_dir()
+    many = is_folder(args.module)
     found, failed = process_modules(args.module, partial(module_result, args),
                                     wanted=args.module_name, stage=args.stage,
                                     jobs=job_count(args.jobs))

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 from functools import partial
-from pathlib import Path
 
+from tensorlayout.cli._io import STDIO, file_path
 from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
 from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax import module_padding
@@ -105,7 +105,7 @@ def _shape_target(text: str, generation: str, limit: int) -> PaddingReport:
 
 
 def _is_module_target(target: str) -> bool:
-    return target == "-" or Path(target).exists()
+    return target == STDIO or (bool(target) and file_path(target).exists())
 
 
 def module_summary(generation: str, tpu: bool, limit: int,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tensorlayout import render
 from tensorlayout.cli import _triton
-from tensorlayout.cli._io import STDIO, UsageError, read_argument, write_binary, write_output
+from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.errors import UnsupportedError
@@ -160,5 +160,8 @@ def _write(path: str, data: str | bytes) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    _write(args.output, _picture(args, _format(args)))
+    kind = _format(args)
+    if kind in render.RASTER_FORMATS and args.output == STDIO:
+        binary_stdout()  # a text-only stdout is refused before drawing (a PNG can take seconds)
+    _write(args.output, _picture(args, kind))
     return 0

@@ -83,7 +83,8 @@ def _candidates(layout: cute.Layout, logical: tuple[int, ...]
     padded = [len(p) == 1 and n < size for p, n, size in zip(pieces, logical, sizes)]
     # size-1 modes go most major: they hold no data, and tiles apply to the minor-most dims
     best = tuple(sorted(range(len(modes)), key=lambda k: (sizes[k] == 1, top_stride[k], k)))
-    orders = [best] + [o for o in itertools.permutations(range(len(modes))) if o != best][:23]
+    others = (o for o in itertools.permutations(range(len(modes))) if o != best)  # 13 modes: 6e9 of them
+    orders = [best, *itertools.islice(others, 23)]
     out: list[tuple[tuple[int, ...], tuple[Tile, ...]]] = []
     for m2m in orders:
         phys = list(reversed(m2m))

@@ -167,9 +167,10 @@ def _read_outer(cur: Cursor) -> Swizzle | Layout:
     m = cur.match(_SWIZZLE)
     if m is None:
         return read_layout(cur)
-    vals = [int(g) for g in m.groups()]
-    if any(abs(v) > 1 << 16 for v in vals):
+    # the length test comes first: int() refuses literals of over 4,300 digits with a ValueError
+    if any(len(g.lstrip("-")) > 5 or abs(int(g)) > 1 << 16 for g in m.groups()):
         raise ParseError(cur.text, m.start(), "Sw<B,M,S> with parameters below 65536")
+    vals = [int(g) for g in m.groups()]
     try:
         return Swizzle(*vals)
     except AlgebraError as e:

@@ -21,6 +21,7 @@ import numpy as np
 
 from tensorlayout.errors import HloError, IndexingError
 from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.ops._common import major_to_minor
 from tensorlayout.hlo.physical import linearized_output_to_input
 from tensorlayout.indexing import IndexingMap
 from tensorlayout.indexing.evaluate import columns, evaluate_columns
@@ -147,8 +148,8 @@ def coalescing_report(instr: HloInstruction, output_id: int = 0, *, limit: int =
             out.append(OperandCoalescing(k, name, (), 0, True, known=bool(maps)))
             continue
         m = maps[0]
-        minor = shape.layout.minor_to_major[0] if shape.layout and shape.layout.minor_to_major \
-            else len(shape.dimensions) - 1
+        minor = major_to_minor(shape)[-1] if shape.layout and shape.layout.minor_to_major \
+            else len(shape.dimensions) - 1  # major_to_minor refuses a layout that is no permutation
         bounds = [(v.bounds.lower, v.bounds.upper) for v in m.dim_vars]
         pts, exhaustive = _points(bounds, minor, limit, seed)
         steps = _steps(m, pts, minor)

@@ -214,7 +214,10 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     bits, per = t.packed_bits, 8 // t.packed_bits
     pad = int(pad_value) & ((1 << bits) - 1)  # type: ignore[call-overload]  # checked by the caller
     low = _low_bytes(a)
-    result = np.empty(n, np.uint8) if out is None else out.reshape(-1)
+    try:
+        result = np.empty(n, np.uint8) if out is None else out.reshape(-1)
+    except MemoryError:  # the numpy path reports it
+        return None
     if np.may_share_memory(low, result):
         low = low.copy()
     fill_all = copy_plan(t).fill_all

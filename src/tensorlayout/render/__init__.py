@@ -40,6 +40,7 @@ from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
+from tensorlayout.render._raster import FORMATS as RASTER_FORMATS
 from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
 from tensorlayout.render._tikz import to_tikz
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_CELLS",
     "MAX_SIDE",
     "MAX_SLOTS",
+    "RASTER_FORMATS",
     "Cell",
     "Picture",
     "Source",

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from itertools import combinations
 
 import numpy as np
 
 from tensorlayout.core.banks import BANKS, WORD_BITS
-from tensorlayout.core.intmath import prod
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
@@ -35,13 +35,16 @@ from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._draw import hsl
 from tensorlayout.render._extent import Window, check_window, window_text
 
-__all__ = ["CELL", "TITLE", "cute_owners", "document", "first_holders", "owner_cells", "shared_banks_svg",
-           "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
+__all__ = ["CELL", "MAX_DRAWN_PAIRS", "TITLE", "cute_owners", "document", "first_holders", "owner_cells",
+           "shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
 
 CELL = 34  # px per cell
 GAP = 2 * CELL  # px between panels
 TITLE = 28  # px of title line
 MAX_PANEL_CELLS = 1 << 16
+#: (thread, value) pairs a TV picture lists to find each element's first holder (about 1 s each
+#: 2^22 on one core; a TiledMMA of an SS wgmma with 48 atoms has 2.5e7 and took 30 s to draw)
+MAX_DRAWN_PAIRS = 1 << 22
 #: CuTe's print_latex/print_svg thread colours, cycled by thread index
 PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#ffd89e", "#d1a3ff")
 
@@ -49,7 +52,7 @@ PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#f
 def _windowed(tile: tuple[int, ...], window: Sequence[range] | None) -> Window:
     """The drawn part of a tile (all of it by default), checked against the size limit."""
     win = check_window(window, tile) if window is not None else tuple(range(n) for n in tile)
-    if prod(len(r) for r in win[:2]) > MAX_PANEL_CELLS or prod(len(r) for r in win[::2]) > MAX_PANEL_CELLS:
+    if any(len(r) * len(s) > MAX_PANEL_CELLS for r, s in combinations(win, 2)):  # MxN, MxK and NxK panels
         raise LayoutError(f"a {'x'.join(str(len(r)) for r in win)} picture is too large to draw (at most "
                           f"{MAX_PANEL_CELLS} cells a panel): pass a window (--window) of part of it")
     return win
@@ -69,6 +72,10 @@ def first_holders(tv: TVLayout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> [a.tolist() for a in first_holders(TVLayout.parse("(2,2):(0,1)", (2, 1)))]
     [[0, 1], [0, 0], [0, 1]]
     """
+    pairs = tv.num_threads * tv.num_values
+    if pairs > MAX_DRAWN_PAIRS:
+        raise LayoutError(f"{tv.layout} has {tv.num_threads} threads x {tv.num_values} values = {pairs} "
+                          f"(thread, value) pairs, too many to draw (at most {MAX_DRAWN_PAIRS})")
     flat = tv.table().reshape(-1)  # thread-major: position = t * V + v
     index, first = np.unique(flat, return_index=True)
     order = np.argsort(first)

@@ -319,6 +319,9 @@ class DotOperandLayout:
         if self.operand_index == 1 and parent._major() == 3:
             raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
         rank, is_a = self.rank, self.operand_index == 0
+        if rank < 2:  # the tile below is [..., M, K] or [..., K, N]
+            raise LayoutError(f"a dot operand has rank 2 or more, but its parent's warps_per_cta "
+                              f"{list(parent.warps_per_cta)} give rank {rank}")
         tile = [1] * rank
         tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
         order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorlayout.core.intmath import prod
 from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.sizes import array_size, byte_size, padding_overhead
@@ -67,7 +68,8 @@ def describe(shape: Shape) -> dict[str, Any]:
     facts["tiled_shape"] = list(tiled_shape(shape))
     slots = allocated_elements(shape)
     facts["allocated_elements"] = slots
-    if slots <= MAX_SHOWN:
+    # the innermost lists count too: an empty s32[3,2147483648,0] nests 6e9 of them
+    if slots <= MAX_SHOWN and prod(shape.dimensions[:-1]) <= MAX_SHOWN:
         offsets = linear_indices(shape)
         facts["offsets"] = offsets.reshape(shape.dimensions).tolist()
         order: list[list[int] | None] = [None] * slots

@@ -23,6 +23,7 @@ from tensorlayout.triton import parse_layout
 from tensorlayout.xla.show import describe
 from tests.fuzz import _runner
 from tests.fuzz._cli import BAD_KINDS, ONE_LINE, run_cli
+from tests.fuzz._targets import check_hlo
 
 HUGE = "9" * 4301
 DEEP = 1000
@@ -404,3 +405,41 @@ def test_convert_search_takes_only_the_orders_it_tries() -> None:
     layout = cute.Layout.parse("(1,1,1,4,1,1,4,1,1,4,1,1,4)")
     with _runner.guarded(_runner.MEMORY_CAP), within(30):
         refused_or_ok(convert.cute_to_xla, layout)
+
+
+@pytest.mark.parametrize(("instruction", "in_range"), [
+    (f"ROOT c = s32[] constant({HUGE})", False),
+    (f'ROOT c = s32[] constant(1), metadata={{source_line={HUGE} op_name="a"}}', False),
+    (f'ROOT c = s32[] constant(1), metadata={{op_name="a" source_line=-{"0" * 5000}7}}', True),
+], ids=["constant", "metadata", "metadata-zeros"])
+def test_hlo_literals_past_the_digit_limit_are_range_checked(instruction: str, in_range: bool) -> None:
+    """A rank-0 constant or a metadata integer of 4,301+ digits: int() raised ValueError (seed
+    101 campaign); now the range check reads only the digits the bounds need."""
+    text = f"HloModule m\nENTRY e {{\n  {instruction}\n}}\n"
+    module = refused_or_ok(hlo.parse_module, text)
+    assert module is not None or not in_range  # out of range: refused
+
+
+def test_gather_index_vector_dim_out_of_range_is_an_hlo_error() -> None:
+    """``index_vector_dim=-922337203`` indexed the indices' dims (IndexError, seed 101)."""
+    text = ("HloModule m\nENTRY main {\n  operand = f32[33,76,70] parameter(0)\n"
+            "  indices = s32[1806,2] parameter(1)\n"
+            "  ROOT r = f32[1806,7,8,4] gather(operand, indices), offset_dims={1,2,3}, "
+            "collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=-922337203\n}\n")
+    root = hlo.parse_module(text).entry.root
+    for physical in (False, True):
+        refused_or_ok(lambda r, p=physical: hlo.output_to_input_indexing(r, physical=p), root)
+    check_hlo(text)  # the campaign's own check: only library errors escape
+
+
+def test_verify_refuses_to_enumerate_past_its_ceiling() -> None:
+    """``simplify --limit 2**64 --verify`` over a 2**44-point box: itertools.product copied a
+    2**40-element range first (MemoryError, seed 101); past the enumeration ceiling it is a
+    typed error, and a smaller box is enumerated one point at a time."""
+    text = ("(d0, d1, d2)[s0] -> (24, ((d0 - (d2 * 2)) - (d1 / 3))), domain: d0 in [0, 1099511627776], "
+            "d1 in [0, 1], d2 in [0, 3], s0 in [0, 1]")
+    code, _, err = run_cli(["simplify", text, "--limit", str(2**64), "--verify"])
+    assert code == 2 and ONE_LINE.match(err) and "IndexingError" in err, err
+    m = IndexingMap.parse(text)
+    with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError, match="enumerat"):
+        verify_equivalent(m, simplify(m), limit=2**64)

@@ -18,6 +18,7 @@ __all__ = [
     "ceil_div",
     "col_major_strides",
     "fits_int64",
+    "literal_in_range",
     "prod",
     "round_up",
     "row_major_index",
@@ -125,6 +126,20 @@ def fits_int64(x: int) -> bool:
     (False, True)
     """
     return INT64_MIN <= x <= INT64_MAX
+
+
+def literal_in_range(text: str, low: int, high: int) -> bool:
+    """Whether the decimal literal ``text`` (``-?[0-9]+``) lies in ``[low, high)``, without
+    converting a literal longer than the bounds need (Python refuses over 4,300 digits).
+
+    >>> literal_in_range("-0" + "0" * 5000 + "7", -8, 8), literal_in_range("9" * 5000, 0, 2**64)
+    (True, False)
+    """
+    digits = text.lstrip("-").lstrip("0")
+    if len(digits) > max(len(str(abs(low))), len(str(abs(high)))):
+        return False
+    value = int(digits or "0")
+    return low <= (-value if text.startswith("-") else value) < high
 
 
 def wrap_int64(x: int) -> int:

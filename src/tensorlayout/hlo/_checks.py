@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 
+from tensorlayout.core.intmath import literal_in_range
 from tensorlayout.errors import ParseError
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
@@ -65,7 +66,7 @@ def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
     if element_type.kind in ("signed", "unsigned"):
         bits = element_type.bit_width
         low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if element_type.kind == "signed" else (0, 2 ** bits)
-        if not low <= int(m.group(1)) < high:
+        if not literal_in_range(m.group(1), low, high):
             raise ParseError(text, 0, f"an integer in the range of {element_type.name}")
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import literal_in_range
 from tensorlayout.errors import ParseError
 from tensorlayout.hlo._scan import scan_value, string_or_json_dict_end
 from tensorlayout.hlo.sharding import (
@@ -243,7 +244,8 @@ def _metadata(text: str) -> str:
             raise _error(text, m.start(1), f"a metadata key XLA knows, once (not {key!r})")
         seen.add(key)
         v = _META_TOKEN.match(text, pos)
-        if v is None or v.group(kind) is None or (kind == 3 and not -2**31 <= int(v.group(3)) < 2**31):
+        if v is None or v.group(kind) is None \
+                or (kind == 3 and not literal_in_range(v.group(3), -(2**31), 2**31)):
             raise _error(text, pos, f"the value of metadata {key} (" +
                          ("a string", "a 32-bit integer", "a list of integers")[kind - 2] + ")")
         if kind == 4:

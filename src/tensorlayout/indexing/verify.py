@@ -18,7 +18,6 @@ NOT equivalent at (0, 15): only the second map contains the point (found after 1
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,9 @@ from tensorlayout.indexing.map import IndexingMap
 
 __all__ = ["VerifyResult", "verify_equivalent"]
 
-#: Boxes of at most this many points are scanned in numpy chunks of CHUNK points.
+#: Boxes of at most this many points are scanned in numpy chunks of CHUNK points; it is also
+#: the most points any scan enumerates: a ``limit`` that asks to enumerate a larger box is an
+#: IndexingError naming the box's size (sampling needs a smaller ``limit``).
 BATCHED_LIMIT = 1 << 40
 CHUNK = 1 << 16
 
@@ -98,11 +99,36 @@ def _size(box: Sequence[Interval]) -> int:
     return total
 
 
+def _odometer(box: list[Interval]) -> Iterator[tuple[int, ...]]:
+    """The box's points in ``itertools.product`` order, holding one point at a time (product
+    would first copy every range: a 2**40-point dimension is a MemoryError).
+
+    >>> list(_odometer([Interval(0, 1), Interval(5, 6)]))
+    [(0, 5), (0, 6), (1, 5), (1, 6)]
+    """
+    if any(b.num_elements == 0 for b in box):
+        return
+    point = [b.lower for b in box]
+    while True:
+        yield tuple(point)
+        k = len(point) - 1
+        while k >= 0 and point[k] == box[k].upper:
+            point[k] = box[k].lower
+            k -= 1
+        if k < 0:
+            return
+        point[k] += 1
+
+
 def _points(
     box: list[Interval], limit: int, samples: int, seed: int
 ) -> tuple[Iterator[tuple[int, ...]], bool]:
-    if _size(box) <= limit:
-        return itertools.product(*(range(b.lower, b.upper + 1) for b in box)), True
+    size = _size(box)
+    if size <= limit:
+        if size > BATCHED_LIMIT:
+            raise IndexingError(f"verify: enumerating {size} points is past the {BATCHED_LIMIT} it "
+                                f"enumerates at most; a limit below the box's size samples it")
+        return _odometer(box), True
     rng = random.Random(seed)
 
     def gen() -> Iterator[tuple[int, ...]]:

@@ -160,6 +160,9 @@ def _gather_dims(instr: HloInstruction) -> _GatherDims:
     idx_batch = dim_numbers(instr, "start_indices_batching_dims", len(idx_dims), ())
     slice_sizes = tuple(instr.attributes.get("slice_sizes", ()))
     ivd = instr.attributes.get("index_vector_dim", len(idx_dims))
+    if not 0 <= ivd <= len(idx_dims):  # XLA's shape inference: index_vector_dim in [0, rank]
+        raise HloError(f"{instr.name}: index_vector_dim={ivd} is not a dimension of the indices "
+                       f"(rank {len(idx_dims)}) or one past them")
     idx_batch_axes = [d for d in range(len(idx_dims)) if d != ivd]
     batch_out = [d for d in range(len(out)) if d not in offset_dims]
     window = [d for d in range(len(op_dims)) if d not in collapsed and d not in op_batch]

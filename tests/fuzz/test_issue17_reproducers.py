@@ -443,3 +443,11 @@ def test_verify_refuses_to_enumerate_past_its_ceiling() -> None:
     m = IndexingMap.parse(text)
     with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError, match="enumerat"):
         verify_equivalent(m, simplify(m), limit=2**64)
+
+
+def test_negated_sum_prints_as_a_product_that_reads_back() -> None:
+    """``(d1 - d0) * -1`` printed as ``-(d1 - d0)``, which reads back as the sum ``-d1 + d0``
+    (another tree; seed-103 campaign): it prints as ``(d1 - d0) * -1``."""
+    m = IndexingMap.parse("(d0, d1) -> (13 + (d1 - d0) * -1), domain: d0 in [0, 0], d1 in [1, 5]")
+    assert "(d1 - d0) * -1" in str(m)
+    assert IndexingMap.parse(str(m)) == m

@@ -125,8 +125,10 @@ class _Printer:
         if k in (MIN, MAX):
             fn = "min" if k == MIN else "max"
             return f"{fn}({self.print(lhs)}, {self.print(rhs)})"
-        if _is_neg(e):
+        if _is_neg(e) and lhs.kind != ADD:
             return "-" + self.child(lhs, MUL, False)
+        if _is_neg(e):  # `-(a - b)` reads back as the sum `-a + b`, another tree: keep this one
+            return f"({self.print(lhs)}) * -1"
         if k == ADD:
             return self.sum(lhs, rhs)
         return f"{self.child(lhs, k, False)}{self.ops[k]}{self.child(rhs, k, True)}"

@@ -451,3 +451,10 @@ def test_negated_sum_prints_as_a_product_that_reads_back() -> None:
     m = IndexingMap.parse("(d0, d1) -> (13 + (d1 - d0) * -1), domain: d0 in [0, 0], d1 in [1, 5]")
     assert "(d1 - d0) * -1" in str(m)
     assert IndexingMap.parse(str(m)) == m
+
+
+def test_bank_picture_of_a_dimension_past_int64_is_refused() -> None:
+    """``render '(2147483648,9223372036854775808)' --banks 1``: ``len`` of a 2**63-element range
+    raised OverflowError (exit 3, seed-107 campaign); the size check counts without ``len``."""
+    code, _, err = run_cli(["render", "(2147483648,9223372036854775808)", "--banks", "1", "-o", "-"])
+    assert code == 2 and ONE_LINE.match(err) and "too large to draw" in err, err

@@ -49,12 +49,22 @@ MAX_DRAWN_PAIRS = 1 << 22
 PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#ffd89e", "#d1a3ff")
 
 
+def _count(r: range) -> int:
+    """``len(r)``, also past 2**63 (where ``len`` raises OverflowError).
+
+    >>> _count(range(2**64)), _count(range(5, 0, -2))
+    (18446744073709551616, 3)
+    """
+    step = r.step
+    return max(0, (r.stop - r.start + step - (1 if step > 0 else -1)) // step)
+
+
 def _windowed(tile: tuple[int, ...], window: Sequence[range] | None) -> Window:
     """The drawn part of a tile (all of it by default), checked against the size limit."""
     win = check_window(window, tile) if window is not None else tuple(range(n) for n in tile)
-    if any(len(r) * len(s) > MAX_PANEL_CELLS for r, s in combinations(win, 2)):  # MxN, MxK and NxK panels
-        raise LayoutError(f"a {'x'.join(str(len(r)) for r in win)} picture is too large to draw (at most "
-                          f"{MAX_PANEL_CELLS} cells a panel): pass a window (--window) of part of it")
+    if any(_count(r) * _count(s) > MAX_PANEL_CELLS for r, s in combinations(win, 2)):  # MxN, MxK, NxK
+        raise LayoutError(f"a {'x'.join(str(_count(r)) for r in win)} picture is too large to draw (at "
+                          f"most {MAX_PANEL_CELLS} cells a panel): pass a window (--window) of part of it")
     return win
 
 

@@ -1313,6 +1313,17 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     return 0;
 }
 
+/* The writable destination and the source buffers of a call (both released on failure). */
+static int get_buffers(PyObject *dst_obj, PyObject *src_obj, Py_buffer *dv, Py_buffer *sv)
+{
+    if (PyObject_GetBuffer(dst_obj, dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return -1;
+    if (PyObject_GetBuffer(src_obj, sv, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(dv);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *kernel_copy(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -1321,11 +1332,7 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO!|p:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream))
         return NULL;
     Py_buffer dv, sv;
-    if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
-    if (PyObject_GetBuffer(src_obj, &sv, PyBUF_STRIDES) < 0) {
-        PyBuffer_Release(&dv);
-        return NULL;
-    }
+    if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
     PyObject *result = NULL;
     Py_ssize_t count = PyList_GET_SIZE(tasks), dlo, dhi, slo, shi;
     plan_t *plans = PyMem_Malloc(sizeof(plan_t) * (size_t)(count ? count : 1));
@@ -1550,11 +1557,7 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
                           &alloc_shape))
         return NULL;
     Py_buffer dv, sv;
-    if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return NULL;
-    if (PyObject_GetBuffer(src_obj, &sv, PyBUF_STRIDES) < 0) {
-        PyBuffer_Release(&dv);
-        return NULL;
-    }
+    if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
     PyObject *capsule = NULL;
     Py_ssize_t count = PyList_GET_SIZE(tasks), dlo, dhi, slo, shi;
     small_call_t *c = PyMem_Calloc(1, sizeof(small_call_t));

@@ -3,8 +3,8 @@ physical layouts), each timed side by side with ``np.copyto`` of max(logical, ph
 between two ready buffers — the physical limit of any relayout.
 
 Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--small]
-[--threads N] [--align64] [--thread-min-bytes N]``. Prints, per layout and direction, the
-best times and the ratio ours / copy (the median over rounds in which ours and the copy run
+[--threads N] [--align64] [--thread-min-bytes N] [--stream-min-bytes N]``. Prints, per layout
+and direction, the best times and the ratio ours / copy (the median over rounds in which ours and the copy run
 one after the other, robust to a noisy machine), and the same ratio for the numpy fallback
 path (used when the C kernel could not be built). A round of a small row (``--small`` runs only those, which
 measure the per-call cost) makes enough calls to last ``ROUND_SECONDS``: one call of a few
@@ -127,11 +127,14 @@ def _rows(case: Case, target_like: object, data: np.ndarray, align: bool, thread
 
 
 def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
-        small: bool = False, thread_min_bytes: int | None = None) -> None:
+        small: bool = False, thread_min_bytes: int | None = None,
+        stream_min_bytes: int | None = None) -> None:
     import tensorlayout.relayout._copy as engine
 
     if thread_min_bytes is not None:  # to measure the threshold where threads pay off
         engine.THREAD_MIN_BYTES = thread_min_bytes
+    if stream_min_bytes is not None:  # ... and where non-temporal stores do
+        engine.STREAM_MIN_BYTES = stream_min_bytes
 
     print(f"relayout, {repeat} rounds per row; copy kernel "
           f"{'built' if engine.kernel_available() else 'MISSING (numpy path)'}; arrays "
@@ -166,8 +169,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="threads= of every call")
     parser.add_argument("--thread-min-bytes", type=int, default=None,
                         help="share copies among threads from this many bytes on (default: the library's)")
+    parser.add_argument("--stream-min-bytes", type=int, default=None,
+                        help="write past the cache from this many bytes on (default: the library's)")
     args = parser.parse_args()
-    run(args.repeat, args.only, args.align64, args.threads, args.small, args.thread_min_bytes)
+    run(args.repeat, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
+        args.stream_min_bytes)
 
 
 if __name__ == "__main__":

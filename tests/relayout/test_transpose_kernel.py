@@ -122,29 +122,35 @@ def test_raw_kernel_transposes_at_any_start(item: int, rows: int, cols: int, gap
     assert (raw[untouched] == 0xAB).all()
 
 
-@pytest.mark.parametrize("n", [1, 15, 16, 17, 33, 128, 200])
-@pytest.mark.parametrize("offsets", [(0, 0), (2, 6), (16, 34)])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 32, 33, 65, 128, 200])
+@pytest.mark.parametrize("offsets", [(0, 0), (2, 6), (16, 34), (3, 5)])
 @pytest.mark.parametrize("stream", [False, True])
-def test_raw_kernel_weaves_two_byte_pairs(n: int, offsets: tuple[int, int], stream: bool) -> None:
-    # out[k, b] = row b[k] and back (the (2,1) sub-tile of 2-byte items: vector rounds of 16
-    # pairs, then the rest), at any start; the bytes around the destination stay as they were
+@pytest.mark.parametrize("item, m", [(2, 2), (1, 4), (1, 2), (1, 8), (2, 4), (4, 2)])
+def test_raw_kernel_weaves_rows(n: int, offsets: tuple[int, int], stream: bool, item: int, m: int) -> None:
+    # out[k, b] = row b[k] and back (a (m,1) sub-tile of item-byte items: the vector weaves
+    # take rounds of 16 or 32 items, then the rest), at any start; the bytes around the
+    # destination stay as they were
     if engine._kernel is None:
         pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    rng = np.random.default_rng(n)
-    rows = rng.integers(0, 1 << 16, (2, n + 5)).astype(np.uint16)  # row stride n + 5 items
+    if (offsets[0] | offsets[1]) % item:
+        pytest.skip("offsets are whole items")
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[item]
+    rng = np.random.default_rng(n * m + item)
+    rows = rng.integers(0, 1 << (8 * item), (m, n + 5), dtype=np.uint64).astype(dtype)  # row stride n + 5
     src_off, dst_off = offsets
-    raw = np.zeros(2 * (n + 5) + 64, np.uint16)
-    raw[src_off // 2:src_off // 2 + rows.size] = rows.reshape(-1)
-    woven = np.full(2 * n + 64, 7, np.uint16)
-    task = (dst_off, src_off, (n, 2), (4, 2), (2, 2 * (n + 5)))
+    raw = np.zeros(m * (n + 5) + 64, dtype)
+    raw[src_off // item:src_off // item + rows.size] = rows.reshape(-1)
+    woven = np.full(m * n + 64, 7, dtype)
+    task = (dst_off, src_off, (n, m), (m * item, item), (item, item * (n + 5)))
     engine._kernel.copy(woven, raw, [task], stream)
     want = np.full_like(woven, 7)
-    want[dst_off // 2:dst_off // 2 + 2 * n] = rows[:, :n].T.reshape(-1)
+    want[dst_off // item:dst_off // item + m * n] = rows[:, :n].T.reshape(-1)
     assert np.array_equal(woven, want)
-    back = np.full(2 * (n + 5) + 64, 9, np.uint16)
-    engine._kernel.copy(back, woven, [(src_off, dst_off, (n, 2), (2, 2 * (n + 5)), (4, 2))], stream)
+    back = np.full(m * (n + 5) + 64, 9, dtype)
+    engine._kernel.copy(back, woven, [(src_off, dst_off, (n, m), (item, item * (n + 5)), (m * item, item))],
+                        stream)
     expect = np.full_like(back, 9)
-    expect[src_off // 2:src_off // 2 + rows.size] = np.where(np.arange(n + 5) < n, rows, 9).reshape(-1)
+    expect[src_off // item:src_off // item + rows.size] = np.where(np.arange(n + 5) < n, rows, 9).reshape(-1)
     assert np.array_equal(back, expect)
 
 

@@ -700,6 +700,64 @@ __attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const ch
     }
     if (k < n) unweave_uint16_t_2(d + 2 * k, s + 4 * k, n - k, db);
 }
+
+/* Two rows of 32 bytes as in-order 2-byte pairs: lo = pairs 0..15, hi = pairs 16..31 (quads
+ * [0 2 1 3] first, so that the in-lane unpacks run on across the lanes) */
+__attribute__((target("avx2"))) static inline void pair_u8(__m256i r0, __m256i r1, __m256i *lo,
+                                                           __m256i *hi)
+{
+    r0 = _mm256_permute4x64_epi64(r0, 0xD8);
+    r1 = _mm256_permute4x64_epi64(r1, 0xD8);
+    *lo = _mm256_unpacklo_epi8(r0, r1);
+    *hi = _mm256_unpackhi_epi8(r0, r1);
+}
+
+/* weave_uint8_t_4 in 32-byte vectors (the TPU's (4,1) sub-tile of bytes: pred, s8): 32 items
+ * of each row per round, paired bytewise (rows 0,1 and 2,3), then the pairs paired */
+__attribute__((target("avx2"))) static void weave_u8_4_avx2(char *d, const char *s, Py_ssize_t n,
+                                                            Py_ssize_t sb)
+{
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i a[2], b[2];
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + k)),
+                _mm256_loadu_si256((const __m256i *)(s + sb + k)), &a[0], &a[1]);
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + 2 * sb + k)),
+                _mm256_loadu_si256((const __m256i *)(s + 3 * sb + k)), &b[0], &b[1]);
+        for (int h = 0; h < 2; h++) { /* pairs 16h..16h+15 of both: quads, in order */
+            __m256i x = _mm256_permute4x64_epi64(a[h], 0xD8), y = _mm256_permute4x64_epi64(b[h], 0xD8);
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h), _mm256_unpacklo_epi16(x, y));
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h + 32), _mm256_unpackhi_epi16(x, y));
+        }
+    }
+    if (k < n) weave_uint8_t_4(d + 4 * k, s + k, n - k, sb);
+}
+
+/* unweave_uint8_t_4 in 32-byte vectors: 32 quads per round. Each vector's quads are sorted in
+ * lane into one dword per row, the dwords gathered into one qword per row, and the four
+ * vectors' qwords transposed into the rows. */
+__attribute__((target("avx2"))) static void unweave_u8_4_avx2(char *d, const char *s, Py_ssize_t n,
+                                                              Py_ssize_t db)
+{
+    const __m256i split = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i gather = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i w[4];
+        for (int v = 0; v < 4; v++) /* qword j: row j's 8 items of this vector */
+            w[v] = _mm256_permutevar8x32_epi32(
+                _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + 4 * k + 32 * v)), split),
+                gather);
+        __m256i lo01 = _mm256_unpacklo_epi64(w[0], w[1]), hi01 = _mm256_unpackhi_epi64(w[0], w[1]);
+        __m256i lo23 = _mm256_unpacklo_epi64(w[2], w[3]), hi23 = _mm256_unpackhi_epi64(w[2], w[3]);
+        _mm256_storeu_si256((__m256i *)(d + k), _mm256_permute2x128_si256(lo01, lo23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + db + k), _mm256_permute2x128_si256(hi01, hi23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + 2 * db + k), _mm256_permute2x128_si256(lo01, lo23, 0x31));
+        _mm256_storeu_si256((__m256i *)(d + 3 * db + k), _mm256_permute2x128_si256(hi01, hi23, 0x31));
+    }
+    if (k < n) unweave_uint8_t_4(d + k, s + 4 * k, n - k, db);
+}
 #endif
 
 /* The AVX2 weaves where the CPU has them (from choose_tilers). */
@@ -709,6 +767,8 @@ static void choose_weaves(void)
     if (__builtin_cpu_supports("avx2")) {
         weave_table[1][0] = weave_u16_2_avx2;
         unweave_table[1][0] = unweave_u16_2_avx2;
+        weave_table[0][1] = weave_u8_4_avx2;
+        unweave_table[0][1] = unweave_u8_4_avx2;
     }
 #endif
 }

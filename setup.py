@@ -17,6 +17,8 @@ class OptimisingBuildExt(build_ext):
 
 setup(
     ext_modules=[Extension("tensorlayout.relayout._kernel", ["src/tensorlayout/relayout/_kernel.c"],
+                           depends=[f"src/tensorlayout/relayout/_kernel_{part}.h"
+                                    for part in ("loops", "tiles", "gather", "small")],
                            optional=True),
                  Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"], optional=True)],
     cmdclass={"build_ext": OptimisingBuildExt},

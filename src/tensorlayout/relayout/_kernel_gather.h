@@ -1,0 +1,298 @@
+/* _kernel_gather.h: gathering destination lines and staged short runs (large copies
+ * whose rows run in short pieces).
+ * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
+ * across the parts. Not a standalone header. */
+
+/* ---- gathering destination lines ---------------------------------------------------------
+ * A large copy whose destination rows run on over an outer axis g in pieces of P bytes (a
+ * transposing tile's 8 items, a zN fractal's 16, a sub-tile's 128 columns) writes each
+ * destination line in several visits, and its rows (far apart, often a power of two apart)
+ * evict each other from the caches in between. Gathered, the axes inside g run for k
+ * consecutive g at a time into an L1 stage of R rows (one per destination row) and the
+ * rows go out as whole lines past the cache; the bytes of a row's last, unfinished line
+ * stay in the stage for the next k. The axes inside g must write, per row, exactly the P
+ * bytes from g's offset (the piece axes, dense) at offsets that are multiples of 64 apart
+ * (the row axes), so that all rows share one line alignment. */
+
+#define GATHER_ROWS 128      /* rows a stage holds, at most; more are cut in blocks of ... */
+#define GATHER_BLOCK 64      /* ... this many (measured: zN's 256 rows best in 64, f32 tiles' 128 whole) */
+#define GSTAGE_ROW 256       /* stage bytes per row, at most (more measured slower) */
+#define GSTAGE_BYTES 131072  /* stage bytes in all, at most (allocated per call) */
+#define PREFETCH_SPAN 16384  /* the source block of a g is prefetched if it spans this at most */
+#define PREFETCH_AHEAD 2     /* ... this many g ahead */
+
+typedef struct {
+    int g;                        /* the gathered axis */
+    Py_ssize_t slo, shi;          /* the source bytes one g of the axes after it spans */
+    Py_ssize_t piece;             /* P */
+    int nrow;                     /* row axes, in loop order */
+    int row[MAX_DIMS];
+    Py_ssize_t rows;              /* R */
+    Py_ssize_t k, pitch;          /* g per stage, stage bytes per row */
+} gather_t;
+
+/* Whether the axes after g write dense P-byte pieces of 64-byte-aligned rows; fills *gt. */
+static int gather_axes(const plan_t *p, int g, gather_t *gt)
+{
+    Py_ssize_t P = p->ds[g], want = p->item, rows = 1;
+    int piece[MAX_DIMS], np = 0;
+    gt->nrow = 0;
+    for (int j = g + 1; j < p->ndim; j++) {
+        if (p->shape[j] == 1) continue; /* no offsets */
+        if (p->ds[j] <= 0) return 0;
+        if (p->ds[j] < P) piece[np++] = j;
+        else if (p->ds[j] % 64) return 0;
+        else {
+            gt->row[gt->nrow++] = j;
+            rows *= p->shape[j];
+        }
+    }
+    while (np > 0) { /* the piece axes, smallest stride first, tile [0, P) */
+        int hit = -1;
+        for (int i = 0; i < np; i++)
+            if (p->ds[piece[i]] == want) hit = i;
+        if (hit < 0) return 0;
+        want *= p->shape[piece[hit]];
+        piece[hit] = piece[--np];
+    }
+    if (want != P || rows < 1) return 0;
+    Py_ssize_t it = p->item;
+    if (span(p->ndim - g - 1, p->shape + g + 1, p->ss + g + 1, it, &gt->slo, &gt->shi) < 0) return 0;
+    gt->g = g;
+    gt->piece = P;
+    gt->rows = rows;
+    Py_ssize_t per_row = (GSTAGE_BYTES / rows < GSTAGE_ROW ? GSTAGE_BYTES / rows : GSTAGE_ROW)
+                         & ~(Py_ssize_t)63; /* stage bytes per row */
+    if (per_row < 128 || P > per_row - 64) return 0;
+    gt->k = (per_row - 64) / P; /* room for up to 63 carried bytes */
+    if (gt->k > p->shape[g]) gt->k = p->shape[g];
+    gt->pitch = (gt->k * P + 126) & ~(Py_ssize_t)63;
+    return 1;
+}
+
+/* n < 64 bytes in fixed-size moves (a call to memcpy per piece of a row measured slow). */
+static inline void small_copy(char *d, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    if (n & 32) memcpy(d + i, s + i, 32), i += 32;
+    if (n & 16) memcpy(d + i, s + i, 16), i += 16;
+    if (n & 8) memcpy(d + i, s + i, 8), i += 8;
+    if (n & 4) memcpy(d + i, s + i, 4), i += 4;
+    if (n & 2) memcpy(d + i, s + i, 2), i += 2;
+    if (n & 1) d[i] = s[i];
+}
+
+/* Stage bytes [from, to) to out (where byte `from` goes; stage byte 0 maps to the start of a
+ * destination line): whole lines streamed, partial ones (a row's first and last) stored. */
+static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t a = from;
+    if (a % 64) {
+        Py_ssize_t h = ((a + 63) & ~(Py_ssize_t)63) < to ? ((a + 63) & ~(Py_ssize_t)63) : to;
+        small_copy(out, in + a, h - a);
+        a = h;
+    }
+#if HAVE_STREAM
+    for (; a + 64 <= to; a += 64)
+        for (int i = 0; i < 64; i += 16)
+            _mm_stream_si128((__m128i *)(out + (a - from) + i), _mm_load_si128((const __m128i *)(in + a + i)));
+    if (a < to) small_copy(out + (a - from), in + a, to - a); /* less than a line */
+#else
+    if (a < to) memcpy(out + (a - from), in + a, (size_t)(to - a));
+#endif
+}
+
+/* One block of the axes from g on (destination d, source s), gathered. */
+static void gather_block(const plan_t *p, const gather_t *gt, char *d, const char *s, char *stage)
+{
+    const int g = gt->g;
+    const Py_ssize_t P = gt->piece, ng = p->shape[g], lead = (Py_ssize_t)((uintptr_t)d & 63);
+    plan_t q = *p;
+    q.ndim = p->ndim - g;
+    q.stream = 0;
+    for (int j = 0; j < q.ndim; j++) {
+        q.shape[j] = p->shape[g + j];
+        q.ds[j] = p->ds[g + j];
+        q.ss[j] = p->ss[g + j];
+    }
+    Py_ssize_t sst = gt->pitch;
+    for (int r = gt->nrow - 1; r >= 0; r--) {
+        q.ds[gt->row[r] - g] = sst;
+        sst *= p->shape[gt->row[r]];
+    }
+    Py_ssize_t off = lead, skip = lead, done = -lead; /* done: d offset of stage byte 0 */
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += gt->k) {
+        Py_ssize_t kk = ng - g0 < gt->k ? ng - g0 : gt->k;
+        q.shape[0] = 1;
+        for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
+#if HAVE_STREAM
+            if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
+                for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
+                    _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
+#endif
+            q.dst = stage + off + (h - g0) * P;
+            q.src = s + h * p->ss[g];
+            run_plan(&q);
+        }
+        Py_ssize_t end = off + kk * P, last = g0 + kk >= ng, full = last ? end : end & ~(Py_ssize_t)63;
+        Py_ssize_t idx[MAX_DIMS], roff = 0;
+        memset(idx, 0, sizeof idx[0] * (size_t)gt->nrow);
+        for (Py_ssize_t r = 0; r < gt->rows; r++) {
+            char *row = stage + r * gt->pitch;
+            if (full > skip) flush_span(d + roff + done + skip, row, skip, full);
+            if (!last && end > full) small_copy(row, row + full, end - full); /* full >= 64: apart */
+            for (int a = gt->nrow - 1; a >= 0; a--) { /* next row: innermost row axis fastest */
+                int ax = gt->row[a];
+                if (++idx[a] < p->shape[ax]) {
+                    roff += p->ds[ax];
+                    break;
+                }
+                roff -= (p->shape[ax] - 1) * p->ds[ax];
+                idx[a] = 0;
+            }
+        }
+        if (full > skip) skip = 0;
+        else skip -= full; /* nothing written yet (full is 0) */
+        done += full;
+        off = end - full;
+    }
+}
+
+/* The plan with its axes from gt->g on gathered, the axes before it looped over. */
+static void gather_plan(const plan_t *p, const gather_t *gt)
+{
+    char *raw = PyMem_RawMalloc((size_t)(gt->rows * gt->pitch + 64));
+    if (raw == NULL) {
+        run_plan(p);
+        return;
+    }
+    char *stage = raw + ((64 - ((uintptr_t)raw & 63)) & 63);
+    Py_ssize_t idx[MAX_DIMS];
+    memset(idx, 0, sizeof idx[0] * (size_t)gt->g);
+    char *d = p->dst;
+    const char *s = p->src;
+    for (;;) {
+        gather_block(p, gt, d, s, stage);
+        if (!next_index(idx, gt->g, p->shape, p->ds, p->ss, &d, &s)) break;
+    }
+    PyMem_RawFree(raw);
+}
+
+/* A large copy: gathered where its destination rows run on in pieces (see above). */
+/* The gathered copy, its outermost row axis cut in blocks above g when the rows are more
+ * than GATHER_ROWS (a stage of fewer, longer rows that stays in L1 measured faster). */
+static void gather_rows(const plan_t *p, const gather_t *gt)
+{
+    if (gt->rows <= GATHER_ROWS || gt->nrow < 1 || p->ndim >= MAX_DIMS) {
+        gather_plan(p, gt);
+        return;
+    }
+    int j = gt->row[0];
+    Py_ssize_t e = p->shape[j], other = gt->rows / e, keep = GATHER_BLOCK / other;
+    if (keep < 1 || keep >= e) {
+        gather_plan(p, gt);
+        return;
+    }
+    Py_ssize_t blocks = e / keep, rest = e - blocks * keep;
+    plan_t q = *p; /* axes: ..., blocks (new, before g), g, ..., keep rows at j + 1, ... */
+    for (int k = p->ndim; k > gt->g; k--) {
+        q.shape[k] = p->shape[k - 1];
+        q.ds[k] = p->ds[k - 1];
+        q.ss[k] = p->ss[k - 1];
+    }
+    q.ndim = p->ndim + 1;
+    q.shape[gt->g] = blocks;
+    q.ds[gt->g] = keep * p->ds[j];
+    q.ss[gt->g] = keep * p->ss[j];
+    q.shape[j + 1] = keep;
+    gather_t qt;
+    if (gather_axes(&q, gt->g + 1, &qt)) gather_plan(&q, &qt); else run_plan(&q);
+    if (rest) {
+        plan_t r = *p;
+        r.shape[j] = rest;
+        r.dst += blocks * keep * p->ds[j];
+        r.src += blocks * keep * p->ss[j];
+        if (gather_axes(&r, gt->g, &qt)) gather_plan(&r, &qt); else run_plan(&r);
+    }
+}
+
+/* ---- staged short runs -------------------------------------------------------------------
+ * A large copy of short runs (16 to 48 bytes) whose destination is a contiguous block of R
+ * runs per step of the axis j before them, the source's R rows running on over j (zN to its
+ * buffer: a fractal's 16 rows of 32 bytes, the next fractal 32 bytes on in each row). Run as
+ * it stands, it reads 32 bytes of each of 16 rows in turn, which measured 1.4x slower than
+ * reading 64 to 256 (and writing each step's block whole); staged, G consecutive j go at a
+ * time: each source row read G runs on into G blocks in L1, the blocks streamed out whole
+ * (interleaving the G blocks' stores instead measured slower). */
+
+#define RUNS_READ 128      /* bytes of a source row read per visit */
+#define RUNS_STAGE 4096    /* L1 stage bytes */
+
+/* Whether p's last three axes are such j, rows and run axes (the arrays' items plain). */
+static int staged_runs(const plan_t *p)
+{
+    int last = p->ndim - 1;
+    if (last < 2 || p->swap || p->ds[last] != p->item || p->ss[last] != p->item) return 0;
+    Py_ssize_t bytes = p->shape[last] * p->item;
+    return bytes >= 16 && bytes < 64 && bytes % 16 == 0 && p->shape[last - 1] > 1
+           && p->ds[last - 1] == bytes && p->shape[last - 1] * bytes * 2 <= RUNS_STAGE
+           && p->shape[last - 2] > 1 && p->ss[last - 2] == bytes;
+}
+
+/* nj steps of j (dst dj apart) of R rows (src srow apart) of `bytes`, G steps at a time. */
+static void runs_block(char *d, const char *s, Py_ssize_t nj, Py_ssize_t dj, Py_ssize_t rows,
+                       Py_ssize_t srow, Py_ssize_t bytes)
+{
+    _Alignas(64) char area[RUNS_STAGE + 4096];
+    const Py_ssize_t B = rows * bytes, G0 = RUNS_READ / bytes < RUNS_STAGE / B ? RUNS_READ / bytes : RUNS_STAGE / B;
+    for (Py_ssize_t j0 = 0; j0 < nj; j0 += G0) {
+        const Py_ssize_t G = nj - j0 < G0 ? nj - j0 : G0;
+        /* the stage half a page off the source (4 KiB aliasing) */
+        char *stage = area + (((uintptr_t)(s + j0 * bytes) + 2048 - (uintptr_t)area) & 4032);
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const char *row = s + j0 * bytes + r * srow;
+            char *st = stage + r * bytes;
+            for (Py_ssize_t g = 0; g < G; g++, row += bytes, st += B)
+                for (Py_ssize_t x = 0; x < bytes; x += 16) memcpy(st + x, row + x, 16);
+        }
+        for (Py_ssize_t g = 0; g < G; g++)
+            stream_out(d + (j0 + g) * dj, stage + g * B, (size_t)B);
+    }
+}
+
+/* The plan (staged_runs holds) as staged runs, its outer axes looped over. */
+static void runs_plan(const plan_t *p)
+{
+    const int j = p->ndim - 3, r = p->ndim - 2;
+    Py_ssize_t idx[MAX_DIMS];
+    memset(idx, 0, sizeof idx[0] * (size_t)j);
+    char *d = p->dst;
+    const char *s = p->src;
+    do runs_block(d, s, p->shape[j], p->ds[j], p->shape[r], p->ss[r], p->shape[r + 1] * p->item);
+    while (next_index(idx, j, p->shape, p->ds, p->ss, &d, &s));
+}
+
+/* A large copy: gathered where its destination rows run on in pieces (see above). */
+static void copy_plan(const plan_t *p)
+{
+    for (int k = 0; k < p->ndim; k++)
+        if (p->shape[k] == 0) return;
+    if (p->stream && HAVE_STREAM && staged_runs(p)) {
+        runs_plan(p);
+        return;
+    }
+    if (p->stream && HAVE_STREAM) {
+        inner_t in = choose_inner(p);
+        for (int g = p->ndim - 3; g >= 0; g--) {
+            gather_t gt;
+            if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
+                if (gt.piece < 64 || in.kind == K_STRIDED) {
+                    gather_rows(p, &gt);
+                    return;
+                }
+                break;
+            }
+        }
+    }
+    run_plan(p);
+}

@@ -1,0 +1,281 @@
+/* _kernel_loops.h: the innermost loops (runs, strided, weaves and their AVX2 forms,
+ * swapped units).
+ * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
+ * across the parts. Not a standalone header. */
+
+/* ---- innermost loops ---------------------------------------------------------------- */
+
+#define RUN_FIXED(BYTES)                                                                     \
+    static void run_##BYTES(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, BYTES);            \
+    }
+RUN_FIXED(4)
+RUN_FIXED(8)
+RUN_FIXED(16)
+RUN_FIXED(32)
+RUN_FIXED(64)
+
+#define STRIDED(T)                                                                           \
+    static void strided_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) *(T *)(d + i * ds) = *(const T *)(s + i * ss);    \
+    }
+STRIDED(uint8_t)
+STRIDED(uint16_t)
+STRIDED(uint32_t)
+STRIDED(uint64_t)
+
+/* dst[k*M + b] = *(src + b*sb + k): M rows of n items each, woven into one stream. */
+#define WEAVE(T, M)                                                                          \
+    static void weave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb)         \
+    {                                                                                        \
+        T *restrict out = (T *)d;                                                            \
+        const T *rows[M];                                                                    \
+        for (int b = 0; b < M; b++) rows[b] = (const T *)(s + b * sb);                       \
+        for (Py_ssize_t k = 0; k < n; k++)                                                   \
+            for (int b = 0; b < M; b++) out[k * M + b] = rows[b][k];                         \
+    }
+/* *(dst + b*db + k) = src[k*M + b]: one stream split into M rows. */
+#define UNWEAVE(T, M)                                                                        \
+    static void unweave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t db)       \
+    {                                                                                        \
+        const T *restrict in = (const T *)s;                                                 \
+        T *rows[M];                                                                          \
+        for (int b = 0; b < M; b++) rows[b] = (T *)(d + b * db);                             \
+        for (Py_ssize_t k = 0; k < n; k++)                                                   \
+            for (int b = 0; b < M; b++) rows[b][k] = in[k * M + b];                          \
+    }
+#define WEAVES(T) WEAVE(T, 2) WEAVE(T, 4) WEAVE(T, 8) UNWEAVE(T, 2) UNWEAVE(T, 4) UNWEAVE(T, 8)
+WEAVES(uint8_t)
+WEAVES(uint16_t)
+WEAVES(uint32_t)
+WEAVES(uint64_t)
+
+/* dst[i*da + j] = src[i + j*sb] over na x nb items (item units for the contiguous sides,
+ * bytes for the strides da and sb), in TB x TB blocks: the scalar loop, for the edges the
+ * vector tiles below leave and for machines without SSE2. Inside a block the inner loop runs
+ * along the side whose other stride is the smaller, so the far-apart rows (a different page
+ * each) are visited once per block rather than once per item. */
+#define TB 16
+#define TRANSPOSE(T)                                                                         \
+    static void transpose_##T(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,          \
+                              Py_ssize_t da, Py_ssize_t sb)                                  \
+    {                                                                                        \
+        const Py_ssize_t it = (Py_ssize_t)sizeof(T);                                         \
+        for (Py_ssize_t i0 = 0; i0 < na; i0 += TB) {                                         \
+            Py_ssize_t i1 = i0 + TB < na ? i0 + TB : na;                                     \
+            for (Py_ssize_t j0 = 0; j0 < nb; j0 += TB) {                                     \
+                Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
+                if (sb <= da) {                                                              \
+                    for (Py_ssize_t i = i0; i < i1; i++) {                                   \
+                        T *restrict out = (T *)(d + i * da);                                 \
+                        const char *in = s + i * it;                                         \
+                        for (Py_ssize_t j = j0; j < j1; j++) out[j] = *(const T *)(in + j * sb); \
+                    }                                                                        \
+                } else {                                                                     \
+                    for (Py_ssize_t j = j0; j < j1; j++) {                                   \
+                        const T *restrict in = (const T *)(s + j * sb);                      \
+                        char *out = d + j * it;                                              \
+                        for (Py_ssize_t i = i0; i < i1; i++) *(T *)(out + i * da) = in[i];   \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+TRANSPOSE(uint8_t)
+TRANSPOSE(uint16_t)
+TRANSPOSE(uint32_t)
+TRANSPOSE(uint64_t)
+
+typedef void (*transpose_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+/* ---- swapped units ----------------------------------------------------------------------
+ * A unit is a 2 x 2 block [a, b, c, d] of 1- or 2-byte items (4 or 8 bytes), moved as
+ * [a, c, b, d]: the (2,1) sub-tiles of one tiling read as those of its transpose. The unit
+ * variants of the loops are indexed by lg + SWAPPED (lg: log2 of the unit's bytes); their
+ * scalar loops load and store through memcpy (units are only item-aligned). */
+#define SWAPPED 4
+#define ITEM(lg) ((Py_ssize_t)1 << ((lg) & 3))
+
+static inline uint32_t swap_u32(uint32_t x)
+{
+    return (x & 0xFF0000FFu) | ((x & 0x0000FF00u) << 8) | ((x & 0x00FF0000u) >> 8);
+}
+
+static inline uint64_t swap_u64(uint64_t x)
+{
+    return (x & 0xFFFF00000000FFFFull) | ((x & 0x00000000FFFF0000ull) << 16)
+           | ((x & 0x0000FFFF00000000ull) >> 16);
+}
+
+#define SWAP_LOOPS(T, FIX)                                                                   \
+    static void strided_swap_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
+    {                                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            T v;                                                                             \
+            memcpy(&v, s + i * ss, sizeof v);                                                \
+            v = FIX(v);                                                                      \
+            memcpy(d + i * ds, &v, sizeof v);                                                \
+        }                                                                                    \
+    }                                                                                        \
+    static void transpose_swap_##T(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,     \
+                                   Py_ssize_t da, Py_ssize_t sb)                             \
+    {                                                                                        \
+        for (Py_ssize_t i0 = 0; i0 < na; i0 += TB) {                                         \
+            Py_ssize_t i1 = i0 + TB < na ? i0 + TB : na;                                     \
+            for (Py_ssize_t j0 = 0; j0 < nb; j0 += TB) {                                     \
+                Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
+                for (Py_ssize_t i = i0; i < i1; i++)                                         \
+                    strided_swap_##T(d + i * da + j0 * (Py_ssize_t)sizeof(T),                \
+                                     s + i * (Py_ssize_t)sizeof(T) + j0 * sb, j1 - j0,        \
+                                     (Py_ssize_t)sizeof(T), sb);                             \
+            }                                                                                \
+        }                                                                                    \
+    }
+SWAP_LOOPS(uint32_t, swap_u32)
+SWAP_LOOPS(uint64_t, swap_u64)
+
+static transpose_fn transpose_table[8] = {transpose_uint8_t, transpose_uint16_t, transpose_uint32_t,
+                                          transpose_uint64_t, NULL, NULL, transpose_swap_uint32_t,
+                                          transpose_swap_uint64_t};
+
+
+typedef void (*line_fn)(char *, const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t);
+typedef void (*weave_fn)(char *, const char *, Py_ssize_t, Py_ssize_t);
+
+static int log2_small(Py_ssize_t x)
+{
+    switch (x) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    default: return -1;
+    }
+}
+
+static weave_fn weave_table[4][3] = {
+    {weave_uint8_t_2, weave_uint8_t_4, weave_uint8_t_8},
+    {weave_uint16_t_2, weave_uint16_t_4, weave_uint16_t_8},
+    {weave_uint32_t_2, weave_uint32_t_4, weave_uint32_t_8},
+    {weave_uint64_t_2, weave_uint64_t_4, weave_uint64_t_8},
+};
+static weave_fn unweave_table[4][3] = {
+    {unweave_uint8_t_2, unweave_uint8_t_4, unweave_uint8_t_8},
+    {unweave_uint16_t_2, unweave_uint16_t_4, unweave_uint16_t_8},
+    {unweave_uint32_t_2, unweave_uint32_t_4, unweave_uint32_t_8},
+    {unweave_uint64_t_2, unweave_uint64_t_4, unweave_uint64_t_8},
+};
+#if HAVE_AVX2_DISPATCH
+/* weave_uint16_t_2 in 32-byte vectors: 16 items of each row per round (the compiler's SSE2
+ * loop for 2-byte pairs measured compute-bound, below the copy's speed in L3) */
+__attribute__((target("avx2"))) static void weave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                             Py_ssize_t sb)
+{
+    Py_ssize_t k = 0;
+    for (; k + 16 <= n; k += 16) { /* quads [0 2 1 3] of each row: in-lane unpacks then run on */
+        __m256i r0 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + 2 * k)), 0xD8);
+        __m256i r1 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + sb + 2 * k)), 0xD8);
+        _mm256_storeu_si256((__m256i *)(d + 4 * k), _mm256_unpacklo_epi16(r0, r1));
+        _mm256_storeu_si256((__m256i *)(d + 4 * k + 32), _mm256_unpackhi_epi16(r0, r1));
+    }
+    if (k < n) weave_uint16_t_2(d + 4 * k, s + 2 * k, n - k, sb);
+}
+
+/* unweave_uint16_t_2 in 32-byte vectors: 16 pairs per round */
+__attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                               Py_ssize_t db)
+{
+    const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                           0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    Py_ssize_t k = 0;
+    for (; k + 16 <= n; k += 16) { /* per lane [evens odds], quads to [evens | odds] */
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + 4 * k));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 4 * k + 32));
+        a = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(a, split), 0xD8);
+        b = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(b, split), 0xD8);
+        _mm256_storeu_si256((__m256i *)(d + 2 * k), _mm256_permute2x128_si256(a, b, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + db + 2 * k), _mm256_permute2x128_si256(a, b, 0x31));
+    }
+    if (k < n) unweave_uint16_t_2(d + 2 * k, s + 4 * k, n - k, db);
+}
+
+/* Two rows of 32 bytes as in-order 2-byte pairs: lo = pairs 0..15, hi = pairs 16..31 (quads
+ * [0 2 1 3] first, so that the in-lane unpacks run on across the lanes) */
+__attribute__((target("avx2"))) static inline void pair_u8(__m256i r0, __m256i r1, __m256i *lo,
+                                                           __m256i *hi)
+{
+    r0 = _mm256_permute4x64_epi64(r0, 0xD8);
+    r1 = _mm256_permute4x64_epi64(r1, 0xD8);
+    *lo = _mm256_unpacklo_epi8(r0, r1);
+    *hi = _mm256_unpackhi_epi8(r0, r1);
+}
+
+/* weave_uint8_t_4 in 32-byte vectors (the TPU's (4,1) sub-tile of bytes: pred, s8): 32 items
+ * of each row per round, paired bytewise (rows 0,1 and 2,3), then the pairs paired */
+__attribute__((target("avx2"))) static void weave_u8_4_avx2(char *d, const char *s, Py_ssize_t n,
+                                                            Py_ssize_t sb)
+{
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i a[2], b[2];
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + k)),
+                _mm256_loadu_si256((const __m256i *)(s + sb + k)), &a[0], &a[1]);
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + 2 * sb + k)),
+                _mm256_loadu_si256((const __m256i *)(s + 3 * sb + k)), &b[0], &b[1]);
+        for (int h = 0; h < 2; h++) { /* pairs 16h..16h+15 of both: quads, in order */
+            __m256i x = _mm256_permute4x64_epi64(a[h], 0xD8), y = _mm256_permute4x64_epi64(b[h], 0xD8);
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h), _mm256_unpacklo_epi16(x, y));
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h + 32), _mm256_unpackhi_epi16(x, y));
+        }
+    }
+    if (k < n) weave_uint8_t_4(d + 4 * k, s + k, n - k, sb);
+}
+
+/* unweave_uint8_t_4 in 32-byte vectors: 32 quads per round. Each vector's quads are sorted in
+ * lane into one dword per row, the dwords gathered into one qword per row, and the four
+ * vectors' qwords transposed into the rows. */
+__attribute__((target("avx2"))) static void unweave_u8_4_avx2(char *d, const char *s, Py_ssize_t n,
+                                                              Py_ssize_t db)
+{
+    const __m256i split = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i gather = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i w[4];
+        for (int v = 0; v < 4; v++) /* qword j: row j's 8 items of this vector */
+            w[v] = _mm256_permutevar8x32_epi32(
+                _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + 4 * k + 32 * v)), split),
+                gather);
+        __m256i lo01 = _mm256_unpacklo_epi64(w[0], w[1]), hi01 = _mm256_unpackhi_epi64(w[0], w[1]);
+        __m256i lo23 = _mm256_unpacklo_epi64(w[2], w[3]), hi23 = _mm256_unpackhi_epi64(w[2], w[3]);
+        _mm256_storeu_si256((__m256i *)(d + k), _mm256_permute2x128_si256(lo01, lo23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + db + k), _mm256_permute2x128_si256(hi01, hi23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + 2 * db + k), _mm256_permute2x128_si256(lo01, lo23, 0x31));
+        _mm256_storeu_si256((__m256i *)(d + 3 * db + k), _mm256_permute2x128_si256(hi01, hi23, 0x31));
+    }
+    if (k < n) unweave_uint8_t_4(d + k, s + 4 * k, n - k, db);
+}
+#endif
+
+/* The AVX2 weaves where the CPU has them (from choose_tilers). */
+static void choose_weaves(void)
+{
+#if HAVE_AVX2_DISPATCH
+    if (__builtin_cpu_supports("avx2")) {
+        weave_table[1][0] = weave_u16_2_avx2;
+        unweave_table[1][0] = unweave_u16_2_avx2;
+        weave_table[0][1] = weave_u8_4_avx2;
+        unweave_table[0][1] = unweave_u8_4_avx2;
+    }
+#endif
+}
+
+static line_fn strided_table[4] = {strided_uint8_t, strided_uint16_t, strided_uint32_t,
+                                   strided_uint64_t};
+static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss,
+                    Py_ssize_t bytes)
+{
+    for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)bytes);
+}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from tensorlayout.errors import LayoutError
@@ -49,10 +49,18 @@ def _pool(workers: int) -> ThreadPoolExecutor | None:
 
 
 def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
-    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads."""
+    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads: the
+    calling thread takes the first run itself (it would only wait otherwise, and one pool
+    thread fewer is woken)."""
     pool = _pool(workers)
     if pool is None or len(tasks) < 2:
         work(tasks)
         return
     size = -(-len(tasks) // workers)
-    list(pool.map(work, [tasks[i:i + size] for i in range(0, len(tasks), size)]))
+    rest = [pool.submit(work, tasks[i:i + size]) for i in range(size, len(tasks), size)]
+    try:
+        work(tasks[:size])
+    finally:  # the runs in flight end before this returns or raises
+        wait(rest)
+    for future in rest:
+        future.result()

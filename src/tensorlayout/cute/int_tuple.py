@@ -511,9 +511,10 @@ def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
     return total
 
 
-#: :func:`_dot` as the optional C extension ``_dot.c`` computes it when it was built (5-9x
-#: faster per call; None past its ``MAX_DEPTH`` levels of nesting, where the general path answers),
-#: else :func:`_dot` itself: crd2idx and ``Layout.__call__`` call this one name.
+#: :func:`_dot` as the optional C extension ``_dot.c`` computes it when it was built (12-25 ns
+#: a call against 80-420 ns for small coordinates; None past its ``MAX_DEPTH`` levels of nesting,
+#: where the general path answers), else :func:`_dot` itself: crd2idx and ``Layout.__call__`` call
+#: this one name.
 _fast_dot: Callable[[Any, Any, Any], int | None] = _dot if _make_dot is None else _make_dot(Int)
 
 

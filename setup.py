@@ -1,5 +1,6 @@
-"""Builds the optional C copy kernel of ``tensorlayout.relayout`` (everything else is in
-pyproject.toml). Without a working C compiler the build goes on and the numpy path runs."""
+"""Builds the optional C extensions (everything else is in pyproject.toml): the copy kernels of
+``tensorlayout.relayout`` and ``tensorlayout.cute``'s coordinate inner product. Without a working
+C compiler the build goes on and the numpy/Python paths run."""
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -20,6 +21,7 @@ setup(
                            depends=[f"src/tensorlayout/relayout/_kernel_{part}.h"
                                     for part in ("loops", "tiles", "gather", "small")],
                            optional=True),
-                 Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"], optional=True)],
+                 Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"], optional=True),
+                 Extension("tensorlayout.cute._dot", ["src/tensorlayout/cute/_dot.c"], optional=True)],
     cmdclass={"build_ext": OptimisingBuildExt},
 )

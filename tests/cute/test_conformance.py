@@ -82,6 +82,7 @@ def run(op: str, args: list[Any]) -> Any:
     return _text(getattr(cute, op)(*args))
 
 
+@pytest.mark.usefixtures("dot_path")
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_vector(case: dict[str, Any]) -> None:
     args = [_arg(v, k) for v, k in zip(case["args"], case["kinds"])]

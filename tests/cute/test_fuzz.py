@@ -84,6 +84,7 @@ def test_enumeration_limits_name_the_size() -> None:
     assert Layout.parse(f"2:{2**62}").offsets().tolist() == [0, 2**62]
 
 
+@pytest.mark.usefixtures("dot_path")
 def test_issue_15_corners() -> None:
     with pytest.raises(LayoutError):
         Swizzle(3, 3, 3)(1.5)  # type: ignore[arg-type]
@@ -158,6 +159,7 @@ def test_offsets_are_exact_near_int64() -> None:
     assert layout.offsets().dtype == np.int64
 
 
+@pytest.mark.usefixtures("dot_path")
 def test_strides_beyond_int64_give_exact_ints_or_a_typed_error() -> None:
     """A stride of 2^64 (fuzz reproducer): ints and numpy scalars give the exact Python int; an int
     array is evaluated in int64, so it is a LayoutError, as ``offsets()`` beyond int64 is."""

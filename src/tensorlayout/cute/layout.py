@@ -149,8 +149,7 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else coord
-        out = it._dot_tuple(crd, self._shape, self._stride) if type(crd) is tuple else \
-            it._dot(crd, self._shape, self._stride)
+        out = it._fast_dot(crd, self._shape, self._stride)
         if out is not None:
             return out
         if not it._valid_crd(crd):

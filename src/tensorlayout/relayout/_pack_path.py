@@ -135,12 +135,14 @@ def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:
     return others[0].stride, ones[0].extent
 
 
-def _owning_gaps(task: Task, group: int, extent: int) -> Task:
-    """A data task whose columns are one group apart, each holding only the stride-1 digit:
-    the bytes between its columns are padding it may write (kind 2)."""
+def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
+    """A data task whose columns are one group apart, each holding only the stride-1 digit,
+    and whose last group ends inside the ``nslots`` slots: the slots between its columns are
+    padding it writes (kind 2)."""
     kind, slot, loff, shape, ps, ls = task
     if kind == DATA and group and len(shape) >= 2 and ps[-1] == 1 and shape[-1] <= extent \
-            and ps[-2] == group:
+            and ps[-2] == group and min(ps[:-1]) > 0 \
+            and slot + sum((n - 1) * p for n, p in zip(shape[:-1], ps[:-1])) + group <= nslots:
         return (DATA_OWNING_GAPS, slot, loff, shape, ps, ls)
     return task
 
@@ -177,7 +179,7 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
     tasks = [_task(box, ext, False, per) for box in plan.data]
     if to_physical and plan.fill_all:
         group, extent = _gap_groups(t)
-        tasks = [_owning_gaps(task, group, extent) for task in tasks]
+        tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
     if to_physical and not plan.fill_all:
         tasks += [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail

@@ -1,7 +1,9 @@
 """Kind-2 packing tasks (data owning its column groups, ``_pack.c``): every column writes its
-whole group, its codes then the pad code, on every path of the kernel. Checked on the raw
-kernel against a slot-by-slot model, with tasks whose last groups would leave the buffer
-refused before anything is written."""
+whole group, its codes then the pad code, on every path of the kernel; a target whose groups
+cover the buffer is packed without filling it first (``_groups_cover``). Checked through the
+public call against the numpy path and the definition, into buffers full of garbage (a byte
+the kernel leaves unwritten shows), and on the raw kernel against a slot-by-slot model, with
+tasks whose last groups would leave the buffer refused before anything is written."""
 
 from __future__ import annotations
 
@@ -10,9 +12,84 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import tensorlayout.relayout._pack_path as pack_path
+from tensorlayout.relayout import as_target, to_physical
+from tensorlayout.relayout._plan import copy_plan
+
+from .test_pack import _path, random_data, reference
 from .test_pack_kernel import ERRORS, GUARD, _guarded, _model_pack, _writes
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
+
+SUBTILES = [32, 16, 8, 4, 2]
+SHAPES = ["16,256", "13,256", "16,300", "13,300", "1,1", "8,128", "3,9,256", "2,24,128"]
+
+
+def _texts() -> list[str]:
+    out = []
+    for ty, bits in (("u1", 1), ("u2", 2), ("s4", 4), ("u4", 4)):
+        for sub in SUBTILES:
+            for dims in SHAPES:
+                minor = "2,1,0" if dims.count(",") == 2 else "1,0"
+                out.append(f"{ty}[{dims}]{{{minor}:T(8,128)({sub},1)E({bits})}}")
+    return out + ["u1[256,40]{0,1:T(8,128)(32,1)E(1)}", "u2[256,13]{0,1:T(8,128)(16,1)E(2)}"]
+
+
+TEXTS = _texts()
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("threads", [1, 2, 3])  # 3: six pieces, 16-column blocks and tails
+def test_owning_gaps_match_the_numpy_path_and_the_definition(monkeypatch: pytest.MonkeyPatch, text: str,
+                                                             threads: int) -> None:
+    if not pack_path.pack_available():
+        pytest.skip("the _pack extension is not built")
+    t = as_target(text)
+    rng = np.random.default_rng(threads)
+    n = t.buffer_bytes or 0
+    for pad in (0, 1, -1, -(1 << (t.packed_bits - 1))) if t.signed else (0, 1, (1 << t.packed_bits) - 1):
+        data = random_data(t, rng)
+        want = reference(data, text, pad)
+        _path(monkeypatch, "numpy")
+        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
+        for path in ("pack", "pack-stream"):
+            _path(monkeypatch, path)
+            out = rng.integers(0, 256, n).astype(np.uint8)  # garbage: an unwritten byte shows
+            assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+            assert np.array_equal(out, want), (path, pad)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_groups_cover_says_exactly_when_the_tasks_write_every_slot_once(text: str) -> None:
+    # brute force from the tasks: the slots each one writes (its groups' gaps included)
+    t = as_target(text)
+    per = 8 // t.packed_bits
+    whole, rest = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 3)
+    tasks = [*whole, *rest]
+    count = np.zeros(-(-t.physical_elements // per) * per, np.int64)
+    for task in tasks:
+        for s, _ in _writes(task):
+            count[s] += 1
+    assert count.max(initial=0) <= 1  # no slot written twice
+    owning = all(task[0] == pack_path.DATA_OWNING_GAPS for task in tasks)
+    covers = pack_path._groups_cover(tasks, t.physical_elements, per)
+    assert covers == (owning and bool((count == 1).all()))
+    assert copy_plan(t).fill_all or not covers
+
+
+def test_targets_packed_without_a_fill_are_there() -> None:
+    # the cover holds where the columns fill the tile rows (ragged rows included), not else
+    def covers(text: str) -> bool:
+        t = as_target(text)
+        whole, rest = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 1)
+        return pack_path._groups_cover([*whole, *rest], t.physical_elements, 8 // t.packed_bits)
+
+    assert covers("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}")
+    assert covers("u1[13,256]{1,0:T(8,128)(32,1)E(1)}")  # the ragged tile row's groups too
+    assert covers("s4[16,256]{1,0:T(8,128)(16,1)E(4)}")
+    assert not covers("u1[16,300]{1,0:T(8,128)(32,1)E(1)}")  # columns 300..383 are nobody's
+    assert not covers("u1[16,256]{1,0:T(8,128)(8,1)E(1)}")  # dense: no kind-2 tasks
+
 
 kind2_st = st.tuples(st.integers(0, 40), st.integers(0, 12), st.integers(0, 14), st.integers(0, 40),
                      st.booleans(), st.lists(st.tuples(st.integers(1, 4), st.integers(-40, 60)), max_size=1),

@@ -4,7 +4,9 @@
 and logical bytes, its axes ordered for the kernel (see ``_pack.c``): the axis of slot
 stride 1 innermost, the one contiguous in the logical array just outside it, the rest by
 slot stride. Tasks that fill whole bytes are shared among threads; the others (ragged
-edges, whose bytes hold slots of other boxes too) run afterwards in one thread.
+edges, whose bytes hold slots of other boxes too) run afterwards in one thread. Where the
+plan leaves slots between its boxes (``fill_all``) the buffer is filled with the pad code
+first, unless data tasks owning their column groups (kind 2) write every byte themselves.
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -26,6 +28,7 @@ from types import ModuleType
 
 import numpy as np
 
+from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
@@ -147,6 +150,27 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
+def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
+    """True when the tasks write every slot of ``nslots`` (whole bytes of ``per``) themselves.
+
+    All are of kind 2 with one column stride G, so each column writes G slots (``_pack.c``),
+    from a multiple of G: columns starting alike would write one slot twice (the plan is
+    one-to-one), so the groups are disjoint, and ``nslots // G`` of them are every slot.
+
+    >>> _groups_cover([(2, 0, 0, (4, 8), (32, 1), (1, 4))], 128, 8)
+    True
+    >>> _groups_cover([(2, 0, 0, (3, 8), (32, 1), (1, 4))], 128, 8)  # a column short
+    False
+    """
+    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    if len(groups) != 1 or nslots % per:
+        return False
+    group = groups.pop()
+    columns = sum(prod(shape[:-1]) for _, _, _, shape, _, _ in tasks)
+    return group > 0 and all(slot % group == 0 and all(p % group == 0 for p in ps[:-1])
+                             for _, slot, _, _, ps, _ in tasks) and columns * group == nslots
+
+
 def _whole_bytes(task: Task, per: int) -> bool:
     """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c."""
     _, slot, _, shape, ps, _ = task
@@ -222,13 +246,13 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
         return None
     if np.may_share_memory(low, result):
         low = low.copy()
-    fill_all = copy_plan(t).fill_all
-    if fill_all:
-        result.fill(sum(pad << (k * bits) for k in range(per)))
-    if t.physical_elements % per:  # the last byte's unused high bits are 0
-        result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill_all else 0
     workers = _workers(low.nbytes, threads)
     whole, rest = _tasks(t, low.strides, True, 2 * workers if workers > 1 else 1)
+    fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
+    if fill:
+        result.fill(sum(pad << (k * bits) for k in range(per)))
+    if t.physical_elements % per:  # the last byte's unused high bits are 0
+        result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill else 0
     stream = n >= engine.STREAM_MIN_BYTES
     kernel = _pack
     share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,

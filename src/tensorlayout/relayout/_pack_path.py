@@ -253,7 +253,7 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
         result.fill(sum(pad << (k * bits) for k in range(per)))
     if t.physical_elements % per:  # the last byte's unused high bits are 0
         result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill else 0
-    stream = n >= engine.STREAM_MIN_BYTES
+    stream = max(n, low.nbytes) >= engine.STREAM_MIN_BYTES  # the bytes moved, as unpack's
     kernel = _pack
     share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,
                                                     False, stream))

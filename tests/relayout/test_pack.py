@@ -257,7 +257,7 @@ def test_long_fuzz_both_paths_agree(monkeypatch: pytest.MonkeyPatch, shape: obje
         t = as_target(shape)
     except TensorLayoutError:
         return
-    assume(t.packed_bits)
+    assume(t.packed_bits and t.physical_elements <= 1 << 24)  # (the reference takes 8 bytes a slot)
     data = random_data(t, np.random.default_rng(seed))
     text = str(shape)
     for path in PATHS:

@@ -40,6 +40,20 @@ def _elements(task: tuple) -> list[tuple[int, int]]:
     return out
 
 
+def _writes(task: tuple) -> list[tuple[int, int | None]]:
+    """(slot, logical byte offset, or None for the pad code) of every slot a task writes: a
+    kind-2 task's column groups whole (its columns' codes, then the pad code up to the next
+    column's slot stride)."""
+    kind, slot, _, shape, ps, ls = task
+    if min(shape, default=1) <= 0:
+        return []  # an empty task: nothing to move
+    out: list[tuple[int, int | None]] = [(s, None if kind == 1 else o) for s, o in _elements(task)]
+    if kind == 2:
+        firsts = _elements((0, slot + shape[-1], 0, shape[:-1], ps[:-1], ls[:-1]))
+        out += [(s + k, None) for s, _ in firsts for k in range(ps[-2] - shape[-1])]
+    return out
+
+
 def _model_pack(packed: np.ndarray, memory: np.ndarray, logical: np.ndarray, tasks: list, bits: int,
                 pad: int) -> bool:
     """Apply the tasks to ``packed`` the slow way (``logical`` is a view of ``memory``); False
@@ -48,24 +62,24 @@ def _model_pack(packed: np.ndarray, memory: np.ndarray, logical: np.ndarray, tas
     origin = logical.__array_interface__["data"][0] - memory.__array_interface__["data"][0]
     seen: set[int] = set()
     for task in tasks:
-        for slot, off in _elements(task):
+        for slot, off in _writes(task):
             if slot in seen:
                 return False
             seen.add(slot)
-            value = pad & mask if task[0] else int(memory[origin + off]) & mask
+            value = pad & mask if off is None else int(memory[origin + off]) & mask
             shift = (slot % per) * bits
             packed[slot // per] = (int(packed[slot // per]) & ~(mask << shift) & 0xFF) | (value << shift)
     return True
 
 
 axes_st = st.lists(st.tuples(st.integers(0, 9), st.integers(-3, 40), st.integers(-30, 30)), max_size=3)
-tasks_st = st.lists(st.tuples(st.booleans(), st.integers(-4, 300), st.integers(-40, 300), axes_st),
+tasks_st = st.lists(st.tuples(st.integers(0, 2), st.integers(-4, 300), st.integers(-40, 300), axes_st),
                     max_size=4)
 
 
 def _as_tasks(raw: list) -> list:
-    return [(pad, slot, loff, tuple(a[0] for a in axes), tuple(a[1] for a in axes), tuple(a[2] for a in axes))
-            for pad, slot, loff, axes in raw]
+    return [(kind, slot, loff, *(tuple(a[k] for a in axes) for k in range(3)))
+            for kind, slot, loff, axes in raw]
 
 
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
@@ -151,12 +165,15 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
-@given(bits=st.sampled_from([1, 2, 4]), q=st.sampled_from([1, 2, 3, 4, 8]), gap=st.integers(0, 3),
-       nc=st.integers(1, 40), n0=st.integers(1, 3), shift=st.integers(-2, 2), signed=st.booleans(),
-       how=st.sampled_from(["plain", "reversed"]), seed=st.integers(0, 99))
+@given(bits=st.sampled_from([1, 2, 4]), q=st.sampled_from([1, 2, 3, 4, 8]),
+       gap=st.sampled_from([0, 1, 2, 3, 4, 6, 12]), nc=st.integers(1, 40), n0=st.integers(1, 3),
+       shift=st.integers(-2, 2), signed=st.booleans(), how=st.sampled_from(["plain", "reversed"]),
+       seed=st.integers(0, 99), kind=st.sampled_from([0, 2]), pad=st.integers(0, 15), stream=st.booleans())
 def test_tile_like_tasks_match_the_model(bits: int, q: int, gap: int, nc: int, n0: int, shift: int,
-                                         signed: bool, how: str, seed: int) -> None:
-    # the shapes of real TPU tiles: rows woven into bytes, 16-column blocks and their tails
+                                         signed: bool, how: str, seed: int, kind: int, pad: int,
+                                         stream: bool) -> None:
+    # the shapes of real TPU tiles: rows woven into bytes, 16-column blocks and their tails;
+    # of kind 2, the gaps between columns written too (the last block's and tail's included)
     per = 8 // bits
     rows, P = n0 * q * per, q + gap
     lbase = np.random.default_rng(seed).integers(0, 256, rows * nc + 2 * GUARD).astype(np.uint8)
@@ -164,21 +181,21 @@ def test_tile_like_tasks_match_the_model(bits: int, q: int, gap: int, nc: int, n
     row, col = logical.strides
     nbytes = n0 * nc * P + 2
     slot0 = per + shift  # off the byte grid when shift is odd for per > 1
-    task = (False, slot0, 0, (n0, nc, q * per), (nc * P * per, P * per, 1), (q * per * row, col, row))
+    task = (kind, slot0, 0, (n0, nc, q * per), (nc * P * per, P * per, 1), (q * per * row, col, row))
     pbase, packed = _guarded(nbytes, 0xA5)
     want = packed.copy()
     try:
-        kernel.pack(packed, logical, [task], bits, nbytes * per, 0, True)
+        kernel.pack(packed, logical, [task], bits, nbytes * per, pad, True, stream)
     except ERRORS:
         event("refused")
         assert np.array_equal(packed, want)
         return
-    event("columns" if col == 1 and shift % per == 0 else "other")
-    assert _model_pack(want, lbase, logical, [task], bits, 0)
+    event(("columns" if col == 1 and shift % per == 0 else "other") + f", kind {kind}")
+    assert _model_pack(want, lbase, logical, [task], bits, pad)
     assert np.array_equal(packed, want)
     assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
     back = _logical(np.full_like(lbase, 0x5A), rows, nc, how)  # the same strides
-    kernel.unpack(back, packed, [task], bits, nbytes * per, signed)
+    kernel.unpack(back, packed, [(0, *task[1:])], bits, nbytes * per, signed)
     low = logical.astype(np.int64) & ((1 << bits) - 1)
     if signed:
         low -= (low >> (bits - 1)) << bits

@@ -6,10 +6,15 @@
  * signed, stream) reads them back into the logical bytes dst, sign-extended for signed
  * types. A task is (kind, first slot, logical byte offset, shape, slot strides, logical byte
  * strides), the axes in loop order, outermost first. Kinds: 0 data; 1 pad: the code `pad`
- * into every slot (the logical side is ignored); 2 data that owns the gaps between its
- * columns (see below). Before any memory is touched, every task is checked to stay
- * inside both buffers: slots in [0, nslots), nslots within the packed buffer, logical bytes
- * inside the logical array (any strides). The GIL is released while moving data.
+ * into every slot (the logical side is ignored); 2 data that owns its column groups: the
+ * last axis has slot stride 1 and n slots, the axis before it (the columns) slot stride
+ * G >= n, and every column writes its whole group, its n codes then the pad code into its
+ * next G - n slots, on every path below (pack refuses a kind-2 task of another shape). The
+ * caller knows those slots are padding no other task writes; a plan whose column groups
+ * cover the buffer needs no fill first. Before any memory is touched, every task is checked
+ * to stay inside both buffers: slots in [0, nslots) (a kind-2 task's groups whole, the last
+ * column's included), nslots within the packed buffer, logical bytes inside the logical
+ * array (any strides). The GIL is released while moving data.
  *
  * The inner loop is chosen per task:
  *   aligned     the last axis has slot stride 1 and a multiple of 8/bits slots, the first
@@ -19,14 +24,16 @@
  *               or-ed into bytes, then interleaved into the buffer's byte order. When the
  *               columns are further apart than their bytes (u1 (32,1) holds 8 rows in 32
  *               slots) the bytes between are not ours and are written one by one, unless
- *               the task is of kind 2: the caller knows those bytes are padding no other
- *               task writes, and they get the pad code in the same vector stores;
+ *               the task is of kind 2: then they get the pad code in the same vector
+ *               stores (the tail columns', one by one);
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
  *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
  *               Such tasks share bytes with others, so pack accepts them only when called
  *               with serial=True, which the caller does from one thread.
+ * Outside the columns path a kind-2 task's gaps are written after each row of its lines
+ * (whole bytes, or slot by slot on the slots path).
  * The axis outside the inner one(s) runs inside the line loops (no dispatch per line). With
  * stream, stores bypass the cache: pack's contiguous byte runs, and unpack's logical rows
  * where whole 64-byte lines of long rows can be written one after the other (partial lines
@@ -336,7 +343,8 @@ ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, c
     }
 }
 
-/* The same for a task owning the gaps: bytes q..P-1 of each column get the pad byte. */
+/* The same for a task owning the gaps: bytes q..P-1 of each column get the pad byte (all
+ * 16*P bytes from out are written). */
 ALWAYS_INLINE void store_owned(uint8_t *out, __m128i *v, Py_ssize_t P, const int q, uint8_t pad,
                                int stream)
 {
@@ -347,8 +355,28 @@ ALWAYS_INLINE void store_owned(uint8_t *out, __m128i *v, Py_ssize_t P, const int
     } else if (P == 4 && q < 4) {
         for (int j = q; j < 4; j++) v[j] = pv;
         store_columns(out, v, 4, 4, stream);
+    } else if ((P == 8 || P == 16) && q <= 4) {
+        /* 4 bytes per column as for P == 4, then each column's 4 bytes widened by pad ones */
+        int st = stream && ((uintptr_t)out & 15) == 0;
+        __m128i y[4];
+        for (int j = q; j < 4; j++) v[j] = pv;
+        interleave4(y, v); /* y[i]: columns 4i..4i+3 */
+        for (int i = 0; i < 4; i++) {
+            __m128i lo = _mm_unpacklo_epi32(y[i], pv), hi = _mm_unpackhi_epi32(y[i], pv);
+            uint8_t *o = out + 4 * i * P;
+            if (P == 8) {
+                put(o, lo, st);
+                put(o + 16, hi, st);
+            } else {
+                put(o, _mm_unpacklo_epi64(lo, pv), st);
+                put(o + 16, _mm_unpackhi_epi64(lo, pv), st);
+                put(o + 32, _mm_unpacklo_epi64(hi, pv), st);
+                put(o + 48, _mm_unpackhi_epi64(hi, pv), st);
+            }
+        }
     } else {
-        store_columns(out, v, P, q, stream); /* the gaps keep what they hold */
+        store_columns(out, v, P, q, stream);
+        for (int i = 0; i < LANES; i++) memset(out + i * P + q, pad, (size_t)(P - q));
     }
 }
 
@@ -391,8 +419,8 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
     const int per = 8 / bits, last = t->ndim - 1;
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
-    /* the gaps between columns are ours: P bytes per column in vector stores, but not past
-     * the last column's own bytes (the checked span ends there) */
+    /* the gaps between columns are ours: P bytes per column (the checked span includes the
+     * last column's gaps) */
     int own = t->kind == 2 && P > q;
     for (Py_ssize_t r = 0; r < rows->n; r++) {
         uint8_t *out = out0 + r * (rows->ps / per);
@@ -409,13 +437,15 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
                 }
                 v[j] = acc;
             }
-            if (own && col + LANES < nc)
+            if (own)
                 store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
             else
                 store_columns(out + col * P, v, P, q, c->stream);
         }
-        for (; col < nc; col++)
+        for (; col < nc; col++) {
             for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+            if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
+        }
     }
 }
 
@@ -596,23 +626,37 @@ static void staged_rows(const ctx_t *c, const task_t *t, int unpack, Py_ssize_t 
     }
 }
 
+/* The rest of a kind-2 task's column groups, whose lines (one per column: rows is its
+ * column axis) were just written: the pad code into the G - n slots after each column's n. */
+static void own_gaps(const ctx_t *c, const task_t *t, line_t kind, Py_ssize_t slot, const rows_t *rows)
+{
+    Py_ssize_t n = t->shape[t->ndim - 1], rest = t->ps[t->ndim - 2] - n;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        Py_ssize_t s = slot + r * rows->ps + n;
+        if (kind == L_SLOTS)
+            pack_slots(c, s, (const char *)&c->pad, rest, 1, 0);
+        else /* aligned: whole bytes */
+            memset(c->bytes + s / c->per, c->pad_byte, (size_t)(rest / c->per));
+    }
+}
+
 static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log,
                   const rows_t *rows)
 {
-    if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
-        && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES) {
-        staged_rows(c, t, unpack, slot, log, rows);
-        return;
-    }
 #if HAVE_SSE2
-    if (kind == L_COLUMNS) {
+    if (kind == L_COLUMNS) { /* (a kind-2 task's gaps in the same stores) */
         uint8_t *bytes = c->bytes + slot / c->per;
         if (unpack) unpack_columns(c, t, log, bytes, rows); else pack_columns(c, t, bytes, log, rows);
         return;
     }
 #endif
-    for (Py_ssize_t r = 0; r < rows->n; r++)
-        line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
+    if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
+        && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES)
+        staged_rows(c, t, unpack, slot, log, rows);
+    else
+        for (Py_ssize_t r = 0; r < rows->n; r++)
+            line(c, t, kind, unpack, slot + r * rows->ps, log + r * rows->ls);
+    if (t->kind == 2 && !unpack) own_gaps(c, t, kind, slot, rows);
 }
 
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
@@ -670,6 +714,24 @@ static int inside(Py_ssize_t off, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t blo, 
     return off >= blo && off <= bhi && hi <= bhi - off && -lo <= off - blo;
 }
 
+/* The slots a task writes, as span() (-1 on overflow), a kind-2 task's column groups whole;
+ * -2 (a ValueError set) for a kind-2 task without slot stride 1 innermost and columns at
+ * least its extent apart. */
+static int written_span(const task_t *t, Py_ssize_t *lo, Py_ssize_t *hi)
+{
+    int last = t->ndim - 1;
+    if (t->kind != 2) return span(t->ndim, t->shape, t->ps, lo, hi);
+    if (last < 1 || t->ps[last] != 1 || t->ps[last - 1] < t->shape[last]) {
+        PyErr_SetString(PyExc_ValueError, "pack: a kind-2 task needs slot stride 1 innermost and "
+                                          "columns at least its extent apart");
+        return -2;
+    }
+    Py_ssize_t shape[MAX_DIMS];
+    memcpy(shape, t->shape, sizeof(Py_ssize_t) * (size_t)t->ndim);
+    shape[last] = t->ps[last - 1]; /* up to the next column's group */
+    return span(t->ndim, shape, t->ps, lo, hi);
+}
+
 static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
 {
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -709,16 +771,18 @@ static int read_task(PyObject *obj, task_t *t, const bounds_t *b)
             t->ndim = -1; /* nothing to move */
             return 0;
         }
-    if (span(t->ndim, t->shape, t->ps, &lo, &hi) < 0 || !inside(t->slot, lo, hi, 0, b->nslots)) {
-        PyErr_SetString(PyExc_IndexError, "pack: a task leaves the packed buffer");
-        return -1;
-    }
     if (t->kind < 0 || t->kind > 2) {
         PyErr_SetString(PyExc_ValueError, "pack: a task's kind must be 0, 1 or 2");
         return -1;
     }
     if (t->kind != 0 && !b->allow_pad) {
         PyErr_SetString(PyExc_ValueError, "unpack: tasks of kinds 1 (pad) and 2 are for pack");
+        return -1;
+    }
+    int written = written_span(t, &lo, &hi);
+    if (written == -2) return -1;
+    if (written < 0 || !inside(t->slot, lo, hi, 0, b->nslots)) {
+        PyErr_SetString(PyExc_IndexError, "pack: a task leaves the packed buffer");
         return -1;
     }
     if (t->kind == 1) {

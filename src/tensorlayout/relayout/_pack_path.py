@@ -4,7 +4,9 @@
 and logical bytes, its axes ordered for the kernel (see ``_pack.c``): the axis of slot
 stride 1 innermost, the one contiguous in the logical array just outside it, the rest by
 slot stride. Tasks that fill whole bytes are shared among threads; the others (ragged
-edges, whose bytes hold slots of other boxes too) run afterwards in one thread.
+edges, whose bytes hold slots of other boxes too) run afterwards in one thread. Where the
+plan leaves slots between its boxes (``fill_all``) the buffer is filled with the pad code
+first, unless data tasks owning their column groups (kind 2) write every byte themselves.
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -26,6 +28,7 @@ from types import ModuleType
 
 import numpy as np
 
+from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
@@ -135,14 +138,37 @@ def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:
     return others[0].stride, ones[0].extent
 
 
-def _owning_gaps(task: Task, group: int, extent: int) -> Task:
-    """A data task whose columns are one group apart, each holding only the stride-1 digit:
-    the bytes between its columns are padding it may write (kind 2)."""
+def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
+    """A data task whose columns are one group apart, each holding only the stride-1 digit,
+    and whose last group ends inside the ``nslots`` slots: the slots between its columns are
+    padding it writes (kind 2)."""
     kind, slot, loff, shape, ps, ls = task
     if kind == DATA and group and len(shape) >= 2 and ps[-1] == 1 and shape[-1] <= extent \
-            and ps[-2] == group:
+            and ps[-2] == group and min(ps[:-1]) > 0 \
+            and slot + sum((n - 1) * p for n, p in zip(shape[:-1], ps[:-1])) + group <= nslots:
         return (DATA_OWNING_GAPS, slot, loff, shape, ps, ls)
     return task
+
+
+def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
+    """True when the tasks write every slot of ``nslots`` (whole bytes of ``per``) themselves.
+
+    All are of kind 2 with one column stride G, so each column writes G slots (``_pack.c``),
+    from a multiple of G: columns starting alike would write one slot twice (the plan is
+    one-to-one), so the groups are disjoint, and ``nslots // G`` of them are every slot.
+
+    >>> _groups_cover([(2, 0, 0, (4, 8), (32, 1), (1, 4))], 128, 8)
+    True
+    >>> _groups_cover([(2, 0, 0, (3, 8), (32, 1), (1, 4))], 128, 8)  # a column short
+    False
+    """
+    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    if len(groups) != 1 or nslots % per:
+        return False
+    group = groups.pop()
+    columns = sum(prod(shape[:-1]) for _, _, _, shape, _, _ in tasks)
+    return group > 0 and all(slot % group == 0 and all(p % group == 0 for p in ps[:-1])
+                             for _, slot, _, _, ps, _ in tasks) and columns * group == nslots
 
 
 def _whole_bytes(task: Task, per: int) -> bool:
@@ -177,7 +203,7 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
     tasks = [_task(box, ext, False, per) for box in plan.data]
     if to_physical and plan.fill_all:
         group, extent = _gap_groups(t)
-        tasks = [_owning_gaps(task, group, extent) for task in tasks]
+        tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
     if to_physical and not plan.fill_all:
         tasks += [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail
@@ -220,14 +246,14 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
         return None
     if np.may_share_memory(low, result):
         low = low.copy()
-    fill_all = copy_plan(t).fill_all
-    if fill_all:
-        result.fill(sum(pad << (k * bits) for k in range(per)))
-    if t.physical_elements % per:  # the last byte's unused high bits are 0
-        result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill_all else 0
     workers = _workers(low.nbytes, threads)
     whole, rest = _tasks(t, low.strides, True, 2 * workers if workers > 1 else 1)
-    stream = n >= engine.STREAM_MIN_BYTES
+    fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
+    if fill:
+        result.fill(sum(pad << (k * bits) for k in range(per)))
+    if t.physical_elements % per:  # the last byte's unused high bits are 0
+        result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill else 0
+    stream = max(n, low.nbytes) >= engine.STREAM_MIN_BYTES  # the bytes moved, as unpack's
     kernel = _pack
     share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,
                                                     False, stream))

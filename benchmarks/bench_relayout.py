@@ -4,15 +4,21 @@ between two ready buffers — the physical limit of any relayout.
 
 Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--small]
 [--threads N] [--align64] [--thread-min-bytes N] [--stream-min-bytes N]``. Prints, per layout
-and direction, the best times and the ratio ours / copy (the median over rounds in which ours and the copy run
-one after the other, robust to a noisy machine), and the same ratio for the numpy fallback
-path (used when the C kernel could not be built). A round of a small row (``--small`` runs only those, which
-measure the per-call cost) makes enough calls to last ``ROUND_SECONDS``: one call of a few
-microseconds is below the timer's noise. Every call
-writes into a ready ``out=`` buffer: by default as numpy allocates it (``np.empty_like``,
-which here starts 16 bytes past a cache line); ``--align64`` starts every array on a 64-byte
-line, as the buffers the library allocates itself do. The aim is ours / copy <= 1.5 for
-every row.
+and direction, the best times and the ratio ours / copy: the median over rounds in which one
+call of ours and one copy run one after the other (robust to a noisy machine). A round of a
+small row (``--small`` runs only those, which measure the per-call cost) makes enough calls to
+last ``ROUND_SECONDS``: one call of a few microseconds is below the timer's noise.
+
+``steady`` is the same ratio with rounds of ``STEADY_CALLS`` back-to-back calls of each: the
+memory-speed cost of each operation on its own. In ``ratio``'s one-call rounds each call also
+pays for the cache lines the other left dirty: ``np.copyto`` (glibc's memcpy, ordinary stores
+below its 288 MiB non-temporal threshold here) leaves up to a cache's worth for the next call
+to write back, while the kernel's streamed stores leave none, so ``ratio`` charges part of the
+copy's write-back to ours. ``numpy`` is ``ratio`` for the fallback path (used when the C kernel
+could not be built). Every call writes into a ready ``out=`` buffer: by default as numpy
+allocates it (``np.empty_like``, which here starts 16 bytes past a cache line); ``--align64``
+starts every array on a 64-byte line, as the buffers the library allocates itself do. The aim
+is ours / copy <= 1.5 for every row.
 """
 
 from __future__ import annotations
@@ -78,14 +84,16 @@ CASES: list[Case] = [
 
 
 ROUND_SECONDS = 2e-4  # a round of a small row lasts at least this long
+STEADY_CALLS = 5  # calls per round of the steady column
 
 
-def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int) -> tuple[float, float, float]:
+def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int,
+           min_calls: int = 1) -> tuple[float, float, float]:
     """Best times per call of ours and of the copy, timed alternately, and the median
-    per-round ratio (a round: one call, or as many as last ``ROUND_SECONDS``)."""
+    per-round ratio (a round: ``min_calls`` calls, or as many as last ``ROUND_SECONDS``)."""
     start = time.perf_counter()
     copy()
-    calls = max(1, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-9)))
+    calls = max(min_calls, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-9)))
     t_ours, t_copy = [], []
     for _ in range(repeat):
         for fn, times in ((copy, t_copy), (ours, t_ours)):
@@ -141,9 +149,11 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
           f"{'on 64-byte lines' if align else 'as numpy allocates them'}; threads "
           f"{'default' if threads is None else threads} from {engine.THREAD_MIN_BYTES} bytes")
     print("ratio = median over rounds of ours vs np.copyto of max(logical, physical) bytes, "
-          "timed alternately (aim <= 1.5); numpy = the same for the fallback path")
+          f"timed alternately (aim <= 1.5); steady = the same in rounds of {STEADY_CALLS} back-to-back "
+          "calls; "
+          "numpy = ratio for the fallback path")
     print(f"{'layout':58} {'direction':13} {'MiB':>6} {'copy ms':>8} {'ours ms':>8} {'ratio':>6} "
-          f"{'numpy':>6}")
+          f"{'steady':>6} {'numpy':>6}")
     for case in CASES:
         if only not in case.name or (small and not case.small):
             continue
@@ -153,11 +163,12 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
             dst = np.empty_like(src)
             copy_fn = lambda: np.copyto(dst, src)  # noqa: B023, E731
             ours, copy, ratio = paired(ours_fn, copy_fn, repeat)
+            steady = paired(ours_fn, copy_fn, max(3, repeat // 2), STEADY_CALLS)[2]
             engine.USE_KERNEL = False
             fallback = paired(ours_fn, copy_fn, max(1, repeat // 3))[2]
             engine.USE_KERNEL = True
             print(f"{case.name:58} {direction:13} {moved / 2**20:6.1f} {copy * 1e3:8.4f} "
-                  f"{ours * 1e3:8.4f} {ratio:6.2f} {fallback:6.2f}", flush=True)
+                  f"{ours * 1e3:8.4f} {ratio:6.2f} {steady:6.2f} {fallback:6.2f}", flush=True)
 
 
 def main() -> None:

@@ -9,12 +9,14 @@ call of ours and one copy run one after the other (robust to a noisy machine). A
 small row (``--small`` runs only those, which measure the per-call cost) makes enough calls to
 last ``ROUND_SECONDS``: one call of a few microseconds is below the timer's noise.
 
-``steady`` is the same ratio with rounds of ``STEADY_CALLS`` back-to-back calls of each: the
-memory-speed cost of each operation on its own. In ``ratio``'s one-call rounds each call also
-pays for the cache lines the other left dirty: ``np.copyto`` (glibc's memcpy, ordinary stores
-below its 288 MiB non-temporal threshold here) leaves up to a cache's worth for the next call
-to write back, while the kernel's streamed stores leave none, so ``ratio`` charges part of the
-copy's write-back to ours. ``numpy`` is ``ratio`` for the fallback path (used when the C kernel
+``steady`` is the same ratio with rounds of ``STEADY_CALLS`` back-to-back calls of each: each
+operation's cost in a loop of its own (each call pays for the lines its previous call left
+dirty, and finds whatever of its data the cache kept). In ``ratio``'s one-call rounds each call
+follows the other operation instead: ``np.copyto`` (glibc's memcpy stores through the cache
+below its 288 MiB non-temporal threshold here) leaves dirty lines for the next call to write
+back, the kernel's streamed stores leave none (measured once here: a 16 MiB ``pred``
+to_physical took 5% longer after a copy than after a read-only sweep, the copy after ours 0.3%).
+``numpy`` is ``ratio`` for the fallback path (used when the C kernel
 could not be built). Every call writes into a ready ``out=`` buffer: by default as numpy
 allocates it (``np.empty_like``, which here starts 16 bytes past a cache line); ``--align64``
 starts every array on a 64-byte line, as the buffers the library allocates itself do. The aim

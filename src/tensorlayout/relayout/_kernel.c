@@ -20,6 +20,11 @@
  *                strips of destination lines through an L1 stage, streamed out;
  *   strided      anything else: a typed loop over the last axis.
  *
+ * A task may declare wider items: runs of 2, 4 or 8 bytes contiguous on both sides moved as
+ * one item (a (2,1) sub-tile's pair against a transposed tiling: then a transpose of 4-byte
+ * items), where both sides' addresses and strides are multiples of it (else the run is the
+ * innermost axis again; see widen).
+ *
  * A task may declare its items swapped units: 2 x 2 blocks of the arrays' 1- or 2-byte
  * items, moved whole and written as [a, c, b, d] (a (2,1) sub-tile read as its transpose's;
  * relayout between the two in one pass). Their transposes run the same tiles with the
@@ -343,21 +348,44 @@ static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
 
 /* One task: (dst byte offset, src byte offset, shape, dst strides, src strides), checked to
  * stay inside both arrays. */
+/* A task whose items are runs of `wide` bytes contiguous on both sides (wider items: a (2,1)
+ * sub-tile's pair moved whole, say). The typed loops read whole items, so where either side's
+ * first item or a stride is not a multiple of `wide` (another array of the same strides, say)
+ * the run is put back as the innermost axis of the arrays' own items. */
+static void widen(plan_t *p, Py_ssize_t wide, const char *d, const char *s)
+{
+    int aligned = (uintptr_t)d % (uintptr_t)wide == 0 && (uintptr_t)s % (uintptr_t)wide == 0;
+    for (int k = 0; k < p->ndim && aligned; k++)
+        aligned = p->ds[k] % wide == 0 && p->ss[k] % wide == 0;
+    if (aligned) {
+        p->item = wide;
+        return;
+    }
+    p->shape[p->ndim] = wide / p->item;
+    p->ds[p->ndim] = p->ss[p->ndim] = p->item;
+    p->ndim++;
+}
+
 static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_buffer *sv,
                      Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
 {
     PyObject *shape, *ds, *ss;
-    Py_ssize_t doff, soff;
+    Py_ssize_t doff, soff, wide = 0;
     int swap = 0;
-    if (!PyArg_ParseTuple(task, "nnO!O!O!|p", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
-                          &PyTuple_Type, &ss, &swap))
+    if (!PyArg_ParseTuple(task, "nnO!O!O!|pn", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss, &swap, &wide))
         return -1;
     if (swap && dv->itemsize != 1 && dv->itemsize != 2) {
         PyErr_SetString(PyExc_ValueError, "copy: swapped units are of 1- or 2-byte items");
         return -1;
     }
+    if (wide && (swap || log2_small(wide) < 0 || wide % dv->itemsize)) {
+        PyErr_SetString(PyExc_ValueError, "copy: a task's item size is 1, 2, 4 or 8 bytes, a multiple of "
+                                          "the arrays' (and not with swapped units)");
+        return -1;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
-    if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
+    if (n > MAX_DIMS - (wide > 0) || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
         return -1;
     }
@@ -366,6 +394,8 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->item = swap ? 4 * dv->itemsize : dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
+    if (wide > p->item)
+        widen(p, wide, (const char *)dv->buf + doff, (const char *)sv->buf + soff);
     if (n == 0 && swap) { /* one unit, as a 1-axis box */
         p->ndim = 1;
         p->shape[0] = 1;
@@ -462,10 +492,11 @@ static PyObject *kernel_setup_small(PyObject *self, PyObject *args);
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
      "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
-     "dst_strides, src_strides[, swap]), in bytes from each array's first element, copy that "
-     "strided box of src into dst, outer axes in the order given; every box is checked to lie "
-     "inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
-     "1- or 2-byte items, written as [a, c, b, d]. stream: non-temporal stores where dst is "
+     "dst_strides, src_strides[, swap[, item]]), in bytes from each array's first element, copy "
+     "that strided box of src into dst, outer axes in the order given; every box is checked to "
+     "lie inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
+     "1- or 2-byte items, written as [a, c, b, d]. item: the box's items are runs of this many "
+     "bytes (2, 4 or 8; 0: the arrays' item size). stream: non-temporal stores where dst is "
      "contiguous."},
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "

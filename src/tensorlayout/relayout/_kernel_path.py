@@ -17,7 +17,7 @@ __all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
-Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]  # see _kernel.c
+Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, int]  # see _kernel.c
 
 
 def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
@@ -120,6 +120,10 @@ def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physi
     tasks: list[Task] = []
     for pv, lv in pairs:
         pv, lv = units(pv, lv)
+        swap = pv.itemsize != buf.itemsize
+        if not swap:
+            pv, lv = wider_items(pv, lv)
+        wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
         p, q = _kernel_views(pv, lv, to_physical)
         step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
         parts = [(p, q)] if step is None else \
@@ -128,7 +132,7 @@ def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physi
             phys = (_address(pp) - base_b, pp.strides)
             logi = (_address(qq) - base_l, qq.strides)
             (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
-            tasks.append((d_off, s_off, pp.shape, d_st, s_st, pp.itemsize != buf.itemsize))
+            tasks.append((d_off, s_off, pp.shape, d_st, s_st, swap, wide))
     return tasks
 
 
@@ -153,6 +157,31 @@ def units(pv: np.ndarray, lv: np.ndarray) -> Pair:
     if any(ps[k] % (4 * e) or ls[k] % (4 * e) for k in keep):
         return pv, lv
     dtype = np.dtype((np.void, 4 * e))
+    sub = tuple(shape[k] for k in keep)
+    return (_unit_view(pv, dtype, sub, tuple(ps[k] for k in keep)),
+            _unit_view(lv, dtype, sub, tuple(ls[k] for k in keep)))
+
+
+def wider_items(pv: np.ndarray, lv: np.ndarray) -> Pair:
+    """The pair as views of wider items when one axis is a run of 2, 4 or 8 bytes contiguous on
+    both sides and every other stride is a multiple of that run: the kernel moves each run as
+    one item (``item`` in ``_kernel.c``), so a (2,1) sub-tile's pair against a transposed tiling
+    is a transpose of 4-byte items, not a gather of 4-byte pieces; else the pair as it is.
+
+    >>> a, b = np.zeros(16, np.uint16), np.zeros(16, np.uint16)
+    >>> w = wider_items(as_strided(a, (4, 2, 2), (4, 16, 2)), as_strided(b, (4, 2, 2), (8, 4, 2)))
+    >>> w[0].shape, w[0].dtype.itemsize, w[0].strides, w[1].strides
+    ((4, 2), 4, (4, 16), (8, 4))
+    """
+    e, shape, ps, ls = pv.itemsize, pv.shape, pv.strides, lv.strides
+    run = next((k for k in range(pv.ndim) if ps[k] == ls[k] == e and shape[k] * e in (2, 4, 8)), None)
+    if run is None or pv.ndim < 2:
+        return pv, lv
+    wide = shape[run] * e
+    keep = [k for k in range(pv.ndim) if k != run]
+    if any(ps[k] % wide or ls[k] % wide for k in keep):
+        return pv, lv
+    dtype = np.dtype((np.void, wide))
     sub = tuple(shape[k] for k in keep)
     return (_unit_view(pv, dtype, sub, tuple(ps[k] for k in keep)),
             _unit_view(lv, dtype, sub, tuple(ls[k] for k in keep)))

@@ -188,14 +188,19 @@ typedef struct {
 } tiler_t;
 
 /* per item size (1, 2, 4, 8 bytes); upgraded at import where the CPU has AVX2 */
-static tiler_t tilers[8] = {
 #if HAVE_STREAM
-    {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},
-    {NULL, 1}, {NULL, 1}, {tile_u32_swap_sse2, 4}, {tile_u64_swap_sse2, 2},
+#define SSE2_TILERS                                                                          \
+    {                                                                                        \
+        {tile_u8_sse2, 8}, {tile_u16_sse2, 8}, {tile_u32_sse2, 4}, {tile_u64_sse2, 2},      \
+        {NULL, 1}, {NULL, 1}, {tile_u32_swap_sse2, 4}, {tile_u64_swap_sse2, 2},              \
+    }
 #else
-    {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1},
+#define SSE2_TILERS {{NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}}
 #endif
-};
+static tiler_t tilers[8] = SSE2_TILERS;
+/* the narrower tiles, for a transpose too short on a side for the wide ones (a (2,1) sub-tile's
+ * 4-byte pairs, 4 to a tile row, against a transposed tiling: 4 x 4 tiles, not the scalar loop) */
+static const tiler_t narrow_tilers[8] = SSE2_TILERS;
 
 /* The first block's length along an axis whose tiles start at p: up to p's next cache line
  * boundary if p starts a vector (the tiles then stay within lines), else a whole line. */
@@ -276,6 +281,9 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
                             Py_ssize_t sb, int lg, int nt)
 {
     const tiler_t *t = &tilers[lg];
+    if ((na < t->v || nb < t->v) && narrow_tilers[lg].tile != NULL && na >= narrow_tilers[lg].v
+        && nb >= narrow_tilers[lg].v)
+        t = &narrow_tilers[lg];
     const Py_ssize_t it = ITEM(lg), v = t->v;
     if (na == v && nb == v && t->tile != NULL) { /* one tile (a 2 x 2 block's units, say) */
         t->tile(d, s, da, sb, nt);
@@ -335,6 +343,40 @@ static void tiles_out(const tiler_t *t, char *d, const char *s, Py_ssize_t cg, P
                 t->tile(d + g * dg + at * da + bt * it, s + g * sg + at * it + bt * sb, da, sb, 1);
 }
 
+/* Fill the stage (rows of 64 bytes) with the transposes of cg blocks of ra x bw items, block
+ * g's source at in + g*na*it: V x V tiles within each block, the edges by the scalar loop. */
+static void stage_tiles(const tiler_t *t, char *stage, const char *in, Py_ssize_t cg, Py_ssize_t na,
+                        Py_ssize_t ra, Py_ssize_t bw, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+    for (Py_ssize_t bt = 0; bt < eb; bt += v)
+        for (Py_ssize_t g = 0; g < cg; g++)
+            for (Py_ssize_t at = 0; at < ea; at += v)
+                t->tile(stage + (g * ra + at) * 64 + bt * it, in + (g * na + at) * it + bt * sb, 64, sb, 0);
+    for (Py_ssize_t g = 0; g < cg; g++) { /* the edges the tiles leave */
+        char *st = stage + g * ra * 64;
+        const char *sr = in + g * na * it;
+        transpose_table[lg](st + eb * it, sr + eb * sb, ra, bw - eb, 64, sb);
+        transpose_table[lg](st + ea * 64, sr + ea * it, ra - ea, eb, 64, sb);
+    }
+}
+
+/* stage_tiles when each block is whole (ra == na): then the blocks' rows run on in both the
+ * stage and the source, and the tiles cross block boundaries (a (2,1) sub-tile's pairs against
+ * a transposed tiling: 4 rows of 4-byte items per block, too few for one tile). */
+static void stage_run_on(const tiler_t *t, char *stage, const char *in, Py_ssize_t rows, Py_ssize_t bw,
+                         Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    Py_ssize_t eb = t->tile ? bw - bw % v : 0, er = t->tile ? rows - rows % v : 0;
+    for (Py_ssize_t bt = 0; bt < eb; bt += v)
+        for (Py_ssize_t r = 0; r < er; r += v)
+            t->tile(stage + r * 64 + bt * it, in + r * it + bt * sb, 64, sb, 0);
+    transpose_table[lg](stage + eb * it, in + eb * sb, rows, bw - eb, 64, sb);
+    transpose_table[lg](stage + er * 64, in + er * it, rows - er, eb, 64, sb);
+}
+
 /* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
  * destination's contiguous axis b in strips of one cache line (the first strip up to d's
  * first line boundary), each strip over all of g, so a few source rows are read along. A
@@ -371,17 +413,10 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                     tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
                     continue;
                 }
-                for (Py_ssize_t bt = 0; bt < eb; bt += v)
-                    for (Py_ssize_t g = 0; g < cg; g++)
-                        for (Py_ssize_t at = 0; at < ea; at += v)
-                            t->tile(stage + (g * ra + at) * 64 + bt * it, in + (g * na + at) * it + bt * sb,
-                                    64, sb, 0);
-                for (Py_ssize_t g = 0; g < cg; g++) { /* the edges the tiles leave */
-                    char *st = stage + g * ra * 64;
-                    const char *sr = in + g * na * it;
-                    transpose_table[lg](st + eb * it, sr + eb * sb, ra, bw - eb, 64, sb);
-                    transpose_table[lg](st + ea * 64, sr + ea * it, ra - ea, eb, 64, sb);
-                }
+                if (ra == na) /* whole rows: the stage's rows run on over g as the source's do */
+                    stage_run_on(t, stage, in, cg * na, bw, sb, lg);
+                else
+                    stage_tiles(t, stage, in, cg, na, ra, bw, sb, lg);
                 for (Py_ssize_t g = 0; g < cg; g++)
                     flush_rows(d + (g0 + g) * dg + a0 * da + b0 * it, da, stage + g * ra * 64, ra,
                                (size_t)(bw * it), nt);

@@ -79,6 +79,10 @@ CASES: list[Case] = [
     Case("f16 zN 4096x4096 (TLA)", _zn(4096, 4096)),
     Case("f32[128,128]{1,0:T(8,128)} 64KiB", _xla("f32[128,128]{1,0:T(8,128)}", np.float32),
          small=True),
+    # beyond the table: the TPU's transposed (weight) layouts of 2- and 1-byte types
+    Case("bf16[4096,8192]{0,1:T(8,128)(2,1)}", _xla("bf16[4096,8192]{0,1:T(8,128)(2,1)}", np.uint16)),
+    Case("s8[8192,8192]{0,1:T(8,128)(4,1)}", _xla("s8[8192,8192]{0,1:T(8,128)(4,1)}", np.int8)),
+    Case("s8[8192,8192]{0,1:T(8,128)}", _xla("s8[8192,8192]{0,1:T(8,128)}", np.int8)),
     Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
          _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
          direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),

@@ -409,7 +409,8 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                 Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
                 const char *in = s + (g0 * na + a0) * it + b0 * sb;
                 Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
-                if (nt && eb == bw && ea == ra) { /* whole tiles: streamed straight out */
+                if (nt && eb == bw && ea == ra && lg > 0) { /* whole tiles: streamed straight out (the
+                                                               * 1-byte tile cannot stream: staged, 2.6 -> 2.0x a copy) */
                     tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
                     continue;
                 }

@@ -16,6 +16,7 @@ import itertools
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tensorlayout import cute
@@ -25,7 +26,10 @@ from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tests.cute import cpp_oracle
 from tests.cute.test_parity_ops import Case, Lx, T, agree, like, needs_cpp, rand_tuple
 
-JUNK = [5, (1, (2, 3)), Layout((2, (3, 4)), (1, (2, 6))), None, "x", 1.5, (), -3, 0]
+#: The survey's values of issue 15, then a few more kinds (a bool, a list, numpy ints, an int
+#: past int64, a tuple holding junk, layout text).
+JUNK = [5, (1, (2, 3)), Layout((2, (3, 4)), (1, (2, 6))), None, "x", 1.5, (), -3, 0,
+        True, [1, 2], np.int64(4), np.arange(3), 2**70, (None,), "(4,2):(1,4)"]
 
 
 def nested(levels: int) -> Any:
@@ -212,6 +216,8 @@ def test_known_answers() -> None:
         cute.take(L, 1, 1)  # a Layout's take<B,E> wants B < E
     with pytest.raises(LayoutError):
         cute.zip_layouts((3, 4), 5)
+    with pytest.raises(LayoutError, match="int64"):  # numpy's overflow, as a library error
+        Layout((2, 3), (1, 2))((np.arange(3), 2**70))
 
 
 @needs_cpp

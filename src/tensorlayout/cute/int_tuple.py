@@ -502,7 +502,7 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
         if type(crd) is not np.ndarray:
             try:  # compute first, check after: a well-formed call pays for no separate validation
                 out = _crd2idx(crd, shape, stride)
-            except (TypeError, AttributeError, RecursionError):  # checked below
+            except (TypeError, AttributeError, RecursionError, OverflowError):  # checked below
                 out = None
             if out.__class__ is int and _valid_crd(crd):
                 return out
@@ -513,7 +513,17 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
         raise bad_coordinate("crd2idx", crd)
     if stride is None:
         stride = prefix_product(shape)
-    return _crd2idx(crd, shape, stride)
+    return checked_crd2idx(crd, shape, stride)
+
+
+def checked_crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
+    """``_crd2idx`` of checked arguments, numpy's int64 overflow (an int-array coordinate meeting
+    a part beyond int64) as a LayoutError."""
+    try:
+        return _crd2idx(crd, shape, stride)
+    except OverflowError:
+        raise LayoutError("an int-array coordinate is evaluated in int64, and a part of this index "
+                          "is beyond it; pass Python ints for the exact value") from None
 
 
 def _dot(crd: Any, shape: Any, stride: Any) -> int | None:

@@ -512,6 +512,10 @@ def tuple_prepend(t: IntTuple, x: IntTuple, n: int | None = None) -> IntTuple:
     return _extend(t, x, n, "prepend", lambda ms, pad: pad + ms)
 
 
+#: The most modes append/prepend add to reach a rank (a tuple of 2**20 entries is 8 MiB).
+MAX_PAD = 1 << 20
+
+
 def _extend(t: IntTuple, x: IntTuple, n: Any, what: str,
             join: Callable[[tuple[Any, ...], tuple[Any, ...]], tuple[Any, ...]]) -> IntTuple:
     """append/prepend: one ``x`` joined, or as many as reach rank ``n`` (``t`` itself at rank ``n``)."""
@@ -519,8 +523,9 @@ def _extend(t: IntTuple, x: IntTuple, n: Any, what: str,
     if n is None:
         return join(ms, (x,))
     k = _index(n, what) - len(ms)
-    if k < 0:
-        raise LayoutError(f"{what}: rank {n} is below the rank {len(ms)} of {format_int_tuple(t)}")
+    if not 0 <= k <= MAX_PAD:
+        raise LayoutError(f"{what}: rank {n} is below the rank {len(ms)} of {format_int_tuple(t)} or "
+                          f"more than {MAX_PAD} modes above it")
     return t if k == 0 else join(ms, (x,) * k)
 
 

@@ -152,7 +152,7 @@ class Layout:
             return out
         if not it._valid_crd(crd):
             raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {it.describe(crd)}")
-        return it._crd2idx(crd, self.shape, self.stride)
+        return it.checked_crd2idx(crd, self._shape, self._stride)
 
     def size(self) -> int:
         return it.product(self.shape)

@@ -263,9 +263,9 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
                                f"divide the target extent {ts}")
         counts.append(ts // n)
     shape = tuple(counts)
-    if order is None or order == "LayoutLeft":
+    if order is None or (isinstance(order, str) and order == "LayoutLeft"):
         tiles = make_layout(shape)
-    elif order == "LayoutRight":
+    elif isinstance(order, str) and order == "LayoutRight":
         tiles = make_layout(shape, "LayoutRight")
     else:
         tiles = make_ordered_layout(shape, order)  # type: ignore[arg-type]

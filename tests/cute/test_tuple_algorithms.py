@@ -227,3 +227,28 @@ def test_cpp_reads_the_deepest_accepted_layout() -> None:
     L = Layout(nested(MAX_DEPTH), nested(MAX_DEPTH))
     got = cpp_oracle.run_exprs([f"cute::coalesce({Lx(L)})", f"cute::flatten({Lx(L)})"])
     assert [g.replace("_", "") if g else g for g in got] == [str(cute.coalesce(L)), str(cute.flatten(L))]
+
+
+def test_flatten_and_slice_agree_with_pycute_on_tuples() -> None:
+    """pycute's ``flatten`` and ``slice_`` (``None`` as ``_``) on random tuples; at the top level
+    pycute wraps where C++ does not (``flatten(5)`` and ``slice(_, t)``): C++ is right by its own
+    print (the oracle: ``flatten(Int<5>)`` prints ``_5``), and we follow C++."""
+    pycute = pytest.importorskip("pycute")
+    rng = random.Random(7)
+    for _k in range(300):
+        t = rand_tuple(rng)
+        if isinstance(t, tuple):
+            assert cute.flatten(t) == pycute.flatten(t)
+            c = _slicer(rng, t)
+            if isinstance(c, tuple):
+                none = _none_for_wild(c)
+                assert cute.slice(none, t) == cute.slice(c, t) == pycute.slice_(none, t)
+        else:
+            assert cute.flatten(t) == t and pycute.flatten(t) == (t,)
+    assert cute.slice(None, (2, 3)) == (2, 3) and pycute.slice_(None, (2, 3)) == ((2, 3),)
+
+
+def _none_for_wild(c: Any) -> Any:
+    if isinstance(c, tuple):
+        return tuple(_none_for_wild(x) for x in c)
+    return None if c is _ else c

@@ -79,9 +79,9 @@ class Int(int):
     __slots__ = ()
 
     def __new__(cls, value: int) -> Int:
-        if not is_int(value):
+        if not (is_int(value) or isinstance(value, np.integer)):
             raise LayoutError(f"Int: a static integer is an int, got {describe(value)}")
-        return super().__new__(cls, value)
+        return super().__new__(cls, int(value))
 
     def __repr__(self) -> str:
         return f"_{int(self)}"

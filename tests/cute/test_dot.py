@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tensorlayout import cute
 from tensorlayout.cute import Layout, int_tuple
 from tensorlayout.cute.int_tuple import Int, flatten, unflatten
+from tensorlayout.errors import LayoutError
 from tests.cute.conftest import c_dot_built
 
 needs_c = pytest.mark.skipif(not c_dot_built(), reason="the C extension tensorlayout.cute._dot was not built")
@@ -128,12 +129,15 @@ def test_c_dot_leaf_rule() -> None:
 @needs_c
 def test_c_dot_depth_bound() -> None:
     """Up to MAX_DEPTH levels it is the Python dot; deeper it is None (no deep C recursion, and
-    crd2idx's general path answers); 10,000 levels do not crash it."""
+    crd2idx's general path refuses it: IntTuples nest at most int_tuple.MAX_DEPTH levels, the
+    same bound); 10,000 levels do not crash it."""
+    assert MAX_DEPTH == int_tuple.MAX_DEPTH
     x = nest(5, MAX_DEPTH), nest(9, MAX_DEPTH), nest(7, MAX_DEPTH)
-    assert int_tuple._fast_dot(*x) == int_tuple._dot(*x) == 35
+    assert int_tuple._fast_dot(*x) == int_tuple._dot(*x) == cute.crd2idx(*x) == 35
     x = nest(5, MAX_DEPTH + 1), nest(9, MAX_DEPTH + 1), nest(7, MAX_DEPTH + 1)
     assert int_tuple._fast_dot(*x) is None and int_tuple._dot(*x) == 35
-    assert cute.crd2idx(*x) == 35
+    with pytest.raises(LayoutError, match="nested at most"):
+        cute.crd2idx(*x)
     deep = nest(1, 10_000)
     assert int_tuple._fast_dot(deep, deep, deep) is None
 

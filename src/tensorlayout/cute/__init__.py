@@ -4,6 +4,16 @@
 >>> A = Layout.parse("(6,8):(8,1)")
 >>> str(logical_divide(A, (3, 4))), A(1, 2)
 ('((3,2),(4,2)):((8,24),(1,4))', 10)
+
+As in C++, the mode accessors (``get``, ``take``, ``select``, ``group``, ``flatten``,
+``unflatten``, ``append``, ``prepend``, ``zip_layouts``, ``slice``, ``dice``) and ``ceil_div``
+take an IntTuple as well as a Layout:
+
+>>> flatten(((1, 2), 3)), take((2, 3, 4), 1, -1), ceil_div((7, 9), 2)
+((1, 2, 3), (3, 4), (4, 9))
+
+An IntTuple, and so a layout, nests at most ``int_tuple.MAX_DEPTH`` (100) levels, the limit of
+the text parser: ``Layout()`` and every IntTuple function refuse deeper values with a LayoutError.
 """
 
 from tensorlayout.cute import int_tuple, int_tuple_ops, layout_ops, tla
@@ -35,7 +45,6 @@ from tensorlayout.cute.int_tuple import (
     Int,
     IntTuple,
     _,
-    ceil_div,
     compatible,
     congruent,
     crd2crd,
@@ -125,6 +134,7 @@ from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, make
 from tensorlayout.cute.tla import TlaLayout
 
 product = int_tuple._require(product)  # the public one checks its argument
+ceil_div = int_tuple_ops.tuple_ceil_div  # C++'s: ints and IntTuples, rounding as (a + b - 1) / b
 
 __all__ = [
     "ComposedLayout",

@@ -115,8 +115,9 @@ def clear_caches() -> None:
     """Kept for callers: the algebra keeps no caches (every call computes; see bench_cute.py)."""
 
 
-def _tiler(b: Any) -> Any:
-    """Normalise a tiler: Layout / tuple of tilers / ``_``; text and ints become layouts."""
+def _tiler(b: Any, level: int = 0) -> Any:
+    """Normalise a tiler: Layout / tuple of tilers / ``_``; text and ints become layouts
+    (tuples nested at most ``MAX_DEPTH`` levels, the rule of IntTuples)."""
     if isinstance(b, Layout) or b is it._ or b is None:
         return it._ if b is None else b
     if isinstance(b, str):
@@ -128,8 +129,10 @@ def _tiler(b: Any) -> Any:
     if isinstance(b, (tuple, list)):
         if not b:
             raise AlgebraError("a tiler tuple needs at least one entry (an empty one leaves an empty mode)")
-        return tuple(_tiler(x) for x in b)
-    raise AlgebraError(f"expected a layout, an int, '_' or a tuple of them as a tiler, got {b!r}")
+        if level >= it.MAX_DEPTH:
+            raise AlgebraError(f"a tiler nests at most {it.MAX_DEPTH} levels of tuples")
+        return tuple([_tiler(x, level + 1) for x in b])
+    raise AlgebraError(f"expected a layout, an int, '_' or a tuple of them as a tiler, got {it.describe(b)}")
 
 
 # ---------------------------------------------------------------- composition

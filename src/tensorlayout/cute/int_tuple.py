@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+import reprlib
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, Union
 
@@ -77,6 +78,11 @@ class Int(int):
 
     __slots__ = ()
 
+    def __new__(cls, value: int) -> Int:
+        if not (is_int(value) or isinstance(value, np.integer)):
+            raise LayoutError(f"Int: a static integer is an int, got {describe(value)}")
+        return super().__new__(cls, int(value))
+
     def __repr__(self) -> str:
         return f"_{int(self)}"
 
@@ -104,15 +110,18 @@ _ = Underscore()
 _LEAF_TYPES = frozenset((int, Int))
 
 
-def _valid(t: Any) -> bool:
+def _valid(t: Any, level: int = 0) -> bool:
+    """An int, or a tuple of them nested at most ``MAX_DEPTH`` levels (the one depth rule: the
+    text parser's limit, kept by every public IntTuple entry and by ``Layout()``, so no walk of
+    an accepted value can exhaust Python's recursion limit)."""
     if type(t) is tuple:
-        return all(_valid(x) for x in t)
+        return level < MAX_DEPTH and all(_valid(x, level + 1) for x in t)
     return isinstance(t, int) and not isinstance(t, bool)
 
 
 @functools.lru_cache(maxsize=4096)
 def _valid_tuple(t: tuple[Any, ...]) -> bool:
-    return all(_valid(x) for x in t)
+    return all(_valid(x, 1) for x in t)
 
 
 def _valid_fast(t: Any) -> bool:
@@ -125,16 +134,37 @@ def _valid_fast(t: Any) -> bool:
     return isinstance(t, int) and not isinstance(t, bool)
 
 
-def _valid_crd(c: Any) -> bool:
+def _valid_crd(c: Any, level: int = 0) -> bool:
+    """A coordinate: ints, int arrays, tuples of them nested at most ``MAX_DEPTH`` levels."""
     if type(c) is int:
         return True
     if type(c) is tuple:
-        if all(type(x) is int for x in c):
-            return True
-        return all(_valid_crd(x) for x in c)
+        if level >= MAX_DEPTH:
+            return False
+        return all(type(x) is int for x in c) or all(_valid_crd(x, level + 1) for x in c)
     if isinstance(c, np.ndarray):
         return c.dtype.kind in "iu"
     return isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+
+
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxtuple, _SHOW.maxother, _SHOW.maxstring = 6, 12, 120, 60
+
+
+def describe(x: Any) -> str:
+    """``repr(x)`` for an error message: short, and safe on any nesting (``repr`` itself fails
+    past about 1000 levels).
+
+    >>> describe(((((((((1,),),),),),),),))
+    '(((((((...),),),),),),)'
+    """
+    return _SHOW.repr(x)
+
+
+def not_int_tuple(what: str, x: Any) -> LayoutError:
+    """The error for ``x`` where ``what`` needs an IntTuple (see :func:`_valid`)."""
+    return LayoutError(f"{what}: expected an int or a tuple of ints nested at most {MAX_DEPTH} "
+                       f"levels, got {describe(x)}")
 
 
 def _require(fn: _F) -> _F:
@@ -143,10 +173,15 @@ def _require(fn: _F) -> _F:
     def wrapper(*args: Any) -> Any:
         for a in args:
             if not _valid(a):
-                raise LayoutError(f"{fn.__name__}: expected an int or a nested tuple of ints, "
-                                  f"got {a!r}"[:200])
+                raise not_int_tuple(fn.__name__, a)
         return fn(*args)
     return wrapper  # type: ignore[return-value]
+
+
+def bad_coordinate(what: str, c: Any) -> LayoutError:
+    """The error for ``c`` where ``what`` needs a coordinate (see :func:`_valid_crd`)."""
+    return LayoutError(f"{what}: a coordinate must be ints, int arrays or tuples of them nested at "
+                       f"most {MAX_DEPTH} levels, got {describe(c)}")
 
 
 def is_int(x: object) -> bool:
@@ -396,9 +431,9 @@ def idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
     (2, (0, 3))
     """
     if not _valid_fast(shape):
-        raise LayoutError(f"idx2crd: expected a shape of ints, got {shape!r}"[:200])
+        raise not_int_tuple("idx2crd", shape)
     if not _valid_crd(idx):
-        raise LayoutError(f"idx2crd: an index must be ints, tuples or int arrays, got {idx!r}"[:200])
+        raise bad_coordinate("idx2crd", idx)
     return _idx2crd(idx, shape)
 
 
@@ -412,7 +447,7 @@ def _idx2crd(idx: Any, shape: IntTuple) -> IntTuple:
         out = []
         last = len(shape) - 1
         if not isinstance(idx, (int, np.integer, np.ndarray)) or isinstance(idx, bool):
-            raise LayoutError(f"idx2crd: an index must be an int, a tuple or an int array, got {idx!r}"[:200])
+            raise bad_coordinate("idx2crd", idx)
         for k, s in enumerate(shape):
             if k == last:
                 out.append(_idx2crd(idx, s))
@@ -467,17 +502,28 @@ def crd2idx(crd: Any, shape: IntTuple, stride: IntTuple | None = None) -> Any:
         if type(crd) is not np.ndarray:
             try:  # compute first, check after: a well-formed call pays for no separate validation
                 out = _crd2idx(crd, shape, stride)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError, RecursionError, OverflowError):  # checked below
                 out = None
             if out.__class__ is int and _valid_crd(crd):
                 return out
-    if not _valid_fast(shape) or (stride is not None and not _valid_fast(stride)):
-        raise LayoutError(f"crd2idx: expected shape and stride of ints, got {shape!r}, {stride!r}"[:200])
+    for t in (shape, stride):
+        if t is not None and not _valid_fast(t):
+            raise not_int_tuple("crd2idx", t)
     if not _valid_crd(crd):
-        raise LayoutError(f"crd2idx: a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
+        raise bad_coordinate("crd2idx", crd)
     if stride is None:
         stride = prefix_product(shape)
-    return _crd2idx(crd, shape, stride)
+    return checked_crd2idx(crd, shape, stride)
+
+
+def checked_crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
+    """``_crd2idx`` of checked arguments, numpy's int64 overflow (an int-array coordinate meeting
+    a part beyond int64) as a LayoutError."""
+    try:
+        return _crd2idx(crd, shape, stride)
+    except OverflowError:
+        raise LayoutError("an int-array coordinate is evaluated in int64, and a part of this index "
+                          "is beyond it; pass Python ints for the exact value") from None
 
 
 def _dot(crd: Any, shape: Any, stride: Any) -> int | None:
@@ -551,18 +597,30 @@ def _crd2idx(crd: Any, shape: IntTuple, stride: IntTuple) -> Any:
     if isinstance(stride, tuple):
         raise AlgebraError("shape and stride are not congruent")
     if not isinstance(crd, (int, np.integer, np.ndarray)) or isinstance(crd, bool):
-        raise LayoutError(f"crd2idx: a coordinate must be an int, a tuple or an int array, got {crd!r}"[:200])
+        raise bad_coordinate("crd2idx", crd)
     if shape.__class__ not in _LEAF_TYPES or stride.__class__ not in _LEAF_TYPES:
-        raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {shape!r} and "
-                          f"{stride!r}"[:200])
+        raise LayoutError(f"crd2idx: shape and stride leaves must be ints, got {describe(shape)} and "
+                          f"{describe(stride)}")
     return _leaf_index(crd, stride)
 
 
 def crd2crd(crd: IntTuple, dst_shape: IntTuple, src_shape: IntTuple | None = None) -> IntTuple:
-    """Convert a coordinate of ``src_shape`` to one of ``dst_shape`` (through the 1-D index)."""
+    """Convert a coordinate of ``src_shape`` to one of ``dst_shape`` (through the 1-D index).
+
+    >>> crd2crd((1, 5), (2, (3, 2)), (2, 6)), crd2crd(5, (2, 3), (6,))
+    ((1, (2, 1)), (1, 2))
+    """
+    for t in (crd, dst_shape, src_shape):
+        if t is not None and not _valid(t):
+            raise not_int_tuple("crd2crd", t)
+    return _crd2crd(crd, dst_shape, src_shape)
+
+
+def _crd2crd(crd: IntTuple, dst_shape: IntTuple, src_shape: IntTuple | None) -> IntTuple:
+    """:func:`crd2crd` of checked IntTuples."""
     if isinstance(crd, tuple) and isinstance(dst_shape, tuple) and len(crd) == len(dst_shape):
         s = src_shape if isinstance(src_shape, tuple) else (None,) * len(crd)
-        return tuple(crd2crd(c, d, x) for c, d, x in zip(crd, dst_shape, s))
+        return tuple(_crd2crd(c, d, x) for c, d, x in zip(crd, dst_shape, s))
     if src_shape is None:
         raise AlgebraError("crd2crd needs the source shape to convert a coordinate of another rank")
     return idx2crd(crd2idx(crd, src_shape), dst_shape)
@@ -650,5 +708,5 @@ _T = TypeVar("_T")
 def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
     """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
     if not isinstance(text, str):
-        raise ParseError(repr(text), 0, what)
+        raise ParseError(describe(text), 0, what)
     return read_whole(text, read)

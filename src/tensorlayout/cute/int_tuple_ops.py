@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from tensorlayout.core.intmath import trunc_div, trunc_mod
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
-from tensorlayout.errors import AlgebraError
+from tensorlayout.cute.int_tuple import IntTuple, _, format_int_tuple
+from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = [
     "colex_geq",
@@ -225,14 +226,15 @@ def make_int_tuple(n_out: int, values: Sequence[int], n: int, init: int) -> IntT
     ((6, 3, 4, 0, 0), 9)
     """
     if not it.is_int(n_out) or n_out <= 0:
-        raise AlgebraError(f"make_int_tuple needs a rank N > 0, got {n_out!r}")
+        raise AlgebraError(f"make_int_tuple needs a rank N > 0, got {it.describe(n_out)}")
     if not (it.is_int(n) and it.is_int(init)):
-        raise AlgebraError(f"make_int_tuple needs an int count and init, got {n!r} and {init!r}")
+        raise AlgebraError(f"make_int_tuple needs an int count and init, got {it.describe(n)} and "
+                           f"{it.describe(init)}")
     if not isinstance(values, (list, tuple)):
         raise AlgebraError(f"make_int_tuple reads a list or tuple of ints, got {type(values).__name__}")
     needed = builtins.min(builtins.max(n, 0), n_out)
     if len(values) < needed or not all(it.is_int(v) for v in values[:needed]):
-        raise AlgebraError(f"make_int_tuple reads {needed} ints, got {values!r}"[:200])
+        raise AlgebraError(f"make_int_tuple reads {needed} ints, got {it.describe(values)}")
     out = tuple(values[i] if i < n else init for i in range(n_out))
     return out[0] if n_out == 1 else out
 
@@ -388,3 +390,190 @@ def flat_coord(crd: IntTuple, shape: IntTuple) -> IntTuple:
             raise _mismatch("crd2crd", crd, shape)
         return tuple(it.crd2idx(c, s) for c, s in zip(crd, shape))
     return it.crd2idx(crd, shape)
+
+
+# ---------------------------------------------------------------- tuple_algorithms.hpp
+# The IntTuple forms of get/take/select/group/flatten/unflatten/append/prepend/zip/slice/dice,
+# on checked IntTuples: the public functions of tensorlayout.cute.layout check their arguments and
+# apply these to an IntTuple, or to a Layout's shape and stride (C++'s ``make_layout(f(shape),
+# f(stride))``). Where C++ does not compile a call (an index out of range, B > E) they raise
+# LayoutError.
+
+
+def _modes(t: IntTuple) -> tuple[Any, ...]:
+    """The top-level modes: an int is its own single mode (CuTe's ``rank(int) == 1``)."""
+    return t if isinstance(t, tuple) else (t,)
+
+
+def _index(i: Any, what: str) -> int:
+    if not it.is_int(i):
+        raise LayoutError(f"{what}: a mode index must be an int, got {it.describe(i)}")
+    return int(i)
+
+
+def tuple_get(t: IntTuple, *path: int) -> IntTuple:
+    """CuTe's ``get<I0,I1,...>(t)``: mode ``I0``, then its mode ``I1``...; ``get<0>`` of an int
+    is the int (negative indices count from the end).
+
+    >>> tuple_get((2, (3, 4)), 1, 0), tuple_get(5, 0)
+    (3, 5)
+    """
+    for p in path:
+        i = _index(p, "get")
+        ms = _modes(t)
+        if not -len(ms) <= i < len(ms):
+            raise LayoutError(f"get: mode {i} is out of range for {format_int_tuple(t)} (rank "
+                              f"{len(ms)})")
+        t = ms[i]
+    return t
+
+
+def tuple_select(t: IntTuple, modes: Iterable[int]) -> tuple[Any, ...]:
+    """CuTe's ``select<I...>(t)``: the tuple of modes ``I...`` (repeats allowed).
+
+    >>> tuple_select((2, (3, 4)), [1, 0, 1])
+    ((3, 4), 2, (3, 4))
+    """
+    if not isinstance(modes, Iterable) or isinstance(modes, (str, bytes)):
+        raise LayoutError(f"select: expected a sequence of mode indices, got {it.describe(modes)}")
+    return tuple(tuple_get(t, m) for m in modes)
+
+
+def _range(t: IntTuple, begin: Any, end: Any, what: str) -> tuple[int, int]:
+    """``[begin, end)`` of C++'s ``take``/``group``: ``end == -1`` is the rank; in bounds, ordered."""
+    b, e, r = _index(begin, what), _index(end, what), len(_modes(t))
+    e = r if e == -1 else e
+    if not 0 <= b <= e <= r:
+        raise LayoutError(f"{what}: [{begin},{end}) is out of range for {format_int_tuple(t)} "
+                          f"(rank {r})")
+    return b, e
+
+
+def tuple_take(t: IntTuple, begin: int, end: int) -> tuple[Any, ...]:
+    """CuTe's ``take<B,E>(t)``: modes ``[B, E)`` as a tuple (``E == -1``: to the end).
+
+    >>> tuple_take((2, 3, 4), 1, -1), tuple_take(5, 0, 1)
+    ((3, 4), (5,))
+    """
+    b, e = _range(t, begin, end, "take")
+    return _modes(t)[b:e]
+
+
+def tuple_group(t: IntTuple, begin: int, end: int) -> tuple[Any, ...]:
+    """CuTe's ``group<B,E>(t)``: modes ``[B, E)`` wrapped into one; ``B == E`` adds nothing.
+
+    >>> tuple_group((2, 3, 4), 1, 3), tuple_group((2, 3, 4), 1, 1), tuple_group(5, 0, 1)
+    ((2, (3, 4)), (2, 3, 4), ((5,),))
+    """
+    b, e = _range(t, begin, end, "group")
+    ms = _modes(t)
+    return ms[:b] + ((ms[b:e],) if b < e else ()) + ms[e:]
+
+
+def tuple_flatten(t: IntTuple) -> IntTuple:
+    """CuTe's ``flatten``: a tuple's leaves as a flat tuple; an int stays an int.
+
+    >>> tuple_flatten((2, ((3,), 4))), tuple_flatten(5)
+    ((2, 3, 4), 5)
+    """
+    return it.flatten(t) if isinstance(t, tuple) else t
+
+
+def tuple_unflatten(t: IntTuple, profile: IntTuple) -> IntTuple:
+    """CuTe's ``unflatten(t, profile)``: the modes of ``t``, taken in order, one per leaf of
+    ``profile`` and nested like it (all of them used).
+
+    >>> tuple_unflatten((1, 2, 3), (0, (0, 0))), tuple_unflatten(5, 0)
+    ((1, (2, 3)), 5)
+    """
+    ms = _modes(t)
+    n = len(it.flatten(profile))
+    if n != len(ms):
+        raise AlgebraError(f"unflatten: {format_int_tuple(t)} has {len(ms)} modes, the profile "
+                           f"{format_int_tuple(profile)} {n} leaves")
+    return it.unflatten(ms, profile)
+
+
+def tuple_append(t: IntTuple, x: IntTuple, n: int | None = None) -> IntTuple:
+    """CuTe's ``append(t, x)``; with ``n``, ``append<N>``: ``x`` repeated up to rank ``n``.
+
+    >>> tuple_append((2, 3), 4), tuple_append(5, 1, 3), tuple_append(5, 1, 1)
+    ((2, 3, 4), (5, 1, 1), 5)
+    """
+    return _extend(t, x, n, "append", lambda ms, pad: ms + pad)
+
+
+def tuple_prepend(t: IntTuple, x: IntTuple, n: int | None = None) -> IntTuple:
+    """CuTe's ``prepend(t, x)``; with ``n``, ``prepend<N>``: ``x`` repeated up to rank ``n``.
+
+    >>> tuple_prepend((2, 3), 4), tuple_prepend(5, (1, 2))
+    ((4, 2, 3), ((1, 2), 5))
+    """
+    return _extend(t, x, n, "prepend", lambda ms, pad: pad + ms)
+
+
+#: The most modes append/prepend add to reach a rank (a tuple of 2**20 entries is 8 MiB).
+MAX_PAD = 1 << 20
+
+
+def _extend(t: IntTuple, x: IntTuple, n: Any, what: str,
+            join: Callable[[tuple[Any, ...], tuple[Any, ...]], tuple[Any, ...]]) -> IntTuple:
+    """append/prepend: one ``x`` joined, or as many as reach rank ``n`` (``t`` itself at rank ``n``)."""
+    ms = _modes(t)
+    if n is None:
+        return join(ms, (x,))
+    k = _index(n, what) - len(ms)
+    if not 0 <= k <= MAX_PAD:
+        raise LayoutError(f"{what}: rank {n} is below the rank {len(ms)} of {format_int_tuple(t)} or "
+                          f"more than {MAX_PAD} modes above it")
+    return t if k == 0 else join(ms, (x,) * k)
+
+
+def tuple_zip(a: IntTuple, b: IntTuple) -> IntTuple:
+    """CuTe's ``zip(a, b)``: ``((a0,b0),(a1,b1),...)`` for tuples of one rank; an int ``a``
+    gives ``((a,b))``.
+
+    >>> tuple_zip((2, 3), (4, (5, 6))), tuple_zip(5, (3, 4))
+    (((2, 4), (3, (5, 6))), ((5, (3, 4)),))
+    """
+    if not isinstance(a, tuple):
+        return ((a, b),)
+    if not isinstance(b, tuple) or len(a) != len(b):
+        raise LayoutError(f"zip needs equal ranks, got {format_int_tuple(a)} and "
+                          f"{format_int_tuple(b)}")
+    return tuple(zip(a, b))
+
+
+def _valid_slicer(c: Any, level: int = 0) -> bool:
+    if type(c) is tuple:
+        return level < it.MAX_DEPTH and builtins.all(_valid_slicer(x, level + 1) for x in c)
+    return c is None or c is _ or it.is_int(c)
+
+
+def _lift(c: Any, t: IntTuple, keep_wild: bool, out: list[Any]) -> list[Any]:
+    """Append the parts of ``t`` that ``c`` pairs with ``_`` (or with ints, ``keep_wild`` false)."""
+    if isinstance(c, tuple):
+        if not isinstance(t, tuple) or len(c) != len(t):
+            raise LayoutError(f"slice coordinate {format_int_tuple(c)} does not match "
+                              f"{format_int_tuple(t)}")
+        for x, y in zip(c, t):
+            _lift(x, y, keep_wild, out)
+    elif (c is _ or c is None) == keep_wild:
+        out.append(t)
+    return out
+
+
+def tuple_slice(c: Any, t: IntTuple, keep_wild: bool = True) -> IntTuple:
+    """CuTe's ``slice(c, t)``: the parts of ``t`` paired with ``_`` in ``c``, as a flat tuple of
+    them; ``slice(_, t)`` is ``t`` itself. ``keep_wild=False`` is ``dice`` (the parts paired with
+    ints; ``dice(int, t)`` is ``t``). ``None`` counts as ``_``.
+
+    >>> tuple_slice((1, (_, 0), _), (2, (3, 4), 5)), tuple_slice((1, (_, 0), _), (2, (3, 4), 5), False)
+    ((3, 5), (2, 4))
+    """
+    if not _valid_slicer(c):
+        raise LayoutError(f"slice: a slice coordinate is ints and _ in tuples nested at most "
+                          f"{it.MAX_DEPTH} levels, got {it.describe(c)}")
+    if isinstance(c, tuple):
+        return tuple(_lift(c, t, keep_wild, []))
+    return t if (c is _ or c is None) == keep_wild else ()

@@ -61,7 +61,7 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     if span < 0:
         _require_extents(a, "complement")
     if cotarget is not None and type(cotarget) is not int and not it._valid(cotarget):
-        raise LayoutError(f"complement: the cotarget must be an int or a shape, got {cotarget!r}"[:200])
+        raise LayoutError(f"complement: the cotarget must be an int or a shape, got {it.describe(cotarget)}")
     m = 1 + span if cotarget is None else cotarget if type(cotarget) is int else it.product(cotarget)
     if not live:
         make_layout(m)  # the same complaint about a negative extent

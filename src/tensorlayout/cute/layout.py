@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,7 @@ from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute import int_tuple_ops as ops
-from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
+from tensorlayout.cute.int_tuple import IntTuple, _, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
 
 __all__ = [
@@ -35,31 +35,29 @@ MAX_ENUMERATED = 1 << 28
 
 
 def _check_int_tuple(t: Any, what: str) -> None:
-    if isinstance(t, tuple):
-        for x in t:
-            _check_int_tuple(x, what)
-    elif not it.is_int(t):
-        raise LayoutError(f"{what} must be an int or a nested tuple of ints, got {t!r}"[:300])
+    if not it._valid(t):
+        raise it.not_int_tuple(what, t)
 
 
-_LEAF = frozenset((int, it.Int))
+_LEAF: frozenset[type[Any]] = frozenset((int, it.Int))
 
 
-def _well_formed(shape: Any, stride: Any) -> bool:
-    """Ints or nested tuples of ints, congruent, no negative extent: one pass over both.
+def _well_formed(shape: Any, stride: Any, level: int) -> bool:
+    """Ints or nested tuples of ints, congruent, no negative extent, ``shape`` at nesting
+    ``level`` going at most ``MAX_DEPTH`` levels deep (the rule of ``it._valid``): one pass over both.
 
     Loops index the stride instead of calling ``zip`` (a builtin call costs more than the loop
     here); this runs on every user-built layout.
     """
     if type(shape) is not tuple:
         return shape.__class__ in _LEAF and stride.__class__ in _LEAF and shape >= 0
-    if type(stride) is not tuple or len(shape) != len(stride):
+    if type(stride) is not tuple or len(shape) != len(stride) or level >= it.MAX_DEPTH:
         return False
     i = 0
     for s in shape:
         d = stride[i]
         i += 1
-        if (type(s) is int and s >= 0 and type(d) is int) or _well_formed(s, d):
+        if (type(s) is int and s >= 0 and type(d) is int) or _well_formed(s, d, level + 1):
             continue
         return False
     return True
@@ -103,14 +101,14 @@ class Layout:
                     for s2 in s:
                         d2 = d[j]
                         j += 1
-                        if (type(s2) is int and s2 >= 0 and type(d2) is int) or _well_formed(s2, d2):
+                        if (type(s2) is int and s2 >= 0 and type(d2) is int) or _well_formed(s2, d2, 2):
                             continue
                         raise _diagnose(shape, stride)
                     continue
-                if not _well_formed(s, d):
+                if not _well_formed(s, d, 1):
                     raise _diagnose(shape, stride)
         elif not ((type(shape) is int and shape >= 0 and type(stride) is int) or
-                  _well_formed(shape, stride)):
+                  _well_formed(shape, stride, 0)):
             raise _diagnose(shape, stride)
         self._shape = shape
         self._stride = stride
@@ -153,8 +151,8 @@ class Layout:
         if out is not None:
             return out
         if not it._valid_crd(crd):
-            raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {crd!r}"[:200])
-        return it._crd2idx(crd, self.shape, self.stride)
+            raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {it.describe(crd)}")
+        return it.checked_crd2idx(crd, self._shape, self._stride)
 
     def size(self) -> int:
         return it.product(self.shape)
@@ -281,22 +279,44 @@ def as_layout(x: Any) -> Layout:
 
 
 def compact_col_major(shape: IntTuple, current: int = 1) -> IntTuple:
-    """LayoutLeft strides: exclusive prefix product, size-1 modes get stride 0 (as C++)."""
+    """LayoutLeft strides: exclusive prefix product, size-1 modes get stride 0 (as C++).
+
+    >>> compact_col_major((2, (1, 3))), compact_row_major((2, (1, 3)))
+    ((1, (0, 2)), (3, (0, 1)))
+    """
+    _check_compact("compact_col_major", shape, current)
+    return _col_major(shape, current)
+
+
+def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
+    """LayoutRight strides: the product taken right to left, size-1 modes get stride 0."""
+    _check_compact("compact_row_major", shape, current)
+    return _row_major(shape, current)
+
+
+def _check_compact(what: str, shape: Any, current: Any) -> None:
+    _check_int_tuple(shape, what)
+    if not it.is_int(current):
+        raise LayoutError(f"{what}: the starting stride must be an int, got {it.describe(current)}")
+
+
+def _col_major(shape: IntTuple, current: int) -> IntTuple:
+    """:func:`compact_col_major` of a checked shape."""
     if isinstance(shape, tuple):
         out = []
         for s in shape:
-            out.append(compact_col_major(s, current))
+            out.append(_col_major(s, current))
             current *= it.product(s)
         return tuple(out)
     return 0 if shape == 1 else current
 
 
-def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
-    """LayoutRight strides: the product taken right to left, size-1 modes get stride 0."""
+def _row_major(shape: IntTuple, current: int) -> IntTuple:
+    """:func:`compact_row_major` of a checked shape."""
     if isinstance(shape, tuple):
         out = []
         for s in reversed(shape):
-            out.append(compact_row_major(s, current))
+            out.append(_row_major(s, current))
             current *= it.product(s)
         return tuple(reversed(out))
     return 0 if shape == 1 else current
@@ -322,11 +342,11 @@ def make_layout(shape: Any, stride: Any = None, *more: Any) -> Layout:
     if any(x < 0 for x in it.flatten(shape)):
         raise LayoutError(f"shape {format_int_tuple(shape)} has a negative extent")
     if stride is None or (isinstance(stride, str) and stride == "LayoutLeft"):
-        return _mk(shape, compact_col_major(shape))
+        return _mk(shape, _col_major(shape, 1))
     if isinstance(stride, str) and stride == "LayoutRight":
-        return _mk(shape, compact_row_major(shape))
+        return _mk(shape, _row_major(shape, 1))
     if isinstance(stride, str):
-        raise LayoutError(f"expected a stride, 'LayoutLeft' or 'LayoutRight', got {stride!r}")
+        raise LayoutError(f"expected a stride, 'LayoutLeft' or 'LayoutRight', got {it.describe(stride)}")
     return Layout(shape, stride)
 
 
@@ -337,7 +357,8 @@ def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
     >>> str(make_ordered_layout((4, 3, 5), (2, 0, 1))), str(make_ordered_layout((2, 3), (0, 0)))
     ('(4,3,5):(15,1,3)', '(2,3):(1,1)')
     """
-    _check_int_tuple(shape, "shape")
+    _check_int_tuple(shape, "make_ordered_layout")
+    _check_int_tuple(order, "make_ordered_layout")
     groups: list[tuple[Any, int]] = []
     _order_groups(shape, order, groups)
     sizes = [(it.product(s), o) for s, o in groups]
@@ -356,14 +377,14 @@ def _order_groups(shape: Any, order: Any, out: list[tuple[Any, int]]) -> None:
     elif type(order) is int or type(order) is it.Int:
         out.append((shape, int(order)))
     else:
-        raise LayoutError(f"an order must be ints and tuples, got {order!r}"[:200])
+        raise LayoutError(f"an order must be ints and tuples, got {it.describe(order)}")
 
 
 def _ordered_strides(shape: Any, order: Any, starts: Iterator[int]) -> Any:
     """The strides of :func:`make_ordered_layout`, each order leaf's sub-shape column-major."""
     if isinstance(order, tuple):
         return tuple(_ordered_strides(s, o, starts) for s, o in zip(shape, order))
-    return compact_col_major(shape, next(starts))
+    return _col_major(shape, next(starts))
 
 
 def make_layout_like(layout: Layout) -> Layout:
@@ -372,6 +393,7 @@ def make_layout_like(layout: Layout) -> Layout:
     >>> str(make_layout_like(Layout.parse("(2,3,4,5):(0,42,1,0)")))
     '(2,3,4,5):(0,4,1,0)'
     """
+    layout = layout if type(layout) is Layout else as_layout(layout)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     strides = [0] * len(fs)
     current = 1
@@ -389,7 +411,7 @@ def size(x: Layout | IntTuple) -> int:
     if isinstance(x, Layout):
         return x.size()
     if not it._valid(x):
-        raise LayoutError(f"size: expected a layout or an IntTuple, got {x!r}"[:200])
+        raise it.not_int_tuple("size", x)
     return it.product(x)
 
 
@@ -445,59 +467,114 @@ def leaf_span(shape: Any, stride: Any, live: list[tuple[int, int]] | None) -> in
     return total
 
 
-def get(layout: Layout, *path: int | Sequence[int]) -> Layout:
-    """The sub-layout at a mode path: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)``."""
-    idx: list[int] = []
+def _both(layout: Any, what: str, f: Callable[[IntTuple], IntTuple]) -> Any:
+    """C++'s IntTuple-or-Layout overloads in one place: ``f`` of an IntTuple, or the layout
+    ``f(shape):f(stride)`` (C++'s ``make_layout(f(shape), f(stride))``)."""
+    if isinstance(layout, Layout):
+        return _mk(f(layout._shape), f(layout._stride))
+    if not it._valid(layout):
+        raise LayoutError(f"{what}: expected a Layout or an IntTuple (an int or a tuple of ints "
+                          f"nested at most {it.MAX_DEPTH} levels), got {it.describe(layout)}")
+    return f(layout)
+
+
+def get(layout: Layout | IntTuple, *path: int | Sequence[int]) -> Any:
+    """The mode at a path: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)`` (``get<1,0>`` of an IntTuple).
+
+    >>> str(get(Layout.parse("(2,(3,4)):(1,(2,6))"), 1, 0)), get((2, (3, 4)), 1)
+    ('3:2', (3, 4))
+    """
+    idx: list[Any] = []
     for p in path:
-        if isinstance(p, int):
-            idx.append(p)
-        else:
-            idx.extend(p)
-    shape, stride = layout.shape, layout.stride
-    for i in idx:
-        if isinstance(shape, tuple):
-            if not -len(shape) <= i < len(shape):
-                raise LayoutError(f"mode {i} is out of range for {layout} (rank {len(shape)})")
-            shape, stride = shape[i], stride[i]  # type: ignore[index]
-        elif i not in (0, -1):
-            raise LayoutError(f"mode {i} is out of range for {layout} (rank 1)")
-    return _mk(shape, stride)
+        idx.extend(p if isinstance(p, (tuple, list)) else (p,))
+    return _both(layout, "get", lambda t: ops.tuple_get(t, *idx))
 
 
-def select(layout: Layout, modes: Iterable[int]) -> Layout:
-    ms = [get(layout, m) for m in modes]
-    return _mk(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+def select(layout: Layout | IntTuple, modes: Iterable[int]) -> Any:
+    """The modes ``modes`` (repeats allowed), CuTe's ``select<I...>``.
+
+    >>> str(select(Layout.parse("(2,3,4):(1,2,6)"), [2, 0])), select((2, 3, 4), [1])
+    ('(4,2):(6,1)', (3,))
+    """
+    ms = list(modes) if isinstance(modes, Iterable) and not isinstance(modes, (str, bytes)) else modes
+    return _both(layout, "select", lambda t: ops.tuple_select(t, ms))
 
 
-def take(layout: Layout, begin: int, end: int) -> Layout:
-    """Modes ``[begin, end)``."""
-    return select(layout, range(begin, end))
+def take(layout: Layout | IntTuple, begin: int, end: int) -> Any:
+    """Modes ``[begin, end)`` (CuTe's ``take<B,E>``; ``end == -1``: to the end of an IntTuple).
+    Of a Layout, C++ wants a non-empty range within the rank.
+
+    >>> str(take(Layout.parse("(2,3,4):(1,2,6)"), 1, 3)), take((2, 3, 4), 0, -1)
+    ('(3,4):(2,6)', (2, 3, 4))
+    """
+    if isinstance(layout, Layout) and not (it.is_int(begin) and it.is_int(end) and
+                                           0 <= begin < end <= layout.rank()):
+        raise LayoutError(f"take: [{it.describe(begin)},{it.describe(end)}) is not a non-empty "
+                          f"range of the modes of {layout}")
+    return _both(layout, "take", lambda t: ops.tuple_take(t, begin, end))
 
 
-def group(layout: Layout, begin: int, end: int) -> Layout:
-    """Wrap modes ``[begin, end)`` into one mode."""
-    modes = layout.modes()
-    if not 0 <= begin <= end <= len(modes):
-        raise LayoutError(f"group [{begin},{end}) is out of range for {layout}")
-    inner = modes[begin:end]
-    mid = _mk(tuple(m.shape for m in inner), tuple(m.stride for m in inner))
-    out = modes[:begin] + (mid,) + modes[end:]
-    return _mk(tuple(m.shape for m in out), tuple(m.stride for m in out))
+def group(layout: Layout | IntTuple, begin: int, end: int) -> Any:
+    """Wrap modes ``[begin, end)`` into one mode (CuTe's ``group<B,E>``; ``B == E`` adds none).
+
+    >>> str(group(Layout.parse("(2,3,4):(1,2,6)"), 1, 3)), group((2, 3, 4), 0, 2)
+    ('(2,(3,4)):(1,(2,6))', ((2, 3), 4))
+    """
+    return _both(layout, "group", lambda t: ops.tuple_group(t, begin, end))
 
 
 group_modes = group
 
 
-def flatten(layout: Layout) -> Layout:
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    if not isinstance(layout.shape, tuple):
-        return layout
-    return _mk(fs, fd)
+def flatten(layout: Layout | IntTuple) -> Any:
+    """Depth at most 1: the leaves as a flat tuple; an int (an int layout) stays as it is.
+
+    >>> str(flatten(Layout.parse("(2,(3,4)):(1,(2,6))"))), flatten(((1, 2), 3)), flatten(5)
+    ('(2,3,4):(1,2,6)', (1, 2, 3), 5)
+    """
+    return _both(layout, "flatten", ops.tuple_flatten)
 
 
-def unflatten(layout: Layout, profile: IntTuple) -> Layout:
-    return _mk(it.unflatten(it.flatten(layout.shape), profile),
-                  it.unflatten(it.flatten(layout.stride), profile))
+def unflatten(layout: Layout | IntTuple, profile: IntTuple) -> Any:
+    """The modes nested like ``profile``, one per leaf (CuTe's ``unflatten``; C++ wants them flat).
+
+    >>> str(unflatten(Layout.parse("(2,3,4):(1,2,6)"), (0, (0, 0)))), unflatten((2, 3), ((0, 0),))
+    ('(2,(3,4)):(1,(2,6))', ((2, 3),))
+    """
+    if not it._valid(profile):
+        raise it.not_int_tuple("unflatten", profile)
+    return _both(layout, "unflatten", lambda t: ops.tuple_unflatten(t, profile))
+
+
+def _extend(layout: Any, extra: Any, n: Any, what: str,
+            f: Callable[[IntTuple, IntTuple, Any], IntTuple]) -> Any:
+    """append/prepend: a Layout takes a Layout (default ``1:0``), an IntTuple an IntTuple."""
+    if isinstance(layout, Layout):
+        x = _mk(1, 0) if extra is None else extra
+        if not isinstance(x, Layout):
+            raise LayoutError(f"{what}: a Layout takes a Layout mode, got {it.describe(extra)}")
+        return _mk(f(layout._shape, x._shape, n), f(layout._stride, x._stride, n))
+    if extra is None or not it._valid(extra):
+        raise LayoutError(f"{what}: an IntTuple takes an IntTuple mode, got {it.describe(extra)}")
+    return _both(layout, what, lambda t: f(t, extra, n))
+
+
+def append(layout: Layout | IntTuple, extra: Any = None, n: int | None = None) -> Any:
+    """Append a mode (of a Layout, default ``1:0``); with ``n``, pad up to rank ``n``.
+
+    >>> str(append(Layout(4, 1), n=3)), append((2, 3), 4)
+    ('(4,1,1):(1,0,0)', (2, 3, 4))
+    """
+    return _extend(layout, extra, n, "append", ops.tuple_append)
+
+
+def prepend(layout: Layout | IntTuple, extra: Any = None, n: int | None = None) -> Any:
+    """Prepend a mode (of a Layout, default ``1:0``); with ``n``, pad up to rank ``n``.
+
+    >>> str(prepend(Layout(4, 1))), prepend((2, 3), 4, 3)
+    ('(1,4):(0,1)', (4, 2, 3))
+    """
+    return _extend(layout, extra, n, "prepend", ops.tuple_prepend)
 
 
 def _as_modes(layout: Layout) -> tuple[Layout, ...]:
@@ -509,71 +586,55 @@ def _concat(modes: Iterable[Layout]) -> Layout:
     return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
 
 
-def append(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:
-    """Append a mode (default ``1:0``); with ``n``, pad up to rank ``n``."""
-    extra = _mk(1, 0) if extra is None else extra
-    modes = list(_as_modes(layout))
-    if n is None:
-        return _concat(modes + [extra])
-    while len(modes) < n:
-        modes.append(extra)
-    return _concat(modes) if len(modes) > 1 or isinstance(layout.shape, tuple) else layout
+def zip_layouts(a: Layout | IntTuple, b: Layout | IntTuple) -> Any:
+    """Mode ``i`` of the result is ``(a_i, b_i)``; a rank-1 int ``a`` gives ``((a, b))`` (CuTe's ``zip``).
+
+    >>> str(zip_layouts(Layout.parse("(2,3):(1,2)"), Layout.parse("(4,5):(6,24)"))), zip_layouts(5, (3, 4))
+    ('((2,4),(3,5)):((1,6),(2,24))', ((5, (3, 4)),))
+    """
+    if isinstance(a, Layout) and isinstance(b, Layout):
+        return _mk(ops.tuple_zip(a._shape, b._shape), ops.tuple_zip(a._stride, b._stride))
+    if isinstance(a, Layout) or isinstance(b, Layout) or not (it._valid(a) and it._valid(b)):
+        raise LayoutError(f"zip: expected two Layouts or two IntTuples, got {it.describe(a)} "
+                              f"and {it.describe(b)}")
+    return ops.tuple_zip(a, b)
 
 
-def prepend(layout: Layout, extra: Layout | None = None, n: int | None = None) -> Layout:
-    extra = _mk(1, 0) if extra is None else extra
-    modes = list(_as_modes(layout))
-    if n is None:
-        return _concat([extra] + modes)
-    while len(modes) < n:
-        modes.insert(0, extra)
-    return _concat(modes)
+def slice(crd: Any, layout: Layout | IntTuple) -> Any:
+    """Keep the modes where ``crd`` has ``_``: ``slice((0,_,1), (2,3,4):(1,2,6))`` = ``(3):(2)``;
+    ``slice(_, L)`` is ``L`` (CuTe's ``slice``).
+
+    >>> str(slice((0, _, 1), Layout.parse("(2,3,4):(1,2,6)"))), slice((_, 0), ((2, 3), 4))
+    ('(3):(2)', ((2, 3),))
+    """
+    return _both(layout, "slice", lambda t: ops.tuple_slice(crd, t))
 
 
-def zip_layouts(a: Layout, b: Layout) -> Layout:
-    """Mode ``i`` of the result is ``(a_i, b_i)`` (CuTe's ``zip`` of two layouts)."""
-    ma, mb = _as_modes(a), _as_modes(b)
-    if len(ma) != len(mb):
-        raise LayoutError(f"zip needs equal ranks, got {a} and {b}")
-    return _concat(_concat((x, y)) for x, y in zip(ma, mb))
+def dice(crd: Any, layout: Layout | IntTuple) -> Any:
+    """Keep the modes where ``crd`` has an integer; ``dice(int, L)`` is ``L`` (CuTe's ``dice``).
 
-
-def _slice_parts(crd: Any, shape: Any, stride: Any, keep_wild: bool) -> tuple[list[Any], list[Any]]:
-    if isinstance(crd, tuple):
-        if not isinstance(shape, tuple) or len(crd) != len(shape):
-            raise LayoutError(f"slice coordinate {format_int_tuple(crd)} does not match shape "
-                              f"{format_int_tuple(shape)}")
-        ss: list[Any] = []
-        dd: list[Any] = []
-        for c, s, d in zip(crd, shape, stride):
-            a, b = _slice_parts(c, s, d, keep_wild)
-            ss += a
-            dd += b
-        return ss, dd
-    wild = crd is it._ or crd is None
-    return ([shape], [stride]) if wild == keep_wild else ([], [])
-
-
-def slice(crd: Any, layout: Layout) -> Layout:
-    """Keep the modes where ``crd`` has ``_``: ``slice((0,_,1), (2,3,4):(1,2,6))`` = ``(3):(2)``."""
-    ss, dd = _slice_parts(crd, layout.shape, layout.stride, True)
-    return _mk(tuple(ss), tuple(dd))
-
-
-def dice(crd: Any, layout: Layout) -> Layout:
-    """Keep the modes where ``crd`` has an integer."""
-    ss, dd = _slice_parts(crd, layout.shape, layout.stride, False)
-    return _mk(tuple(ss), tuple(dd))
+    >>> str(dice((0, _, 1), Layout.parse("(2,3,4):(1,2,6)"))), dice((_, 0), ((2, 3), 4))
+    ('(2,4):(1,6)', (4,))
+    """
+    return _both(layout, "dice", lambda t: ops.tuple_slice(crd, t, False))
 
 
 def _zero_wild(crd: Any) -> Any:
     if isinstance(crd, tuple):
         return tuple(_zero_wild(c) for c in crd)
-    return 0 if crd is it._ or crd is None else crd
+    return 0 if crd is _ or crd is None else crd
 
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
-    """The slice and the offset of ``crd`` with every ``_`` set to 0."""
+    """The slice and the offset of ``crd`` with every ``_`` set to 0.
+
+    >>> L = Layout.parse("(2,3,4):(1,2,6)")
+    >>> s, off = slice_and_offset((1, _, 2), L)
+    >>> str(s), off
+    ('(3):(2)', 13)
+    """
+    if not isinstance(layout, Layout):
+        raise LayoutError(f"slice_and_offset: expected a Layout, got {it.describe(layout)}")
     return slice(crd, layout), layout(_zero_wild(crd))
 
 
@@ -681,6 +742,8 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
         stride: Any = layout._stride
         shapes, strides = _merge(shape, stride, [], [])
         return layout_of_lists(shapes, strides)
+    if not it._valid(profile):
+        raise it.not_int_tuple("coalesce", profile)
     modes = _as_modes(layout)
     out = [coalesce(m, profile[i]) if i < len(profile) else m for i, m in enumerate(modes)]
     return _concat(out)

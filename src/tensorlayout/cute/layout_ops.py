@@ -69,7 +69,7 @@ def compact_major(major: str, shape: IntTuple, current: IntTuple = 1) -> IntTupl
     ((12, (4, 1)), (5, 7))
     """
     if not isinstance(major, str) or major not in _MAJORS:
-        raise LayoutError(f"compact_major: expected 'LayoutLeft' or 'LayoutRight', got {major!r}")
+        raise LayoutError(f"compact_major: expected 'LayoutLeft' or 'LayoutRight', got {it.describe(major)}")
     _check(shape, current)
     if isinstance(current, tuple):
         if not isinstance(shape, tuple) or len(shape) != len(current):
@@ -104,7 +104,7 @@ def compact_order(shape: IntTuple, order: IntTuple | str) -> IntTuple:
 def _check(*ts: Any) -> None:
     for t in ts:
         if not it._valid(t):
-            raise LayoutError(f"expected an int or a nested tuple of ints, got {t!r}"[:200])
+            raise LayoutError(f"expected an int or a nested tuple of ints, got {it.describe(t)}")
 
 
 def make_coord_iterator(shape: IntTuple, order: IntTuple | None = None,
@@ -130,7 +130,8 @@ def make_coord_iterator(shape: IntTuple, order: IntTuple | None = None,
                               f"{format_int_tuple(shape)} and number its leaves 0..{n - 1}")
         visit = [flat_order.index(i) for i in range(n)]
     if coord is not None and (not it._valid(coord) or not it.congruent(coord, shape)):
-        raise LayoutError(f"coordinate {coord!r} is not congruent with shape {format_int_tuple(shape)}"[:200])
+        raise LayoutError(f"coordinate {it.describe(coord)} is not congruent with shape "
+                          f"{format_int_tuple(shape)}")
     start = [0] * n if coord is None else list(it.flatten(coord))
     if n == 0:
         raise LayoutError("an empty shape has no coordinate iterator (C++ does not compile one)")
@@ -169,7 +170,7 @@ class IdentityLayout:
     def __init__(self, shape: tuple[Any, ...]) -> None:
         _check(shape)
         if not isinstance(shape, tuple) or any(x < 0 for x in it.flatten(shape)):
-            raise LayoutError(f"an identity layout needs a tuple shape of extents, got {shape!r}"[:200])
+            raise LayoutError(f"an identity layout needs a tuple shape of extents, got {it.describe(shape)}")
         self._shape = shape
 
     @property
@@ -243,7 +244,7 @@ def coprofile(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
 
 def _check_path(path: tuple[Any, ...]) -> None:
     if not all(it.is_int(k) for k in path):
-        raise LayoutError(f"a mode path is ints, got {path!r}"[:200])
+        raise LayoutError(f"a mode path is ints, got {it.describe(path)}")
 
 
 def _sub_shape(shape: IntTuple, path: tuple[int, ...]) -> IntTuple:
@@ -300,19 +301,20 @@ def domain_distribute(a: Layout | IntTuple, b: int) -> Layout:
     >>> str(domain_distribute((15, 14), 6)), str(domain_distribute((4, 8), 16))
     ('(3,2):(1,15)', '16:1')
     """
-    flat = it.flatten(a.shape if isinstance(a, Layout) else a)
-    _check(flat, b)
+    shape = a.shape if isinstance(a, Layout) else a
+    _check(shape, b)
+    flat = it.flatten(shape)
     if isinstance(b, tuple):
         raise LayoutError(f"domain_distribute needs an int count, got {format_int_tuple(b)}")
-    shape = []
+    out = []
     rest = b
     for s in flat:
         g = ops.gcd(s, rest)
         if g == 0:
             raise AlgebraError("domain_distribute: gcd(0, 0) divides nothing")
-        shape.append(g)
+        out.append(g)
         rest = trunc_div(rest, g)
-    return coalesce(make_layout(tuple(shape), compact_major("LayoutLeft", flat)))
+    return coalesce(make_layout(tuple(out), compact_major("LayoutLeft", flat)))
 
 
 def domain_offset(coord: IntTuple, layout: Layout) -> tuple[Layout, int]:
@@ -332,12 +334,14 @@ def replace(layout: Layout, n: int, x: Layout) -> Layout:
     '(2,5,4):(1,7,6)'
     """
     layout, x = as_layout(layout), as_layout(x)
+    if not it.is_int(n):
+        raise LayoutError(f"replace: a mode index is an int, got {it.describe(n)}")
     if not isinstance(layout.shape, tuple):
         if n != 0:
             raise LayoutError(f"mode {n} is out of range for {layout} (rank 1)")
         return x
-    if not (it.is_int(n) and 0 <= n <= len(layout.shape)):
-        raise LayoutError(f"mode {n!r} is out of range for {layout}")
+    if not 0 <= n <= len(layout.shape):
+        raise LayoutError(f"mode {n} is out of range for {layout}")
     modes = list(layout.modes())
     modes[n:n + 1] = [x]  # n == rank appends, as C++'s replace<N> does
     return Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
@@ -368,8 +372,8 @@ def transform_layout(t0: Any, f: Callable[..., Layout] | Any,
         m0, m1 = _modes_of(t0), _modes_of(f)
         r = min(len(m0), len(m1))
         out = [f2(a, b) for a, b in zip(m0, m1)] + list(m0[r:]) + list(m1[r:])
-    if not all(isinstance(m, Layout) for m in out):
-        raise LayoutError("transform_layout: every mode of the result must be a Layout")
+    if not out or not all(isinstance(m, Layout) for m in out):
+        raise LayoutError("transform_layout: the result must have modes, each a Layout")
     return make_layout(*out)
 
 

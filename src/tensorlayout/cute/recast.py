@@ -43,7 +43,7 @@ def upcast(layout: Layout, n: int) -> Layout:
     """
     layout = as_layout(layout)
     if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"upcast factor must be a positive int, got {n!r}")
+        raise AlgebraError(f"upcast factor must be a positive int, got {it.describe(n)}")
 
     def leaf(s: int, d: int) -> tuple[int, int]:
         if d == 0:
@@ -60,7 +60,7 @@ def downcast(layout: Layout, n: int) -> Layout:
     """
     layout = as_layout(layout)
     if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"downcast factor must be a positive int, got {n!r}")
+        raise AlgebraError(f"downcast factor must be a positive int, got {it.describe(n)}")
     return _map_leaves(layout, lambda s, d: (s * n, d) if abs(d) == 1 else (s, d * n))
 
 

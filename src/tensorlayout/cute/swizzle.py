@@ -38,7 +38,7 @@ class Swizzle:
     def __post_init__(self) -> None:
         for v in (self.bits, self.base, self.shift):
             if not isinstance(v, int) or isinstance(v, bool):
-                raise AlgebraError(f"Swizzle<B,M,S> takes ints, got {v!r}")
+                raise AlgebraError(f"Swizzle<B,M,S> takes ints, got {it.describe(v)}")
         if self.bits < 0 or self.base < 0:
             raise AlgebraError(f"Swizzle<{self.bits},{self.base},{self.shift}> needs B >= 0 and M >= 0")
         if abs(self.shift) < self.bits:
@@ -56,7 +56,7 @@ class Swizzle:
     def __call__(self, x: Any) -> Any:
         if not isinstance(x, (int, np.integer, np.ndarray)) or isinstance(x, bool) or (
                 isinstance(x, np.ndarray) and x.dtype.kind not in "iu"):
-            raise LayoutError(f"a swizzle maps integer offsets, got {x!r}"[:200])
+            raise LayoutError(f"a swizzle maps integer offsets, got {it.describe(x)}")
         post = XorSwizzle(self.bits, self.base, self.shift)  # the core's post-op
         return post(x) if isinstance(x, np.ndarray) else post(int(x))
 
@@ -76,6 +76,9 @@ def _ctz(x: int) -> int:
 
 def make_swizzle(yyy_mask: int, zzz_mask: int) -> Swizzle:
     """Recover ``Swizzle<B,M,S>`` from its two bit masks (equal popcount, contiguous bits)."""
+    if not (it.is_int(yyy_mask) and it.is_int(zzz_mask)):
+        raise AlgebraError(f"make_swizzle needs two int masks, got {it.describe(yyy_mask)} and "
+                           f"{it.describe(zzz_mask)}")
     if yyy_mask <= 0 or zzz_mask <= 0:
         raise AlgebraError("make_swizzle needs two non-zero masks")
     b = bin(yyy_mask).count("1")

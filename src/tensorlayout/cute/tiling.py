@@ -252,7 +252,7 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
     """
     a = _layout_arg(a)
     if not it._valid(target):
-        raise LayoutError(f"tile_to_shape: the target must be a shape, got {target!r}"[:200])
+        raise LayoutError(f"tile_to_shape: the target must be a shape, got {it.describe(target)}")
     trg = target if isinstance(target, tuple) else (target,)
     a = _pad_rank(a, len(trg))
     counts = []
@@ -263,9 +263,9 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
                                f"divide the target extent {ts}")
         counts.append(ts // n)
     shape = tuple(counts)
-    if order is None or order == "LayoutLeft":
+    if order is None or (isinstance(order, str) and order == "LayoutLeft"):
         tiles = make_layout(shape)
-    elif order == "LayoutRight":
+    elif isinstance(order, str) and order == "LayoutRight":
         tiles = make_layout(shape, "LayoutRight")
     else:
         tiles = make_ordered_layout(shape, order)  # type: ignore[arg-type]
@@ -278,10 +278,11 @@ def tile_to_shape(a: Layout, target: IntTuple, order: IntTuple | str | None = No
 def local_tile(layout: Layout, tiler: Tiler, coord: Sequence[int] | int) -> tuple[Layout, int]:
     """The tile at ``coord`` of ``zipped_divide(layout, tiler)``: (tile layout, its offset)."""
     z = zipped_divide(layout, tiler)
-    return z[0], z[1](coord if isinstance(coord, int) else tuple(coord))
+    return z[0], z[1](tuple(coord) if isinstance(coord, list) else coord)
 
 
 def local_partition(layout: Layout, threads: Layout, index: int) -> tuple[Layout, int]:
     """Thread ``index``'s elements when ``threads`` tiles ``layout``: (its layout, its offset)."""
+    threads = _layout_arg(threads)
     z = zipped_divide(layout, threads.shape if isinstance(threads.shape, tuple) else (threads.shape,))
     return z[1], z[0](it.idx2crd(index, threads.shape))

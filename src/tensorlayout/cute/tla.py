@@ -64,7 +64,7 @@ def element_bits(dtype: str | int) -> int:
     elif isinstance(dtype, str):
         bits = element_type(dtype).bit_width
     else:
-        raise LayoutError(f"expected an element type name or a bit width, got {dtype!r}")
+        raise LayoutError(f"expected an element type name or a bit width, got {it.describe(dtype)}")
     if bits <= 0 or 256 % bits:
         raise LayoutError(f"TLA formats need an element width dividing 256 bits, got {bits}")
     return bits
@@ -81,6 +81,15 @@ class TlaLayout:
     __slots__ = ("_element_bits", "_layout", "_origin_shape")
 
     def __init__(self, layout: Layout, origin_shape: tuple[int, ...] = (), element_bits: int = 0) -> None:
+        if isinstance(layout, TlaLayout):  # its CuTe layout (the origin shape is given anew)
+            layout = layout.layout
+        if not isinstance(layout, Layout):
+            raise LayoutError(f"TlaLayout: expected a Layout, got {it.describe(layout)}")
+        if not (isinstance(origin_shape, tuple) and all(it.is_int(x) for x in origin_shape)):
+            raise LayoutError(f"TlaLayout: an origin shape is a flat tuple of ints, got "
+                              f"{it.describe(origin_shape)}")
+        if not it.is_int(element_bits):
+            raise LayoutError(f"TlaLayout: element_bits is an int, got {it.describe(element_bits)}")
         if not origin_shape:
             modes = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
             origin_shape = tuple(it.product(m) for m in modes)
@@ -205,9 +214,10 @@ def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Tla
     """``MakeLayout<Element, Tag>(rows, cols)``: RowMajor, ColumnMajor, VectorLayout, zN, zZ, nZ,
     nN (the legacy tag's formula), L0C, Weight4BitnZ; padded to whole fractals, origin (rows, cols)."""
     if not isinstance(tag, str):
-        raise LayoutError(f"a TLA format is named by a string ({', '.join(FORMATS)}), got {tag!r}"[:200])
+        raise LayoutError(f"a TLA format is named by a string ({', '.join(FORMATS)}), got {it.describe(tag)}")
     if not (it.is_int(rows) and it.is_int(cols)) or rows < 0 or cols < 0:
-        raise LayoutError(f"rows and cols must be non-negative ints, got {rows!r} x {cols!r}")
+        raise LayoutError(f"rows and cols must be non-negative ints, got {it.describe(rows)} x "
+                          f"{it.describe(cols)}")
     bits = element_bits(dtype)
     c0 = 256 // bits
     f = 4096 // bits
@@ -227,7 +237,7 @@ def make_format(tag: str, rows: int, cols: int, dtype: str | int = "f16") -> Tla
         return TlaLayout(Layout((c,), (1,)), (c,), bits)
     key = next((k for k in table if k.lower() == str(tag).lower()), None)
     if key is None:
-        raise LayoutError(f"unknown TLA format {tag!r}; expected one of {', '.join(FORMATS)}")
+        raise LayoutError(f"unknown TLA format {it.describe(tag)}; expected one of {', '.join(FORMATS)}")
     s, d = table[key]
     return TlaLayout(Layout(s, d), (rows, cols), bits)
 
@@ -260,7 +270,7 @@ def make_layout_tile(layout: TlaLayout | Layout | str, tile: Sequence[int]) -> T
     """``MakeLayoutTile(layout, (rows, cols))`` (before v1.5): new shape, same stride, origin = tile."""
     lay = _as_tla(layout).layout
     if not (isinstance(tile, (tuple, list)) and all(it.is_int(x) for x in tile)):
-        raise LayoutError(f"make_layout_tile: tile must be a sequence of ints, got {tile!r}"[:200])
+        raise LayoutError(f"make_layout_tile: tile must be a sequence of ints, got {it.describe(tile)}")
     return TlaLayout(Layout(_tile_shape(lay, tile), lay.stride), tuple(tile))
 
 
@@ -278,7 +288,7 @@ def get_tile_layout(layout: TlaLayout | Layout | str, tile: Sequence[int], coord
     for name, v in (("tile", tile), ("coord", coord), ("origin", origin)):
         if (v is not None or name != "origin") and not (
                 isinstance(v, (tuple, list)) and all(it.is_int(x) for x in v)):
-            raise LayoutError(f"get_tile_layout: {name} must be a sequence of ints, got {v!r}"[:200])
+            raise LayoutError(f"get_tile_layout: {name} must be a sequence of ints, got {it.describe(v)}")
     base = tuple(origin) if origin is not None else parent.origin_shape
     if not (len(tile) == len(coord) == len(base)):
         raise LayoutError(f"tile {tuple(tile)}, coord {tuple(coord)} and origin {base} need equal ranks")
@@ -344,5 +354,5 @@ def is_format(layout: TlaLayout | Layout | str, tag: str, dtype: str | int = "f1
     check = checks.get(tag.lower()) if isinstance(tag, str) else None
     if check is None:
         raise LayoutError(f"is_format knows VectorLayout, RowMajor, ColumnMajor, zN, zNUnAlign, zZ and nZ, "
-                          f"got {tag!r}"[:200])
+                          f"got {it.describe(tag)}")
     return check()

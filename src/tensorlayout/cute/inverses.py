@@ -141,7 +141,29 @@ def right_inverse(layout: Layout) -> Layout:
     '(4,2,6):(2,1,8)'
     """
     layout = _layout_arg(layout)
-    cs, _cd, keys, pre = _by_stride(layout, "right_inverse")
+    cs, cd = coalesce_lists(layout._shape, layout._stride)
+    if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
+        _require_extents(layout, "right_inverse")
+    pre = [1]  # compact column-major strides, then the size
+    at: dict[int, int] = {}  # stride -> position (plain loops: a comprehension or accumulate cost 2x here)
+    p = 1
+    for k, d in enumerate(cd):
+        at[d] = k
+        p *= cs[k]
+        pre.append(p)
+    if len(at) == len(cd):
+        shapes, strides = _spans_by_lookup(cs, pre, at)
+    else:
+        shapes, strides = _spans_in_order(cs, pre, _by_stride(layout, "right_inverse")[2])
+    # bounds every int: distinct extents, their strides already coalesced: two result modes
+    # k, k+1 join only where the input's modes k, k+1 did
+    return _flat_result(shapes, strides, pre[-1], "right_inverse")
+
+
+def _spans_in_order(cs: list[int], pre: list[int], keys: list[tuple[int, int]]
+                    ) -> tuple[list[int], list[int]]:
+    """right_inverse's modes: walking the (stride, position) ``keys`` in C++'s order, each mode
+    whose stride is the span so far joins (sorted: past the span, none can)."""
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
@@ -150,11 +172,27 @@ def right_inverse(layout: Layout) -> Layout:
             shapes.append(cs[k])
             strides.append(pre[k])
             cur *= cs[k]
-        elif d > cur:  # sorted: no later stride is cur either
+        elif d > cur:
             break
-    size = pre[-1] * cs[-1] if cs else 1  # bounds every int: distinct extents, their strides
-    # already coalesced: two result modes k, k+1 join only where the input's modes k, k+1 did
-    return _flat_result(shapes, strides, size, "right_inverse")
+    return shapes, strides
+
+
+def _spans_by_lookup(cs: list[int], pre: list[int], at: dict[int, int]) -> tuple[list[int], list[int]]:
+    """:func:`_spans_in_order` for distinct strides (``at``: stride -> position), without the
+    sort: the only mode that can join next is the one whose stride is the span so far, and it
+    comes later in the sorted order than every mode taken (each extent is at least 2 after
+    coalescing; a lone extent-1 mode joins once, the loop taking each mode at most once)."""
+    shapes: list[int] = []
+    strides: list[int] = []
+    cur = 1
+    for _ in cs:
+        k = at.get(cur)
+        if k is None:
+            break
+        shapes.append(cs[k])
+        strides.append(pre[k])
+        cur *= cs[k]
+    return shapes, strides
 
 
 def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:

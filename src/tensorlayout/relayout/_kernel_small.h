@@ -307,8 +307,13 @@ static int arrays_fit(const small_call_t *c, const Py_buffer *dv, const Py_buffe
 
 static void fill_items(char *d, Py_ssize_t n, const unsigned char *one, Py_ssize_t item)
 {
+    int bytewise = 1; /* one repeated byte (a pad of 0, say): memset, glibc's widest stores */
+    for (Py_ssize_t b = 1; b < item && bytewise; b++) bytewise = one[b] == one[0];
+    if (bytewise) {
+        memset(d, one[0], (size_t)(n * item));
+        return;
+    }
     switch (item) {
-    case 1: memset(d, one[0], (size_t)n); return;
     case 2: { uint16_t v; memcpy(&v, one, 2); for (Py_ssize_t i = 0; i < n; i++) ((uint16_t *)d)[i] = v; return; }
     case 4: { uint32_t v; memcpy(&v, one, 4); for (Py_ssize_t i = 0; i < n; i++) ((uint32_t *)d)[i] = v; return; }
     case 8: { uint64_t v; memcpy(&v, one, 8); for (Py_ssize_t i = 0; i < n; i++) ((uint64_t *)d)[i] = v; return; }

@@ -182,3 +182,13 @@ def test_raw_streamed_source_run_transposes(item: int, ng: int, na: int, nb: int
         for a in range(na):
             untouched[start + g * dg + a * da:start + g * dg + a * da + nb * item] = False
     assert (raw[untouched] == 0xAB).all()
+
+
+@pytest.mark.parametrize("item, ng, na", [(2, 4096, 8), (4, 2048, 8), (4, 1024, 17), (2, 8192, 5)])
+@pytest.mark.parametrize("nb", [9, 131])
+@pytest.mark.parametrize("d_off", [0, 8, 16, 2])
+def test_raw_streamed_far_row_transposes(item: int, ng: int, na: int, nb: int, d_off: int) -> None:
+    # the same with source rows 64 KiB or more apart (a permuted rank-3 array's): tile by tile,
+    # streamed where every store is 16-byte aligned (far_rows in _kernel_tiles.h)
+    assert ng * na * item >= 1 << 16
+    test_raw_streamed_source_run_transposes(item, ng, na, nb, d_off)

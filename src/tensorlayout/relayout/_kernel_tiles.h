@@ -389,21 +389,6 @@ static void stage_tiles(const tiler_t *t, char *stage, const char *in, Py_ssize_
     }
 }
 
-/* stage_tiles when each block is whole (ra == na): then the blocks' rows run on in both the
- * stage and the source, and the tiles cross block boundaries (a (2,1) sub-tile's pairs against
- * a transposed tiling: 4 rows of 4-byte items per block, too few for one tile). */
-static void stage_run_on(const tiler_t *t, char *stage, const char *in, Py_ssize_t rows, Py_ssize_t bw,
-                         Py_ssize_t sb, int lg)
-{
-    const Py_ssize_t it = ITEM(lg), v = t->v;
-    Py_ssize_t eb = t->tile ? bw - bw % v : 0, er = t->tile ? rows - rows % v : 0;
-    for (Py_ssize_t bt = 0; bt < eb; bt += v)
-        for (Py_ssize_t r = 0; r < er; r += v)
-            t->tile(stage + r * 64 + bt * it, in + r * it + bt * sb, 64, sb, 0);
-    transpose_table[lg](stage + eb * it, in + eb * sb, rows, bw - eb, 64, sb);
-    transpose_table[lg](stage + er * 64, in + er * it, rows - er, eb, 64, sb);
-}
-
 /* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
  * destination's contiguous axis b in strips of one cache line (the first strip up to d's
  * first line boundary), each strip over all of g, so a few source rows are read along. A
@@ -441,8 +426,10 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                     tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
                     continue;
                 }
-                if (ra == na) /* whole rows: the stage's rows run on over g as the source's do */
-                    stage_run_on(t, stage, in, cg * na, bw, sb, lg);
+                if (ra == na) /* whole blocks: the stage's rows run on over g as the source's do,
+                               * so they are one block, the tiles crossing g (a (2,1) sub-tile's
+                               * 4-byte pairs: 4 rows a block, too few for one tile) */
+                    stage_tiles(t, stage, in, 1, cg * na, cg * na, bw, sb, lg);
                 else
                     stage_tiles(t, stage, in, cg, na, ra, bw, sb, lg);
                 for (Py_ssize_t g = 0; g < cg; g++)

@@ -16,24 +16,17 @@ import tensorlayout.relayout._copy as engine
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 from tensorlayout.relayout._direct import is_direct
-from tensorlayout.xla import linear_indices, parse_shape
+from tests.relayout._reference import reference_buffer
 
 TYPES = {"bf16": np.uint16, "u16": np.uint16, "s8": np.int8, "u8": np.uint8}
 TILED = ["T(8,128)(2,1)", "T(4,128)(2,1)", "T(16,128)(2,1)", "T(8,64)(2,1)", "T(2,8)(2,1)"]
-
-
-def _reference(data: np.ndarray, text: str, pad: int) -> np.ndarray:
-    shape = parse_shape(text)
-    buf = np.full(as_target(text).physical_elements, pad, dtype=data.dtype)
-    buf[linear_indices(shape)] = data.reshape(-1)
-    return buf
 
 
 @settings(suppress_health_check=list(HealthCheck), max_examples=50, deadline=None)
 @given(dtype=st.sampled_from(sorted(TYPES)), tiles=st.tuples(st.sampled_from(TILED), st.sampled_from(TILED)),
        rows=st.integers(1, 70), cols=st.integers(1, 300), threads=st.sampled_from([1, 3]),
        pad=st.integers(0, 9), flip=st.booleans())
-def test_swapped_relayout_matches_the_reference(engine_mode: str, dtype: str, tiles: tuple[str, str],
+def test_swapped_relayout_matches_thereference_buffer(engine_mode: str, dtype: str, tiles: tuple[str, str],
                                                  rows: int, cols: int, threads: int, pad: int,
                                                  flip: bool) -> None:
     order = ["{1,0:%s}", "{0,1:%s}"][::-1 if flip else 1]
@@ -42,8 +35,8 @@ def test_swapped_relayout_matches_the_reference(engine_mode: str, dtype: str, ti
     if tiles[0] == tiles[1] and min(rows, cols) >= 16:
         assert is_direct(as_target(s), as_target(d))
     data = np.random.default_rng(rows * cols).integers(0, 100, (rows, cols)).astype(TYPES[dtype])
-    buf = _reference(data, s, 5)
-    want = _reference(data, d, pad)
+    buf = reference_buffer(data, s, 5)
+    want = reference_buffer(data, d, pad)
     got = relayout(buf, s, d, pad_value=pad, threads=threads)
     assert np.array_equal(got, want)
     assert np.array_equal(relayout(buf, s, d, pad_value=pad, threads=1), got)  # 1 vs N threads
@@ -85,7 +78,7 @@ def test_swapped_relayout_large_streamed_threads(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     s, d = "bf16[520,640]{1,0:T(8,128)(2,1)}", "bf16[520,640]{0,1:T(8,128)(2,1)}"
     data = np.random.default_rng(4).integers(0, 60000, (520, 640)).astype(np.uint16)
-    want = _reference(data, d, 0)
+    want = reference_buffer(data, d, 0)
     buf = to_physical(data, s)
     for threads in (1, 2, 4):
         assert np.array_equal(relayout(buf, s, d, threads=threads), want)

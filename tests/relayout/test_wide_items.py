@@ -18,31 +18,26 @@ from tensorlayout.relayout import as_target, from_physical, to_physical
 from tensorlayout.relayout._copy import _extended
 from tensorlayout.relayout._kernel_path import kernel_tasks
 from tensorlayout.relayout._plan import copy_plan
-from tensorlayout.xla import linear_indices, parse_shape
+from tensorlayout.xla import parse_shape
+from tests.relayout._reference import reference_buffer
 
 TYPES = {"bf16": np.uint16, "s8": np.int8, "u8": np.uint8, "f32": np.float32}
 SUB = {"bf16": ["(2,1)"], "s8": ["(4,1)", "(2,1)"], "u8": ["(4,1)"], "f32": ["", "(2,1)"]}
 TILES = ["T(8,128)", "T(4,128)", "T(16,128)", "T(8,64)", "T(2,8)", "T(8,8)"]
 
 
-def _reference(data: np.ndarray, text: str, pad: int) -> np.ndarray:
-    buf = np.full(as_target(text).physical_elements, pad, dtype=data.dtype)
-    buf[linear_indices(parse_shape(text))] = data.reshape(-1)
-    return buf
-
-
 @settings(suppress_health_check=list(HealthCheck), max_examples=60, deadline=None)
 @given(dtype=st.sampled_from(sorted(TYPES)), tile=st.sampled_from(TILES), pick=st.integers(0, 1),
        rows=st.integers(1, 90), cols=st.integers(1, 300), threads=st.sampled_from([1, 3]),
        pad=st.integers(0, 9), rank3=st.booleans())
-def test_transposed_sub_tiles_match_the_reference(engine_mode: str, dtype: str, tile: str, pick: int,
+def test_transposed_sub_tiles_match_thereference_buffer(engine_mode: str, dtype: str, tile: str, pick: int,
                                                   rows: int, cols: int, threads: int, pad: int,
                                                   rank3: bool) -> None:
     sub = SUB[dtype][pick % len(SUB[dtype])]
     dims, order = ((rows, 3, cols), "{0,2,1:") if rank3 else ((rows, cols), "{0,1:")
     text = f"{dtype}[{','.join(map(str, dims))}]{order}{tile}{sub}}}"
     data = np.random.default_rng(rows * cols).integers(0, 100, dims).astype(TYPES[dtype])
-    want = _reference(data, text, pad)
+    want = reference_buffer(data, text, pad)
     got = to_physical(data, text, pad_value=pad, threads=threads)
     assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
     assert np.array_equal(from_physical(got, text, threads=threads), data)
@@ -53,7 +48,7 @@ def test_transposed_sub_tiles_odd_buffers(engine_mode: str, how: str) -> None:
     # an array 2 bytes past a 4-byte boundary: the pairs are misaligned, the run goes back inside
     text = "bf16[40,300]{0,1:T(8,128)(2,1)}"
     data = np.random.default_rng(3).integers(0, 60000, (40, 300)).astype(np.uint16)
-    want = _reference(data, text, 0)
+    want = reference_buffer(data, text, 0)
     if how == "unaligned":
         raw = np.zeros(data.size + 1, np.uint16)
         arg = raw[1:].reshape(data.shape)
@@ -84,7 +79,7 @@ def test_transposed_sub_tiles_large_streamed_threads(monkeypatch: pytest.MonkeyP
                         ("bf16[300,4,264]{0,2,1:T(8,128)(2,1)}", np.uint16)]:
         dims = parse_shape(text).dimensions
         data = np.random.default_rng(4).integers(0, 100, dims).astype(dtype)
-        want = _reference(data, text, 0)
+        want = reference_buffer(data, text, 0)
         for threads in (1, 2, 4):
             got = to_physical(data, text, threads=threads)
             assert np.array_equal(got, want)

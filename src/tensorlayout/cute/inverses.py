@@ -154,7 +154,7 @@ def right_inverse(layout: Layout) -> Layout:
     if len(at) == len(cd):
         shapes, strides = _spans_by_lookup(cs, pre, at)
     else:
-        shapes, strides = _spans_in_order(cs, pre, _by_stride(layout, "right_inverse")[2])
+        shapes, strides = _spans_in_order(cs, pre, [(cd[j], j) for j in exchange_order(cd)])
     # bounds every int: distinct extents, their strides already coalesced: two result modes
     # k, k+1 join only where the input's modes k, k+1 did
     return _flat_result(shapes, strides, pre[-1], "right_inverse")

@@ -6,6 +6,7 @@ remembered calls) or with the offsets recipe."""
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 from dataclasses import replace
 
@@ -164,6 +165,41 @@ def test_the_engine_is_chosen_on_every_call(monkeypatch: pytest.MonkeyPatch) -> 
     assert (to_physical(a, t) == want).all() and len(calls) == 1
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # now shared among threads
     assert (to_physical(a, t, threads=3) == want).all() and len(calls) > 2
+
+
+def test_threads_get_equal_shares_of_a_ragged_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ragged layout's copy is a main box and small edge boxes; each thread gets about half
+    # of every box (in box order, one thread took the whole main box, the other the edges).
+    if not engine.kernel_available():
+        pytest.skip("the C copy kernel was not built")
+    t = PhysicalTarget.from_xla("bf16[200,3000]{1,0:T(8,128)(2,1)}")
+    a = np.arange(200 * 3000, dtype=np.uint16).reshape(200, 3000)
+    want = to_physical(a, t, threads=1)
+    runs: list[int] = []
+    kernel = engine._kernel
+
+    class Spy:
+        @staticmethod
+        def copy(dst: np.ndarray, src: np.ndarray, tasks: list, stream: bool) -> None:
+            runs.append(sum(int(np.prod(task[2])) for task in tasks))
+            kernel.copy(dst, src, tasks, stream)  # type: ignore[union-attr]
+
+    monkeypatch.setattr(engine, "_kernel", Spy)
+    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
+    for threads in (2, 3):
+        runs.clear()
+        assert (to_physical(a, t, threads=threads) == want).all()
+        assert len(runs) == threads and max(runs) < 1.1 * sum(runs) / threads, runs
+
+
+def test_threads_get_equal_shares_of_a_ragged_packed_layout() -> None:
+    from tensorlayout.relayout._threads import _runs
+
+    t = PhysicalTarget.from_xla("s4[64,1000]{1,0:T(8,128)(8,1)E(4)}")
+    for to, workers in itertools.product((True, False), (2, 3)):
+        whole = pack_path._tasks(t, (1000, 1), to, 2 * workers)[0]  # as the packed copies ask
+        shares = [sum(map(pack_path._weight, run)) for run in _runs(workers, whole, pack_path._weight)]
+        assert len(shares) == workers and max(shares) < 1.2 * sum(shares) / workers, shares
 
 
 def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:

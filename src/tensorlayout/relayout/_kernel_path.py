@@ -13,7 +13,7 @@ from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, box_views
 
-__all__ = ["Task", "kernel_tasks", "pair_tasks"]
+__all__ = ["Task", "kernel_tasks", "pair_tasks", "task_weight"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
@@ -115,24 +115,38 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
 def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,
                pieces: int) -> list[Task]:
     """The kernel's tasks for (physical, logical) view pairs over ``buf`` and ``logical``:
-    each in the kernel's loop order, split into ``pieces`` along its outer axis."""
+    each in the kernel's loop order, split into ``pieces`` along its outer axis, the first
+    piece of every pair first, then the second, ... (threads take consecutive runs of equal
+    weight, ``task_weight``: in pair order, one took a ragged layout's whole main box and
+    the other its small edge boxes, 1.8x slower than balanced)."""
+    parts = [_pair_tasks(pv, lv, logical, buf, to_physical, pieces) for pv, lv in pairs]
+    return [task for i in range(pieces) for part in parts for task in part[i:i + 1]]
+
+
+def task_weight(task: Task) -> int:
+    """The items (or wider items) a task moves: what a thread's share of tasks is weighed by."""
+    return prod(task[2])
+
+
+def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.ndarray,
+                to_physical: bool, pieces: int) -> list[Task]:
+    """One pair's tasks: at most ``pieces`` (see ``pair_tasks``)."""
     base_l, base_b = _address(logical), _address(buf)
     tasks: list[Task] = []
-    for pv, lv in pairs:
-        pv, lv = units(pv, lv)
-        swap = pv.itemsize != buf.itemsize
-        if not swap:
-            pv, lv = wider_items(pv, lv)
-        wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
-        p, q = _kernel_views(pv, lv, to_physical)
-        step = -(-p.shape[0] // pieces) if pieces > 1 and p.ndim and p.shape[0] > 1 else None
-        parts = [(p, q)] if step is None else \
-            [(p[i:i + step], q[i:i + step]) for i in range(0, p.shape[0], step)]
-        for pp, qq in parts:
-            phys = (_address(pp) - base_b, pp.strides)
-            logi = (_address(qq) - base_l, qq.strides)
-            (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
-            tasks.append((d_off, s_off, pp.shape, d_st, s_st, swap, wide))
+    pv, lv = units(pv, lv)
+    swap = pv.itemsize != buf.itemsize
+    if not swap:
+        pv, lv = wider_items(pv, lv)
+    wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
+    p, q = _kernel_views(pv, lv, to_physical)
+    n = p.shape[0] if pieces > 1 and p.ndim else 1
+    cuts = sorted({i * n // pieces for i in range(pieces)} | {n})  # sizes differ by one at most
+    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts)]
+    for pp, qq in parts:
+        phys = (_address(pp) - base_b, pp.strides)
+        logi = (_address(qq) - base_l, qq.strides)
+        (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
+        tasks.append((d_off, s_off, pp.shape, d_st, s_st, swap, wide))
     return tasks
 
 

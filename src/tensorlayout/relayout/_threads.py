@@ -49,19 +49,46 @@ def _pool(workers: int) -> ThreadPoolExecutor | None:
     return _POOLS[workers]
 
 
-def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
-    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads: the
-    calling thread takes the first run itself (it would only wait otherwise, and one pool
-    thread fewer is woken)."""
+def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object],
+          weight: Callable[[Any], int] | None = None) -> None:
+    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads, of
+    equal length or, given ``weight``, of about equal weight: the calling thread takes the
+    first run itself (it would only wait otherwise, and one pool thread fewer is woken)."""
     pool = _pool(workers)
     if pool is None or len(tasks) < 2:
         work(tasks)
         return
-    size = -(-len(tasks) // workers)
-    rest = [pool.submit(work, tasks[i:i + size]) for i in range(size, len(tasks), size)]
+    runs = _runs(workers, tasks, weight)
+    rest = [pool.submit(work, run) for run in runs[1:]]
     try:
-        work(tasks[:size])
+        work(runs[0])
     finally:  # the runs in flight end before this returns or raises
         wait(rest)
     for future in rest:
         future.result()
+
+
+def _runs(workers: int, tasks: list[Any], weight: Callable[[Any], int] | None) -> list[list[Any]]:
+    """``tasks`` in at most ``workers`` consecutive non-empty runs: of equal length, or each
+    ending next to where the running weight reaches its share of the total (before or after
+    the task that crosses it, whichever is nearer).
+
+    >>> _runs(2, [5, 1, 1, 1, 5, 5], None), _runs(2, [5, 1, 1, 1, 5, 5], lambda w: w)
+    ([[5, 1, 1], [1, 5, 5]], [[5, 1, 1, 1], [5, 5]])
+    """
+    if weight is None:
+        size = -(-len(tasks) // workers)
+        return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    weights = [weight(t) for t in tasks]
+    runs: list[list[Any]] = []
+    total, start, acc = sum(weights), 0, 0
+    for i, w in enumerate(weights):
+        mark = total * (len(runs) + 1)  # the next cut, times workers
+        if len(runs) < workers - 1 and (acc + w) * workers >= mark:
+            cut = i if i > start and (acc + w) * workers - mark > mark - acc * workers else i + 1
+            runs.append(tasks[start:cut])
+            start = cut
+        acc += w
+    if start < len(tasks):
+        runs.append(tasks[start:])
+    return runs

@@ -22,8 +22,8 @@
  *
  * A task may declare wider items: runs of 2, 4 or 8 bytes contiguous on both sides moved as
  * one item (a (2,1) sub-tile's pair against a transposed tiling: then a transpose of 4-byte
- * items), where both sides' addresses and strides are multiples of it (else the run is the
- * innermost axis again; see widen).
+ * items), at any alignment (the pairs of a bf16 array of odd rows start 2 bytes off a 4-byte
+ * boundary): items are only ever moved through memcpy or unaligned vector loads and stores.
  *
  * A task may declare its items swapped units: 2 x 2 blocks of the arrays' 1- or 2-byte
  * items, moved whole and written as [a, c, b, d] (a (2,1) sub-tile read as its transpose's;
@@ -348,24 +348,6 @@ static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
 
 /* One task: (dst byte offset, src byte offset, shape, dst strides, src strides), checked to
  * stay inside both arrays. */
-/* A task whose items are runs of `wide` bytes contiguous on both sides (wider items: a (2,1)
- * sub-tile's pair moved whole, say). The typed loops read whole items, so where either side's
- * first item or a stride is not a multiple of `wide` (another array of the same strides, say)
- * the run is put back as the innermost axis of the arrays' own items. */
-static void widen(plan_t *p, Py_ssize_t wide, const char *d, const char *s)
-{
-    int aligned = (uintptr_t)d % (uintptr_t)wide == 0 && (uintptr_t)s % (uintptr_t)wide == 0;
-    for (int k = 0; k < p->ndim && aligned; k++)
-        aligned = p->ds[k] % wide == 0 && p->ss[k] % wide == 0;
-    if (aligned) {
-        p->item = wide;
-        return;
-    }
-    p->shape[p->ndim] = wide / p->item;
-    p->ds[p->ndim] = p->ss[p->ndim] = p->item;
-    p->ndim++;
-}
-
 static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_buffer *sv,
                      Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
 {
@@ -385,7 +367,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         return -1;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
-    if (n > MAX_DIMS - (wide > 0) || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
+    if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
         return -1;
     }
@@ -394,8 +376,9 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->item = swap ? 4 * dv->itemsize : dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
-    if (wide > p->item)
-        widen(p, wide, (const char *)dv->buf + doff, (const char *)sv->buf + soff);
+    if (wide > p->item) /* at any alignment: the typed loops move items through memcpy, the vector
+                         * loops load and store unaligned, streamed stores check their addresses */
+        p->item = wide;
     if (n == 0 && swap) { /* one unit, as a 1-axis box */
         p->ndim = 1;
         p->shape[0] = 1;

@@ -16,10 +16,12 @@ RUN_FIXED(16)
 RUN_FIXED(32)
 RUN_FIXED(64)
 
+/* Items are moved through memcpy (one load and one store each): a task's wider items (see
+ * widen in _kernel.c) need not be aligned to their size. */
 #define STRIDED(T)                                                                           \
     static void strided_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
     {                                                                                        \
-        for (Py_ssize_t i = 0; i < n; i++) *(T *)(d + i * ds) = *(const T *)(s + i * ss);    \
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, sizeof(T));       \
     }
 STRIDED(uint8_t)
 STRIDED(uint16_t)
@@ -28,23 +30,19 @@ STRIDED(uint64_t)
 
 /* dst[k*M + b] = *(src + b*sb + k): M rows of n items each, woven into one stream. */
 #define WEAVE(T, M)                                                                          \
-    static void weave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb)         \
+    static void weave_##T##_##M(char *restrict d, const char *s, Py_ssize_t n, Py_ssize_t sb) \
     {                                                                                        \
-        T *restrict out = (T *)d;                                                            \
-        const T *rows[M];                                                                    \
-        for (int b = 0; b < M; b++) rows[b] = (const T *)(s + b * sb);                       \
+        const Py_ssize_t it = (Py_ssize_t)sizeof(T);                                         \
         for (Py_ssize_t k = 0; k < n; k++)                                                   \
-            for (int b = 0; b < M; b++) out[k * M + b] = rows[b][k];                         \
+            for (int b = 0; b < M; b++) memcpy(d + (k * M + b) * it, s + b * sb + k * it, sizeof(T)); \
     }
 /* *(dst + b*db + k) = src[k*M + b]: one stream split into M rows. */
 #define UNWEAVE(T, M)                                                                        \
-    static void unweave_##T##_##M(char *d, const char *s, Py_ssize_t n, Py_ssize_t db)       \
+    static void unweave_##T##_##M(char *d, const char *restrict s, Py_ssize_t n, Py_ssize_t db) \
     {                                                                                        \
-        const T *restrict in = (const T *)s;                                                 \
-        T *rows[M];                                                                          \
-        for (int b = 0; b < M; b++) rows[b] = (T *)(d + b * db);                             \
+        const Py_ssize_t it = (Py_ssize_t)sizeof(T);                                         \
         for (Py_ssize_t k = 0; k < n; k++)                                                   \
-            for (int b = 0; b < M; b++) rows[b][k] = in[k * M + b];                          \
+            for (int b = 0; b < M; b++) memcpy(d + b * db + k * it, s + (k * M + b) * it, sizeof(T)); \
     }
 #define WEAVES(T) WEAVE(T, 2) WEAVE(T, 4) WEAVE(T, 8) UNWEAVE(T, 2) UNWEAVE(T, 4) UNWEAVE(T, 8)
 WEAVES(uint8_t)
@@ -69,15 +67,15 @@ WEAVES(uint64_t)
                 Py_ssize_t j1 = j0 + TB < nb ? j0 + TB : nb;                                 \
                 if (sb <= da) {                                                              \
                     for (Py_ssize_t i = i0; i < i1; i++) {                                   \
-                        T *restrict out = (T *)(d + i * da);                                 \
+                        char *restrict out = d + i * da;                                     \
                         const char *in = s + i * it;                                         \
-                        for (Py_ssize_t j = j0; j < j1; j++) out[j] = *(const T *)(in + j * sb); \
+                        for (Py_ssize_t j = j0; j < j1; j++) memcpy(out + j * it, in + j * sb, sizeof(T)); \
                     }                                                                        \
                 } else {                                                                     \
                     for (Py_ssize_t j = j0; j < j1; j++) {                                   \
-                        const T *restrict in = (const T *)(s + j * sb);                      \
+                        const char *restrict in = s + j * sb;                                \
                         char *out = d + j * it;                                              \
-                        for (Py_ssize_t i = i0; i < i1; i++) *(T *)(out + i * da) = in[i];   \
+                        for (Py_ssize_t i = i0; i < i1; i++) memcpy(out + i * da, in + i * it, sizeof(T)); \
                     }                                                                        \
                 }                                                                            \
             }                                                                                \

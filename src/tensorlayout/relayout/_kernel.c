@@ -89,6 +89,7 @@ typedef struct {
     int stream;           /* use non-temporal stores where the destination is contiguous */
     int swap;             /* items are 2 x 2 blocks of the arrays' items, moved as [a, c, b, d] */
     const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
+    char *dlo, *dhi;      /* ... and the destination bytes */
     Py_ssize_t item;
     Py_ssize_t shape[MAX_DIMS];
     Py_ssize_t ds[MAX_DIMS];
@@ -249,6 +250,41 @@ static inline void read_ahead(const plan_t *p, const readahead_t *ra, const char
 #endif
 }
 
+/* The lines `ahead` bytes on of `rows` rows `stride` apart from `at`, fetched (to be written
+ * if `write`) where they lie in [lo, hi). */
+static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride, int write,
+                              const char *lo, const char *hi)
+{
+#if HAVE_STREAM
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const char *x = at + r * stride;
+        if (x < lo || x >= hi) continue;
+        if (write) __builtin_prefetch(x, 1, 3); else _mm_prefetch(x, _MM_HINT_T0);
+    }
+#else
+    (void)at, (void)rows, (void)stride, (void)write, (void)lo, (void)hi;
+#endif
+}
+
+/* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
+ * in pieces shorter than a line (the 128 source rows of a column-major f32 T(8,128) tile, 32
+ * bytes of each per g), the next line of every such row is fetched as a piece starts a line:
+ * the prefetchers do not follow 128 streams. */
+static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                 Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
+                                 int lg)
+{
+    const Py_ssize_t it = ITEM(lg);
+    int src_rows = ng > 1 && sg == na * it && sg < 64, dst_rows = ng > 1 && dg == nb * it && dg < 64;
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        if (src_rows && (g * sg) / 64 != (g * sg - 1) / 64) /* a piece starts a line */
+            fetch_rows(s + g * sg + 64, nb, sb, 0, p->slo, p->shi);
+        if (dst_rows && (g * dg) / 64 != (g * dg - 1) / 64)
+            fetch_rows(d + g * dg + 64, na, da, 1, p->dlo, p->dhi);
+        transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
+    }
+}
+
 static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, const char *s,
                       const Py_ssize_t *shape)
 {
@@ -287,8 +323,7 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             if (p->stream)
                 transpose_streamed(d, s, ng, na, nb, dg, da, sg, sb, in->lg);
             else
-                for (Py_ssize_t g = 0; g < ng; g++)
-                    transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, in->lg, 0);
+                transpose_rows_ahead(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
         }
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
@@ -402,6 +437,9 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->src = (const char *)sv->buf + soff;
     p->slo = p->src + lo;
     p->shi = p->src + hi;
+    span(p->ndim, p->shape, p->ds, p->item, &lo, &hi);
+    p->dlo = p->dst + lo;
+    p->dhi = p->dst + hi;
     return 0;
 }
 

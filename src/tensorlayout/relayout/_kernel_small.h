@@ -200,7 +200,8 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
         c->soff[i] = p->src - (const char *)sv.buf;
         p->dst = NULL;
         p->src = NULL;
-        p->slo = p->shi = NULL; /* set per call, from that call's source (run_small) */
+        p->slo = p->shi = NULL; /* set per call, from that call's arrays (run_small) */
+        p->dlo = p->dhi = NULL;
         p->stream = 0;
         span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
         if (c->doff[i] + lo < c->dmin) c->dmin = c->doff[i] + lo;
@@ -356,10 +357,13 @@ static void run_small(const small_call_t *c, char *d, const char *s)
             memcpy(p.dst, p.src, (size_t)p.item);
             continue;
         }
-        Py_ssize_t lo, hi; /* the bounds prefetches stay inside, in this call's source */
+        Py_ssize_t lo, hi; /* the bounds prefetches stay inside, in this call's arrays */
         span(p.ndim, p.shape, p.ss, p.item, &lo, &hi);
         p.slo = p.src + lo;
         p.shi = p.src + hi;
+        span(p.ndim, p.shape, p.ds, p.item, &lo, &hi);
+        p.dlo = p.dst + lo;
+        p.dhi = p.dst + hi;
         copy_plan(&p);
     }
 }

@@ -160,11 +160,12 @@ __attribute__((target("avx2"))) static inline __m256i fix256(__m256i v, int swap
     return v;
 }
 
+/* 8 x 8 four-byte items in registers: unpack, shuffle, then swap 128-bit halves; o[a] is row
+ * a of the transpose of the rows r[b]. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
-{ /* 8 x 8 four-byte items: unpack, shuffle, then swap 128-bit halves */
-    __m256 r[8], t[8], u[8];
-    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
+transpose_u32x8(const __m256 *r, __m256 *o)
+{
+    __m256 t[8], u[8];
     for (int k = 0; k < 4; k++) {
         t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
@@ -177,11 +178,29 @@ tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt,
         uu[3] = _mm256_shuffle_ps(tt[1], tt[3], 0xEE);
     }
     for (int k = 0; k < 4; k++) {
-        __m256 lo = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
-        __m256 hi = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-        st256(d + k * da, fix256(_mm256_castps_si256(lo), swap), nt);
-        st256(d + (k + 4) * da, fix256(_mm256_castps_si256(hi), swap), nt);
+        o[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        o[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
     }
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
+{ /* 8 x 8 four-byte items */
+    __m256 r[8], o[8];
+    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
+    transpose_u32x8(r, o);
+    for (int a = 0; a < 8; a++) st256(d + a * da, fix256(_mm256_castps_si256(o[a]), swap), nt);
+}
+
+/* The 8 x 8 four-byte tile with its rows anywhere: source row b read at srow[b], destination
+ * row a written at drow[a] (the pieces of G consecutive g of a narrow transpose, whose rows
+ * are 8/G items each: transpose_narrow in _kernel.c). */
+__attribute__((target("avx2"))) static void tile_u32_avx2_rows(char *const *drow, const char *const *srow)
+{
+    __m256 r[8], o[8];
+    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)srow[b]);
+    transpose_u32x8(r, o);
+    for (int a = 0; a < 8; a++) _mm256_storeu_ps((float *)drow[a], o[a]);
 }
 
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
@@ -225,6 +244,9 @@ typedef struct {
 #define SSE2_TILERS {{NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}, {NULL, 1}}
 #endif
 static tiler_t tilers[8] = SSE2_TILERS;
+typedef void (*rows_tile_fn)(char *const *drow, const char *const *srow);
+/* the 8 x 8 four-byte tile over rows anywhere (AVX2), or NULL */
+static rows_tile_fn rows_tile_u32;
 /* the narrower tiles, for a transpose too short on a side for the wide ones (a (2,1) sub-tile's
  * 4-byte pairs, 4 to a tile row, against a transposed tiling: 4 x 4 tiles, not the scalar loop) */
 static const tiler_t narrow_tilers[8] = SSE2_TILERS;
@@ -486,6 +508,7 @@ static void choose_tilers(void)
         tilers[3] = (tiler_t){tile_u64_avx2, 4};
         tilers[2 + SWAPPED] = (tiler_t){tile_u32_swap_avx2, 8};
         tilers[3 + SWAPPED] = (tiler_t){tile_u64_swap_avx2, 4};
+        rows_tile_u32 = tile_u32_avx2_rows;
     }
 #endif
     choose_weaves();

@@ -197,11 +197,13 @@ def test_raw_streamed_far_row_transposes(item: int, ng: int, na: int, nb: int, d
 @pytest.mark.parametrize("w", [1, 2, 4])
 @pytest.mark.parametrize("ng, n", [(8, 128), (7, 131), (3, 8), (9, 20), (1, 64)])
 @pytest.mark.parametrize("side", ["source", "destination"])
-def test_raw_narrow_transposes_in_groups(w: int, ng: int, n: int, side: str) -> None:
-    # cached (not streamed) transposes of 4-byte items whose rows on one side take w = 1, 2 or
-    # 4 items per g and run on over g (a bf16 (2,1) / s8 (4,1) sub-tile's pairs / quads in a
-    # column-major tiling): 8/w of them go into one 8 x 8 tile (the g left over and the rows
-    # past whole tiles one g at a time); rows of the other side n items, pitches odd
+@pytest.mark.parametrize("stream", [False, True])
+def test_raw_narrow_transposes_in_groups(w: int, ng: int, n: int, side: str, stream: bool) -> None:
+    # transposes of 4-byte items whose rows on one side take w = 1, 2 or 4 items per g and run
+    # on over g (a bf16 (2,1) / s8 (4,1) sub-tile's pairs / quads in a column-major tiling):
+    # 8/w of them go into one 8 x 8 tile (the g left over and the rows past whole tiles one g
+    # at a time), cached or, tile by tile, in a streamed copy (the source's rows: in strips);
+    # rows of the other side n items, pitches odd
     if engine._kernel is None:
         pytest.skip("the C copy kernel was not built (no compiler at install time)")
     rng = np.random.default_rng(ng * n + w)
@@ -210,13 +212,13 @@ def test_raw_narrow_transposes_in_groups(w: int, ng: int, n: int, side: str) -> 
         src = rng.integers(0, 2**32, (n, pitch // 4), dtype=np.uint64).astype(np.uint32)
         dst = np.zeros((ng, w, n + 5), np.uint32)
         task = (0, 0, (ng, w, n), (dst.strides[0], dst.strides[1], 4), (4 * w, 4, pitch))
-        engine._kernel.copy(dst, src, [task], False)
+        engine._kernel.copy(dst, src, [task], stream)
         want = src[:, :ng * w].reshape(n, ng, w).transpose(1, 2, 0)
         assert np.array_equal(dst[:, :, :n], want) and not dst[:, :, n:].any()
     else:  # dst[a, g * w + b] = src[g, b, a]: a < n, b < w
         src = rng.integers(0, 2**32, (ng, w, n + 3), dtype=np.uint64).astype(np.uint32)
         dst = np.zeros((n, pitch // 4), np.uint32)
         task = (0, 0, (ng, n, w), (4 * w, pitch, 4), (src.strides[0], 4, src.strides[1]))
-        engine._kernel.copy(dst, src, [task], False)
+        engine._kernel.copy(dst, src, [task], stream)
         want = src[:, :, :n].transpose(2, 0, 1).reshape(n, ng * w)
         assert np.array_equal(dst[:, :ng * w], want) and not dst[:, ng * w:].any()

@@ -83,6 +83,12 @@ CASES: list[Case] = [
     Case("bf16[4096,8192]{0,1:T(8,128)(2,1)}", _xla("bf16[4096,8192]{0,1:T(8,128)(2,1)}", np.uint16)),
     Case("s8[8192,8192]{0,1:T(8,128)(4,1)}", _xla("s8[8192,8192]{0,1:T(8,128)(4,1)}", np.int8)),
     Case("s8[8192,8192]{0,1:T(8,128)}", _xla("s8[8192,8192]{0,1:T(8,128)}", np.int8)),
+    # ragged and odd shapes at other sizes: shared among threads (23 MiB), pairs off a 4-byte
+    # boundary (odd rows), and a transposing layout held in cache (6 MiB)
+    Case("bf16[4000,3000]{1,0:T(8,128)(2,1)} ragged 23MiB",
+         _xla("bf16[4000,3000]{1,0:T(8,128)(2,1)}", np.uint16)),
+    Case("bf16[4003,4001]{0,1:T(8,128)(2,1)} odd", _xla("bf16[4003,4001]{0,1:T(8,128)(2,1)}", np.uint16)),
+    Case("f32[1000,1500]{0,1:T(8,128)} 6MiB", _xla("f32[1000,1500]{0,1:T(8,128)}", np.float32)),
     Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
          _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
          direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),

@@ -189,7 +189,7 @@ def test_raw_streamed_source_run_transposes(item: int, ng: int, na: int, nb: int
 @pytest.mark.parametrize("d_off", [0, 8, 16, 2])
 def test_raw_streamed_far_row_transposes(item: int, ng: int, na: int, nb: int, d_off: int) -> None:
     # the same with source rows 64 KiB or more apart (a permuted rank-3 array's): tile by tile,
-    # streamed where every store is 16-byte aligned (far_rows in _kernel_tiles.h)
+    # streamed where every store is 16-byte aligned (far_rows in _kernel_strips.h)
     assert ng * na * item >= 1 << 16
     test_raw_streamed_source_run_transposes(item, ng, na, nb, d_off)
 

@@ -41,8 +41,8 @@
  * The GIL is released while copying, so callers may split a copy among threads.
  *
  * One translation unit in parts: _kernel_loops.h (innermost loops), _kernel_tiles.h
- * (vector transposes), _kernel_gather.h (gathering and staged runs) and _kernel_small.h
- * (remembered small calls) are included here; this file holds the plan, the outer loops
+ * (vector transposes), _kernel_strips.h (transposes over a third axis), _kernel_gather.h
+ * (gathering and staged runs) and _kernel_small.h (remembered small calls) are included here; this file holds the plan, the outer loops
  * and the Python entry points.
  */
 #define PY_SSIZE_T_CLEAN
@@ -98,6 +98,7 @@ typedef struct {
 
 #include "_kernel_loops.h"
 #include "_kernel_tiles.h"
+#include "_kernel_strips.h"
 
 /* ---- the outer loops ---------------------------------------------------------------- */
 

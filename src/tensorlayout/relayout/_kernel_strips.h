@@ -1,0 +1,242 @@
+/* _kernel_strips.h: transposes over a third axis g along which one side's rows run on (a
+ * column-major tile's 128 rows, 32 bytes each per tile; a permuted rank-3 array): in cache,
+ * their rows fetched ahead and narrow ones in groups of g; streamed, in strips of destination
+ * lines through an L1 stage, or tile by tile.
+ * Part of _kernel.c, which includes it after _kernel_tiles.h: one translation unit. Not a
+ * standalone header. */
+
+#define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
+
+/* Move a staged strip of rows to the destination: 64-byte rows with non-temporal stores
+ * when `nt` (the caller checked that every row is one whole cache line), else memcpy. */
+static void flush_rows(char *out, Py_ssize_t da, const char *in, Py_ssize_t rows, size_t bytes, int nt)
+{
+#if HAVE_STREAM
+    if (nt) {
+        for (Py_ssize_t a = 0; a < rows; a++)
+            for (int k = 0; k < 64; k += 16)
+                _mm_stream_si128((__m128i *)(out + a * da + k), _mm_load_si128((const __m128i *)(in + a * 64 + k)));
+        return;
+    }
+#endif
+    (void)nt;
+    for (Py_ssize_t a = 0; a < rows; a++) memcpy(out + a * da, in + a * 64, bytes);
+}
+
+/* cg x ra x bw items of a strip in whole V x V tiles streamed straight to d (rows of whole
+ * lines): the tiles of a destination line in turn, so its halves' stores combine (measured
+ * 9% faster than through the L1 stage for f32 T(8,128) tiles; a source line's tiles are
+ * still read at once). */
+static void tiles_out(const tiler_t *t, char *d, const char *s, Py_ssize_t cg, Py_ssize_t ra, Py_ssize_t bw,
+                      Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, Py_ssize_t it)
+{
+    for (Py_ssize_t g = 0; g < cg; g++)
+        for (Py_ssize_t at = 0; at < ra; at += t->v)
+            for (Py_ssize_t bt = 0; bt < bw; bt += t->v)
+                t->tile(d + g * dg + at * da + bt * it, s + g * sg + at * it + bt * sb, da, sb, 1);
+}
+
+/* Fill the stage (rows of 64 bytes) with the transposes of cg blocks of ra x bw items, block
+ * g's source at in + g*na*it: V x V tiles within each block, the edges by the scalar loop. */
+static void stage_tiles(const tiler_t *t, char *stage, const char *in, Py_ssize_t cg, Py_ssize_t na,
+                        Py_ssize_t ra, Py_ssize_t bw, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v;
+    Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+    for (Py_ssize_t bt = 0; bt < eb; bt += v)
+        for (Py_ssize_t g = 0; g < cg; g++)
+            for (Py_ssize_t at = 0; at < ea; at += v)
+                t->tile(stage + (g * ra + at) * 64 + bt * it, in + (g * na + at) * it + bt * sb, 64, sb, 0);
+    for (Py_ssize_t g = 0; g < cg; g++) { /* the edges the tiles leave */
+        char *st = stage + g * ra * 64;
+        const char *sr = in + g * na * it;
+        transpose_table[lg](st + eb * it, sr + eb * sb, ra, bw - eb, 64, sb);
+        transpose_table[lg](st + ea * 64, sr + ea * it, ra - ea, eb, 64, sb);
+    }
+}
+
+/* The source rows of a transpose run on over an axis g (src stride na*it, or ng = 1): the
+ * destination's contiguous axis b in strips of one cache line (the first strip up to d's
+ * first line boundary), each strip over all of g, so a few source rows are read along. A
+ * strip of four source lines' worth of g goes through an L1 stage, filled so that each
+ * source line is read whole at once (also when the rows start mid-line), then written out
+ * line by line, streamed past the cache where the strip covers whole lines (whole tiles
+ * there go straight out: tiles_out). */
+static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), w = 64 / it;
+    const tiler_t *t = &tilers[lg];
+    const Py_ssize_t v = t->v;
+    _Alignas(64) char stage[TSTAGE_BYTES];
+    int nt_ok = ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);
+    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / it;
+    Py_ssize_t gp = na * it >= 256 ? 1 : (256 + na * it - 1) / (na * it); /* g per 4 source lines */
+    if (gp > ng) gp = ng;
+    Py_ssize_t ac = TSTAGE_BYTES / 64 / gp;                              /* a per stage */
+    if (ac > na) ac = na;
+    if (ac > v) ac -= ac % v;
+    for (Py_ssize_t b0 = 0, b1; b0 < nb; b0 = b1) {
+        b1 = b0 == 0 && head ? head : b0 + w;
+        if (b1 > nb) b1 = nb;
+        Py_ssize_t bw = b1 - b0;
+        int nt = nt_ok && bw == w;
+        for (Py_ssize_t g0 = 0; g0 < ng; g0 += gp) {
+            Py_ssize_t cg = ng - g0 < gp ? ng - g0 : gp;
+            for (Py_ssize_t a0 = 0; a0 < na; a0 += ac) {
+                Py_ssize_t ra = na - a0 < ac ? na - a0 : ac;
+                const char *in = s + (g0 * na + a0) * it + b0 * sb;
+                Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
+                if (nt && eb == bw && ea == ra && lg > 0) { /* whole tiles: streamed straight out (the
+                                                               * 1-byte tile cannot stream: staged, 2.6 -> 2.0x a copy) */
+                    tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
+                    continue;
+                }
+                if (ra == na) /* whole blocks: the stage's rows run on over g as the source's do,
+                               * so they are one block, the tiles crossing g (a (2,1) sub-tile's
+                               * 4-byte pairs: 4 rows a block, too few for one tile) */
+                    stage_tiles(t, stage, in, 1, cg * na, cg * na, bw, sb, lg);
+                else
+                    stage_tiles(t, stage, in, cg, na, ra, bw, sb, lg);
+                for (Py_ssize_t g = 0; g < cg; g++)
+                    flush_rows(d + (g0 + g) * dg + a0 * da + b0 * it, da, stage + g * ra * 64, ra,
+                               (size_t)(bw * it), nt);
+            }
+        }
+    }
+}
+
+/* Whether `rows` rows `stride` apart spread over enough L1 sets (64 sets of 64 bytes) to hold a
+ * line of each: rows a multiple of 2 KiB apart share two sets, and their lines fetched ahead
+ * only evicted the lines in use (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
+static int rows_spread(Py_ssize_t rows, Py_ssize_t stride)
+{
+    Py_ssize_t a = (stride < 0 ? -stride : stride) % 4096, b = 4096;
+    while (a) { Py_ssize_t t = b % a; b = a; a = t; } /* b = gcd(stride, 4096) */
+    return (4096 / (b > 64 ? b : 64)) * 8 >= rows; /* distinct sets x 8 ways of the 12 */
+}
+
+/* The lines of `rows` rows `stride` apart from `at`, fetched (to be written if `write`) where
+ * they lie in [lo, hi), if the rows spread over the sets. */
+static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride, int write,
+                              const char *lo, const char *hi)
+{
+#if HAVE_STREAM
+    if (!rows_spread(rows, stride)) return;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const char *x = at + r * stride;
+        if (x < lo || x >= hi) continue;
+        if (write) __builtin_prefetch(x, 1, 3); else _mm_prefetch(x, _MM_HINT_T0);
+    }
+#else
+    (void)at, (void)rows, (void)stride, (void)write, (void)lo, (void)hi;
+#endif
+}
+
+/* Groups of G consecutive g of a narrow transpose of 4-byte items as 8 x 8 tiles, where one
+ * side's rows take 8/G items per g and run on over g: the pairs (quads) of a bf16 (2,1) (s8
+ * (4,1)) sub-tile in a column-major tiling are 4 (2) items a row per tile, whose 4 x 4 (no)
+ * tiles measured 3.2/8x a copy against 1.8/1.9 for f32's 8 x 8. `src`: the source's rows
+ * (na = 8/G items per g), else the destination's (nb = 8/G). The last ng % G g and the edges
+ * past whole tiles are left to the caller: returns the g done. */
+static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                   Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
+                                   int src)
+{
+    const Py_ssize_t it = 4, w = src ? na : nb, G = 8 / w, n = (src ? nb : na) / 8 * 8;
+    const Py_ssize_t piece = src ? sg : dg; /* the rows' bytes per g */
+    char *drow[8];
+    const char *srow[8];
+    Py_ssize_t g0 = 0;
+    for (; g0 + G <= ng; g0 += G) {
+        if ((g0 * piece) % 64 == 0) /* the group starts a line: fetch the rows' next */
+            fetch_rows(src ? s + g0 * sg + 64 : d + g0 * dg + 64, src ? nb : na, src ? sb : da, !src,
+                       src ? p->slo : p->dlo, src ? p->shi : p->dhi);
+        for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
+            for (int k = 0; k < 8; k++) {
+                Py_ssize_t g = g0 + k / w, j = k % w;
+                if (src) {
+                    srow[k] = s + g0 * sg + (x + k) * sb;
+                    drow[k] = d + g * dg + j * da + x * it;
+                } else {
+                    srow[k] = s + g * sg + j * sb + x * it;
+                    drow[k] = d + g0 * dg + (x + k) * da;
+                }
+            }
+            rows_tile_u32(drow, srow);
+        }
+    }
+    if (n < (src ? nb : na)) /* the edges past whole tiles, g by g */
+        for (Py_ssize_t g = 0; g < g0; g++) {
+            if (src)
+                transpose_tiled(d + g * dg + n * it, s + g * sg + n * sb, na, nb - n, da, sb, 2, 0);
+            else
+                transpose_tiled(d + g * dg + n * da, s + g * sg + n * it, na - n, nb, da, sb, 2, 0);
+        }
+    return g0;
+}
+
+/* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
+ * in pieces of at most a line (the 128 source rows of a column-major f32 T(8,128) tile get 32
+ * bytes each per g, f64's 64), the next line of every such row is fetched as a piece starts a
+ * line: the prefetchers do not follow 128 streams (6 MiB f64 4.9 -> 2.1x a copy). Narrow ones
+ * of 4-byte items go G g at a time. */
+static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                 Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
+                                 int lg)
+{
+    const Py_ssize_t it = ITEM(lg);
+    int src_rows = ng > 1 && sg == na * it && sg <= 64, dst_rows = ng > 1 && dg == nb * it && dg <= 64;
+    Py_ssize_t done = 0;
+    if (lg == 2 && rows_tile_u32 != NULL && src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8)
+        done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 1);
+    else if (lg == 2 && rows_tile_u32 != NULL && dst_rows && (nb == 1 || nb == 2 || nb == 4) && na >= 8)
+        done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
+    for (Py_ssize_t g = done; g < ng; g++) {
+        if (src_rows && (g * sg) / 64 != (g * sg - 1) / 64) /* a piece starts a line */
+            fetch_rows(s + g * sg + 64, nb, sb, 0, p->slo, p->shi);
+        if (dst_rows && (g * dg) / 64 != (g * dg - 1) / 64)
+            fetch_rows(d + g * dg + 64, na, da, 1, p->dlo, p->dhi);
+        transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
+    }
+}
+
+/* Whether a streamed transpose's source rows (sb apart) are far enough apart to go tile by
+ * tile with streamed stores rather than in strips: 2- and 4-byte items 64 KiB or more apart (the
+ * rows of a permuted rank-3 array). Measured (quiet machine, to_physical, ratio to a copy, strips
+ * -> tiles): f32[256,64,512]{0,2,1:T(8,128)} 1.60 -> 1.12, f32[512,64,256] 1.17 -> 1.05,
+ * bf16[256,64,1024] 1.72 -> 1.50; nearer rows and other item sizes measured slower tile by tile:
+ * f32[4096,4096]{0,1} (16 KiB) 1.18 -> 1.40, f32[2048,64,64] (16 KiB) 0.98 -> 1.04,
+ * bf16[1024,64,256] (32 KiB) 1.27 -> 1.34, f64[256,64,256] (128 KiB) 1.11 -> 1.41,
+ * s8[256,64,2048] (128 KiB) 1.44 -> 2.63. */
+#define FAR_ROWS_BYTES 65536
+static int far_rows(Py_ssize_t sb, int lg)
+{
+    return (lg == 1 || lg == 2) && (sb >= FAR_ROWS_BYTES || sb <= -FAR_ROWS_BYTES);
+}
+
+/* dst[g*dg + a*da + b*it] = src[g*sg + a*it + b*sb] for g < ng, a < na, b < nb, streamed:
+ * where the source rows run on over g (sg = na*it, or ng = 1) in strips along the
+ * destination's lines; else tile by tile (staging the other case, destination rows that
+ * run on over g, through L1 in windows measured no faster here). */
+static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                               Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
+                               int lg)
+{
+    const Py_ssize_t it = ITEM(lg);
+    int nt = 0;
+    if (far_rows(sb, lg)) /* tile by tile, streamed where every store is 16-byte aligned */
+        nt = ((uintptr_t)d & 15) == 0 && da % 16 == 0 && dg % 16 == 0;
+    else if (ng == 1 || sg == na * it) {
+        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
+        return;
+    }
+    if (!nt) { /* tile by tile through the cache, narrow ones in groups (s8[8003,8001]{0,1:T(8,128)(4,1)}
+                * from_physical: a scalar loop over 2-item rows, 4.6x a copy) */
+        transpose_rows_ahead(p, d, s, ng, na, nb, dg, da, sg, sb, lg);
+        return;
+    }
+    for (Py_ssize_t g = 0; g < ng; g++)
+        transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, nt);
+}
+

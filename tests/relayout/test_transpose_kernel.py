@@ -222,3 +222,31 @@ def test_raw_narrow_transposes_in_groups(w: int, ng: int, n: int, side: str, str
         engine._kernel.copy(dst, src, [task], stream)
         want = src[:, :, :n].transpose(2, 0, 1).reshape(n, ng * w)
         assert np.array_equal(dst[:, :ng * w], want) and not dst[:, ng * w:].any()
+
+
+@pytest.mark.parametrize("side", ["source", "destination"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_raw_narrow_transposes_of_unaligned_wider_items(side: str, stream: bool) -> None:
+    # the same with 4-byte wider items of 2-byte arrays starting 2 bytes off a 4-byte boundary
+    # (the pairs of a bf16 (2,1) sub-tile in an array of odd rows): the 8 x 8 tile over rows
+    # anywhere loads and stores unaligned; w = 2 pairs a row per g, 9 g, 20 rows the other way
+    if engine._kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    rng = np.random.default_rng(7)
+    ng, w, n, pitch = 9, 2, 20, 2 * (2 * 9 * 2 + 3)  # pitch: odd 2-byte items
+    if side == "source":  # dst pair [g, a, b] = src pair at row b, pair g * w + a
+        src = rng.integers(0, 2**16, n * pitch // 2 + 1, dtype=np.uint64).astype(np.uint16)
+        dst = np.zeros(ng * w * (2 * n + 6) + 1, np.uint16)
+        task = (2, 2, (ng, w, n), (4 * w * (n + 3), 4 * (n + 3), 4), (4 * w, 4, pitch), False, 4)
+        engine._kernel.copy(dst, src, [task], stream)
+        pairs = src[1:1 + n * pitch // 2].reshape(n, pitch // 2)[:, :2 * ng * w].reshape(n, ng, w, 2)
+        got = np.lib.stride_tricks.as_strided(dst[1:], (ng, w, n, 2), (4 * w * (n + 3), 4 * (n + 3), 4, 2))
+        assert np.array_equal(got, pairs.transpose(1, 2, 0, 3))
+    else:  # dst pair at row a, pair g * w + b = src pair [g, b, a]
+        src = rng.integers(0, 2**16, ng * w * (2 * n + 6) + 1, dtype=np.uint64).astype(np.uint16)
+        dst = np.zeros(n * pitch // 2 + 1, np.uint16)
+        task = (2, 2, (ng, n, w), (4 * w, pitch, 4), (4 * w * (n + 3), 4, 4 * (n + 3)), False, 4)
+        engine._kernel.copy(dst, src, [task], stream)
+        pairs = np.lib.stride_tricks.as_strided(src[1:], (ng, w, n, 2), (4 * w * (n + 3), 4 * (n + 3), 4, 2))
+        got = dst[1:1 + n * pitch // 2].reshape(n, pitch // 2)[:, :2 * ng * w].reshape(n, ng, w, 2)
+        assert np.array_equal(got, pairs.transpose(2, 0, 1, 3))

@@ -31,7 +31,7 @@ import numpy as np
 
 from tensorlayout.relayout._buffers import allocate  # noqa: F401 - the kernel's small calls call it
 from tensorlayout.relayout._direct import direct_pairs
-from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks, task_weight
+from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
@@ -89,7 +89,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
             _kernel.copy(dst, src, tasks(1), stream)
             return
         kernel = _kernel
-        share(workers, tasks(2 * workers), lambda chunk: kernel.copy(dst, src, chunk, stream), task_weight)
+        share(workers, tasks(2 * workers), lambda chunk: kernel.copy(dst, src, chunk, stream))
         return
     todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
     share(workers, todo, _numpy_copies)

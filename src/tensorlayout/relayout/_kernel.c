@@ -42,8 +42,8 @@
  *
  * One translation unit in parts: _kernel_loops.h (innermost loops), _kernel_tiles.h
  * (vector transposes), _kernel_strips.h (transposes over a third axis), _kernel_gather.h
- * (gathering and staged runs) and _kernel_small.h (remembered small calls) are included here; this file holds the plan, the outer loops
- * and the Python entry points.
+ * (gathering and staged runs) and _kernel_small.h (remembered small calls) are included
+ * here; this file holds the plan, the outer loops and the Python entry points.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -391,7 +391,8 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
             p->ndim = -1; /* nothing to copy */
             return 0;
         }
-    if (span(p->ndim, p->shape, p->ds, p->item, &lo, &hi) < 0 || doff + lo < dlo || doff + hi > dhi) {
+    Py_ssize_t dl, dh; /* the bytes the task may touch in each array (prefetches stay inside) */
+    if (span(p->ndim, p->shape, p->ds, p->item, &dl, &dh) < 0 || doff + dl < dlo || doff + dh > dhi) {
         PyErr_SetString(PyExc_IndexError, "copy: a task leaves the destination array");
         return -1;
     }
@@ -403,9 +404,8 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->src = (const char *)sv->buf + soff;
     p->slo = p->src + lo;
     p->shi = p->src + hi;
-    span(p->ndim, p->shape, p->ds, p->item, &lo, &hi);
-    p->dlo = p->dst + lo;
-    p->dhi = p->dst + hi;
+    p->dlo = p->dst + dl;
+    p->dhi = p->dst + dh;
     return 0;
 }
 

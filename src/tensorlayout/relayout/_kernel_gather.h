@@ -110,6 +110,7 @@ static void gather_block(const plan_t *p, const gather_t *gt, char *d, const cha
     plan_t q = *p;
     q.ndim = p->ndim - g;
     q.stream = 0;
+    q.dlo = q.dhi = NULL; /* its destination is the stage: no destination prefetches */
     for (int j = 0; j < q.ndim; j++) {
         q.shape[j] = p->shape[g + j];
         q.ds[j] = p->ds[g + j];

@@ -11,9 +11,10 @@ from numpy.lib.stride_tricks import as_strided
 from tensorlayout.core.intmath import prod
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
+from tensorlayout.relayout._threads import by_piece, cuts
 from tensorlayout.relayout._views import Pair, box_views
 
-__all__ = ["Task", "kernel_tasks", "pair_tasks", "task_weight"]
+__all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
@@ -115,17 +116,9 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
 def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,
                pieces: int) -> list[Task]:
     """The kernel's tasks for (physical, logical) view pairs over ``buf`` and ``logical``:
-    each in the kernel's loop order, split into ``pieces`` along its outer axis, the first
-    piece of every pair first, then the second, ... (threads take consecutive runs of equal
-    weight, ``task_weight``: in pair order, one took a ragged layout's whole main box and
-    the other its small edge boxes, 1.8x slower than balanced)."""
-    parts = [_pair_tasks(pv, lv, logical, buf, to_physical, pieces) for pv, lv in pairs]
-    return [task for i in range(pieces) for part in parts for task in part[i:i + 1]]
-
-
-def task_weight(task: Task) -> int:
-    """The items (or wider items) a task moves: what a thread's share of tasks is weighed by."""
-    return prod(task[2])
+    each in the kernel's loop order, split into ``pieces`` along its outer axis, in the order
+    ``by_piece`` (threads take consecutive runs)."""
+    return by_piece([_pair_tasks(pv, lv, logical, buf, to_physical, pieces) for pv, lv in pairs])
 
 
 def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.ndarray,
@@ -140,8 +133,7 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
     p, q = _kernel_views(pv, lv, to_physical)
     n = p.shape[0] if pieces > 1 and p.ndim else 1
-    cuts = sorted({i * n // pieces for i in range(pieces)} | {n})  # sizes differ by one at most
-    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts)]
+    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts(n, pieces))]
     for pp, qq in parts:
         phys = (_address(pp) - base_b, pp.strides)
         logi = (_address(qq) - base_l, qq.strides)
@@ -181,7 +173,7 @@ def wider_items(pv: np.ndarray, lv: np.ndarray) -> Pair:
     both sides and no other axis steps inside a run (strides 0 or at least the run): the kernel
     moves each run as one item (``item`` in ``_kernel.c``, at any alignment: a bf16 array of
     odd rows has its pairs 2 bytes off a 4-byte boundary), so a (2,1) sub-tile's pair against a
-    transposed tiling is a transpose of 4-byte items, not a gather of 4-byte pieces (measured
+    transposed tiling is a transpose of 4-byte items, not runs of two 2-byte items (measured
     9.6x a copy for bf16[4003,4001]{0,1:T(8,128)(2,1)}); else the pair as it is.
 
     >>> a, b = np.zeros(16, np.uint16), np.zeros(16, np.uint16)

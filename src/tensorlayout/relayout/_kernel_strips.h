@@ -107,13 +107,21 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
 }
 
 /* Whether `rows` rows `stride` apart spread over enough L1 sets (64 sets of 64 bytes) to hold a
- * line of each: rows a multiple of 2 KiB apart share two sets, and their lines fetched ahead
- * only evicted the lines in use (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
+ * line of each, taking 8 of the 12 ways of this machine's 48 KiB L1: rows a multiple of 2 KiB
+ * apart share two sets, and their lines fetched ahead only evicted the lines in use
+ * (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
 static int rows_spread(Py_ssize_t rows, Py_ssize_t stride)
 {
     Py_ssize_t a = (stride < 0 ? -stride : stride) % 4096, b = 4096;
     while (a) { Py_ssize_t t = b % a; b = a; a = t; } /* b = gcd(stride, 4096) */
     return (4096 / (b > 64 ? b : 64)) * 8 >= rows; /* distinct sets x 8 ways of the 12 */
+}
+
+/* Whether a piece of `len` bytes at `off` along a row enters a line the pieces before it did
+ * not (relative to the row's start; the first piece always). */
+static inline int enters_line(Py_ssize_t off, Py_ssize_t len)
+{
+    return off == 0 || (off - 1) / 64 != (off + len - 1) / 64;
 }
 
 /* The lines of `rows` rows `stride` apart from `at`, fetched (to be written if `write`) where
@@ -137,8 +145,9 @@ static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride
  * side's rows take 8/G items per g and run on over g: the pairs (quads) of a bf16 (2,1) (s8
  * (4,1)) sub-tile in a column-major tiling are 4 (2) items a row per tile, whose 4 x 4 (no)
  * tiles measured 3.2/8x a copy against 1.8/1.9 for f32's 8 x 8. `src`: the source's rows
- * (na = 8/G items per g), else the destination's (nb = 8/G). The last ng % G g and the edges
- * past whole tiles are left to the caller: returns the g done. */
+ * (na = 8/G items per g), else the destination's (nb = 8/G). The rows' next lines are fetched
+ * ahead as in transpose_rows_ahead, and the edges past whole tiles done g by g; returns the g
+ * done (the last ng % G are left to the caller). */
 static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                    Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                    int src)
@@ -149,7 +158,7 @@ static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_s
     const char *srow[8];
     Py_ssize_t g0 = 0;
     for (; g0 + G <= ng; g0 += G) {
-        if ((g0 * piece) % 64 == 0) /* the group starts a line: fetch the rows' next */
+        if (enters_line(g0 * piece, G * piece)) /* the rows' next lines, ahead */
             fetch_rows(src ? s + g0 * sg + 64 : d + g0 * dg + 64, src ? nb : na, src ? sb : da, !src,
                        src ? p->slo : p->dlo, src ? p->shi : p->dhi);
         for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
@@ -178,9 +187,9 @@ static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_s
 
 /* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
  * in pieces of at most a line (the 128 source rows of a column-major f32 T(8,128) tile get 32
- * bytes each per g, f64's 64), the next line of every such row is fetched as a piece starts a
- * line: the prefetchers do not follow 128 streams (6 MiB f64 4.9 -> 2.1x a copy). Narrow ones
- * of 4-byte items go G g at a time. */
+ * bytes each per g, f64's 64), the line after every such row's piece is fetched as the piece
+ * enters a line: the prefetchers do not follow 128 streams (6 MiB f64 4.9 -> 2.1x a copy).
+ * Narrow ones of 4-byte items go G g at a time (transpose_narrow). */
 static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                  Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                  int lg)
@@ -193,9 +202,9 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     else if (lg == 2 && rows_tile_u32 != NULL && dst_rows && (nb == 1 || nb == 2 || nb == 4) && na >= 8)
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
     for (Py_ssize_t g = done; g < ng; g++) {
-        if (src_rows && (g * sg) / 64 != (g * sg - 1) / 64) /* a piece starts a line */
+        if (src_rows && enters_line(g * sg, sg))
             fetch_rows(s + g * sg + 64, nb, sb, 0, p->slo, p->shi);
-        if (dst_rows && (g * dg) / 64 != (g * dg - 1) / 64)
+        if (dst_rows && enters_line(g * dg, dg))
             fetch_rows(d + g * dg + 64, na, da, 1, p->dlo, p->dhi);
         transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
     }
@@ -217,8 +226,9 @@ static int far_rows(Py_ssize_t sb, int lg)
 
 /* dst[g*dg + a*da + b*it] = src[g*sg + a*it + b*sb] for g < ng, a < na, b < nb, streamed:
  * where the source rows run on over g (sg = na*it, or ng = 1) in strips along the
- * destination's lines; else tile by tile (staging the other case, destination rows that
- * run on over g, through L1 in windows measured no faster here). */
+ * destination's lines; source rows far apart tile by tile with streamed stores; else through
+ * the cache as transpose_rows_ahead does (staging the other case, destination rows that run
+ * on over g, through L1 in windows measured no faster here). */
 static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                int lg)

@@ -194,7 +194,7 @@ tile_u32_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt,
 
 /* The 8 x 8 four-byte tile with its rows anywhere: source row b read at srow[b], destination
  * row a written at drow[a] (the pieces of G consecutive g of a narrow transpose, whose rows
- * are 8/G items each: transpose_narrow in _kernel.c). */
+ * are 8/G items each: transpose_narrow in _kernel_strips.h). */
 __attribute__((target("avx2"))) static void tile_u32_avx2_rows(char *const *drow, const char *const *srow)
 {
     __m256 r[8], o[8];
@@ -252,7 +252,8 @@ static rows_tile_fn rows_tile_u32;
 static const tiler_t narrow_tilers[8] = SSE2_TILERS;
 
 /* The first block's length along an axis whose tiles start at p: up to p's next cache line
- * boundary if p starts a vector (the tiles then stay within lines), else a whole line. */
+ * boundary if p starts a vector (the tiles then stay within lines), else (p off a vector
+ * boundary, or off an item boundary) a whole line. */
 static Py_ssize_t first_block(const char *p, Py_ssize_t line, Py_ssize_t v, Py_ssize_t it)
 {
     uintptr_t at = (uintptr_t)p;
@@ -294,11 +295,13 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
 
 /* Where the tiles of an axis of n items start (the side contiguous along it at p): at the
  * first item whose tile row does not straddle a vector boundary (loads and stores split
- * over two cache lines measured ~35% slower), on axes of at least 16 tiles (else 0). Items
- * before it are covered by one more tile at 0, overlapping (a copy: it writes the same
- * values), which costs at most 1/16 more. */
+ * over two cache lines measured ~35% slower), on axes of at least 16 tiles (else 0; also
+ * when p is not on an item boundary, as the wider items of odd rows are not: no item is
+ * then on a vector boundary). Items before it are covered by one more tile at 0,
+ * overlapping (a copy: it writes the same values), which costs at most 1/16 more. */
 static Py_ssize_t tile_origin(const char *p, Py_ssize_t n, Py_ssize_t v, Py_ssize_t it)
 {
+    if ((uintptr_t)p % (uintptr_t)it) return 0;
     Py_ssize_t h = (Py_ssize_t)((-(uintptr_t)p) & (uintptr_t)(v * it - 1)) / it;
     return h != 0 && n >= 16 * v ? h : 0;
 }

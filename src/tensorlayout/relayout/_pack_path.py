@@ -33,7 +33,7 @@ from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
-from tensorlayout.relayout._threads import share, thread_count
+from tensorlayout.relayout._threads import by_piece, cuts, share, thread_count
 
 _pack: ModuleType | None
 try:
@@ -184,10 +184,9 @@ def _split(task: Task, pieces: int, per: int) -> list[Task]:
     pad, slot, loff, shape, ps, ls = task
     if pieces < 2 or not shape or shape[0] < 2:
         return [task]
-    n, unit = shape[0], per if len(shape) == 1 else 1  # cuts of a 1-D task on whole bytes
-    cuts = sorted({i * n // pieces // unit * unit for i in range(pieces)} | {n})  # near-equal runs
+    unit = per if len(shape) == 1 else 1  # a 1-D task is cut on whole bytes
     return [(pad, slot + i * ps[0], loff + i * ls[0], (j - i, *shape[1:]), ps, ls)
-            for i, j in itertools.pairwise(cuts)]
+            for i, j in itertools.pairwise(cuts(shape[0], pieces, unit))]
 
 
 def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
@@ -209,18 +208,13 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
         start, end = plan.tail
         if start < end:
             tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
-    parts = [_split(task, pieces, per) for task in tasks if _whole_bytes(task, per) or not to_physical]
-    whole = [part[i] for i in range(pieces) for part in parts if i < len(part)]  # as pair_tasks
+    whole = by_piece([_split(task, pieces, per) for task in tasks
+                      if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
     if len(cache) >= 16:  # a few stride patterns per target are plenty
         cache.clear()
     cache[key] = (whole, rest)
     return whole, rest
-
-
-def _weight(task: Task) -> int:
-    """The slots a task moves (threads take runs of equal weight: see ``_threads.share``)."""
-    return prod(task[3])
 
 
 def _workers(nbytes: int, threads: int | None) -> int:
@@ -261,7 +255,7 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     stream = max(n, low.nbytes) >= engine.STREAM_MIN_BYTES  # the bytes moved, as unpack's
     kernel = _pack
     share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,
-                                                    False, stream), _weight)
+                                                    False, stream))
     if rest:
         kernel.pack(result, low, rest, bits, t.physical_elements, pad, True, False)
     return result if out is None else out
@@ -291,5 +285,5 @@ def from_physical_packed(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | Non
     kernel, bits, result = _pack, t.packed_bits, out
     stream = out.nbytes >= engine.STREAM_MIN_BYTES
     share(workers, tasks, lambda chunk: kernel.unpack(result, raw, chunk, bits, t.physical_elements,
-                                                      t.signed, stream), _weight)
+                                                      t.signed, stream))
     return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from tensorlayout.errors import LayoutError
 
-__all__ = ["share", "thread_count"]
+__all__ = ["by_piece", "cuts", "share", "thread_count"]
 
 MAX_THREADS = 4
 _CORES = os.cpu_count() or 1  # read once: os.cpu_count() measured 5 us, paid on every large call
@@ -49,46 +49,42 @@ def _pool(workers: int) -> ThreadPoolExecutor | None:
     return _POOLS[workers]
 
 
-def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object],
-          weight: Callable[[Any], int] | None = None) -> None:
-    """Run ``work`` over ``tasks``, split in consecutive runs among ``workers`` threads, of
-    equal length or, given ``weight``, of about equal weight: the calling thread takes the
-    first run itself (it would only wait otherwise, and one pool thread fewer is woken)."""
+def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
+    """Run ``work`` over ``tasks``, split in consecutive runs of equal length among ``workers``
+    threads (put tasks in ``by_piece`` order so that each run gets a share of every part):
+    the calling thread takes the first run itself (it would only wait otherwise, and one pool
+    thread fewer is woken)."""
     pool = _pool(workers)
     if pool is None or len(tasks) < 2:
         work(tasks)
         return
-    runs = _runs(workers, tasks, weight)
-    rest = [pool.submit(work, run) for run in runs[1:]]
+    size = -(-len(tasks) // workers)
+    rest = [pool.submit(work, tasks[i:i + size]) for i in range(size, len(tasks), size)]
     try:
-        work(runs[0])
+        work(tasks[:size])
     finally:  # the runs in flight end before this returns or raises
         wait(rest)
     for future in rest:
         future.result()
 
 
-def _runs(workers: int, tasks: list[Any], weight: Callable[[Any], int] | None) -> list[list[Any]]:
-    """``tasks`` in at most ``workers`` consecutive non-empty runs: of equal length, or each
-    ending next to where the running weight reaches its share of the total (before or after
-    the task that crosses it, whichever is nearer).
+def cuts(n: int, pieces: int, unit: int = 1) -> list[int]:
+    """Where to cut ``n`` items into at most ``pieces`` runs of near-equal size (sizes differ by
+    ``unit`` at most), on multiples of ``unit``: the bounds, 0 and ``n`` included.
 
-    >>> _runs(2, [5, 1, 1, 1, 5, 5], None), _runs(2, [5, 1, 1, 1, 5, 5], lambda w: w)
-    ([[5, 1, 1], [1, 5, 5]], [[5, 1, 1, 1], [5, 5]])
+    >>> cuts(25, 4), cuts(3, 4), cuts(10, 3, unit=4)
+    ([0, 6, 12, 18, 25], [0, 1, 2, 3], [0, 4, 10])
     """
-    if weight is None:
-        size = -(-len(tasks) // workers)
-        return [tasks[i:i + size] for i in range(0, len(tasks), size)]
-    weights = [weight(t) for t in tasks]
-    runs: list[list[Any]] = []
-    total, start, acc = sum(weights), 0, 0
-    for i, w in enumerate(weights):
-        mark = total * (len(runs) + 1)  # the next cut, times workers
-        if len(runs) < workers - 1 and (acc + w) * workers >= mark:
-            cut = i if i > start and (acc + w) * workers - mark > mark - acc * workers else i + 1
-            runs.append(tasks[start:cut])
-            start = cut
-        acc += w
-    if start < len(tasks):
-        runs.append(tasks[start:])
-    return runs
+    return sorted({i * n // pieces // unit * unit for i in range(pieces)} | {n})
+
+
+def by_piece(parts: list[list[Any]]) -> list[Any]:
+    """The first piece of every part, then the second, ...: threads taking consecutive runs
+    (``share``) then each get a share of every part (a ragged layout's main box and its small
+    edge boxes, say; part by part, one thread took the whole main box: 1.8x a copy, balanced
+    1.2x).
+
+    >>> by_piece([[1, 2, 3], [10], [20, 21]])
+    [1, 10, 20, 2, 21, 3]
+    """
+    return [part[i] for i in range(max(map(len, parts), default=0)) for part in parts if i < len(part)]

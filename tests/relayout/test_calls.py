@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import copy
 import pickle
+from collections.abc import Callable
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -166,6 +168,22 @@ def test_the_engine_is_chosen_on_every_call(monkeypatch: pytest.MonkeyPatch) -> 
     assert (to_physical(a, t, threads=3) == want).all() and len(calls) > 2
 
 
+def _share_spy(kernel: object, names: list[str], shape_at: int, shares: list[int]) -> object:
+    """``kernel`` whose functions ``names`` (taking the task list third) also append the slots
+    of the tasks of each call (task[shape_at] is a task's shape) to ``shares``."""
+    def spied(name: str) -> Callable[..., object]:
+        def call(dst: object, src: object, tasks: list, *rest: object) -> object:
+            shares.append(sum(int(np.prod(task[shape_at])) for task in tasks))
+            return getattr(kernel, name)(dst, src, tasks, *rest)
+        return call
+    return SimpleNamespace(**{name: spied(name) for name in names})
+
+
+def _shared_evenly(shares: list[int], threads: int, slack: float) -> bool:
+    """One share per thread, none more than ``slack`` times an even share."""
+    return len(shares) == threads and max(shares) < slack * sum(shares) / threads
+
+
 def test_threads_get_equal_shares_of_a_ragged_layout(monkeypatch: pytest.MonkeyPatch) -> None:
     # A ragged layout's copy is a main box and small edge boxes; each thread gets about half
     # of every box (in box order, one thread took the whole main box, the other the edges).
@@ -175,20 +193,12 @@ def test_threads_get_equal_shares_of_a_ragged_layout(monkeypatch: pytest.MonkeyP
     a = np.arange(200 * 3000, dtype=np.uint16).reshape(200, 3000)
     want = to_physical(a, t, threads=1)
     runs: list[int] = []
-    kernel = engine._kernel
-
-    class Spy:
-        @staticmethod
-        def copy(dst: np.ndarray, src: np.ndarray, tasks: list, stream: bool) -> None:
-            runs.append(sum(int(np.prod(task[2])) for task in tasks))
-            kernel.copy(dst, src, tasks, stream)  # type: ignore[union-attr]
-
-    monkeypatch.setattr(engine, "_kernel", Spy)
+    monkeypatch.setattr(engine, "_kernel", _share_spy(engine._kernel, ["copy"], 2, runs))
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     for threads in (2, 3):
         runs.clear()
         assert (to_physical(a, t, threads=threads) == want).all()
-        assert len(runs) == threads and max(runs) < 1.1 * sum(runs) / threads, runs
+        assert _shared_evenly(runs, threads, 1.1), runs
 
 
 def test_threads_get_equal_shares_of_a_ragged_packed_layout(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,28 +210,15 @@ def test_threads_get_equal_shares_of_a_ragged_packed_layout(monkeypatch: pytest.
     a = np.random.default_rng(5).integers(-8, 8, (64, 1000)).astype(np.int8)
     want = to_physical(a, t, threads=1)
     shares: list[int] = []
-    kernel = pack_path._pack
-
-    class Spy:
-        @staticmethod
-        def pack(result: np.ndarray, low: np.ndarray, tasks: list, *rest: object) -> None:
-            shares.append(sum(int(np.prod(task[3])) for task in tasks))
-            kernel.pack(result, low, tasks, *rest)
-
-        @staticmethod
-        def unpack(result: np.ndarray, raw: np.ndarray, tasks: list, *rest: object) -> None:
-            shares.append(sum(int(np.prod(task[3])) for task in tasks))
-            kernel.unpack(result, raw, tasks, *rest)
-
-    monkeypatch.setattr(pack_path, "_pack", Spy)
+    monkeypatch.setattr(pack_path, "_pack", _share_spy(pack_path._pack, ["pack", "unpack"], 3, shares))
     monkeypatch.setattr(pack_path, "THREAD_MIN_BYTES", 1)
     for threads in (2, 3):
         shares.clear()
         assert (to_physical(a, t, threads=threads) == want).all()
-        assert len(shares) == threads and max(shares) < 1.2 * sum(shares) / threads, shares
+        assert _shared_evenly(shares, threads, 1.2), shares
         shares.clear()
         assert (from_physical(want, t, threads=threads) == a).all()
-        assert len(shares) == threads and max(shares) < 1.2 * sum(shares) / threads, shares
+        assert _shared_evenly(shares, threads, 1.2), shares
 
 
 def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:

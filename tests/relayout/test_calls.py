@@ -211,7 +211,7 @@ def test_threads_get_equal_shares_of_a_ragged_packed_layout(monkeypatch: pytest.
     want = to_physical(a, t, threads=1)
     shares: list[int] = []
     monkeypatch.setattr(pack_path, "_pack", _share_spy(pack_path._pack, ["pack", "unpack"], 3, shares))
-    monkeypatch.setattr(pack_path, "THREAD_MIN_BYTES", 1)
+    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # one threshold for the kernel and packed copies
     for threads in (2, 3):
         shares.clear()
         assert (to_physical(a, t, threads=threads) == want).all()
@@ -248,7 +248,6 @@ def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.Monke
     assert all((from_physical(one, t, threads=n) == a).all() for n in (1, 2, 5))
     direct = relayout(one, t, "f32[24,300]{0,1:T(8,128)}", threads=1)
     assert all((relayout(one, t, "f32[24,300]{0,1:T(8,128)}", threads=n) == direct).all() for n in (2, 3))
-    monkeypatch.setattr(pack_path, "THREAD_MIN_BYTES", 1)
     s4 = "s4[64,300]{1,0:T(8,128)(8,1)E(4)}"
     nibbles = np.random.default_rng(3).integers(-8, 8, (64, 300)).astype(np.int8)
     packed = to_physical(nibbles, s4, threads=1)

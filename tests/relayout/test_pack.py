@@ -31,7 +31,6 @@ PATHS = ["pack", "pack-stream", "numpy"]
 def _path(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     monkeypatch.setattr(pack_path, "USE_PACK", path != "numpy")
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # the thread pool too
-    monkeypatch.setattr(pack_path, "THREAD_MIN_BYTES", 1)
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1 if path == "pack-stream" else 1 << 62)
 
 

@@ -56,7 +56,10 @@ __all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_smal
            "kernel_available", "prepare", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
-THREAD_MIN_BYTES = 1 << 23  # copies from 8 MiB on are shared among threads
+#: Copies from 8 MiB (of the logical array) on are shared among threads, packed ones too (those
+#: had 32 MiB, set on a loaded machine; on a quiet one u1[4096,4096] (16 MiB) measured 1.5/1.1 ->
+#: 0.9/0.95x a copy with 2 threads).
+THREAD_MIN_BYTES = 1 << 23
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.

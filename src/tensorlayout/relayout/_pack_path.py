@@ -44,10 +44,6 @@ except ImportError:  # installed without a C compiler: the numpy path
 __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
-#: Packing from this many logical bytes on is shared among threads: a smaller one takes about
-#: a millisecond, less than handing it to the pool costs on a busy machine (measured: u1
-#: 4096x4096, 16 MiB, ran 2-3x slower with 2 threads than with 1 on 2 loaded cores).
-THREAD_MIN_BYTES = 1 << 25
 STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
@@ -218,7 +214,7 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
 
 
 def _workers(nbytes: int, threads: int | None) -> int:
-    return thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
+    return thread_count(threads) if nbytes >= engine.THREAD_MIN_BYTES else 1
 
 
 def _low_bytes(a: np.ndarray) -> np.ndarray:

@@ -54,6 +54,11 @@ def _xla(text: str, dtype: type, high: int = 120) -> Make:
     return make
 
 
+def _row(text: str, dtype: type, note: str = "", high: int = 120, small: bool = False) -> Case:
+    """The case of the XLA layout ``text`` over ``dtype`` data, named by the text (and ``note``)."""
+    return Case(f"{text} {note}".rstrip(), _xla(text, dtype, high), small=small)
+
+
 def _zn(rows: int, cols: int) -> Make:
     def make() -> tuple[object, np.ndarray]:
         data = np.random.default_rng(0).integers(0, 120, size=(rows, cols)).astype(np.float16)
@@ -62,33 +67,27 @@ def _zn(rows: int, cols: int) -> Make:
 
 
 CASES: list[Case] = [
-    Case("bf16[4096,8192]{1,0:T(8,128)(2,1)}", _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16)),
-    Case("f32[4096,4096]{1,0:T(8,128)}", _xla("f32[4096,4096]{1,0:T(8,128)}", np.float32)),
-    Case("s8[8192,8192]{1,0:T(8,128)(4,1)}", _xla("s8[8192,8192]{1,0:T(8,128)(4,1)}", np.int8)),
-    Case("bf16[1000,3000]{1,0:T(8,128)(2,1)} ragged",
-         _xla("bf16[1000,3000]{1,0:T(8,128)(2,1)}", np.uint16)),
-    Case("f32[4096,4096]{0,1:T(8,128)}", _xla("f32[4096,4096]{0,1:T(8,128)}", np.float32)),
-    Case("f32[256,64,512]{0,2,1:T(8,128)}", _xla("f32[256,64,512]{0,2,1:T(8,128)}", np.float32)),
-    Case("f32[64,32,128]{0,2,1:T(8,128)} 1MiB", _xla("f32[64,32,128]{0,2,1:T(8,128)}", np.float32),
-         small=True),
-    Case("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}",
-         _xla("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", np.int8, high=8)),
-    Case("pred[4096,4096]{1,0:T(8,128)(4,1)}", _xla("pred[4096,4096]{1,0:T(8,128)(4,1)}", np.bool_, 2)),
-    Case("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}",
-         _xla("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}", np.uint8, high=2)),
+    _row("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
+    _row("f32[4096,4096]{1,0:T(8,128)}", np.float32),
+    _row("s8[8192,8192]{1,0:T(8,128)(4,1)}", np.int8),
+    _row("bf16[1000,3000]{1,0:T(8,128)(2,1)}", np.uint16, "ragged"),
+    _row("f32[4096,4096]{0,1:T(8,128)}", np.float32),
+    _row("f32[256,64,512]{0,2,1:T(8,128)}", np.float32),
+    _row("f32[64,32,128]{0,2,1:T(8,128)}", np.float32, "1MiB", small=True),
+    _row("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", np.int8, high=8),
+    _row("pred[4096,4096]{1,0:T(8,128)(4,1)}", np.bool_, high=2),
+    _row("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}", np.uint8, high=2),
     Case("f16 zN 4096x4096 (TLA)", _zn(4096, 4096)),
-    Case("f32[128,128]{1,0:T(8,128)} 64KiB", _xla("f32[128,128]{1,0:T(8,128)}", np.float32),
-         small=True),
+    _row("f32[128,128]{1,0:T(8,128)}", np.float32, "64KiB", small=True),
     # beyond the issue's table: the TPU's transposed (weight) layouts of 2- and 1-byte types
-    Case("bf16[4096,8192]{0,1:T(8,128)(2,1)}", _xla("bf16[4096,8192]{0,1:T(8,128)(2,1)}", np.uint16)),
-    Case("s8[8192,8192]{0,1:T(8,128)(4,1)}", _xla("s8[8192,8192]{0,1:T(8,128)(4,1)}", np.int8)),
-    Case("s8[8192,8192]{0,1:T(8,128)}", _xla("s8[8192,8192]{0,1:T(8,128)}", np.int8)),
+    _row("bf16[4096,8192]{0,1:T(8,128)(2,1)}", np.uint16),
+    _row("s8[8192,8192]{0,1:T(8,128)(4,1)}", np.int8),
+    _row("s8[8192,8192]{0,1:T(8,128)}", np.int8),
     # ragged and odd shapes at other sizes: shared among threads (23 MiB), pairs off a 4-byte
     # boundary (odd rows), and a transposing layout held in cache (6 MiB)
-    Case("bf16[4000,3000]{1,0:T(8,128)(2,1)} ragged 23MiB",
-         _xla("bf16[4000,3000]{1,0:T(8,128)(2,1)}", np.uint16)),
-    Case("bf16[4003,4001]{0,1:T(8,128)(2,1)} odd", _xla("bf16[4003,4001]{0,1:T(8,128)(2,1)}", np.uint16)),
-    Case("f32[1000,1500]{0,1:T(8,128)} 6MiB", _xla("f32[1000,1500]{0,1:T(8,128)}", np.float32)),
+    _row("bf16[4000,3000]{1,0:T(8,128)(2,1)}", np.uint16, "ragged 23MiB"),
+    _row("bf16[4003,4001]{0,1:T(8,128)(2,1)}", np.uint16, "odd"),
+    _row("f32[1000,1500]{0,1:T(8,128)}", np.float32, "6MiB"),
     Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
          _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
          direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),

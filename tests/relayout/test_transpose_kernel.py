@@ -250,3 +250,38 @@ def test_raw_narrow_transposes_of_unaligned_wider_items(side: str, stream: bool)
         pairs = np.lib.stride_tricks.as_strided(src[1:], (ng, w, n, 2), (4 * w * (n + 3), 4 * (n + 3), 4, 2))
         got = dst[1:1 + n * pitch // 2].reshape(n, pitch // 2)[:, :2 * ng * w].reshape(n, ng, w, 2)
         assert np.array_equal(got, pairs.transpose(2, 0, 1, 3))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_raw_transposes_of_rows_in_the_same_sets(seed: int) -> None:
+    # rows a multiple of 4 KiB apart on one side or both (the source's: blocks down the
+    # destination's lines when its rows are short; the destination's: through a stage when a
+    # line of each is written): every item width, odd sizes and starts, bytes outside kept
+    kernel = engine._kernel
+    if kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    rng = np.random.default_rng(seed)
+    item = int(rng.choice([1, 2, 4, 8]))
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[item]
+    na, nb = int(rng.integers(1, 300)), int(rng.integers(1, 200))  # dst[a, b] = src[b, a]
+    far = rng.choice(["source", "destination", "both"])
+    sb = 4096 * int(rng.integers(1, 3)) if far != "destination" else (na + int(rng.integers(0, 9))) * item
+    da = 4096 * int(rng.integers(1, 3)) if far != "source" else (nb + int(rng.integers(0, 9))) * item
+    sb, da = max(sb, na * item), max(da, nb * item)
+    s_off, d_off = int(rng.integers(0, 64 // item)) * item, int(rng.integers(0, 64 // item)) * item
+    raw_src = np.zeros(-(-(nb * sb + s_off + 64) // item), dtype)  # the kernel's items: dtype's
+    raw_dst = np.zeros(-(-(na * da + d_off + 64) // item), dtype)
+    raw = raw_dst.view(np.uint8)
+    raw[...] = 0xAB
+    ss = -raw_src.ctypes.data % 64 + s_off
+    sd = -raw_dst.ctypes.data % 64 + d_off
+    values = rng.integers(1, 1 << 62, (nb, na), dtype=np.uint64).astype(dtype)
+    src = raw_src.view(np.uint8)[ss:].view(dtype)
+    np.lib.stride_tricks.as_strided(src, (nb, na), (sb, item))[...] = values
+    kernel.copy(raw_dst, raw_src, [(sd, ss, (na, nb), (da, item), (item, sb))], False)
+    dst = np.lib.stride_tricks.as_strided(raw[sd:].view(dtype), (na, nb), (da, item))
+    assert np.array_equal(dst, values.T)
+    untouched = np.ones(raw.size, bool)
+    for a in range(na):
+        untouched[sd + a * da:sd + a * da + nb * item] = False
+    assert (raw[untouched] == 0xAB).all()

@@ -23,9 +23,10 @@ def _kernel() -> object:
     return engine._kernel
 
 
-def _case(seed: int) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray]:
+def _case(seed: int, far: bool = False) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray]:
     """(dst, src, task, want): dst[r1, r2, g*m + e] = src[some order of (g, r1, r2, e)], the
-    task's axes (g, then r1, r2, e in a random order), dst starting anywhere in a line."""
+    task's axes (g, then r1, r2, e in a random order), dst starting anywhere in a line; `far`:
+    rows a multiple of 2 KiB apart (copies in cache gathered where they transpose)."""
     rng = np.random.default_rng(seed)
     item = int(rng.choice(list(ITEMS)))
     dtype = ITEMS[item]
@@ -33,6 +34,8 @@ def _case(seed: int) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray]:
     ng, r1, r2 = int(rng.integers(1, 40)), int(rng.integers(1, 5)), int(rng.integers(1, 70))
     row = ng * m * item
     pitch = -(-(row + int(rng.integers(0, 200))) // 64) * 64  # rows 64-byte multiples apart
+    if far:
+        pitch = -(-pitch // 2048) * 2048
     lead = int(rng.integers(0, 64 // item)) * item
     raw = np.zeros(lead + pitch * r1 * r2 + 64, np.uint8)
     start = -raw.ctypes.data % 64 + lead
@@ -58,6 +61,14 @@ def test_raw_gathered_copies_match_numpy(seed: int, stream: bool) -> None:
     kernel = _kernel()
     dst, src, task, want = _case(seed)
     kernel.copy(dst, src, [task], stream)  # type: ignore[attr-defined]
+    assert np.array_equal(dst, want)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_raw_copies_in_cache_of_rows_2k_apart_match_numpy(seed: int) -> None:
+    kernel = _kernel()
+    dst, src, task, want = _case(1000 + seed, far=True)
+    kernel.copy(dst, src, [task], False)  # type: ignore[attr-defined]
     assert np.array_equal(dst, want)
 
 

@@ -4,12 +4,13 @@
  * across the parts. Not a standalone header. */
 
 /* ---- gathering destination lines ---------------------------------------------------------
- * A large copy whose destination rows run on over an outer axis g in pieces of P bytes (a
+ * A copy whose destination rows run on over an outer axis g in pieces of P bytes (a
  * transposing tile's 8 items, a zN fractal's 16, a sub-tile's 128 columns) writes each
  * destination line in several visits, and its rows (far apart, often a power of two apart)
  * evict each other from the caches in between. Gathered, the axes inside g run for k
  * consecutive g at a time into an L1 stage of R rows (one per destination row) and the
- * rows go out as whole lines past the cache; the bytes of a row's last, unfinished line
+ * rows go out as whole lines (past the cache when the copy is large: streamed; in cache, its
+ * rows sharing L1 sets, stored); the bytes of a row's last, unfinished line
  * stay in the stage for the next k. The axes inside g must write, per row, exactly the P
  * bytes from g's offset (the piece axes, dense) at offsets that are multiples of 64 apart
  * (the row axes), so that all rows share one line alignment. */
@@ -83,9 +84,14 @@ static inline void small_copy(char *d, const char *s, Py_ssize_t n)
 }
 
 /* Stage bytes [from, to) to out (where byte `from` goes; stage byte 0 maps to the start of a
- * destination line): whole lines streamed, partial ones (a row's first and last) stored. */
-static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to)
+ * destination line): with `nt`, whole lines streamed, partial ones (a row's first and last)
+ * stored; else (a copy in cache) all stored. */
+static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to, int nt)
 {
+    if (!nt) {
+        memcpy(out, in + from, (size_t)(to - from));
+        return;
+    }
     Py_ssize_t a = from;
     if (a % 64) {
         Py_ssize_t h = ((a + 63) & ~(Py_ssize_t)63) < to ? ((a + 63) & ~(Py_ssize_t)63) : to;
@@ -124,23 +130,30 @@ static void gather_block(const plan_t *p, const gather_t *gt, char *d, const cha
     Py_ssize_t off = lead, skip = lead, done = -lead; /* done: d offset of stage byte 0 */
     for (Py_ssize_t g0 = 0; g0 < ng; g0 += gt->k) {
         Py_ssize_t kk = ng - g0 < gt->k ? ng - g0 : gt->k;
-        q.shape[0] = 1;
-        for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
-#if HAVE_STREAM
-            if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
-                for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
-                    _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
-#endif
-            q.dst = stage + off + (h - g0) * P;
-            q.src = s + h * p->ss[g];
+        if (!p->stream) { /* in cache: the kk g in one run (a narrow transpose groups them) */
+            q.shape[0] = kk;
+            q.dst = stage + off;
+            q.src = s + g0 * p->ss[g];
             run_plan(&q);
+        } else {
+            q.shape[0] = 1;
+            for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
+#if HAVE_STREAM
+                if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
+                    for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
+                        _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
+#endif
+                q.dst = stage + off + (h - g0) * P;
+                q.src = s + h * p->ss[g];
+                run_plan(&q);
+            }
         }
         Py_ssize_t end = off + kk * P, last = g0 + kk >= ng, full = last ? end : end & ~(Py_ssize_t)63;
         Py_ssize_t idx[MAX_DIMS], roff = 0;
         memset(idx, 0, sizeof idx[0] * (size_t)gt->nrow);
         for (Py_ssize_t r = 0; r < gt->rows; r++) {
             char *row = stage + r * gt->pitch;
-            if (full > skip) flush_span(d + roff + done + skip, row, skip, full);
+            if (full > skip) flush_span(d + roff + done + skip, row, skip, full, p->stream);
             if (!last && end > full) small_copy(row, row + full, end - full); /* full >= 64: apart */
             for (int a = gt->nrow - 1; a >= 0; a--) { /* next row: innermost row axis fastest */
                 int ax = gt->row[a];
@@ -273,26 +286,47 @@ static void runs_plan(const plan_t *p)
     while (next_index(idx, j, p->shape, p->ds, p->ss, &d, &s));
 }
 
-/* A large copy: gathered where its destination rows run on in pieces (see above). */
+/* Whether a copy in cache is gathered: a transpose whose destination rows share L1 sets (see
+ * rows_spread) and run on in pieces of at most a line, so that each row is visited for a few
+ * bytes at a time. Its bytes per visit of a row are the piece's, or a tile row's 32 where
+ * transpose_narrow groups the pieces of 4-byte items. Measured from_physical, 1-4 MiB, ratio
+ * to a copy, piece by piece -> gathered:
+ * - rows 2 KiB apart or a multiple: visits of 32 bytes, f32[1024,1024]{0,1:T(8,128)} ~11 ->
+ *   ~3.5, bf16's (2,1) ~9 -> ~3.5; of a whole line, f64[1024,512]{0,1:T(8,128)} ~11 -> ~4
+ *   (the lines are written whole either way: it is the visits that cost);
+ * - rows 1 KiB apart: visits of 8 bytes, u8[1024,1024]{0,1:T(8,128)} 28 -> 5.3; but of 32
+ *   (s8's (4,1) tiles, grouped) 2.4 -> 2.9, so not those. */
+static int gathers_in_cache(const plan_t *p, const inner_t *in, const gather_t *gt)
+{
+    if (in->kind != K_TRANSPOSE || gt->nrow < 1) return 0;
+    Py_ssize_t stride = p->ds[gt->row[gt->nrow - 1]], visit = gt->piece;
+    if (in->lg == 2 && rows_tile_u32 != NULL && visit < 32 && 32 % visit == 0) visit = 32;
+    return visit <= 64 && !rows_spread(gt->rows, stride) && (stride % 2048 == 0 || visit < 32);
+}
+
+/* A copy: gathered where its destination rows run on in pieces (see above) and it is large,
+ * or in cache where gathers_in_cache holds; staged short runs where staged_runs holds. */
 static void copy_plan(const plan_t *p)
 {
     for (int k = 0; k < p->ndim; k++)
         if (p->shape[k] == 0) return;
-    if (p->stream && HAVE_STREAM && staged_runs(p)) {
+    if (!HAVE_STREAM) {
+        run_plan(p);
+        return;
+    }
+    if (p->stream && staged_runs(p)) {
         runs_plan(p);
         return;
     }
-    if (p->stream && HAVE_STREAM) {
-        inner_t in = choose_inner(p);
-        for (int g = p->ndim - 3; g >= 0; g--) {
-            gather_t gt;
-            if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
-                if (gt.piece < 64 || in.kind == K_STRIDED) {
-                    gather_rows(p, &gt);
-                    return;
-                }
-                break;
+    inner_t in = choose_inner(p);
+    for (int g = p->ndim - 3; g >= 0; g--) {
+        gather_t gt;
+        if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
+            if (p->stream ? gt.piece < 64 || in.kind == K_STRIDED : gathers_in_cache(p, &in, &gt)) {
+                gather_rows(p, &gt);
+                return;
             }
+            break;
         }
     }
     run_plan(p);

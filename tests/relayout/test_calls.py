@@ -164,8 +164,9 @@ def test_the_engine_is_chosen_on_every_call(monkeypatch: pytest.MonkeyPatch) -> 
     assert (to_physical(a, t) == want).all() and not calls  # the numpy path
     monkeypatch.setattr(engine, "USE_KERNEL", True)
     assert (to_physical(a, t) == want).all() and len(calls) == 1
-    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # now shared among threads
-    assert (to_physical(a, t, threads=3) == want).all() and len(calls) > 2
+    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # now shared among the kernel's threads
+    assert (to_physical(a, t, threads=3) == want).all() and len(calls) == 2
+    assert calls[-1][4] == 3 and len(calls[-1][2]) > 3  # workers, and pieces for them to claim
 
 
 def _share_spy(kernel: object, names: list[str], shape_at: int, shares: list[int]) -> object:
@@ -184,21 +185,38 @@ def _shared_evenly(shares: list[int], threads: int, slack: float) -> bool:
     return len(shares) == threads and max(shares) < slack * sum(shares) / threads
 
 
-def test_threads_get_equal_shares_of_a_ragged_layout(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A ragged layout's copy is a main box and small edge boxes; each thread gets about half
-    # of every box (in box order, one thread took the whole main box, the other the edges).
+def test_threads_claim_near_equal_pieces_of_every_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ragged layout's copy is a main box and small edge boxes; a shared copy cuts each box in
+    # near-equal pieces at whole lines (PIECES_PER_THREAD per thread), which the kernel's
+    # threads claim in turn: one call, the workers counted in it.
     if not engine.kernel_available():
         pytest.skip("the C copy kernel was not built")
     t = PhysicalTarget.from_xla("bf16[200,3000]{1,0:T(8,128)(2,1)}")
     a = np.arange(200 * 3000, dtype=np.uint16).reshape(200, 3000)
     want = to_physical(a, t, threads=1)
-    runs: list[int] = []
-    monkeypatch.setattr(engine, "_kernel", _share_spy(engine._kernel, ["copy"], 2, runs))
+    calls: list[tuple] = []
+    kernel = engine._kernel
+
+    class Spy:
+        @staticmethod
+        def copy(*args: object) -> None:
+            calls.append(args)
+            kernel.copy(*args)  # type: ignore[union-attr]
+
+    monkeypatch.setattr(engine, "_kernel", Spy)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     for threads in (2, 3):
-        runs.clear()
+        calls.clear()
         assert (to_physical(a, t, threads=threads) == want).all()
-        assert _shared_evenly(runs, threads, 1.1), runs
+        (_, _, tasks, _, workers), = calls
+        assert workers == threads
+        boxes: dict[tuple, list[int]] = {}  # the pieces of each box, by its strides
+        for task in tasks:
+            boxes.setdefault((task[3], task[4]), []).append(task[2][0])
+        assert len(boxes) == 2
+        for lengths in boxes.values():
+            assert len(lengths) == min(engine.PIECES_PER_THREAD * threads, sum(lengths))
+            assert max(lengths) - min(lengths) <= 1
 
 
 def test_threads_get_equal_shares_of_a_ragged_packed_layout(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,7 @@ are packed, the first element in the low bits of a byte.
 A call checks its arguments once per target and kind of call (the array's dtype, strides
 and shape, the thread cap, an int ``pad_value`` or ``out``'s strides) and keeps the checked
 call with its copy plan on the target (``_call``); shape texts are kept too. A repeated
-call whose copy is one kernel call (below 8 MiB) runs in C from lookup to copy, every check
+call whose copy is one kernel call (below 5 MiB) runs in C from lookup to copy, every check
 included: a 64 KiB array into ``out=`` takes about as long as a ``np.copyto`` of it (0.8 us),
 without ``out`` about 0.4 us more for the new array. ``threads=`` or
 ``TENSORLAYOUT_THREADS`` caps the threads of large copies; results do not depend on it.

@@ -56,11 +56,16 @@ __all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_smal
            "kernel_available", "prepare", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
-#: Copies from 8 MiB (of the logical array) on are shared among threads, packed ones too (those
-#: had 32 MiB, set on a loaded machine; on a quiet one u1[4096,4096] (16 MiB) measured 1.5/1.1 ->
-#: 0.9/0.95x a copy with 2 threads).
-THREAD_MIN_BYTES = 1 << 23
+#: Copies from 5 MiB (of the logical array) on are shared among threads, packed ones too. On
+#: this 2-core VM waking a thread costs the caller ~9 us; the kernel's threads measured even at
+#: 5 MiB and ahead from 6 MiB (bf16[1024,3072]{1,0:T(8,128)(2,1)} 1.35/1.41 -> 1.09/1.16x a
+#: copy, f32[1536,1024]{1,0:T(8,128)} 1.50/1.38 -> 1.27/1.17; at 4 MiB 1.19/1.28 -> 1.34/1.54);
+#: packed copies (Python's pool) about even at 5-6 MiB, ahead at 8.
+THREAD_MIN_BYTES = 5 << 20
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
+#: A shared copy is cut in this many pieces per thread, which the kernel's threads claim in turn
+#: (a thread that wakes late takes fewer).
+PIECES_PER_THREAD = 8
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
@@ -91,8 +96,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream)
             return
-        kernel = _kernel
-        share(workers, tasks(2 * workers), lambda chunk: kernel.copy(dst, src, chunk, stream))
+        _kernel.copy(dst, src, tasks(PIECES_PER_THREAD * workers), stream, workers)
         return
     todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
     share(workers, todo, _numpy_copies)

@@ -38,12 +38,14 @@
  * (zN into its buffer) read a few runs of each row at once into L1 blocks streamed out
  * whole (see "staged short runs").
  *
- * The GIL is released while copying, so callers may split a copy among threads.
+ * The GIL is released while copying. A call may share its tasks with the kernel's own threads
+ * (workers > 1), which claim them one at a time (_kernel_pool.h).
  *
  * One translation unit in parts: _kernel_loops.h (innermost loops), _kernel_tiles.h
  * (vector transposes), _kernel_strips.h (transposes over a third axis), _kernel_gather.h
- * (gathering and staged runs) and _kernel_small.h (remembered small calls) are included
- * here; this file holds the plan, the outer loops and the Python entry points.
+ * (gathering and staged runs), _kernel_pool.h (the kernel's threads) and _kernel_small.h
+ * (remembered small calls) are included here; this file holds the plan, the outer loops and
+ * the Python entry points.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -319,6 +321,7 @@ static void run_plan(const plan_t *p)
 static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
                 Py_ssize_t *lo, Py_ssize_t *hi);
 #include "_kernel_gather.h"
+#include "_kernel_pool.h"
 
 /* ---- Python entry point ------------------------------------------------------------- */
 
@@ -424,8 +427,8 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst_obj, *src_obj, *tasks;
-    int stream = 0;
-    if (!PyArg_ParseTuple(args, "OOO!|p:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream))
+    int stream = 0, workers = 1;
+    if (!PyArg_ParseTuple(args, "OOO!|pi:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream, &workers))
         return NULL;
     Py_buffer dv, sv;
     if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
@@ -451,15 +454,7 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
         plans[i].stream = stream && HAVE_STREAM;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (plans[i].ndim == 0)
-            memcpy(plans[i].dst, plans[i].src, (size_t)plans[i].item);
-        else if (plans[i].ndim > 0)
-            copy_plan(&plans[i]);
-    }
-#if HAVE_STREAM
-    if (stream) _mm_sfence();
-#endif
+    run_plans(plans, count, workers, stream && HAVE_STREAM);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -470,6 +465,12 @@ done:
     return result;
 }
 
+static PyObject *kernel_pool_size(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    return PyLong_FromLong(pool_size());
+}
+
 /* the remembered small calls (_kernel_small.h, included at the end) */
 static PyObject *kernel_small_call(PyObject *self, PyObject *args);
 static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
@@ -478,13 +479,16 @@ static PyObject *kernel_setup_small(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
-     "copy(dst, src, tasks, stream=False): for each task (dst_offset, src_offset, shape, "
+     "copy(dst, src, tasks, stream=False, workers=1): for each task (dst_offset, src_offset, shape, "
      "dst_strides, src_strides[, swap[, item]]), in bytes from each array's first element, copy "
      "that strided box of src into dst, outer axes in the order given; every box is checked to "
      "lie inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
      "1- or 2-byte items, written as [a, c, b, d]. item: the box's items are runs of this many "
      "bytes (2, 4 or 8; 0: the arrays' item size). stream: non-temporal stores where dst is "
-     "contiguous."},
+     "contiguous. workers: the calling thread and up to workers - 1 of the kernel's threads claim "
+     "the tasks one at a time (they must write disjoint bytes)."},
+    {"pool_size", kernel_pool_size, METH_NOARGS,
+     "pool_size(): the kernel's threads running (started by the first shared copy, then kept)."},
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "
      "out_given, alloc_shape): a "

@@ -133,7 +133,11 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
     p, q = _kernel_views(pv, lv, to_physical)
     n = p.shape[0] if pieces > 1 and p.ndim else 1
-    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts(n, pieces))]
+    # cut inside the kernel's inner loops (three axes at most) at whole lines of items, so that
+    # no piece is left to the scalar edges of its vector tiles (a transpose of 96 rows 64 KiB
+    # apart in 16 pieces of 6 rows measured 1.6 -> 2.3x a copy)
+    unit = max(1, 64 // p.itemsize) if p.ndim <= 3 else 1
+    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts(n, pieces, unit))]
     for pp, qq in parts:
         phys = (_address(pp) - base_b, pp.strides)
         logi = (_address(qq) - base_l, qq.strides)

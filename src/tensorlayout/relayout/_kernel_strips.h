@@ -66,7 +66,7 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sb, int lg)
 {
     const Py_ssize_t it = ITEM(lg), w = 64 / it;
-    const tiler_t *t = na < tilers[lg].v && narrow_tilers[lg].tile != NULL ? &narrow_tilers[lg] : &tilers[lg];
+    const tiler_t *t = &tilers[lg];
     const Py_ssize_t v = t->v;
     _Alignas(64) char stage[TSTAGE_BYTES];
     int nt_ok = ((uintptr_t)d & 15) == 0 && da % 64 == 0 && (ng == 1 || dg % 64 == 0);

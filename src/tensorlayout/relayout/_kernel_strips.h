@@ -189,7 +189,7 @@ static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_s
  * g (pieces sg = na*it), where those rows share L1 sets (their lines fetched ahead would only
  * evict each other: see rows_spread): the G transposes go a tile row at a time, so that each
  * source line is read whole at once instead of in G visits between which it leaves L1
- * (to_physical of f32[256,1024]{0,1:T(8,128)}, rows 4 KiB apart: 4.1 -> 1.7x a copy). The
+ * (to_physical of f32[256,1024]{0,1:T(8,128)}, rows 4 KiB apart: 4.4 -> 2.5-3.0x a copy). The
  * same for the destination's rows measured no faster (9.8x for f32[1024,1024]'s
  * from_physical; its rows 2 KiB apart or more are gathered instead: copy_plan). Returns the
  * g done (whole groups; the caller does the rest). */

@@ -9,7 +9,6 @@ import copy
 import pickle
 from collections.abc import Callable
 from dataclasses import replace
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -169,22 +168,6 @@ def test_the_engine_is_chosen_on_every_call(monkeypatch: pytest.MonkeyPatch) -> 
     assert calls[-1][4] == 3 and len(calls[-1][2]) > 3  # workers, and pieces for them to claim
 
 
-def _share_spy(kernel: object, names: list[str], shape_at: int, shares: list[int]) -> object:
-    """``kernel`` whose functions ``names`` (taking the task list third) also append the slots
-    of the tasks of each call (task[shape_at] is a task's shape) to ``shares``."""
-    def spied(name: str) -> Callable[..., object]:
-        def call(dst: object, src: object, tasks: list, *rest: object) -> object:
-            shares.append(sum(int(np.prod(task[shape_at])) for task in tasks))
-            return getattr(kernel, name)(dst, src, tasks, *rest)
-        return call
-    return SimpleNamespace(**{name: spied(name) for name in names})
-
-
-def _shared_evenly(shares: list[int], threads: int, slack: float) -> bool:
-    """One share per thread, none more than ``slack`` times an even share."""
-    return len(shares) == threads and max(shares) < slack * sum(shares) / threads
-
-
 def test_threads_claim_near_equal_pieces_of_every_box(monkeypatch: pytest.MonkeyPatch) -> None:
     # A ragged layout's copy is a main box and small edge boxes; a shared copy cuts each box in
     # near-equal pieces at whole lines (PIECES_PER_THREAD per thread), which the kernel's
@@ -219,24 +202,42 @@ def test_threads_claim_near_equal_pieces_of_every_box(monkeypatch: pytest.Monkey
             assert max(lengths) - min(lengths) <= 1
 
 
-def test_threads_get_equal_shares_of_a_ragged_packed_layout(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the packed copies' boxes, cut in near-equal pieces, piece by piece: each thread gets
-    # about its share (pieces cut at ceil steps gave one of three threads half the work)
+def test_packed_threads_claim_near_equal_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the packed copies' boxes of whole bytes, cut in near-equal pieces (pieces cut at ceil
+    # steps gave one of three threads half the work), in one call the kernel's threads claim
     if pack_path._pack is None:
         pytest.skip("the C packing kernel was not built")
     t = PhysicalTarget.from_xla("s4[64,1000]{1,0:T(8,128)(8,1)E(4)}")
     a = np.random.default_rng(5).integers(-8, 8, (64, 1000)).astype(np.int8)
     want = to_physical(a, t, threads=1)
-    shares: list[int] = []
-    monkeypatch.setattr(pack_path, "_pack", _share_spy(pack_path._pack, ["pack", "unpack"], 3, shares))
+    calls: list[tuple[str, tuple]] = []
+    kernel = pack_path._pack
+
+    class Spy:
+        def __getattr__(self, name: str) -> Callable[..., object]:
+            def call(*args: object) -> object:
+                calls.append((name, args))
+                return getattr(kernel, name)(*args)
+            return call
+
+    monkeypatch.setattr(pack_path, "_pack", Spy())
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # one threshold for the kernel and packed copies
     for threads in (2, 3):
-        shares.clear()
-        assert (to_physical(a, t, threads=threads) == want).all()
-        assert _shared_evenly(shares, threads, 1.2), shares
-        shares.clear()
-        assert (from_physical(want, t, threads=threads) == a).all()
-        assert _shared_evenly(shares, threads, 1.2), shares
+        for direction in ("to", "from"):
+            calls.clear()
+            if direction == "to":
+                to_physical(a, t, threads=threads)
+            else:
+                from_physical(want, t, threads=threads)
+            (args,) = [args for _, args in calls if args[-1] == threads]  # workers, last
+            boxes: dict[tuple, list[int]] = {}  # the pieces of each box, by kind and strides
+            for task in args[2]:
+                boxes.setdefault((task[0], task[4], task[5]), []).append(task[3][0])
+            assert boxes
+            for lengths in boxes.values():  # 1-D tasks cut on whole bytes (2 slots of s4)
+                assert len(lengths) <= engine.PIECES_PER_THREAD * threads
+                assert len(lengths) == engine.PIECES_PER_THREAD * threads or sum(lengths) < 4 * len(lengths)
+                assert max(lengths) - min(lengths) <= 4
 
 
 def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,7 @@
-"""The kernel's own threads (``_kernel_pool.h``): a shared copy's pieces claimed by the calling
-thread and the pool's, against the one-thread result: many tasks and few, callers on several
-Python threads at once (one copy holds the pool, the others copy alone), and a forked child
-(whose pool starts afresh)."""
+"""The copy kernels' own threads (``_pool.h``, one pool in ``_kernel`` and one in ``_pack``): a
+shared copy's pieces claimed by the calling thread and the pool's, against the one-thread
+result: many tasks and few, callers on several Python threads at once (one copy holds the pool,
+the others copy alone), and a forked child (whose pools start afresh)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import numpy as np
 import pytest
 
 import tensorlayout.relayout._copy as engine
+from tensorlayout.relayout import _pack_path as pack_path
 from tensorlayout.relayout import from_physical, to_physical
 
-LAYOUTS = ["bf16[300,700]{1,0:T(8,128)(2,1)}", "f32[100,260]{0,1:T(8,128)}", "f32[40,24,100]{0,2,1:T(8,128)}"]
+# the last two are _pack's
+LAYOUTS = ["bf16[300,700]{1,0:T(8,128)(2,1)}", "f32[100,260]{0,1:T(8,128)}", "f32[40,24,100]{0,2,1:T(8,128)}",
+           "s4[64,1000]{1,0:T(8,128)(8,1)E(4)}", "u1[40,1000]{1,0:T(8,128)(32,1)E(1)}"]
 
 
 def _kernel() -> object:
@@ -25,8 +28,12 @@ def _kernel() -> object:
 
 def _data(text: str, seed: int) -> np.ndarray:
     dims = tuple(int(x) for x in text[text.index("[") + 1:text.index("]")].split(","))
-    dtype = np.uint16 if text.startswith("bf16") else np.float32
-    return np.random.default_rng(seed).integers(0, 60000, dims).astype(dtype)
+    rng = np.random.default_rng(seed)
+    if text.startswith("s4"):
+        return rng.integers(-8, 8, dims).astype(np.int8)
+    if text.startswith("u1"):
+        return rng.integers(0, 2, dims, np.uint8)
+    return rng.integers(0, 60000, dims).astype(np.uint16 if text.startswith("bf16") else np.float32)
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3, 8, 100])
@@ -71,12 +78,19 @@ def test_a_forked_child_shares_copies_among_fresh_threads(monkeypatch: pytest.Mo
     text = LAYOUTS[0]
     a = _data(text, 7)
     want = to_physical(a, text, threads=1)
+    s4 = LAYOUTS[3]
+    nibbles = _data(s4, 7)
+    packed = to_physical(nibbles, s4, threads=1)
+    pools = [kernel, pack_path._pack] if pack_path._pack is not None else [kernel]
     assert np.array_equal(to_physical(a, text, threads=2), want)
-    assert kernel.pool_size() >= 1  # type: ignore[attr-defined]  # the parent's pool started
+    assert np.array_equal(to_physical(nibbles, s4, threads=2), packed)
+    assert all(p.pool_size() >= 1 for p in pools)  # type: ignore[attr-defined]  # the parent's pools started
     pid = os.fork()
     if pid == 0:  # the child: exit 0 only if it starts threads of its own and copies right
-        fresh = kernel.pool_size() == 0  # type: ignore[attr-defined]
-        ok = all(np.array_equal(to_physical(a, text, threads=2), want) for _ in range(5))
-        os._exit(0 if fresh and ok and kernel.pool_size() >= 1 else 1)  # type: ignore[attr-defined]
+        fresh = all(p.pool_size() == 0 for p in pools)  # type: ignore[attr-defined]
+        ok = all(np.array_equal(to_physical(a, text, threads=2), want)
+                 and np.array_equal(to_physical(nibbles, s4, threads=2), packed) for _ in range(5))
+        started = all(p.pool_size() >= 1 for p in pools)  # type: ignore[attr-defined]
+        os._exit(0 if fresh and ok and started else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -39,11 +39,11 @@
  * whole (see "staged short runs").
  *
  * The GIL is released while copying. A call may share its tasks with the kernel's own threads
- * (workers > 1), which claim them one at a time (_kernel_pool.h).
+ * (workers > 1), which claim them one at a time (_pool.h).
  *
  * One translation unit in parts: _kernel_loops.h (innermost loops), _kernel_tiles.h
  * (vector transposes), _kernel_strips.h (transposes over a third axis), _kernel_gather.h
- * (gathering and staged runs), _kernel_pool.h (the kernel's threads) and _kernel_small.h
+ * (gathering and staged runs), _pool.h (the kernel's threads, shared with _pack.c) and _kernel_small.h
  * (remembered small calls) are included here; this file holds the plan, the outer loops and
  * the Python entry points.
  */
@@ -321,7 +321,17 @@ static void run_plan(const plan_t *p)
 static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
                 Py_ssize_t *lo, Py_ssize_t *hi);
 #include "_kernel_gather.h"
-#include "_kernel_pool.h"
+#include "_pool.h"
+
+/* Run plan i of an array of plans (a copy's task). */
+static void run_one(void *plans, Py_ssize_t i)
+{
+    const plan_t *p = (const plan_t *)plans + i;
+    if (p->ndim == 0)
+        memcpy(p->dst, p->src, (size_t)p->item);
+    else if (p->ndim > 0)
+        copy_plan(p);
+}
 
 /* ---- Python entry point ------------------------------------------------------------- */
 
@@ -454,7 +464,7 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
         plans[i].stream = stream && HAVE_STREAM;
     }
     Py_BEGIN_ALLOW_THREADS
-    run_plans(plans, count, workers, stream && HAVE_STREAM);
+    pool_run(run_one, plans, count, workers, stream && HAVE_STREAM);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);

@@ -37,7 +37,8 @@
  * The axis outside the inner one(s) runs inside the line loops (no dispatch per line). With
  * stream, stores bypass the cache: pack's contiguous byte runs, and unpack's logical rows
  * where whole 64-byte lines of long rows can be written one after the other (partial lines
- * measured far slower).
+ * measured far slower). A call may share its tasks of whole bytes with the kernel's own threads
+ * (workers > 1, _pool.h), which claim them one at a time.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -54,6 +55,7 @@
 #else
 #define HAVE_SWAR 0
 #endif
+#include "_pool.h"
 
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
@@ -863,14 +865,26 @@ static task_t *read_tasks(PyObject *tasks, const bounds_t *b, Py_ssize_t *count)
     return ts;
 }
 
-static PyObject *run_all(ctx_t *c, task_t *ts, Py_ssize_t count, int unpack)
+typedef struct {
+    const ctx_t *c;
+    const task_t *ts;
+    int unpack;
+} run_t;
+
+/* Run task i of a call (the pool's item). */
+static void run_item(void *arg, Py_ssize_t i)
 {
+    const run_t *r = arg;
+    if (r->ts[i].ndim >= 0) run_task(r->c, &r->ts[i], r->unpack);
+}
+
+/* The call's tasks on the calling thread and up to `workers` - 1 of the kernel's threads
+ * (tasks of whole bytes only: the caller runs those sharing bytes alone). */
+static PyObject *run_all(ctx_t *c, task_t *ts, Py_ssize_t count, int unpack, int workers)
+{
+    run_t r = {c, ts, unpack};
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < count; i++)
-        if (ts[i].ndim >= 0) run_task(c, &ts[i], unpack);
-#if HAVE_SSE2
-    if (c->stream) _mm_sfence();
-#endif
+    pool_run(run_item, &r, count, workers, c->stream);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -893,10 +907,10 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst, *src, *tasks, *result = NULL;
-    int bits, pad, serial = 0, stream = 0;
+    int bits, pad, serial = 0, stream = 0, workers = 1;
     Py_ssize_t nslots, count;
-    if (!PyArg_ParseTuple(args, "OOO!ini|pp:pack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
-                          &pad, &serial, &stream))
+    if (!PyArg_ParseTuple(args, "OOO!ini|ppi:pack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
+                          &pad, &serial, &stream, &workers))
         return NULL;
     Py_buffer pv, lv;
     ctx_t c;
@@ -912,7 +926,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "pack: a task sharing bytes with others needs serial=True");
             goto done;
         }
-    result = run_all(&c, ts, count, 0);
+    result = run_all(&c, ts, count, 0, serial ? 1 : workers);
 done:
     PyMem_Free(ts);
     if (lv.obj != NULL) PyBuffer_Release(&lv);
@@ -924,10 +938,10 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst, *src, *tasks, *result = NULL;
-    int bits, sign, stream = 0;
+    int bits, sign, stream = 0, workers = 1;
     Py_ssize_t nslots, count;
-    if (!PyArg_ParseTuple(args, "OOO!inp|p:unpack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
-                          &sign, &stream))
+    if (!PyArg_ParseTuple(args, "OOO!inp|pi:unpack", &dst, &src, &PyList_Type, &tasks, &bits, &nslots,
+                          &sign, &stream, &workers))
         return NULL;
     if (dst == Py_None) {
         PyErr_SetString(PyExc_TypeError, "unpack: dst must be an array");
@@ -939,23 +953,33 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
     init_ctx(&c, (uint8_t *)pv.buf, bits, sign, stream, 0);
     task_t *ts = read_tasks(tasks, &b, &count);
-    if (ts != NULL) result = run_all(&c, ts, count, 1);
+    if (ts != NULL) result = run_all(&c, ts, count, 1, workers);
     PyMem_Free(ts);
     PyBuffer_Release(&lv);
     PyBuffer_Release(&pv);
     return result;
 }
 
+static PyObject *pool_size_entry(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    return PyLong_FromLong(pool_size());
+}
+
 static PyMethodDef methods[] = {
+    {"pool_size", pool_size_entry, METH_NOARGS,
+     "pool_size(): the kernel's threads running (started by the first shared call, then kept)."},
     {"pack", pack_entry, METH_VARARGS,
-     "pack(dst, src, tasks, bits, nslots, pad, serial=False, stream=False): write the codes of "
-     "the logical byte array src into the packed byte buffer dst; a task is (kind, first slot, "
-     "logical byte offset, shape, slot strides, logical byte strides), checked to lie inside both. "
-     "Tasks that share bytes with others (not whole bytes) need serial=True."},
+     "pack(dst, src, tasks, bits, nslots, pad, serial=False, stream=False, workers=1): write the "
+     "codes of the logical byte array src into the packed byte buffer dst; a task is (kind, first "
+     "slot, logical byte offset, shape, slot strides, logical byte strides), checked to lie inside "
+     "both. Tasks that share bytes with others (not whole bytes) need serial=True (then one "
+     "thread). workers: the calling thread and up to workers - 1 of the kernel's threads claim the "
+     "tasks one at a time."},
     {"unpack", unpack_entry, METH_VARARGS,
-     "unpack(dst, src, tasks, bits, nslots, signed, stream=False): read the codes of the packed "
-     "byte buffer src "
-     "into the logical byte array dst (sign-extended if signed); tasks as for pack."},
+     "unpack(dst, src, tasks, bits, nslots, signed, stream=False, workers=1): read the codes of the "
+     "packed byte buffer src into the logical byte array dst (sign-extended if signed); tasks and "
+     "workers as for pack."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,8 +3,9 @@
 (the packed buffer's element positions, ``8 // bits`` per byte, the first in the low bits)
 and logical bytes, its axes ordered for the kernel (see ``_pack.c``): the axis of slot
 stride 1 innermost, the one contiguous in the logical array just outside it, the rest by
-slot stride. Tasks that fill whole bytes are shared among threads; the others (ragged
-edges, whose bytes hold slots of other boxes too) run afterwards in one thread. Where the
+slot stride. Tasks that fill whole bytes are claimed by the kernel's threads for large
+copies; the others (ragged edges, whose bytes hold slots of other boxes too) run afterwards
+in one thread. Where the
 plan leaves slots between its boxes (``fill_all``) the buffer is filled with the pad code
 first, unless data tasks owning their column groups (kind 2) write every byte themselves.
 
@@ -33,7 +34,7 @@ from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
-from tensorlayout.relayout._threads import by_piece, cuts, share, thread_count
+from tensorlayout.relayout._threads import by_piece, cuts, thread_count
 
 _pack: ModuleType | None
 try:
@@ -217,6 +218,11 @@ def _workers(nbytes: int, threads: int | None) -> int:
     return thread_count(threads) if nbytes >= engine.THREAD_MIN_BYTES else 1
 
 
+def _pieces(workers: int) -> int:
+    """The pieces a box is cut in for ``workers`` threads to claim (as the kernel path's)."""
+    return engine.PIECES_PER_THREAD * workers if workers > 1 else 1
+
+
 def _low_bytes(a: np.ndarray) -> np.ndarray:
     """The low byte of each element (modular, as ``astype``), without a copy for 1-byte items."""
     return a.view(np.uint8) if a.dtype.itemsize == 1 else a.astype(np.uint8)
@@ -242,18 +248,16 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     if np.may_share_memory(low, result):
         low = low.copy()
     workers = _workers(low.nbytes, threads)
-    whole, rest = _tasks(t, low.strides, True, 2 * workers if workers > 1 else 1)
+    whole, rest = _tasks(t, low.strides, True, _pieces(workers))
     fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
     if fill:
         result.fill(sum(pad << (k * bits) for k in range(per)))
     if t.physical_elements % per:  # the last byte's unused high bits are 0
         result[-1] &= (1 << (t.physical_elements % per * bits)) - 1 if fill else 0
     stream = max(n, low.nbytes) >= engine.STREAM_MIN_BYTES  # the bytes moved, as unpack's
-    kernel = _pack
-    share(workers, whole, lambda chunk: kernel.pack(result, low, chunk, bits, t.physical_elements, pad,
-                                                    False, stream))
+    _pack.pack(result, low, whole, bits, t.physical_elements, pad, False, stream, workers)
     if rest:
-        kernel.pack(result, low, rest, bits, t.physical_elements, pad, True, False)
+        _pack.pack(result, low, rest, bits, t.physical_elements, pad, True, False)
     return result if out is None else out
 
 
@@ -277,9 +281,7 @@ def from_physical_packed(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | Non
         b = b.copy()
     raw = b.view(np.uint8)
     workers = _workers(out.nbytes, threads)
-    tasks = _tasks(t, out.strides, False, 2 * workers if workers > 1 else 1)[0]
-    kernel, bits, result = _pack, t.packed_bits, out
+    tasks = _tasks(t, out.strides, False, _pieces(workers))[0]
     stream = out.nbytes >= engine.STREAM_MIN_BYTES
-    share(workers, tasks, lambda chunk: kernel.unpack(result, raw, chunk, bits, t.physical_elements,
-                                                      t.signed, stream))
+    _pack.unpack(out, raw, tasks, t.packed_bits, t.physical_elements, t.signed, stream, workers)
     return out

@@ -1,12 +1,20 @@
-/* _kernel_pool.h: the kernel's own threads. A copy shared among W threads is a list of
- * plans (pieces of boxes, each writing its own bytes of the destination) that the calling
- * thread and up to W - 1 pool threads claim one at a time until none is left: a thread that
- * wakes late (40-60 us on this 2-core VM) takes what the others have not, and the calling
- * thread never waits for one that has claimed nothing. Through Python's thread pool (about
- * 60 us a call, static shares) bf16[1000,3000]{1,0:T(8,128)(2,1)} (6 MiB) measured 1.51 ->
- * 1.46x a copy on 2 threads; claiming here, in a harness, 1.8 -> 1.0.
- * Part of _kernel.c, which includes it: one translation unit. Not a standalone header. */
+/* _pool.h: the copy kernels' own threads (each kernel module includes this file and has a
+ * pool of its own). A copy shared among W threads is a list of items (pieces of boxes, each
+ * writing its own bytes of the destination) that the calling thread and up to W - 1 pool
+ * threads claim one at a time until none is left: a thread that wakes late (40-60 us on this
+ * 2-core VM) takes what the others have not, and the calling thread never waits for one that
+ * has claimed nothing. Through Python's thread pool (about 60 us a call, static shares)
+ * bf16[1000,3000]{1,0:T(8,128)(2,1)} (6 MiB) measured 1.51 -> 1.46x a copy on 2 threads;
+ * claiming here, in a harness, 1.8 -> 1.0.
+ * Included by _kernel.c and _pack.c after Python.h: one translation unit each. Not a
+ * standalone header. */
 
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define POOL_FENCE() _mm_sfence()
+#else
+#define POOL_FENCE() ((void)0)
+#endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,21 +25,16 @@
 
 #define POOL_MAX 7 /* pool threads, at most (the calling thread is one more) */
 
-/* Run one plan of a copy (kernel_copy's loop body). */
-static void run_one(const plan_t *p)
-{
-    if (p->ndim == 0)
-        memcpy(p->dst, p->src, (size_t)p->item);
-    else if (p->ndim > 0)
-        copy_plan(p);
-}
+/* One item of a shared copy: run(ctx, i). */
+typedef void (*pool_item_fn)(void *ctx, Py_ssize_t i);
 
 #if HAVE_POOL
 typedef struct {
-    const plan_t *plans;
+    pool_item_fn run;
+    void *ctx;
     Py_ssize_t count;
-    atomic_size_t next; /* the next plan to claim */
-    int stream;         /* fence the streamed stores before leaving */
+    atomic_size_t next; /* the next item to claim */
+    int fence;          /* fence (streamed stores) before leaving */
 } job_t;
 
 static struct {
@@ -42,17 +45,15 @@ static struct {
     int started, wanted, joined, busy;
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0, 0, 0};
 
-/* Claim and run the job's plans until none is left. */
+/* Claim and run the job's items until none is left. */
 static void claim_all(job_t *job)
 {
     for (;;) {
         size_t i = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
         if (i >= (size_t)job->count) break;
-        run_one(&job->plans[i]);
+        job->run(job->ctx, (Py_ssize_t)i);
     }
-#if HAVE_STREAM
-    if (job->stream) _mm_sfence();
-#endif
+    if (job->fence) POOL_FENCE();
 }
 
 static void *pool_thread(void *arg)
@@ -107,11 +108,12 @@ static int pool_grow(int n)
     return pool.started;
 }
 
-/* Run the plans on the calling thread and up to workers - 1 pool threads (one copy at a time:
- * a second caller while one runs takes its plans alone). */
-static void run_plans(const plan_t *plans, Py_ssize_t count, int workers, int stream)
+/* Run items 0..count-1 on the calling thread and up to workers - 1 pool threads (one copy at
+ * a time: a second caller while one runs takes its items alone); `fence`: each thread fences
+ * its streamed stores when done. */
+static void pool_run(pool_item_fn run, void *ctx, Py_ssize_t count, int workers, int fence)
 {
-    job_t job = {plans, count, 0, stream};
+    job_t job = {run, ctx, count, 0, fence};
     int helpers = 0;
     if (workers > 1 && count > 1 && pthread_mutex_trylock(&pool.lock) == 0) {
         if (pool.job == NULL) {
@@ -147,12 +149,10 @@ static int pool_size(void)
 #else
 static int pool_size(void) { return 0; }
 
-static void run_plans(const plan_t *plans, Py_ssize_t count, int workers, int stream)
+static void pool_run(pool_item_fn run, void *ctx, Py_ssize_t count, int workers, int fence)
 {
     (void)workers;
-    for (Py_ssize_t i = 0; i < count; i++) run_one(&plans[i]);
-#if HAVE_STREAM
-    if (stream) _mm_sfence();
-#endif
+    for (Py_ssize_t i = 0; i < count; i++) run(ctx, i);
+    if (fence) POOL_FENCE();
 }
 #endif

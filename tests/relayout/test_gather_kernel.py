@@ -72,15 +72,16 @@ def test_raw_copies_in_cache_of_rows_2k_apart_match_numpy(seed: int) -> None:
     assert np.array_equal(dst, want)
 
 
-def test_raw_gathered_copy_leaves_other_bytes() -> None:
+@pytest.mark.parametrize("stream, pitch", [(True, 512), (False, 2048)])  # large, or rows sharing sets
+def test_raw_gathered_copy_leaves_other_bytes(stream: bool, pitch: int) -> None:
     # a destination row's bytes before and after its pieces are not the task's: kept
     kernel = _kernel()
-    ng, m, rows, pitch = 9, 8, 70, 512
+    ng, m, rows = 9, 8, 70
     raw = np.full(pitch * rows // 4 + 16, 7, np.uint32)
     dst = raw[3:3 + pitch * rows // 4]
     src = np.arange(ng * rows * m, dtype=np.uint32).reshape(ng, m, rows)  # transposing
     task = (20, 0, (ng, rows, m), (m * 4, pitch, 4), (m * rows * 4, 4, rows * 4))
-    kernel.copy(dst, src, [task], True)  # type: ignore[attr-defined]
+    kernel.copy(dst, src, [task], stream)  # type: ignore[attr-defined]
     want = np.full(pitch * rows // 4, 7, np.uint32)
     as_strided(want[5:], task[2], task[3])[...] = src.transpose(0, 2, 1)
     assert np.array_equal(dst, want)

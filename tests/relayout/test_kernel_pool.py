@@ -1,7 +1,9 @@
 """The copy kernels' own threads (``_pool.h``, one pool in ``_kernel`` and one in ``_pack``): a
 shared copy's pieces claimed by the calling thread and the pool's, against the one-thread
-result: many tasks and few, callers on several Python threads at once (one copy holds the pool,
-the others copy alone), and a forked child (whose pools start afresh)."""
+result: many tasks and few, large ones (a caller that returned before its threads finished
+would leave bytes unwritten), the thread cap, callers on several Python threads at once (one
+copy is posted at a time, the others run alone; none may hang), and a forked child (whose pools
+start afresh)."""
 
 from __future__ import annotations
 
@@ -36,15 +38,71 @@ def _data(text: str, seed: int) -> np.ndarray:
     return rng.integers(0, 60000, dims).astype(np.uint16 if text.startswith("bf16") else np.float32)
 
 
+def _run_callers(n: int, rounds: int, work: object) -> list[str]:
+    """Run ``work(k, round)`` on n Python threads, all starting each round together; what went
+    wrong (a caller that has not finished after 30 s counts: it hangs)."""
+    errors: list[str] = []
+    barrier = threading.Barrier(n)
+
+    def loop(k: int) -> None:
+        try:
+            for r in range(rounds):
+                barrier.wait(timeout=20)
+                if not work(k, r):  # type: ignore[operator]
+                    errors.append(f"caller {k}, round {r}: wrong result")
+                    return
+        except threading.BrokenBarrierError:
+            errors.append(f"caller {k}: the others stopped")
+
+    callers = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
+    for c in callers:
+        c.start()
+    for c in callers:
+        c.join(timeout=30)
+    return errors + [f"caller {k} hangs" for k, c in enumerate(callers) if c.is_alive()]
+
+
 @pytest.mark.parametrize("workers", [1, 2, 3, 8, 100])
-@pytest.mark.parametrize("count", [1, 2, 5, 64])
-def test_raw_copy_with_workers_claims_every_task_once(workers: int, count: int) -> None:
+@pytest.mark.parametrize("count, size", [(1, 1000), (2, 1000), (5, 1000), (64, 1000), (16, 1 << 18)])
+def test_raw_copy_with_workers_claims_every_task(workers: int, count: int, size: int) -> None:
     kernel = _kernel()
-    src = np.arange(count * 1000, dtype=np.uint32)
+    src = np.random.default_rng(count).integers(1, 1 << 30, count * size, dtype=np.uint32)
     dst = np.zeros_like(src)
-    tasks = [(i * 4000, i * 4000, (1000,), (4,), (4,)) for i in range(count)]
+    tasks = [(i * 4 * size, i * 4 * size, (size,), (4,), (4,)) for i in range(count)]
     kernel.copy(dst, src, tasks, False, workers)  # type: ignore[attr-defined]
+    assert np.array_equal(dst, src)  # every byte written by the time the call returns
+    joined = kernel.pool_info()[1]  # type: ignore[attr-defined]
+    assert joined <= min(workers - 1, count - 1, 7) or workers == 1 or count == 1
+
+
+def test_threads_beyond_the_cap_do_not_join() -> None:
+    # after a copy that started all seven pool threads, a copy capped at two takes one of them
+    kernel = _kernel()
+    src = np.arange(1 << 21, dtype=np.uint32)
+    dst = np.zeros_like(src)
+    tasks = [(i * (1 << 16), i * (1 << 16), (1 << 14,), (4,), (4,)) for i in range(128)]
+    kernel.copy(dst, src, tasks, False, 8)  # type: ignore[attr-defined]
+    for _ in range(20):
+        kernel.copy(dst, src, tasks, False, 2)  # type: ignore[attr-defined]
+        assert kernel.pool_info()[1] <= 1  # type: ignore[attr-defined]
     assert np.array_equal(dst, src)
+
+
+def test_two_raw_callers_at_once_never_hang() -> None:
+    # each round both callers share a copy at the same moment: one posts its copy, the other
+    # runs alone or posts after; each waits for its own copy's threads only
+    # (with one wake of one waiter for all copies, and 3 pool threads, this hung within seconds)
+    kernel = _kernel()
+    srcs = [np.random.default_rng(k).integers(0, 1 << 30, 8 << 14, dtype=np.uint32) for k in range(2)]
+    dsts = [np.zeros_like(s) for s in srcs]
+    tasks = [(i << 16, i << 16, (1 << 14,), (4,), (4,)) for i in range(8)]
+
+    def work(k: int, r: int) -> bool:
+        dsts[k][...] = 0
+        kernel.copy(dsts[k], srcs[k], tasks, False, 4)  # type: ignore[attr-defined]
+        return bool(np.array_equal(dsts[k], srcs[k]))
+
+    assert not _run_callers(2, 2000, work)
 
 
 @pytest.mark.parametrize("text", LAYOUTS)
@@ -53,44 +111,32 @@ def test_shared_copies_from_many_callers_at_once(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)  # every copy shared
     data = [_data(text, seed) for seed in range(6)]
     want = [to_physical(a, text, threads=1) for a in data]
-    errors: list[str] = []
 
-    def work(k: int) -> None:
-        for _ in range(20):
-            buf = to_physical(data[k], text, threads=2)
-            back = from_physical(buf, text, threads=3)
-            if not np.array_equal(buf, want[k]) or not np.array_equal(back, data[k]):
-                errors.append(f"caller {k}")
-                return
+    def work(k: int, r: int) -> bool:
+        buf = to_physical(data[k], text, threads=2 + r % 2)
+        back = from_physical(buf, text, threads=3 - r % 2)
+        return bool(np.array_equal(buf, want[k]) and np.array_equal(back, data[k]))
 
-    callers = [threading.Thread(target=work, args=(k,)) for k in range(6)]
-    for c in callers:
-        c.start()
-    for c in callers:
-        c.join()
-    assert not errors
+    assert not _run_callers(6, 20, work)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_forked_child_shares_copies_among_fresh_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     kernel = _kernel()
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
-    text = LAYOUTS[0]
-    a = _data(text, 7)
-    want = to_physical(a, text, threads=1)
-    s4 = LAYOUTS[3]
-    nibbles = _data(s4, 7)
-    packed = to_physical(nibbles, s4, threads=1)
+    text, s4 = LAYOUTS[0], LAYOUTS[3]
+    a, nibbles = _data(text, 7), _data(s4, 7)
+    want, packed = to_physical(a, text, threads=1), to_physical(nibbles, s4, threads=1)
     pools = [kernel, pack_path._pack] if pack_path._pack is not None else [kernel]
     assert np.array_equal(to_physical(a, text, threads=2), want)
     assert np.array_equal(to_physical(nibbles, s4, threads=2), packed)
-    assert all(p.pool_size() >= 1 for p in pools)  # type: ignore[attr-defined]  # the parent's pools started
+    assert all(p.pool_info()[0] >= 1 for p in pools)  # type: ignore[attr-defined]  # the parent's
     pid = os.fork()
     if pid == 0:  # the child: exit 0 only if it starts threads of its own and copies right
-        fresh = all(p.pool_size() == 0 for p in pools)  # type: ignore[attr-defined]
+        fresh = all(p.pool_info()[0] == 0 for p in pools)  # type: ignore[attr-defined]
         ok = all(np.array_equal(to_physical(a, text, threads=2), want)
                  and np.array_equal(to_physical(nibbles, s4, threads=2), packed) for _ in range(5))
-        started = all(p.pool_size() >= 1 for p in pools)  # type: ignore[attr-defined]
+        started = all(p.pool_info()[0] >= 1 for p in pools)  # type: ignore[attr-defined]
         os._exit(0 if fresh and ok and started else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -285,3 +285,73 @@ def test_raw_transposes_of_rows_in_the_same_sets(seed: int) -> None:
     for a in range(na):
         untouched[sd + a * da:sd + a * da + nb * item] = False
     assert (raw[untouched] == 0xAB).all()
+
+
+def _units(raw: np.ndarray, off: int, shape: tuple[int, ...], strides: tuple[int, ...],
+           unit: int) -> np.ndarray:
+    """The units of a task's box in the bytes of ``raw``, as (*shape, unit) bytes."""
+    return np.lib.stride_tricks.as_strided(raw[off:], (*shape, unit), (*strides, 1))
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_raw_transposes_over_g_of_rows_in_the_same_sets(seed: int) -> None:
+    # the transposes over a third axis g where one side's rows run on over g in pieces of at
+    # most a line and sit 1, 2 or 4 KiB multiples apart: the source's in cache go a line of g
+    # at a time (transpose_grouped), the destination's in cache are gathered through the stage
+    # with stored lines; units of 1-8 bytes or swapped 2 x 2 blocks, odd g counts, ragged rows,
+    # any start; cached or streamed; bytes outside the box kept
+    kernel = engine._kernel
+    if kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    rng = np.random.default_rng(seed)
+    swap = bool(rng.integers(0, 4) == 0)
+    e = int(rng.choice([1, 2])) if swap else int(rng.choice([1, 2, 4, 8]))
+    unit = 4 * e if swap else e
+    piece = int(rng.choice([p for p in (8, 16, 32, 64) if p >= unit]))
+    ng, other = int(rng.integers(1, 10)), int(rng.integers(1, 150))
+    pitch = 1024 * int(rng.choice([1, 2, 3, 4, 8]))
+    run = piece // unit  # units per g on the side whose rows run on
+    side = "source" if rng.integers(0, 2) else "destination"
+    if side == "source":  # dst[g, a, b] = src[b, g*run + a]
+        shape, gap = (ng, run, other), int(rng.integers(0, 3))
+        da = (other + gap) * unit
+        d_st, s_st = (run * da, da, unit), (piece, unit, pitch)
+        d_size, s_size = ng * run * da, other * pitch
+    else:  # dst[a, g*run + b] = src[g, b, a]
+        shape, gap = (ng, other, run), int(rng.integers(0, 3))
+        sb = (other + gap) * unit
+        d_st, s_st = (piece, pitch, unit), (run * sb, unit, sb)
+        d_size, s_size = other * pitch, ng * run * sb
+    d_off, s_off = int(rng.integers(0, 8)) * e, int(rng.integers(0, 8)) * e
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[e]
+    src = np.frombuffer(rng.bytes(s_size + s_off + 64), dtype)
+    dst = np.frombuffer(b"\xab" * ((d_size + d_off + 64) // e * e), dtype).copy()
+    want = dst.view(np.uint8).copy()
+    got = _units(src.view(np.uint8), s_off, shape, s_st, unit)
+    if swap:  # [a, b, c, d] written as [a, c, b, d]
+        got = got.reshape(*shape, 4, e)[..., [0, 2, 1, 3], :].reshape(*shape, unit)
+    _units(want, d_off, shape, d_st, unit)[...] = got
+    kernel.copy(dst, src, [(d_off, s_off, shape, d_st, s_st, swap)], bool(rng.integers(0, 4) == 0))
+    assert np.array_equal(dst.view(np.uint8), want)
+
+
+@pytest.mark.parametrize("far", ["source", "destination", "both"])
+@pytest.mark.parametrize("offsets", [(2, 6), (0, 2), (6, 0)])
+def test_raw_same_set_transposes_of_unaligned_wider_items(far: str, offsets: tuple[int, int]) -> None:
+    # 2-byte arrays moved as 4-byte items (a (2,1) pair) that start 2 bytes off a 4-byte
+    # boundary, rows 4 KiB apart on one side or both: the staged and the strip orders
+    kernel = engine._kernel
+    if kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    na, nb, unit = 150, 70, 4
+    sb = 4096 if far != "destination" else (na + 3) * unit
+    da = 4096 if far != "source" else (nb + 1) * unit
+    d_off, s_off = offsets
+    rng = np.random.default_rng(na + d_off)
+    src = np.frombuffer(rng.bytes(nb * sb + s_off + 64), np.uint16)
+    dst = np.full((na * da + d_off + 64) // 2, 0xABAB, np.uint16)
+    want = dst.view(np.uint8).copy()
+    shape, d_st, s_st = (na, nb), (da, unit), (unit, sb)
+    _units(want, d_off, shape, d_st, unit)[...] = _units(src.view(np.uint8), s_off, shape, s_st, unit)
+    kernel.copy(dst, src, [(d_off, s_off, shape, d_st, s_st, False, unit)], False)
+    assert np.array_equal(dst.view(np.uint8), want)

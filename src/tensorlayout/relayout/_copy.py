@@ -53,22 +53,32 @@ if _kernel is not None:
     _new_small_call = _kernel.small_call
 
 __all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_small", "has_fast_path",
-           "kernel_available", "prepare", "small_call", "to_physical_small"]
+           "kernel_available", "pieces", "prepare", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
-#: Copies from 5 MiB (of the logical array) on are shared among threads, packed ones too. On
-#: this 2-core VM waking a thread costs the caller ~9 us; the kernel's threads measured even at
-#: 5 MiB and ahead from 6 MiB (bf16[1024,3072]{1,0:T(8,128)(2,1)} 1.35/1.41 -> 1.09/1.16x a
-#: copy, f32[1536,1024]{1,0:T(8,128)} 1.50/1.38 -> 1.27/1.17; at 4 MiB 1.19/1.28 -> 1.34/1.54);
-#: packed copies (Python's pool) about even at 5-6 MiB, ahead at 8.
+#: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
+#: ones too. On this 2-core VM the caller's part of waking a thread measured ~9 us, and the
+#: thread starts 20-60 us later; shared, copies measured even at 5 MiB and ahead from 6 MiB
+#: (bf16[1024,3072]{1,0:T(8,128)(2,1)} 1.35/1.41 -> 1.09/1.16x a copy, f32[1536,1024]
+#: {1,0:T(8,128)} 1.50/1.38 -> 1.27/1.17, s4[2048,3072]{1,0:T(8,128)(8,1)E(4)} 1.45/1.62 ->
+#: 1.08/1.12; at 4 MiB bf16[1024,2048] 1.19/1.28 -> 1.34/1.54).
 THREAD_MIN_BYTES = 5 << 20
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
-#: A shared copy is cut in this many pieces per thread, which the kernel's threads claim in turn
-#: (a thread that wakes late takes fewer).
+#: A shared copy is cut in this many pieces per thread, which the kernels' threads claim in
+#: turn (a thread that wakes late takes fewer; 1, 2 and 8 measured alike).
 PIECES_PER_THREAD = 8
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
+
+
+def pieces(workers: int) -> int:
+    """How many pieces each box of a copy is cut in for ``workers`` threads to claim.
+
+    >>> pieces(1), pieces(2)
+    (1, 16)
+    """
+    return PIECES_PER_THREAD * workers if workers > 1 else 1
 
 
 def kernel_available() -> bool:
@@ -96,7 +106,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream)
             return
-        _kernel.copy(dst, src, tasks(PIECES_PER_THREAD * workers), stream, workers)
+        _kernel.copy(dst, src, tasks(pieces(workers)), stream, workers)
         return
     todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
     share(workers, todo, _numpy_copies)

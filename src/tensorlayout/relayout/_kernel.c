@@ -1,6 +1,6 @@
 /* The relayout copy kernel: one strided N-d copy, outer loops in the order given.
  *
- * copy(dst, src, tasks, stream) copies strided boxes of the array src into the array dst
+ * copy(dst, src, tasks, stream, workers) copies strided boxes of the array src into the array dst
  * (both exported through the buffer protocol); each task gives byte offsets, a shape and
  * both sides' byte strides, and is checked to lie inside both arrays. The caller puts the
  * axes in loop order, outermost first, and makes sure the arrays do not overlap. The
@@ -33,7 +33,8 @@
  * Large (streamed) copies whose destination rows run on over an outer axis in pieces
  * shorter than a line (reading a transposing tile or a zN fractal into logical rows) are
  * gathered: those loops fill an L1 stage a few pieces per row at a time, the source read
- * ahead, and whole destination lines go out past the cache (see "gathering" below).
+ * ahead, and whole destination lines go out past the cache (see "gathering" below); so are
+ * transposes held in cache whose destination rows share L1 sets (stored, not streamed).
  * Large copies of 16- to 48-byte runs into contiguous blocks from source rows that run on
  * (zN into its buffer) read a few runs of each row at once into L1 blocks streamed out
  * whole (see "staged short runs").
@@ -311,11 +312,15 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
 }
 
 /* The plan's loop nest as it stands (no gathering). */
-static void run_plan(const plan_t *p)
+static void run_inner(const plan_t *p, inner_t in)
 {
-    inner_t in = choose_inner(p);
     if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
     copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, p->shape);
+}
+
+static void run_plan(const plan_t *p)
+{
+    run_inner(p, choose_inner(p));
 }
 
 static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t item,
@@ -323,14 +328,19 @@ static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py
 #include "_kernel_gather.h"
 #include "_pool.h"
 
-/* Run plan i of an array of plans (a copy's task). */
-static void run_one(void *plans, Py_ssize_t i)
+/* One task: a single item (no axes), its box, or nothing (an empty box: ndim -1). */
+static void copy_task(const plan_t *p)
 {
-    const plan_t *p = (const plan_t *)plans + i;
     if (p->ndim == 0)
         memcpy(p->dst, p->src, (size_t)p->item);
     else if (p->ndim > 0)
         copy_plan(p);
+}
+
+/* Task i of an array of plans (the pool's item). */
+static void run_one(void *plans, Py_ssize_t i)
+{
+    copy_task((const plan_t *)plans + i);
 }
 
 /* ---- Python entry point ------------------------------------------------------------- */
@@ -475,12 +485,6 @@ done:
     return result;
 }
 
-static PyObject *kernel_pool_size(PyObject *self, PyObject *args)
-{
-    (void)self, (void)args;
-    return PyLong_FromLong(pool_size());
-}
-
 /* the remembered small calls (_kernel_small.h, included at the end) */
 static PyObject *kernel_small_call(PyObject *self, PyObject *args);
 static PyObject *kernel_to_physical_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
@@ -497,8 +501,7 @@ static PyMethodDef methods[] = {
      "bytes (2, 4 or 8; 0: the arrays' item size). stream: non-temporal stores where dst is "
      "contiguous. workers: the calling thread and up to workers - 1 of the kernel's threads claim "
      "the tasks one at a time (they must write disjoint bytes)."},
-    {"pool_size", kernel_pool_size, METH_NOARGS,
-     "pool_size(): the kernel's threads running (started by the first shared copy, then kept)."},
+    POOL_INFO_METHOD,
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "
      "out_given, alloc_shape): a "

@@ -1,5 +1,6 @@
-/* _kernel_gather.h: gathering destination lines and staged short runs (large copies
- * whose rows run in short pieces).
+/* _kernel_gather.h: gathering destination lines (copies whose destination rows run on in
+ * short pieces: large ones, and transposes in cache whose rows share L1 sets) and staged
+ * short runs (large copies).
  * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
  * across the parts. Not a standalone header. */
 
@@ -108,6 +109,33 @@ static void flush_span(char *out, const char *in, Py_ssize_t from, Py_ssize_t to
 #endif
 }
 
+/* Run the axes inside g for g0..g0+kk into the stage at `at` (q: those axes over the stage).
+ * In cache the kk g go in one run (a narrow transpose groups them); streamed, one g at a
+ * time with the source read ahead. */
+static void fill_stage(const plan_t *p, const gather_t *gt, plan_t *q, char *at, const char *s, Py_ssize_t g0,
+                       Py_ssize_t kk)
+{
+    const int g = gt->g;
+    if (!p->stream) {
+        q->shape[0] = kk;
+        q->dst = at;
+        q->src = s + g0 * p->ss[g];
+        run_plan(q);
+        return;
+    }
+    q->shape[0] = 1;
+    for (Py_ssize_t h = g0; h < g0 + kk; h++) {
+#if HAVE_STREAM
+        if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < p->shape[g])
+            for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
+                _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
+#endif
+        q->dst = at + (h - g0) * gt->piece;
+        q->src = s + h * p->ss[g];
+        run_plan(q);
+    }
+}
+
 /* One block of the axes from g on (destination d, source s), gathered. */
 static void gather_block(const plan_t *p, const gather_t *gt, char *d, const char *s, char *stage)
 {
@@ -130,24 +158,7 @@ static void gather_block(const plan_t *p, const gather_t *gt, char *d, const cha
     Py_ssize_t off = lead, skip = lead, done = -lead; /* done: d offset of stage byte 0 */
     for (Py_ssize_t g0 = 0; g0 < ng; g0 += gt->k) {
         Py_ssize_t kk = ng - g0 < gt->k ? ng - g0 : gt->k;
-        if (!p->stream) { /* in cache: the kk g in one run (a narrow transpose groups them) */
-            q.shape[0] = kk;
-            q.dst = stage + off;
-            q.src = s + g0 * p->ss[g];
-            run_plan(&q);
-        } else {
-            q.shape[0] = 1;
-            for (Py_ssize_t h = g0; h < g0 + kk; h++) { /* one g at a time, the source read ahead */
-#if HAVE_STREAM
-                if (gt->shi - gt->slo <= PREFETCH_SPAN && h + PREFETCH_AHEAD < ng)
-                    for (Py_ssize_t x = gt->slo; x < gt->shi; x += 64)
-                        _mm_prefetch(s + (h + PREFETCH_AHEAD) * p->ss[g] + x, _MM_HINT_T0);
-#endif
-                q.dst = stage + off + (h - g0) * P;
-                q.src = s + h * p->ss[g];
-                run_plan(&q);
-            }
-        }
+        fill_stage(p, gt, &q, stage + off, s, g0, kk);
         Py_ssize_t end = off + kk * P, last = g0 + kk >= ng, full = last ? end : end & ~(Py_ssize_t)63;
         Py_ssize_t idx[MAX_DIMS], roff = 0;
         memset(idx, 0, sizeof idx[0] * (size_t)gt->nrow);
@@ -192,7 +203,6 @@ static void gather_plan(const plan_t *p, const gather_t *gt)
     PyMem_RawFree(raw);
 }
 
-/* A large copy: gathered where its destination rows run on in pieces (see above). */
 /* The gathered copy, its outermost row axis cut in blocks above g when the rows are more
  * than GATHER_ROWS (a stage of fewer, longer rows that stays in L1 measured faster). */
 static void gather_rows(const plan_t *p, const gather_t *gt)
@@ -319,7 +329,7 @@ static void copy_plan(const plan_t *p)
         return;
     }
     inner_t in = choose_inner(p);
-    for (int g = p->ndim - 3; g >= 0; g--) {
+    for (int g = p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
         gather_t gt;
         if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
             if (p->stream ? gt.piece < 64 || in.kind == K_STRIDED : gathers_in_cache(p, &in, &gt)) {
@@ -329,5 +339,5 @@ static void copy_plan(const plan_t *p)
             break;
         }
     }
-    run_plan(p);
+    run_inner(p, in);
 }

@@ -117,7 +117,8 @@ def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physi
                pieces: int) -> list[Task]:
     """The kernel's tasks for (physical, logical) view pairs over ``buf`` and ``logical``:
     each in the kernel's loop order, split into ``pieces`` along its outer axis, in the order
-    ``by_piece`` (threads take consecutive runs)."""
+    ``by_piece`` (the kernel's threads claim them in turn: each box's pieces are spread over
+    the list, so a box's last pieces are not all left to the end)."""
     return by_piece([_pair_tasks(pv, lv, logical, buf, to_physical, pieces) for pv, lv in pairs])
 
 

@@ -353,18 +353,16 @@ static void run_small(const small_call_t *c, char *d, const char *s)
         if (p.ndim < 0) continue;
         p.dst = d + c->doff[i];
         p.src = s + c->soff[i];
-        if (p.ndim == 0) {
-            memcpy(p.dst, p.src, (size_t)p.item);
-            continue;
+        if (p.ndim > 0) { /* the bounds prefetches stay inside, in this call's arrays */
+            Py_ssize_t lo, hi;
+            span(p.ndim, p.shape, p.ss, p.item, &lo, &hi);
+            p.slo = p.src + lo;
+            p.shi = p.src + hi;
+            span(p.ndim, p.shape, p.ds, p.item, &lo, &hi);
+            p.dlo = p.dst + lo;
+            p.dhi = p.dst + hi;
         }
-        Py_ssize_t lo, hi; /* the bounds prefetches stay inside, in this call's arrays */
-        span(p.ndim, p.shape, p.ss, p.item, &lo, &hi);
-        p.slo = p.src + lo;
-        p.shi = p.src + hi;
-        span(p.ndim, p.shape, p.ds, p.item, &lo, &hi);
-        p.dlo = p.dst + lo;
-        p.dhi = p.dst + hi;
-        copy_plan(&p);
+        copy_task(&p);
     }
 }
 

@@ -197,29 +197,27 @@ static Py_ssize_t transpose_grouped(const tiler_t *t, char *d, const char *s, Py
                                     Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                     int lg)
 {
-    const Py_ssize_t it = ITEM(lg), v = t->v, G = 64 / sg;
-    const Py_ssize_t ea = na - na % v, eb = nb - nb % v;
-    Py_ssize_t g0 = 0;
+    const Py_ssize_t it = ITEM(lg), v = t->v, G = 64 / sg, eb = nb - nb % v;
+    Py_ssize_t g0 = 0; /* (na is a whole number of tiles: groups_lines) */
     for (; g0 + G <= ng; g0 += G) {
         for (Py_ssize_t b = 0; b < eb; b += v) /* a tile row of source rows: the G pieces of each */
             for (Py_ssize_t g = g0; g < g0 + G; g++)
-                for (Py_ssize_t a = 0; a < ea; a += v)
+                for (Py_ssize_t a = 0; a < na; a += v)
                     t->tile(d + g * dg + a * da + b * it, s + g * sg + a * it + b * sb, da, sb, 0);
-        for (Py_ssize_t g = g0; g < g0 + G; g++) { /* the edges past whole tiles */
-            char *dd = d + g * dg;
-            const char *ss = s + g * sg;
-            if (eb < nb) transpose_table[lg](dd + eb * it, ss + eb * sb, ea, nb - eb, da, sb);
-            if (ea < na) transpose_table[lg](dd + ea * da, ss + ea * it, na - ea, nb, da, sb);
-        }
+        if (eb < nb) /* the source rows past whole tiles */
+            for (Py_ssize_t g = g0; g < g0 + G; g++)
+                transpose_table[lg](d + g * dg + eb * it, s + g * sg + eb * sb, na, nb - eb, da, sb);
     }
     return g0;
 }
 
 /* Whether transpose_grouped takes the transposes: source rows that run on in pieces of a
- * whole number of tiles, G of them to a line, and share L1 sets. */
+ * whole number of tiles (V*it and sg both divide 64, so sg >= V*it makes na = sg/it a
+ * multiple of V), G of them to a line, and share L1 sets. */
 static int groups_lines(const tiler_t *t, Py_ssize_t sg, Py_ssize_t nb, Py_ssize_t sb, Py_ssize_t it)
 {
-    return t->tile != NULL && sg < 64 && 64 % sg == 0 && sg >= t->v * it && nb >= t->v && !rows_spread(nb, sb);
+    return t->tile != NULL && sg < 64 && 64 % sg == 0 && 64 % (t->v * it) == 0 && sg >= t->v * it
+           && nb >= t->v && !rows_spread(nb, sb);
 }
 
 /* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g

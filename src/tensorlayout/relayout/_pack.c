@@ -960,15 +960,8 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     return result;
 }
 
-static PyObject *pool_size_entry(PyObject *self, PyObject *args)
-{
-    (void)self, (void)args;
-    return PyLong_FromLong(pool_size());
-}
-
 static PyMethodDef methods[] = {
-    {"pool_size", pool_size_entry, METH_NOARGS,
-     "pool_size(): the kernel's threads running (started by the first shared call, then kept)."},
+    POOL_INFO_METHOD,
     {"pack", pack_entry, METH_VARARGS,
      "pack(dst, src, tasks, bits, nslots, pad, serial=False, stream=False, workers=1): write the "
      "codes of the logical byte array src into the packed byte buffer dst; a task is (kind, first "

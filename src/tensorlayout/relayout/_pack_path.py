@@ -218,10 +218,6 @@ def _workers(nbytes: int, threads: int | None) -> int:
     return thread_count(threads) if nbytes >= engine.THREAD_MIN_BYTES else 1
 
 
-def _pieces(workers: int) -> int:
-    """The pieces a box is cut in for ``workers`` threads to claim (as the kernel path's)."""
-    return engine.PIECES_PER_THREAD * workers if workers > 1 else 1
-
 
 def _low_bytes(a: np.ndarray) -> np.ndarray:
     """The low byte of each element (modular, as ``astype``), without a copy for 1-byte items."""
@@ -248,7 +244,7 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     if np.may_share_memory(low, result):
         low = low.copy()
     workers = _workers(low.nbytes, threads)
-    whole, rest = _tasks(t, low.strides, True, _pieces(workers))
+    whole, rest = _tasks(t, low.strides, True, engine.pieces(workers))
     fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
     if fill:
         result.fill(sum(pad << (k * bits) for k in range(per)))
@@ -281,7 +277,7 @@ def from_physical_packed(b: np.ndarray, t: PhysicalTarget, out: np.ndarray | Non
         b = b.copy()
     raw = b.view(np.uint8)
     workers = _workers(out.nbytes, threads)
-    tasks = _tasks(t, out.strides, False, _pieces(workers))[0]
+    tasks = _tasks(t, out.strides, False, engine.pieces(workers))[0]
     stream = out.nbytes >= engine.STREAM_MIN_BYTES
     _pack.unpack(out, raw, tasks, t.packed_bits, t.physical_elements, t.signed, stream, workers)
     return out

@@ -1,11 +1,13 @@
 /* _pool.h: the copy kernels' own threads (each kernel module includes this file and has a
  * pool of its own). A copy shared among W threads is a list of items (pieces of boxes, each
  * writing its own bytes of the destination) that the calling thread and up to W - 1 pool
- * threads claim one at a time until none is left: a thread that wakes late (40-60 us on this
- * 2-core VM) takes what the others have not, and the calling thread never waits for one that
- * has claimed nothing. Through Python's thread pool (about 60 us a call, static shares)
- * bf16[1000,3000]{1,0:T(8,128)(2,1)} (6 MiB) measured 1.51 -> 1.46x a copy on 2 threads;
- * claiming here, in a harness, 1.8 -> 1.0.
+ * threads claim one at a time until none is left. A pool thread joins a copy only while it is
+ * posted: one that wakes after the caller has claimed the last item finds nothing to join, and
+ * the caller waits only for the threads that joined its copy (each finishing the item it
+ * holds). Waking a sleeping thread here (a 2-core VM) takes it 20-60 us to start; the caller's
+ * part of the wake measured ~9 us. The same 6 MiB ragged copy, bf16[1000,3000]{1,0:T(8,128)
+ * (2,1)}, went 1.51 -> 1.46x a copy when two threads split it through Python's thread pool
+ * (static halves, ~60 us a call), 1.35 -> 1.14 claimed here.
  * Included by _kernel.c and _pack.c after Python.h: one translation unit each. Not a
  * standalone header. */
 
@@ -23,7 +25,7 @@
 #define HAVE_POOL 0
 #endif
 
-#define POOL_MAX 7 /* pool threads, at most (the calling thread is one more) */
+#define POOL_MAX 7 /* pool threads, at most (the calling thread is one more: _threads.MOST_THREADS) */
 
 /* One item of a shared copy: run(ctx, i). */
 typedef void (*pool_item_fn)(void *ctx, Py_ssize_t i);
@@ -35,15 +37,18 @@ typedef struct {
     Py_ssize_t count;
     atomic_size_t next; /* the next item to claim */
     int fence;          /* fence (streamed stores) before leaving */
+    int busy;           /* pool threads inside it (under the lock) */
 } job_t;
 
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake, idle;
-    job_t *job;          /* the copy in progress, or NULL */
+    job_t *job;          /* the copy posted, or NULL */
     unsigned long gen;   /* copies posted so far: a thread joins each at most once */
-    int started, wanted, joined, busy;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0, 0, 0};
+    int started, failed; /* threads running; pthread_create failed (no more tries) */
+    int wanted, joined;  /* of the copy posted */
+    int last_joined;     /* threads that joined the last copy (for tests) */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0, 0, 0, 0};
 
 /* Claim and run the job's items until none is left. */
 static void claim_all(job_t *job)
@@ -65,94 +70,120 @@ static void *pool_thread(void *arg)
         while (pool.job == NULL || pool.gen == seen || pool.joined >= pool.wanted)
             pthread_cond_wait(&pool.wake, &pool.lock);
         seen = pool.gen;
-        job_t *job = pool.job; /* valid until busy drops back: the caller waits for that */
+        job_t *job = pool.job; /* valid until its busy count drops back: its caller waits for that */
         pool.joined++;
-        pool.busy++;
+        job->busy++;
         pthread_mutex_unlock(&pool.lock);
         claim_all(job);
         pthread_mutex_lock(&pool.lock);
-        if (--pool.busy == 0) pthread_cond_signal(&pool.idle);
+        if (--job->busy == 0) pthread_cond_broadcast(&pool.idle); /* callers wait on their own job */
     }
     return NULL;
 }
 
-/* In a forked child the pool's threads are gone: start afresh. */
-static void pool_after_fork(void)
+/* fork: the lock is held across it, so the child's copy is consistent; the child has none of
+ * the threads and starts afresh. */
+static void pool_before_fork(void) { pthread_mutex_lock(&pool.lock); }
+static void pool_after_fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
+static void pool_after_fork_child(void)
 {
     pthread_mutex_init(&pool.lock, NULL);
     pthread_cond_init(&pool.wake, NULL);
     pthread_cond_init(&pool.idle, NULL);
     pool.job = NULL;
-    pool.started = pool.wanted = pool.joined = pool.busy = 0;
+    pool.started = pool.failed = pool.wanted = pool.joined = pool.last_joined = 0;
 }
 
-/* Start pool threads up to n (under the lock); the number running. */
+/* Start pool threads up to n, at most POOL_MAX (under the lock); the number running. */
 static int pool_grow(int n)
 {
-    static int forked_handler = 0;
-    if (!forked_handler) {
-        pthread_atfork(NULL, NULL, pool_after_fork);
-        forked_handler = 1;
-    }
-    while (pool.started < n && pool.started < POOL_MAX) {
+    if (pool.started == 0 && !pool.failed && pthread_atfork(pool_before_fork, pool_after_fork_parent,
+                                                            pool_after_fork_child) != 0)
+        pool.failed = 1; /* no threads where a fork would find the lock in an unknown state */
+    while (pool.started < n && pool.started < POOL_MAX && !pool.failed) {
         pthread_t t;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 1 << 20); /* the stages are at most 64 KiB */
-        int failed = pthread_create(&t, &attr, pool_thread, NULL);
+        if (pthread_create(&t, &attr, pool_thread, NULL) != 0) pool.failed = 1;
+        else pool.started++;
         pthread_attr_destroy(&attr);
-        if (failed) break;
-        pool.started++;
     }
     return pool.started;
 }
 
-/* Run items 0..count-1 on the calling thread and up to workers - 1 pool threads (one copy at
- * a time: a second caller while one runs takes its items alone); `fence`: each thread fences
- * its streamed stores when done. */
+/* Post the job for up to n pool threads if no other copy is posted (under the lock); the
+ * threads asked to join. */
+static int pool_post(job_t *job, int n)
+{
+    if (pool.job != NULL) return 0; /* another caller's copy: this one runs alone */
+    int running = pool_grow(n);
+    if (n > running) n = running;
+    if (n > 0) {
+        pool.job = job;
+        pool.gen++;
+        pool.wanted = n;
+        pool.joined = 0;
+        for (int k = 0; k < n; k++) pthread_cond_signal(&pool.wake);
+    }
+    return n;
+}
+
+/* Run items 0..count-1 on the calling thread and up to workers - 1 pool threads (one copy
+ * posted at a time: a caller that finds another's copy posted runs its items alone); `fence`:
+ * each thread fences its streamed stores when done. */
 static void pool_run(pool_item_fn run, void *ctx, Py_ssize_t count, int workers, int fence)
 {
-    job_t job = {run, ctx, count, 0, fence};
-    int helpers = 0;
-    if (workers > 1 && count > 1 && pthread_mutex_trylock(&pool.lock) == 0) {
-        if (pool.job == NULL) {
-            helpers = pool_grow(workers - 1 < POOL_MAX ? workers - 1 : POOL_MAX);
-            if (helpers > count - 1) helpers = (int)(count - 1);
-            if (helpers > 0) {
-                pool.job = &job;
-                pool.gen++;
-                pool.wanted = helpers;
-                pool.joined = 0;
-                pthread_cond_broadcast(&pool.wake);
-            }
-        }
+    job_t job = {run, ctx, count, 0, fence, 0};
+    int n = workers - 1 < POOL_MAX ? workers - 1 : POOL_MAX, posted = 0;
+    if (n > count - 1) n = (int)(count - 1);
+    if (n > 0) {
+        pthread_mutex_lock(&pool.lock);
+        posted = pool_post(&job, n);
         pthread_mutex_unlock(&pool.lock);
     }
     claim_all(&job);
-    if (helpers > 0) {
+    if (posted > 0) {
         pthread_mutex_lock(&pool.lock);
-        pool.job = NULL; /* late threads find nothing to join */
-        while (pool.busy > 0) pthread_cond_wait(&pool.idle, &pool.lock);
+        if (pool.job == &job) {
+            pool.job = NULL; /* later threads find nothing to join */
+            pool.last_joined = pool.joined;
+        }
+        while (job.busy > 0) pthread_cond_wait(&pool.idle, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
 }
 
-/* The pool threads running (started once, kept). */
-static int pool_size(void)
+/* (threads running, threads that joined the last shared copy) */
+static void pool_info(int *started, int *joined)
 {
     pthread_mutex_lock(&pool.lock);
-    int n = pool.started;
+    *started = pool.started;
+    *joined = pool.last_joined;
     pthread_mutex_unlock(&pool.lock);
-    return n;
 }
 #else
-static int pool_size(void) { return 0; }
-
 static void pool_run(pool_item_fn run, void *ctx, Py_ssize_t count, int workers, int fence)
 {
     (void)workers;
     for (Py_ssize_t i = 0; i < count; i++) run(ctx, i);
     if (fence) POOL_FENCE();
 }
+
+static void pool_info(int *started, int *joined) { *started = *joined = 0; }
 #endif
+
+/* pool_info() for Python: the kernel module's method (POOL_INFO_METHOD in its table). */
+static PyObject *pool_info_py(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    int started, joined;
+    pool_info(&started, &joined);
+    return Py_BuildValue("ii", started, joined);
+}
+
+#define POOL_INFO_METHOD                                                                       \
+    {"pool_info", pool_info_py, METH_NOARGS,                                                   \
+     "pool_info(): (the module's threads running, started by the first shared copy and kept; " \
+     "the threads that joined the last shared copy)."}

@@ -1,11 +1,12 @@
-"""The relayout thread pool: large copies are shared among threads, capped by the caller.
+"""How many threads a large copy may use, how its boxes are cut for them, and the Python
+thread pool of the numpy path (the C kernels have threads of their own: ``_pool.h``).
 
 The cap is, in order: the ``threads=`` argument of the call, the ``TENSORLAYOUT_THREADS``
 environment variable, the machine's cores (at most 4); 0 and 1 both mean the calling thread
-alone. Results do not depend on it.
+alone, and more than ``MOST_THREADS`` mean that many. Results do not depend on it.
 
->>> thread_count(1), thread_count(0)
-(1, 1)
+>>> thread_count(1), thread_count(0), thread_count(1000)
+(1, 1, 8)
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from tensorlayout.errors import LayoutError
 
 __all__ = ["by_piece", "cuts", "share", "thread_count"]
 
-MAX_THREADS = 4
+MAX_THREADS = 4  # threads by default, at most
+MOST_THREADS = 8  # threads at all, at most (the kernels' pools: 7 and the caller, POOL_MAX in _pool.h)
 _CORES = os.cpu_count() or 1  # read once: os.cpu_count() measured 5 us, paid on every large call
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
 def thread_count(threads: int | None = None) -> int:
     """How many threads a large copy may use: ``threads`` if given, else the environment's
-    ``TENSORLAYOUT_THREADS``, else the cores (at most ``MAX_THREADS``); at least 1."""
+    ``TENSORLAYOUT_THREADS``, else the cores (at most ``MAX_THREADS``); at least 1, at most
+    ``MOST_THREADS``."""
     if threads is None:
         env = os.environ.get("TENSORLAYOUT_THREADS", "").strip()
         if env:
@@ -38,7 +41,7 @@ def thread_count(threads: int | None = None) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise LayoutError(f"threads must be an int >= 0 (0 and 1: the calling thread alone), "
                           f"but got {threads!r}")
-    return max(1, threads)
+    return min(max(1, threads), MOST_THREADS)
 
 
 def _pool(workers: int) -> ThreadPoolExecutor | None:
@@ -50,10 +53,10 @@ def _pool(workers: int) -> ThreadPoolExecutor | None:
 
 
 def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
-    """Run ``work`` over ``tasks``, split in consecutive runs of equal length among ``workers``
-    threads (put tasks in ``by_piece`` order so that each run gets a share of every part):
-    the calling thread takes the first run itself (it would only wait otherwise, and one pool
-    thread fewer is woken)."""
+    """The numpy path's threads: run ``work`` over ``tasks``, split in consecutive runs of equal
+    length among ``workers`` threads (put tasks in ``by_piece`` order so that each run gets a
+    share of every part): the calling thread takes the first run itself (it would only wait
+    otherwise, and one pool thread fewer is woken)."""
     pool = _pool(workers)
     if pool is None or len(tasks) < 2:
         work(tasks)

@@ -143,22 +143,25 @@ def test_unaligned_arrays_after_a_remembered_call() -> None:
     assert (to_physical(unaligned, t) == want).all()
 
 
+def _copy_spy(kernel: object, calls: list[tuple]) -> object:
+    """``kernel`` whose ``copy`` also appends its arguments to ``calls``."""
+    class Spy:
+        @staticmethod
+        def copy(*args: object) -> None:
+            calls.append(args)
+            kernel.copy(*args)  # type: ignore[attr-defined]
+
+    return Spy
+
+
 def test_the_engine_is_chosen_on_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
     if not engine.kernel_available():
         pytest.skip("the C copy kernel was not built")
     t = _fresh()
     a = _data()
     want = to_physical(a, t)  # remembered while the kernel is on
-    calls = []
-    kernel = engine._kernel
-
-    class Spy:
-        @staticmethod
-        def copy(*args: object) -> None:
-            calls.append(args)
-            kernel.copy(*args)  # type: ignore[union-attr]
-
-    monkeypatch.setattr(engine, "_kernel", Spy)
+    calls: list[tuple] = []
+    monkeypatch.setattr(engine, "_kernel", _copy_spy(engine._kernel, calls))
     monkeypatch.setattr(engine, "USE_KERNEL", False)
     assert (to_physical(a, t) == want).all() and not calls  # the numpy path
     monkeypatch.setattr(engine, "USE_KERNEL", True)
@@ -178,15 +181,7 @@ def test_threads_claim_near_equal_pieces_of_every_box(monkeypatch: pytest.Monkey
     a = np.arange(200 * 3000, dtype=np.uint16).reshape(200, 3000)
     want = to_physical(a, t, threads=1)
     calls: list[tuple] = []
-    kernel = engine._kernel
-
-    class Spy:
-        @staticmethod
-        def copy(*args: object) -> None:
-            calls.append(args)
-            kernel.copy(*args)  # type: ignore[union-attr]
-
-    monkeypatch.setattr(engine, "_kernel", Spy)
+    monkeypatch.setattr(engine, "_kernel", _copy_spy(engine._kernel, calls))
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     for threads in (2, 3):
         calls.clear()

@@ -22,6 +22,22 @@ LAYOUTS = [((37, 300), "{0,1:T(8,128)}"), ((256, 24), "{0,1:T(8,128)}"), ((9, 13
 
 
 
+def _kernel() -> object:
+    """The compiled kernel, or skip the test."""
+    if engine._kernel is None:
+        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    return engine._kernel
+
+
+def _assert_only_rows_written(raw: np.ndarray, start: int, rows: int, pitch: int, width: int) -> None:
+    """Every byte of ``raw`` outside the rows (``width`` bytes, ``pitch`` apart from ``start``)
+    still holds 0xAB."""
+    untouched = np.ones(raw.size, bool)
+    for r in range(rows):
+        untouched[start + r * pitch:start + r * pitch + width] = False
+    assert (raw[untouched] == 0xAB).all()
+
+
 def _reference(data: np.ndarray, text: str, slots: int, pad: int) -> np.ndarray:
     buf = np.full(slots, pad, dtype=data.dtype)
     buf[linear_indices(parse_shape(text))] = data.reshape(-1)
@@ -116,10 +132,7 @@ def test_raw_kernel_transposes_at_any_start(item: int, rows: int, cols: int, gap
     raw = raw_dst.view(np.uint8)
     dst = np.lib.stride_tricks.as_strided(raw[start_d:].view(dtype), (cols, rows), (row, item))
     assert np.array_equal(dst, src.T)
-    untouched = np.ones(raw.size, bool)
-    for c in range(cols):
-        untouched[start_d + c * row:start_d + c * row + rows * item] = False
-    assert (raw[untouched] == 0xAB).all()
+    _assert_only_rows_written(raw, start_d, cols, row, rows * item)
 
 
 WEAVES = [(item, m, offsets) for item, m in [(2, 2), (1, 4), (1, 2), (1, 8), (2, 4), (4, 2)]
@@ -257,9 +270,7 @@ def test_raw_transposes_of_rows_in_the_same_sets(seed: int) -> None:
     # rows a multiple of 4 KiB apart on one side or both (the source's: blocks down the
     # destination's lines when its rows are short; the destination's: through a stage when a
     # line of each is written): every item width, odd sizes and starts, bytes outside kept
-    kernel = engine._kernel
-    if kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    kernel = _kernel()
     rng = np.random.default_rng(seed)
     item = int(rng.choice([1, 2, 4, 8]))
     dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[item]
@@ -281,10 +292,7 @@ def test_raw_transposes_of_rows_in_the_same_sets(seed: int) -> None:
     kernel.copy(raw_dst, raw_src, [(sd, ss, (na, nb), (da, item), (item, sb))], False)
     dst = np.lib.stride_tricks.as_strided(raw[sd:].view(dtype), (na, nb), (da, item))
     assert np.array_equal(dst, values.T)
-    untouched = np.ones(raw.size, bool)
-    for a in range(na):
-        untouched[sd + a * da:sd + a * da + nb * item] = False
-    assert (raw[untouched] == 0xAB).all()
+    _assert_only_rows_written(raw, sd, na, da, nb * item)
 
 
 def _units(raw: np.ndarray, off: int, shape: tuple[int, ...], strides: tuple[int, ...],
@@ -300,9 +308,7 @@ def test_raw_transposes_over_g_of_rows_in_the_same_sets(seed: int) -> None:
     # at a time (transpose_grouped), the destination's in cache are gathered through the stage
     # with stored lines; units of 1-8 bytes or swapped 2 x 2 blocks, odd g counts, ragged rows,
     # any start; cached or streamed; bytes outside the box kept
-    kernel = engine._kernel
-    if kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    kernel = _kernel()
     rng = np.random.default_rng(seed)
     swap = bool(rng.integers(0, 4) == 0)
     e = int(rng.choice([1, 2])) if swap else int(rng.choice([1, 2, 4, 8]))
@@ -340,9 +346,7 @@ def test_raw_transposes_over_g_of_rows_in_the_same_sets(seed: int) -> None:
 def test_raw_same_set_transposes_of_unaligned_wider_items(far: str, offsets: tuple[int, int]) -> None:
     # 2-byte arrays moved as 4-byte items (a (2,1) pair) that start 2 bytes off a 4-byte
     # boundary, rows 4 KiB apart on one side or both: the staged and the strip orders
-    kernel = engine._kernel
-    if kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
+    kernel = _kernel()
     na, nb, unit = 150, 70, 4
     sb = 4096 if far != "destination" else (na + 3) * unit
     da = 4096 if far != "source" else (nb + 1) * unit

@@ -269,6 +269,13 @@ static inline int same_set_rows(Py_ssize_t stride)
 
 #define OUT_STAGE_ROW 256 /* bytes per row of tile_rect_staged's stage: four lines */
 
+/* The end of the block from x along [x0, x1): the first block `first` items, the others `step`. */
+static inline Py_ssize_t block_end(Py_ssize_t x, Py_ssize_t x0, Py_ssize_t x1, Py_ssize_t first, Py_ssize_t step)
+{
+    Py_ssize_t e = x + (x == x0 ? first : step);
+    return e < x1 ? e : x1;
+}
+
 /* tile_rect where the destination rows share L1 sets (same_set_rows(da)): a block of one
  * source line per row at a time (`line` destination rows) goes through an L1 stage of
  * OUT_STAGE_ROW bytes a row, then out row by row, so that the destination rows' lines are
@@ -284,11 +291,9 @@ static void tile_rect_staged(const tiler_t *t, char *d, const char *s, Py_ssize_
     _Alignas(64) char stage[64 * OUT_STAGE_ROW]; /* line <= 64 rows */
     Py_ssize_t fa = first_block(s + a0 * it, line, v, it), fb = first_block(d + b0 * it, cw, v, it);
     for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
-        ae = a + (a == a0 ? fa : line);
-        if (ae > a1) ae = a1;
+        ae = block_end(a, a0, a1, fa, line);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
-            be = b + (b == b0 ? fb : cw);
-            if (be > b1) be = b1;
+            be = block_end(b, b0, b1, fb, cw);
             for (Py_ssize_t j = b; j < be; j += v)
                 for (Py_ssize_t i = a; i < ae; i += v)
                     t->tile(stage + (i - a) * OUT_STAGE_ROW + (j - b) * it, s + i * it + j * sb,
@@ -296,6 +301,23 @@ static void tile_rect_staged(const tiler_t *t, char *d, const char *s, Py_ssize_
             for (Py_ssize_t i = a; i < ae; i++)
                 memcpy(d + i * da + b * it, stage + (i - a) * OUT_STAGE_ROW, (size_t)((be - b) * it));
         }
+    }
+}
+
+/* The tiles of one block, [a, ae) x [b, be): down a source line's rows first where the source
+ * rows share L1 sets (each line then used whole at once), else along the destination's. */
+static inline void tile_block(const tiler_t *t, char *d, const char *s, Py_ssize_t a, Py_ssize_t ae, Py_ssize_t b,
+                              Py_ssize_t be, Py_ssize_t da, Py_ssize_t sb, Py_ssize_t it, int nt)
+{
+    const Py_ssize_t v = t->v;
+    if (same_set_rows(sb)) {
+        for (Py_ssize_t j = b; j < be; j += v)
+            for (Py_ssize_t i = a; i < ae; i += v)
+                t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+    } else {
+        for (Py_ssize_t i = a; i < ae; i += v)
+            for (Py_ssize_t j = b; j < be; j += v)
+                t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
     }
 }
 
@@ -321,28 +343,23 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
         tile_rect_staged(t, d, s, a0, a1, b0, b1, da, sb, it);
         return;
     }
-    const int down = same_set_rows(sb) && (b1 - b0) * it <= 512;
     const Py_ssize_t la = same_set_rows(da) ? v : line;
     Py_ssize_t fa = first_block(s + a0 * it, la, v, it), fb = first_block(d + b0 * it, line, v, it);
-    Py_ssize_t n_out = down ? b1 - b0 : a1 - a0, n_in = down ? a1 - a0 : b1 - b0;
-    Py_ssize_t f_out = down ? fb : fa, f_in = down ? fa : fb, l_out = down ? line : la, l_in = down ? la : line;
-    for (Py_ssize_t x = 0, xe; x < n_out; x = xe) {
-        xe = x + (x == 0 ? f_out : l_out);
-        if (xe > n_out) xe = n_out;
-        for (Py_ssize_t y = 0, ye; y < n_in; y = ye) {
-            ye = y + (y == 0 ? f_in : l_in);
-            if (ye > n_in) ye = n_in;
-            Py_ssize_t a = a0 + (down ? y : x), ae = a0 + (down ? ye : xe);
-            Py_ssize_t b = b0 + (down ? x : y), be = b0 + (down ? xe : ye);
-            if (same_set_rows(sb)) {
-                for (Py_ssize_t j = b; j < be; j += v)
-                    for (Py_ssize_t i = a; i < ae; i += v)
-                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
-            } else {
-                for (Py_ssize_t i = a; i < ae; i += v)
-                    for (Py_ssize_t j = b; j < be; j += v)
-                        t->tile(d + i * da + j * it, s + i * it + j * sb, da, sb, nt);
+    if (same_set_rows(sb) && (b1 - b0) * it <= 512) { /* strips down the destination's lines */
+        for (Py_ssize_t b = b0, be; b < b1; b = be) {
+            be = block_end(b, b0, b1, fb, line);
+            for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
+                ae = block_end(a, a0, a1, fa, la);
+                tile_block(t, d, s, a, ae, b, be, da, sb, it, nt);
             }
+        }
+        return;
+    }
+    for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
+        ae = block_end(a, a0, a1, fa, la);
+        for (Py_ssize_t b = b0, be; b < b1; b = be) {
+            be = block_end(b, b0, b1, fb, line);
+            tile_block(t, d, s, a, ae, b, be, da, sb, it, nt);
         }
     }
 }

@@ -5,9 +5,9 @@ and logical bytes, its axes ordered for the kernel (see ``_pack.c``): the axis o
 stride 1 innermost, the one contiguous in the logical array just outside it, the rest by
 slot stride. Tasks that fill whole bytes are claimed by the kernel's threads for large
 copies; the others (ragged edges, whose bytes hold slots of other boxes too) run afterwards
-in one thread. Where the
-plan leaves slots between its boxes (``fill_all``) the buffer is filled with the pad code
-first, unless data tasks owning their column groups (kind 2) write every byte themselves.
+in one thread. Where the plan leaves slots between its boxes (``fill_all``) the buffer is
+filled with the pad code first, unless data tasks owning their column groups (kind 2) write
+every byte themselves.
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -216,7 +216,6 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
 
 def _workers(nbytes: int, threads: int | None) -> int:
     return thread_count(threads) if nbytes >= engine.THREAD_MIN_BYTES else 1
-
 
 
 def _low_bytes(a: np.ndarray) -> np.ndarray:

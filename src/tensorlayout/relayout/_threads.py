@@ -54,9 +54,8 @@ def _pool(workers: int) -> ThreadPoolExecutor | None:
 
 def share(workers: int, tasks: list[Any], work: Callable[[list[Any]], object]) -> None:
     """The numpy path's threads: run ``work`` over ``tasks``, split in consecutive runs of equal
-    length among ``workers`` threads (put tasks in ``by_piece`` order so that each run gets a
-    share of every part): the calling thread takes the first run itself (it would only wait
-    otherwise, and one pool thread fewer is woken)."""
+    length among ``workers`` threads: the calling thread takes the first run itself (it would
+    only wait otherwise, and one pool thread fewer is woken)."""
     pool = _pool(workers)
     if pool is None or len(tasks) < 2:
         work(tasks)
@@ -82,10 +81,10 @@ def cuts(n: int, pieces: int, unit: int = 1) -> list[int]:
 
 
 def by_piece(parts: list[list[Any]]) -> list[Any]:
-    """The first piece of every part, then the second, ...: threads taking consecutive runs
-    (``share``) then each get a share of every part (a ragged layout's main box and its small
-    edge boxes, say; part by part, one thread took the whole main box: 1.8x a copy, balanced
-    1.2x).
+    """The first piece of every part, then the second, ...: threads claiming pieces in turn
+    then work on every part at once and finish together (a ragged layout's main box and its
+    small edge boxes, say; taken part by part, one thread was left the whole main box: 1.8x a
+    copy, balanced 1.2x).
 
     >>> by_piece([[1, 2, 3], [10], [20, 21]])
     [1, 10, 20, 2, 21, 3]

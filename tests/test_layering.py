@@ -21,7 +21,7 @@ LAYERS = {
     "core": 1,
     "xla": 2, "cute": 2, "triton": 2,
     "indexing": 3,
-    "hlo": 4, "gpu": 4,
+    "hlo": 4, "gpu": 4, "tiling": 4,
     "convert": 5, "relayout": 5, "jax": 5,
     "render": 6,
     "cli": 7,

@@ -1,0 +1,1 @@
+"""XLA's tiling analysis for its Triton-based GPU emitter: symbolic tiles, constraints, tiled HLO."""

@@ -1,0 +1,1 @@
+"""XLA's experimental tile propagation and tiling space (``xla/codegen/tiling/experimental``)."""

@@ -54,10 +54,13 @@ def test_tiled_mma_with_threads_along_k_draws_its_tiles(thr: tuple[int, int, int
     cells = _cells(tiled_mma_svg(tm))
     assert len(cells) == m * k + n * k + m * n
     c = tm.tv_c()
+    first: dict[tuple[int, int], int] = {}
+    for tt in range(c.num_threads):
+        for vv in range(c.num_values):
+            first.setdefault(c.coord(tt, vv), tt)
     for g in cells[m * k + n * k:]:
         mm, nn, t = int(g.get("data-m", "")), int(g.get("data-n", "")), int(g.get("data-thread", ""))
-        assert t == min(tt for tt in range(c.num_threads) for vv in range(c.num_values)
-                        if c.coord(tt, vv) == (mm, nn))
+        assert t == first[(mm, nn)]
 
 
 def test_tiled_copy_panels() -> None:

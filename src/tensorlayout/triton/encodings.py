@@ -117,22 +117,21 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: dict[str, int]) 
 
 def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                   broadcast_registers: bool = True) -> LinearLayout:
-    """Clip each out dim to ``shape``: the largest basis values go first; a register basis is
-    dropped (or zeroed when ``broadcast_registers``), any other basis becomes 0 (a broadcast)."""
+    """Clip each out dim to ``shape``: every basis value at or past the size goes (all copies of
+    it, as in Triton); a register basis is dropped (or zeroed when ``broadcast_registers``), any
+    other basis becomes 0 (a broadcast)."""
     bases = {n: [list(v) for v in vs] for n, vs in layout.bases}
     dropped: set[int] = set()
     for i, name in enumerate(layout.get_out_dim_names()):
-        actual, desired = layout.get_out_dim_size(name), shape[name]
-        ranked = sorted(((v[i], n, j) for n, vs in bases.items() for j, v in enumerate(vs) if v[i]),
-                        key=lambda t: -t[0])
-        for _, n, j in ranked:
-            if actual <= desired:
-                break
-            if n == "register" and not broadcast_registers:
-                dropped.add(j)
-            else:
-                bases[n][j][i] = 0
-            actual >>= 1
+        desired = shape[name]
+        for n, vs in bases.items():
+            for j, v in enumerate(vs):
+                if v[i] < desired:
+                    continue
+                if n == "register" and not broadcast_registers:
+                    dropped.add(j)
+                else:
+                    v[i] = 0
     if "register" in bases:
         bases["register"] = [v for j, v in enumerate(bases["register"]) if j not in dropped]
     sizes = [min(s, shape[n]) for n, s in layout.out_dims]

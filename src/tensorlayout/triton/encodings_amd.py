@@ -33,6 +33,10 @@ MFMA_SHAPES = ([32, 32], [16, 16], [64, 4], [4, 64])
 #: WMMA version -> (a lane's registers, the run of lanes 16..31) along a lane's run of the 16x16 tile
 #: (version 1 holds every other element, lanes 16..31 the ones between; later versions 8 in a row)
 WMMA_TILES = {1: ([2, 4, 8], 1), 2: ([1, 2, 4], 8)}
+#: WMMA version -> the instruction K sizes Triton 3.9 accepts (M = N = 16)
+WMMA_K = {1: {16}, 2: {16, 32}, 3: {4, 32, 64, 128}}
+#: WMMA version -> the dot operands' k_width Triton 3.9 accepts (any for version 3)
+WMMA_K_WIDTHS = {1: (8, 16), 2: (4, 8, 16)}
 
 
 def _id(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -133,7 +137,8 @@ class AMDMFMALayout:
             tile = tile * _id(dims[k_i] // k_tile, REG, dim_k)
         tile = (tile * _id(tiles[nonk_i], REG, dim_nonk)).transpose_outs([dim_k, dim_nonk])
         warp_layout = identity_standard_nd(WARP, warps, list(range(rank - 1, -1, -1)))
-        cta = _with_batch(tile, rank) * warp_layout
+        tile = _with_batch(tile, rank)
+        cta = tile * warp_layout.transpose_outs(tile.get_out_dim_names())
         return combine_with_shape(cta, dims, self.cga_layout, broadcast_registers=True)
 
 
@@ -162,22 +167,21 @@ class AMDWMMALayout:
             raise LayoutError(f"AMDWMMALayout version must be in the [1, 3] range, got {self.version!r}")
         rank = 2 if self.rank is None else self.rank
         instr = list(pow2_list([16, 16, 16] if self.instr_shape is None else self.instr_shape, "instr_shape"))
-        if len(instr) != 3:
-            raise LayoutError(f"instr_shape must be [M, N, K], got {instr}")
+        if len(instr) != 3 or instr[:2] != [16, 16] or instr[2] not in WMMA_K[self.version]:
+            raise LayoutError(f"invalid WMMA v{self.version} instruction shape {instr} (16x16 with K in "
+                              f"{sorted(WMMA_K[self.version])})")
         regs = [list(b) for b in (self.reg_bases or [])]
         warps = [list(b) for b in self.warp_bases]
         if any(len(b) != rank for b in regs + warps):
             raise LayoutError(f"warp_bases and reg_bases must have rank {rank}: {warps}, {regs}")
-        check_permutation(regs + warps, rank, "the WMMA CTA layout (reg_bases + warp_bases; Triton 3.9's "
-                          "LinearEncodingAttr aborts)")
+        self._tiles(regs, warps, rank, list(range(rank)))  # onto the tiles it spans, or Triton aborts
         return rank, instr, regs, warps
 
     def _tiles(self, regs: list[list[int]], warps: list[list[int]], rank: int,
                order: list[int]) -> LinearLayout:
         """The registers and warps over tiles, out dims in ``order``."""
         names = standard_out_dim_names(rank)
-        sizes = [1 << max([b[d] for b in regs + warps] + [0]).bit_length() for d in range(rank)]
-        tiles = LinearLayout.from_bases([(REG, regs), (WARP, warps)], names, sizes, require_surjective=False)
+        tiles = LinearLayout.from_bases([(REG, regs), (WARP, warps)], names)
         return tiles.transpose_outs([names[d] for d in order])
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
@@ -197,7 +201,8 @@ class AMDWMMALayout:
         rep = list(range(rank - 1, -1, -1))
         tile = _with_batch(tile, rank).transpose_outs([names[d] for d in rep])
         cta = tile * self._tiles(regs, warps, rank, rep)
-        return combine_with_shape(cta, dims, self.cga_layout, broadcast_registers=True)
+        return _one_element_per_basis(combine_with_shape(cta, dims, self.cga_layout,
+                                                         broadcast_registers=True))
 
     def dot_operand_layout(self, operand_index: int, k_width: int, shape: Sequence[int]) -> LinearLayout:
         """``DotOperandLayout(operand_index, self, k_width)``: the tiles of the operand, K kept in a warp."""
@@ -206,6 +211,10 @@ class AMDWMMALayout:
         names = standard_out_dim_names(rank)
         k_i, nonk_i = (rank - 1, rank - 2) if operand_index == 0 else (rank - 2, rank - 1)
         dim_k, dim_nonk = names[k_i], names[nonk_i]
+        if self.version in WMMA_K_WIDTHS and k_width not in WMMA_K_WIDTHS[self.version]:
+            allowed = "/".join(map(str, WMMA_K_WIDTHS[self.version]))
+            raise LayoutError(f"ttg.dot_op kWidth parameter must be {allowed} for WMMA v{self.version}, "
+                              f"got {k_width}")
         nonk = instr[0] if operand_index == 0 else instr[1]
         depth = 32 // nonk
         spread = LinearLayout.zeros_1d if self.version == 1 else LinearLayout.identity_1d
@@ -213,8 +222,18 @@ class AMDWMMALayout:
             * _id(instr[2] // (depth * k_width), REG, dim_k)
         rep = [k_i, nonk_i] + ([0] if rank == 3 else [])
         tile = _with_batch(tile, rank).transpose_outs([names[d] for d in rep])
-        cta = tile * self._tiles([zero_dim(b, k_i) for b in regs], [zero_dim(b, k_i) for b in warps],
-                                 rank, rep)
-        return combine_with_shape(cta, dims, self.cga_layout, broadcast_registers=True)
+        regs = [b for b in (zero_dim(b, k_i) for b in regs) if any(b)]  # a K repeat is no register
+        cta = tile * self._tiles(regs, [zero_dim(b, k_i) for b in warps], rank, rep)
+        return _one_element_per_basis(combine_with_shape(cta, dims, self.cga_layout,
+                                                         broadcast_registers=True))
+
+
+def _one_element_per_basis(layout: LinearLayout) -> LinearLayout:
+    """``layout``, checked as Triton 3.9 checks a WMMA layout (``LinearEncodingAttr``): its non-zero
+    bases are distinct unit vectors, so no element is held twice except by broadcast (zero) bases."""
+    bases = [vec for _, vectors in layout.bases for vec in vectors]
+    check_permutation(bases, layout.num_out_dims,
+                      "the WMMA layout's bases (Triton 3.9's LinearEncodingAttr aborts)")
+    return layout
 
 

@@ -263,7 +263,19 @@ def padded_shared(rng: random.Random) -> Case:
             "shape": shape, "order": order}, shape
 
 
+def nvmma_shared_transposed(rng: random.Random) -> Case:
+    """Transposed NVMMA shared layouts of rank 3 and 4 (swizzled: unswizzled ones are not modelled)."""
+    rank = rng.choice([3, 3, 4])
+    swizzle, bits = rng.choice([32, 64, 128]), rng.choice([8, 16, 32])
+    spec = {"kind": "NVMMASharedLayout", "swizzle_byte_width": swizzle, "element_bitwidth": bits,
+            "rank": rank, "transposed": True,
+            "fp4_padded": swizzle == 128 and bits == 8 and rng.random() < 0.3}
+    shape = [_p2(rng, 0, 7)] + [_p2(rng, 0, 2) for _ in range(rank - 3)] + [_p2(rng, 2, 7), _p2(rng, 2, 7)]
+    return spec, shape
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
+    "nvmma_shared_transposed": nvmma_shared_transposed,
     "cga": blocked_cga, "slice": slice_case, "shared_linear": shared_linear, "amd_mfma": amd_mfma,
     "amd_wmma": amd_wmma, "tensor_memory": tensor_memory, "padded_shared": padded_shared,
 }
@@ -323,6 +335,10 @@ def test_refusals_name_the_reason() -> None:
             "reg_bases": [[0, 1]]}
     with pytest.raises(TensorLayoutError, match="permutation matrix"):
         build(wmma).to_linear_layout([32, 32])
+    mma = {"kind": "NVMMADistributedLayout", "version": [2, 0], "warps_per_cta": [1, 1], "instr_shape": [8]}
+    for spec in (mma, {"kind": "DotOperandLayout", "operand_index": 0, "parent": mma, "k_width": 2}):
+        with pytest.raises(TensorLayoutError, match="does not match rank"):
+            build(spec).to_linear_layout([16, 16])
     with pytest.raises(TensorLayoutError, match="no linear layout"):
         ours({"kind": "PaddedSharedLayout", "interval_padding_pairs": [[4, 1]], "shape": [8], "order": [0]}
              ).to_linear_layout([8])

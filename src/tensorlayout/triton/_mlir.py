@@ -43,12 +43,11 @@ from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
     NVMMADistributedLayout,
-    NVMMASharedLayout,
     SliceLayout,
     SwizzledSharedLayout,
 )
 from tensorlayout.triton.encodings_amd import AMDMFMALayout, AMDWMMALayout
-from tensorlayout.triton.encodings_shared import PaddedSharedLayout, SharedLinearLayout
+from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout
 from tensorlayout.triton.encodings_tmem import TensorMemoryLayout, TensorMemoryScalesLayout
 from tensorlayout.triton.linear_layout import LinearLayout
 

@@ -1,5 +1,6 @@
-"""Gluon's explicit shared-memory layouts: ``SharedLinearLayout`` (offset bases written out) and
-``PaddedSharedLayout`` (a linear layout plus padding after every interval of elements).
+"""Gluon's shared-memory layouts beyond the swizzled one: ``NVMMASharedLayout`` (TMA/wgmma),
+``SharedLinearLayout`` (offset bases written out) and ``PaddedSharedLayout`` (a linear layout
+plus padding after every interval of elements).
 
 >>> L = SharedLinearLayout([[0, 1], [1, 0]]).to_linear_layout([2, 2])
 >>> [L.apply({"offset": o, "block": 0}) for o in range(4)]
@@ -15,6 +16,7 @@ from typing import Any
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.triton.encodings import (
     combine_with_shape,
+    ensure_layout_not_smaller_than,
     fit_cga,
     pow2_list,
     powers_below,
@@ -22,7 +24,7 @@ from tensorlayout.triton.encodings import (
 )
 from tensorlayout.triton.linear_layout import LinearLayout
 
-__all__ = ["PaddedSharedLayout", "SharedLinearLayout"]
+__all__ = ["NVMMASharedLayout", "PaddedSharedLayout", "SharedLinearLayout"]
 
 
 def _vectors(bases: Any, what: str, rank: int | None = None) -> list[list[int]]:
@@ -196,3 +198,109 @@ class PaddedSharedLayout:
         raise UnsupportedError("padded shared encoding has no linear layout (Triton 3.9 aborts: use "
                                "paddedLinearLayout); PaddedSharedLayout.offset gives its offsets and "
                                "linear_component the layout without padding")
+
+
+#: NVMMA swizzle width in bytes -> (per_phase, max_phase) of the 8-row swizzle atom.
+_NVMMA_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
+
+
+def _fp4_packed(col: int) -> int:
+    """fp4-padded columns: of every 16 offsets the upper 8 are padding over the lower 8."""
+    return col // 16 * 8 + col % 8
+
+
+@dataclass(frozen=True)
+class NVMMASharedLayout:
+    """``#nvmma_shared``: the TMA/wgmma shared layout, CuTe's ``Sw<log2(swz/16),4,3>`` on bytes.
+
+    >>> L = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
+    >>> [L.apply({"offset": o, "block": 0}) for o in (64, 128, 256)]
+    [{'dim0': 1, 'dim1': 8}, {'dim0': 2, 'dim1': 16}, {'dim0': 4, 'dim1': 32}]
+    """
+
+    swizzle_byte_width: int
+    element_bitwidth: int
+    rank: int = 2
+    transposed: bool = False
+    fp4_padded: bool = False
+    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
+
+    def _check(self) -> None:
+        if self.element_bitwidth not in (8, 16, 32, 64) or isinstance(self.element_bitwidth, bool):
+            raise LayoutError(f"element_bitwidth must be 8, 16, 32 or 64, got {self.element_bitwidth!r}")
+        if self.swizzle_byte_width not in (0, 32, 64, 128) or isinstance(self.swizzle_byte_width, bool):
+            raise LayoutError(f"swizzle_byte_width must be 0, 32, 64 or 128, got {self.swizzle_byte_width!r}")
+        if self.fp4_padded and (self.swizzle_byte_width != 128 or self.element_bitwidth != 8):
+            raise LayoutError("fp4_padded needs swizzle_byte_width=128 and element_bitwidth=8")
+
+    def _tile(self, rows: int, cols: int) -> list[tuple[int, int]]:
+        """(row, col) images of the offset bits over the collapsed [rows, cols] matrix."""
+        swz, bits = self.swizzle_byte_width, self.element_bitwidth
+        if swz == 0:
+            return [(0, c) for c in powers_below(cols)] + [(r, 0) for r in powers_below(rows)]
+        per_phase, max_phase = _NVMMA_PHASES[swz]
+        tile_cols, pack = 8 * swz // bits, (_fp4_packed if self.fp4_padded else int)
+        if cols * (2 if self.fp4_padded else 1) < tile_cols or rows < 8:
+            raise LayoutError(f"Illegal shared layout; expected collapsed shapePerCTA to be at least "
+                              f"[8, {tile_cols}], collapsedTmaShape: [{rows}, {cols}] (Triton 3.9 aborts)")
+        vec = 128 // bits
+        bases = [(0, pack(c)) for c in powers_below(tile_cols)]
+        bases += [(r, pack(vec * (r // per_phase % max_phase))) for r in (1, 2, 4)]
+        bases += [(r, 0) for r in powers_below(rows) if r >= 8]
+        covered = tile_cols // 2 if self.fp4_padded else tile_cols
+        return bases + [(0, c) for c in powers_below(cols) if c >= covered]
+
+    def _transposed_nd(self, dims: Sequence[int]) -> LinearLayout:
+        """Triton's transposed layout of rank > 2: the tile over [the last dim, the others
+        collapsed], read row-major as the dims rotated left by one, then the first dim put back
+        in front."""
+        if self.swizzle_byte_width == 0:
+            raise UnsupportedError("a transposed NVMMASharedLayout of rank > 2 without swizzling is not "
+                                   "modelled (Triton 3.9 gives it broadcast offsets)")
+        contiguous = 8 * self.swizzle_byte_width // self.element_bitwidth
+        if min(dims[0] * (2 if self.fp4_padded else 1), 256) < contiguous:
+            raise LayoutError(f"getTMABlockShape failed: invalid block shape for TMA operation (dim 0 of a "
+                              f"transposed layout holds {dims[0]} elements, the swizzle needs {contiguous}; "
+                              "Triton 3.9 aborts)")
+        box = [min(d, 256) for d in dims]  # the TMA box: dim 0 is the swizzle's width
+        box[0] = contiguous // (2 if self.fp4_padded else 1)
+        cols = 1
+        for d in box[:-1]:
+            cols *= d
+        rotated = [*box[1:], box[0]]
+        bases = []
+        for r, c in self._tile(box[-1], cols):
+            flat, v = r * cols + c, list[int]()
+            for size in reversed(rotated):
+                v.insert(0, flat % size)
+                flat //= size
+            bases.append([v[-1], *v[:-1]])
+        names = standard_out_dim_names(len(dims))
+        cta = LinearLayout.from_bases([("offset", bases)], names, box)
+        return ensure_layout_not_smaller_than(cta, dict(zip(names, dims)))
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``offset -> element`` layout; raises where Triton 3.9 aborts (shape below the atom)."""
+        self._check()
+        full = pow2_list(shape, "the tensor shape", self.rank)
+        dims = fit_cga(full, self.cga_layout)[1]
+        if len(dims) == 1:
+            line = LinearLayout.identity_1d(dims[0], "offset", "dim0")
+            return combine_with_shape(line, full, self.cga_layout)
+        if self.transposed and len(dims) > 2:
+            return combine_with_shape(self._transposed_nd(dims), full, self.cga_layout)
+        col_dim = 0 if self.transposed else len(dims) - 1
+        row_dims = [1] if self.transposed else list(range(len(dims) - 1))
+        rows = 1
+        for d in row_dims:
+            rows *= dims[d]
+        bases = []
+        for r, c in self._tile(rows, dims[col_dim]):
+            v = [0] * len(dims)
+            v[col_dim] = c
+            for d in reversed(row_dims):
+                v[d], r = r % dims[d], r // dims[d]
+            bases.append(v)
+        names = standard_out_dim_names(len(dims))
+        cta = LinearLayout.from_bases([("offset", bases)], names, list(dims))
+        return combine_with_shape(cta, full, self.cga_layout)

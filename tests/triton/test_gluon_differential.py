@@ -225,7 +225,7 @@ def amd_mfma(rng: random.Random) -> Case:
     rank = rng.choice([2, 2, 2, 3])
     spec = _mfma(rng, rank)
     shape = [_p2(rng, 0, 2)] * (rank - 2) + [_p2(rng, 4, 7), _p2(rng, 4, 7)]
-    if rng.random() < 0.3 and rank == 2:
+    if rng.random() < 0.3:
         parent = dict(spec, transposed=spec["transposed"] or spec["instr_shape"][:2] == [64, 4])
         spec = {"kind": "DotOperandLayout", "operand_index": rng.randint(0, 1), "parent": parent,
                 "k_width": rng.choice([4, 8, 16])}
@@ -235,10 +235,30 @@ def amd_mfma(rng: random.Random) -> Case:
 def amd_wmma(rng: random.Random) -> Case:
     spec = _wmma(rng)
     shape = [_p2(rng, 4, 7), _p2(rng, 4, 7)]
+    if rng.random() < 0.25:  # a batch dim in front
+        batch = [[1, 0, 0]] * (rng.random() < 0.3)
+        spec = dict(spec, rank=3, warp_bases=[[0, *b] for b in spec["warp_bases"]] + batch,
+                    reg_bases=[[0, *b] for b in spec["reg_bases"]])
+        shape = [_p2(rng, 0, 2), *shape]
     if rng.random() < 0.3:
         spec = {"kind": "DotOperandLayout", "operand_index": rng.randint(0, 1), "parent": spec,
                 "k_width": rng.choice([4, 8, 16])}
     return spec, shape
+
+
+def with_cga(rng: random.Random) -> Case:
+    """MMA layouts over several CTAs, their dot operands and slices."""
+    cga = _perm_bases(rng, [_p2(rng, 0, 1), _p2(rng, 0, 1)])
+    spec = rng.choice([lambda: _wmma(rng), lambda: dict(_mfma(rng), transposed=True),
+                       lambda: {"kind": "NVMMADistributedLayout", "version": [2, 0], "warps_per_cta": [2, 2],
+                                "instr_shape": [16, 8]}])()
+    spec["cga_layout"] = cga
+    if rng.random() < 0.5:
+        spec = {"kind": "DotOperandLayout", "operand_index": rng.randint(0, 1), "parent": spec,
+                "k_width": rng.choice([8, 16])}
+    if rng.random() < 0.3:
+        return {"kind": "SliceLayout", "dim": rng.randint(0, 1), "parent": spec}, [_p2(rng, 4, 7)]
+    return spec, [_p2(rng, 4, 7), _p2(rng, 4, 7)]
 
 
 def tensor_memory(rng: random.Random) -> Case:
@@ -277,7 +297,8 @@ def nvmma_shared_transposed(rng: random.Random) -> Case:
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "nvmma_shared_transposed": nvmma_shared_transposed,
     "cga": blocked_cga, "slice": slice_case, "shared_linear": shared_linear, "amd_mfma": amd_mfma,
-    "amd_wmma": amd_wmma, "tensor_memory": tensor_memory, "padded_shared": padded_shared,
+    "amd_wmma": amd_wmma, "with_cga": with_cga, "tensor_memory": tensor_memory,
+    "padded_shared": padded_shared,
 }
 
 

@@ -176,8 +176,6 @@ def check_permutation(bases: Sequence[Sequence[int]], rank: int, what: str) -> l
     an AMD WMMA CTA layout): the map onto those sizes is surjective, and the non-zero bases are
     distinct unit vectors (a permutation matrix once the zero, broadcast, bases are removed).
 
-    >>> check_permutation([[0, 1], [0, 0], [1, 0]], 2, "the CGA layout")
-    [2, 2]
     >>> check_permutation([[2]], 1, "the CGA layout")
     Traceback (most recent call last):
     tensorlayout.errors.LayoutError: the CGA layout [[2]] is not surjective onto [4] (Triton 3.9 aborts)

@@ -139,6 +139,7 @@ class AMDMFMALayout:
         warp_layout = identity_standard_nd(WARP, warps, list(range(rank - 1, -1, -1)))
         tile = _with_batch(tile, rank)
         cta = tile * warp_layout.transpose_outs(tile.get_out_dim_names())
+        # Unlike a WMMA operand's, the CTAs keep the parent's bases along K too (as Triton 3.9 does).
         return combine_with_shape(cta, dims, self.cga_layout, broadcast_registers=True)
 
 
@@ -159,13 +160,15 @@ class AMDWMMALayout:
     reg_bases: Sequence[Sequence[int]] | None = None
     instr_shape: Sequence[int] | None = None
     cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
-    rank: int | None = None
+    rank: int = 2
 
     def _dims(self) -> tuple[int, list[int], list[list[int]], list[list[int]]]:
         """(rank, instr_shape, reg_bases, warp_bases), checked."""
         if self.version not in (1, 2, 3) or isinstance(self.version, bool):
             raise LayoutError(f"AMDWMMALayout version must be in the [1, 3] range, got {self.version!r}")
-        rank = 2 if self.rank is None else self.rank
+        rank = self.rank
+        if rank not in (2, 3) or isinstance(rank, bool):
+            raise LayoutError(f"AMDWMMALayout rank must be 2 or 3, got {rank!r}")
         instr = list(pow2_list([16, 16, 16] if self.instr_shape is None else self.instr_shape, "instr_shape"))
         if len(instr) != 3 or instr[:2] != [16, 16] or instr[2] not in WMMA_K[self.version]:
             raise LayoutError(f"invalid WMMA v{self.version} instruction shape {instr} (16x16 with K in "
@@ -224,8 +227,8 @@ class AMDWMMALayout:
         tile = _with_batch(tile, rank).transpose_outs([names[d] for d in rep])
         regs = [b for b in (zero_dim(b, k_i) for b in regs) if any(b)]  # a K repeat is no register
         cta = tile * self._tiles(regs, [zero_dim(b, k_i) for b in warps], rank, rep)
-        return _one_element_per_basis(combine_with_shape(cta, dims, self.cga_layout,
-                                                         broadcast_registers=True))
+        cga = [zero_dim(b, k_i) for b in self.cga_layout]  # CTAs along K hold the same operand
+        return _one_element_per_basis(combine_with_shape(cta, dims, cga, broadcast_registers=True))
 
 
 def _one_element_per_basis(layout: LinearLayout) -> LinearLayout:

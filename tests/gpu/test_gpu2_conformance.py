@@ -48,18 +48,6 @@ NOT_YET = {
 
     "cute_identity_layout",
 
-    "triton_slice",
-
-    "triton_shared_linear",
-
-    "triton_padded_shared",
-
-    "triton_amd_mfma",
-
-    "triton_amd_wmma",
-
-    "triton_tensor_memory",
-
     "triton_linear_layout_methods",
 
     "triton_linear_layout_ctors",

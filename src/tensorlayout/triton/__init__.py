@@ -13,21 +13,31 @@ from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
     NVMMADistributedLayout,
-    NVMMASharedLayout,
+    SliceLayout,
     SwizzledSharedLayout,
     to_linear_layout,
 )
+from tensorlayout.triton.encodings_amd import AMDMFMALayout, AMDWMMALayout
+from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout
+from tensorlayout.triton.encodings_tmem import TensorMemoryLayout, TensorMemoryScalesLayout
 from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = [
+    "AMDMFMALayout",
+    "AMDWMMALayout",
     "BankReport",
     "BlockedLayout",
     "DotOperandLayout",
     "LinearLayout",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
+    "PaddedSharedLayout",
+    "SharedLinearLayout",
+    "SliceLayout",
     "SwizzledSharedLayout",
+    "TensorMemoryLayout",
+    "TensorMemoryScalesLayout",
     "bank_conflicts",
     "element_layout",
     "from_cute",

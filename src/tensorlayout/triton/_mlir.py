@@ -9,6 +9,13 @@ Reads the attribute form Triton prints in its IR, with or without the ``ttg.`` (
 * ``#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>``
 * ``#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>``
 * ``#ttg.linear<{register = [[0, 1]], lane = [[1, 0], ...], warp = [], block = []}>``
+* ``#ttg.slice<{dim = 1, parent = #ttg.blocked<{...}>}>``
+* ``#ttg.shared_linear<{offset = [[1, 0], [0, 1]], block = []}, alignment = 16>``
+* ``#ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>`` (or ``{offset = ..., block = ...}``)
+* ``#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>``
+* ``#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}}>``
+* ``#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>`` and
+  ``#ttng.tensor_memory_scales_encoding<>``
 * ``tensor<16x16xf16, #ttg.blocked<{...}>>`` and ``!ttg.memdesc<64x64xf16, #ttg.swizzled_shared<{...}>, ...>``
 * any of these after alias definitions as Triton prints them at the top of a module
   (``#mma = #ttg.nvidia_mma<{...}>`` on its own line, then ``#ttg.dot_op<{..., parent = #mma, ...}>``);
@@ -36,9 +43,12 @@ from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
     NVMMADistributedLayout,
-    NVMMASharedLayout,
+    SliceLayout,
     SwizzledSharedLayout,
 )
+from tensorlayout.triton.encodings_amd import AMDMFMALayout, AMDWMMALayout
+from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout
+from tensorlayout.triton.encodings_tmem import TensorMemoryLayout, TensorMemoryScalesLayout
 from tensorlayout.triton.linear_layout import LinearLayout
 
 __all__ = ["is_triton_text", "parse_encoding", "parse_layout", "to_layout"]
@@ -65,9 +75,12 @@ def is_triton_text(text: str) -> bool:
 
 
 def _value(cur: Cursor, aliases: Aliases) -> Any:
-    """An attribute value: integer, boolean, list (of values) or a nested encoding."""
+    """An attribute value: integer, boolean, list (of values), ``{key = value, ...}`` or a nested
+    encoding."""
     if cur.peek("#"):
         return _encoding(cur, aliases)
+    if cur.peek("{"):
+        return _dictionary(cur, aliases)
     if cur.accept("["):
         items: list[Any] = []
         with cur.nested("a list"):
@@ -98,17 +111,51 @@ def _encoding(cur: Cursor, aliases: Aliases) -> Encoding:
                         "give the definition itself, or its line '#blocked = #ttg.blocked<{...}>' first)",
                         at=cur.pos)
     cur.expect("<")
-    cur.expect("{")
     attrs: Attrs = {}
     with cur.nested("an encoding"):
+        first = True
+        while not cur.accept(">"):
+            if not first:
+                cur.accept(",")
+            first = False
+            _item(cur, aliases, attrs)
+    return kind, attrs, start
+
+
+def _dictionary(cur: Cursor, aliases: Aliases) -> Attrs:
+    """``{key = value, ...}``."""
+    cur.expect("{")
+    attrs: Attrs = {}
+    with cur.nested("an attribute dictionary"):
         while not cur.accept("}"):
             if attrs:
                 cur.expect(",", "',' or '}'")
             key = cur.identifier("an attribute name")
             cur.expect("=")
             attrs[key] = _value(cur, aliases)
-    cur.expect(">")
-    return kind, attrs, start
+    return attrs
+
+
+def _item(cur: Cursor, aliases: Aliases, attrs: Attrs) -> None:
+    """One part of an encoding's body, added to ``attrs``: a ``{...}`` dictionary (merged), the
+    ``[interval:+padding, ...]`` list of ``#ttg.padded_shared`` (as ``intervals``), or ``key = value``
+    (``#ttng.tensor_memory_encoding<blockM = 128, ...>``, ``alignment = 16`` after a dictionary)."""
+    if cur.peek("{"):
+        attrs.update(_dictionary(cur, aliases))
+    elif cur.accept("["):
+        pairs: list[list[int]] = []
+        with cur.nested("the [interval:+padding] list"):
+            while not cur.accept("]"):
+                if pairs:
+                    cur.expect(",", "',' or ']'")
+                interval = cur.integer("an interval")
+                cur.expect(":+", "':+' between an interval and its padding")
+                pairs.append([interval, cur.integer("a padding")])
+        attrs["intervals"] = pairs
+    else:
+        key = cur.identifier("an attribute name")
+        cur.expect("=")
+        attrs[key] = _value(cur, aliases)
 
 
 def _definitions(cur: Cursor) -> Aliases:
@@ -222,10 +269,66 @@ def _nvmma_shared(a: Attrs, shape: list[int]) -> Any:
     return NVMMASharedLayout(width, bits, rank, transposed, fp4, cga_layout=_cga(a))
 
 
+def _slice(a: Attrs, shape: list[int]) -> Any:
+    dim, parent = _need("slice", a, ("dim", "parent"))
+    if not isinstance(parent, tuple) or not isinstance(dim, int):
+        raise LayoutError("#slice needs an integer dim and a parent encoding written inline")
+    return SliceLayout(dim, _encoding_object(parent, shape[:dim] + [1] + shape[dim:]))
+
+
+def _shared_linear(a: Attrs, shape: list[int]) -> Any:
+    (offset,) = _need("shared_linear", a, ("offset",), ("block", "alignment"))
+    return SharedLinearLayout(offset, a.get("block", []), a.get("alignment", 16))
+
+
+def _padded_shared(a: Attrs, shape: list[int]) -> Any:
+    """The identity form ``[I:+P] {order = ..., shape = ...}`` or the explicit ``{offset, block}``."""
+    (pairs,) = _need("padded_shared", a, ("intervals",), ("order", "shape", "offset", "block"))
+    if "order" in a:
+        return PaddedSharedLayout.with_identity_for(pairs, a.get("shape", shape), a["order"], _cga(a))
+    if "offset" not in a:
+        raise LayoutError("#padded_shared needs {order = [...], shape = [...]} or "
+                          "{offset = [...], block = [...]}")
+    return PaddedSharedLayout(pairs, a["offset"], a.get("block", []), a.get("shape", shape))
+
+
+def _amd_mfma(a: Attrs, shape: list[int]) -> Any:
+    keys = ("version", "warpsPerCTA", "instrShape", "isTransposed")
+    optional = ("elementBitWidth", "tilesPerWarp", "CGALayout")
+    version, warps, instr, transposed = _need("amd_mfma", a, keys, optional)
+    return AMDMFMALayout(version, instr, transposed, warps, a.get("elementBitWidth"), a.get("tilesPerWarp"),
+                         _cga(a))
+
+
+def _amd_wmma(a: Attrs, shape: list[int]) -> Any:
+    optional = ("ctaLayout", "instrShape", "CGALayout")
+    version, transposed = _need("amd_wmma", a, ("version", "isTranspose"), optional)
+    cta = a.get("ctaLayout", {})
+    if not isinstance(cta, dict) or set(cta) - {"register", "warp"}:
+        raise LayoutError(f"#amd_wmma's ctaLayout holds register and warp bases, got {cta!r}")
+    warps, regs = cta.get("warp", []), cta.get("register", [])
+    rank = len((warps + regs)[0]) if warps + regs else len(shape)
+    return AMDWMMALayout(version, transposed, warps, regs, a.get("instrShape"), _cga(a), rank)
+
+
+def _tensor_memory(a: Attrs, shape: list[int]) -> Any:
+    keys = ("blockM", "blockN", "colStride")
+    block_m, block_n, stride = _need("tensor_memory_encoding", a, keys, ("CGALayout", "twoCTAs", "fp4Padded"))
+    return TensorMemoryLayout([block_m, block_n], stride, _cga(a), bool(a.get("twoCTAs", False)),
+                              bool(a.get("fp4Padded", False)))
+
+
+def _tensor_memory_scales(a: Attrs, shape: list[int]) -> Any:
+    _need("tensor_memory_scales_encoding", a, (), ("CGALayout",))
+    return TensorMemoryScalesLayout(_cga(a))
+
+
 #: the encodings read, by kind
 KINDS: dict[str, Callable[[Attrs, list[int]], Any]] = {
     "blocked": _blocked, "nvidia_mma": _mma, "dot_op": _dot, "swizzled_shared": _swizzled,
-    "nvmma_shared": _nvmma_shared,
+    "nvmma_shared": _nvmma_shared, "slice": _slice, "shared_linear": _shared_linear,
+    "padded_shared": _padded_shared, "amd_mfma": _amd_mfma, "amd_wmma": _amd_wmma,
+    "tensor_memory_encoding": _tensor_memory, "tensor_memory_scales_encoding": _tensor_memory_scales,
 }
 
 

@@ -23,11 +23,20 @@ __all__ = [
     "BlockedLayout",
     "DotOperandLayout",
     "NVMMADistributedLayout",
-    "NVMMASharedLayout",
+    "SliceLayout",
     "SwizzledSharedLayout",
+    "check_permutation",
+    "combine_with_shape",
+    "ensure_layout_not_larger_than",
+    "ensure_layout_not_smaller_than",
+    "fit_cga",
     "identity_standard_nd",
+    "positive",
+    "pow2_list",
+    "powers_below",
     "standard_out_dim_names",
     "to_linear_layout",
+    "zero_dim",
 ]
 
 
@@ -40,7 +49,12 @@ def standard_out_dim_names(rank: int) -> list[str]:
     return [f"dim{i}" for i in range(rank)]
 
 
-def _pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ...]:
+def pow2_list(values: Any, what: str, rank: int | None = None) -> tuple[int, ...]:
+    """``values`` checked to be powers of two (``rank`` of them when given).
+
+    >>> pow2_list([1, 4], "warps_per_cta", 2)
+    (1, 4)
+    """
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise LayoutError(f"{what} must be a list of ints, got {values!r}")
     got = tuple(values)
@@ -102,22 +116,21 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: dict[str, int]) 
 
 def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                   broadcast_registers: bool = True) -> LinearLayout:
-    """Clip each out dim to ``shape``: the largest basis values go first; a register basis is
-    dropped (or zeroed when ``broadcast_registers``), any other basis becomes 0 (a broadcast)."""
+    """Clip each out dim to ``shape``: every basis value at or past the size goes (all copies of
+    it, as in Triton); a register basis is dropped (or zeroed when ``broadcast_registers``), any
+    other basis becomes 0 (a broadcast)."""
     bases = {n: [list(v) for v in vs] for n, vs in layout.bases}
     dropped: set[int] = set()
     for i, name in enumerate(layout.get_out_dim_names()):
-        actual, desired = layout.get_out_dim_size(name), shape[name]
-        ranked = sorted(((v[i], n, j) for n, vs in bases.items() for j, v in enumerate(vs) if v[i]),
-                        key=lambda t: -t[0])
-        for _, n, j in ranked:
-            if actual <= desired:
-                break
-            if n == "register" and not broadcast_registers:
-                dropped.add(j)
-            else:
-                bases[n][j][i] = 0
-            actual >>= 1
+        desired = shape[name]
+        for n, vs in bases.items():
+            for j, v in enumerate(vs):
+                if v[i] < desired:
+                    continue
+                if n == "register" and not broadcast_registers:
+                    dropped.add(j)
+                else:
+                    v[i] = 0
     if "register" in bases:
         bases["register"] = [v for j, v in enumerate(bases["register"]) if j not in dropped]
     sizes = [min(s, shape[n]) for n, s in layout.out_dims]
@@ -125,7 +138,7 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                    require_surjective=False)
 
 
-def _fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[int]]:
+def fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[int]]:
     """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA."""
     names = standard_out_dim_names(len(shape))
     bases, sizes = _cga(cga_layout, len(shape))
@@ -134,7 +147,7 @@ def _fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[
     return cga, [max(1, n // cga.get_out_dim_size(d)) for n, d in zip(shape, names)]
 
 
-def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Any = (),
+def combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Any = (),
                         broadcast_registers: bool = False) -> LinearLayout:
     """Triton's ``combineCtaCgaWithShape``: fit one CTA's layout to the shape, then add ``block``.
 
@@ -142,7 +155,7 @@ def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Any
     the MMA layouts and their dot operands, as Triton 3.9 does.
     """
     names = standard_out_dim_names(len(shape))
-    cga, per_cta = _fit_cga(shape, cga_layout)
+    cga, per_cta = fit_cga(shape, cga_layout)
     cta_shape = dict(zip(names, per_cta))
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
     cta = ensure_layout_not_larger_than(cta, cta_shape, broadcast_registers)
@@ -150,14 +163,37 @@ def _combine_with_shape(cta: LinearLayout, shape: Sequence[int], cga_layout: Any
 
 
 def _cga(cga_layout: Any, rank: int) -> tuple[list[list[int]], list[int]]:
-    """The ``block`` bases of a ``cga_layout`` and the out sizes they span, checked."""
+    """The ``block`` bases of a ``cga_layout`` and the out sizes they span, checked as Triton's
+    CGA encoding checks them (onto those sizes, one CTA per tile: see ``check_permutation``)."""
     if isinstance(cga_layout, (str, bytes)) or not isinstance(cga_layout, Sequence):
         raise LayoutError(f"cga_layout must be a list of bases, got {cga_layout!r}")
     bases = [list(_pow2_or_zero(b, rank)) for b in cga_layout]
+    return bases, check_permutation(bases, rank, "the CGA layout")
+
+
+def check_permutation(bases: Sequence[Sequence[int]], rank: int, what: str) -> list[int]:
+    """The out sizes ``bases`` span, after checking what Triton 3.9 checks of a CGA layout (and of
+    an AMD WMMA CTA layout): the map onto those sizes is surjective, and the non-zero bases are
+    distinct unit vectors (a permutation matrix once the zero, broadcast, bases are removed).
+
+    >>> check_permutation([[2]], 1, "the CGA layout")
+    Traceback (most recent call last):
+    tensorlayout.errors.LayoutError: the CGA layout [[2]] is not surjective onto [4] (Triton 3.9 aborts)
+    """
     sizes = [1] * rank
     for b in bases:
         sizes = [max(s, 2 * x) for s, x in zip(sizes, b)]
-    return bases, sizes
+    names = standard_out_dim_names(rank)
+    spanned = LinearLayout.from_bases([("block", [list(b) for b in bases])], names, sizes,
+                                      require_surjective=False)
+    if not spanned.is_surjective():
+        raise LayoutError(f"{what} {[list(b) for b in bases]} is not surjective onto {sizes} "
+                          "(Triton 3.9 aborts)")
+    nonzero = [tuple(b) for b in bases if any(b)]
+    if len(set(nonzero)) != len(nonzero) or any(sum(1 for x in b if x) != 1 for b in nonzero):
+        raise LayoutError(f"{what} {[list(b) for b in bases]}: after removing broadcast (zero) bases it "
+                          "must be a permutation matrix (Triton 3.9 rejects it)")
+    return sizes
 
 
 def _pow2_or_zero(basis: Any, rank: int) -> tuple[int, ...]:
@@ -169,7 +205,7 @@ def _pow2_or_zero(basis: Any, rank: int) -> tuple[int, ...]:
 
 
 def _shape(shape: Any, rank: int) -> tuple[int, ...]:
-    return _pow2_list(shape, "the tensor shape", rank)
+    return pow2_list(shape, "the tensor shape", rank)
 
 
 @dataclass(frozen=True)
@@ -203,13 +239,13 @@ class BlockedLayout:
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The layout for a tensor of ``shape`` (Triton's ``toLinearLayout``)."""
         rank = self.rank
-        spt = _pow2_list(self.size_per_thread, "size_per_thread", rank)
-        tpw = _pow2_list(self.threads_per_warp, "threads_per_warp", rank)
-        wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
+        spt = pow2_list(self.size_per_thread, "size_per_thread", rank)
+        tpw = pow2_list(self.threads_per_warp, "threads_per_warp", rank)
+        wpc = pow2_list(self.warps_per_cta, "warps_per_cta", rank)
         order = _order(self.order, rank)
         cta = (identity_standard_nd("register", spt, order) * identity_standard_nd("lane", tpw, order)
                * identity_standard_nd("warp", wpc, order))
-        return _combine_with_shape(cta, _shape(shape, rank), self.cga_layout)
+        return combine_with_shape(cta, _shape(shape, rank), self.cga_layout)
 
 
 def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int],
@@ -267,27 +303,64 @@ class NVMMADistributedLayout:
 
     def tile_shape(self) -> list[int]:
         """The shape one warp's instruction covers (``instr_shape`` without K)."""
-        instr = _pow2_list(self.instr_shape, "instr_shape")
+        instr = pow2_list(self.instr_shape, "instr_shape")
         return list(instr) if self._major() == 2 else list(instr[:2])
+
+    def _checked_tile(self) -> list[int]:
+        tile = self.tile_shape()
+        if len(tile) != self.rank:
+            raise LayoutError(f"instr_shape {list(self.instr_shape)} does not match rank {self.rank}")
+        return tile
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The layout for a tensor of ``shape``: one instruction tile per warp, then repeats."""
         rank = self.rank
-        wpc = _pow2_list(self.warps_per_cta, "warps_per_cta", rank)
-        tile = self.tile_shape()
-        if len(tile) != rank:
-            raise LayoutError(f"instr_shape {list(self.instr_shape)} does not match rank {rank}")
+        wpc = pow2_list(self.warps_per_cta, "warps_per_cta", rank)
+        tile = self._checked_tile()
         order = _row_major(rank)
         cta = _mma_tile(tile, 2, order, order)
         warps = identity_standard_nd("warp", wpc, self.warp_order()).transpose_outs(cta.get_out_dim_names())
-        return _combine_with_shape(cta * warps, _shape(shape, rank), self.cga_layout,
+        return combine_with_shape(cta * warps, _shape(shape, rank), self.cga_layout,
                                    broadcast_registers=True)
+
+    def dot_operand_layout(self, operand_index: int, k_width: int, shape: Sequence[int]) -> LinearLayout:
+        """``DotOperandLayout(operand_index, self, k_width).to_linear_layout(shape)``."""
+        # An instr_shape whose length is not the rank: the parent aborts in Triton 3.9, and the
+        # operand's layout Triton then gives (M read from instr_shape[rank - 2], some repeats
+        # dropped) is not modelled, so the operand is refused like its parent.
+        self._checked_tile()
+        if operand_index == 1 and self._major() == 3:
+            raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
+        rank, is_a = self.rank, operand_index == 0
+        if rank < 2:  # the tile below is [..., M, K] or [..., K, N]
+            raise LayoutError(f"a dot operand has rank 2 or more, but its parent's warps_per_cta "
+                              f"{list(self.warps_per_cta)} give rank {rank}")
+        tile = [1] * rank
+        tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
+        order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
+        cta = _mma_tile(tile, k_width, order, order)
+        k_dim = rank - 1 if is_a else rank - 2
+        wpc = pow2_list(self.warps_per_cta, "warps_per_cta", rank)
+        warps = _zeros_or_identity("warp", wpc, self.warp_order(), k_dim)
+        cga = [zero_dim(b, k_dim) for b in _cga(self.cga_layout, rank)[0]]
+        return combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
+                                   cga, broadcast_registers=True)
+
+
+def zero_dim(basis: Sequence[int], dim: int) -> list[int]:
+    """``basis`` with its ``dim`` entry set to 0 (an operand's CTAs along K hold the same data).
+
+    >>> zero_dim([2, 1], 1)
+    [2, 0]
+    """
+    return [0 if d == dim else x for d, x in enumerate(basis)]
 
 
 @dataclass(frozen=True)
 class DotOperandLayout:
     """``#dot_op``: operand A (``operand_index`` 0) or B (1) of an MMA parent, ``k_width``
-    consecutive K elements per thread.
+    consecutive K elements per thread. The parent lowers its own operands (NVIDIA MMA here,
+    AMD MFMA/WMMA in :mod:`tensorlayout.triton.encodings_amd`).
 
     >>> parent = NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
     >>> L = DotOperandLayout(0, parent, 2).to_linear_layout([16, 16])
@@ -302,39 +375,74 @@ class DotOperandLayout:
     @property
     def rank(self) -> int:
         """The parent's rank."""
-        if not isinstance(self.parent, NVMMADistributedLayout):
+        self._lowering()
+        return int(self.parent.rank)
+
+    def _lowering(self) -> Any:
+        method = getattr(self.parent, "dot_operand_layout", None)
+        if not callable(method):
             raise UnsupportedError(f"dot operands of {type(self.parent).__name__} are not modelled "
-                                   "(only an NVMMADistributedLayout parent)")
-        return self.parent.rank
+                                   "(parents: NVMMADistributedLayout, AMDMFMALayout, AMDWMMALayout)")
+        return method
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The layout for an operand of ``shape`` ([M, K] for A, [K, N] for B)."""
-        parent = self.parent
-        if not isinstance(parent, NVMMADistributedLayout):
-            raise UnsupportedError(f"dot operands of {type(parent).__name__} are not modelled "
-                                   "(only an NVMMADistributedLayout parent)")
-        if self.operand_index not in (0, 1):
+        lower = self._lowering()
+        if self.operand_index not in (0, 1) or isinstance(self.operand_index, bool):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {self.operand_index!r}")
-        k_width = _pow2_list([self.k_width], "k_width")[0]
-        if self.operand_index == 1 and parent._major() == 3:
-            raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
-        rank, is_a = self.rank, self.operand_index == 0
-        if rank < 2:  # the tile below is [..., M, K] or [..., K, N]
-            raise LayoutError(f"a dot operand has rank 2 or more, but its parent's warps_per_cta "
-                              f"{list(parent.warps_per_cta)} give rank {rank}")
-        tile = [1] * rank
-        tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
-        order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
-        cta = _mma_tile(tile, k_width, order, order)
-        k_dim = rank - 1 if is_a else rank - 2
-        wpc = _pow2_list(parent.warps_per_cta, "warps_per_cta", rank)
-        warps = _zeros_or_identity("warp", wpc, parent.warp_order(), k_dim)
-        cga = [[0 if d == k_dim else x for d, x in enumerate(b)] for b in _cga(parent.cga_layout, rank)[0]]
-        return _combine_with_shape(cta * warps.transpose_outs(cta.get_out_dim_names()), _shape(shape, rank),
-                                   cga, broadcast_registers=True)
+        k_width = pow2_list([self.k_width], "k_width")[0]
+        result: LinearLayout = lower(self.operand_index, k_width, shape)
+        return result
 
 
-def _positive(value: Any, what: str) -> int:
+@dataclass(frozen=True)
+class SliceLayout:
+    """``#ttg.slice``: the layout ``parent`` gives a tensor with dim ``dim`` removed (the parent
+    over the shape with a 1 put back at ``dim``; register bases that become 0 are dropped).
+
+    >>> parent = BlockedLayout([1, 4], [2, 16], [1, 2], [0, 1])
+    >>> print(SliceLayout(1, parent).to_linear_layout([4]))
+    <BLANKLINE>
+     - register=1 -> (2)
+     - lane=1 -> (1)
+       lane=2 -> (0)
+       lane=4 -> (0)
+       lane=8 -> (0)
+       lane=16 -> (0)
+     - warp=1 -> (0)
+     - block is a size 1 dimension
+    where out dims are: [dim0 (size 4)]
+    """
+
+    dim: int
+    parent: Any
+
+    @property
+    def rank(self) -> int:
+        """One less than the parent's."""
+        return int(self.parent.rank) - 1
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The parent's layout over ``shape`` with a size-1 dim ``dim`` inserted, that dim removed."""
+        rank = self.rank
+        if not isinstance(self.dim, int) or isinstance(self.dim, bool) or not 0 <= self.dim <= rank:
+            raise LayoutError(f"SliceLayout dim must be in [0, {rank}] (the parent has rank {rank + 1}), "
+                              f"got {self.dim!r}")
+        full = list(_shape(shape, rank))
+        parent = to_linear_layout(self.parent, full[:self.dim] + [1] + full[self.dim:])
+        drop = self.dim
+        bases = [(name, [v[:drop] + v[drop + 1:] for v in vectors
+                         if name != "register" or any(v[:drop] + v[drop + 1:])])
+                 for name, vectors in parent.bases]
+        return LinearLayout.from_bases(bases, standard_out_dim_names(rank), full, require_surjective=False)
+
+
+def positive(value: Any, what: str) -> int:
+    """``value`` checked to be a positive int.
+
+    >>> positive(3, "vec")
+    3
+    """
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise LayoutError(f"{what} must be a positive int, got {value!r}")
     return value
@@ -366,102 +474,30 @@ class SwizzledSharedLayout:
         rank = self.rank
         order = _order(self.order, rank)
         full = _shape(shape, rank)
-        dims = _fit_cga(full, self.cga_layout)[1]
-        vec, per_phase = _positive(self.vec, "vec"), _positive(self.per_phase, "per_phase")
-        max_phase = _positive(self.max_phase, "max_phase")
+        dims = fit_cga(full, self.cga_layout)[1]
+        vec, per_phase = positive(self.vec, "vec"), positive(self.per_phase, "per_phase")
+        max_phase = positive(self.max_phase, "max_phase")
         names = standard_out_dim_names(rank)
         if rank == 1:
             line = LinearLayout.identity_1d(dims[0], "offset", "dim0")
-            return _combine_with_shape(line, full, self.cga_layout)
+            return combine_with_shape(line, full, self.cga_layout)
         col, row = order[0], order[1]
         cols, rows = dims[col], dims[row]
         bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
-        bases += [[r, vec * (r // per_phase % max_phase) % cols] for r in _powers_below(rows)]
+        bases += [[r, vec * (r // per_phase % max_phase) % cols] for r in powers_below(rows)]
         cta = LinearLayout.from_bases([("offset", bases)], [names[row], names[col]])
         for d in order[2:]:
             cta = cta * LinearLayout.identity_1d(dims[d], "offset", names[d])
-        return _combine_with_shape(cta, full, self.cga_layout)
+        return combine_with_shape(cta, full, self.cga_layout)
 
 
-def _powers_below(n: int) -> list[int]:
-    return [1 << i for i in range(n.bit_length() - 1)]
+def powers_below(n: int) -> list[int]:
+    """The powers of two below ``n``.
 
-
-#: NVMMA swizzle width in bytes -> (per_phase, max_phase) of the 8-row swizzle atom.
-_NVMMA_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
-
-
-def _fp4_packed(col: int) -> int:
-    """fp4-padded columns: of every 16 offsets the upper 8 are padding over the lower 8."""
-    return col // 16 * 8 + col % 8
-
-
-@dataclass(frozen=True)
-class NVMMASharedLayout:
-    """``#nvmma_shared``: the TMA/wgmma shared layout, CuTe's ``Sw<log2(swz/16),4,3>`` on bytes.
-
-    >>> L = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
-    >>> [L.apply({"offset": o, "block": 0}) for o in (64, 128, 256)]
-    [{'dim0': 1, 'dim1': 8}, {'dim0': 2, 'dim1': 16}, {'dim0': 4, 'dim1': 32}]
+    >>> powers_below(8)
+    [1, 2, 4]
     """
-
-    swizzle_byte_width: int
-    element_bitwidth: int
-    rank: int = 2
-    transposed: bool = False
-    fp4_padded: bool = False
-    cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
-
-    def _check(self) -> None:
-        if self.element_bitwidth not in (8, 16, 32, 64) or isinstance(self.element_bitwidth, bool):
-            raise LayoutError(f"element_bitwidth must be 8, 16, 32 or 64, got {self.element_bitwidth!r}")
-        if self.swizzle_byte_width not in (0, 32, 64, 128) or isinstance(self.swizzle_byte_width, bool):
-            raise LayoutError(f"swizzle_byte_width must be 0, 32, 64 or 128, got {self.swizzle_byte_width!r}")
-        if self.fp4_padded and (self.swizzle_byte_width != 128 or self.element_bitwidth != 8):
-            raise LayoutError("fp4_padded needs swizzle_byte_width=128 and element_bitwidth=8")
-
-    def _tile(self, rows: int, cols: int) -> list[tuple[int, int]]:
-        """(row, col) images of the offset bits over the collapsed [rows, cols] matrix."""
-        swz, bits = self.swizzle_byte_width, self.element_bitwidth
-        if swz == 0:
-            return [(0, c) for c in _powers_below(cols)] + [(r, 0) for r in _powers_below(rows)]
-        per_phase, max_phase = _NVMMA_PHASES[swz]
-        tile_cols, pack = 8 * swz // bits, (_fp4_packed if self.fp4_padded else int)
-        if cols * (2 if self.fp4_padded else 1) < tile_cols or rows < 8:
-            raise LayoutError(f"Illegal shared layout; expected collapsed shapePerCTA to be at least "
-                              f"[8, {tile_cols}], collapsedTmaShape: [{rows}, {cols}] (Triton 3.9 aborts)")
-        vec = 128 // bits
-        bases = [(0, pack(c)) for c in _powers_below(tile_cols)]
-        bases += [(r, pack(vec * (r // per_phase % max_phase))) for r in (1, 2, 4)]
-        bases += [(r, 0) for r in _powers_below(rows) if r >= 8]
-        covered = tile_cols // 2 if self.fp4_padded else tile_cols
-        return bases + [(0, c) for c in _powers_below(cols) if c >= covered]
-
-    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
-        """The ``offset -> element`` layout; raises where Triton 3.9 aborts (shape below the atom)."""
-        self._check()
-        full = _shape(shape, self.rank)
-        dims = _fit_cga(full, self.cga_layout)[1]
-        if len(dims) == 1:
-            line = LinearLayout.identity_1d(dims[0], "offset", "dim0")
-            return _combine_with_shape(line, full, self.cga_layout)
-        if self.transposed and len(dims) != 2:
-            raise UnsupportedError("a transposed NVMMASharedLayout of rank > 2 is not modelled")
-        col_dim = 0 if self.transposed else len(dims) - 1
-        row_dims = [1] if self.transposed else list(range(len(dims) - 1))
-        rows = 1
-        for d in row_dims:
-            rows *= dims[d]
-        bases = []
-        for r, c in self._tile(rows, dims[col_dim]):
-            v = [0] * len(dims)
-            v[col_dim] = c
-            for d in reversed(row_dims):
-                v[d], r = r % dims[d], r // dims[d]
-            bases.append(v)
-        names = standard_out_dim_names(len(dims))
-        cta = LinearLayout.from_bases([("offset", bases)], names, list(dims))
-        return _combine_with_shape(cta, full, self.cga_layout)
+    return [1 << i for i in range(n.bit_length() - 1)]
 
 
 def to_linear_layout(layout: Any, shape: Sequence[int]) -> LinearLayout:

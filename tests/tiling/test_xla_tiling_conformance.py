@@ -60,7 +60,6 @@ NOT_YET = {
 
     "experimental_tiling_space_utils",
 
-    "gpu_coalescing",
 }
 
 

@@ -1,0 +1,559 @@
+"""XLA's GPU read-coalescing analysis: is each fusion operand read coalesced, as XLA decides it.
+
+Beside the step-based :func:`~tensorlayout.hlo.coalescing.coalescing_report`, this module
+answers XLA's yes/no (``CoalescingAnalysis::IsReadCoalesced``, spec xla_tiling §7):
+
+* the **indexing path** (``use_heuristic=False``): the emitter's map from thread ids to the
+  hero operands, composed through the fusion to each parameter and its linearized physical
+  layout, sampled on the first warp (``thread_x in [0, 31]``, every other id 0), split into
+  ``f(thread_x) + g(s)``, turned into contiguous intervals and costed in 128-byte
+  transactions; coalesced when ``ideal > 0.9 * transactions``;
+* the **heuristic** (``IsReadCoalescedHeuristic``), XLA's fallback when the emitter exposes no
+  thread-id indexing: a non-transpose emitter reading a transpose of the minor dimension (not
+  of a broadcast/iota) is uncoalesced, so is a reduction fusing two row reductions.
+
+The emitter kind comes from :func:`emitter_fusion_kind` (``HloFusionAnalysis::
+GetEmitterFusionKind``). The thread-id maps are built here for the loop emitter only; for the
+other kinds (reduction, transpose, concatenate, scatter, ...) :func:`read_coalescing` falls back
+to the heuristic and says so in ``method``.
+
+>>> from tensorlayout.hlo import parse_module
+>>> m = parse_module('''HloModule m
+... f {
+...   p0 = f32[100,8] parameter(0)
+...   ROOT t = f32[8,100] transpose(p0), dimensions={1,0}
+... }
+... ENTRY e {
+...   p = f32[100,8] parameter(0)
+...   ROOT fusion = f32[8,100] fusion(p), kind=kLoop, calls=f
+... }''')
+>>> r = read_coalescing(m.entry.root)
+>>> r.kind, r.method, r.per_operand
+('kLoop', 'indexing', (False,))
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tensorlayout.core.intmath import ceil_div, prod
+from tensorlayout.errors import HloError
+from tensorlayout.hlo import analysis
+from tensorlayout.hlo.fusion import FusionAdaptor, group_by_producers
+from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES, UNARY_ELEMENTWISE_OPCODES
+from tensorlayout.hlo.ops._common import bounds, delinearize, linearize, major_to_minor
+from tensorlayout.indexing import Expr, IndexingMap, Interval, compose, const, var
+from tensorlayout.indexing.expr import ADD, CONST, MUL
+from tensorlayout.xla.shape import Shape
+
+__all__ = [
+    "RTX_A6000",
+    "DeviceDescription",
+    "ReadCoalescing",
+    "ReductionDimensions",
+    "bandwidth_utilization_rate",
+    "emitter_fusion_kind",
+    "is_indexing_coalesced",
+    "is_read_coalesced_heuristic",
+    "loop_thread_id_to_output_indexing",
+    "read_coalescing",
+    "reduction_dimensions",
+    "transposes_minor_dimension",
+]
+
+WARP = 32
+BYTES_PER_TRANSACTION = 128
+COALESCED_THRESHOLD = 0.9
+MAX_UNROLL_FACTOR = 4
+LOOP_THREADS_PER_BLOCK = 128  # threads per warp x 4 warp schedulers per SM
+
+
+@dataclass(frozen=True)
+class DeviceDescription:
+    """The device facts the analysis reads (``se::DeviceDescription``)."""
+
+    name: str
+    threads_per_core_limit: int
+    core_count: int
+    dram_to_l2_transaction_size_bytes: int
+    threads_per_warp: int = WARP
+
+
+#: The device of XLA's coalescing tests (``TestGpuDeviceInfo::RTXA6000DeviceInfo``).
+RTX_A6000 = DeviceDescription("NVIDIA RTX A6000", 1536, 84, 64)
+
+
+@dataclass(frozen=True)
+class ReadCoalescing:
+    """XLA's answer per fusion operand, the emitter kind and how it was decided."""
+
+    kind: str
+    method: str  # "indexing" (thread-id maps) or "heuristic"
+    per_operand: tuple[bool, ...]
+
+
+# ---- reductions and the emitter kind ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReductionDimensions:
+    """``ReductionDimensions``: row ``[D, H, W] -> [D, H]`` or column ``[D, H, W] -> [D, W]``."""
+
+    is_row_reduction: bool
+    dimensions: tuple[int, int, int]
+
+
+def _consecutive(shape: Shape, dims: Sequence[int]) -> bool:
+    """``LayoutUtil::AreDimensionsConsecutive``: ``dims`` are adjacent in the physical order."""
+    pos = sorted(major_to_minor(shape).index(d) for d in dims)
+    return all(b == a + 1 for a, b in itertools.pairwise(pos))
+
+
+def _partition(shape: Shape, middle: Sequence[int]) -> tuple[int, int, int]:
+    """``PartitionShapeByMiddleDimensions``: products of the dims before, of, and after ``middle``."""
+    order = major_to_minor(shape)
+    pos = [order.index(d) for d in middle]
+    lo, hi = min(pos), max(pos)
+    dims = [shape.dimensions[d] for d in order]
+    return prod(dims[:lo]), prod(dims[lo:hi + 1]), prod(dims[hi + 1:])
+
+
+def reduction_dimensions(reduce: HloInstruction) -> ReductionDimensions:
+    """``GetReductionKindAndContiguousComponents`` of a reduce.
+
+    >>> from tensorlayout.hlo import parse_module
+    >>> m = parse_module("HloModule m\\nadd {\\n a = f32[] parameter(0)\\n b = f32[] parameter(1)\\n"
+    ...   " ROOT s = f32[] add(a, b)\\n}\\nENTRY e {\\n p = f32[100,64,32] parameter(0)\\n"
+    ...   " c = f32[] constant(0)\\n ROOT r = f32[100,32] reduce(p, c), dimensions={1}, to_apply=add\\n}")
+    >>> reduction_dimensions(m.entry.root)
+    ReductionDimensions(is_row_reduction=False, dimensions=(100, 64, 32))
+    """
+    shape = reduce.operands[0].shape
+    reduced = list(reduce.attribute("dimensions", ()))
+    kept = [d for d in range(shape.rank) if d not in reduced]
+    if not kept:
+        return ReductionDimensions(True, (1, 1, shape.elements_in()))
+    if _consecutive(shape, kept):
+        a, b, c = _partition(shape, kept)
+        if b == 1:
+            return ReductionDimensions(True, (1, 1, a * c))
+        if c == 1:
+            return ReductionDimensions(False, (1, a, b))
+        return ReductionDimensions(True, (a, b, c))
+    a, b, c = _partition(shape, reduced)
+    if c == 1:
+        return ReductionDimensions(True, (1, a, b))
+    return ReductionDimensions(False, (a, b, c))
+
+
+def _faster_than_elemental(r: ReductionDimensions) -> bool:
+    """``IsUnnestedReductionFasterThanElemental``."""
+    if r.is_row_reduction:
+        return r.dimensions[2] >= WARP or WARP % r.dimensions[2] == 0
+    major, minor = r.dimensions[1], r.dimensions[2]
+    elemental = (major < WARP or (major < 2 * WARP and minor < WARP) or (major < 4 * WARP and minor < 8)
+                 or (major < 8 * WARP and minor < 3))
+    return not elemental
+
+
+def is_reduction_from_or_to_contiguous_dimensions(instr: HloInstruction) -> bool:
+    """``IsReductionFromOrToContiguousDimensions``: a reduce the reduction emitter handles."""
+    if instr.opcode != "reduce":
+        return False
+    shape = instr.operands[0].shape
+    reduced = list(instr.attribute("dimensions", ()))
+    kept = [d for d in range(shape.rank) if d not in reduced]
+    contiguous = (not kept or _consecutive(shape, kept)) or (bool(reduced) and _consecutive(shape, reduced))
+    return contiguous and _faster_than_elemental(reduction_dimensions(instr))
+
+
+def _race_free(r: ReductionDimensions) -> bool:
+    """``ReductionIsRaceFree`` (row: W <= 1024 * 16 and D <= 8; column: H <= 32 * 128)."""
+    if r.is_row_reduction:
+        return r.dimensions[2] <= 1024 * 16 and r.dimensions[0] <= 8
+    return r.dimensions[1] <= WARP * 128
+
+
+def _is_intermediate(instr: HloInstruction) -> bool:
+    """Ops a hero search walks through: bitcast, reshape, unary elementwise (one user)."""
+    if len(instr.users) > 1:
+        return False
+    return instr.opcode in ("bitcast", "reshape", "copy") or instr.opcode in UNARY_ELEMENTWISE_OPCODES
+
+
+def find_non_trivial_hero(root: HloInstruction) -> HloInstruction:
+    """``FindNonTrivialHero`` (simplified): walk up through intermediate single-operand ops
+    to a reduce or transpose; the root itself when there is none."""
+    node = root
+    while _is_intermediate(node) and node.operands and node.operands[0].opcode != "parameter":
+        node = node.operands[0]
+    return node if node.opcode in ("reduce", "transpose") else root
+
+
+def _is_real_reduction_hero(root: HloInstruction, hero: HloInstruction) -> bool:
+    """``IsRealReductionHero``."""
+    if not is_reduction_from_or_to_contiguous_dimensions(hero):
+        return False
+    return root is hero or _race_free(reduction_dimensions(hero))
+
+
+def _is_tiled_transpose(hero: HloInstruction) -> bool:
+    """A transpose the transpose emitter takes (approximation of
+    ``GetDescriptionForTiledTransposeEmitter``: it moves the minor dimension and both minor
+    dimensions have at least 16 elements)."""
+    if hero.opcode != "transpose" or not transposes_minor_dimension(hero):
+        return False
+    operand = hero.operands[0].shape
+    return (operand.dimensions[major_to_minor(operand)[-1]] >= 16
+            and hero.shape.dimensions[major_to_minor(hero.shape)[-1]] >= 16)
+
+
+def _fusion_roots(fusion: HloInstruction) -> tuple[HloInstruction, ...]:
+    root = fusion.fused_computation.root
+    return tuple(root.operands) if root.opcode == "tuple" else (root,)
+
+
+def emitter_fusion_kind(fusion: HloInstruction) -> str:
+    """``HloFusionAnalysis::GetEmitterFusionKind`` of a fusion: kLoop, kReduction, kTranspose,
+    kConcatenate, kScatter, kCustomFusion, kTriton or kCuDnn.
+
+    >>> from tensorlayout.hlo import parse_module
+    >>> m = parse_module("HloModule m\\nf {\\n p = f32[8] parameter(0)\\n ROOT n = f32[8] negate(p)\\n}\\n"
+    ...                  "ENTRY e {\\n p = f32[8] parameter(0)\\n"
+    ...                  " ROOT r = f32[8] fusion(p), kind=kLoop, calls=f\\n}")
+    >>> emitter_fusion_kind(m.entry.root)
+    'kLoop'
+    """
+    if fusion.opcode != "fusion":
+        raise HloError(f"{fusion.name} is a {fusion.opcode}, not a fusion")
+    if fusion.fusion_kind == "kCustom":
+        config = fusion.raw_attributes.get("backend_config", "")
+        if "__triton" in config:
+            return "kTriton"
+        return "kCuDnn" if "__cudnn" in config else "kCustomFusion"
+    roots = _fusion_roots(fusion)
+    heroes = [find_non_trivial_hero(r) for r in roots]
+    if any(_is_real_reduction_hero(r, h) for r, h in zip(roots, heroes)):
+        return "kReduction"
+    if any(_is_tiled_transpose(h) for h in heroes):
+        return "kTranspose"
+    if fusion.fusion_kind == "kInput" and roots[0].opcode == "scatter":
+        return "kScatter"
+    if len(roots) == 1 and roots[0].opcode == "concatenate":
+        return "kConcatenate"
+    return "kLoop"
+
+
+# ---- the heuristic ---------------------------------------------------------------------------
+
+def _most_minor_non_trivial(shape: Shape) -> tuple[int, int]:
+    """``MostMinorNonTrivialDimension``: (dim, its position in minor-to-major)."""
+    for pos, dim in enumerate(reversed(major_to_minor(shape))):
+        if shape.dimensions[dim] > 1:
+            return dim, pos
+    return -1, shape.rank
+
+
+def transposes_minor_dimension(instr: HloInstruction) -> bool:
+    """``TransposesMinorDimension``: a copy or transpose moving the minor non-trivial dim
+    (for a fusion: any instruction inside)."""
+    if instr.opcode == "fusion":
+        return any(transposes_minor_dimension(i) for i in instr.fused_computation.instructions)
+    if instr.opcode == "copy":
+        return _most_minor_non_trivial(instr.operands[0].shape)[0] != _most_minor_non_trivial(instr.shape)[0]
+    if instr.opcode != "transpose":
+        return False
+    operand = instr.operands[0].shape
+    position = {d: p for p, d in enumerate(reversed(major_to_minor(operand)))}
+    first = _most_minor_non_trivial(operand)[1]
+    perm = instr.attribute("dimensions", ())
+    for out_dim in reversed(major_to_minor(instr.shape)):
+        if instr.shape.dimensions[out_dim] == 1:
+            continue
+        return position[perm[out_dim]] > first
+    return False
+
+
+def _is_broadcast(instr: HloInstruction) -> bool:
+    """A broadcast or iota reached through bitcasts and single-operand elementwise ops."""
+    while True:
+        if instr.opcode in ("broadcast", "iota"):
+            return True
+        passes = instr.opcode == "bitcast" or instr.opcode in ELEMENTWISE_OPCODES
+        if len(instr.operands) != 1 or not passes:
+            return False
+        instr = instr.operands[0]
+
+
+def _is_bad_transpose(instr: HloInstruction) -> bool:
+    if instr.opcode == "fusion":
+        return any(transposes_minor_dimension(i) and not _is_broadcast(i.operands[0])
+                   for i in instr.fused_computation.instructions if i.opcode != "parameter")
+    return transposes_minor_dimension(instr) and not _is_broadcast(instr.operands[0])
+
+
+def is_input_fusible_reduction(instr: HloInstruction) -> bool:
+    """``IsInputFusibleReduction``: a reduce-input fusion or a reduction the reduction emitter takes."""
+    if instr.opcode == "fusion":
+        return any(_is_real_reduction_hero(r, find_non_trivial_hero(r)) for r in _fusion_roots(instr))
+    return is_reduction_from_or_to_contiguous_dimensions(instr)
+
+
+def is_read_coalesced_heuristic(fusion_kind: str, producer: HloInstruction,
+                                consumer: HloInstruction | None = None) -> bool:
+    """``IsReadCoalescedHeuristic(fusion_kind, producer, consumer)``."""
+    bad = _is_bad_transpose(producer) or (consumer is not None and _is_bad_transpose(consumer))
+    if fusion_kind != "kTranspose" and bad:
+        return False
+    return not (fusion_kind == "kReduction" and consumer is not None
+                and is_input_fusible_reduction(producer) and is_input_fusible_reduction(consumer))
+
+
+# ---- the loop emitter's thread-id maps ---------------------------------------------------------
+
+def _may_prevent_vectorization(fusion: HloInstruction) -> bool:
+    """``MayPreventVectorization``: dot, sort, a concat of > 10 operands, a variadic reduce."""
+    for i in fusion.fused_computation.instructions:
+        if i.opcode in ("dot", "sort") or (i.opcode == "concatenate" and len(i.operands) > 10):
+            return True
+        if i.opcode == "reduce" and i.shape.is_tuple:
+            return True
+    return False
+
+
+def _unroll_factor(fusion: HloInstruction, shape: Shape, device: DeviceDescription) -> int:
+    """``ComputeLoopFusionConfig``'s unroll factor."""
+    n = shape.elements_in()
+    unroll = 1
+    if n >= device.threads_per_core_limit * device.core_count and not _may_prevent_vectorization(fusion):
+        unroll = next((u for u in (4, 2) if u <= MAX_UNROLL_FACTOR and n % u == 0), 1)
+    bits = min(leaf.element_type.bit_width for r in _fusion_roots(fusion) for leaf in r.shape.leaves())
+    return max(unroll, ceil_div(8, bits))
+
+
+def loop_thread_id_to_output_indexing(shape: Shape, unroll: int) -> IndexingMap:
+    """The loop emitter's map ``(th_x, th_y, th_z, bl_x, bl_y, bl_z)[chunk, unroll] -> output``.
+
+    >>> print(loop_thread_id_to_output_indexing(Shape.parse("f32[4,8]"), 1).simplify())
+    (d0, d1, d2, d3, d4, d5)[s0, s1] -> (d0 / 8, d0 mod 8), domain: d0 in [0, 31], d1 in [0, 0], \
+d2 in [0, 0], d3 in [0, 0], d4 in [0, 0], d5 in [0, 0], s0 in [0, 0], s1 in [0, 0]
+    """
+    n = shape.elements_in()
+    threads = min(LOOP_THREADS_PER_BLOCK, max(ceil_div(n, unroll), 1))
+    blocks = ceil_div(ceil_div(n, unroll), threads)
+    chunks = ceil_div(n, threads * blocks * unroll)
+    th_x, bl_x, chunk, unroll_id = var(0), var(3), var(6), var(7)
+    linear = chunk * (threads * blocks * unroll) + (bl_x * threads + th_x) * unroll + unroll_id
+    order = major_to_minor(shape)
+    physical = delinearize(linear, [shape.dimensions[d] for d in order])
+    results: list[Expr] = [const(0)] * shape.rank
+    for p, d in enumerate(order):
+        results[d] = physical[p]
+    dims = [(0, threads - 1), (0, 0), (0, 0), (0, blocks - 1), (0, 0), (0, 0)]
+    return IndexingMap(results, dims, [(0, chunks - 1), (0, unroll - 1)], (), [(linear, (0, n - 1))])
+
+
+def _linearized_physical(shape: Shape) -> IndexingMap:
+    """``logical index -> linear offset`` in the physical (layout) order, tiling ignored."""
+    order = major_to_minor(shape)
+    expr = linearize([var(d) for d in order], [shape.dimensions[d] for d in order])
+    return IndexingMap([expr], bounds(shape.dimensions)).simplify()
+
+
+def _thread_to_operand_maps(fusion: HloInstruction, device: DeviceDescription
+                            ) -> dict[HloInstruction, list[IndexingMap]]:
+    """Per fusion operand, the maps thread ids -> linearized physical offset (loop emitter)."""
+    adaptor = FusionAdaptor.for_instruction(fusion)
+    out: dict[HloInstruction, list[IndexingMap]] = {}
+    for root in adaptor.roots:
+        shape = next(iter(root.shape.leaves()))
+        thread_to_output = loop_thread_id_to_output_indexing(shape, _unroll_factor(fusion, shape, device))
+        hero_maps = analysis.output_to_input_indexing(root, 0)
+        for k, hero_operand in enumerate(root.operands):
+            for oi in hero_maps.indexing_maps[k]:
+                thread_to_hero = compose(thread_to_output, oi.map).simplify()
+                groups = group_by_producers(adaptor, hero_operand, analysis.output_to_input_indexing)
+                _collect(fusion, thread_to_hero, groups, out)
+    return out
+
+
+def _collect(fusion: HloInstruction, thread_to_hero: IndexingMap, groups: dict, out: dict) -> None:
+    for operand in fusion.operands:
+        if operand not in groups or not operand.shape.is_array or not operand.shape.dimensions:
+            continue
+        physical = _linearized_physical(operand.shape)
+        for oi in groups[operand]:
+            if oi.map.is_undefined:
+                out[operand] = [IndexingMap.undefined()]
+                break
+            out.setdefault(operand, []).append(compose(thread_to_hero, compose(oi.map, physical)).simplify())
+
+
+# ---- deciding one map --------------------------------------------------------------------------
+
+def _assign_rt_vars(m: IndexingMap) -> IndexingMap:
+    """``AssignValuesToRTVars``: every runtime variable at the midpoint of its range."""
+    if not m.num_rt_vars:
+        return m
+    nd, nr = m.num_dims, m.num_range_vars
+    repl = {nd + nr + k: const((v.bounds.lower + v.bounds.upper) // 2) for k, v in enumerate(m.rt_vars)}
+    results = [r.replace_variables(repl) for r in m.results]
+    return IndexingMap(results, m.dim_vars, m.range_vars, ()).simplify().remove_unused_symbols()
+
+
+def _first_warp(m: IndexingMap) -> IndexingMap:
+    """Compose with ``(thread_x) -> (thread_x, 0, 0, 0, 0, 0)``, thread_x in [0, 31]."""
+    sample = IndexingMap([var(0)] + [const(0)] * (m.num_dims - 1), [(0, WARP - 1)])
+    return compose(sample, m).simplify().rescale_symbols().remove_unused_symbols()
+
+
+def _assign_outer_loop_ivs(m: IndexingMap) -> IndexingMap:
+    """``AssignValuesToOuterLoopIVs``: all range vars but the last at their lower bound."""
+    if m.num_range_vars <= 1:
+        return m
+    nd, nr = m.num_dims, m.num_range_vars
+    repl: dict[int, Expr] = {nd + j: const(m.range_vars[j].bounds.lower) for j in range(nr - 1)}
+    repl[nd + nr - 1] = var(nd)
+    results = [r.replace_variables(repl) for r in m.results]
+    return IndexingMap(results, m.dim_vars, [m.range_vars[-1]], ()).simplify().remove_unused_symbols()
+
+
+def _summands(e: Expr) -> list[Expr]:
+    if e.kind == ADD and e.lhs is not None and e.rhs is not None:
+        return _summands(e.lhs) + _summands(e.rhs)
+    return [e]
+
+
+def _partition_expr(e: Expr, num_dims: int) -> tuple[Expr, Expr] | None:
+    """``Partition``: ``e = f(thread_x) + g(s0)``, or None when a summand uses both."""
+    f: Expr = const(0)
+    g: Expr = const(0)
+    for term in reversed(_summands(e)):
+        used = term.variables()
+        on_x, on_s = 0 in used, num_dims in used
+        if on_x and on_s:
+            return None
+        if on_x:
+            f = term + f if not (f.kind == CONST and f.value == 0) else term
+        if on_s:
+            g = term + g if not (g.kind == CONST and g.value == 0) else term
+    return f, g
+
+
+def _runs(values: list[int]) -> list[Interval]:
+    """Sorted distinct values merged into contiguous intervals."""
+    out: list[Interval] = []
+    for v in sorted(set(values)):
+        if out and v == out[-1].upper + 1:
+            out[-1] = Interval(out[-1].lower, v)
+        else:
+            out.append(Interval(v, v))
+    return out
+
+
+def _extend(intervals: list[Interval], length: int) -> list[Interval]:
+    """``ExtendIntervals``: each ``[lo, hi + length]``, overlapping or adjacent ones merged."""
+    out: list[Interval] = []
+    for iv in intervals:
+        lo, hi = iv.lower, iv.upper + length
+        if out and out[-1].upper >= lo - 1:
+            out[-1] = Interval(out[-1].lower, max(out[-1].upper, hi))
+        else:
+            out.append(Interval(lo, hi))
+    return out
+
+
+def _contiguous_intervals(f: Expr, g: Expr, m: IndexingMap) -> list[Interval]:
+    """``FindContiguousIntervals`` for ``f(thread_x) + g(s)``."""
+    s = var(m.num_dims)
+    if f.kind != MUL and f == var(0):
+        return [Interval(0, WARP - 1)]
+    if f.kind == MUL and f.rhs is not None and f.rhs.kind == CONST:
+        c = f.rhs.value
+        if c == -1:
+            return [Interval(0, WARP - 1)]
+        if g == s:
+            rng = m.range_vars[0].bounds
+            n = rng.upper - rng.lower + 1
+            if n >= abs(c):
+                return [Interval(0, c * (WARP - 1) + n - 1)]
+            return [Interval(rng.lower + c * i, rng.upper + c * i) for i in range(WARP)]
+        return [Interval(c * i, c * i) for i in range(WARP)]
+    x = m.dim_vars[0].bounds
+    intervals = _runs([f.evaluate([t] + [0] * (m.num_vars - 1)) for t in range(x.lower, x.upper + 1)])
+    if g != s:
+        return intervals
+    rng = m.range_vars[0].bounds
+    return _extend(intervals, rng.upper - rng.lower)
+
+
+def _transactions_coalesced(intervals: list[Interval], bytes_per_element: int) -> bool:
+    """``EstimateCoalescingViaMemoryTransactionsCount``."""
+    lengths = [iv.upper - iv.lower + 1 for iv in intervals]
+    transactions = sum(ceil_div(n * bytes_per_element, BYTES_PER_TRANSACTION) for n in lengths)
+    if transactions == 0:
+        return True
+    ideal = ceil_div(sum(lengths) * bytes_per_element, BYTES_PER_TRANSACTION)
+    return ideal > transactions * COALESCED_THRESHOLD
+
+
+def is_indexing_coalesced(thread_to_linear: IndexingMap, bytes_per_element: int) -> bool:
+    """``IsIndexingCoalesced``: XLA's decision for one thread-ids -> linear offset map.
+
+    >>> m = IndexingMap.parse("(d0, d1, d2, d3, d4, d5) -> (d0 * 2), domain: d0 in [0, 127], "
+    ...     "d1 in [0, 0], d2 in [0, 0], d3 in [0, 0], d4 in [0, 0], d5 in [0, 0]")
+    >>> is_indexing_coalesced(m, 4)
+    False
+    """
+    if thread_to_linear.is_undefined:
+        return False
+    if thread_to_linear.num_results == 0:
+        return True
+    sample = _first_warp(_assign_rt_vars(thread_to_linear))
+    if sample.is_known_empty:
+        return True
+    sample = _assign_outer_loop_ivs(sample)
+    result = sample.results[0]
+    parts = _partition_expr(result, sample.num_dims)
+    constraints = list(sample.constraints)
+    if parts is None or len(constraints) > 1:
+        return False
+    if constraints and constraints[0] != result:
+        return False
+    return _transactions_coalesced(_contiguous_intervals(*parts, sample), bytes_per_element)
+
+
+def read_coalescing(fusion: HloInstruction, *, use_heuristic: bool = False,
+                    device: DeviceDescription = RTX_A6000) -> ReadCoalescing:
+    """XLA's ``CoalescingAnalysis`` of a fusion: ``IsReadCoalesced`` for every operand."""
+    kind = emitter_fusion_kind(fusion)
+    if use_heuristic or kind != "kLoop":
+        answer = is_read_coalesced_heuristic(kind, fusion)
+        return ReadCoalescing(kind, "heuristic", tuple(answer for _ in fusion.operands))
+    maps = _thread_to_operand_maps(fusion, device)
+    answers = []
+    for operand in fusion.operands:
+        size = max(operand.shape.element_type.bit_width // 8, 1) if operand.shape.is_array else 1
+        answers.append(all(is_indexing_coalesced(m, size) for m in maps.get(operand, ())))
+    return ReadCoalescing(kind, "indexing", tuple(answers))
+
+
+def bandwidth_utilization_rate(shape: Shape, tile_sizes: Sequence[int], tile_strides: Sequence[int],
+                               device: DeviceDescription = RTX_A6000) -> float:
+    """``BandwidthUtilizationRateHeuristicForTiledMemoryAccess`` of a tile of ``shape``.
+
+    >>> bandwidth_utilization_rate(Shape.parse("s8[256,16]"), (6, 16), (1, 1))
+    0.75
+    """
+    contiguous = 1
+    for dim in reversed(major_to_minor(shape)):
+        if tile_strides[dim] != 1:
+            break
+        contiguous *= min(tile_sizes[dim], shape.dimensions[dim])
+        if tile_sizes[dim] < shape.dimensions[dim]:
+            break
+    nbytes = contiguous * max(shape.element_type.bit_width // 8, 1)
+    t = device.dram_to_l2_transaction_size_bytes
+    return nbytes / (t * ceil_div(nbytes, t))

@@ -1,8 +1,343 @@
-"""XLA tiling conformance checks (see ``tests/tiling/xla/__init__.py``)."""
+"""XLA tiling conformance checks (see ``tests/tiling/xla/__init__.py``): ``codegen/tiling/experimental``.
+
+Each vector's assertions run in order through ``check``: a subject is a C++ expression over XLA's
+calls (``TilingSpace::Create``, ``PropagateTileToInput``, ``GetTestTile``...), evaluated by
+:mod:`tests.tiling.xla.cxx` against ``FUNCTIONS`` (XLA's names -> tensorlayout) and wrapper
+objects exposing XLA's method names; the expected tree is matched by ``MATCHERS``. Test
+fixtures (``SetUp`` bodies and debug options), which the vectors do not carry, are written out
+in ``FIXTURES`` and ``OPTIONS`` per test suite. Vectors that cannot run are listed in ``NOT_RUN``
+with the reason.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
-HANDLERS: dict[str, Callable[[dict[str, Any]], None]] = {}
+import pytest
+
+from tensorlayout.hlo import parse_module
+from tensorlayout.hlo.model import HloInstruction
+from tensorlayout.indexing import Expr, const, var
+from tensorlayout.indexing.exprparse import parse_symbolic_expr_and_advance
+from tensorlayout.tiling.experimental.errors import TilingStatusError
+from tensorlayout.tiling.experimental.tile import DimTile, Tile, tiles_to_string
+from tensorlayout.tiling.experimental.tile_propagation import (
+    propagate_tile_to_input,
+    propagate_tile_to_output,
+)
+from tensorlayout.tiling.experimental.tiling_space import TilingSpace, first_shape
+from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
+from tests.tiling.xla.cxx import Evaluator, step_definitions, to_python
+
+_RESHAPE = "needs tile propagation through reshapes (minimal-reshape analysis), not built"
+_KIND_NOT_BUILT = {
+    "experimental_reshape_analysis": "GetMinimalReshapes (reshape_analysis) is not built",
+    "experimental_reshape_tile_propagation": _RESHAPE,
+    "experimental_scheduling": "the experimental scheduling (dot permutations) is not built",
+    "experimental_tiled_hlo": "the experimental TiledHloComputation::Tile is not built",
+}
+
+#: Vectors that cannot run, by id, with the reason (beyond whole kinds in ``_KIND_NOT_BUILT``).
+NOT_RUN: dict[str, str] = {
+    "tile_propagation_test/TilePropagationTest.CanNotPropagateThroughBitcastTrtInput": _RESHAPE,
+}
+
+#: ``SetUp`` of fixtures whose tests use a prepared tiling space: (HLO, tile sizes, variable).
+FIXTURES: dict[str, tuple[str, tuple[int, ...], str]] = {
+    "TilingSpaceSimplifyExpressionTest": (
+        "HloModule m\nENTRY e {\n p0 = f32[100, 10] parameter(0)\n ROOT a0 = f32[100, 10] exponential(p0)\n}",
+        (16, 2),
+        "tiling_space_",
+    ),
+}
+
+#: Debug options set by a fixture class (``GetDebugOptionsForTest``), as ``TilingSpace.create`` flags.
+OPTIONS: dict[str, dict[str, bool]] = {
+    "TilingSpaceSameShapeMultiOutputTest": {"same_shape_multi_output_fusion": True},
+}
+
+
+# ---- wrappers exposing XLA's method names ---------------------------------------------------------
+
+
+class XShape:
+    def __init__(self, shape: Any) -> None:
+        self._shape = shape
+
+    def dimensions(self) -> list[int]:
+        return list(self._shape.dimensions)
+
+
+class XInstr:
+    def __init__(self, instr: HloInstruction) -> None:
+        self.hlo = instr
+
+    def shape(self) -> XShape:
+        return XShape(self.hlo.shape)
+
+    def operand(self, i: int) -> XInstr:
+        return XInstr(self.hlo.operands[i])
+
+
+class XTile:
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+
+    def offsets(self) -> list[Expr]:
+        return list(self.tile.offsets)
+
+    def sizes(self) -> list[Expr]:
+        return list(self.tile.sizes)
+
+    def strides(self) -> list[Expr]:
+        return list(self.tile.strides)
+
+    def upper_bounds(self) -> list[Expr]:
+        return list(self.tile.upper_bounds)
+
+    def ToString(self) -> str:
+        return self.tile.to_string()
+
+
+class XTiles(list):  # type: ignore[type-arg]
+    def size(self) -> int:
+        return len(self)
+
+    def status(self) -> str:
+        return "ok"
+
+    def text(self) -> str:
+        return tiles_to_string([t.tile for t in self])
+
+
+class XSpace:
+    """A tiling space as XLA's tests use it: ``AssignTileSizes`` changes it in place."""
+
+    def __init__(self, space: TilingSpace | None, num_dims: int = 0, num_rt_vars: int = 0) -> None:
+        self.space = space
+        self.counts = (space.num_dimensions, space.num_rt_vars) if space else (num_dims, num_rt_vars)
+
+    def AssignTileSizes(self, sizes: list[int]) -> str:
+        assert self.space is not None
+        self.space = self.space.assign_tile_sizes(sizes)
+        return "ok"
+
+    def tiled_roots(self) -> list[XTile]:
+        assert self.space is not None
+        return [XTile(t) for t in self.space.tiled_roots]
+
+    def num_dimensions(self) -> int:
+        return self.counts[0]
+
+    def num_parallel_dimensions(self) -> int:
+        assert self.space is not None
+        return self.space.num_parallel_dimensions
+
+    def num_rt_vars(self) -> int:
+        return self.counts[1]
+
+    def SimplifyExpression(self, expr: Expr) -> Expr:
+        assert self.space is not None
+        return self.space.simplify_expression(expr)
+
+    def text(self) -> str:
+        assert self.space is not None
+        return self.space.to_string()
+
+
+class XDimTile(DimTile):
+    def ToString(self) -> str:
+        return self.to_string()
+
+
+def _tile(space: XSpace, *fields: Any) -> XTile:
+    n, r = space.counts
+    if len(fields) == 1:
+        return XTile(Tile(n, r, tuple(fields[0])))
+    return XTile(Tile.from_fields(n, r, *fields))
+
+
+def _test_tile(space: XSpace, dims: list[int]) -> XTile:
+    """``GetTestTile``: offset ``tid_i * ts_i``, size ``ts_i``, stride ``i + 1``, bound ``dims[i]``."""
+    n, r = space.counts
+    return XTile(
+        Tile(
+            n,
+            r,
+            tuple(
+                DimTile(var(i) * var(n + i), var(n + i), const(i + 1), const(d)) for i, d in enumerate(dims)
+            ),
+        )
+    )
+
+
+def _propagate(to_input: bool) -> Callable[..., XTiles]:
+    def call(space: XSpace, hlo: XInstr, tile: XTile, index: int = 0, **kwargs: int) -> XTiles:
+        assert space.space is not None
+        k = next(iter(kwargs.values()), index)
+        rule = propagate_tile_to_input if to_input else propagate_tile_to_output
+        return XTiles(XTile(t) for t in rule(space.space, hlo.hlo, tile.tile, k))
+
+    return call
+
+
+def _functions(suite: str) -> dict[str, Any]:
+    options = OPTIONS.get(suite, {})
+    return {
+        "ParseAndGetRoot": lambda text: XInstr(parse_module(text).entry.root),
+        "HloFusionAdaptor__ForInstruction": lambda root: root,
+        "TilingSpace__Create": lambda root: XSpace(TilingSpace.create(root.hlo, **options)),
+        "GetFakeTilingSpace": lambda num_dims, num_rt_vars: XSpace(None, num_dims, num_rt_vars),
+        "GetTestTile": _test_tile,
+        "GetFirstShape": lambda instr: XShape(first_shape(instr.hlo)),
+        "PropagateTileToInput": _propagate(True),
+        "PropagateTileToOutput": _propagate(False),
+        "Tile": _tile,
+        "DimTile": XDimTile,
+        "CreateDimExpr": var,
+        "CreateSymbolExpr": lambda i, num_dims: var(num_dims + i),
+        "CreateSymbolicConstant": const,
+        "ParseSymbolicExpr": lambda text, num_dims: parse_symbolic_expr_and_advance(text, num_dims)[0],
+        "GetFlatTilingsForInputSpace": get_flat_tilings_for_input_space,
+        "FlatTiling": lambda *xs: tuple(xs),
+        "absl__StrCat": str,
+    }
+
+
+# ---- one vector --------------------------------------------------------------------------------
+
+
+class _Run:
+    def __init__(self, vector: dict[str, Any]) -> None:
+        self.vector = vector
+        self.strings = {s["ref"]: s["text"] for s in vector["strings"]}
+        self.steps = step_definitions(vector["steps"])
+        self.values: dict[str, Any] = _functions(vector["suite"])
+        self.evaluator = Evaluator(self.values, self._lazy)
+        fixture = FIXTURES.get(vector["suite"])
+        if fixture is not None:
+            text, sizes, name = fixture
+            space = XSpace(TilingSpace.create(parse_module(text).entry.root))
+            space.AssignTileSizes(list(sizes))
+            self.values[name] = space
+
+    def _lazy(self, name: str) -> Any:
+        if name not in self.steps:
+            raise AssertionError(f"unknown name {name!r} in {self.vector['id']}")
+        for text in self.steps.pop(name):
+            self.values[name] = self.eval(text)
+        return self.values[name]
+
+    def eval(self, text: str) -> Any:
+        return self.evaluator.eval(to_python(text, self.strings, self.values))
+
+    def expected_value(self, tree: Any) -> Any:
+        """A matcher argument: literal text, a C++ expression, or a call rebuilt as C++ text."""
+        if isinstance(tree, dict) and "text" in tree:
+            return tree["text"]
+        if isinstance(tree, dict) and "expr" in tree:
+            return self.eval(tree["expr"])
+        if isinstance(tree, dict) and "call" in tree:
+            args = [
+                f"{a['label']}={_cxx(a['value'])}" if isinstance(a, dict) and "label" in a else _cxx(a)
+                for a in tree["args"]
+            ]
+            return self.eval(f"{tree['call']}({', '.join(args)})")
+        return tree
+
+
+def _cxx(tree: Any) -> str:
+    if isinstance(tree, dict) and "text" in tree:
+        return '"' + tree["text"].replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(tree, dict) and "expr" in tree:
+        return str(tree["expr"])
+    return repr(tree)
+
+
+def _text(value: Any) -> str:
+    if hasattr(value, "text"):
+        return str(value.text())
+    if isinstance(value, XTile):
+        return value.ToString()
+    return str(value)
+
+
+def _squash(s: str) -> str:
+    return re.sub(r"\s+", "", s)
+
+
+def _match_string(run: _Run, got: Any, expected: dict[str, Any]) -> None:
+    want = run.expected_value(expected["args"][0])
+    assert _squash(_text(got)) == _squash(_text(want)), f"\n got: {_text(got)}\nwant: {_text(want)}"
+
+
+def _elements_are(run: _Run, got: Any, expected: dict[str, Any]) -> None:
+    want = [run.expected_value(a) for a in expected["args"]]
+    assert list(got) == want, (got, want)
+
+
+MATCHERS: dict[str, Callable[[_Run, Any, dict[str, Any]], None]] = {
+    "MatchToString": _match_string,
+    "MatchString": _match_string,
+    "MatchIndexingString": _match_string,
+    "ElementsAre": _elements_are,
+}
+
+
+def _status_is(run: _Run, subject: str, expected: dict[str, Any]) -> None:
+    code = expected["args"][0]["expr"].split("::")[-1]
+    with pytest.raises(TilingStatusError) as info:
+        run.eval(subject)
+    assert info.value.code == code, (info.value.code, code, str(info.value))
+    for arg in expected["args"][1:]:
+        assert arg.get("call") == "HasSubstr", arg
+        needle = run.expected_value(arg["args"][0])
+        assert needle in str(info.value), (needle, str(info.value))
+
+
+def _assertion(run: _Run, a: dict[str, Any]) -> None:
+    expected, subject = a["expected"], a["subject"]
+    if isinstance(expected, dict) and expected.get("call") == "StatusIs":
+        _status_is(run, subject, expected)
+        return
+    got = run.eval(subject)
+    if isinstance(expected, dict) and expected.get("status") == "ok":
+        if a.get("binds"):
+            run.values[a["binds"].split()[-1]] = got
+        return
+    if isinstance(expected, dict) and expected.get("call") in MATCHERS:
+        MATCHERS[expected["call"]](run, got, expected)
+        return
+    if a["macro"] in ("EXPECT_EQ", "ASSERT_EQ"):
+        want = run.expected_value(expected)
+        if isinstance(expected, dict) and "text" in expected:
+            got = _text(got)
+        assert got == want, (got, want)
+        return
+    raise AssertionError(f"unknown assertion {a['macro']} {expected!r}")
+
+
+def check(vector: dict[str, Any]) -> None:
+    reason = NOT_RUN.get(vector["id"]) or _KIND_NOT_BUILT.get(vector["kind"])
+    if reason:
+        pytest.skip(reason)
+    run = _Run(vector)
+    for assertion in vector["expectations"]:
+        _assertion(run, assertion)
+
+
+HANDLERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    kind: check
+    for kind in (
+        "experimental_reshape_analysis",
+        "experimental_reshape_tile_propagation",
+        "experimental_scheduling",
+        "experimental_tile_propagation",
+        "experimental_tile",
+        "experimental_tiled_hlo",
+        "experimental_tiling_space",
+        "experimental_tiling_space_utils",
+    )
+}

@@ -30,19 +30,15 @@ from tensorlayout.tiling.experimental.tile_propagation import (
 from tensorlayout.tiling.experimental.tiling_space import TilingSpace, first_shape
 from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
 from tests.tiling.xla.cxx import Evaluator, step_definitions, to_python
+from tests.tiling.xla.experimental_reshape import HAND_WRITTEN
 
-_RESHAPE = "needs tile propagation through reshapes (minimal-reshape analysis), not built"
 _KIND_NOT_BUILT = {
-    "experimental_reshape_analysis": "GetMinimalReshapes (reshape_analysis) is not built",
-    "experimental_reshape_tile_propagation": _RESHAPE,
     "experimental_scheduling": "the experimental scheduling (dot permutations) is not built",
     "experimental_tiled_hlo": "the experimental TiledHloComputation::Tile is not built",
 }
 
 #: Vectors that cannot run, by id, with the reason (beyond whole kinds in ``_KIND_NOT_BUILT``).
-NOT_RUN: dict[str, str] = {
-    "tile_propagation_test/TilePropagationTest.CanNotPropagateThroughBitcastTrtInput": _RESHAPE,
-}
+NOT_RUN: dict[str, str] = {}
 
 #: ``SetUp`` of fixtures whose tests use a prepared tiling space: (HLO, tile sizes, variable).
 FIXTURES: dict[str, tuple[str, tuple[int, ...], str]] = {
@@ -323,6 +319,9 @@ def check(vector: dict[str, Any]) -> None:
     reason = NOT_RUN.get(vector["id"]) or _KIND_NOT_BUILT.get(vector["kind"])
     if reason:
         pytest.skip(reason)
+    if vector["id"] in HAND_WRITTEN:
+        HAND_WRITTEN[vector["id"]](vector)
+        return
     run = _Run(vector)
     for assertion in vector["expectations"]:
         _assertion(run, assertion)

@@ -24,6 +24,7 @@ from tensorlayout.indexing import Expr, canonicalize, const, var
 from tensorlayout.tiling.experimental.errors import TilingStatusError
 from tensorlayout.tiling.experimental.hlo_text import instruction_to_string
 from tensorlayout.tiling.experimental.ragged_dot import propagate_tile_to_input_for_ragged_dot
+from tensorlayout.tiling.experimental.reshape import propagate_tile_through_reshape
 from tensorlayout.tiling.experimental.tile import DimTile, Tile, get_full_dim_tile, tiles_to_string
 from tensorlayout.tiling.experimental.tiling_space import SEQUENTIAL, TilingSpace, dim_tile, first_shape
 from tensorlayout.xla.shape import Shape
@@ -85,19 +86,34 @@ def _bitcast_transpose(src: Shape, dst: Shape) -> list[int] | None:
     return perm
 
 
-def _bitcast(tile: Tile, src: Shape, dst: Shape) -> Tile:
-    """``PropagateTileForBitcastOp`` from a tile of ``src`` to one of ``dst``: transposes only
-    (reshape and transpose-reshape-transpose bitcasts are not built here)."""
+def _physical(shape: Shape) -> tuple[list[int], Shape]:
+    """The transpose to the physical (major-to-minor) order and the shape it gives."""
+    order = list(major_to_minor(shape))
+    return order, Shape.array(shape.element_type, [shape.dimensions[k] for k in order])
+
+
+def _bitcast(space: TilingSpace, tile: Tile, src: Shape, dst: Shape) -> Tile:
+    """``PropagateTileForBitcastOp`` from a tile of ``src`` to one of ``dst``: a transpose, a
+    reshape, or transpose-reshape-transpose through the physical shapes."""
+    if src.elements_in() != dst.elements_in():
+        raise TilingStatusError("kInvalidArgument", "Bitcast is not decomposable.")
     perm = _bitcast_transpose(src, dst) if src.rank else None
-    if perm is None:
-        raise TilingStatusError(
-            "kUnimplemented", f"tile propagation through the reshape bitcast {src} -> {dst} is not supported"
-        )
-    return _permute(tile, _inverse(perm))
+    if perm is not None:
+        return _permute(tile, _inverse(perm))
+    t1, src_physical = _physical(src)
+    t2_order, dst_physical = _physical(dst)
+    moved = _permute(tile, _inverse(t1))
+    reshaped = propagate_tile_through_reshape(space, moved, src_physical, dst_physical)
+    t2 = [t2_order.index(i) for i in range(dst.rank)]
+    return _permute(reshaped, _inverse(t2))
 
 
 def _bitcast_in(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) -> Tiles:
-    return [_bitcast(tile, hlo.shape, hlo.operands[0].shape)]
+    return [_bitcast(space, tile, hlo.shape, hlo.operands[0].shape)]
+
+
+def _reshape_in(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) -> Tiles:
+    return [propagate_tile_through_reshape(space, tile, hlo.shape, hlo.operands[0].shape)]
 
 
 def _slice_tile(tile: Tile, starts: Sequence[Expr], strides: Sequence[int]) -> Tile:
@@ -329,6 +345,7 @@ _TO_INPUT: dict[str, Callable[[TilingSpace, HloInstruction, Tile, int], Tiles]] 
     "reduce": _reduce_in,
     "ragged-dot": lambda space, hlo, tile, k: propagate_tile_to_input_for_ragged_dot(space, hlo, tile),
     "transpose": _transpose_in,
+    "reshape": _reshape_in,
     "slice": _slice_in,
     "scan": _scan_in,
     "get-tuple-element": _identity,
@@ -365,7 +382,11 @@ def _transpose_out(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) 
 
 
 def _bitcast_out(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) -> Tiles:
-    return [_bitcast(tile, hlo.operands[0].shape, hlo.shape)]
+    return [_bitcast(space, tile, hlo.operands[0].shape, hlo.shape)]
+
+
+def _reshape_out(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) -> Tiles:
+    return [propagate_tile_through_reshape(space, tile, hlo.operands[0].shape, hlo.shape)]
 
 
 def _reduce_out(space: TilingSpace, hlo: HloInstruction, tile: Tile, k: int) -> Tiles:
@@ -400,6 +421,7 @@ _TO_OUTPUT: dict[str, Callable[[TilingSpace, HloInstruction, Tile, int], Tiles]]
     "bitcast": _bitcast_out,
     "broadcast": _broadcast_out,
     "transpose": _transpose_out,
+    "reshape": _reshape_out,
     "reduce": _reduce_out,
     "concatenate": _concatenate_out,
     "scan": _scan_out,

@@ -196,18 +196,16 @@ class TilingSpace:
             return canonicalize(expr)
         return self._simplification_map(expr).simplify("preserve").results[0]
 
+    def simplify_dim_tile(self, d: DimTile) -> DimTile:
+        """``DimTile::Simplify``: every expression of one dimension simplified in this space."""
+        return DimTile(*(self.simplify_expression(e) for e in (d.offset, d.size, d.stride, d.upper_bound)))
+
     def simplify_tile(self, tile: Tile) -> Tile:
         """``Tile::Simplify``: every expression of the tile simplified in this space."""
-
-        def simple(d: DimTile) -> DimTile:
-            return DimTile(
-                *(self.simplify_expression(e) for e in (d.offset, d.size, d.stride, d.upper_bound))
-            )
-
         return replace(
             tile,
-            dim_tiles=tuple(simple(d) for d in tile.dim_tiles),
-            replica_ids=tuple(simple(d) for d in tile.replica_ids),
+            dim_tiles=tuple(self.simplify_dim_tile(d) for d in tile.dim_tiles),
+            replica_ids=tuple(self.simplify_dim_tile(d) for d in tile.replica_ids),
         )
 
     def to_string(self) -> str:

@@ -75,7 +75,10 @@ class _Case:
 
 
 _OPS: dict[type, Callable[[float, float], float]] = {
-    ast.Div: operator.truediv, ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub,
+    ast.Div: operator.truediv,
+    ast.Mult: operator.mul,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
 }
 
 

@@ -127,27 +127,35 @@ class Evaluator:
 
 _DECLARATION = re.compile(
     r"^(?:const\s+|constexpr\s+|static\s+)*(?P<type>[\w:<>,*&\s]+?)[\s*&](?P<name>\w+)\s*"
-    r"(?:=\s*(?P<init>.+)|(?P<brace>\{.*\}))$",
+    r"(?:=\s*(?P<init>.+)|(?P<brace>\{.*\})|\((?P<ctor>.*)\))$",
     re.S,
 )
 _ASSIGNMENT = re.compile(r"^(\w+)\s*=\s*(.+)$", re.S)
 
 
-def step_definitions(steps: list[str]) -> dict[str, list[str]]:
-    """Name -> the C++ expressions assigned to it, in order (declarations and reassignments)."""
-    out: dict[str, list[str]] = {}
+def _type_name(declared: re.Match[str]) -> str:
+    return re.sub(r"<.*>", "", declared.group("type")).split("::")[-1].strip()
+
+
+def parse_steps(steps: list[str]) -> list[tuple[str | None, str]]:
+    """Each step as ``(name, C++ expression)``: a definition, or ``(None, statement)`` for a bare
+    call statement. Declarations without a value are dropped."""
+    out: list[tuple[str | None, str]] = []
     for step in steps:
         assigned = _ASSIGNMENT.match(step)
         if assigned:
-            out.setdefault(assigned.group(1), []).append(assigned.group(2))
+            out.append((assigned.group(1), assigned.group(2)))
             continue
         declared = _DECLARATION.match(step)
-        if not declared:
-            continue
-        value = declared.group("init")
-        if value is None and declared.group("brace") is not None:
-            kind = re.sub(r"<.*>", "", declared.group("type")).split("::")[-1].strip()
-            value = (kind if kind in BRACE_CALLS else "") + declared.group("brace")
-        if value is not None:
-            out.setdefault(declared.group("name"), []).append(value)
+        if declared and declared.group("init") is not None:
+            out.append((declared.group("name"), declared.group("init")))
+        elif declared and declared.group("brace") is not None:
+            kind = _type_name(declared)
+            out.append(
+                (declared.group("name"), (kind if kind in BRACE_CALLS else "") + declared.group("brace"))
+            )
+        elif declared and declared.group("ctor") is not None:
+            out.append((declared.group("name"), f"{_type_name(declared)}({declared.group('ctor')})"))
+        elif re.fullmatch(r"[\w.\->]+\(.*\)", step, re.S):
+            out.append((None, step))
     return out

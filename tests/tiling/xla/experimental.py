@@ -27,18 +27,31 @@ from tensorlayout.tiling.experimental.tile_propagation import (
     propagate_tile_to_input,
     propagate_tile_to_output,
 )
+from tensorlayout.tiling.experimental.tiled_hlo import (
+    TiledHloComputation,
+    TiledHloInstruction,
+    TiledHloRegion,
+    tiled_instruction,
+)
 from tensorlayout.tiling.experimental.tiling_space import TilingSpace, first_shape
 from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
-from tests.tiling.xla.cxx import Evaluator, step_definitions, to_python
+from tests.tiling.xla.cxx import Evaluator, parse_steps, to_python
 from tests.tiling.xla.experimental_reshape import HAND_WRITTEN
 
 _KIND_NOT_BUILT = {
     "experimental_scheduling": "the experimental scheduling (dot permutations) is not built",
-    "experimental_tiled_hlo": "the experimental TiledHloComputation::Tile is not built",
 }
 
 #: Vectors that cannot run, by id, with the reason (beyond whole kinds in ``_KIND_NOT_BUILT``).
 NOT_RUN: dict[str, str] = {}
+
+#: Bare statements of the steps (calls that change a value in place) and the assertion they
+#: precede in XLA's test: the vectors keep statements and assertions apart. A statement that
+#: precedes a step definition also runs before that definition is first used.
+STATEMENTS: dict[str, dict[str, int]] = {
+    "tiled_hlo_test/TileAnalysisTest.ExplicitSimplify": {"tiled_computation.Simplify()": 4},
+    "tiled_hlo_test/TileAnalysisTest.ExplicitSort": {"tiled_computation.SortInstructionsPostOrder()": 5},
+}
 
 #: ``SetUp`` of fixtures whose tests use a prepared tiling space: (HLO, tile sizes, variable).
 FIXTURES: dict[str, tuple[str, tuple[int, ...], str]] = {
@@ -50,8 +63,14 @@ FIXTURES: dict[str, tuple[str, tuple[int, ...], str]] = {
 }
 
 #: Debug options set by a fixture class (``GetDebugOptionsForTest``), as ``TilingSpace.create`` flags.
-OPTIONS: dict[str, dict[str, bool]] = {
-    "TilingSpaceSameShapeMultiOutputTest": {"same_shape_multi_output_fusion": True},
+OPTIONS: dict[str, list[dict[str, bool]]] = {
+    "TilingSpaceSameShapeMultiOutputTest": [{"same_shape_multi_output_fusion": True}],
+    # Parameterized over Combine(Bool(), Bool()) = (triton MOF flag, same-shape MOF flag).
+    "TileAnalysisTest": [
+        {"triton_multi_output_fusion": a, "same_shape_multi_output_fusion": b}
+        for a in (False, True)
+        for b in (False, True)
+    ],
 }
 
 
@@ -69,6 +88,9 @@ class XShape:
 class XInstr:
     def __init__(self, instr: HloInstruction) -> None:
         self.hlo = instr
+
+    def opcode(self) -> str:
+        return self.hlo.opcode
 
     def shape(self) -> XShape:
         return XShape(self.hlo.shape)
@@ -143,6 +165,69 @@ class XSpace:
         return self.space.to_string()
 
 
+def _opcode(name: str) -> str:
+    """``kScaledDot`` -> ``scaled-dot``."""
+    return re.sub(r"(?<!^)([A-Z])", r"-\1", name.removeprefix("k")).lower()
+
+
+class XList(list):  # type: ignore[type-arg]
+    def size(self) -> int:
+        return len(self)
+
+    def empty(self) -> bool:
+        return not self
+
+    def front(self) -> Any:
+        return self[0]
+
+    def back(self) -> Any:
+        return self[-1]
+
+
+class XTiledInstr:
+    def __init__(self, instr: TiledHloInstruction) -> None:
+        self.instr = instr
+
+    def hlo(self) -> XInstr:
+        return XInstr(self.instr.hlo)
+
+    def text(self) -> str:
+        return self.instr.to_string()
+
+
+class XRegion:
+    def __init__(self, region: TiledHloRegion) -> None:
+        self.region = region
+
+    def instructions(self) -> XList:
+        return XList(XTiledInstr(i) for i in self.region.instructions)
+
+    def roots(self) -> XList:
+        return XList(XTiledInstr(i) for i in self.region.roots)
+
+
+class XComputation:
+    """A tiled computation as the tests use it: ``Simplify`` and the sort change it in place."""
+
+    def __init__(self, computation: TiledHloComputation) -> None:
+        self.computation = computation
+
+    def tiled_root_region(self) -> XRegion:
+        return XRegion(self.computation.region)
+
+    def Simplify(self) -> None:
+        self.computation = self.computation.simplify()
+
+    def SortInstructionsPostOrder(self) -> None:
+        self.computation = self.computation.sort_instructions_post_order()
+
+    def ToString(self) -> str:
+        return self.computation.to_string()
+
+    def text(self) -> str:
+        return self.computation.to_string()
+
+
 class XDimTile(DimTile):
     def ToString(self) -> str:
         return self.to_string()
@@ -179,9 +264,30 @@ def _propagate(to_input: bool) -> Callable[..., XTiles]:
     return call
 
 
-def _functions(suite: str) -> dict[str, Any]:
-    options = OPTIONS.get(suite, {})
+def _parse_and_tile(options: dict[str, bool]) -> Callable[[str, list[int]], XComputation]:
+    """The fixture's ``ParseAndTile``: tiling space of the entry root, tile sizes, ``Tile``,
+    ``Simplify``, ``SortInstructionsPostOrder``."""
+
+    def call(text: str, sizes: list[int]) -> XComputation:
+        root = parse_module(text).entry.root
+        space = TilingSpace.create(root, **options).assign_tile_sizes(sizes)
+        computation = TiledHloComputation.tile(root, space).simplify().sort_instructions_post_order()
+        return XComputation(computation)
+
+    return call
+
+
+def _tile_computation(fusion: XInstr, space: XSpace) -> XComputation:
+    assert space.space is not None
+    return XComputation(TiledHloComputation.tile(fusion.hlo, space.space))
+
+
+def _functions(options: dict[str, bool]) -> dict[str, Any]:
     return {
+        "ParseAndTile": _parse_and_tile(options),
+        "TiledHloComputation__Tile": _tile_computation,
+        "TiledHloInstruction": lambda hlo, tile: XTiledInstr(tiled_instruction(hlo.hlo, tile.tile)),
+        "std__move": lambda x: x,
         "ParseAndGetRoot": lambda text: XInstr(parse_module(text).entry.root),
         "HloFusionAdaptor__ForInstruction": lambda root: root,
         "TilingSpace__Create": lambda root: XSpace(TilingSpace.create(root.hlo, **options)),
@@ -206,11 +312,14 @@ def _functions(suite: str) -> dict[str, Any]:
 
 
 class _Run:
-    def __init__(self, vector: dict[str, Any]) -> None:
+    """One instantiation of a vector: its names, steps still to run and the evaluator."""
+
+    def __init__(self, vector: dict[str, Any], options: dict[str, bool]) -> None:
         self.vector = vector
         self.strings = {s["ref"]: s["text"] for s in vector["strings"]}
-        self.steps = step_definitions(vector["steps"])
-        self.values: dict[str, Any] = _functions(vector["suite"])
+        self.steps = parse_steps(vector["steps"])
+        self.done = [False] * len(self.steps)
+        self.values: dict[str, Any] = _functions(options)
         self.evaluator = Evaluator(self.values, self._lazy)
         fixture = FIXTURES.get(vector["suite"])
         if fixture is not None:
@@ -219,12 +328,33 @@ class _Run:
             space.AssignTileSizes(list(sizes))
             self.values[name] = space
 
+    def _run_step(self, k: int) -> None:
+        self.done[k] = True
+        name, text = self.steps[k]
+        value = self.eval(text)
+        if name is not None:
+            self.values[name] = value
+
     def _lazy(self, name: str) -> Any:
-        if name not in self.steps:
+        """A step-defined name, evaluated on first use; the statements before its definition
+        run first (in order)."""
+        if name.startswith("HloOpcode__k"):
+            return _opcode(name.removeprefix("HloOpcode__"))
+        defs = [k for k, (n, _) in enumerate(self.steps) if n == name and not self.done[k]]
+        if not defs:
             raise AssertionError(f"unknown name {name!r} in {self.vector['id']}")
-        for text in self.steps.pop(name):
-            self.values[name] = self.eval(text)
+        for k in range(defs[0]):
+            if self.steps[k][0] is None and not self.done[k]:
+                self._run_step(k)
+        for k in defs:
+            self._run_step(k)
         return self.values[name]
+
+    def run_statement(self, text: str) -> None:
+        """Run the bare statement ``text`` of the steps (if not run yet)."""
+        (k,) = [k for k, step in enumerate(self.steps) if step == (None, text)]
+        if not self.done[k]:
+            self._run_step(k)
 
     def eval(self, text: str) -> Any:
         return self.evaluator.eval(to_python(text, self.strings, self.values))
@@ -274,7 +404,35 @@ def _elements_are(run: _Run, got: Any, expected: dict[str, Any]) -> None:
     assert list(got) == want, (got, want)
 
 
+def _has_substr(run: _Run, got: Any, expected: dict[str, Any]) -> None:
+    want = run.expected_value(expected["args"][0])
+    assert want in _text(got), (want, _text(got))
+
+
+def _opcode_list(run: _Run, tree: dict[str, Any]) -> list[str]:
+    """``std::vector<HloOpcode>{a, b}`` or ``vector<HloOpcode>(n, a)`` as opcode names."""
+    if "expr" in tree:
+        return [_opcode(k) for k in re.findall(r"HloOpcode::(k\w+)", tree["expr"])]
+    count, item = tree["args"]
+    return [_opcode(item["expr"].split("::")[-1])] * int(count)
+
+
+def _contains_hlo_with_operands(run: _Run, got: Any, expected: dict[str, Any]) -> None:
+    (inner,) = expected["args"]
+    assert inner["call"] == "IsHloWithOperands", inner
+    opcode = _opcode(inner["args"][0]["expr"].split("::")[-1])
+    operands = _opcode_list(run, inner["args"][1])
+    found = [
+        i
+        for i in got
+        if i.instr.hlo.opcode == opcode and [o.hlo.opcode for o in i.instr.operands] == operands
+    ]
+    assert found, (opcode, operands, [i.text() for i in got])
+
+
 MATCHERS: dict[str, Callable[[_Run, Any, dict[str, Any]], None]] = {
+    "HasSubstr": _has_substr,
+    "Contains": _contains_hlo_with_operands,
     "MatchToString": _match_string,
     "MatchString": _match_string,
     "MatchIndexingString": _match_string,
@@ -306,6 +464,14 @@ def _assertion(run: _Run, a: dict[str, Any]) -> None:
     if isinstance(expected, dict) and expected.get("call") in MATCHERS:
         MATCHERS[expected["call"]](run, got, expected)
         return
+    if a["macro"] in ("EXPECT_TRUE", "EXPECT_FALSE", "ASSERT_TRUE", "ASSERT_FALSE") and isinstance(
+        expected, bool
+    ):
+        assert bool(got) is expected, (subject, got)
+        return
+    if a["macro"] in ("EXPECT_GE", "ASSERT_GE"):
+        assert got >= run.expected_value(expected), (got, expected)
+        return
     if a["macro"] in ("EXPECT_EQ", "ASSERT_EQ"):
         want = run.expected_value(expected)
         if isinstance(expected, dict) and "text" in expected:
@@ -319,13 +485,44 @@ def check(vector: dict[str, Any]) -> None:
     reason = NOT_RUN.get(vector["id"]) or _KIND_NOT_BUILT.get(vector["kind"])
     if reason:
         pytest.skip(reason)
+    if vector["id"] in REGION_CHECKS:
+        REGION_CHECKS[vector["id"]](vector)
+        return
     if vector["id"] in HAND_WRITTEN:
         HAND_WRITTEN[vector["id"]](vector)
         return
-    run = _Run(vector)
-    for assertion in vector["expectations"]:
-        _assertion(run, assertion)
+    placed = STATEMENTS.get(vector["id"], {})
+    for options in OPTIONS.get(vector["suite"], [{}]):
+        run = _Run(vector, options)
+        for k, assertion in enumerate(vector["expectations"]):
+            for text, position in placed.items():
+                if position == k:
+                    run.run_statement(text)
+            _assertion(run, assertion)
 
+
+def _default_region(vector: dict[str, Any]) -> None:
+    """``TiledHloRegion region``: no instructions, no roots."""
+    region = TiledHloRegion()
+    assert not region.instructions and not region.roots
+
+
+def _invalid_region_root(vector: dict[str, Any]) -> None:
+    """A region whose roots include an instruction it does not hold fails (XLA: a CHECK)."""
+    root = parse_module(vector["hlo"]).entry.root
+    space = TilingSpace.create(root)
+    owned = tiled_instruction(root, Tile(space.num_dimensions, space.num_rt_vars, ()))
+    stray = tiled_instruction(root, Tile(space.num_dimensions, space.num_rt_vars, ()))
+    (death,) = [e for e in vector["expectations"] if e["macro"] == "EXPECT_DEATH"]
+    with pytest.raises(TilingStatusError, match=death["expected"]["death_regex"]["text"]):
+        TiledHloRegion((owned,), (owned, stray))
+
+
+#: Tests that build values with C++ constructors and ``std::vector`` calls: checked by hand.
+REGION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "tiled_hlo_test/TiledHloTest.TiledHloRegionDefaultConstruction": _default_region,
+    "tiled_hlo_test/TiledHloTest.TiledHloRegionInvalidRootFailsCheck": _invalid_region_root,
+}
 
 HANDLERS: dict[str, Callable[[dict[str, Any]], None]] = {
     kind: check

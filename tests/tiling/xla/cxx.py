@@ -63,7 +63,27 @@ def to_python(text: str, strings: dict[str, str], literals: dict[str, str]) -> s
         else:
             out.append(ch)
         i += 1
-    return re.sub(r"(^|[(,\[]\s*)\*", r"\1", "".join(out))
+    text = re.sub(r"(^|[(,\[]\s*)\*", r"\1", "".join(out))
+    return _drop_list_labels(text)
+
+
+def _drop_list_labels(text: str) -> str:
+    """``[1, name=8]`` -> ``[1, 8]``: argument labels inside brace lists are comments in C++."""
+    out, depth = [], []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "[(":
+            depth.append(ch)
+        elif ch in ")]" and depth:
+            depth.pop()
+        label = re.match(r"(\w+)=(?!=)", text[i:]) if depth and depth[-1] == "[" else None
+        if label and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            i += label.end()
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 class Evaluator:

@@ -22,6 +22,7 @@ from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.indexing import Expr, const, var
 from tensorlayout.indexing.exprparse import parse_symbolic_expr_and_advance
 from tensorlayout.tiling.experimental.errors import TilingStatusError
+from tensorlayout.tiling.experimental.scheduling import get_schedule
 from tensorlayout.tiling.experimental.tile import DimTile, Tile, tiles_to_string
 from tensorlayout.tiling.experimental.tile_propagation import (
     propagate_tile_to_input,
@@ -38,11 +39,9 @@ from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings
 from tests.tiling.xla.cxx import Evaluator, parse_steps, to_python
 from tests.tiling.xla.experimental_reshape import HAND_WRITTEN
 
-_KIND_NOT_BUILT = {
-    "experimental_scheduling": "the experimental scheduling (dot permutations) is not built",
-}
+_KIND_NOT_BUILT = {}
 
-#: Vectors that cannot run, by id, with the reason (beyond whole kinds in ``_KIND_NOT_BUILT``).
+#: Vectors that cannot run, by id, with the reason (none at present: every vector of these kinds runs).
 NOT_RUN: dict[str, str] = {}
 
 #: Bare statements of the steps (calls that change a value in place) and the assertion they
@@ -285,6 +284,7 @@ def _tile_computation(fusion: XInstr, space: XSpace) -> XComputation:
 def _functions(options: dict[str, bool]) -> dict[str, Any]:
     return {
         "ParseAndTile": _parse_and_tile(options),
+        "GetSchedule": lambda computation, n=1: get_schedule(computation.computation, n),
         "TiledHloComputation__Tile": _tile_computation,
         "TiledHloInstruction": lambda hlo, tile: XTiledInstr(tiled_instruction(hlo.hlo, tile.tile)),
         "std__move": lambda x: x,
@@ -430,7 +430,14 @@ def _contains_hlo_with_operands(run: _Run, got: Any, expected: dict[str, Any]) -
     assert found, (opcode, operands, [i.text() for i in got])
 
 
+def _is_ok_and_holds(run: _Run, got: Any, expected: dict[str, Any]) -> None:
+    (inner,) = expected["args"]
+    MATCHERS[inner["call"]](run, got, inner)
+
+
 MATCHERS: dict[str, Callable[[_Run, Any, dict[str, Any]], None]] = {
+    "IsOkAndHolds": _is_ok_and_holds,
+    "MatchSchedule": _match_string,
     "HasSubstr": _has_substr,
     "Contains": _contains_hlo_with_operands,
     "MatchToString": _match_string,
@@ -482,7 +489,7 @@ def _assertion(run: _Run, a: dict[str, Any]) -> None:
 
 
 def check(vector: dict[str, Any]) -> None:
-    reason = NOT_RUN.get(vector["id"]) or _KIND_NOT_BUILT.get(vector["kind"])
+    reason = NOT_RUN.get(vector["id"])
     if reason:
         pytest.skip(reason)
     if vector["id"] in REGION_CHECKS:

@@ -20,10 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tensorlayout.core.intmath import prod, row_major_strides
+from tensorlayout.core.intmath import prod
 from tensorlayout.indexing import Expr, canonicalize, const
 from tensorlayout.tiling.experimental.errors import TilingStatusError
-from tensorlayout.tiling.experimental.tile import DimTile, Tile, get_full_dim_tile
+from tensorlayout.tiling.experimental.tile import (
+    DimTile,
+    Tile,
+    delinearize_index,
+    get_full_dim_tile,
+    linearize_shape,
+)
 from tensorlayout.tiling.experimental.tiling_space import TilingSpace
 from tensorlayout.xla.shape import Shape
 
@@ -215,18 +221,6 @@ class _Contiguity:
             raise self.fail("Multiple dimensions are partially tiled")
 
 
-def _linearize(dims: Sequence[int], exprs: Sequence[Expr]) -> Expr:
-    out: Expr = const(0)
-    for e, s in zip(exprs, row_major_strides(dims)):
-        out = out + e * s
-    return out
-
-
-def _delinearize(dims: Sequence[int], x: Expr) -> list[Expr]:
-    strides = row_major_strides(dims)
-    return [x // strides[0], *[(x % strides[k - 1]) // strides[k] for k in range(1, len(dims))]]
-
-
 def _collapse(space: TilingSpace, src: list[DimTile], src_dims: list[int]) -> DimTile:
     """The linear tile of a collapse: linearized offsets and inclusive bounds; the stride of the
     innermost dimension tiled beyond one element times the sizes inside it."""
@@ -241,15 +235,15 @@ def _collapse(space: TilingSpace, src: list[DimTile], src_dims: list[int]) -> Di
             break
         inner *= src_dims[k]
     tile = DimTile(
-        _linearize(src_dims, [t.offset for t in src]), total, stride, _linearize(src_dims, last) + 1
+        linearize_shape(src_dims, [t.offset for t in src]), total, stride, linearize_shape(src_dims, last) + 1
     )
     return space.simplify_dim_tile(tile)
 
 
 def _expand(space: TilingSpace, source: DimTile, dst_dims: list[int]) -> list[DimTile]:
     """The tiles of an expansion: the first and last element delinearized per dimension."""
-    first = _delinearize(dst_dims, source.offset)
-    last = _delinearize(dst_dims, source.offset + (source.size - 1) * source.stride)
+    first = delinearize_index(dst_dims, source.offset)
+    last = delinearize_index(dst_dims, source.offset + (source.size - 1) * source.stride)
     return [space.simplify_dim_tile(DimTile(f, l - f + 1, const(1), l + 1)) for f, l in zip(first, last)]
 
 

@@ -19,9 +19,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from tensorlayout.core.intmath import row_major_strides
 from tensorlayout.indexing import Expr, const, var
 
-__all__ = ["DimTile", "Tile", "get_default_dim_tile", "get_full_dim_tile", "tiles_to_string"]
+__all__ = [
+    "DimTile",
+    "Tile",
+    "delinearize_index",
+    "get_default_dim_tile",
+    "get_full_dim_tile",
+    "linearize_shape",
+    "tiles_to_string",
+]
 
 
 @dataclass(frozen=True)
@@ -160,3 +169,25 @@ def get_full_dim_tile(dim_size: int) -> DimTile:
 def get_default_dim_tile(dim_id: int, tile_size: Expr, dim_size: int) -> DimTile:
     """``GetDefaultDimTile``: ``tid * ts``, size ``ts``, stride 1, bound ``dim_size``."""
     return DimTile(var(dim_id) * tile_size, tile_size, const(1), const(dim_size))
+
+
+def linearize_shape(dims: Sequence[int], exprs: Sequence[Expr]) -> Expr:
+    """``LinearizeShape``: ``0 + e0 * s0 + e1 * s1 + ...`` with row-major strides."""
+    out: Expr = const(0)
+    for e, s in zip(exprs, row_major_strides(dims)):
+        out = out + e * s
+    return out
+
+
+def delinearize_index(dims: Sequence[int], linear: Expr) -> list[Expr]:
+    """``DelinearizeIndex``: ``[r / s0, (r mod s0) / s1, ...]``, the remainder carried on.
+
+    >>> [str(e) for e in delinearize_index([2, 3, 4], var(0))]
+    ['v0 / 12', '(v0 mod 12) / 4', 'v0 mod 12 mod 4']
+    """
+    out: list[Expr] = []
+    remainder = linear
+    for stride in row_major_strides(dims):
+        out.append(remainder // stride)
+        remainder = remainder % stride
+    return out

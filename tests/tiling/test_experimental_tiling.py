@@ -18,7 +18,10 @@ from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.analysis import output_to_input_indexing
 from tensorlayout.tiling.experimental.errors import TilingStatusError
 from tensorlayout.tiling.experimental.tile import Tile
-from tensorlayout.tiling.experimental.tile_propagation import propagate_tile_to_input, propagate_tile_to_output
+from tensorlayout.tiling.experimental.tile_propagation import (
+    propagate_tile_to_input,
+    propagate_tile_to_output,
+)
 from tensorlayout.tiling.experimental.tiling_space import PARALLEL, TilingSpace
 from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
 
@@ -26,17 +29,32 @@ ADD = "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] 
 
 #: ``(name, entry body)``: small ops the propagation rules cover.
 OPS = [
-    ("elementwise", " p0 = f32[6,5] parameter(0)\n p1 = f32[6,5] parameter(1)\n ROOT r = f32[6,5] add(p0, p1)"),
+    (
+        "elementwise",
+        " p0 = f32[6,5] parameter(0)\n p1 = f32[6,5] parameter(1)\n ROOT r = f32[6,5] add(p0, p1)",
+    ),
     ("broadcast", " p0 = f32[6,4] parameter(0)\n ROOT r = f32[6,3,4] broadcast(p0), dimensions={0,2}"),
     ("transpose", " p0 = f32[3,5,4] parameter(0)\n ROOT r = f32[4,3,5] transpose(p0), dimensions={2,0,1}"),
     ("slice", " p0 = f32[9,12] parameter(0)\n ROOT r = f32[3,4] slice(p0), slice={[1:9:3], [2:10:2]}"),
-    ("pad", " p0 = f32[4,5] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[7,9] pad(p0, c), padding=1_2x3_1"),
-    ("concatenate", " p0 = f32[3,4] parameter(0)\n p1 = f32[3,8] parameter(1)\n"
-                    " ROOT r = f32[3,12] concatenate(p0, p1), dimensions={1}"),
-    ("reduce", " p0 = f32[4,6,5] parameter(0)\n c = f32[] constant(0)\n"
-               " ROOT r = f32[4,5] reduce(p0, c), dimensions={1}, to_apply=add"),
-    ("dot", " p0 = f32[2,4,6] parameter(0)\n p1 = f32[2,6,3] parameter(1)\n ROOT r = f32[2,4,3] dot(p0, p1),"
-            " lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}"),
+    (
+        "pad",
+        " p0 = f32[4,5] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[7,9] pad(p0, c), padding=1_2x3_1",
+    ),
+    (
+        "concatenate",
+        " p0 = f32[3,4] parameter(0)\n p1 = f32[3,8] parameter(1)\n"
+        " ROOT r = f32[3,12] concatenate(p0, p1), dimensions={1}",
+    ),
+    (
+        "reduce",
+        " p0 = f32[4,6,5] parameter(0)\n c = f32[] constant(0)\n"
+        " ROOT r = f32[4,5] reduce(p0, c), dimensions={1}, to_apply=add",
+    ),
+    (
+        "dot",
+        " p0 = f32[2,4,6] parameter(0)\n p1 = f32[2,6,3] parameter(1)\n ROOT r = f32[2,4,3] dot(p0, p1),"
+        " lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
+    ),
     ("collapse", " p0 = f32[3,4] parameter(0)\n ROOT r = f32[12] reshape(p0)"),
     ("expand", " p0 = f32[12] parameter(0)\n ROOT r = f32[3,4] reshape(p0)"),
     ("bitcast", " p0 = f32[4,6]{1,0} parameter(0)\n ROOT r = f32[6,4]{0,1} bitcast(p0)"),
@@ -105,23 +123,29 @@ def test_propagated_tiles_read_what_the_indexing_maps_read(name: str, body: str)
 
 
 def test_output_propagation_inverts_input_propagation_for_permutations() -> None:
-    root = parse_module("HloModule m\nENTRY e {\n p0 = f32[3,5,4] parameter(0)\n"
-                        " ROOT r = f32[4,3,5] transpose(p0), dimensions={2,0,1}\n}").entry.root
+    root = parse_module(
+        "HloModule m\nENTRY e {\n p0 = f32[3,5,4] parameter(0)\n"
+        " ROOT r = f32[4,3,5] transpose(p0), dimensions={2,0,1}\n}"
+    ).entry.root
     space = TilingSpace.create(root)
     (operand_tile,) = propagate_tile_to_input(space, root, space.tiled_roots[0], 0)
     assert propagate_tile_to_output(space, root, operand_tile, 0) == [space.tiled_roots[0]]
 
 
 def test_errors_carry_xla_status_codes() -> None:
-    root = parse_module("HloModule m\nENTRY e {\n p0 = f32[4] parameter(0)\n c = f32[] constant(0)\n"
-                        " ROOT r = f32[10] pad(p0, c), padding=1_2_1\n}").entry.root
+    root = parse_module(
+        "HloModule m\nENTRY e {\n p0 = f32[4] parameter(0)\n c = f32[] constant(0)\n"
+        " ROOT r = f32[10] pad(p0, c), padding=1_2_1\n}"
+    ).entry.root
     space = TilingSpace.create(root)
     with pytest.raises(TilingStatusError, match="interior padding") as info:
         propagate_tile_to_input(space, root, space.tiled_roots[0], 0)
     assert info.value.code == "kUnimplemented"
-    sort = parse_module("HloModule m\nlt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-                        " ROOT c = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n p0 = f32[4] parameter(0)\n"
-                        " ROOT s = f32[4] sort(p0), dimensions={0}, to_apply=lt\n}").entry.root
+    sort = parse_module(
+        "HloModule m\nlt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+        " ROOT c = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n p0 = f32[4] parameter(0)\n"
+        " ROOT s = f32[4] sort(p0), dimensions={0}, to_apply=lt\n}"
+    ).entry.root
     with pytest.raises(TilingStatusError, match="not implemented for sort"):
         propagate_tile_to_input(TilingSpace.create(sort), sort, TilingSpace.create(sort).tiled_roots[0], 0)
     with pytest.raises(TilingStatusError, match="already been assigned"):

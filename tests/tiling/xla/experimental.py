@@ -39,7 +39,6 @@ from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings
 from tests.tiling.xla.cxx import Evaluator, parse_steps, to_python
 from tests.tiling.xla.experimental_reshape import HAND_WRITTEN
 
-
 #: Vectors that cannot run, by id, with the reason (none at present: every vector of these kinds runs).
 NOT_RUN: dict[str, str] = {}
 

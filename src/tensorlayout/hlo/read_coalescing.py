@@ -13,9 +13,10 @@ answers XLA's yes/no (``CoalescingAnalysis::IsReadCoalesced``, spec xla_tiling Â
   of a broadcast/iota) is uncoalesced, so is a reduction fusing two row reductions.
 
 The emitter kind comes from :func:`emitter_fusion_kind` (``HloFusionAnalysis::
-GetEmitterFusionKind``). The thread-id maps are built here for the loop emitter only; for the
-other kinds (reduction, transpose, concatenate, scatter, ...) :func:`read_coalescing` falls back
-to the heuristic and says so in ``method``.
+GetEmitterFusionKind``). The thread-id maps are built here for the loop emitter and the
+reduction emitters (:mod:`tensorlayout.hlo.reduction_emitter`, single-root reductions); for the
+other kinds (transpose, concatenate, scatter, reductions with side outputs...)
+:func:`read_coalescing` falls back to the heuristic and says so in ``method``.
 
 >>> from tensorlayout.hlo import parse_module
 >>> m = parse_module('''HloModule m
@@ -34,17 +35,22 @@ to the heuristic and says so in ``method``.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tensorlayout.core.intmath import ceil_div, prod
+from tensorlayout.core.intmath import ceil_div
 from tensorlayout.errors import HloError
 from tensorlayout.hlo import analysis
 from tensorlayout.hlo.fusion import FusionAdaptor, group_by_producers
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES, UNARY_ELEMENTWISE_OPCODES
 from tensorlayout.hlo.ops._common import bounds, delinearize, linearize, major_to_minor
+from tensorlayout.hlo.reduction_emitter import (
+    ReductionDimensions,
+    consecutive_dimensions,
+    reduction_dimensions,
+    reduction_thread_id_to_input_indexing,
+)
 from tensorlayout.indexing import Expr, IndexingMap, Interval, compose, const, var
 from tensorlayout.indexing.expr import ADD, CONST, MUL
 from tensorlayout.xla.shape import Shape
@@ -97,57 +103,6 @@ class ReadCoalescing:
 
 # ---- reductions and the emitter kind ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class ReductionDimensions:
-    """``ReductionDimensions``: row ``[D, H, W] -> [D, H]`` or column ``[D, H, W] -> [D, W]``."""
-
-    is_row_reduction: bool
-    dimensions: tuple[int, int, int]
-
-
-def _consecutive(shape: Shape, dims: Sequence[int]) -> bool:
-    """``LayoutUtil::AreDimensionsConsecutive``: ``dims`` are adjacent in the physical order."""
-    pos = sorted(major_to_minor(shape).index(d) for d in dims)
-    return all(b == a + 1 for a, b in itertools.pairwise(pos))
-
-
-def _partition(shape: Shape, middle: Sequence[int]) -> tuple[int, int, int]:
-    """``PartitionShapeByMiddleDimensions``: products of the dims before, of, and after ``middle``."""
-    order = major_to_minor(shape)
-    pos = [order.index(d) for d in middle]
-    lo, hi = min(pos), max(pos)
-    dims = [shape.dimensions[d] for d in order]
-    return prod(dims[:lo]), prod(dims[lo:hi + 1]), prod(dims[hi + 1:])
-
-
-def reduction_dimensions(reduce: HloInstruction) -> ReductionDimensions:
-    """``GetReductionKindAndContiguousComponents`` of a reduce.
-
-    >>> from tensorlayout.hlo import parse_module
-    >>> m = parse_module("HloModule m\\nadd {\\n a = f32[] parameter(0)\\n b = f32[] parameter(1)\\n"
-    ...   " ROOT s = f32[] add(a, b)\\n}\\nENTRY e {\\n p = f32[100,64,32] parameter(0)\\n"
-    ...   " c = f32[] constant(0)\\n ROOT r = f32[100,32] reduce(p, c), dimensions={1}, to_apply=add\\n}")
-    >>> reduction_dimensions(m.entry.root)
-    ReductionDimensions(is_row_reduction=False, dimensions=(100, 64, 32))
-    """
-    shape = reduce.operands[0].shape
-    reduced = list(reduce.attribute("dimensions", ()))
-    kept = [d for d in range(shape.rank) if d not in reduced]
-    if not kept:
-        return ReductionDimensions(True, (1, 1, shape.elements_in()))
-    if _consecutive(shape, kept):
-        a, b, c = _partition(shape, kept)
-        if b == 1:
-            return ReductionDimensions(True, (1, 1, a * c))
-        if c == 1:
-            return ReductionDimensions(False, (1, a, b))
-        return ReductionDimensions(True, (a, b, c))
-    a, b, c = _partition(shape, reduced)
-    if c == 1:
-        return ReductionDimensions(True, (1, a, b))
-    return ReductionDimensions(False, (a, b, c))
-
-
 def _faster_than_elemental(r: ReductionDimensions) -> bool:
     """``IsUnnestedReductionFasterThanElemental``."""
     if r.is_row_reduction:
@@ -165,7 +120,9 @@ def is_reduction_from_or_to_contiguous_dimensions(instr: HloInstruction) -> bool
     shape = instr.operands[0].shape
     reduced = list(instr.attribute("dimensions", ()))
     kept = [d for d in range(shape.rank) if d not in reduced]
-    contiguous = (not kept or _consecutive(shape, kept)) or (bool(reduced) and _consecutive(shape, reduced))
+    contiguous = (not kept or consecutive_dimensions(shape, kept)) or (
+        bool(reduced) and consecutive_dimensions(shape, reduced)
+    )
     return contiguous and _faster_than_elemental(reduction_dimensions(instr))
 
 
@@ -362,19 +319,51 @@ def _linearized_physical(shape: Shape) -> IndexingMap:
     return IndexingMap([expr], bounds(shape.dimensions)).simplify()
 
 
-def _thread_to_operand_maps(fusion: HloInstruction, device: DeviceDescription
-                            ) -> dict[HloInstruction, list[IndexingMap]]:
-    """Per fusion operand, the maps thread ids -> linearized physical offset (loop emitter)."""
+def _dtype_bits(shapes: list[Shape]) -> int:
+    """The smallest element bit width among array shapes (XLA's ``input_output_info``)."""
+    bits = [leaf.element_type.bit_width for shape in shapes for leaf in shape.leaves() if leaf.is_array]
+    return min(bits) if bits else 1 << 30
+
+
+def _loop_hero_maps(fusion: HloInstruction, root: HloInstruction, device: DeviceDescription
+                    ) -> list[list[IndexingMap]]:
+    """The loop emitter: thread ids -> the root's output, composed with the root's own maps."""
+    shape = next(iter(root.shape.leaves()))
+    thread_to_output = loop_thread_id_to_output_indexing(shape, _unroll_factor(fusion, shape, device))
+    hero_maps = analysis.output_to_input_indexing(root, 0)
+    return [[compose(thread_to_output, oi.map).simplify() for oi in g] for g in hero_maps.indexing_maps]
+
+
+def _reduction_hero_maps(fusion: HloInstruction, root: HloInstruction, device: DeviceDescription
+                         ) -> list[list[IndexingMap]] | None:
+    """The reduction emitter for a fusion whose one root is its reduction hero; None otherwise
+    (side outputs and several reduction groups are not built)."""
+    roots = _fusion_roots(fusion)
+    if len(roots) != 1 or find_non_trivial_hero(root) is not root or root.opcode != "reduce":
+        return None
+    in_bits = _dtype_bits([op.shape for op in fusion.operands])
+    out_bits = _dtype_bits([fusion.shape])
+    maps = reduction_thread_id_to_input_indexing(root, in_bits, out_bits, device.core_count)
+    return [[m] if m is not None else [] for m in maps]
+
+
+def _thread_to_operand_maps(fusion: HloInstruction, kind: str, device: DeviceDescription
+                            ) -> dict[HloInstruction, list[IndexingMap]] | None:
+    """Per fusion operand, the maps thread ids -> linearized physical offset; None when the
+    emitter's thread-id indexing is not built here (XLA then falls back to the heuristic too,
+    for emitters without it)."""
     adaptor = FusionAdaptor.for_instruction(fusion)
     out: dict[HloInstruction, list[IndexingMap]] = {}
     for root in adaptor.roots:
-        shape = next(iter(root.shape.leaves()))
-        thread_to_output = loop_thread_id_to_output_indexing(shape, _unroll_factor(fusion, shape, device))
-        hero_maps = analysis.output_to_input_indexing(root, 0)
-        for k, hero_operand in enumerate(root.operands):
-            for oi in hero_maps.indexing_maps[k]:
-                thread_to_hero = compose(thread_to_output, oi.map).simplify()
-                groups = group_by_producers(adaptor, hero_operand, analysis.output_to_input_indexing)
+        per_operand = (_loop_hero_maps(fusion, root, device) if kind == "kLoop"
+                       else _reduction_hero_maps(fusion, root, device) if kind == "kReduction" else None)
+        if per_operand is None:
+            return None
+        for hero_operand, maps in zip(root.operands, per_operand):
+            if not hero_operand.shape.is_array or not hero_operand.shape.dimensions:
+                continue
+            groups = group_by_producers(adaptor, hero_operand, analysis.output_to_input_indexing)
+            for thread_to_hero in maps:
                 _collect(fusion, thread_to_hero, groups, out)
     return out
 
@@ -529,10 +518,10 @@ def read_coalescing(fusion: HloInstruction, *, use_heuristic: bool = False,
                     device: DeviceDescription = RTX_A6000) -> ReadCoalescing:
     """XLA's ``CoalescingAnalysis`` of a fusion: ``IsReadCoalesced`` for every operand."""
     kind = emitter_fusion_kind(fusion)
-    if use_heuristic or kind != "kLoop":
+    maps = None if use_heuristic else _thread_to_operand_maps(fusion, kind, device)
+    if maps is None:
         answer = is_read_coalesced_heuristic(kind, fusion)
         return ReadCoalescing(kind, "heuristic", tuple(answer for _ in fusion.operands))
-    maps = _thread_to_operand_maps(fusion, device)
     answers = []
     for operand in fusion.operands:
         size = max(operand.shape.element_type.bit_width // 8, 1) if operand.shape.is_array else 1

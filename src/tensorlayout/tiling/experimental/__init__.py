@@ -23,8 +23,15 @@ from tensorlayout.tiling.experimental.errors import TilingStatusError
 from tensorlayout.tiling.experimental.reshape import MinimalReshape, get_minimal_reshapes
 from tensorlayout.tiling.experimental.scheduling import Schedule, get_schedule
 from tensorlayout.tiling.experimental.tile import DimTile, Tile, tiles_to_string
-from tensorlayout.tiling.experimental.tile_propagation import propagate_tile_to_input, propagate_tile_to_output
-from tensorlayout.tiling.experimental.tiled_hlo import TiledHloComputation, TiledHloInstruction, TiledHloRegion
+from tensorlayout.tiling.experimental.tile_propagation import (
+    propagate_tile_to_input,
+    propagate_tile_to_output,
+)
+from tensorlayout.tiling.experimental.tiled_hlo import (
+    TiledHloComputation,
+    TiledHloInstruction,
+    TiledHloRegion,
+)
 from tensorlayout.tiling.experimental.tiling_space import DimensionInfo, RTVarInfo, TilingSpace
 from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
 

@@ -7,6 +7,7 @@ prints them.
 ...                  " ROOT t = f32[8,16] transpose(p0), dimensions={1,0}\\n}")
 >>> space = TilingSpace.create(m.entry.root).assign_tile_sizes([4, 8])
 >>> print(TiledHloComputation.tile(m.entry.root, space).simplify().sort_instructions_post_order())
+... # doctest: +NORMALIZE_WHITESPACE
 Dimensions:
 0 type: parallel size: 8 tile size: 4 dim ID:0 hlo: %t = f32[8,16]{1,0} transpose(%p0), dimensions={1,0}
 1 type: parallel size: 16 tile size: 8 dim ID:1 hlo: %t = f32[8,16]{1,0} transpose(%p0), dimensions={1,0}
@@ -15,7 +16,8 @@ Root tiles:
 <BLANKLINE>
 Tiled HLO:
   p0.tile_0 = parameter(0)  offsets [tid_1 * 8, tid_0 * 4] sizes [8, 4] strides [1, 1] upper bounds [16, 8]
-  t.tile_0 = transpose(p0.tile_0)  offsets [tid_0 * 4, tid_1 * 8] sizes [4, 8] strides [1, 1] upper bounds [8, 16]
+  t.tile_0 = transpose(p0.tile_0)  offsets [tid_0 * 4, tid_1 * 8] sizes [4, 8] strides [1, 1]
+    upper bounds [8, 16]
 <BLANKLINE>
 """
 

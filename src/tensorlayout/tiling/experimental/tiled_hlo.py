@@ -255,9 +255,9 @@ class TiledHloComputation:
         """``SortInstructionsPostOrder``: every region in def-before-use order."""
         return TiledHloComputation(self.tiling_space, _copy(self.region, lambda t: t, _post_order))
 
-    def to_string(self) -> str:
-        """``TiledHloComputation::ToString``: the tiling space, then ``Tiled HLO:`` with one
-        ``name.tile_k = opcode(operands) <tile>`` line per instruction, regions nested."""
+    def tile_names(self) -> dict[int, str]:
+        """``id(instruction) -> name.tile_k`` as XLA names the tiles (``NameUniquer("_")``,
+        each instruction before the instructions of its regions)."""
         names: dict[int, str] = {}
         uniquer = _NameUniquer()
 
@@ -271,6 +271,12 @@ class TiledHloComputation:
 
         for instr in self.region.instructions:
             name(instr)
+        return names
+
+    def to_string(self) -> str:
+        """``TiledHloComputation::ToString``: the tiling space, then ``Tiled HLO:`` with one
+        ``name.tile_k = opcode(operands) <tile>`` line per instruction, regions nested."""
+        names = self.tile_names()
         lines = [self.tiling_space.to_string(), "Tiled HLO:"]
         for instr in self.region.instructions:
             _print(instr, names, lines, 2)

@@ -56,8 +56,10 @@ def _reduce(shape: str, out: str, dims: str) -> str:
     add = (
         "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
     )
-    body = (f" p0 = {shape} parameter(0)\n c = f32[] constant(0)\n"
-            f" ROOT r = {out} reduce(p0, c), dimensions={{{dims}}}, to_apply=add")
+    body = (
+        f" p0 = {shape} parameter(0)\n c = f32[] constant(0)\n"
+        f" ROOT r = {out} reduce(p0, c), dimensions={{{dims}}}, to_apply=add"
+    )
     return add + _fusion(body, f" p0 = {shape} parameter(0)", out, "kInput").replace("HloModule m\n", "")
 
 
@@ -113,3 +115,21 @@ def test_bandwidth_rate_brute_force() -> None:
         assert bandwidth_utilization_rate(shape, (rows, 16), (1, 1)) == expected
     assert bandwidth_utilization_rate(shape, (4, 8), (1, 1)) == 8 / 64  # partial minor dim stops the run
     assert bandwidth_utilization_rate(shape, (4, 16), (1, 2)) == 1 / 64  # strided minor dim
+
+
+def test_concatenate_emitter_and_its_hero_through_a_binary_op() -> None:
+    body = (
+        " p0 = f32[128,64] parameter(0)\n p1 = f32[128,32] parameter(1)\n p2 = f32[128,96] parameter(2)\n"
+        " c = f32[128,96] concatenate(p0, p1), dimensions={1}\n ROOT m = f32[128,96] multiply(c, p2)"
+    )
+    params = " p0 = f32[128,64] parameter(0)\n p1 = f32[128,32] parameter(1)\n p2 = f32[128,96] parameter(2)"
+    root = parse_module(_fusion(body, params, "f32[128,96]")).entry.root
+    assert emitter_fusion_kind(root) == "kConcatenate"
+    assert read_coalescing(root) == ReadCoalescing("kConcatenate", "indexing", (True, True, True))
+    wide = _fusion(
+        " p0 = f32[8,4] parameter(0)\n c = f32[8,20] concatenate(p0, p0, p0, p0, p0), dimensions={1}\n"
+        " ROOT n = f32[8,20] negate(c)",
+        " p0 = f32[8,4] parameter(0)",
+        "f32[8,20]",
+    )
+    assert emitter_fusion_kind(parse_module(wide).entry.root) == "kLoop"  # more than 4 operands

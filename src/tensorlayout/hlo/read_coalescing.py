@@ -35,6 +35,7 @@ other kinds (transpose, concatenate, scatter, reductions with side outputs...)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,7 +44,7 @@ from tensorlayout.errors import HloError
 from tensorlayout.hlo import analysis
 from tensorlayout.hlo.fusion import FusionAdaptor, group_by_producers
 from tensorlayout.hlo.model import HloInstruction
-from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES, UNARY_ELEMENTWISE_OPCODES
+from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
 from tensorlayout.hlo.ops._common import bounds, delinearize, linearize, major_to_minor
 from tensorlayout.hlo.reduction_emitter import (
     ReductionDimensions,
@@ -133,20 +134,64 @@ def _race_free(r: ReductionDimensions) -> bool:
     return r.dimensions[1] <= WARP * 128
 
 
-def _is_intermediate(instr: HloInstruction) -> bool:
-    """Ops a hero search walks through: bitcast, reshape, unary elementwise (one user)."""
-    if len(instr.users) > 1:
+def _is_intermediate(instr: HloInstruction, allowed_operands: int = 1) -> bool:
+    """``IsIntermediate``: an elementwise op (not a layout-changing copy), a bitcast, or a
+    reshape that is a bitcast, with 1 to ``allowed_operands`` operands."""
+    if not 0 < len(instr.operands) <= allowed_operands:
         return False
-    return instr.opcode in ("bitcast", "reshape", "copy") or instr.opcode in UNARY_ELEMENTWISE_OPCODES
+    if instr.opcode == "copy":
+        return instr.shape.to_string(with_layout=True) == instr.operands[0].shape.to_string(with_layout=True)
+    if instr.opcode in ELEMENTWISE_OPCODES or instr.opcode == "bitcast":
+        return True
+    if instr.opcode == "reshape":  # a bitcast when both layouts are the default (approximation)
+        operand = instr.operands[0].shape
+        return (major_to_minor(operand) == tuple(range(operand.rank))
+                and major_to_minor(instr.shape) == tuple(range(instr.shape.rank)))
+    return False
+
+
+def _find_hero(root: HloInstruction, members: set[HloInstruction], wanted: str) -> HloInstruction | None:
+    """``FindHero``: the one ``wanted`` op reached from ``root`` through intermediate ops (up to
+    3 operands), whose users inside the fusion are all intermediate; None if none or several."""
+    found: list[HloInstruction] = []
+    queue, seen = [root], {id(root)}
+    while queue:
+        node = queue.pop(0)
+        if node.opcode == wanted:
+            found.append(node)
+            continue
+        if not _is_intermediate(node, 3):
+            continue
+        for op in node.operands:
+            if op in members and id(op) not in seen:
+                seen.add(id(op))
+                queue.append(op)
+    if len(found) != 1:
+        return None
+    stack, seen = list(found[0].users), set()
+    while stack:
+        user = stack.pop()
+        if id(user) in seen or user not in members:
+            continue
+        seen.add(id(user))
+        if user.opcode not in ("tuple", "parameter") and not _is_intermediate(user, 3):
+            return None
+        stack.extend(user.users)
+    return found[0]
 
 
 def find_non_trivial_hero(root: HloInstruction) -> HloInstruction:
-    """``FindNonTrivialHero`` (simplified): walk up through intermediate single-operand ops
-    to a reduce or transpose; the root itself when there is none."""
+    """``FindNonTrivialHero``: up through single-operand intermediate ops; a (tiled) transpose
+    or concatenate found through wider elementwise ops; else a reduce, else the root."""
+    members = set(root.parent.instructions) if root.parent is not None else {root}
     node = root
-    while _is_intermediate(node) and node.operands and node.operands[0].opcode != "parameter":
+    while _is_intermediate(node) and node.operands[0] in members and node.operands[0].opcode != "parameter":
         node = node.operands[0]
-    return node if node.opcode in ("reduce", "transpose") else root
+    for wanted, accept in (("transpose", _is_tiled_transpose), ("concatenate", lambda h: True)):
+        hero = _find_hero(node, members, wanted)
+        if hero is not None and accept(hero):
+            return hero
+    return node if node.opcode == "reduce" else root
 
 
 def _is_real_reduction_hero(root: HloInstruction, hero: HloInstruction) -> bool:
@@ -192,15 +237,34 @@ def emitter_fusion_kind(fusion: HloInstruction) -> str:
         return "kCuDnn" if "__cudnn" in config else "kCustomFusion"
     roots = _fusion_roots(fusion)
     heroes = [find_non_trivial_hero(r) for r in roots]
-    if any(_is_real_reduction_hero(r, h) for r, h in zip(roots, heroes)):
+    if _reduction_kind(roots, heroes):
         return "kReduction"
     if any(_is_tiled_transpose(h) for h in heroes):
         return "kTranspose"
-    if fusion.fusion_kind == "kInput" and roots[0].opcode == "scatter":
-        return "kScatter"
-    if len(roots) == 1 and roots[0].opcode == "concatenate":
+    if len(roots) > 1:
+        return "kLoop"
+    if roots[0].opcode in ("scatter", "sort"):
+        return "kScatter" if roots[0].opcode == "scatter" else "kSort"
+    if heroes[0].opcode == "concatenate" and not roots[0].shape.is_tuple and len(heroes[0].operands) <= 4:
         return "kConcatenate"
     return "kLoop"
+
+
+def _reduction_kind(roots: Sequence[HloInstruction], heroes: Sequence[HloInstruction]) -> bool:
+    """A real reduction hero whose sibling roots are compatible reductions or have as many
+    elements as its input."""
+    first = next((h for r, h in zip(roots, heroes) if _is_real_reduction_hero(r, h)), None)
+    if first is None:
+        return False
+    for root, hero in zip(roots, heroes):
+        if hero is first:
+            continue
+        if not _is_real_reduction_hero(root, hero):
+            if root.shape.elements_in() != first.operands[0].shape.elements_in():
+                return False
+        elif reduction_dimensions(hero) != reduction_dimensions(first):
+            return False
+    return True
 
 
 # ---- the heuristic ---------------------------------------------------------------------------
@@ -347,6 +411,33 @@ def _reduction_hero_maps(fusion: HloInstruction, root: HloInstruction, device: D
     return [[m] if m is not None else [] for m in maps]
 
 
+def _concatenate_hero_maps(fusion: HloInstruction, root: HloInstruction, device: DeviceDescription
+                           ) -> tuple[HloInstruction, list[list[IndexingMap]]]:
+    """The concatenate emitter: every operand of the concatenate hero read by the loop over the
+    operand largest along the concatenated dimension (unrolled by a common divisor)."""
+    hero = find_non_trivial_hero(root)
+    dim = hero.attribute("dimensions", (0,))[0]
+    largest = max(hero.operands, key=lambda op: op.shape.dimensions[dim]).shape
+    unroll = _unroll_factor(fusion, largest, device)
+    for op in hero.operands:
+        unroll = math.gcd(unroll, op.shape.dimensions[dim])
+    thread_map = loop_thread_id_to_output_indexing(largest, max(unroll, 1))
+    return hero, [[thread_map] for _ in hero.operands]
+
+
+def _hero_maps(fusion: HloInstruction, root: HloInstruction, kind: str, device: DeviceDescription
+               ) -> tuple[HloInstruction, list[list[IndexingMap]]] | None:
+    """The hero of ``root`` and, per hero operand, the emitter's thread-id maps into it."""
+    if kind == "kLoop":
+        return root, _loop_hero_maps(fusion, root, device)
+    if kind == "kConcatenate":
+        return _concatenate_hero_maps(fusion, root, device)
+    if kind == "kReduction":
+        maps = _reduction_hero_maps(fusion, root, device)
+        return None if maps is None else (root, maps)
+    return None
+
+
 def _thread_to_operand_maps(fusion: HloInstruction, kind: str, device: DeviceDescription
                             ) -> dict[HloInstruction, list[IndexingMap]] | None:
     """Per fusion operand, the maps thread ids -> linearized physical offset; None when the
@@ -355,11 +446,11 @@ def _thread_to_operand_maps(fusion: HloInstruction, kind: str, device: DeviceDes
     adaptor = FusionAdaptor.for_instruction(fusion)
     out: dict[HloInstruction, list[IndexingMap]] = {}
     for root in adaptor.roots:
-        per_operand = (_loop_hero_maps(fusion, root, device) if kind == "kLoop"
-                       else _reduction_hero_maps(fusion, root, device) if kind == "kReduction" else None)
-        if per_operand is None:
+        found = _hero_maps(fusion, root, kind, device)
+        if found is None:
             return None
-        for hero_operand, maps in zip(root.operands, per_operand):
+        hero, per_operand = found
+        for hero_operand, maps in zip(hero.operands, per_operand):
             if not hero_operand.shape.is_array or not hero_operand.shape.dimensions:
                 continue
             groups = group_by_producers(adaptor, hero_operand, analysis.output_to_input_indexing)

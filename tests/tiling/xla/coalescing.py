@@ -16,7 +16,6 @@ from typing import Any
 
 from tensorlayout.hlo import parse_module
 from tensorlayout.hlo.model import HloInstruction, HloModule
-from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
 from tensorlayout.hlo.read_coalescing import (
     RTX_A6000,
     bandwidth_utilization_rate,
@@ -24,6 +23,8 @@ from tensorlayout.hlo.read_coalescing import (
     is_read_coalesced_heuristic,
     read_coalescing,
 )
+from tensorlayout.indexing import canonicalize
+from tensorlayout.tiling.experimental import TiledHloComputation, TilingSpace
 
 #: Modules built in the test body with HloComputation::Builder: the same module as HLO text.
 HAND_WRITTEN_MODULES = {
@@ -102,13 +103,18 @@ def _heuristic(case: _Case, args: str) -> bool:
 
 
 def _bandwidth(case: _Case, args: str) -> list[float]:
-    """``EffectiveBandwidthUtilizationRatePerOperand(root, {sizes})``: the root's tile, as the
-    tiled computation gives each operand of an elementwise root (same sizes, unit strides)."""
+    """``EffectiveBandwidthUtilizationRatePerOperand(root, {sizes})``: the root tiled with these
+    sizes (the experimental tiler), each operand's tile sizes and strides rated."""
     root = case.root
-    if root.opcode not in ELEMENTWISE_OPCODES:
-        raise AssertionError(f"bandwidth check supports elementwise roots only, got {root.opcode}")
     sizes = [int(x) for x in re.findall(r"-?\d+", args.split("{", 1)[1])]
-    return [bandwidth_utilization_rate(op.shape, sizes, [1] * len(sizes)) for op in root.operands]
+    space = TilingSpace.create(root).assign_tile_sizes(sizes)
+    tiled = TiledHloComputation.tile(root, space).simplify()
+    rates = []
+    for operand in root.operands:
+        (tile,) = [i.tile for i in tiled.instructions if i.hlo is operand]
+        static = [[int(canonicalize(e).value) for e in fields] for fields in (tile.sizes, tile.strides)]
+        rates.append(bandwidth_utilization_rate(operand.shape, *static))
+    return rates
 
 
 def _parse_status(case: _Case, args: str) -> dict[str, str]:

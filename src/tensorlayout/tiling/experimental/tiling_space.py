@@ -30,6 +30,7 @@ from tensorlayout.indexing import Expr, IndexingMap, Interval, canonicalize, con
 from tensorlayout.tiling.experimental.errors import TilingStatusError
 from tensorlayout.tiling.experimental.hlo_text import instruction_to_string
 from tensorlayout.tiling.experimental.tile import DimTile, Tile, get_default_dim_tile
+from tensorlayout.tiling.experimental.tiling_space_utils import get_flat_tilings_for_input_space
 from tensorlayout.xla.shape import Shape
 
 __all__ = ["DimensionInfo", "RTVarInfo", "TilingSpace", "dim_tile", "first_shape"]
@@ -182,6 +183,23 @@ class TilingSpace:
         space = replace(self, dimensions=dims)
         roots = tuple(space.simplify_tile(t.replace_exprs(mapping)) for t in self.tiled_roots)
         return replace(space, tiled_roots=roots)
+
+    def get_valid_tilings(self) -> list[tuple[int, ...]]:
+        """``GetValidTilings``: every candidate tiling (powers of two and the size per
+        dimension); a reduce's sequential dimensions are not tiled (their size).
+
+        >>> from tensorlayout.hlo import parse_module
+        >>> m = parse_module("HloModule m\\nENTRY e {\\n p0 = f32[3,4] parameter(0)\\n"
+        ...                  " ROOT n = f32[3,4] negate(p0)\\n}")
+        >>> TilingSpace.create(m.entry.root).get_valid_tilings()[:4]
+        [(1, 1), (1, 2), (1, 4), (2, 1)]
+        """
+        untiled = [d.type == SEQUENTIAL and d.hlo.opcode == "reduce" for d in self.dimensions]
+        space = [1 if u else d.dimension_size for d, u in zip(self.dimensions, untiled)]
+        return [
+            tuple(d.dimension_size if u else t for d, u, t in zip(self.dimensions, untiled, tiling))
+            for tiling in get_flat_tilings_for_input_space(space)
+        ]
 
     def _simplification_map(self, expr: Expr) -> IndexingMap:
         dims = [(0, ceil_div(d.dimension_size, d.tile_size or 1) - 1) for d in self.dimensions]

@@ -44,23 +44,6 @@ NOT_YET = {
 
     "tiling_util",
 
-    "experimental_reshape_analysis",
-
-    "experimental_reshape_tile_propagation",
-
-    "experimental_scheduling",
-
-    "experimental_tile_propagation",
-
-    "experimental_tile",
-
-    "experimental_tiled_hlo",
-
-    "experimental_tiling_space",
-
-    "experimental_tiling_space_utils",
-
-    "gpu_coalescing",
 }
 
 

@@ -15,6 +15,9 @@ from tensorlayout.cli import _facts, _grid, _locate, _show_as, _triton
 from tensorlayout.cli._io import UsageError
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
+from tensorlayout.cute import CoordLayout, CountingTensor, format_grid, size
+from tensorlayout.cute.basis import format_value
+from tensorlayout.cute.grid import coord_cells
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.triton import LinearLayout
@@ -157,11 +160,41 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_coords(target: Target, args: argparse.Namespace) -> int:
+    """A scaled-basis layout or counting tensor: CuTe's text and each element's coordinate."""
+    lay = target.layout
+    assert isinstance(lay, (CoordLayout, CountingTensor))
+    for flag in ("offset", "window", "tpu", "as_"):
+        if getattr(args, flag):
+            raise UsageError(f"--{flag.rstrip('_')} needs offsets: {target.text} maps elements "
+                             "to coordinates")
+    inner = lay.layout if isinstance(lay, CountingTensor) else lay
+    dims = [int(size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
+    if args.index:
+        found = {text: format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
+        if args.json:
+            print(json.dumps({"notation": "cute", "target": target.text,
+                              "lookups": [{"index": k, "coordinate": v} for k, v in found.items()]}))
+        else:
+            print("\n".join(f"index ({k}): coordinate {v}" for k, v in found.items()))
+        return 0
+    if args.json:
+        print(json.dumps({"notation": "cute", "target": target.text, "dimensions": dims,
+                          "coordinates": [row for row in coord_cells(lay, max_cells=1 << 16)]}))
+        return 0
+    print(format_grid(lay, title=f"{target.text}\nsize {inner.size()}, rank {inner.rank()}, "
+                                 f"depth {inner.depth()}: the coordinate of each element "
+                                 "(rows = mode 0, columns = the other modes)"))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     ll = _triton.triton_layout(args)
     if ll is not None:
         return _show_triton(ll, args)
     target = target_of(args, missing=TensorLayoutError)
+    if isinstance(target.layout, (CoordLayout, CountingTensor)):
+        return _show_coords(target, args)
     if args.tpu is not None and isinstance(target.layout, Shape):
         shape = tpu_shape(target.layout, generation=canonical_generation(args.tpu))
         target = Target("xla", shape, str(shape))

@@ -46,8 +46,6 @@ NOT_YET = {
 
     "cute_mma_atom_other",
 
-    "cute_identity_layout",
-
     "triton_slice",
 
     "triton_shared_linear",

@@ -29,6 +29,7 @@ from tensorlayout.errors import LayoutError, ParseError
 
 __all__ = [
     "ArithmeticTuple",
+    "BasisCodec",
     "CoordLayout",
     "CountingTensor",
     "E",
@@ -36,6 +37,8 @@ __all__ = [
     "basis_add",
     "basis_crd2idx",
     "basis_mul",
+    "decode_layout",
+    "encode_layout",
     "make_basis_like",
     "make_counting_tensor",
     "make_identity_tensor",
@@ -393,6 +396,72 @@ def make_identity_tensor(shape: IntTuple) -> CountingTensor:
     if not it._valid(shape) or any(s < 0 for s in it.flatten(shape)):
         raise it.not_int_tuple("make_identity_tensor", shape)
     return make_counting_tensor(CoordLayout(shape, make_basis_like(shape)))
+
+
+# ---------------------------------------------------------------- the integer algebra on bases
+
+
+@dataclass(frozen=True)
+class BasisCodec:
+    """Scaled-basis strides as single integers, one wide digit per mode path, so the integer
+    layout algebra (composition, divides, complements: they only multiply strides by ints and
+    compare them) runs unchanged on coordinate layouts; ``decode`` maps results back.
+
+    >>> L, codec = encode_layout(CoordLayout.parse("(_4,_8):(_2@0,_1@1)"))
+    >>> str(decode_layout(L, codec))
+    '(_4,_8):(_2@0,_1@1)'
+    """
+
+    paths: tuple[tuple[int, ...], ...]  # paths[0] is () for plain integer strides
+    static: bool  # every stride of the encoded layout was static: so are those of the results
+    static_shape: bool  # likewise for the shapes (a dynamic extent makes the results' dynamic)
+
+    def encode(self, d: Any) -> int:
+        if isinstance(d, ScaledBasis):
+            return int(d.value) * _WIDTH ** self.paths.index(d.modes)
+        return int(d)
+
+    def decode(self, x: int) -> Any:
+        digits = []
+        for _k in self.paths[:-1]:
+            r = x % _WIDTH
+            r = r - _WIDTH if r >= _WIDTH // 2 else r
+            digits.append(r)
+            x = (x - r) // _WIDTH
+        digits.append(x)
+        live = [(k, v) for k, v in enumerate(digits) if v]
+        if not live or live == [(0, digits[0])]:
+            return _int(digits[0], self.static)
+        if len(live) > 1:
+            raise LayoutError(f"a stride mixes the bases {[self.paths[k] for k, _v in live]}: CuTe "
+                              "has no single stride for it")
+        k, v = live[0]
+        return ScaledBasis(_int(v, self.static), self.paths[k])
+
+
+_WIDTH = 1 << 100  # far above any stride a layout of at most 2^40 elements reaches
+
+
+def _map_leaves(t: Any, f: Callable[[Any], Any]) -> Any:
+    return tuple(_map_leaves(x, f) for x in t) if isinstance(t, tuple) else f(t)
+
+
+def encode_layout(layout: CoordLayout | Layout) -> tuple[Layout, BasisCodec]:
+    """``layout`` as an integer Layout and the codec that reads its strides back."""
+    leaves = list(_leaves(layout.stride))
+    paths = ((),) + tuple(sorted({d.modes for d in leaves if isinstance(d, ScaledBasis)}))
+    static = all(_static(d.value if isinstance(d, ScaledBasis) else d) for d in leaves)
+    codec = BasisCodec(paths, static, all(_static(s) for s in _leaves(layout.shape)))
+    return Layout(layout.shape, _map_leaves(layout.stride, codec.encode)), codec
+
+
+def decode_layout(layout: Layout, codec: BasisCodec) -> CoordLayout | Layout:
+    """The result of the integer algebra on an encoded layout, with its bases back."""
+    shape = _map_leaves(layout.shape, lambda s: _int(s, codec.static_shape))
+    stride = _map_leaves(layout.stride, codec.decode)
+    if all(it.is_int(d) for d in _leaves(stride)):
+        return Layout(shape, stride)
+    return CoordLayout(shape, stride)
 
 
 # ---------------------------------------------------------------- text

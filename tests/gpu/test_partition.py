@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tensorlayout.cute import CountingTensor, Int, Layout, make_identity_tensor, make_layout
+from tensorlayout.cute import CountingTensor, Int, Layout, make_identity_tensor, make_layout, parse_layout
 from tensorlayout.cute.basis import as_arithmetic_tuple, format_value
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu import (
@@ -25,7 +25,7 @@ from tensorlayout.gpu import (
     mma_atom,
     universal_copy,
 )
-from tensorlayout.gpu.partition import ThrCopy, ThrMMA, get_slice, partition_shape_c
+from tensorlayout.gpu.partition import ThrCopy, ThrMMA, copy_fits, get_slice, partition_shape_c
 from tests.cute import cpp_oracle
 
 SM80 = ("SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x16_S32S8S8S32_TN",
@@ -182,3 +182,17 @@ def test_partitions_print_as_cpp() -> None:
         assert text == (want.replace("_", "") if isinstance(got, Layout) else want), cpp
         if isinstance(got, CountingTensor):
             assert [format_value(c) for c in got.coords()]  # every element evaluates
+
+
+def test_a_copy_fits_a_swizzle_that_keeps_its_vectors() -> None:
+    """128-bit copies of halfs (8 elements per thread) fit a row-major tile under ``Sw<B,M,S>``
+    exactly when the swizzle keeps the low 3 bits (M >= 3); else the first break is named."""
+    tc = make_tiled_copy(universal_copy(128), 16, Layout((16, 8), (8, 1)), make_layout((1, 8)))
+    for b, m, s in itertools.product((1, 2, 3), (0, 1, 2, 3, 4), (3, 4)):
+        fit = copy_fits(tc, parse_layout(f"Sw<{b},{m},{s}> o _0 o (_32,_64):(_64,_1)"))
+        assert fit.fits == (m >= 3), (b, m, s, str(fit))
+        if not fit.fits:
+            assert fit.thread is not None and fit.coord is not None and "expected" in str(fit)
+    assert copy_fits(tc, parse_layout("(32,64):(64,1)"), side="D").fits
+    with pytest.raises(LayoutError, match="tiled by the copy's 16x64 tile"):
+        copy_fits(tc, parse_layout("(24,64):(64,1)"))

@@ -42,7 +42,7 @@ from tensorlayout.cute.basis import CoordLayout, basis_add, basis_crd2idx, decod
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, _zipped_divide_by_guide
 
-__all__ = ["ThrCopy", "ThrMMA", "get_slice", "partition_shape_a", "partition_shape_b",
+__all__ = ["CopyFit", "ThrCopy", "ThrMMA", "copy_fits", "get_slice", "partition_shape_a", "partition_shape_b",
            "partition_shape_c"]
 
 Tensor = Union[Layout, CountingTensor]  # noqa: UP007 - a runtime alias
@@ -285,3 +285,72 @@ def get_slice(tiled: TiledMMA | TiledCopy, thr_idx: int) -> ThrMMA | ThrCopy:
         return ThrCopy(tiled, thr_idx)
     raise LayoutError(f"get_slice takes a TiledMMA or a TiledCopy, got {type(tiled).__name__}")
 
+
+
+# ---------------------------------------------------------------- does a TiledCopy fit a layout
+
+
+@dataclass(frozen=True)
+class CopyFit:
+    """Whether every copy instruction of a TiledCopy moves one aligned, contiguous vector of a
+    layout; if not, the first (thread, value) that breaks it (``None`` fields when it fits)."""
+
+    fits: bool
+    vector: int  # elements one thread moves per instruction
+    thread: int | None = None
+    value: int | None = None
+    coord: tuple[int, ...] | None = None
+    offset: int | None = None
+    expected: str = ""
+
+    def __str__(self) -> str:
+        if self.fits:
+            return f"fits: every instruction moves {self.vector} contiguous, aligned elements"
+        return (f"does not fit: thread {self.thread} value {self.value} at {self.coord} lives at offset "
+                f"{self.offset}, expected {self.expected}")
+
+
+def copy_fits(tiled_copy: TiledCopy, layout: Any, side: str = "S") -> CopyFit:
+    """Does ``tiled_copy`` fit ``layout`` (a Layout or a swizzled layout, rank 2, tiled by the
+    copy's tile) on its source (``"S"``) or destination (``"D"``) side: does each thread's vector of
+    the atom's values sit at consecutive offsets aligned to its width (cutlass issue 1858)?
+
+    >>> from tensorlayout.cute import parse_layout
+    >>> from tensorlayout.gpu import make_tiled_copy, universal_copy
+    >>> tc = make_tiled_copy(universal_copy(128), 16, Layout((16, 8), (8, 1)), make_layout((1, 8)))
+    >>> print(copy_fits(tc, parse_layout("(16,64):(64,1)")))
+    fits: every instruction moves 8 contiguous, aligned elements
+    >>> print(copy_fits(tc, parse_layout("(16,64):(1,16)")))
+    does not fit: thread 0 value 1 at (0, 1) lives at offset 16, expected 1
+    """
+    if side not in ("S", "D"):
+        raise LayoutError(f"side is 'S' (source) or 'D' (destination), got {side!r}")
+    atom = tiled_copy.atom.val_layout_src if side == "S" else tiled_copy.atom.val_layout_dst
+    vec = int(size(atom(tiled_copy.bits)[1]))
+    tv = tiled_copy.tv_s() if side == "S" else tiled_copy.tv_d()
+    tile = tv.tile
+    shape = tuple(int(size(m)) for m in _modes_of(layout))
+    if len(shape) != 2 or any(s % t for s, t in zip(shape, tile)):
+        raise LayoutError(f"{layout} is not a rank-2 layout tiled by the copy's {tile[0]}x{tile[1]} tile")
+    for rm, rn in ((a, b) for b in range(shape[1] // tile[1]) for a in range(shape[0] // tile[0])):
+        for t in range(tv.num_threads):
+            for v in range(tv.num_values):
+                m, n = tv.coord(t, v)
+                crd = (m + rm * tile[0], n + rn * tile[1])
+                off = int(layout(*crd))
+                if v % vec == 0:
+                    first = off
+                    if off % vec:
+                        return CopyFit(False, vec, t, v, crd, off, f"a multiple of {vec}")
+                elif off != first + v % vec:
+                    return CopyFit(False, vec, t, v, crd, off, str(first + v % vec))
+    return CopyFit(True, vec)
+
+
+def _modes_of(layout: Any) -> tuple[Any, ...]:
+    inner = layout
+    while hasattr(inner, "inner"):
+        inner = inner.inner
+    if not isinstance(inner, Layout):
+        raise LayoutError(f"copy_fits takes a Layout or a swizzled layout, got {type(layout).__name__}")
+    return inner.modes()

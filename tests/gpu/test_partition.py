@@ -3,12 +3,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +22,7 @@ from tensorlayout.gpu import (
 )
 from tensorlayout.gpu.partition import ThrCopy, ThrMMA, copy_fits, get_slice, partition_shape_c
 from tests.cute import cpp_oracle
+from tests.gpu import cute_cpp
 
 SM80 = ("SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x16_S32S8S8S32_TN",
         "SM80_16x8x8_F16F16F16F16_TN")
@@ -99,27 +95,6 @@ def test_copy_partitions_cover_the_tile_once() -> None:
 # ---------------------------------------------------------------- CuTe's C++
 
 
-def _cpp(lines: list[str]) -> list[str]:
-    """Compile and run ``lines`` (statements printing one answer per line) against CuTe."""
-    head = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_atom.hpp>",
-            "#include <cute/atom/copy_atom.hpp>", "using namespace cute;", "int main() {"]
-    src = "\n".join(head + lines + ["return 0;", "}", ""])
-    cache = Path(tempfile.gettempdir()) / "tensorlayout-partition-oracle"
-    cache.mkdir(exist_ok=True)
-    key = cache / (hashlib.sha256((src + str(cpp_oracle.cute_include())).encode()).hexdigest()[:20] + ".json")
-    if key.exists():
-        return json.loads(key.read_text())  # type: ignore[no-any-return]
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        (Path(tmp) / "p.cpp").write_text(src)
-        cmd = [str(cpp_oracle.compiler()), "-std=c++17", "-O0", "-w", f"-I{cpp_oracle.cute_include()}"]
-        cmd += [f"-I{d}" for d in cpp_oracle.CUDA_INCLUDES if Path(d).exists()]
-        subprocess.run([*cmd, str(Path(tmp) / "p.cpp"), "-o", str(Path(tmp) / "p")], check=True,
-                       capture_output=True, timeout=600)
-        out = subprocess.run([str(Path(tmp) / "p")], capture_output=True, text=True, check=True).stdout
-    key.write_text(json.dumps(out.splitlines()))
-    return out.splitlines()
-
-
 def _shape_cpp(shape: tuple[int, ...]) -> str:
     return "make_shape(" + ",".join(f"Int<{int(s)}>{{}}" for s in shape) + ")"
 
@@ -174,7 +149,7 @@ def _copy_cases() -> list[tuple[str, Any]]:
 @pytest.mark.skipif(not cpp_oracle.available(), reason="needs g++ and the nvidia-cutlass headers")
 def test_partitions_print_as_cpp() -> None:
     cases = _mma_cases() + _copy_cases()
-    answers = _cpp([c[0] for c in cases])
+    answers = cute_cpp.run([c[0] for c in cases])
     assert len(answers) == len(cases)
     for (cpp, ours), want in zip(cases, answers):
         got = ours()

@@ -53,3 +53,12 @@ def test_show_coordinates_refuse_offset_questions(capsys: pytest.CaptureFixture[
     assert code != 0 and "maps elements to coordinates" in err
     code, _out, err = run(capsys, "show", "(2,3):(_1@0,_1@)")
     assert code != 0 and "column 16" in err and "'@'" in err
+
+
+def test_render_draws_coordinate_layouts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "render", "(2,3):(_1@0,_1@1)", "-o", "-")
+    assert code == 0 and out.startswith("<svg") and "(2,3):(_1@0,_1@1)" in out
+    code, out, _ = run(capsys, "render", "ArithTuple(0,6) o ((_2,_2),_1,_1):((_1@1,_8@0),_0,_0)", "-o", "-")
+    assert code == 0 and "slots: coordinates in (9,8)" in out
+    for cell in ("54", "63", "62", "71"):  # (m,n) -> m + 9n: the four coordinates thread 3 owns
+        assert f">{cell}<" in out

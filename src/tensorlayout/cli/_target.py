@@ -18,7 +18,7 @@ from functools import cached_property
 from tensorlayout import convert
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout
+from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, size
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError, UnsupportedError
@@ -52,6 +52,9 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if isinstance(self.layout, Shape):
             return tuple(self.layout.dimensions)
+        if isinstance(self.layout, (CoordLayout, CountingTensor)):
+            lay = self.layout.layout if isinstance(self.layout, CountingTensor) else self.layout
+            return tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (lay.size(),)
         return self.core.shape
 
     @cached_property

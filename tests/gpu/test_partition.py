@@ -65,7 +65,7 @@ def test_partition_shapes_and_fragments() -> None:
     assert partition_shape_c(tm, (128, 64)) == ((2, 2), 4, 4)
     thr = get_slice(tm, 5)
     assert isinstance(thr, ThrMMA) and thr.thr_vmnk() == (5, 0, 0, 0)
-    assert str(thr.partition_fragment_c(Layout((128, 64), (64, 1)))) == "((2,2),4,4):((1,2),4,16)"
+    assert str(thr.partition_fragment_c(Layout((128, 64), (64, 1)))) == "((_2,_2),4,4):((1,2),4,16)"
     frag_a = thr.partition_fragment_a(Layout((128, 32), (32, 1)))
     assert frag_a.shape == ((2, 2, 2), 4, 2) and sorted(frag_a.offsets().tolist()) == list(range(64))
     with pytest.raises(LayoutError, match=r"thread index .* in \[0, 128\)"):
@@ -96,7 +96,7 @@ def test_copy_partitions_cover_the_tile_once() -> None:
 
 
 def _shape_cpp(shape: tuple[int, ...]) -> str:
-    return "make_shape(" + ",".join(f"Int<{int(s)}>{{}}" for s in shape) + ")"
+    return "make_shape(" + ",".join(f"Int<{int(s)}>{{}}" if type(s) is Int else str(s) for s in shape) + ")"
 
 
 def _mma_cases() -> list[tuple[str, Any]]:
@@ -105,8 +105,9 @@ def _mma_cases() -> list[tuple[str, Any]]:
         tm = make_tiled_mma(mma_atom(atom), thr)
         tile = tm.tile_size()
         cpp_tm = f"make_tiled_mma({atom}{{}}, Layout<Shape<Int<{thr[0]}>,Int<{thr[1]}>,Int<{thr[2]}>>>{{}})"
-        for op, (dims, _tv) in OPERANDS.items():
-            shape = (Int(2 * tile[dims[0]]), Int(tile[dims[1]]))
+        for (op, (dims, _tv)), static in itertools.product(OPERANDS.items(), (True, False)):
+            shape = (2 * tile[dims[0]], tile[dims[1]])
+            shape = tuple(Int(s) for s in shape) if static else shape
             for t in (0, 3, 37, int(tm.thr_layout_vmnk.size()) - 1):
                 if t >= int(tm.thr_layout_vmnk.size()):
                     continue
@@ -151,12 +152,20 @@ def test_partitions_print_as_cpp() -> None:
     cases = _mma_cases() + _copy_cases()
     answers = cute_cpp.run([c[0] for c in cases])
     assert len(answers) == len(cases)
+    exact = 0
     for (cpp, ours), want in zip(cases, answers):
         got = ours()
         text = str(got).replace("_", "") if isinstance(got, Layout) else str(got)
-        assert text == (want.replace("_", "") if isinstance(got, Layout) else want), cpp
-        if isinstance(got, CountingTensor):
-            assert [format_value(c) for c in got.coords()]  # every element evaluates
+        if "make_shape(Int<" in cpp or "make_shape(_" in cpp or isinstance(got, Layout):
+            assert text == (want.replace("_", "") if isinstance(got, Layout) else want), cpp
+            exact += 1
+            continue
+        # dynamic extents: C++ keeps a symbolic stride on a rest mode of extent 1 where ours is _0
+        theirs = parse_layout(want)
+        assert isinstance(got, CountingTensor) and isinstance(theirs, CountingTensor), cpp
+        assert str(got.origin) == str(theirs.origin) and got.layout.shape == theirs.layout.shape, cpp
+        assert [format_value(c) for c in got.coords()] == [format_value(c) for c in theirs.coords()], cpp
+    assert exact > len(cases) // 2
 
 
 def test_a_copy_fits_a_swizzle_that_keeps_its_vectors() -> None:

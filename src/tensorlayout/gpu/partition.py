@@ -93,11 +93,19 @@ class _View:
     def slice(self, thr_layout: Layout, thr_crd: Any, rest: Layout) -> Part:
         """The tensor at ``thr_crd`` of ``thr_layout`` (the thread modes), keeping ``rest``."""
         offset = basis_add(self.origin, _offset(self.back(thr_layout), thr_crd))
-        part = self.back(rest)
+        part = _static_mode0(self.back(rest))
         if self.counting:
             return CountingTensor(offset, part)
         assert isinstance(part, Layout)
         return part, int(offset)
+
+
+def _static_mode0(part: CoordLayout | Layout) -> CoordLayout | Layout:
+    """The value mode comes from the atom, static in C++ whatever the tensor's extents."""
+    shape = part.shape
+    assert isinstance(shape, tuple)
+    static = (_static(make_layout(shape[0])).shape, *shape[1:])
+    return Layout(static, part.stride) if isinstance(part, Layout) else CoordLayout(static, part.stride)
 
 
 def _offset(layout: CoordLayout | Layout, crd: Any) -> Any:

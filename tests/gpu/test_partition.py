@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from typing import Any
 
@@ -10,7 +11,8 @@ import pytest
 
 from tensorlayout.cute import CountingTensor, Int, Layout, make_identity_tensor, make_layout, parse_layout
 from tensorlayout.cute.basis import as_arithmetic_tuple, format_value
-from tensorlayout.errors import LayoutError
+from tensorlayout.errors import LayoutError, TensorLayoutError
+from tensorlayout.gpu import coalescing as co
 from tensorlayout.gpu import (
     copy_atom,
     make_tiled_copy,
@@ -18,8 +20,10 @@ from tensorlayout.gpu import (
     make_tiled_copy_c,
     make_tiled_mma,
     mma_atom,
+    tma,
     universal_copy,
 )
+from tensorlayout.gpu import partition as pa
 from tensorlayout.gpu.partition import ThrCopy, ThrMMA, copy_fits, get_slice, partition_shape_c
 from tests.cute import cpp_oracle
 from tests.gpu import cute_cpp
@@ -180,3 +184,26 @@ def test_a_copy_fits_a_swizzle_that_keeps_its_vectors() -> None:
     assert copy_fits(tc, parse_layout("(32,64):(64,1)"), side="D").fits
     with pytest.raises(LayoutError, match="tiled by the copy's 16x64 tile"):
         copy_fits(tc, parse_layout("(24,64):(64,1)"))
+
+
+def test_junk_arguments_raise_only_library_errors() -> None:
+    """Every public entry of partition, tma and coalescing, called with junk (and with a thread
+    slice whose methods get junk), raises TensorLayoutError or answers."""
+    tm = make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"))
+    tc = make_tiled_copy(universal_copy(128), 16, Layout((16, 8), (8, 1)), make_layout((1, 8)))
+    junk = [None, -1, 3, 1.5, "x", (), (1,), Layout(4, 1), Layout((16, 64), (64, 1)), Layout((0, 4), (1, 0)),
+            parse_layout("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"),
+            make_identity_tensor((3, 5)), tm, tc, True, "half_t"]
+    fns = ((pa.get_slice, 2), (pa.copy_fits, 3), (pa.partition_shape_c, 2), (tma.make_tma_copy, 3),
+           (co.coalescing, 3), (co.offsets_table, 2))
+    methods = ("partition_a", "partition_b", "partition_c", "partition_s", "partition_d", "retile_s",
+               "partition_fragment_a", "partition_fragment_c")
+    for fn, n in fns:
+        for args in itertools.product(junk, repeat=n):
+            try:
+                out = fn(*args)
+            except TensorLayoutError:
+                continue
+            for m, a in itertools.product((m for m in methods if hasattr(out, m)), junk):
+                with contextlib.suppress(TensorLayoutError):
+                    getattr(out, m)(a)

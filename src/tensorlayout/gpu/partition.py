@@ -147,6 +147,8 @@ class ThrMMA:
     thr_idx: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tiled_mma, TiledMMA):
+            raise LayoutError(f"ThrMMA slices a TiledMMA, got {type(self.tiled_mma).__name__}")
         n = int(size(self.tiled_mma.thr_layout_vmnk))
         if not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
             raise LayoutError(f"a thread index of this TiledMMA is in [0, {n}), got {self.thr_idx!r}")
@@ -239,6 +241,8 @@ class ThrCopy:
     thr_idx: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tiled_copy, TiledCopy):
+            raise LayoutError(f"ThrCopy slices a TiledCopy, got {type(self.tiled_copy).__name__}")
         n = int(size(self.tiled_copy.layout_tv[0]))
         if not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
             raise LayoutError(f"a thread index of this TiledCopy is in [0, {n}), got {self.thr_idx!r}")
@@ -331,6 +335,8 @@ def copy_fits(tiled_copy: TiledCopy, layout: Any, side: str = "S") -> CopyFit:
     >>> print(copy_fits(tc, parse_layout("(16,64):(1,16)")))
     does not fit: thread 0 value 1 at (0, 1) lives at offset 16, expected 1
     """
+    if not isinstance(tiled_copy, TiledCopy):
+        raise LayoutError(f"copy_fits takes a TiledCopy, got {type(tiled_copy).__name__}")
     if side not in ("S", "D"):
         raise LayoutError(f"side is 'S' (source) or 'D' (destination), got {side!r}")
     atom = tiled_copy.atom.val_layout_src if side == "S" else tiled_copy.atom.val_layout_dst

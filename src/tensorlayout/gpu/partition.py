@@ -217,7 +217,7 @@ def partition_shape_c(tm: TiledMMA, shape: Any) -> Any:
 
     >>> from tensorlayout.gpu import make_tiled_mma, mma_atom
     >>> partition_shape_c(make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 2, 1)), (64, 64))
-    ((2, 2), 2, 4)
+    ((_2, _2), 2, 4)
     """
     return _partition_shape(tm, "C", shape)
 

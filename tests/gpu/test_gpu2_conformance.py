@@ -46,8 +46,6 @@ NOT_YET = {
 
     "cute_mma_atom_other",
 
-    "cute_identity_layout",
-
     "triton_linear_layout_methods",
 
     "triton_linear_layout_ctors",

@@ -32,7 +32,7 @@ from tensorlayout.xla import show as xla_show
 __all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset"]
 
 
-def cute_facts(layout: Layout | ComposedLayout) -> dict[str, Any]:
+def cute_facts(layout: object) -> dict[str, Any]:
     """Size, cosize, rank, depth and the coalesced form of a CuTe layout; for a swizzled one,
     the swizzle and offset, and the facts of the layout it swizzles."""
     if isinstance(layout, ComposedLayout) and isinstance(layout.inner, Layout):

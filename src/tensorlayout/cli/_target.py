@@ -18,10 +18,10 @@ from functools import cached_property
 from tensorlayout import convert
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute import ComposedLayout, Layout
+from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, size
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
-from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
+from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError, UnsupportedError
 from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.lowering import lower_shape
@@ -38,7 +38,7 @@ class Target:
     """A layout named on the command line, whatever its notation."""
 
     notation: str  # "xla", "cute" or "tla"
-    layout: Shape | Layout | TlaLayout | ComposedLayout
+    layout: Shape | Layout | TlaLayout | ComposedLayout | CoordLayout | CountingTensor
     text: str
     tla_format: tuple[str, int, int, str] | None = None  # (name, rows, cols, dtype) of --tla
 
@@ -52,6 +52,9 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if isinstance(self.layout, Shape):
             return tuple(self.layout.dimensions)
+        if isinstance(self.layout, (CoordLayout, CountingTensor)):
+            lay = self.layout.layout if isinstance(self.layout, CountingTensor) else self.layout
+            return tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (lay.size(),)
         return self.core.shape
 
     @cached_property
@@ -66,6 +69,8 @@ class Target:
         """The layout in the one core form every notation lowers into."""
         if isinstance(self.layout, Shape):
             return lower_shape(self.layout)
+        if isinstance(self.layout, (CoordLayout, CountingTensor)):
+            raise UnsupportedError(f"{self.text}: its scaled-basis strides give coordinates, not offsets")
         return lower_layout(self.layout)
 
     @cached_property

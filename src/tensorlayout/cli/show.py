@@ -15,8 +15,13 @@ from tensorlayout.cli import _facts, _grid, _locate, _show_as, _triton
 from tensorlayout.cli._io import UsageError
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
-from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.cute import CoordLayout, CountingTensor, Layout, format_grid, parse_layout, size
+from tensorlayout.cute.basis import format_value
+from tensorlayout.cute.grid import coord_cells
+from tensorlayout.cute.tla import TlaLayout, element_bits
 from tensorlayout.errors import TensorLayoutError
+from tensorlayout.gpu import TVLayout
+from tensorlayout.gpu.coalescing import coalescing
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 from tensorlayout.xla.padding import tpu_shape
@@ -68,6 +73,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "chooses (v5e, v6e; default v5e)")
     p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
                    help="print the layout in another notation instead")
+    p.add_argument("--coalescing", action="store_true",
+                   help="for a Triton distributed layout, or a CuTe thread-value layout with --global: "
+                        "the widest vector each thread can use and the 32-byte sectors of each warp "
+                        "request, for elements of --dtype")
+    p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
+                   help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
+                        "to row-major)")
     _triton.add_shape_argument(p)
     p.set_defaults(func=run)
 
@@ -157,11 +169,71 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_coords(target: Target, args: argparse.Namespace) -> int:
+    """A scaled-basis layout or counting tensor: CuTe's text and each element's coordinate."""
+    lay = target.layout
+    assert isinstance(lay, (CoordLayout, CountingTensor))
+    for flag in ("offset", "window", "tpu", "as_"):
+        if getattr(args, flag):
+            raise UsageError(f"--{flag.rstrip('_')} needs offsets: {target.text} maps elements "
+                             "to coordinates")
+    inner = lay.layout if isinstance(lay, CountingTensor) else lay
+    dims = [int(size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
+    if args.index:
+        found = {text: format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
+        if args.json:
+            print(json.dumps({"notation": "cute", "target": target.text,
+                              "lookups": [{"index": k, "coordinate": v} for k, v in found.items()]}))
+        else:
+            print("\n".join(f"index ({k}): coordinate {v}" for k, v in found.items()))
+        return 0
+    if args.json:
+        print(json.dumps({"notation": "cute", "target": target.text, "dimensions": dims,
+                          "coordinates": [row for row in coord_cells(lay, max_cells=1 << 16)]}))
+        return 0
+    print(format_grid(lay, title=f"{target.text}\nsize {inner.size()}, rank {inner.rank()}, "
+                                 f"depth {inner.depth()}: the coordinate of each element "
+                                 "(rows = mode 0, columns = the other modes)"))
+    return 0
+
+
+def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
+    """--coalescing: vector width and sectors per warp request over the global layout."""
+    glay = None
+    if args.global_layout is not None:
+        parsed = parse_layout(args.global_layout)
+        if not isinstance(parsed, Layout):
+            raise UsageError(f"--global takes a plain CuTe layout shape:stride, got {args.global_layout!r}")
+        glay = parsed
+    if ll is not None:
+        source: LinearLayout | TVLayout = ll
+    else:
+        tv = target_of(args, missing=TensorLayoutError).layout
+        if not isinstance(tv, Layout) or glay is None or glay.rank() != 2:
+            raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
+                             "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
+        source = TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+    rep = coalescing(source, glay, element_bits(args.dtype))
+    if args.json:
+        print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
+                          "sectors_per_request": list(rep.sectors_per_request),
+                          "ideal_sectors": rep.ideal_sectors, "efficiency": rep.efficiency}))
+    else:
+        print(rep)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     ll = _triton.triton_layout(args)
+    if args.coalescing:
+        return _show_coalescing(ll, args)
+    if args.global_layout is not None:
+        raise UsageError("--global gives the global tensor of --coalescing")
     if ll is not None:
         return _show_triton(ll, args)
     target = target_of(args, missing=TensorLayoutError)
+    if isinstance(target.layout, (CoordLayout, CountingTensor)):
+        return _show_coords(target, args)
     if args.tpu is not None and isinstance(target.layout, Shape):
         shape = tpu_shape(target.layout, generation=canonical_generation(args.tpu))
         target = Target("xla", shape, str(shape))

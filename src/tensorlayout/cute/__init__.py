@@ -40,6 +40,16 @@ from tensorlayout.cute.algebra import (
     zipped_divide,
     zipped_product,
 )
+from tensorlayout.cute.basis import (
+    ArithmeticTuple,
+    CoordLayout,
+    CountingTensor,
+    E,
+    ScaledBasis,
+    make_basis_like,
+    make_counting_tensor,
+    make_identity_tensor,
+)
 from tensorlayout.cute.grid import format_grid, grid_values, print_layout
 from tensorlayout.cute.int_tuple import (
     Int,
@@ -113,7 +123,6 @@ from tensorlayout.cute.layout import (
     zip_layouts,
 )
 from tensorlayout.cute.layout_ops import (
-    IdentityLayout,
     compact_major,
     compact_order,
     coprofile,
@@ -137,11 +146,15 @@ product = int_tuple._require(product)  # the public one checks its argument
 ceil_div = int_tuple_ops.tuple_ceil_div  # C++'s: ints and IntTuples, rounding as (a + b - 1) / b
 
 __all__ = [
+    "ArithmeticTuple",
     "ComposedLayout",
-    "IdentityLayout",
+    "CoordLayout",
+    "CountingTensor",
+    "E",
     "Int",
     "IntTuple",
     "Layout",
+    "ScaledBasis",
     "SmemPtrFlag",
     "Swizzle",
     "TlaLayout",
@@ -204,9 +217,12 @@ __all__ = [
     "local_tile",
     "logical_divide",
     "logical_product",
+    "make_basis_like",
     "make_coord_iterator",
+    "make_counting_tensor",
     "make_fragment_like",
     "make_identity_layout",
+    "make_identity_tensor",
     "make_int_tuple",
     "make_layout",
     "make_layout_like",

@@ -10,7 +10,7 @@ Each function follows CuTe's C++ case by case (every int counts as static, as in
 >>> coshape(L), str(domain_distribute((15, 14), 6)), max_alignment(L)
 (24, '(3,2):(1,15)', 24)
 >>> str(make_identity_layout((2, 3))), make_identity_layout((2, 3))(4)
-('(2,3):(1@0,1@1)', (0, 2))
+('(2,3):(_1@0,_1@1)', (0,2))
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tensorlayout.core.intmath import trunc_div
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute import int_tuple_ops as ops
 from tensorlayout.cute.algebra import composition, logical_divide, right_inverse, tiled_product
+from tensorlayout.cute.basis import CoordLayout, as_arithmetic_tuple, basis_add, make_basis_like
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import (
     Layout,
@@ -38,7 +39,6 @@ from tensorlayout.cute.layout import (
 from tensorlayout.errors import AlgebraError, LayoutError
 
 __all__ = [
-    "IdentityLayout",
     "compact_major",
     "compact_order",
     "coprofile",
@@ -156,79 +156,36 @@ def _iterate(crd: list[int], flat: tuple[int, ...], visit: list[int], shape: Int
 # ---------------------------------------------------------------- codomain
 
 
-class IdentityLayout:
-    """``make_identity_layout(shape)`` for a tuple shape: the strides are CuTe's basis elements
-    (``1@0``, ``1@0@1``, ...), so the layout maps a coordinate to its natural coordinate.
+def make_identity_layout(shape: IntTuple) -> Layout | CoordLayout:
+    """The layout mapping each coordinate of ``shape`` to itself: its strides are CuTe's unit
+    bases (``_1@0``, ``_1@0@1``, ...); an int shape ``n`` gives ``n:_1`` (C++'s ``E<>`` is ``_1``).
 
-    >>> I = IdentityLayout((2, (3, 4)))
-    >>> str(I), I(5), I(1, 7)
-    ('(2,(3,4)):(1@0,(1@0@1,1@1@1))', (1, (2, 0)), (1, (1, 2)))
+    >>> I = make_identity_layout((2, (3, 4)))
+    >>> str(I), str(I(5)), I(3) == (1, (1, 0)), str(make_identity_layout(5))
+    ('(2,(3,4)):(_1@0,(_1@0@1,_1@1@1))', '(1,(2,0))', True, '5:_1')
     """
-
-    __slots__ = ("_shape",)
-
-    def __init__(self, shape: tuple[Any, ...]) -> None:
-        _check(shape)
-        if not isinstance(shape, tuple) or any(x < 0 for x in it.flatten(shape)):
-            raise LayoutError(f"an identity layout needs a tuple shape of extents, got {it.describe(shape)}")
-        self._shape = shape
-
-    @property
-    def shape(self) -> tuple[Any, ...]:
-        return self._shape
-
-    def size(self) -> int:
-        return it.product(self._shape)
-
-    def __call__(self, *coord: Any) -> IntTuple:
-        return it.idx2crd(coord[0] if len(coord) == 1 else tuple(coord), self._shape)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, IdentityLayout) and self._shape == other._shape
-
-    def __hash__(self) -> int:
-        return hash(("IdentityLayout", self._shape))
-
-    def __str__(self) -> str:
-        return f"{format_int_tuple(self._shape)}:{_basis_text(self._shape, ())}"
-
-    def __repr__(self) -> str:
-        return f"IdentityLayout({self})"
-
-
-def _basis_text(shape: IntTuple, path: tuple[int, ...]) -> str:
-    """CuTe's print of ``make_basis_like``: ``1@i@j`` for the basis at mode path ``(j, i)``."""
+    _check(shape)
+    if any(x < 0 for x in it.flatten(shape)):
+        raise LayoutError(f"an identity layout needs extents >= 0, got {it.describe(shape)}")
     if isinstance(shape, tuple):
-        return "(" + ",".join(_basis_text(s, (*path, k)) for k, s in enumerate(shape)) + ")"
-    return "1" + "".join(f"@{k}" for k in reversed(path))
+        return CoordLayout(shape, make_basis_like(shape))
+    return make_layout(shape, it.Int(1))
 
 
-def make_identity_layout(shape: IntTuple) -> Layout | IdentityLayout:
-    """The layout mapping each coordinate of ``shape`` to itself; an int shape ``n`` gives
-    ``n:1`` (C++'s basis ``E<>`` is the integer 1).
-
-    >>> make_identity_layout((2, 3))(3), str(make_identity_layout(5))
-    ((1, 1), '5:1')
-    """
-    if isinstance(shape, tuple):
-        return IdentityLayout(shape)
-    return make_layout(shape, 1)
-
-
-def coshape(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
+def coshape(layout: Layout | CoordLayout, *path: int) -> IntTuple:
     """``coshape<path...>(layout)``: the :func:`cosize` of the sub-layout at ``path`` (an int
-    for an integer-strided layout); the shape itself for an identity layout.
+    for an integer-strided layout); one past the last coordinate for a scaled-basis layout.
 
     >>> coshape(Layout.parse("(2,3):(3,1)")), coshape(Layout.parse("(0,3):(1,5)"))
     (6, 10)
     """
     _check_path(path)
-    if isinstance(layout, IdentityLayout):
-        return _sub_shape(layout.shape, path)
+    if isinstance(layout, CoordLayout):
+        return _sub_shape(_coshape(layout), path)
     return cosize(get(as_layout(layout), *path))
 
 
-def coprofile(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
+def coprofile(layout: Layout | CoordLayout, *path: int) -> IntTuple:
     """The profile of the codomain as zeros: 0 for an integer-strided layout, the shape's
     profile for an identity layout.
 
@@ -236,10 +193,21 @@ def coprofile(layout: Layout | IdentityLayout, *path: int) -> IntTuple:
     (0, (0, (0, 0)))
     """
     _check_path(path)
-    if isinstance(layout, IdentityLayout):
-        return _zeros_like(_sub_shape(layout.shape, path))
+    if isinstance(layout, CoordLayout):
+        return _zeros_like(_sub_shape(_coshape(layout), path))
     get(as_layout(layout), *path)  # the path must exist
     return 0
+
+
+def _coshape(layout: CoordLayout) -> IntTuple:
+    """CuTe's coshape of a scaled-basis layout: its coordinate at the last index, plus one."""
+    last = as_arithmetic_tuple(layout(it.transform_leaf(
+        layout.shape, lambda s: it.Int(s - 1) if type(s) is it.Int else s - 1)))
+    return _plus_one(last)
+
+
+def _plus_one(t: Any) -> Any:
+    return tuple(_plus_one(x) for x in t) if isinstance(t, tuple) else basis_add(t, it.Int(1))
 
 
 def _check_path(path: tuple[Any, ...]) -> None:

@@ -18,6 +18,7 @@ the post-op.
 from __future__ import annotations
 
 from tensorlayout.core.layout import CoreLayout, Digit, Merge, XorSwizzle
+from tensorlayout.cute.basis import CoordLayout, CountingTensor
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import Layout
 from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, parse_layout
@@ -49,7 +50,10 @@ def lower_layout(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: 
     (13, 'Sw<1,2,1>')
     """
     if isinstance(x, str):
-        x = parse_layout(x)
+        parsed = parse_layout(x)
+        if isinstance(parsed, (CoordLayout, CountingTensor)):
+            raise UnsupportedError(f"{parsed}: its scaled-basis strides give coordinates, not offsets")
+        x = parsed
     base, post, name = 0, None, str(x)
     if isinstance(x, ComposedLayout):
         if not isinstance(x.outer, Swizzle) or not isinstance(x.inner, Layout):

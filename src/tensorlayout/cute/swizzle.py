@@ -20,8 +20,9 @@ import numpy as np
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.basis import CoordLayout, CountingTensor, read_coord_layout, read_counting_tensor
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
-from tensorlayout.cute.layout import Layout, read_layout
+from tensorlayout.cute.layout import Layout
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "make_swizzle", "parse_layout"]
@@ -165,11 +166,11 @@ _SMEM = re.compile(r"smem_ptr\[([0-9]+)b\]\(unset\)")
 _O = re.compile(r"\s+o\s+")
 
 
-def _read_outer(cur: Cursor) -> Swizzle | Layout:
+def _read_outer(cur: Cursor) -> Swizzle | Layout | CoordLayout:
     cur.skip()
     m = cur.match(_SWIZZLE)
     if m is None:
-        return read_layout(cur)
+        return read_coord_layout(cur)
     # the length test comes first: int() refuses literals of over 4,300 digits with a ValueError
     if any(len(g.lstrip("-")) > 5 or abs(int(g)) > 1 << 16 for g in m.groups()):
         raise ParseError(cur.text, m.start(), "Sw<B,M,S> with parameters below 65536")
@@ -198,26 +199,41 @@ def _read_o(cur: Cursor) -> bool:
     return True
 
 
-def read_any_layout(cur: Cursor, depth: int = 0) -> Layout | ComposedLayout:
-    """One layout or composed layout at the cursor."""
+def read_any_layout(cur: Cursor, depth: int = 0) -> Layout | ComposedLayout | CoordLayout:
+    """One layout, coordinate layout (scaled-basis strides) or composed layout at the cursor."""
     start = cur.pos
     outer = _read_outer(cur)
     if not _read_o(cur):
         if isinstance(outer, Swizzle):
             raise cur.error("' o ' after the swizzle")
         return outer
+    if isinstance(outer, CoordLayout):
+        raise ParseError(cur.text, start, "a swizzle or an integer-strided layout before ' o '")
     if depth >= it.MAX_DEPTH:
         raise ParseError(cur.text, start, f"at most {it.MAX_DEPTH} nested compositions")
     offset = _read_offset(cur)
     if not _read_o(cur):
         raise cur.error("' o ' after the offset")
-    return ComposedLayout(outer, offset, read_any_layout(cur, depth + 1))
+    inner_at = cur.pos
+    inner = read_any_layout(cur, depth + 1)
+    if isinstance(inner, CoordLayout):
+        raise ParseError(cur.text, inner_at, "an integer-strided layout after the offset")
+    return ComposedLayout(outer, offset, inner)
 
 
-def parse_layout(text: str) -> Layout | ComposedLayout:
-    """Read CuTe's printed text: a plain ``shape:stride`` layout or a composed ``A o off o B``.
+def _read_cute(cur: Cursor) -> Layout | ComposedLayout | CoordLayout | CountingTensor:
+    cur.skip()
+    if cur.peek("ArithTuple"):
+        return read_counting_tensor(cur, read_any_layout)
+    return read_any_layout(cur)
+
+
+def parse_layout(text: str) -> Layout | ComposedLayout | CoordLayout | CountingTensor:
+    """Read CuTe's printed text: a plain ``shape:stride`` layout, a composed ``A o off o B``, a
+    layout with scaled-basis strides (``(2,3):(_1@0,_1@1)``) or a counting tensor
+    (``ArithTuple(0,6) o ...``).
 
     >>> str(parse_layout("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"))
     'Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)'
     """
-    return it.parse_whole(text, read_any_layout, "CuTe layout text")
+    return it.parse_whole(text, _read_cute, "CuTe layout text")

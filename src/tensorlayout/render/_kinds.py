@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tensorlayout.cute import ComposedLayout, Layout, TlaLayout
+from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
 from tensorlayout.gpu.atoms import MMAAtom
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
 from tensorlayout.gpu.tv import TVLayout
@@ -38,7 +38,8 @@ DRAWERS: tuple[tuple[type, Drawer], ...] = (
 )
 
 #: Layout notations drawn as the grid of offsets and the memory strip.
-LAYOUT_TYPES: tuple[type, ...] = (Shape, Layout, ComposedLayout, TlaLayout, PhysicalTarget)
+LAYOUT_TYPES: tuple[type, ...] = (Shape, Layout, ComposedLayout, TlaLayout, PhysicalTarget, CoordLayout,
+                                  CountingTensor)
 
 
 def drawer(obj: object) -> Drawer | None:

@@ -28,6 +28,7 @@ from tensorlayout.cute.swizzle import ComposedLayout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.relayout import PhysicalTarget, as_target
+from tensorlayout.render._coords import coord_target
 from tensorlayout.xla import Shape
 from tensorlayout.xla.lowering import lower_shape
 
@@ -72,6 +73,8 @@ def source_of(obj: object) -> Source:
         return _core_source(lower_shape(obj))
     if isinstance(obj, (cute.Layout, TlaLayout, ComposedLayout)):
         return _core_source(lower_layout(obj))
+    if isinstance(obj, (cute.CoordLayout, cute.CountingTensor)):  # coordinates: slots of their extent
+        return _enumerated_source(coord_target(obj))
     target = obj if isinstance(obj, PhysicalTarget) else as_target(obj)
     if target.layout is not None:
         return _core_source(target.layout)

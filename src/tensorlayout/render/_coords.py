@@ -1,0 +1,52 @@
+"""Scaled-basis layouts and counting tensors (CuTe's coordinate-valued layouts) as pictures: each
+element's coordinate, flattened column-major over the coordinates' extent, is its slot, so the grid
+shows where every element points and the strip which element (if any) each coordinate holds; for a
+thread's partition, the coordinates the thread owns.
+
+>>> from tensorlayout.cute import parse_layout
+>>> t = coord_target(parse_layout("ArithTuple(0,6) o ((_2,_2),_1,_1):((_1@1,_8@0),_0,_0)"))
+>>> t.logical_shape, t.physical_elements, t.offsets.tolist()
+((4, 1, 1), 72, [54, 63, 62, 71])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorlayout.cute import CoordLayout, CountingTensor, size
+from tensorlayout.cute.basis import as_arithmetic_tuple, format_value
+from tensorlayout.errors import UnsupportedError
+from tensorlayout.relayout import PhysicalTarget
+
+__all__ = ["MAX_COORDS", "coord_target"]
+
+MAX_COORDS = 1 << 16  # coordinates are evaluated one by one
+
+
+def _leaves(v: Any) -> list[int]:
+    v = as_arithmetic_tuple(v)
+    return [x for y in v for x in _leaves(y)] if isinstance(v, tuple) else [int(v)]
+
+
+def coord_target(obj: CoordLayout | CountingTensor) -> PhysicalTarget:
+    """The explicit-offset target of a coordinate layout: slot = column-major index of the coordinate."""
+    lay = obj.layout if isinstance(obj, CountingTensor) else obj
+    n = int(lay.size())
+    if n > MAX_COORDS:
+        raise UnsupportedError(f"{obj} has {n} elements; pictures of coordinates list them all "
+                               f"(at most {MAX_COORDS})")
+    coords = [_leaves(obj(i)) for i in range(n)]
+    rank = max((len(c) for c in coords), default=0)
+    table = np.array([c + [0] * (rank - len(c)) for c in coords], dtype=np.int64).reshape(n, rank)
+    if table.size and int(table.min()) < 0:
+        raise UnsupportedError(f"{obj} has negative coordinates; a picture needs them >= 0")
+    extent = table.max(axis=0) + 1 if n else np.ones(rank, dtype=np.int64)
+    weights = np.cumprod(np.concatenate([[1], extent[:-1]])).astype(np.int64)
+    dims = tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (n,)
+    # the logical grid is C order over the top-level modes; CuTe's index i is column-major
+    order = np.arange(n).reshape(dims[::-1]).T.ravel() if dims else np.arange(n)
+    offsets = (table @ weights)[order] if rank else np.zeros(n, dtype=np.int64)
+    name = f"{obj} (slots: coordinates in {format_value(tuple(extent.tolist()))})"
+    return PhysicalTarget.from_offsets(dims, offsets, physical_elements=int(np.prod(extent)), name=name)

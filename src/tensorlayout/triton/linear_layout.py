@@ -18,12 +18,17 @@ and printed text follow ``triton._C.libtriton.linear_layout.LinearLayout`` (Trit
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from tensorlayout.errors import LayoutError
+from tensorlayout.triton import _algebra as alg
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._bases import (
+    MAX_BITS,
+    MAX_DIM_SIZE,
     check_bases,
     infer_sizes,
     is_int,
@@ -32,12 +37,13 @@ from tensorlayout.triton._bases import (
     norm_bases,
     norm_names,
 )
-from tensorlayout.triton._dims import dim_pairs, names_list, same_names, split_index, supremum
+from tensorlayout.triton._dim_methods import DimMethods
+from tensorlayout.triton._dims import names_list, same_names
+from tensorlayout.triton._packed import fields, pack_dims, unpack
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = ["LinearLayout"]
-
 
 
 def _need_layout(x: Any, what: str) -> LinearLayout:
@@ -46,11 +52,34 @@ def _need_layout(x: Any, what: str) -> LinearLayout:
     return x
 
 
+def _fast_pack(bases: Any, out_dims: OutDims) -> tuple[alg.InDims, list[int]] | None:
+    """In dims and columns of plain list/tuple bases that need no conversion, else None."""
+    if type(bases) not in (list, tuple):
+        return None
+    ins, cols = [], []
+    try:
+        for name, vectors in bases:
+            got = pack_dims(vectors, out_dims) if type(name) is str else None
+            if got is None:
+                return None
+            ins.append((name, len(got)))
+            cols += got
+    except (TypeError, ValueError):
+        return None
+    return (tuple(ins), cols) if len({n for n, _ in ins}) == len(ins) else None
+
+
+def _sizes_ok(out_dims: OutDims) -> bool:
+    return all(type(s) is int and 0 < s <= MAX_DIM_SIZE and not s & (s - 1) for _, s in out_dims)
 
 
 @dataclass(frozen=True, slots=True)
-class LinearLayout:
+class LinearLayout(DimMethods):
     """A linear layout; build one with :meth:`from_bases`, :meth:`parse` or an encoding.
+
+    Stored packed: one int per input bit (the image of that bit, out dims side by side, the first
+    one lowest), so applying, composing and solving are XORs of words. Derived facts (rank,
+    per-dimension columns) are computed once per value.
 
     >>> print(LinearLayout.identity_1d(4, "lane", "dim0"))
     <BLANKLINE>
@@ -59,8 +88,10 @@ class LinearLayout:
     where out dims are: [dim0 (size 4)]
     """
 
-    _bases: Bases
+    _ins: alg.InDims
     _out_dims: OutDims
+    _cols: tuple[int, ...]
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # ----- construction ---------------------------------------------------------------------
     @staticmethod
@@ -71,27 +102,52 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
         4
         """
-        norm = norm_bases(bases)
         names = norm_names(out_dim_names, "out_dim_names")
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
-            out_dims = infer_sizes(norm, names)
-        else:
-            sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
-            if sizes is None or len(sizes) != len(names):
-                raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
-            out_dims = tuple(zip(names, sizes))
-        return LinearLayout._make(norm, out_dims, bool(require_surjective))
+            norm = norm_bases(bases)
+            return LinearLayout._checked(norm, infer_sizes(norm, names), True)
+        sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
+        if sizes is None or len(sizes) != len(names):
+            raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
+        out_dims = tuple(zip(names, sizes))
+        fast = _fast_pack(bases, out_dims) if _sizes_ok(out_dims) else None
+        if fast is None:
+            return LinearLayout._checked(norm_bases(bases), out_dims, bool(require_surjective))
+        return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
 
     @staticmethod
-    def _make(bases: Bases, out_dims: OutDims, require_surjective: bool = False) -> LinearLayout:
+    def _checked(bases: Bases, out_dims: OutDims, require_surjective: bool) -> LinearLayout:
+        """From normalised bases: Triton's checks (with its messages), then packed."""
         check_bases(bases, out_dims)
-        layout = LinearLayout(bases, out_dims)
+        cols = pack_dims([v for _, vs in bases for v in vs], out_dims) or []
+        return LinearLayout._new(tuple((n, len(vs)) for n, vs in bases), out_dims, tuple(cols),
+                                 require_surjective)
+
+    @staticmethod
+    def _new(ins: alg.InDims, out_dims: OutDims, cols: tuple[int, ...],
+             require_surjective: bool = False) -> LinearLayout:
+        n_out = sum(s.bit_length() - 1 for _, s in out_dims)
+        if len(cols) > MAX_BITS or n_out > MAX_BITS:
+            raise LayoutError(f"layout too large: {len(cols)} in bits and {n_out} out bits "
+                              "(Triton allows 64 each)")
+        layout = LinearLayout(ins, out_dims, cols)
         if require_surjective and not layout.is_surjective():
             raise LayoutError("Layout is expected to be surjective, i.e. every `out` coordinate can be "
                               "reached by some `in` coordinate, but was not:" + str(layout))
         return layout
+
+    @staticmethod
+    def _of(p: alg.Packed) -> LinearLayout:
+        return LinearLayout._new(p[0], p[1], p[2])
+
+    def _derive(self, p: alg.Packed) -> LinearLayout:
+        return LinearLayout._new(p[0], p[1], p[2])
+
+    @property
+    def _packed(self) -> alg.Packed:
+        return self._ins, self._out_dims, self._cols
 
     @staticmethod
     def parse(text: str) -> LinearLayout:
@@ -111,7 +167,24 @@ class LinearLayout:
         >>> str(LinearLayout.empty())
         '\\n(empty layout)'
         """
-        return LinearLayout((), ())
+        return LinearLayout((), (), ())
+
+    @staticmethod
+    def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
+        """``x -> stride * x`` for ``x < size`` into an out dim of size ``stride * size`` (Triton's
+        ``strided1D``; surjective only for stride 1; size 0 is the empty layout).
+
+        >>> LinearLayout.strided_1d(4, 2, "lane", "dim0").apply({"lane": 3})
+        {'dim0': 6}
+        """
+        for x, what in ((size, "size"), (stride, "stride")):
+            if not is_int(x) or ((x != 0 or what == "stride") and not is_pow2(x)):
+                raise LayoutError(f"strided_1d needs a power-of-two {what}, got {x!r}")
+        if size == 0:
+            return LinearLayout.empty()
+        names = names_list([in_dim, out_dim], "strided_1d")
+        cols = tuple(stride << i for i in range(log2(size)))
+        return LinearLayout._new(((names[0], len(cols)),), ((names[1], stride * size),), cols)
 
     @staticmethod
     def identity_1d(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -122,8 +195,7 @@ class LinearLayout:
         """
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
-        bases = ((in_dim, tuple((1 << i,) for i in range(log2(size)))),)
-        return LinearLayout._make(bases, ((out_dim, size),))
+        return LinearLayout.strided_1d(size, 1, in_dim, out_dim)
 
     @staticmethod
     def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
@@ -134,13 +206,27 @@ class LinearLayout:
         """
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
-        return LinearLayout._make(((in_dim, ((0,),) * log2(size)),), ((out_dim, out_dim_size),))
+        return LinearLayout.from_bases([(in_dim, [[0]] * log2(size))], [out_dim], [out_dim_size], False)
 
     # ----- dimensions -----------------------------------------------------------------------
     @property
     def bases(self) -> list[tuple[str, list[list[int]]]]:
         """``[(in_dim, [[...], ...]), ...]`` as Triton's binding returns it."""
-        return [(n, [list(v) for v in vs]) for n, vs in self._bases]
+        return [(n, [list(unpack(c, self._out_dims)) for c in cs]) for n, cs in self._per_dim()]
+
+    def _per_dim(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        got = self._memo.get("per_dim")
+        if got is None:
+            at = alg.in_slices(self._ins)
+            got = self._memo["per_dim"] = tuple((n, self._cols[a:b]) for n, (a, b) in at.items())
+        return got
+
+    def _out_fields(self) -> tuple[tuple[str, int, int], ...]:
+        got = self._memo.get("fields")
+        if got is None:
+            got = self._memo["fields"] = tuple((n, s, m) for (n, _), (s, m) in
+                                               zip(self._out_dims, fields(self._out_dims)))
+        return got
 
     @property
     def out_dims(self) -> list[tuple[str, int]]:
@@ -150,7 +236,7 @@ class LinearLayout:
     @property
     def num_in_dims(self) -> int:
         """How many in dims (Triton's ``num_in_dims``)."""
-        return len(self._bases)
+        return len(self._ins)
 
     @property
     def num_out_dims(self) -> int:
@@ -163,16 +249,16 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").get_in_dim_names()
         ['lane']
         """
-        return [n for n, _ in self._bases]
+        return [n for n, _ in self._ins]
 
     def get_out_dim_names(self) -> list[str]:
         """The out dims, in order (the first is the least significant when flattened)."""
         return [n for n, _ in self._out_dims]
 
-    def _in_bases(self, name: str) -> tuple[tuple[int, ...], ...]:
-        for n, vectors in self._bases:
+    def _in_log(self, name: str) -> int:
+        for n, k in self._ins:
             if n == name:
-                return vectors
+                return k
         raise LayoutError(f"'{name}' is not an in dim of this layout (in dims: {self.get_in_dim_names()})")
 
     def _out_index(self, name: str) -> int:
@@ -183,15 +269,15 @@ class LinearLayout:
 
     def has_in_dim(self, name: str) -> bool:
         """Whether ``name`` is an in dim."""
-        return name in self.get_in_dim_names()
+        return any(n == name for n, _ in self._ins)
 
     def has_out_dim(self, name: str) -> bool:
         """Whether ``name`` is an out dim."""
-        return name in self.get_out_dim_names()
+        return any(n == name for n, _ in self._out_dims)
 
     def get_in_dim_size_log2(self, name: str) -> int:
         """The number of bases of in dim ``name``."""
-        return len(self._in_bases(name))
+        return self._in_log(name)
 
     def get_in_dim_size(self, name: str) -> int:
         """``2**(number of bases)`` of in dim ``name``.
@@ -199,7 +285,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "lane", "dim0").get_in_dim_size("lane")
         8
         """
-        return 1 << len(self._in_bases(name))
+        return 1 << self._in_log(name)
 
     def get_out_dim_size(self, name: str) -> int:
         """The size of out dim ``name`` (a power of two).
@@ -217,17 +303,21 @@ class LinearLayout:
         """The out-dim sizes, in order."""
         return [s for _, s in self._out_dims]
 
+    def get_in_dims(self) -> list[tuple[str, int]]:
+        """``[(in_dim, size), ...]`` (Triton's ``getInDims``)."""
+        return [(n, 1 << k) for n, k in self._ins]
+
     def get_total_in_dim_size_log2(self) -> int:
         """All in bits (the number of matrix columns)."""
-        return sum(len(v) for _, v in self._bases)
+        return len(self._cols)
 
     def get_total_out_dim_size_log2(self) -> int:
         """All out bits (the number of matrix rows)."""
-        return sum(log2(s) for _, s in self._out_dims)
+        return sum(s.bit_length() - 1 for _, s in self._out_dims)
 
     def get_total_in_dim_size(self) -> int:
         """The number of inputs (product of in-dim sizes)."""
-        return 1 << self.get_total_in_dim_size_log2()
+        return 1 << len(self._cols)
 
     def get_total_out_dim_size(self) -> int:
         """The number of outputs (product of out-dim sizes).
@@ -243,7 +333,12 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
         2
         """
-        return self._in_bases(in_dim)[i][self._out_index(out_dim)]
+        self._in_log(in_dim)
+        cols = dict(self._per_dim())[in_dim]
+        if not is_int(i) or not 0 <= i < len(cols):
+            raise LayoutError(f"in dim '{in_dim}' has {len(cols)} bases; there is no basis {i!r}")
+        _, shift, mask = self._out_fields()[self._out_index(out_dim)]
+        return cols[i] >> shift & mask
 
     # ----- the map --------------------------------------------------------------------------
     def apply(self, ins: Mapping[str, int]) -> dict[str, int]:
@@ -252,18 +347,66 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "lane", "dim0").apply({"lane": 6})
         {'dim0': 2}
         """
+        per = self._per_dim()
+        if type(ins) is not dict or len(ins) != len(per):
+            return self._apply_checked(ins)
+        acc = 0
+        for name, cols in per:
+            x = ins.get(name)
+            if type(x) is not int:
+                return self._apply_checked(ins)
+            for c in cols:
+                if x & 1:
+                    acc ^= c
+                x >>= 1
+                if not x:
+                    break
+        return {n: acc >> s & m for n, s, m in self._out_fields()}
+
+    def _apply_checked(self, ins: Any) -> dict[str, int]:
+        """:meth:`apply` for inputs off its fast path: exactly the in dims, each an int."""
         if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
             got = list(ins) if isinstance(ins, Mapping) else ins
             raise LayoutError(f"apply needs exactly the in dims {self.get_in_dim_names()}, got {got!r}")
-        out = [0] * len(self._out_dims)
-        for name, vectors in self._bases:
-            x = ins[name]
-            if not is_int(x):
-                raise LayoutError(f"input '{name}' must be an int, got {x!r}")
-            for i, v in enumerate(vectors):
-                if x >> i & 1:
-                    out = [a ^ b for a, b in zip(out, v)]
-        return {n: o for (n, _), o in zip(self._out_dims, out)}
+        for name in ins:
+            if not is_int(ins[name]):
+                raise LayoutError(f"input '{name}' must be an int, got {ins[name]!r}")
+        return self.apply({n: int(ins[n]) for n, _ in self._ins})
+
+    def apply_batch(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """:meth:`apply` on arrays of inputs at once (numpy, broadcast together).
+
+        >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
+        >>> L.apply_batch({"lane": [0, 1, 2, 3]})["dim0"].tolist()
+        [0, 2, 1, 3]
+        """
+        if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
+            raise LayoutError(f"apply_batch needs exactly the in dims {self.get_in_dim_names()}")
+        arrays = {n: np.asarray(ins[n]) for n, _ in self._ins}
+        if any(a.dtype.kind not in "iu" for a in arrays.values()):
+            raise LayoutError("apply_batch needs integer arrays")
+        acc = np.zeros(np.broadcast_shapes(*(a.shape for a in arrays.values())), np.uint64)
+        for name, cols in self._per_dim():
+            x = arrays[name].astype(np.uint64)
+            for i, c in enumerate(cols):
+                if c:
+                    acc ^= (x >> np.uint64(i) & np.uint64(1)) * np.uint64(c)
+        return {n: (acc >> np.uint64(s) & np.uint64(m)).astype(np.int64) for n, s, m in self._out_fields()}
+
+    def apply_all(self) -> np.ndarray:
+        """The outputs of every input, one row each (``int64``, one column per out dim); row ``i``
+        is the input whose in dims, flattened in order (the first fastest), give ``i``.
+
+        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"]).apply_all().tolist()
+        [[0, 0], [0, 1], [1, 0], [1, 1]]
+        """
+        flat = np.zeros(1, np.uint64)
+        for c in self._cols:
+            flat = np.concatenate((flat, flat ^ np.uint64(c)))
+        out = np.empty((flat.size, len(self._out_dims)), np.int64)
+        for j, (_, s, m) in enumerate(self._out_fields()):
+            out[:, j] = flat >> np.uint64(s) & np.uint64(m)
+        return out
 
     def flattened_bases(self, in_dim: str | None = None) -> list[int]:
         """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
@@ -272,22 +415,10 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"]).flattened_bases()
         [4, 1, 2]
         """
-        if in_dim is not None:
-            return self.sublayout([in_dim], self.get_out_dim_names()).flattened_bases()
-        return self._flat_columns()
-
-    def _flat_columns(self) -> list[int]:
-        shifts, acc = [], 0
-        for _, size in self._out_dims:
-            shifts.append(acc)
-            acc += log2(size)
-        return [sum(x << s for x, s in zip(v, shifts)) for _, vs in self._bases for v in vs]
-
-    def _matrix_rows(self) -> list[int]:
-        """Rows = out bits (dim by dim, LSB first); bit ``c`` of a row = in bit ``c``."""
-        cols = self._flat_columns()
-        return [sum((c >> r & 1) << j for j, c in enumerate(cols))
-                for r in range(self.get_total_out_dim_size_log2())]
+        if in_dim is None:
+            return list(self._cols)
+        self._in_log(in_dim)
+        return list(dict(self._per_dim())[in_dim])
 
     def get_matrix_view(self) -> list[list[int]]:
         """The GF(2) matrix: one row per out bit, one column per in bit (Triton's order).
@@ -295,11 +426,13 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_matrix_view()
         [[0, 1], [1, 0]]
         """
-        n = self.get_total_in_dim_size_log2()
-        return [[row >> c & 1 for c in range(n)] for row in self._matrix_rows()]
+        return [[c >> r & 1 for c in self._cols] for r in range(self.get_total_out_dim_size_log2())]
 
     def _rank(self) -> int:
-        return _gf2.rank(self._matrix_rows())
+        got = self._memo.get("rank")
+        if got is None:
+            got = self._memo["rank"] = _gf2.fast_rank(self._cols)
+        return got
 
     def is_surjective(self) -> bool:
         """Every output is reached (matrix rank == total out bits).
@@ -315,7 +448,7 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(2, "lane", "dim0").is_injective()
         False
         """
-        return self._rank() == self.get_total_in_dim_size_log2()
+        return self._rank() == len(self._cols)
 
     def is_invertible(self) -> bool:
         """Surjective and square.
@@ -323,84 +456,20 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
         True
         """
-        square = self.get_total_in_dim_size_log2() == self.get_total_out_dim_size_log2()
-        return square and self.is_surjective()
+        return len(self._cols) == self.get_total_out_dim_size_log2() and self._rank() == len(self._cols)
+
+    def get_free_variable_masks(self) -> dict[str, int]:
+        """Per in dim, the bits that can change without changing the output (the columns that
+        depend on earlier ones: Triton's free variables).
+
+        >>> LinearLayout.from_bases([("lane", [[1], [1], [2]])], ["dim0"]).get_free_variable_masks()
+        {'lane': 2}
+        """
+        _, basic = _gf2.echelon(self._cols)
+        free = ~basic & ((1 << len(self._cols)) - 1)
+        return {n: free >> a & ((1 << (b - a)) - 1) for n, (a, b) in alg.in_slices(self._ins).items()}
 
     # ----- algebra --------------------------------------------------------------------------
-    def transpose_outs(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the out dims reordered to ``names``.
-
-        >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
-        ['dim0']
-        """
-        names = names_list(names, "transpose_outs")
-        same_names(names, self.get_out_dim_names(), "transpose_outs")
-        perm = [self._out_index(n) for n in names]
-        bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
-        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
-
-    def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the in dims reordered to ``names``.
-
-        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim0")
-        >>> a.transpose_ins(["warp", "lane"]).get_in_dim_names()
-        ['warp', 'lane']
-        """
-        names = names_list(names, "transpose_ins")
-        same_names(names, self.get_in_dim_names(), "transpose_ins")
-        return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
-
-    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
-        """The restriction to some in dims and some out dims (kept in this layout's order).
-
-        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim1")
-        >>> a.sublayout(["warp"], ["dim1"]).bases
-        [('warp', [[1]])]
-        """
-        in_dims, out_dims = names_list(in_dims, "sublayout"), names_list(out_dims, "sublayout")
-        for n in in_dims:
-            self._in_bases(n)
-        keep = [i for i, (n, _) in enumerate(self._out_dims) if n in set(out_dims)]
-        for n in out_dims:
-            self._out_index(n)
-        bases = tuple((n, tuple(tuple(v[i] for i in keep) for v in vs))
-                      for n, vs in self._bases if n in set(in_dims))
-        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in keep))
-
-    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size).
-
-        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_ins([("a", 2), ("b", 2)]).bases
-        [('a', [[1]]), ('b', [[2]])]
-        """
-        new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
-        flat = [v for _, vs in self._bases for v in vs]
-        sizes = [s for _, s in new_in_dims]
-        if not all(is_int(s) and is_pow2(s) for s in sizes) or sum(map(log2, sizes)) != len(flat):
-            raise LayoutError(f"reshape_ins to {list(new_in_dims)} does not keep the total in size "
-                              f"{self.get_total_in_dim_size()}")
-        bases, i = [], 0
-        for name, size in new_in_dims:
-            bases.append((name, tuple(flat[i: i + log2(size)])))
-            i += log2(size)
-        return LinearLayout._make(tuple(bases), self._out_dims)
-
-    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the out dims (first one minor) and split them into ``new_out_dims``.
-
-        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_outs([("r", 2), ("c", 2)]).bases
-        [('offset', [[1, 0], [0, 1]])]
-        """
-        new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
-        sizes = [s for _, s in new_out_dims]
-        if not all(is_int(s) and is_pow2(s) for s in sizes) or \
-                sum(map(log2, sizes)) != self.get_total_out_dim_size_log2():
-            raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
-                              f"{self.get_total_out_dim_size()}")
-        cols = iter(self._flat_columns())
-        bases = tuple((n, tuple(split_index(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
-        return LinearLayout._make(bases, tuple(new_out_dims))
-
     def __mul__(self, outer: LinearLayout) -> LinearLayout:
         """Triton's product: ``self`` is minor; shared dims stack (``outer``'s bases shifted).
 
@@ -408,21 +477,7 @@ class LinearLayout:
         >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
         {'dim1': 7}
         """
-        _need_layout(outer, "the product of layouts")
-        for a, b, what in ((self.get_out_dim_names(), outer.get_out_dim_names(), "out"),
-                           (self.get_in_dim_names(), outer.get_in_dim_names(), "in")):
-            if [n for n in a if n in b] != [n for n in b if n in a]:
-                raise LayoutError(f"{what} dims common to both layouts must appear in the same "
-                                  f"relative order: {a} and {b}")
-        ins = supremum(self.get_in_dim_names(), outer.get_in_dim_names())
-        outs = supremum(self.get_out_dim_names(), outer.get_out_dim_names())
-        out_log = {n: _log_or0(self, outer, n) for n in outs}
-        bases = []
-        for name in ins:
-            vectors = [_padded(self, name, v, outs, 0) for v in _bases_or_none(self, name)]
-            vectors += [_padded(outer, name, v, outs, 1, self) for v in _bases_or_none(outer, name)]
-            bases.append((name, tuple(vectors)))
-        return LinearLayout._make(tuple(bases), tuple((n, 1 << out_log[n]) for n in outs))
+        return self._of(alg.mul(self._packed, _need_layout(outer, "the product of layouts")._packed))
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer(self(x))``: self's out dims must be outer's in dims, each no larger.
@@ -436,36 +491,22 @@ class LinearLayout:
             if size > outer.get_in_dim_size(name):
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
                                   f"layout's in dim (size {outer.get_in_dim_size(name)})")
-        names = self.get_out_dim_names()
-        bases = tuple((n, tuple(tuple(outer.apply(dict(zip(names, v))).values()) for v in vs))
-                      for n, vs in self._bases)
-        return LinearLayout._make(bases, outer._out_dims)
+        return self._of(alg.compose(self._packed, outer._packed))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
-        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``): an in dim with the
-        same bases in both layouts whose out bits no other in dim touches maps to itself; the rest
-        is the least-squares solution with free variables 0.
+        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``); ``outer`` has the
+        same out dims (any order), each at least as large. An in dim with the same bases in both
+        layouts whose out bits no other in dim touches maps to itself; the rest is the
+        least-squares solution with free variables 0.
 
         >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
-        >>> S = LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"])
+        >>> S = LinearLayout.from_bases([("offset", [[1], [2], [4]])], ["dim0"])
         >>> L.invert_and_compose(S).apply({"lane": 1})
         {'offset': 2}
         """
         outs = self.get_out_dim_names()
         same_names(outs, _need_layout(outer, "invert_and_compose").get_out_dim_names(), "invert_and_compose")
-        a = outer.transpose_outs(outs)
-        if a._out_dims != self._out_dims:
-            raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "
-                              f"({self.out_dims} vs {outer.out_dims})")
-        if not a.is_surjective():
-            raise LayoutError("invert_and_compose needs a surjective outer layout")
-        same = [n for n in a.get_in_dim_names() if _maps_to_itself(n, a, self)]
-        a_rest = [n for n in a.get_in_dim_names() if n not in same]
-        b_rest = [n for n in self.get_in_dim_names() if n not in same]
-        ret = _lstsq(a.sublayout(a_rest, outs), self.sublayout(b_rest, outs))
-        for n in same:
-            ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(n), n, n)
-        return ret.transpose_ins(self.get_in_dim_names()).transpose_outs(a.get_in_dim_names())
+        return self._of(alg.invert_and_compose(self._packed, outer._packed))
 
     def pseudoinvert(self) -> LinearLayout:
         """A right inverse of a surjective layout (smallest input for each output).
@@ -475,10 +516,9 @@ class LinearLayout:
         """
         if not self.is_surjective():
             raise LayoutError("pseudoinvert needs a surjective layout")
-        identity = LinearLayout.empty()
-        for name, size in self._out_dims:
-            identity = identity * LinearLayout.identity_1d(size, name, name)
-        return identity.invert_and_compose(self)
+        identity = tuple((n, s.bit_length() - 1) for n, s in self._out_dims)
+        cols = tuple(1 << i for i in range(self.get_total_out_dim_size_log2()))
+        return self._of(alg.invert_and_compose((identity, self._out_dims, cols), self._packed))
 
     def invert(self) -> LinearLayout:
         """The inverse of an invertible (surjective and square) layout.
@@ -490,6 +530,62 @@ class LinearLayout:
             raise LayoutError("a linear layout must be surjective and square to be invertible")
         return self.pseudoinvert()
 
+    def divide_left(self, b: LinearLayout) -> LinearLayout | None:
+        """``C`` with ``b * C == self`` (Triton's ``divideLeft``), or None when there is none.
+
+        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
+        >>> a.divide_left(LinearLayout.identity_1d(2, "lane", "dim0")).bases
+        [('lane', [[1], [2]])]
+        """
+        c = alg.divide(self._packed, _need_layout(b, "divide_left")._packed, left=True)
+        return None if c is None or self._of(alg.mul(b._packed, c)) != self else self._of(c)
+
+    def divide_right(self, b: LinearLayout) -> LinearLayout | None:
+        """``C`` with ``C * b == self`` (Triton's ``divideRight``), or None when there is none.
+
+        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
+        >>> a.divide_right(LinearLayout.identity_1d(2, "lane", "dim0")).bases
+        [('lane', [[1], [2]])]
+        """
+        c = alg.divide(self._packed, _need_layout(b, "divide_right")._packed, left=False)
+        return None if c is None or self._of(alg.mul(c, b._packed)) != self else self._of(c)
+
+    def is_trivial_over(self, dims: Sequence[str]) -> bool:
+        """Whether the layout is the identity on ``dims`` (each both an in and an out dim, same size)
+        and keeps them apart from every other dim (Triton's ``isTrivialOver``).
+
+        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
+        >>> ll.is_trivial_over(["a"]), ll.is_trivial_over(["c"])
+        (True, False)
+        """
+        dims = names_list(dims, "is_trivial_over")
+        if not all(self.has_in_dim(d) or self.has_out_dim(d) for d in dims):
+            return False
+        for d in dims:
+            if not (self.has_in_dim(d) and self.has_out_dim(d)):
+                raise LayoutError(f"is_trivial_over: '{d}' must be both an in dim and an out dim "
+                                  "(Triton aborts: dimensions must be a subset)")
+        if any(self.get_in_dim_size(d) != self.get_out_dim_size(d) for d in dims):
+            return False
+        square = alg.sublayout(self._packed, dims, dims)[2]
+        rest_in = [n for n in self.get_in_dim_names() if n not in dims]
+        rest_out = [n for n in self.get_out_dim_names() if n not in dims]
+        return square == tuple(1 << i for i in range(len(square))) and \
+            not any(alg.sublayout(self._packed, rest_in, dims)[2]) and \
+            not any(alg.sublayout(self._packed, dims, rest_out)[2])
+
+    def quotient(self, dims: Sequence[str]) -> LinearLayout | None:
+        """The layout on the other dims when it :meth:`is_trivial_over` ``dims``, else None.
+
+        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
+        >>> ll.quotient(["a"]).bases
+        [('b', [[1]])]
+        """
+        if not self.is_trivial_over(dims):
+            return None
+        return self.sublayout([n for n in self.get_in_dim_names() if n not in dims],
+                              [n for n in self.get_out_dim_names() if n not in dims])
+
     # ----- text -----------------------------------------------------------------------------
     def get_distributed_view(self, use_hw_point_of_view: bool = False) -> str:
         """Which thread and register hold each element (see :mod:`tensorlayout.triton.view`)."""
@@ -500,68 +596,9 @@ class LinearLayout:
         return get_shared_view(self, use_hw_point_of_view)
 
     def __str__(self) -> str:
-        return format_layout(self._bases, self._out_dims)
+        bases = tuple((n, tuple(tuple(v) for v in vs)) for n, vs in self.bases)
+        return format_layout(bases, self._out_dims)
 
     def __repr__(self) -> str:
         return (f"LinearLayout.from_bases({self.bases!r}, {self.get_out_dim_names()!r}, "
                 f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
-
-
-def _bits(layout: LinearLayout, names: Iterable[str]) -> int:
-    """The out bits any basis of the in dims ``names`` sets (flattened, first out dim minor)."""
-    mask = 0
-    for n in names:
-        for c in layout.flattened_bases(n):
-            mask |= c
-    return mask
-
-
-def _maps_to_itself(name: str, a: LinearLayout, b: LinearLayout) -> bool:
-    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in
-    each, no other in dim sets any out bit it sets (found by probing Triton 3.9)."""
-    if not b.has_in_dim(name) or a._in_bases(name) != b._in_bases(name):
-        return False
-    own = _bits(a, [name])
-    return all(not own & _bits(x, [n for n in x.get_in_dim_names() if n != name]) for x in (a, b))
-
-
-def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:
-    return layout._in_bases(name) if layout.has_in_dim(name) else ()
-
-
-def _log_or0(inner: LinearLayout, outer: LinearLayout, name: str) -> int:
-    return sum(x.get_out_dim_size_log2(name) for x in (inner, outer) if x.has_out_dim(name))
-
-
-def _padded(layout: LinearLayout, in_dim: str, v: tuple[int, ...], outs: list[str], is_outer: int,
-            inner: LinearLayout | None = None) -> tuple[int, ...]:
-    """A basis of ``layout`` over the product's out dims; an outer basis shifts past the inner."""
-    names = layout.get_out_dim_names()
-    row = []
-    for n in outs:
-        x = v[names.index(n)] if n in names else 0
-        if is_outer and inner is not None and inner.has_out_dim(n):
-            x <<= inner.get_out_dim_size_log2(n)
-        row.append(x)
-    return tuple(row)
-
-
-def _lstsq(a: LinearLayout, b: LinearLayout) -> LinearLayout:
-    """X with ``a(X(y)) == b(y)``, free variables 0 (the RREF of ``[a | b]``); maps b's ins to a's."""
-    n_a = a.get_total_in_dim_size_log2()
-    n_b = b.get_total_in_dim_size_log2()
-    rows = [ra | rb << n_a for ra, rb in zip(a._matrix_rows(), b._matrix_rows())]
-    solution = [0] * n_a
-    for row in _gf2.rref(rows):
-        if not row:
-            continue
-        pivot = _gf2.lowest_bit(row)
-        if pivot >= n_a:
-            raise LayoutError("invert_and_compose: the image of the inner layout is not inside the "
-                              "image of the outer layout")
-        solution[pivot] = row >> n_a
-    flat = tuple((sum((solution[r] >> c & 1) << r for r in range(n_a)),) for c in range(n_b))
-    in_name = "_flat"
-    one = LinearLayout._make(((in_name, flat),), (("_flat", 1 << n_a),))
-    return one.reshape_ins([(n, b.get_in_dim_size(n)) for n in b.get_in_dim_names()]).reshape_outs(
-        [(n, a.get_in_dim_size(n)) for n in a.get_in_dim_names()])

@@ -1,0 +1,207 @@
+"""LinearLayout algebra on packed layouts ``(in dims, out dims, columns)`` (see :mod:`._packed`):
+in dims are ``(name, number of bits)``, out dims ``(name, size)``, one column per input bit.
+
+Every function returns a packed triple; the checks that raise Triton's preconditions as typed
+errors are here too, so :class:`~tensorlayout.triton.LinearLayout` only wraps them.
+
+>>> ident = ((("lane", 2),), (("dim0", 4),), (1, 2))
+>>> mul(ident, ((("lane", 1),), (("dim0", 2),), (1,)))
+((('lane', 3),), (('dim0', 8),), (1, 2, 4))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tensorlayout.errors import LayoutError
+from tensorlayout.triton import _gf2
+from tensorlayout.triton._dims import supremum
+from tensorlayout.triton._packed import field_moves, fields, repack, xor_bits
+from tensorlayout.triton._text import OutDims
+
+__all__ = ["InDims", "Packed", "compose", "in_slices", "invert_and_compose", "mul", "sublayout",
+           "transpose_outs"]
+
+InDims = tuple[tuple[str, int], ...]
+Packed = tuple[InDims, OutDims, tuple[int, ...]]
+
+
+def in_slices(ins: InDims) -> dict[str, tuple[int, int]]:
+    """``{in dim: (first column, end column)}``."""
+    out, at = {}, 0
+    for name, k in ins:
+        out[name] = (at, at + k)
+        at += k
+    return out
+
+
+def _out_log(outs: OutDims) -> dict[str, int]:
+    return {n: s.bit_length() - 1 for n, s in outs}
+
+
+def transpose_outs(p: Packed, names: Sequence[str]) -> Packed:
+    """The out dims reordered to ``names`` (a permutation of them)."""
+    ins, outs, cols = p
+    sizes = dict(outs)
+    new = tuple((n, sizes[n]) for n in names)
+    if new == outs:
+        return p
+    return ins, new, tuple(repack(cols, field_moves(outs, new)))
+
+
+def sublayout(p: Packed, in_names: Sequence[str], out_names: Sequence[str]) -> Packed:
+    """Only these in dims and out dims, in the layout's own order."""
+    ins, outs, cols = p
+    keep_in, keep_out = set(in_names), set(out_names)
+    new_outs = tuple(d for d in outs if d[0] in keep_out)
+    moves = field_moves(outs, new_outs)
+    new_ins, new_cols = [], []
+    for (name, k), (a, b) in zip(ins, in_slices(ins).values()):
+        if name in keep_in:
+            new_ins.append((name, k))
+            new_cols += repack(cols[a:b], moves) if moves else [0] * k
+    return tuple(new_ins), new_outs, tuple(new_cols)
+
+
+def _same_relative_order(a: list[str], b: list[str], what: str) -> None:
+    if [n for n in a if n in b] != [n for n in b if n in a]:
+        raise LayoutError(f"{what} dims common to both layouts must appear in the same relative order: "
+                          f"{a} and {b}")
+
+
+def mul(inner: Packed, outer: Packed) -> Packed:
+    """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
+    i_ins, i_outs, i_cols = inner
+    o_ins, o_outs, o_cols = outer
+    _same_relative_order([n for n, _ in i_outs], [n for n, _ in o_outs], "out")
+    _same_relative_order([n for n, _ in i_ins], [n for n, _ in o_ins], "in")
+    i_log, o_log = _out_log(i_outs), _out_log(o_outs)
+    out_names = supremum([n for n, _ in i_outs], [n for n, _ in o_outs])
+    outs = tuple((n, 1 << (i_log.get(n, 0) + o_log.get(n, 0))) for n in out_names)
+    i_moves = field_moves(i_outs, outs)
+    o_moves = field_moves(o_outs, outs, i_log)
+    i_at, o_at = in_slices(i_ins), in_slices(o_ins)
+    ins, cols = [], []
+    for name in supremum([n for n, _ in i_ins], [n for n, _ in o_ins]):
+        a, b = i_at.get(name, (0, 0))
+        c, d = o_at.get(name, (0, 0))
+        ins.append((name, b - a + d - c))
+        cols += repack(i_cols[a:b], i_moves) + repack(o_cols[c:d], o_moves)
+    return tuple(ins), outs, tuple(cols)
+
+
+def compose(inner: Packed, outer: Packed) -> Packed:
+    """``outer(inner(x))``; ``inner``'s out dims are ``outer``'s in dims (checked by the caller)."""
+    o_at = in_slices(outer[0])
+    table: list[int] = []
+    for name, size in inner[1]:
+        a, _ = o_at[name]
+        table += outer[2][a: a + size.bit_length() - 1]
+    return inner[0], outer[1], tuple(xor_bits(table, c) for c in inner[2])
+
+
+def _own_bits(p: Packed, name: str, others: bool) -> int:
+    """The out bits the columns of in dim ``name`` (or of every other in dim) set."""
+    mask = 0
+    for (n, _), (a, b) in zip(p[0], in_slices(p[0]).values()):
+        if (n != name) == others:
+            for c in p[2][a:b]:
+                mask |= c
+    return mask
+
+
+def _maps_to_itself(name: str, a: Packed, b: Packed, a_vals: list[tuple[int, ...]],
+                    b_vals: list[tuple[int, ...]]) -> bool:
+    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in each,
+    no other in dim sets an out bit it sets (found by probing Triton 3.9)."""
+    if a_vals != b_vals:
+        return False
+    return all(not _own_bits(x, name, False) & _own_bits(x, name, True) for x in (a, b))
+
+
+def _values(p: Packed, name: str) -> list[tuple[int, ...]]:
+    a, b = in_slices(p[0])[name]
+    fs = fields(p[1])
+    return [tuple(c >> s & m for s, m in fs) for c in p[2][a:b]]
+
+
+def lstsq(a: Packed, b: Packed) -> Packed:
+    """X with ``a(X(y)) == b(y)``, free variables 0; ``b``'s out fields no wider than ``a``'s. In dims
+    are ``b``'s, out dims ``a``'s in dims."""
+    targets = repack(b[2], field_moves(b[1], a[1]))
+    pivots, _ = _gf2.echelon(a[2])
+    cols = []
+    for t in targets:
+        x = _gf2.solve(pivots, t)
+        if x is None:
+            raise LayoutError("invert_and_compose: the image of the inner layout is not inside the image "
+                              "of the outer layout")
+        cols.append(x)
+    return b[0], tuple((n, 1 << k) for n, k in a[0]), tuple(cols)
+
+
+def invert_and_compose(inner: Packed, outer: Packed) -> Packed:
+    """C with ``outer(C(x)) == inner(x)`` (Triton's ``invertAndCompose``); the out dims of ``outer``
+    are those of ``inner`` (any order), each at least as large."""
+    names = [n for n, _ in inner[1]]
+    a = transpose_outs(outer, names)
+    for (n, s_b), (_, s_a) in zip(inner[1], a[1]):
+        if s_a < s_b:
+            raise LayoutError(f"invert_and_compose: out dim '{n}' of the outer layout (size {s_a}) is "
+                              f"smaller than the inner layout's (size {s_b})")
+    b_names = {n for n, _ in inner[0]}
+    same = [n for n, _ in a[0] if n in b_names and
+            _maps_to_itself(n, a, inner, _values(a, n), _values(inner, n))]
+    a_rest = [n for n, _ in a[0] if n not in same]
+    b_rest = [n for n, _ in inner[0] if n not in same]
+    ret = lstsq(sublayout(a, a_rest, names), sublayout(inner, b_rest, names))
+    for n in same:
+        k = dict(a[0])[n]
+        ret = mul(ret, (((n, k),), ((n, 1 << k),), tuple(1 << i for i in range(k))))
+    return _order(ret, [n for n, _ in inner[0]], [n for n, _ in a[0]])
+
+
+def _order(p: Packed, in_names: list[str], out_names: list[str]) -> Packed:
+    at = in_slices(p[0])
+    k = dict(p[0])
+    ins = tuple((n, k[n]) for n in in_names)
+    cols = tuple(c for n in in_names for c in p[2][at[n][0]: at[n][1]])
+    return transpose_outs((ins, p[1], cols), out_names)
+
+
+def _vectors(p: Packed) -> dict[str, list[tuple[int, ...]]]:
+    return {n: _values(p, n) for n, _ in p[0]}
+
+
+def divide(a: Packed, b: Packed, left: bool) -> Packed | None:
+    """Triton's ``divideLeft`` (``b * C == a``) or ``divideRight`` (``C * b == a``) candidate ``C``,
+    with ``a``'s dims, or None when its checks fail (the caller verifies the product)."""
+    a_outs, b_outs = dict(a[1]), dict(b[1])
+    if not set(dict(b[0])) <= set(dict(a[0])) or not set(b_outs) <= set(a_outs):
+        return None
+    if any(a_outs[n] < s for n, s in b_outs.items()):
+        return None
+    c_outs = tuple((n, s // b_outs.get(n, 1)) for n, s in a[1])
+    names = [n for n, _ in a[1]]
+    av, bv = _vectors(a), _vectors(b)
+    c_vecs = []
+    for name, k in a[0]:
+        kb = dict(b[0]).get(name, 0)
+        if kb > k:
+            return None
+        ours, theirs = (av[name][:kb], av[name][kb:]) if left else (av[name][k - kb:], av[name][:k - kb])
+        scale = [b_outs.get(n, 1) if left else dict(c_outs)[n] for n in names]
+        want = [tuple(v[names.index(n)] if n in b_outs else 0 for n in names) for v in bv.get(name, [])]
+        if left and ours != [tuple(w) for w in want]:
+            return None
+        if not left and [tuple(x // f for x, f in zip(v, scale)) for v in ours] != want:
+            return None
+        kept = theirs
+        if any(x % f for v in (kept if left else ours) for x, f in zip(v, scale)):
+            return None
+        c_vecs.append((name, [tuple(x // f for x, f in zip(v, scale)) for v in kept] if left else kept))
+    if any(x >= s for _, vs in c_vecs for v in vs for x, (_, s) in zip(v, c_outs)):
+        return None
+    fs = fields(c_outs)
+    cols = tuple(sum(x << sh for x, (sh, _) in zip(v, fs)) for _, vs in c_vecs for v in vs)
+    return tuple((n, len(vs)) for n, vs in c_vecs), c_outs, cols

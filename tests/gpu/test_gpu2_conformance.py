@@ -60,9 +60,6 @@ NOT_YET = {
 
     "triton_tensor_memory",
 
-    "triton_linear_layout_methods",
-
-    "triton_linear_layout_ctors",
 }
 
 

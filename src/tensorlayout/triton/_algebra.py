@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._dims import supremum
-from tensorlayout.triton._packed import field_moves, fields, repack, xor_bits
+from tensorlayout.triton._packed import field_moves, fields, mover, repack, xor_bits
 from tensorlayout.triton._text import OutDims
 
 __all__ = ["InDims", "Packed", "compose", "in_slices", "invert_and_compose", "mul", "sublayout",
@@ -63,30 +63,32 @@ def sublayout(p: Packed, in_names: Sequence[str], out_names: Sequence[str]) -> P
     return tuple(new_ins), new_outs, tuple(new_cols)
 
 
-def _same_relative_order(a: list[str], b: list[str], what: str) -> None:
-    if [n for n in a if n in b] != [n for n in b if n in a]:
-        raise LayoutError(f"{what} dims common to both layouts must appear in the same relative order: "
-                          f"{a} and {b}")
+def _sup(a: list[str], b: list[str], what: str) -> list[str]:
+    """The supremum of two dim lists whose common dims are in the same relative order."""
+    if a != b and set(a) & set(b):
+        common = set(a) & set(b)
+        if [n for n in a if n in common] != [n for n in b if n in common]:
+            raise LayoutError(f"{what} dims common to both layouts must appear in the same relative order: "
+                              f"{a} and {b}")
+    return supremum(a, b)
 
 
 def mul(inner: Packed, outer: Packed) -> Packed:
     """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
     i_ins, i_outs, i_cols = inner
     o_ins, o_outs, o_cols = outer
-    _same_relative_order([n for n, _ in i_outs], [n for n, _ in o_outs], "out")
-    _same_relative_order([n for n, _ in i_ins], [n for n, _ in o_ins], "in")
     i_log, o_log = _out_log(i_outs), _out_log(o_outs)
-    out_names = supremum([n for n, _ in i_outs], [n for n, _ in o_outs])
+    out_names = _sup(list(i_log), list(o_log), "out")
+    in_names = _sup([n for n, _ in i_ins], [n for n, _ in o_ins], "in")
     outs = tuple((n, 1 << (i_log.get(n, 0) + o_log.get(n, 0))) for n in out_names)
-    i_moves = field_moves(i_outs, outs)
-    o_moves = field_moves(o_outs, outs, i_log)
+    move_i, move_o = mover(i_outs, outs), mover(o_outs, outs, i_log)
     i_at, o_at = in_slices(i_ins), in_slices(o_ins)
     ins, cols = [], []
-    for name in supremum([n for n, _ in i_ins], [n for n, _ in o_ins]):
+    for name in in_names:
         a, b = i_at.get(name, (0, 0))
         c, d = o_at.get(name, (0, 0))
         ins.append((name, b - a + d - c))
-        cols += repack(i_cols[a:b], i_moves) + repack(o_cols[c:d], o_moves)
+        cols += move_i(i_cols[a:b]) + move_o(o_cols[c:d])
     return tuple(ins), outs, tuple(cols)
 
 

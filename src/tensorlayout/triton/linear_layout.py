@@ -54,19 +54,22 @@ def _need_layout(x: Any, what: str) -> LinearLayout:
 
 def _fast_pack(bases: Any, out_dims: OutDims) -> tuple[alg.InDims, list[int]] | None:
     """In dims and columns of plain list/tuple bases that need no conversion, else None."""
-    if type(bases) not in (list, tuple):
+    if type(bases) is not list and type(bases) is not tuple:
         return None
-    ins, cols = [], []
+    ins: list[tuple[str, int]] = []
+    vecs: list[Any] = []
     try:
         for name, vectors in bases:
-            got = pack_dims(vectors, out_dims) if type(name) is str else None
-            if got is None:
+            if type(name) is not str:
                 return None
-            ins.append((name, len(got)))
-            cols += got
+            ins.append((name, len(vectors)))
+            vecs += vectors
     except (TypeError, ValueError):
         return None
-    return (tuple(ins), cols) if len({n for n, _ in ins}) == len(ins) else None
+    if len({n for n, _ in ins}) != len(ins):
+        return None
+    cols = pack_dims(vecs, out_dims)
+    return None if cols is None else (tuple(ins), cols)
 
 
 def _sizes_ok(out_dims: OutDims) -> bool:
@@ -102,7 +105,10 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
         4
         """
-        names = norm_names(out_dim_names, "out_dim_names")
+        plain = type(out_dim_names) is list or type(out_dim_names) is tuple
+        names = tuple(out_dim_names) if plain else ()
+        if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):
+            names = norm_names(out_dim_names, "out_dim_names")
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
@@ -128,8 +134,9 @@ class LinearLayout(DimMethods):
     @staticmethod
     def _new(ins: alg.InDims, out_dims: OutDims, cols: tuple[int, ...],
              require_surjective: bool = False) -> LinearLayout:
-        n_out = sum(s.bit_length() - 1 for _, s in out_dims)
-        if len(cols) > MAX_BITS or n_out > MAX_BITS:
+        if len(cols) > MAX_BITS or (len(out_dims) > 2 and \
+                sum(s.bit_length() for _, s in out_dims) - len(out_dims) > MAX_BITS):
+            n_out = sum(s.bit_length() - 1 for _, s in out_dims)
             raise LayoutError(f"layout too large: {len(cols)} in bits and {n_out} out bits "
                               "(Triton allows 64 each)")
         layout = LinearLayout(ins, out_dims, cols)
@@ -177,14 +184,16 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.strided_1d(4, 2, "lane", "dim0").apply({"lane": 3})
         {'dim0': 6}
         """
+        if type(size) is int and type(stride) is int and size > 0 and stride > 0 and \
+                not size & (size - 1) and not stride & (stride - 1) and type(in_dim) is str and \
+                type(out_dim) is str:
+            cols = tuple(stride << i for i in range(size.bit_length() - 1))
+            return LinearLayout._new(((in_dim, len(cols)),), ((out_dim, stride * size),), cols)
         for x, what in ((size, "size"), (stride, "stride")):
             if not is_int(x) or ((x != 0 or what == "stride") and not is_pow2(x)):
                 raise LayoutError(f"strided_1d needs a power-of-two {what}, got {x!r}")
-        if size == 0:
-            return LinearLayout.empty()
-        names = names_list([in_dim, out_dim], "strided_1d")
-        cols = tuple(stride << i for i in range(log2(size)))
-        return LinearLayout._new(((names[0], len(cols)),), ((names[1], stride * size),), cols)
+        names_list([in_dim, out_dim], "strided_1d")
+        return LinearLayout.empty()
 
     @staticmethod
     def identity_1d(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -206,6 +215,8 @@ class LinearLayout(DimMethods):
         """
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
+        if type(in_dim) is str and type(out_dim) is str and _sizes_ok(((out_dim, out_dim_size),)):
+            return LinearLayout._new(((in_dim, log2(size)),), ((out_dim, out_dim_size),), (0,) * log2(size))
         return LinearLayout.from_bases([(in_dim, [[0]] * log2(size))], [out_dim], [out_dim_size], False)
 
     # ----- dimensions -----------------------------------------------------------------------
@@ -347,21 +358,26 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(4, "lane", "dim0").apply({"lane": 6})
         {'dim0': 2}
         """
-        per = self._per_dim()
-        if type(ins) is not dict or len(ins) != len(per):
+        if type(ins) is not dict or len(ins) != len(self._ins):
             return self._apply_checked(ins)
-        acc = 0
-        for name, cols in per:
+        cols = self._cols
+        acc = j = 0
+        for name, k in self._ins:
             x = ins.get(name)
             if type(x) is not int:
                 return self._apply_checked(ins)
-            for c in cols:
+            end = j + k
+            while x and j < end:
                 if x & 1:
-                    acc ^= c
+                    acc ^= cols[j]
                 x >>= 1
-                if not x:
-                    break
-        return {n: acc >> s & m for n, s, m in self._out_fields()}
+                j += 1
+            j = end
+        out = {}
+        for name, size in self._out_dims:
+            out[name] = acc & (size - 1)
+            acc >>= size.bit_length() - 1
+        return out
 
     def _apply_checked(self, ins: Any) -> dict[str, int]:
         """:meth:`apply` for inputs off its fast path: exactly the in dims, each an int."""

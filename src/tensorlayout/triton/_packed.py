@@ -47,7 +47,9 @@ def pack_dims(vectors: Iterable[Sequence[int]], out_dims: OutDims) -> list[int] 
     """The columns of these basis vectors, or None when one does not fit (wrong length, not an
     int, out of range: the caller explains).
 
-    >>> pack_dims([(1, 3), (0, 7)], (("a", 2), ("b", 8))) is None
+    >>> pack_dims([(1, 3), (0, 7)], (("a", 2), ("b", 8)))
+    [7, 14]
+    >>> pack_dims([(2, 3)], (("a", 2), ("b", 8))) is None
     True
     """
     try:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._dims import supremum
-from tensorlayout.triton._packed import field_moves, fields, mover, repack, xor_bits
+from tensorlayout.triton._packed import Mover, fields, mover
 from tensorlayout.triton._text import OutDims
 
 __all__ = ["InDims", "Packed", "compose", "in_slices", "invert_and_compose", "mul", "sublayout",
@@ -46,7 +46,7 @@ def transpose_outs(p: Packed, names: Sequence[str]) -> Packed:
     new = tuple((n, sizes[n]) for n in names)
     if new == outs:
         return p
-    return ins, new, tuple(repack(cols, field_moves(outs, new)))
+    return ins, new, tuple(mover(outs, new)(cols))
 
 
 def sublayout(p: Packed, in_names: Sequence[str], out_names: Sequence[str]) -> Packed:
@@ -54,12 +54,15 @@ def sublayout(p: Packed, in_names: Sequence[str], out_names: Sequence[str]) -> P
     ins, outs, cols = p
     keep_in, keep_out = set(in_names), set(out_names)
     new_outs = tuple(d for d in outs if d[0] in keep_out)
-    moves = field_moves(outs, new_outs)
-    new_ins, new_cols = [], []
-    for (name, k), (a, b) in zip(ins, in_slices(ins).values()):
+    if len(keep_in) == len(ins) and all(n in keep_in for n, _ in ins):
+        return ins, new_outs, (cols if new_outs == outs else tuple(mover(outs, new_outs)(cols)))
+    move = mover(outs, new_outs)
+    new_ins, new_cols, at = [], [], 0
+    for name, k in ins:
         if name in keep_in:
             new_ins.append((name, k))
-            new_cols += repack(cols[a:b], moves) if moves else [0] * k
+            new_cols += move(cols[at: at + k])
+        at += k
     return tuple(new_ins), new_outs, tuple(new_cols)
 
 
@@ -73,23 +76,43 @@ def _sup(a: list[str], b: list[str], what: str) -> list[str]:
     return supremum(a, b)
 
 
-def mul(inner: Packed, outer: Packed) -> Packed:
-    """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
-    i_ins, i_outs, i_cols = inner
-    o_ins, o_outs, o_cols = outer
+#: A product's result dims and, per result in dim, the column slices of inner and outer and the
+#: functions moving their fields (None: unchanged).
+MulPlan = tuple[InDims, OutDims, list[tuple[int, int, Mover | None, int, int, Mover | None]]]
+_PLANS: dict[tuple[InDims, OutDims, InDims, OutDims], MulPlan] = {}
+
+
+def _mul_plan(i_ins: InDims, i_outs: OutDims, o_ins: InDims, o_outs: OutDims) -> MulPlan:
     i_log, o_log = _out_log(i_outs), _out_log(o_outs)
     out_names = _sup(list(i_log), list(o_log), "out")
     in_names = _sup([n for n, _ in i_ins], [n for n, _ in o_ins], "in")
     outs = tuple((n, 1 << (i_log.get(n, 0) + o_log.get(n, 0))) for n in out_names)
     move_i, move_o = mover(i_outs, outs), mover(o_outs, outs, i_log)
     i_at, o_at = in_slices(i_ins), in_slices(o_ins)
-    ins, cols = [], []
+    ins, steps = [], []
     for name in in_names:
         a, b = i_at.get(name, (0, 0))
         c, d = o_at.get(name, (0, 0))
         ins.append((name, b - a + d - c))
-        cols += move_i(i_cols[a:b]) + move_o(o_cols[c:d])
-    return tuple(ins), outs, tuple(cols)
+        steps.append((a, b, None if move_i is list else move_i, c, d, None if move_o is list else move_o))
+    return tuple(ins), outs, steps
+
+
+def mul(inner: Packed, outer: Packed) -> Packed:
+    """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
+    key = (inner[0], inner[1], outer[0], outer[1])
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        plan = _PLANS[key] = _mul_plan(*key)
+    ins, outs, steps = plan
+    i_cols, o_cols = inner[2], outer[2]
+    cols: list[int] = []
+    for a, b, move_i, c, d, move_o in steps:
+        cols += i_cols[a:b] if move_i is None else move_i(i_cols[a:b])
+        cols += o_cols[c:d] if move_o is None else move_o(o_cols[c:d])
+    return ins, outs, tuple(cols)
 
 
 def compose(inner: Packed, outer: Packed) -> Packed:
@@ -97,48 +120,69 @@ def compose(inner: Packed, outer: Packed) -> Packed:
     o_at = in_slices(outer[0])
     table: list[int] = []
     for name, size in inner[1]:
-        a, _ = o_at[name]
+        a = o_at[name][0]
         table += outer[2][a: a + size.bit_length() - 1]
-    return inner[0], outer[1], tuple(xor_bits(table, c) for c in inner[2])
+    cols = []
+    for c in inner[2]:
+        acc = j = 0
+        while c:
+            if c & 1:
+                acc ^= table[j]
+            c >>= 1
+            j += 1
+        cols.append(acc)
+    return inner[0], outer[1], tuple(cols)
 
 
 def _own_bits(p: Packed, name: str, others: bool) -> int:
     """The out bits the columns of in dim ``name`` (or of every other in dim) set."""
-    mask = 0
-    for (n, _), (a, b) in zip(p[0], in_slices(p[0]).values()):
+    mask = at = 0
+    for n, k in p[0]:
         if (n != name) == others:
-            for c in p[2][a:b]:
+            for c in p[2][at: at + k]:
                 mask |= c
+        at += k
     return mask
 
 
-def _maps_to_itself(name: str, a: Packed, b: Packed, a_vals: list[tuple[int, ...]],
-                    b_vals: list[tuple[int, ...]]) -> bool:
-    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in each,
-    no other in dim sets an out bit it sets (found by probing Triton 3.9)."""
-    if a_vals != b_vals:
+def _cols_of(p: Packed, name: str) -> tuple[int, ...]:
+    at = 0
+    for n, k in p[0]:
+        if n == name:
+            return p[2][at: at + k]
+        at += k
+    return ()
+
+
+def _maps_to_itself(name: str, a: Packed, b: Packed) -> bool:
+    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` (``b``'s out
+    fields no wider) and, in each, no other in dim sets an out bit it sets (found by probing
+    Triton 3.9)."""
+    if list(_cols_of(a, name)) != mover(b[1], a[1])(_cols_of(b, name)):
         return False
     return all(not _own_bits(x, name, False) & _own_bits(x, name, True) for x in (a, b))
 
 
 def _values(p: Packed, name: str) -> list[tuple[int, ...]]:
-    a, b = in_slices(p[0])[name]
     fs = fields(p[1])
-    return [tuple(c >> s & m for s, m in fs) for c in p[2][a:b]]
+    return [tuple(c >> s & m for s, m in fs) for c in _cols_of(p, name)]
 
 
 def lstsq(a: Packed, b: Packed) -> Packed:
     """X with ``a(X(y)) == b(y)``, free variables 0; ``b``'s out fields no wider than ``a``'s. In dims
     are ``b``'s, out dims ``a``'s in dims."""
-    targets = repack(b[2], field_moves(b[1], a[1]))
     pivots, _ = _gf2.echelon(a[2])
     cols = []
-    for t in targets:
-        x = _gf2.solve(pivots, t)
-        if x is None:
-            raise LayoutError("invert_and_compose: the image of the inner layout is not inside the image "
-                              "of the outer layout")
-        cols.append(x)
+    for t in mover(b[1], a[1])(b[2]):
+        combo = 0
+        while t:
+            hit = pivots.get(t & -t)
+            if hit is None:
+                raise LayoutError("invert_and_compose: the image of the inner layout is not inside the image "
+                                  "of the outer layout")
+            t ^= hit[0]
+            combo ^= hit[1]
+        cols.append(combo)
     return b[0], tuple((n, 1 << k) for n, k in a[0]), tuple(cols)
 
 
@@ -152,8 +196,9 @@ def invert_and_compose(inner: Packed, outer: Packed) -> Packed:
             raise LayoutError(f"invert_and_compose: out dim '{n}' of the outer layout (size {s_a}) is "
                               f"smaller than the inner layout's (size {s_b})")
     b_names = {n for n, _ in inner[0]}
-    same = [n for n, _ in a[0] if n in b_names and
-            _maps_to_itself(n, a, inner, _values(a, n), _values(inner, n))]
+    same = [n for n, _ in a[0] if n in b_names and _maps_to_itself(n, a, inner)]
+    if not same:
+        return lstsq(a, inner)
     a_rest = [n for n, _ in a[0] if n not in same]
     b_rest = [n for n, _ in inner[0] if n not in same]
     ret = lstsq(sublayout(a, a_rest, names), sublayout(inner, b_rest, names))

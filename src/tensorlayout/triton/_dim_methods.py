@@ -17,7 +17,7 @@ from tensorlayout.triton import _algebra as alg
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._bases import is_int, is_pow2, log2
 from tensorlayout.triton._dims import dim_pairs, names_list, same_names
-from tensorlayout.triton._packed import field_moves, fields, repack, unpack
+from tensorlayout.triton._packed import fields, mover, unpack
 from tensorlayout.triton._text import OutDims
 
 __all__ = ["DimMethods"]
@@ -67,6 +67,16 @@ class DimMethods:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
         ['dim0']
         """
+        if type(names) is list or type(names) is tuple:
+            cur = [d[0] for d in self._out_dims]
+            if list(names) == cur:
+                return self
+            try:
+                ok = len(names) == len(cur) and set(names) == set(cur)
+            except TypeError:
+                ok = False
+            if ok:
+                return self._derive(alg.transpose_outs(self._packed, names))
         names = names_list(names, "transpose_outs")
         same_names(names, self.get_out_dim_names(), "transpose_outs")
         return self._derive(alg.transpose_outs(self._packed, names))
@@ -181,7 +191,7 @@ class DimMethods:
         shift, mask = fields(self._out_dims)[i]
         cols = tuple(c & ~(mask << shift) if (c >> shift & mask) >= new_size else c for c in self._cols)
         outs = tuple((n, new_size if j == i else s) for j, (n, s) in enumerate(self._out_dims))
-        return self._derive((self._ins, outs, tuple(repack(cols, field_moves(self._out_dims, outs)))))
+        return self._derive((self._ins, outs, tuple(mover(self._out_dims, outs)(cols))))
 
     def rename_in_dim(self: T, old: str, new: str) -> T:
         """The same layout with in dim ``old`` called ``new`` (in the same place).

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tensorlayout.triton._text import OutDims
 
-__all__ = ["Move", "field_moves", "fields", "mover", "pack_dims", "repack", "unpack", "xor_bits"]
+__all__ = ["Move", "Mover", "field_moves", "fields", "mover", "pack_dims", "repack", "unpack"]
 
 #: ``(old shift, mask, new shift)``: one out dim's bits moved to a new place.
 Move = tuple[int, int, int]
@@ -144,6 +144,12 @@ def _make_mover(src: OutDims, moves: list[Move]) -> Mover:
         return lambda cols: [c >> -d for c in cols]
     if not moves:
         return lambda cols: [0] * len(cols)
+    if len(moves) == 1:
+        (o1, m1, n1), = moves
+        return lambda cols: [(c >> o1 & m1) << n1 for c in cols]
+    if len(moves) == 2:
+        (o1, m1, n1), (o2, m2, n2) = moves
+        return lambda cols: [(c >> o1 & m1) << n1 | (c >> o2 & m2) << n2 for c in cols]
     return lambda cols: repack(cols, moves)
 
 
@@ -157,19 +163,3 @@ def repack(cols: Iterable[int], moves: list[Move]) -> list[int]:
         (old, mask, new), = moves
         return [(c >> old & mask) << new for c in cols]
     return [sum((c >> old & mask) << new for old, mask, new in moves) for c in cols]
-
-
-def xor_bits(cols: Sequence[int], x: int) -> int:
-    """XOR of the columns picked by the set bits of ``x`` (bits past the columns ignored).
-
-    >>> xor_bits([1, 2, 4], 0b101)
-    5
-    """
-    acc = 0
-    for c in cols:
-        if x & 1:
-            acc ^= c
-        x >>= 1
-        if not x:
-            break
-    return acc

@@ -39,7 +39,7 @@ from tensorlayout.triton._bases import (
 )
 from tensorlayout.triton._dim_methods import DimMethods
 from tensorlayout.triton._dims import names_list, same_names
-from tensorlayout.triton._packed import fields, pack_dims, unpack
+from tensorlayout.triton._packed import fields, pack_dims
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
@@ -70,6 +70,37 @@ def _fast_pack(bases: Any, out_dims: OutDims) -> tuple[alg.InDims, list[int]] | 
         return None
     cols = pack_dims(vecs, out_dims)
     return None if cols is None else (tuple(ins), cols)
+
+
+def _fast_sizes(bases: Any, rank: int) -> list[int] | None:
+    """Triton's inferred out-dim sizes (the power of two above every basis value) for plain
+    list/tuple bases of ints, else None (the slow path explains what is wrong)."""
+    if type(bases) is not list and type(bases) is not tuple:
+        return None
+    top = [0] * rank
+    try:
+        for _, vectors in bases:
+            for v in vectors:
+                if len(v) != rank:
+                    return None
+                for i, x in enumerate(v):
+                    if type(x) is not int or x < 0:
+                        return None
+                    top[i] |= x
+    except (TypeError, ValueError):
+        return None
+    return [1 << t.bit_length() for t in top]
+
+
+#: The 1-D layouts built so far (immutable values, so they are shared), keyed by their arguments.
+_ONE_D: dict[tuple[Any, ...], LinearLayout] = {}
+
+
+def _keep(key: tuple[Any, ...], layout: LinearLayout) -> LinearLayout:
+    if len(_ONE_D) > 4096:
+        _ONE_D.clear()
+    _ONE_D[key] = layout
+    return layout
 
 
 def _sizes_ok(out_dims: OutDims) -> bool:
@@ -112,9 +143,13 @@ class LinearLayout(DimMethods):
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
-            norm = norm_bases(bases)
-            return LinearLayout._checked(norm, infer_sizes(norm, names), True)
-        sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
+            inferred = _fast_sizes(bases, len(names))
+            if inferred is None:
+                norm = norm_bases(bases)
+                return LinearLayout._checked(norm, infer_sizes(norm, names), True)
+            out_dim_sizes, require_surjective = inferred, True
+        plain = type(out_dim_sizes) is list or type(out_dim_sizes) is tuple
+        sizes = tuple(out_dim_sizes) if plain or isinstance(out_dim_sizes, Iterable) else None
         if sizes is None or len(sizes) != len(names):
             raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
         out_dims = tuple(zip(names, sizes))
@@ -184,11 +219,16 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.strided_1d(4, 2, "lane", "dim0").apply({"lane": 3})
         {'dim0': 6}
         """
+        key = (size, stride, in_dim, out_dim)
+        plain = type(size) is int and type(stride) is int and type(in_dim) is str and type(out_dim) is str
+        got = _ONE_D.get(key) if plain else None
+        if got is not None:
+            return got
         if type(size) is int and type(stride) is int and size > 0 and stride > 0 and \
                 not size & (size - 1) and not stride & (stride - 1) and type(in_dim) is str and \
                 type(out_dim) is str:
             cols = tuple(stride << i for i in range(size.bit_length() - 1))
-            return LinearLayout._new(((in_dim, len(cols)),), ((out_dim, stride * size),), cols)
+            return _keep(key, LinearLayout._new(((in_dim, len(cols)),), ((out_dim, stride * size),), cols))
         for x, what in ((size, "size"), (stride, "stride")):
             if not is_int(x) or ((x != 0 or what == "stride") and not is_pow2(x)):
                 raise LayoutError(f"strided_1d needs a power-of-two {what}, got {x!r}")
@@ -202,6 +242,10 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(8, "offset", "dim1").apply({"offset": 5})
         {'dim1': 5}
         """
+        plain = type(size) is int and type(in_dim) is str and type(out_dim) is str
+        got = _ONE_D.get((size, 1, in_dim, out_dim)) if plain else None
+        if got is not None:
+            return got
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
         return LinearLayout.strided_1d(size, 1, in_dim, out_dim)
@@ -216,14 +260,19 @@ class LinearLayout(DimMethods):
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
         if type(in_dim) is str and type(out_dim) is str and _sizes_ok(((out_dim, out_dim_size),)):
-            return LinearLayout._new(((in_dim, log2(size)),), ((out_dim, out_dim_size),), (0,) * log2(size))
+            key = (size, 0, in_dim, out_dim, out_dim_size)
+            return _ONE_D.get(key) or _keep(key, LinearLayout._new(
+                ((in_dim, log2(size)),), ((out_dim, out_dim_size),), (0,) * log2(size)))
         return LinearLayout.from_bases([(in_dim, [[0]] * log2(size))], [out_dim], [out_dim_size], False)
 
     # ----- dimensions -----------------------------------------------------------------------
     @property
     def bases(self) -> list[tuple[str, list[list[int]]]]:
         """``[(in_dim, [[...], ...]), ...]`` as Triton's binding returns it."""
-        return [(n, [list(unpack(c, self._out_dims)) for c in cs]) for n, cs in self._per_dim()]
+        fs = fields(self._out_dims)
+        if len(fs) == 1:
+            return [(n, [[c] for c in cs]) for n, cs in self._per_dim()]
+        return [(n, [[c >> s & m for s, m in fs] for c in cs]) for n, cs in self._per_dim()]
 
     def _per_dim(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         got = self._memo.get("per_dim")
@@ -324,7 +373,10 @@ class LinearLayout(DimMethods):
 
     def get_total_out_dim_size_log2(self) -> int:
         """All out bits (the number of matrix rows)."""
-        return sum(s.bit_length() - 1 for _, s in self._out_dims)
+        n = 0
+        for _, s in self._out_dims:
+            n += s.bit_length() - 1
+        return n
 
     def get_total_in_dim_size(self) -> int:
         """The number of inputs (product of in-dim sizes)."""
@@ -493,7 +545,9 @@ class LinearLayout(DimMethods):
         >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
         {'dim1': 7}
         """
-        return self._of(alg.mul(self._packed, _need_layout(outer, "the product of layouts")._packed))
+        if type(outer) is not LinearLayout:
+            _need_layout(outer, "the product of layouts")
+        return self._of(alg.mul(self._packed, outer._packed))
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer(self(x))``: self's out dims must be outer's in dims, each no larger.
@@ -502,11 +556,13 @@ class LinearLayout(DimMethods):
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        same_names(self.get_out_dim_names(), _need_layout(outer, "compose").get_in_dim_names(), "compose")
+        o_in = dict(_need_layout(outer, "compose")._ins)
+        if len(o_in) != len(self._out_dims) or any(n not in o_in for n, _ in self._out_dims):
+            same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
         for name, size in self._out_dims:
-            if size > outer.get_in_dim_size(name):
+            if size > 1 << o_in[name]:
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
-                                  f"layout's in dim (size {outer.get_in_dim_size(name)})")
+                                  f"layout's in dim (size {1 << o_in[name]})")
         return self._of(alg.compose(self._packed, outer._packed))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:

@@ -360,3 +360,29 @@ def test_layout_utils_reject_junk_with_typed_errors(junk: Any) -> None:
                  lambda: zeros_like(junk), lambda: supremum(junk, ["a"]), lambda: ColumnAction(junk, "r", 2)):
         with contextlib.suppress(TensorLayoutError):
             call()
+
+
+@pytest.mark.parametrize("ll", LAYOUTS + [rand_layout(random.Random(99), max_bits=5)], ids=range(121))
+def test_apply_all_and_apply_batch_match_apply(ll: LinearLayout) -> None:
+    names = ll.get_in_dim_names()
+    sizes = [ll.get_in_dim_size(n) for n in names]
+    table = ll.apply_all()
+    assert table.shape == (ll.get_total_in_dim_size(), ll.num_out_dims)
+    points = []
+    for i in range(ll.get_total_in_dim_size()):
+        x, rest = {}, i
+        for n, s in zip(names, sizes):
+            x[n], rest = rest % s, rest // s
+        points.append(x)
+        assert table[i].tolist() == list(ll.apply(x).values())
+    batch = ll.apply_batch({n: [p[n] for p in points] for n in names})
+    assert [batch[n].tolist() for n in ll.get_out_dim_names()] == [table[:, j].tolist()
+                                                                  for j in range(ll.num_out_dims)]
+
+
+def test_apply_batch_rejects_bad_input() -> None:
+    ll = LinearLayout.identity_1d(4, "lane", "dim0")
+    with pytest.raises(LayoutError, match="exactly the in dims"):
+        ll.apply_batch({"warp": [0]})
+    with pytest.raises(LayoutError, match="integer arrays"):
+        ll.apply_batch({"lane": [0.5]})

@@ -19,7 +19,7 @@ from tensorlayout.triton._dims import supremum
 from tensorlayout.triton._packed import Mover, fields, mover
 from tensorlayout.triton._text import OutDims
 
-__all__ = ["InDims", "Packed", "compose", "in_slices", "invert_and_compose", "mul", "sublayout",
+__all__ = ["InDims", "Packed", "in_slices", "invert_and_compose", "mul", "sublayout",
            "transpose_outs"]
 
 InDims = tuple[tuple[str, int], ...]
@@ -113,25 +113,6 @@ def mul(inner: Packed, outer: Packed) -> Packed:
         cols += i_cols[a:b] if move_i is None else move_i(i_cols[a:b])
         cols += o_cols[c:d] if move_o is None else move_o(o_cols[c:d])
     return ins, outs, tuple(cols)
-
-
-def compose(inner: Packed, outer: Packed) -> Packed:
-    """``outer(inner(x))``; ``inner``'s out dims are ``outer``'s in dims (checked by the caller)."""
-    o_at = in_slices(outer[0])
-    table: list[int] = []
-    for name, size in inner[1]:
-        a = o_at[name][0]
-        table += outer[2][a: a + size.bit_length() - 1]
-    cols = []
-    for c in inner[2]:
-        acc = j = 0
-        while c:
-            if c & 1:
-                acc ^= table[j]
-            c >>= 1
-            j += 1
-        cols.append(acc)
-    return inner[0], outer[1], tuple(cols)
 
 
 def _own_bits(p: Packed, name: str, others: bool) -> int:

@@ -103,6 +103,25 @@ def _keep(key: tuple[Any, ...], layout: LinearLayout) -> LinearLayout:
     return layout
 
 
+_GOOD_OUT_DIMS: set[OutDims] = set()
+
+
+def _good_out_dims(out_dims: Any) -> bool:
+    """Distinct str names with power-of-two int sizes Triton accepts (kept once seen)."""
+    try:
+        if out_dims in _GOOD_OUT_DIMS:
+            return True
+    except TypeError:  # an unhashable name
+        return False
+    names = {n for n, _ in out_dims}
+    good = len(names) == len(out_dims) and not set(map(type, names)) - {str} and _sizes_ok(out_dims)
+    if good:
+        if len(_GOOD_OUT_DIMS) > 4096:
+            _GOOD_OUT_DIMS.clear()
+        _GOOD_OUT_DIMS.add(out_dims)
+    return good
+
+
 def _sizes_ok(out_dims: OutDims) -> bool:
     return all(type(s) is int and 0 < s <= MAX_DIM_SIZE and not s & (s - 1) for _, s in out_dims)
 
@@ -136,6 +155,14 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
         4
         """
+        if (type(out_dim_sizes) is list or type(out_dim_sizes) is tuple) and \
+                (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
+                len(out_dim_names) == len(out_dim_sizes):
+            out_dims = tuple(zip(out_dim_names, out_dim_sizes))
+            if _good_out_dims(out_dims):
+                fast = _fast_pack(bases, out_dims)
+                if fast is not None:
+                    return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
         plain = type(out_dim_names) is list or type(out_dim_names) is tuple
         names = tuple(out_dim_names) if plain else ()
         if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):
@@ -468,11 +495,23 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"]).apply_all().tolist()
         [[0, 0], [0, 1], [1, 0], [1, 1]]
         """
-        flat = np.zeros(1, np.uint64)
-        for c in self._cols:
-            flat = np.concatenate((flat, flat ^ np.uint64(c)))
-        out = np.empty((flat.size, len(self._out_dims)), np.int64)
-        for j, (_, s, m) in enumerate(self._out_fields()):
+        fs = self._out_fields()
+        if len(self._cols) <= 8:
+            small = [0]
+            for c in self._cols:
+                small += [x ^ c for x in small]
+            if len(small) <= 16 or len(fs) == 1:
+                return np.array([[x >> s & m for _, s, m in fs] for x in small] if len(fs) != 1 else small,
+                                np.int64).reshape(len(small), len(fs))
+            flat = np.array(small, np.uint64)
+        else:
+            flat = np.zeros(1, np.uint64)
+            for c in self._cols:
+                flat = np.concatenate((flat, flat ^ np.uint64(c)))
+        if len(fs) == 1:
+            return flat.astype(np.int64).reshape(-1, 1)
+        out = np.empty((flat.size, len(fs)), np.int64)
+        for j, (_, s, m) in enumerate(fs):
             out[:, j] = flat >> np.uint64(s) & np.uint64(m)
         return out
 
@@ -524,7 +563,11 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
         True
         """
-        return len(self._cols) == self.get_total_out_dim_size_log2() and self._rank() == len(self._cols)
+        got = self._memo.get("invertible")
+        if got is None:
+            got = self._memo["invertible"] = len(self._cols) == self.get_total_out_dim_size_log2() and \
+                self._rank() == len(self._cols)
+        return got
 
     def get_free_variable_masks(self) -> dict[str, int]:
         """Per in dim, the bits that can change without changing the output (the columns that
@@ -556,14 +599,31 @@ class LinearLayout(DimMethods):
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        o_in = dict(_need_layout(outer, "compose")._ins)
-        if len(o_in) != len(self._out_dims) or any(n not in o_in for n, _ in self._out_dims):
+        at: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for name, k in _need_layout(outer, "compose")._ins:
+            at[name] = (offset, k)
+            offset += k
+        if len(at) != len(self._out_dims) or not all(n in at for n, _ in self._out_dims):
             same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+        table: list[int] = []
         for name, size in self._out_dims:
-            if size > 1 << o_in[name]:
+            got = at[name]
+            k = size.bit_length() - 1
+            if k > got[1]:
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
-                                  f"layout's in dim (size {1 << o_in[name]})")
-        return self._of(alg.compose(self._packed, outer._packed))
+                                  f"layout's in dim (size {1 << got[1]})")
+            table += outer._cols[got[0]: got[0] + k]
+        cols = []
+        for c in self._cols:
+            acc = j = 0
+            while c:
+                if c & 1:
+                    acc ^= table[j]
+                c >>= 1
+                j += 1
+            cols.append(acc)
+        return LinearLayout(self._ins, outer._out_dims, tuple(cols))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``); ``outer`` has the

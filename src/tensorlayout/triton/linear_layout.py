@@ -236,7 +236,7 @@ class LinearLayout(DimMethods):
         >>> str(LinearLayout.empty())
         '\\n(empty layout)'
         """
-        return LinearLayout((), (), ())
+        return _EMPTY
 
     @staticmethod
     def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -297,9 +297,18 @@ class LinearLayout(DimMethods):
     def bases(self) -> list[tuple[str, list[list[int]]]]:
         """``[(in_dim, [[...], ...]), ...]`` as Triton's binding returns it."""
         fs = fields(self._out_dims)
-        if len(fs) == 1:
-            return [(n, [[c] for c in cs]) for n, cs in self._per_dim()]
-        return [(n, [[c >> s & m for s, m in fs] for c in cs]) for n, cs in self._per_dim()]
+        out, at, cols = [], 0, self._cols
+        for name, k in self._ins:
+            part = cols[at: at + k]
+            at += k
+            if len(fs) == 1:
+                out.append((name, [[c] for c in part]))
+            elif len(fs) == 2:
+                m0, (s1, m1) = fs[0][1], fs[1]
+                out.append((name, [[c & m0, c >> s1 & m1] for c in part]))
+            else:
+                out.append((name, [[c >> s & m for s, m in fs] for c in part]))
+        return out
 
     def _per_dim(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         got = self._memo.get("per_dim")
@@ -590,6 +599,10 @@ class LinearLayout(DimMethods):
         """
         if type(outer) is not LinearLayout:
             _need_layout(outer, "the product of layouts")
+        if not outer._ins and not outer._out_dims:
+            return self  # the empty layout is the product's identity
+        if not self._ins and not self._out_dims:
+            return outer
         return self._of(alg.mul(self._packed, outer._packed))
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
@@ -734,3 +747,6 @@ class LinearLayout(DimMethods):
     def __repr__(self) -> str:
         return (f"LinearLayout.from_bases({self.bases!r}, {self.get_out_dim_names()!r}, "
                 f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
+
+
+_EMPTY = LinearLayout((), (), ())

@@ -1,5 +1,6 @@
 """The methods of ``LinearLayout`` that rearrange, resize, rename or join its dimensions, and the
-queries about consecutive elements (Triton's names in Python spelling). A mixin of
+queries about dimensions (free variables, consecutive elements, acting trivially), in Triton's
+names spelled the Python way. A mixin of
 :class:`~tensorlayout.triton.LinearLayout`, which supplies the packed value and its constructor.
 
 >>> from tensorlayout.triton import LinearLayout
@@ -55,6 +56,14 @@ class DimMethods:
         def get_total_out_dim_size_log2(self) -> int: ...
 
         def _per_dim(self) -> tuple[tuple[str, tuple[int, ...]], ...]: ...
+
+        def has_in_dim(self, name: str) -> bool: ...
+
+        def has_out_dim(self, name: str) -> bool: ...
+
+        def get_in_dim_size(self, name: str) -> int: ...
+
+        def get_out_dim_size(self, name: str) -> int: ...
 
     def _derive(self: T, p: alg.Packed) -> T:
         """A layout of this class from a packed value (checked for Triton's 64-bit limits)."""
@@ -321,3 +330,53 @@ class DimMethods:
         while 1 << n <= mask and _gf2.solve(pivots, 1 << n) is not None:
             n += 1
         return 1 << n
+
+    def get_free_variable_masks(self) -> dict[str, int]:
+        """Per in dim, the bits that can change without changing the output (the columns that
+        depend on earlier ones: Triton's free variables).
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> LinearLayout.from_bases([("lane", [[1], [1], [2]])], ["dim0"]).get_free_variable_masks()
+        {'lane': 2}
+        """
+        _, basic = _gf2.echelon(self._cols)
+        free = ~basic & ((1 << len(self._cols)) - 1)
+        return {n: free >> a & ((1 << (b - a)) - 1) for n, (a, b) in alg.in_slices(self._ins).items()}
+
+    def is_trivial_over(self, dims: Sequence[str]) -> bool:
+        """Whether the layout is the identity on ``dims`` (each both an in and an out dim, same size)
+        and keeps them apart from every other dim (Triton's ``isTrivialOver``).
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
+        >>> ll.is_trivial_over(["a"]), ll.is_trivial_over(["c"])
+        (True, False)
+        """
+        dims = names_list(dims, "is_trivial_over")
+        if not all(self.has_in_dim(d) or self.has_out_dim(d) for d in dims):
+            return False
+        for d in dims:
+            if not (self.has_in_dim(d) and self.has_out_dim(d)):
+                raise LayoutError(f"is_trivial_over: '{d}' must be both an in dim and an out dim "
+                                  "(Triton aborts: dimensions must be a subset)")
+        if any(self.get_in_dim_size(d) != self.get_out_dim_size(d) for d in dims):
+            return False
+        square = alg.sublayout(self._packed, dims, dims)[2]
+        rest_in = [n for n in self.get_in_dim_names() if n not in dims]
+        rest_out = [n for n in self.get_out_dim_names() if n not in dims]
+        return square == tuple(1 << i for i in range(len(square))) and \
+            not any(alg.sublayout(self._packed, rest_in, dims)[2]) and \
+            not any(alg.sublayout(self._packed, dims, rest_out)[2])
+
+    def quotient(self: T, dims: Sequence[str]) -> T | None:
+        """The layout on the other dims when it :meth:`is_trivial_over` ``dims``, else None.
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
+        >>> ll.quotient(["a"]).bases
+        [('b', [[1]])]
+        """
+        if not self.is_trivial_over(dims):
+            return None
+        return self.sublayout([n for n in self.get_in_dim_names() if n not in dims],
+                              [n for n in self.get_out_dim_names() if n not in dims])

@@ -17,7 +17,7 @@ and printed text follow ``triton._C.libtriton.linear_layout.LinearLayout`` (Trit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,17 +25,21 @@ import numpy as np
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _algebra as alg
+from tensorlayout.triton import _batch as batch
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._bases import (
     MAX_BITS,
-    MAX_DIM_SIZE,
     check_bases,
+    fast_pack,
+    fast_sizes,
+    good_out_dims,
     infer_sizes,
     is_int,
     is_pow2,
     log2,
     norm_bases,
     norm_names,
+    sizes_ok,
 )
 from tensorlayout.triton._dim_methods import DimMethods
 from tensorlayout.triton._dims import names_list, same_names
@@ -52,46 +56,6 @@ def _need_layout(x: Any, what: str) -> LinearLayout:
     return x
 
 
-def _fast_pack(bases: Any, out_dims: OutDims) -> tuple[alg.InDims, list[int]] | None:
-    """In dims and columns of plain list/tuple bases that need no conversion, else None."""
-    if type(bases) is not list and type(bases) is not tuple:
-        return None
-    ins: list[tuple[str, int]] = []
-    vecs: list[Any] = []
-    try:
-        for name, vectors in bases:
-            if type(name) is not str:
-                return None
-            ins.append((name, len(vectors)))
-            vecs += vectors
-    except (TypeError, ValueError):
-        return None
-    if len({n for n, _ in ins}) != len(ins):
-        return None
-    cols = pack_dims(vecs, out_dims)
-    return None if cols is None else (tuple(ins), cols)
-
-
-def _fast_sizes(bases: Any, rank: int) -> list[int] | None:
-    """Triton's inferred out-dim sizes (the power of two above every basis value) for plain
-    list/tuple bases of ints, else None (the slow path explains what is wrong)."""
-    if type(bases) is not list and type(bases) is not tuple:
-        return None
-    top = [0] * rank
-    try:
-        for _, vectors in bases:
-            for v in vectors:
-                if len(v) != rank:
-                    return None
-                for i, x in enumerate(v):
-                    if type(x) is not int or x < 0:
-                        return None
-                    top[i] |= x
-    except (TypeError, ValueError):
-        return None
-    return [1 << t.bit_length() for t in top]
-
-
 #: The 1-D layouts built so far (immutable values, so they are shared), keyed by their arguments.
 _ONE_D: dict[tuple[Any, ...], LinearLayout] = {}
 
@@ -101,29 +65,6 @@ def _keep(key: tuple[Any, ...], layout: LinearLayout) -> LinearLayout:
         _ONE_D.clear()
     _ONE_D[key] = layout
     return layout
-
-
-_GOOD_OUT_DIMS: set[OutDims] = set()
-
-
-def _good_out_dims(out_dims: Any) -> bool:
-    """Distinct str names with power-of-two int sizes Triton accepts (kept once seen)."""
-    try:
-        if out_dims in _GOOD_OUT_DIMS:
-            return True
-    except TypeError:  # an unhashable name
-        return False
-    names = {n for n, _ in out_dims}
-    good = len(names) == len(out_dims) and not set(map(type, names)) - {str} and _sizes_ok(out_dims)
-    if good:
-        if len(_GOOD_OUT_DIMS) > 4096:
-            _GOOD_OUT_DIMS.clear()
-        _GOOD_OUT_DIMS.add(out_dims)
-    return good
-
-
-def _sizes_ok(out_dims: OutDims) -> bool:
-    return all(type(s) is int and 0 < s <= MAX_DIM_SIZE and not s & (s - 1) for _, s in out_dims)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +100,8 @@ class LinearLayout(DimMethods):
                 (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
                 len(out_dim_names) == len(out_dim_sizes):
             out_dims = tuple(zip(out_dim_names, out_dim_sizes))
-            if _good_out_dims(out_dims):
-                fast = _fast_pack(bases, out_dims)
+            if good_out_dims(out_dims):
+                fast = fast_pack(bases, out_dims)
                 if fast is not None:
                     return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
         plain = type(out_dim_names) is list or type(out_dim_names) is tuple
@@ -170,7 +111,7 @@ class LinearLayout(DimMethods):
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
-            inferred = _fast_sizes(bases, len(names))
+            inferred = fast_sizes(bases, len(names))
             if inferred is None:
                 norm = norm_bases(bases)
                 return LinearLayout._checked(norm, infer_sizes(norm, names), True)
@@ -180,7 +121,7 @@ class LinearLayout(DimMethods):
         if sizes is None or len(sizes) != len(names):
             raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
         out_dims = tuple(zip(names, sizes))
-        fast = _fast_pack(bases, out_dims) if _sizes_ok(out_dims) else None
+        fast = fast_pack(bases, out_dims) if sizes_ok(out_dims) else None
         if fast is None:
             return LinearLayout._checked(norm_bases(bases), out_dims, bool(require_surjective))
         return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
@@ -286,7 +227,7 @@ class LinearLayout(DimMethods):
         """
         if not is_int(size) or not is_pow2(size):
             raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
-        if type(in_dim) is str and type(out_dim) is str and _sizes_ok(((out_dim, out_dim_size),)):
+        if type(in_dim) is str and type(out_dim) is str and sizes_ok(((out_dim, out_dim_size),)):
             key = (size, 0, in_dim, out_dim, out_dim_size)
             return _ONE_D.get(key) or _keep(key, LinearLayout._new(
                 ((in_dim, log2(size)),), ((out_dim, out_dim_size),), (0,) * log2(size)))
@@ -486,16 +427,7 @@ class LinearLayout(DimMethods):
         """
         if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
             raise LayoutError(f"apply_batch needs exactly the in dims {self.get_in_dim_names()}")
-        arrays = {n: np.asarray(ins[n]) for n, _ in self._ins}
-        if any(a.dtype.kind not in "iu" for a in arrays.values()):
-            raise LayoutError("apply_batch needs integer arrays")
-        acc = np.zeros(np.broadcast_shapes(*(a.shape for a in arrays.values())), np.uint64)
-        for name, cols in self._per_dim():
-            x = arrays[name].astype(np.uint64)
-            for i, c in enumerate(cols):
-                if c:
-                    acc ^= (x >> np.uint64(i) & np.uint64(1)) * np.uint64(c)
-        return {n: (acc >> np.uint64(s) & np.uint64(m)).astype(np.int64) for n, s, m in self._out_fields()}
+        return batch.apply_batch(self._per_dim(), self._out_fields(), ins)
 
     def apply_all(self) -> np.ndarray:
         """The outputs of every input, one row each (``int64``, one column per out dim); row ``i``
@@ -504,25 +436,7 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"]).apply_all().tolist()
         [[0, 0], [0, 1], [1, 0], [1, 1]]
         """
-        fs = self._out_fields()
-        if len(self._cols) <= 8:
-            small = [0]
-            for c in self._cols:
-                small += [x ^ c for x in small]
-            if len(small) <= 16 or len(fs) == 1:
-                return np.array([[x >> s & m for _, s, m in fs] for x in small] if len(fs) != 1 else small,
-                                np.int64).reshape(len(small), len(fs))
-            flat = np.array(small, np.uint64)
-        else:
-            flat = np.zeros(1, np.uint64)
-            for c in self._cols:
-                flat = np.concatenate((flat, flat ^ np.uint64(c)))
-        if len(fs) == 1:
-            return flat.astype(np.int64).reshape(-1, 1)
-        out = np.empty((flat.size, len(fs)), np.int64)
-        for j, (_, s, m) in enumerate(fs):
-            out[:, j] = flat >> np.uint64(s) & np.uint64(m)
-        return out
+        return batch.apply_all(self._cols, self._out_fields())
 
     def flattened_bases(self, in_dim: str | None = None) -> list[int]:
         """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
@@ -577,17 +491,6 @@ class LinearLayout(DimMethods):
             got = self._memo["invertible"] = len(self._cols) == self.get_total_out_dim_size_log2() and \
                 self._rank() == len(self._cols)
         return got
-
-    def get_free_variable_masks(self) -> dict[str, int]:
-        """Per in dim, the bits that can change without changing the output (the columns that
-        depend on earlier ones: Triton's free variables).
-
-        >>> LinearLayout.from_bases([("lane", [[1], [1], [2]])], ["dim0"]).get_free_variable_masks()
-        {'lane': 2}
-        """
-        _, basic = _gf2.echelon(self._cols)
-        free = ~basic & ((1 << len(self._cols)) - 1)
-        return {n: free >> a & ((1 << (b - a)) - 1) for n, (a, b) in alg.in_slices(self._ins).items()}
 
     # ----- algebra --------------------------------------------------------------------------
     def __mul__(self, outer: LinearLayout) -> LinearLayout:
@@ -694,42 +597,6 @@ class LinearLayout(DimMethods):
         """
         c = alg.divide(self._packed, _need_layout(b, "divide_right")._packed, left=False)
         return None if c is None or self._of(alg.mul(c, b._packed)) != self else self._of(c)
-
-    def is_trivial_over(self, dims: Sequence[str]) -> bool:
-        """Whether the layout is the identity on ``dims`` (each both an in and an out dim, same size)
-        and keeps them apart from every other dim (Triton's ``isTrivialOver``).
-
-        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
-        >>> ll.is_trivial_over(["a"]), ll.is_trivial_over(["c"])
-        (True, False)
-        """
-        dims = names_list(dims, "is_trivial_over")
-        if not all(self.has_in_dim(d) or self.has_out_dim(d) for d in dims):
-            return False
-        for d in dims:
-            if not (self.has_in_dim(d) and self.has_out_dim(d)):
-                raise LayoutError(f"is_trivial_over: '{d}' must be both an in dim and an out dim "
-                                  "(Triton aborts: dimensions must be a subset)")
-        if any(self.get_in_dim_size(d) != self.get_out_dim_size(d) for d in dims):
-            return False
-        square = alg.sublayout(self._packed, dims, dims)[2]
-        rest_in = [n for n in self.get_in_dim_names() if n not in dims]
-        rest_out = [n for n in self.get_out_dim_names() if n not in dims]
-        return square == tuple(1 << i for i in range(len(square))) and \
-            not any(alg.sublayout(self._packed, rest_in, dims)[2]) and \
-            not any(alg.sublayout(self._packed, dims, rest_out)[2])
-
-    def quotient(self, dims: Sequence[str]) -> LinearLayout | None:
-        """The layout on the other dims when it :meth:`is_trivial_over` ``dims``, else None.
-
-        >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "x")
-        >>> ll.quotient(["a"]).bases
-        [('b', [[1]])]
-        """
-        if not self.is_trivial_over(dims):
-            return None
-        return self.sublayout([n for n in self.get_in_dim_names() if n not in dims],
-                              [n for n in self.get_out_dim_names() if n not in dims])
 
     # ----- text -----------------------------------------------------------------------------
     def get_distributed_view(self, use_hw_point_of_view: bool = False) -> str:

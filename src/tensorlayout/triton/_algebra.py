@@ -98,21 +98,30 @@ def _mul_plan(i_ins: InDims, i_outs: OutDims, o_ins: InDims, o_outs: OutDims) ->
     return tuple(ins), outs, steps
 
 
-def mul(inner: Packed, outer: Packed) -> Packed:
-    """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
-    key = (inner[0], inner[1], outer[0], outer[1])
+def mul_plan(i_ins: InDims, i_outs: OutDims, o_ins: InDims, o_outs: OutDims) -> MulPlan:
+    """The plan of the product of layouts with these dims (kept per dims)."""
+    key = (i_ins, i_outs, o_ins, o_outs)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
         plan = _PLANS[key] = _mul_plan(*key)
-    ins, outs, steps = plan
-    i_cols, o_cols = inner[2], outer[2]
+    return plan
+
+
+def mul_cols(plan: MulPlan, i_cols: tuple[int, ...], o_cols: tuple[int, ...]) -> tuple[int, ...]:
+    """The product's columns following ``plan``."""
     cols: list[int] = []
-    for a, b, move_i, c, d, move_o in steps:
+    for a, b, move_i, c, d, move_o in plan[2]:
         cols += i_cols[a:b] if move_i is None else move_i(i_cols[a:b])
         cols += o_cols[c:d] if move_o is None else move_o(o_cols[c:d])
-    return ins, outs, tuple(cols)
+    return tuple(cols)
+
+
+def mul(inner: Packed, outer: Packed) -> Packed:
+    """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
+    plan = mul_plan(inner[0], inner[1], outer[0], outer[1])
+    return plan[0], plan[1], mul_cols(plan, inner[2], outer[2])
 
 
 def _own_bits(p: Packed, name: str, others: bool) -> int:

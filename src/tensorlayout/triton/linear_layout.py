@@ -322,7 +322,10 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(8, "lane", "dim0").get_in_dim_size("lane")
         8
         """
-        return 1 << self._in_log(name)
+        for n, k in self._ins:
+            if n == name:
+                return 1 << k
+        return 1 << self._in_log(name)  # raises: no such in dim
 
     def get_out_dim_size(self, name: str) -> int:
         """The size of out dim ``name`` (a power of two).
@@ -330,7 +333,10 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(8, "lane", "dim0").get_out_dim_size("dim0")
         8
         """
-        return self._out_dims[self._out_index(name)][1]
+        for n, size in self._out_dims:
+            if n == name:
+                return size
+        return self._out_dims[self._out_index(name)][1]  # raises: no such out dim
 
     def get_out_dim_size_log2(self, name: str) -> int:
         """``log2`` of :meth:`get_out_dim_size`."""
@@ -506,7 +512,11 @@ class LinearLayout(DimMethods):
             return self  # the empty layout is the product's identity
         if not self._ins and not self._out_dims:
             return outer
-        return self._of(alg.mul(self._packed, outer._packed))
+        plan = alg.mul_plan(self._ins, self._out_dims, outer._ins, outer._out_dims)
+        cols = alg.mul_cols(plan, self._cols, outer._cols)
+        if len(cols) > MAX_BITS or len(plan[1]) > 2:
+            return LinearLayout._new(plan[0], plan[1], cols)  # checks Triton's 64-bit limits
+        return LinearLayout(plan[0], plan[1], cols)
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer(self(x))``: self's out dims must be outer's in dims, each no larger.

@@ -1,6 +1,6 @@
-"""The methods of ``LinearLayout`` that rearrange, resize, rename or join its dimensions, and the
-queries about dimensions (free variables, consecutive elements, acting trivially), in Triton's
-names spelled the Python way. A mixin of
+"""The methods of ``LinearLayout`` that rearrange, resize, rename, join or divide its dimensions,
+and the queries about its bases and dimensions (free variables, consecutive elements, acting
+trivially), in Triton's names spelled the Python way. A mixin of
 :class:`~tensorlayout.triton.LinearLayout`, which supplies the packed value and its constructor.
 
 >>> from tensorlayout.triton import LinearLayout
@@ -24,6 +24,12 @@ from tensorlayout.triton._text import OutDims
 __all__ = ["DimMethods"]
 
 T = TypeVar("T", bound="DimMethods")
+
+
+def _same_kind(a: Any, b: Any, what: str) -> Any:
+    if type(b) is not type(a):
+        raise LayoutError(f"{what} needs a {type(a).__name__}, got {type(b).__name__}")
+    return b
 
 
 def _pow2_size(size: Any, what: str) -> int:
@@ -64,6 +70,8 @@ class DimMethods:
         def get_in_dim_size(self, name: str) -> int: ...
 
         def get_out_dim_size(self, name: str) -> int: ...
+
+        def _out_fields(self) -> tuple[tuple[str, int, int], ...]: ...
 
     def _derive(self: T, p: alg.Packed) -> T:
         """A layout of this class from a packed value (checked for Triton's 64-bit limits)."""
@@ -380,3 +388,53 @@ class DimMethods:
             return None
         return self.sublayout([n for n in self.get_in_dim_names() if n not in dims],
                               [n for n in self.get_out_dim_names() if n not in dims])
+
+    def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
+        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``.
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
+        2
+        """
+        self._in_log(in_dim)
+        cols = dict(self._per_dim())[in_dim]
+        if not is_int(i) or not 0 <= i < len(cols):
+            raise LayoutError(f"in dim '{in_dim}' has {len(cols)} bases; there is no basis {i!r}")
+        _, shift, mask = self._out_fields()[self._out_index(out_dim)]
+        return cols[i] >> shift & mask
+
+    def flattened_bases(self, in_dim: str | None = None) -> list[int]:
+        """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
+        one index, the first out dim fastest (as Triton's ``reshapeOuts`` flattens them).
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> ll = LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"])
+        >>> ll.flattened_bases()
+        [4, 1, 2]
+        """
+        if in_dim is None:
+            return list(self._cols)
+        self._in_log(in_dim)
+        return list(dict(self._per_dim())[in_dim])
+
+    def divide_left(self: T, b: T) -> T | None:
+        """``C`` with ``b * C == self`` (Triton's ``divideLeft``), or None when there is none.
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
+        >>> a.divide_left(LinearLayout.identity_1d(2, "lane", "dim0")).bases
+        [('lane', [[1], [2]])]
+        """
+        c = alg.divide(self._packed, _same_kind(self, b, "divide_left")._packed, left=True)
+        return None if c is None or self._derive(alg.mul(b._packed, c)) != self else self._derive(c)
+
+    def divide_right(self: T, b: T) -> T | None:
+        """``C`` with ``C * b == self`` (Triton's ``divideRight``), or None when there is none.
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
+        >>> a.divide_right(LinearLayout.identity_1d(2, "lane", "dim0")).bases
+        [('lane', [[1], [2]])]
+        """
+        c = alg.divide(self._packed, _same_kind(self, b, "divide_right")._packed, left=False)
+        return None if c is None or self._derive(alg.mul(c, b._packed)) != self else self._derive(c)

@@ -373,19 +373,6 @@ class LinearLayout(DimMethods):
         """
         return 1 << self.get_total_out_dim_size_log2()
 
-    def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
-        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``.
-
-        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
-        2
-        """
-        self._in_log(in_dim)
-        cols = dict(self._per_dim())[in_dim]
-        if not is_int(i) or not 0 <= i < len(cols):
-            raise LayoutError(f"in dim '{in_dim}' has {len(cols)} bases; there is no basis {i!r}")
-        _, shift, mask = self._out_fields()[self._out_index(out_dim)]
-        return cols[i] >> shift & mask
-
     # ----- the map --------------------------------------------------------------------------
     def apply(self, ins: Mapping[str, int]) -> dict[str, int]:
         """XOR of the bases of the set bits of each input (bits past the dim size are ignored).
@@ -443,18 +430,6 @@ class LinearLayout(DimMethods):
         [[0, 0], [0, 1], [1, 0], [1, 1]]
         """
         return batch.apply_all(self._cols, self._out_fields())
-
-    def flattened_bases(self, in_dim: str | None = None) -> list[int]:
-        """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
-        one index, the first out dim fastest (as Triton's ``reshapeOuts`` flattens them).
-
-        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"]).flattened_bases()
-        [4, 1, 2]
-        """
-        if in_dim is None:
-            return list(self._cols)
-        self._in_log(in_dim)
-        return list(dict(self._per_dim())[in_dim])
 
     def get_matrix_view(self) -> list[list[int]]:
         """The GF(2) matrix: one row per out bit, one column per in bit (Triton's order).
@@ -587,26 +562,6 @@ class LinearLayout(DimMethods):
         if not self.is_invertible():
             raise LayoutError("a linear layout must be surjective and square to be invertible")
         return self.pseudoinvert()
-
-    def divide_left(self, b: LinearLayout) -> LinearLayout | None:
-        """``C`` with ``b * C == self`` (Triton's ``divideLeft``), or None when there is none.
-
-        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
-        >>> a.divide_left(LinearLayout.identity_1d(2, "lane", "dim0")).bases
-        [('lane', [[1], [2]])]
-        """
-        c = alg.divide(self._packed, _need_layout(b, "divide_left")._packed, left=True)
-        return None if c is None or self._of(alg.mul(b._packed, c)) != self else self._of(c)
-
-    def divide_right(self, b: LinearLayout) -> LinearLayout | None:
-        """``C`` with ``C * b == self`` (Triton's ``divideRight``), or None when there is none.
-
-        >>> a = LinearLayout.identity_1d(8, "lane", "dim0")
-        >>> a.divide_right(LinearLayout.identity_1d(2, "lane", "dim0")).bases
-        [('lane', [[1], [2]])]
-        """
-        c = alg.divide(self._packed, _need_layout(b, "divide_right")._packed, left=False)
-        return None if c is None or self._of(alg.mul(c, b._packed)) != self else self._of(c)
 
     # ----- text -----------------------------------------------------------------------------
     def get_distributed_view(self, use_hw_point_of_view: bool = False) -> str:

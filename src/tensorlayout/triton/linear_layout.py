@@ -505,24 +505,27 @@ class LinearLayout(DimMethods):
         for name, k in _need_layout(outer, "compose")._ins:
             at[name] = (offset, k)
             offset += k
-        if len(at) != len(self._out_dims) or not all(n in at for n, _ in self._out_dims):
-            same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
-        table: list[int] = []
+        image: dict[int, int] = {}  # input bit (of self's out) -> its image in outer
+        bit = 1
         for name, size in self._out_dims:
-            got = at[name]
+            got = at.get(name)
+            if got is None or len(at) != len(self._out_dims):
+                same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+                raise LayoutError(f"compose: out dim '{name}' is not an in dim of the outer layout")
             k = size.bit_length() - 1
             if k > got[1]:
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
                                   f"layout's in dim (size {1 << got[1]})")
-            table += outer._cols[got[0]: got[0] + k]
+            for t in outer._cols[got[0]: got[0] + k]:
+                image[bit] = t
+                bit <<= 1
         cols = []
         for c in self._cols:
-            acc = j = 0
+            acc = 0
             while c:
-                if c & 1:
-                    acc ^= table[j]
-                c >>= 1
-                j += 1
+                low = c & -c
+                acc ^= image[low]
+                c ^= low
             cols.append(acc)
         return LinearLayout(self._ins, outer._out_dims, tuple(cols))
 

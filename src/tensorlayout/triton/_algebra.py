@@ -219,7 +219,7 @@ def divide(a: Packed, b: Packed, left: bool) -> Packed | None:
     if any(a_outs[n] < s for n, s in b_outs.items()):
         return None
     c_outs = tuple((n, s // b_outs.get(n, 1)) for n, s in a[1])
-    names = [n for n, _ in a[1]]
+    names, b_names = [n for n, _ in a[1]], [n for n, _ in b[1]]
     av, bv = _vectors(a), _vectors(b)
     c_vecs = []
     for name, k in a[0]:
@@ -228,7 +228,7 @@ def divide(a: Packed, b: Packed, left: bool) -> Packed | None:
             return None
         ours, theirs = (av[name][:kb], av[name][kb:]) if left else (av[name][k - kb:], av[name][:k - kb])
         scale = [b_outs.get(n, 1) if left else dict(c_outs)[n] for n in names]
-        want = [tuple(v[names.index(n)] if n in b_outs else 0 for n in names) for v in bv.get(name, [])]
+        want = [tuple(v[b_names.index(n)] if n in b_outs else 0 for n in names) for v in bv.get(name, [])]
         if left and ours != [tuple(w) for w in want]:
             return None
         if not left and [tuple(x // f for x, f in zip(v, scale)) for v in ours] != want:

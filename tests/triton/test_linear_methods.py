@@ -107,18 +107,27 @@ def test_invert_and_compose_with_larger_outer_out_dims_matches_triton() -> None:
     assert agreed > 250
 
 
-def _triton_strided(args: tuple[int, int]) -> Result:
+def _triton_1d(args: tuple[str, int, int]) -> Result:
     import triton._C.libtriton.linear_layout as libll
 
-    return ("text", str(libll.LinearLayout.strided_1d(args[0], args[1], "in", "out")), None)
+    ctor, size, x = args
+    ll = libll.LinearLayout
+    made = {"strided_1d": lambda: ll.strided_1d(size, x, "in", "out"),
+            "identity_1d": lambda: ll.identity_1d(size, "in", "out"),
+            "zeros_1d": lambda: ll.zeros_1d(size, "in", "out", x)}[ctor]()
+    return ("text", str(made), None)
 
 
-def test_strided_1d_matches_triton() -> None:
+def test_1d_constructors_match_triton() -> None:
     pytest.importorskip("triton._C.libtriton.linear_layout")
-    cases = [(size, stride) for size in (0, 1, 2, 8, 64) for stride in (1, 2, 4, 16)]
-    for (size, stride), (kind, text, _) in zip(cases, run_isolated(_triton_strided, cases)):
-        assert kind == "text", (size, stride, text)
-        assert str(LinearLayout.strided_1d(size, stride, "in", "out")) == text
+    cases = [(ctor, size, x) for ctor in ("strided_1d", "identity_1d", "zeros_1d")
+             for size in (0, 1, 2, 8, 64) for x in (1, 2, 4, 16)]
+    ours = {"strided_1d": lambda s, x: LinearLayout.strided_1d(s, x, "in", "out"),
+            "identity_1d": lambda s, x: LinearLayout.identity_1d(s, "in", "out"),
+            "zeros_1d": lambda s, x: LinearLayout.zeros_1d(s, "in", "out", x)}
+    for (ctor, size, x), (kind, text, _) in zip(cases, run_isolated(_triton_1d, cases)):
+        assert kind == "text", (ctor, size, x, text)
+        assert str(ours[ctor](size, x)) == text, (ctor, size, x)
 
 
 # ----- brute force from the header's definitions ---------------------------------------------------

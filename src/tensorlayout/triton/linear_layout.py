@@ -214,8 +214,8 @@ class LinearLayout(DimMethods):
         got = _ONE_D.get((size, 1, in_dim, out_dim)) if plain else None
         if got is not None:
             return got
-        if not is_int(size) or not is_pow2(size):
-            raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
+        if not is_int(size) or (size and not is_pow2(size)):
+            raise LayoutError(f"identity_1d needs a power-of-two size (or 0: empty), got {size!r}")
         return LinearLayout.strided_1d(size, 1, in_dim, out_dim)
 
     @staticmethod
@@ -225,8 +225,11 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.zeros_1d(4, "warp", "dim0").apply({"warp": 3})
         {'dim0': 0}
         """
-        if not is_int(size) or not is_pow2(size):
-            raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
+        if not is_int(size) or (size and not is_pow2(size)):
+            raise LayoutError(f"zeros_1d needs a power-of-two size (or 0: empty), got {size!r}")
+        if size == 0:
+            names_list([in_dim, out_dim], "zeros_1d")
+            return _EMPTY
         if type(in_dim) is str and type(out_dim) is str and sizes_ok(((out_dim, out_dim_size),)):
             key = (size, 0, in_dim, out_dim, out_dim_size)
             return _ONE_D.get(key) or _keep(key, LinearLayout._new(

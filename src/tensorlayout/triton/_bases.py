@@ -154,14 +154,16 @@ _GOOD_OUT_DIMS: set[OutDims] = set()
 
 
 def good_out_dims(out_dims: Any) -> bool:
-    """Distinct str names with power-of-two int sizes Triton accepts (kept once seen)."""
+    """Distinct str names with power-of-two int sizes Triton accepts, 64 out bits at most (kept
+    once seen)."""
     try:
         if out_dims in _GOOD_OUT_DIMS:
             return True
     except TypeError:  # an unhashable name
         return False
     names = {n for n, _ in out_dims}
-    good = len(names) == len(out_dims) and not set(map(type, names)) - {str} and sizes_ok(out_dims)
+    good = len(names) == len(out_dims) and not set(map(type, names)) - {str} and sizes_ok(out_dims) and \
+        sum(log2(s) for _, s in out_dims) <= MAX_BITS
     if good:
         if len(_GOOD_OUT_DIMS) > 4096:
             _GOOD_OUT_DIMS.clear()

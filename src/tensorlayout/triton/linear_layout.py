@@ -102,8 +102,9 @@ class LinearLayout(DimMethods):
             out_dims = tuple(zip(out_dim_names, out_dim_sizes))
             if good_out_dims(out_dims):
                 fast = fast_pack(bases, out_dims)
-                if fast is not None:
-                    return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
+                if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
+                    layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))
+                    return layout._surjective_if(bool(require_surjective))
         plain = type(out_dim_names) is list or type(out_dim_names) is tuple
         names = tuple(out_dim_names) if plain else ()
         if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):
@@ -137,16 +138,22 @@ class LinearLayout(DimMethods):
     @staticmethod
     def _new(ins: alg.InDims, out_dims: OutDims, cols: tuple[int, ...],
              require_surjective: bool = False) -> LinearLayout:
-        if len(cols) > MAX_BITS or (len(out_dims) > 2 and \
-                sum(s.bit_length() for _, s in out_dims) - len(out_dims) > MAX_BITS):
+        n_out = 0
+        if len(out_dims) > 2:
+            for _, s in out_dims:
+                n_out += s.bit_length() - 1
+        if len(cols) > MAX_BITS or n_out > MAX_BITS:
             n_out = sum(s.bit_length() - 1 for _, s in out_dims)
             raise LayoutError(f"layout too large: {len(cols)} in bits and {n_out} out bits "
                               "(Triton allows 64 each)")
-        layout = LinearLayout(ins, out_dims, cols)
-        if require_surjective and not layout.is_surjective():
+        return LinearLayout(ins, out_dims, cols)._surjective_if(require_surjective)
+
+    def _surjective_if(self, required: bool) -> LinearLayout:
+        """This layout, checked surjective when ``required`` (Triton's message)."""
+        if required and not self.is_surjective():
             raise LayoutError("Layout is expected to be surjective, i.e. every `out` coordinate can be "
-                              "reached by some `in` coordinate, but was not:" + str(layout))
-        return layout
+                              "reached by some `in` coordinate, but was not:" + str(self))
+        return self
 
     @staticmethod
     def _of(p: alg.Packed) -> LinearLayout:

@@ -100,7 +100,7 @@ class LinearLayout(DimMethods):
                 (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
                 len(out_dim_names) == len(out_dim_sizes):
             out_dims = tuple(zip(out_dim_names, out_dim_sizes))
-            if good_out_dims(out_dims):
+            if set(map(type, out_dim_sizes)) <= {int} and good_out_dims(out_dims):  # 4.0 == 4: types first
                 fast = fast_pack(bases, out_dims)
                 if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
                     layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))

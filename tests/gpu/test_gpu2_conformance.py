@@ -45,10 +45,6 @@ NOT_YET = {
     "cute_smem_layout_tiled",
 
     "cute_mma_atom_other",
-
-    "triton_linear_layout_methods",
-
-    "triton_linear_layout_ctors",
 }
 
 

@@ -88,6 +88,7 @@ def test_product_stacks_shared_dims() -> None:
     ([("lane", [[-1]])], ["dim0"], [2], False, "non-negative"),
     ([("lane", [[1, 0]])], ["dim0"], [2], False, "one per out dim"),
     ([("lane", [[1]])], ["dim0"], [3], False, "powers of 2"),
+    ([("lane", [[1]])], ["dim0"], [2.0], False, "powers of 2"),  # equal to a size seen before, not an int
     ([("lane", [[1]])], ["dim0"], None, False, "out_dim_sizes must be provided"),
     ([("lane", [[1]])], ["dim0"], [2, 2], False, "same length"),
     ([("lane", [[1]]), ("lane", [])], ["dim0"], [2], False, "distinct"),

@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tensorlayout.errors import LayoutError
+from tensorlayout.triton._packed import pack_dims
 from tensorlayout.triton._text import Bases, OutDims
 
-__all__ = ["MAX_BITS", "MAX_DIM_SIZE", "check_bases", "infer_sizes", "is_int", "is_pow2", "log2",
-           "norm_bases", "norm_names"]
+__all__ = ["MAX_BITS", "MAX_DIM_SIZE", "check_bases", "fast_pack", "fast_sizes", "good_out_dims",
+           "infer_sizes", "is_int", "is_pow2", "log2", "norm_bases", "norm_names", "sizes_ok"]
 
 #: Largest out-dim size (Triton keeps sizes and basis values in int32).
 MAX_DIM_SIZE = 1 << 30
@@ -107,3 +108,68 @@ def check_bases(bases: Bases, out_dims: OutDims) -> None:
     n_out = sum(log2(s) for _, s in out_dims)
     if n_in > MAX_BITS or n_out > MAX_BITS:
         raise LayoutError(f"layout too large: {n_in} in bits and {n_out} out bits (Triton allows 64 each)")
+
+
+def fast_pack(bases: Any, out_dims: OutDims) -> tuple[tuple[tuple[str, int], ...], list[int]] | None:
+    """In dims and columns of plain list/tuple bases that need no conversion, else None."""
+    if type(bases) is not list and type(bases) is not tuple:
+        return None
+    ins: list[tuple[str, int]] = []
+    vecs: list[Any] = []
+    try:
+        for name, vectors in bases:
+            if type(name) is not str:
+                return None
+            ins.append((name, len(vectors)))
+            vecs += vectors
+    except (TypeError, ValueError):
+        return None
+    if len({n for n, _ in ins}) != len(ins):
+        return None
+    cols = pack_dims(vecs, out_dims)
+    return None if cols is None else (tuple(ins), cols)
+
+
+def fast_sizes(bases: Any, rank: int) -> list[int] | None:
+    """Triton's inferred out-dim sizes (the power of two above every basis value) for plain
+    list/tuple bases of ints, else None (the slow path explains what is wrong)."""
+    if type(bases) is not list and type(bases) is not tuple:
+        return None
+    top = [0] * rank
+    try:
+        for _, vectors in bases:
+            for v in vectors:
+                if len(v) != rank:
+                    return None
+                for i, x in enumerate(v):
+                    if type(x) is not int or x < 0:
+                        return None
+                    top[i] |= x
+    except (TypeError, ValueError):
+        return None
+    return [1 << t.bit_length() for t in top]
+
+
+_GOOD_OUT_DIMS: set[OutDims] = set()
+
+
+def good_out_dims(out_dims: Any) -> bool:
+    """Distinct str names with power-of-two int sizes Triton accepts, 64 out bits at most (kept
+    once seen)."""
+    try:
+        if out_dims in _GOOD_OUT_DIMS:
+            return True
+    except TypeError:  # an unhashable name
+        return False
+    names = {n for n, _ in out_dims}
+    good = len(names) == len(out_dims) and not set(map(type, names)) - {str} and sizes_ok(out_dims) and \
+        sum(log2(s) for _, s in out_dims) <= MAX_BITS
+    if good:
+        if len(_GOOD_OUT_DIMS) > 4096:
+            _GOOD_OUT_DIMS.clear()
+        _GOOD_OUT_DIMS.add(out_dims)
+    return good
+
+
+def sizes_ok(out_dims: OutDims) -> bool:
+    return all(type(s) is int and 0 < s <= MAX_DIM_SIZE and not s & (s - 1) for _, s in out_dims)

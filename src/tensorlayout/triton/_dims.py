@@ -60,6 +60,10 @@ def supremum(x: list[str], y: list[str]) -> list[str]:
     >>> supremum(["lane", "block"], ["register", "block"])
     ['lane', 'register', 'block']
     """
+    if x == y or not y:
+        return list(x)
+    if not x or not set(x) & set(y):
+        return list(x) + list(y)
     pos_x = {n: i for i, n in enumerate(x)}
     pos_y = {n: i for i, n in enumerate(y)}
     result: list[str] = []

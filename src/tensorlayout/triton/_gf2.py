@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["lowest_bit", "rank", "rref"]
+__all__ = ["echelon", "fast_rank", "lowest_bit", "rank", "rref", "solve"]
 
 
 def lowest_bit(x: int) -> int:
@@ -53,3 +53,63 @@ def rank(rows: Sequence[int]) -> int:
     1
     """
     return sum(1 for r in rref(rows) if r)
+
+
+def echelon(cols: Sequence[int]) -> tuple[dict[int, tuple[int, int]], int]:
+    """Column echelon form: ``{lowest bit: (reduced column, which columns make it)}`` for the
+    columns independent of those before them (Triton's basic variables), and the mask of those
+    columns. A later column is never needed to write an earlier one.
+
+    >>> piv, basic = echelon([0b01, 0b11, 0b10])
+    >>> sorted(piv), bin(basic)
+    ([1, 2], '0b11')
+    """
+    pivots: dict[int, tuple[int, int]] = {}
+    basic = 0
+    for j, c in enumerate(cols):
+        combo = 1 << j
+        while c:
+            low = c & -c
+            hit = pivots.get(low)
+            if hit is None:
+                pivots[low] = (c, combo)
+                basic |= 1 << j
+                break
+            c ^= hit[0]
+            combo ^= hit[1]
+    return pivots, basic
+
+
+def fast_rank(cols: Sequence[int]) -> int:
+    """The rank of the columns (the same as :func:`rank` of the rows).
+
+    >>> fast_rank([3, 3, 1])
+    2
+    """
+    pivots: dict[int, int] = {}
+    for c in cols:
+        while c:
+            low = c & -c
+            hit = pivots.get(low)
+            if hit is None:
+                pivots[low] = c
+                break
+            c ^= hit
+    return len(pivots)
+
+
+def solve(pivots: dict[int, tuple[int, int]], target: int) -> int | None:
+    """The columns (a bit mask) whose XOR is ``target``, using only basic columns (free variables
+    0, Triton's least-squares choice); None when ``target`` is outside their span.
+
+    >>> solve(echelon([0b01, 0b11, 0b10])[0], 0b10)
+    3
+    """
+    combo = 0
+    while target:
+        hit = pivots.get(target & -target)
+        if hit is None:
+            return None
+        target ^= hit[0]
+        combo ^= hit[1]
+    return combo

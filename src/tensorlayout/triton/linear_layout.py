@@ -17,27 +17,37 @@ and printed text follow ``triton._C.libtriton.linear_layout.LinearLayout`` (Trit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from tensorlayout.errors import LayoutError
+from tensorlayout.triton import _algebra as alg
+from tensorlayout.triton import _batch as batch
 from tensorlayout.triton import _gf2
 from tensorlayout.triton._bases import (
+    MAX_BITS,
     check_bases,
+    fast_pack,
+    fast_sizes,
+    good_out_dims,
     infer_sizes,
     is_int,
     is_pow2,
     log2,
     norm_bases,
     norm_names,
+    sizes_ok,
 )
-from tensorlayout.triton._dims import dim_pairs, names_list, same_names, split_index, supremum
+from tensorlayout.triton._dim_methods import DimMethods
+from tensorlayout.triton._dims import names_list, same_names
+from tensorlayout.triton._packed import fields, pack_dims
 from tensorlayout.triton._text import Bases, OutDims, format_layout, parse_layout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
 __all__ = ["LinearLayout"]
-
 
 
 def _need_layout(x: Any, what: str) -> LinearLayout:
@@ -46,11 +56,24 @@ def _need_layout(x: Any, what: str) -> LinearLayout:
     return x
 
 
+#: The 1-D layouts built so far (immutable values, so they are shared), keyed by their arguments.
+_ONE_D: dict[tuple[Any, ...], LinearLayout] = {}
+
+
+def _keep(key: tuple[Any, ...], layout: LinearLayout) -> LinearLayout:
+    if len(_ONE_D) > 4096:
+        _ONE_D.clear()
+    _ONE_D[key] = layout
+    return layout
 
 
 @dataclass(frozen=True, slots=True)
-class LinearLayout:
+class LinearLayout(DimMethods):
     """A linear layout; build one with :meth:`from_bases`, :meth:`parse` or an encoding.
+
+    Stored packed: one int per input bit (the image of that bit, out dims side by side, the first
+    one lowest), so applying, composing and solving are XORs of words. Derived facts (rank,
+    per-dimension columns) are computed once per value.
 
     >>> print(LinearLayout.identity_1d(4, "lane", "dim0"))
     <BLANKLINE>
@@ -59,8 +82,10 @@ class LinearLayout:
     where out dims are: [dim0 (size 4)]
     """
 
-    _bases: Bases
+    _ins: alg.InDims
     _out_dims: OutDims
+    _cols: tuple[int, ...]
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # ----- construction ---------------------------------------------------------------------
     @staticmethod
@@ -71,27 +96,75 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"]).get_out_dim_size("dim0")
         4
         """
-        norm = norm_bases(bases)
-        names = norm_names(out_dim_names, "out_dim_names")
+        if (type(out_dim_sizes) is list or type(out_dim_sizes) is tuple) and \
+                (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
+                len(out_dim_names) == len(out_dim_sizes):
+            out_dims = tuple(zip(out_dim_names, out_dim_sizes))
+            if set(map(type, out_dim_sizes)) <= {int} and good_out_dims(out_dims):  # 4.0 == 4: types first
+                fast = fast_pack(bases, out_dims)
+                if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
+                    layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))
+                    return layout._surjective_if(bool(require_surjective))
+        plain = type(out_dim_names) is list or type(out_dim_names) is tuple
+        names = tuple(out_dim_names) if plain else ()
+        if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):
+            names = norm_names(out_dim_names, "out_dim_names")
         if out_dim_sizes is None:
             if not require_surjective:
                 raise LayoutError("out_dim_sizes must be provided when require_surjective is false")
-            out_dims = infer_sizes(norm, names)
-        else:
-            sizes = tuple(out_dim_sizes) if isinstance(out_dim_sizes, Iterable) else None
-            if sizes is None or len(sizes) != len(names):
-                raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
-            out_dims = tuple(zip(names, sizes))
-        return LinearLayout._make(norm, out_dims, bool(require_surjective))
+            inferred = fast_sizes(bases, len(names))
+            if inferred is None:
+                norm = norm_bases(bases)
+                return LinearLayout._checked(norm, infer_sizes(norm, names), True)
+            out_dim_sizes, require_surjective = inferred, True
+        plain = type(out_dim_sizes) is list or type(out_dim_sizes) is tuple
+        sizes = tuple(out_dim_sizes) if plain or isinstance(out_dim_sizes, Iterable) else None
+        if sizes is None or len(sizes) != len(names):
+            raise LayoutError("out_dim_names and out_dim_sizes must have the same length")
+        out_dims = tuple(zip(names, sizes))
+        fast = fast_pack(bases, out_dims) if sizes_ok(out_dims) else None
+        if fast is None:
+            return LinearLayout._checked(norm_bases(bases), out_dims, bool(require_surjective))
+        return LinearLayout._new(fast[0], out_dims, tuple(fast[1]), bool(require_surjective))
 
     @staticmethod
-    def _make(bases: Bases, out_dims: OutDims, require_surjective: bool = False) -> LinearLayout:
+    def _checked(bases: Bases, out_dims: OutDims, require_surjective: bool) -> LinearLayout:
+        """From normalised bases: Triton's checks (with its messages), then packed."""
         check_bases(bases, out_dims)
-        layout = LinearLayout(bases, out_dims)
-        if require_surjective and not layout.is_surjective():
+        cols = pack_dims([v for _, vs in bases for v in vs], out_dims) or []
+        return LinearLayout._new(tuple((n, len(vs)) for n, vs in bases), out_dims, tuple(cols),
+                                 require_surjective)
+
+    @staticmethod
+    def _new(ins: alg.InDims, out_dims: OutDims, cols: tuple[int, ...],
+             require_surjective: bool = False) -> LinearLayout:
+        n_out = 0
+        if len(out_dims) > 2:
+            for _, s in out_dims:
+                n_out += s.bit_length() - 1
+        if len(cols) > MAX_BITS or n_out > MAX_BITS:
+            n_out = sum(s.bit_length() - 1 for _, s in out_dims)
+            raise LayoutError(f"layout too large: {len(cols)} in bits and {n_out} out bits "
+                              "(Triton allows 64 each)")
+        return LinearLayout(ins, out_dims, cols)._surjective_if(require_surjective)
+
+    def _surjective_if(self, required: bool) -> LinearLayout:
+        """This layout, checked surjective when ``required`` (Triton's message)."""
+        if required and not self.is_surjective():
             raise LayoutError("Layout is expected to be surjective, i.e. every `out` coordinate can be "
-                              "reached by some `in` coordinate, but was not:" + str(layout))
-        return layout
+                              "reached by some `in` coordinate, but was not:" + str(self))
+        return self
+
+    @staticmethod
+    def _of(p: alg.Packed) -> LinearLayout:
+        return LinearLayout._new(p[0], p[1], p[2])
+
+    def _derive(self, p: alg.Packed) -> LinearLayout:
+        return LinearLayout._new(p[0], p[1], p[2])
+
+    @property
+    def _packed(self) -> alg.Packed:
+        return self._ins, self._out_dims, self._cols
 
     @staticmethod
     def parse(text: str) -> LinearLayout:
@@ -111,7 +184,31 @@ class LinearLayout:
         >>> str(LinearLayout.empty())
         '\\n(empty layout)'
         """
-        return LinearLayout((), ())
+        return _EMPTY
+
+    @staticmethod
+    def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
+        """``x -> stride * x`` for ``x < size`` into an out dim of size ``stride * size`` (Triton's
+        ``strided1D``; surjective only for stride 1; size 0 is the empty layout).
+
+        >>> LinearLayout.strided_1d(4, 2, "lane", "dim0").apply({"lane": 3})
+        {'dim0': 6}
+        """
+        key = (size, stride, in_dim, out_dim)
+        plain = type(size) is int and type(stride) is int and type(in_dim) is str and type(out_dim) is str
+        got = _ONE_D.get(key) if plain else None
+        if got is not None:
+            return got
+        if type(size) is int and type(stride) is int and size > 0 and stride > 0 and \
+                not size & (size - 1) and not stride & (stride - 1) and type(in_dim) is str and \
+                type(out_dim) is str:
+            cols = tuple(stride << i for i in range(size.bit_length() - 1))
+            return _keep(key, LinearLayout._new(((in_dim, len(cols)),), ((out_dim, stride * size),), cols))
+        for x, what in ((size, "size"), (stride, "stride")):
+            if not is_int(x) or ((x != 0 or what == "stride") and not is_pow2(x)):
+                raise LayoutError(f"strided_1d needs a power-of-two {what}, got {x!r}")
+        names_list([in_dim, out_dim], "strided_1d")
+        return LinearLayout.empty()
 
     @staticmethod
     def identity_1d(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -120,10 +217,13 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "offset", "dim1").apply({"offset": 5})
         {'dim1': 5}
         """
-        if not is_int(size) or not is_pow2(size):
-            raise LayoutError(f"identity_1d needs a power-of-two size, got {size!r}")
-        bases = ((in_dim, tuple((1 << i,) for i in range(log2(size)))),)
-        return LinearLayout._make(bases, ((out_dim, size),))
+        plain = type(size) is int and type(in_dim) is str and type(out_dim) is str
+        got = _ONE_D.get((size, 1, in_dim, out_dim)) if plain else None
+        if got is not None:
+            return got
+        if not is_int(size) or (size and not is_pow2(size)):
+            raise LayoutError(f"identity_1d needs a power-of-two size (or 0: empty), got {size!r}")
+        return LinearLayout.strided_1d(size, 1, in_dim, out_dim)
 
     @staticmethod
     def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
@@ -132,15 +232,48 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "warp", "dim0").apply({"warp": 3})
         {'dim0': 0}
         """
-        if not is_int(size) or not is_pow2(size):
-            raise LayoutError(f"zeros_1d needs a power-of-two size, got {size!r}")
-        return LinearLayout._make(((in_dim, ((0,),) * log2(size)),), ((out_dim, out_dim_size),))
+        if not is_int(size) or (size and not is_pow2(size)):
+            raise LayoutError(f"zeros_1d needs a power-of-two size (or 0: empty), got {size!r}")
+        if size == 0:
+            names_list([in_dim, out_dim], "zeros_1d")
+            return _EMPTY
+        if type(in_dim) is str and type(out_dim) is str and sizes_ok(((out_dim, out_dim_size),)):
+            key = (size, 0, in_dim, out_dim, out_dim_size)
+            return _ONE_D.get(key) or _keep(key, LinearLayout._new(
+                ((in_dim, log2(size)),), ((out_dim, out_dim_size),), (0,) * log2(size)))
+        return LinearLayout.from_bases([(in_dim, [[0]] * log2(size))], [out_dim], [out_dim_size], False)
 
     # ----- dimensions -----------------------------------------------------------------------
     @property
     def bases(self) -> list[tuple[str, list[list[int]]]]:
         """``[(in_dim, [[...], ...]), ...]`` as Triton's binding returns it."""
-        return [(n, [list(v) for v in vs]) for n, vs in self._bases]
+        fs = fields(self._out_dims)
+        out, at, cols = [], 0, self._cols
+        for name, k in self._ins:
+            part = cols[at: at + k]
+            at += k
+            if len(fs) == 1:
+                out.append((name, [[c] for c in part]))
+            elif len(fs) == 2:
+                m0, (s1, m1) = fs[0][1], fs[1]
+                out.append((name, [[c & m0, c >> s1 & m1] for c in part]))
+            else:
+                out.append((name, [[c >> s & m for s, m in fs] for c in part]))
+        return out
+
+    def _per_dim(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        got = self._memo.get("per_dim")
+        if got is None:
+            at = alg.in_slices(self._ins)
+            got = self._memo["per_dim"] = tuple((n, self._cols[a:b]) for n, (a, b) in at.items())
+        return got
+
+    def _out_fields(self) -> tuple[tuple[str, int, int], ...]:
+        got = self._memo.get("fields")
+        if got is None:
+            got = self._memo["fields"] = tuple((n, s, m) for (n, _), (s, m) in
+                                               zip(self._out_dims, fields(self._out_dims)))
+        return got
 
     @property
     def out_dims(self) -> list[tuple[str, int]]:
@@ -150,7 +283,7 @@ class LinearLayout:
     @property
     def num_in_dims(self) -> int:
         """How many in dims (Triton's ``num_in_dims``)."""
-        return len(self._bases)
+        return len(self._ins)
 
     @property
     def num_out_dims(self) -> int:
@@ -163,16 +296,16 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "lane", "dim0").get_in_dim_names()
         ['lane']
         """
-        return [n for n, _ in self._bases]
+        return [n for n, _ in self._ins]
 
     def get_out_dim_names(self) -> list[str]:
         """The out dims, in order (the first is the least significant when flattened)."""
         return [n for n, _ in self._out_dims]
 
-    def _in_bases(self, name: str) -> tuple[tuple[int, ...], ...]:
-        for n, vectors in self._bases:
+    def _in_log(self, name: str) -> int:
+        for n, k in self._ins:
             if n == name:
-                return vectors
+                return k
         raise LayoutError(f"'{name}' is not an in dim of this layout (in dims: {self.get_in_dim_names()})")
 
     def _out_index(self, name: str) -> int:
@@ -183,15 +316,15 @@ class LinearLayout:
 
     def has_in_dim(self, name: str) -> bool:
         """Whether ``name`` is an in dim."""
-        return name in self.get_in_dim_names()
+        return any(n == name for n, _ in self._ins)
 
     def has_out_dim(self, name: str) -> bool:
         """Whether ``name`` is an out dim."""
-        return name in self.get_out_dim_names()
+        return any(n == name for n, _ in self._out_dims)
 
     def get_in_dim_size_log2(self, name: str) -> int:
         """The number of bases of in dim ``name``."""
-        return len(self._in_bases(name))
+        return self._in_log(name)
 
     def get_in_dim_size(self, name: str) -> int:
         """``2**(number of bases)`` of in dim ``name``.
@@ -199,7 +332,10 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "lane", "dim0").get_in_dim_size("lane")
         8
         """
-        return 1 << len(self._in_bases(name))
+        for n, k in self._ins:
+            if n == name:
+                return 1 << k
+        return 1 << self._in_log(name)  # raises: no such in dim
 
     def get_out_dim_size(self, name: str) -> int:
         """The size of out dim ``name`` (a power of two).
@@ -207,7 +343,10 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "lane", "dim0").get_out_dim_size("dim0")
         8
         """
-        return self._out_dims[self._out_index(name)][1]
+        for n, size in self._out_dims:
+            if n == name:
+                return size
+        return self._out_dims[self._out_index(name)][1]  # raises: no such out dim
 
     def get_out_dim_size_log2(self, name: str) -> int:
         """``log2`` of :meth:`get_out_dim_size`."""
@@ -217,17 +356,24 @@ class LinearLayout:
         """The out-dim sizes, in order."""
         return [s for _, s in self._out_dims]
 
+    def get_in_dims(self) -> list[tuple[str, int]]:
+        """``[(in_dim, size), ...]`` (Triton's ``getInDims``)."""
+        return [(n, 1 << k) for n, k in self._ins]
+
     def get_total_in_dim_size_log2(self) -> int:
         """All in bits (the number of matrix columns)."""
-        return sum(len(v) for _, v in self._bases)
+        return len(self._cols)
 
     def get_total_out_dim_size_log2(self) -> int:
         """All out bits (the number of matrix rows)."""
-        return sum(log2(s) for _, s in self._out_dims)
+        n = 0
+        for _, s in self._out_dims:
+            n += s.bit_length() - 1
+        return n
 
     def get_total_in_dim_size(self) -> int:
         """The number of inputs (product of in-dim sizes)."""
-        return 1 << self.get_total_in_dim_size_log2()
+        return 1 << len(self._cols)
 
     def get_total_out_dim_size(self) -> int:
         """The number of outputs (product of out-dim sizes).
@@ -237,14 +383,6 @@ class LinearLayout:
         """
         return 1 << self.get_total_out_dim_size_log2()
 
-    def get_basis(self, in_dim: str, i: int, out_dim: str) -> int:
-        """The ``out_dim`` component of basis ``i`` (input ``2**i``) of ``in_dim``.
-
-        >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_basis("lane", 0, "dim0")
-        2
-        """
-        return self._in_bases(in_dim)[i][self._out_index(out_dim)]
-
     # ----- the map --------------------------------------------------------------------------
     def apply(self, ins: Mapping[str, int]) -> dict[str, int]:
         """XOR of the bases of the set bits of each input (bits past the dim size are ignored).
@@ -252,42 +390,56 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "lane", "dim0").apply({"lane": 6})
         {'dim0': 2}
         """
+        if type(ins) is not dict or len(ins) != len(self._ins):
+            return self._apply_checked(ins)
+        cols = self._cols
+        acc = j = 0
+        for name, k in self._ins:
+            x = ins.get(name)
+            if type(x) is not int:
+                return self._apply_checked(ins)
+            end = j + k
+            while x and j < end:
+                if x & 1:
+                    acc ^= cols[j]
+                x >>= 1
+                j += 1
+            j = end
+        out = {}
+        for name, size in self._out_dims:
+            out[name] = acc & (size - 1)
+            acc >>= size.bit_length() - 1
+        return out
+
+    def _apply_checked(self, ins: Any) -> dict[str, int]:
+        """:meth:`apply` for inputs off its fast path: exactly the in dims, each an int."""
         if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
             got = list(ins) if isinstance(ins, Mapping) else ins
             raise LayoutError(f"apply needs exactly the in dims {self.get_in_dim_names()}, got {got!r}")
-        out = [0] * len(self._out_dims)
-        for name, vectors in self._bases:
-            x = ins[name]
-            if not is_int(x):
-                raise LayoutError(f"input '{name}' must be an int, got {x!r}")
-            for i, v in enumerate(vectors):
-                if x >> i & 1:
-                    out = [a ^ b for a, b in zip(out, v)]
-        return {n: o for (n, _), o in zip(self._out_dims, out)}
+        for name in ins:
+            if not is_int(ins[name]):
+                raise LayoutError(f"input '{name}' must be an int, got {ins[name]!r}")
+        return self.apply({n: int(ins[n]) for n, _ in self._ins})
 
-    def flattened_bases(self, in_dim: str | None = None) -> list[int]:
-        """The bases (of ``in_dim``, or of all in dims in order) with the out dims flattened into
-        one index, the first out dim fastest (as Triton's ``reshapeOuts`` flattens them).
+    def apply_batch(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """:meth:`apply` on arrays of inputs at once (numpy, broadcast together).
 
-        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0], [2, 0]])], ["dim0", "dim1"]).flattened_bases()
-        [4, 1, 2]
+        >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
+        >>> L.apply_batch({"lane": [0, 1, 2, 3]})["dim0"].tolist()
+        [0, 2, 1, 3]
         """
-        if in_dim is not None:
-            return self.sublayout([in_dim], self.get_out_dim_names()).flattened_bases()
-        return self._flat_columns()
+        if not isinstance(ins, Mapping) or set(ins) != set(self.get_in_dim_names()):
+            raise LayoutError(f"apply_batch needs exactly the in dims {self.get_in_dim_names()}")
+        return batch.apply_batch(self._per_dim(), self._out_fields(), ins)
 
-    def _flat_columns(self) -> list[int]:
-        shifts, acc = [], 0
-        for _, size in self._out_dims:
-            shifts.append(acc)
-            acc += log2(size)
-        return [sum(x << s for x, s in zip(v, shifts)) for _, vs in self._bases for v in vs]
+    def apply_all(self) -> np.ndarray:
+        """The outputs of every input, one row each (``int64``, one column per out dim); row ``i``
+        is the input whose in dims, flattened in order (the first fastest), give ``i``.
 
-    def _matrix_rows(self) -> list[int]:
-        """Rows = out bits (dim by dim, LSB first); bit ``c`` of a row = in bit ``c``."""
-        cols = self._flat_columns()
-        return [sum((c >> r & 1) << j for j, c in enumerate(cols))
-                for r in range(self.get_total_out_dim_size_log2())]
+        >>> LinearLayout.from_bases([("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"]).apply_all().tolist()
+        [[0, 0], [0, 1], [1, 0], [1, 1]]
+        """
+        return batch.apply_all(self._cols, self._out_fields())
 
     def get_matrix_view(self) -> list[list[int]]:
         """The GF(2) matrix: one row per out bit, one column per in bit (Triton's order).
@@ -295,11 +447,13 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"]).get_matrix_view()
         [[0, 1], [1, 0]]
         """
-        n = self.get_total_in_dim_size_log2()
-        return [[row >> c & 1 for c in range(n)] for row in self._matrix_rows()]
+        return [[c >> r & 1 for c in self._cols] for r in range(self.get_total_out_dim_size_log2())]
 
     def _rank(self) -> int:
-        return _gf2.rank(self._matrix_rows())
+        got = self._memo.get("rank")
+        if got is None:
+            got = self._memo["rank"] = _gf2.fast_rank(self._cols)
+        return got
 
     def is_surjective(self) -> bool:
         """Every output is reached (matrix rank == total out bits).
@@ -315,7 +469,7 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(2, "lane", "dim0").is_injective()
         False
         """
-        return self._rank() == self.get_total_in_dim_size_log2()
+        return self._rank() == len(self._cols)
 
     def is_invertible(self) -> bool:
         """Surjective and square.
@@ -323,84 +477,13 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
         True
         """
-        square = self.get_total_in_dim_size_log2() == self.get_total_out_dim_size_log2()
-        return square and self.is_surjective()
+        got = self._memo.get("invertible")
+        if got is None:
+            got = self._memo["invertible"] = len(self._cols) == self.get_total_out_dim_size_log2() and \
+                self._rank() == len(self._cols)
+        return got
 
     # ----- algebra --------------------------------------------------------------------------
-    def transpose_outs(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the out dims reordered to ``names``.
-
-        >>> LinearLayout.identity_1d(2, "lane", "dim0").transpose_outs(["dim0"]).get_out_dim_names()
-        ['dim0']
-        """
-        names = names_list(names, "transpose_outs")
-        same_names(names, self.get_out_dim_names(), "transpose_outs")
-        perm = [self._out_index(n) for n in names]
-        bases = tuple((n, tuple(tuple(v[i] for i in perm) for v in vs)) for n, vs in self._bases)
-        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in perm))
-
-    def transpose_ins(self, names: Sequence[str]) -> LinearLayout:
-        """The same map with the in dims reordered to ``names``.
-
-        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim0")
-        >>> a.transpose_ins(["warp", "lane"]).get_in_dim_names()
-        ['warp', 'lane']
-        """
-        names = names_list(names, "transpose_ins")
-        same_names(names, self.get_in_dim_names(), "transpose_ins")
-        return LinearLayout._make(tuple((n, self._in_bases(n)) for n in names), self._out_dims)
-
-    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
-        """The restriction to some in dims and some out dims (kept in this layout's order).
-
-        >>> a = LinearLayout.identity_1d(2, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim1")
-        >>> a.sublayout(["warp"], ["dim1"]).bases
-        [('warp', [[1]])]
-        """
-        in_dims, out_dims = names_list(in_dims, "sublayout"), names_list(out_dims, "sublayout")
-        for n in in_dims:
-            self._in_bases(n)
-        keep = [i for i, (n, _) in enumerate(self._out_dims) if n in set(out_dims)]
-        for n in out_dims:
-            self._out_index(n)
-        bases = tuple((n, tuple(tuple(v[i] for i in keep) for v in vs))
-                      for n, vs in self._bases if n in set(in_dims))
-        return LinearLayout._make(bases, tuple(self._out_dims[i] for i in keep))
-
-    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the in dims (in order) and split them into ``new_in_dims`` (same total size).
-
-        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_ins([("a", 2), ("b", 2)]).bases
-        [('a', [[1]]), ('b', [[2]])]
-        """
-        new_in_dims = dim_pairs(new_in_dims, "reshape_ins")
-        flat = [v for _, vs in self._bases for v in vs]
-        sizes = [s for _, s in new_in_dims]
-        if not all(is_int(s) and is_pow2(s) for s in sizes) or sum(map(log2, sizes)) != len(flat):
-            raise LayoutError(f"reshape_ins to {list(new_in_dims)} does not keep the total in size "
-                              f"{self.get_total_in_dim_size()}")
-        bases, i = [], 0
-        for name, size in new_in_dims:
-            bases.append((name, tuple(flat[i: i + log2(size)])))
-            i += log2(size)
-        return LinearLayout._make(tuple(bases), self._out_dims)
-
-    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        """Flatten the out dims (first one minor) and split them into ``new_out_dims``.
-
-        >>> LinearLayout.identity_1d(4, "offset", "dim0").reshape_outs([("r", 2), ("c", 2)]).bases
-        [('offset', [[1, 0], [0, 1]])]
-        """
-        new_out_dims = dim_pairs(new_out_dims, "reshape_outs")
-        sizes = [s for _, s in new_out_dims]
-        if not all(is_int(s) and is_pow2(s) for s in sizes) or \
-                sum(map(log2, sizes)) != self.get_total_out_dim_size_log2():
-            raise LayoutError(f"reshape_outs to {list(new_out_dims)} does not keep the total out size "
-                              f"{self.get_total_out_dim_size()}")
-        cols = iter(self._flat_columns())
-        bases = tuple((n, tuple(split_index(next(cols), sizes) for _ in vs)) for n, vs in self._bases)
-        return LinearLayout._make(bases, tuple(new_out_dims))
-
     def __mul__(self, outer: LinearLayout) -> LinearLayout:
         """Triton's product: ``self`` is minor; shared dims stack (``outer``'s bases shifted).
 
@@ -408,21 +491,17 @@ class LinearLayout:
         >>> (a * LinearLayout.identity_1d(4, "lane", "dim1")).apply({"register": 1, "lane": 3})
         {'dim1': 7}
         """
-        _need_layout(outer, "the product of layouts")
-        for a, b, what in ((self.get_out_dim_names(), outer.get_out_dim_names(), "out"),
-                           (self.get_in_dim_names(), outer.get_in_dim_names(), "in")):
-            if [n for n in a if n in b] != [n for n in b if n in a]:
-                raise LayoutError(f"{what} dims common to both layouts must appear in the same "
-                                  f"relative order: {a} and {b}")
-        ins = supremum(self.get_in_dim_names(), outer.get_in_dim_names())
-        outs = supremum(self.get_out_dim_names(), outer.get_out_dim_names())
-        out_log = {n: _log_or0(self, outer, n) for n in outs}
-        bases = []
-        for name in ins:
-            vectors = [_padded(self, name, v, outs, 0) for v in _bases_or_none(self, name)]
-            vectors += [_padded(outer, name, v, outs, 1, self) for v in _bases_or_none(outer, name)]
-            bases.append((name, tuple(vectors)))
-        return LinearLayout._make(tuple(bases), tuple((n, 1 << out_log[n]) for n in outs))
+        if type(outer) is not LinearLayout:
+            _need_layout(outer, "the product of layouts")
+        if not outer._ins and not outer._out_dims:
+            return self  # the empty layout is the product's identity
+        if not self._ins and not self._out_dims:
+            return outer
+        plan = alg.mul_plan(self._ins, self._out_dims, outer._ins, outer._out_dims)
+        cols = alg.mul_cols(plan, self._cols, outer._cols)
+        if len(cols) > MAX_BITS or len(plan[1]) > 2:
+            return LinearLayout._new(plan[0], plan[1], cols)  # checks Triton's 64-bit limits
+        return LinearLayout(plan[0], plan[1], cols)
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer(self(x))``: self's out dims must be outer's in dims, each no larger.
@@ -431,41 +510,49 @@ class LinearLayout:
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        same_names(self.get_out_dim_names(), _need_layout(outer, "compose").get_in_dim_names(), "compose")
+        at: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for name, k in _need_layout(outer, "compose")._ins:
+            at[name] = (offset, k)
+            offset += k
+        image: dict[int, int] = {}  # input bit (of self's out) -> its image in outer
+        bit = 1
         for name, size in self._out_dims:
-            if size > outer.get_in_dim_size(name):
+            got = at.get(name)
+            if got is None or len(at) != len(self._out_dims):
+                same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
+                raise LayoutError(f"compose: out dim '{name}' is not an in dim of the outer layout")
+            k = size.bit_length() - 1
+            if k > got[1]:
                 raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
-                                  f"layout's in dim (size {outer.get_in_dim_size(name)})")
-        names = self.get_out_dim_names()
-        bases = tuple((n, tuple(tuple(outer.apply(dict(zip(names, v))).values()) for v in vs))
-                      for n, vs in self._bases)
-        return LinearLayout._make(bases, outer._out_dims)
+                                  f"layout's in dim (size {1 << got[1]})")
+            for t in outer._cols[got[0]: got[0] + k]:
+                image[bit] = t
+                bit <<= 1
+        cols = []
+        for c in self._cols:
+            acc = 0
+            while c:
+                low = c & -c
+                acc ^= image[low]
+                c ^= low
+            cols.append(acc)
+        return LinearLayout(self._ins, outer._out_dims, tuple(cols))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
-        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``): an in dim with the
-        same bases in both layouts whose out bits no other in dim touches maps to itself; the rest
-        is the least-squares solution with free variables 0.
+        """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``); ``outer`` has the
+        same out dims (any order), each at least as large. An in dim with the same bases in both
+        layouts whose out bits no other in dim touches maps to itself; the rest is the
+        least-squares solution with free variables 0.
 
         >>> L = LinearLayout.from_bases([("lane", [[2], [1]])], ["dim0"])
-        >>> S = LinearLayout.from_bases([("offset", [[1], [2]])], ["dim0"])
+        >>> S = LinearLayout.from_bases([("offset", [[1], [2], [4]])], ["dim0"])
         >>> L.invert_and_compose(S).apply({"lane": 1})
         {'offset': 2}
         """
         outs = self.get_out_dim_names()
         same_names(outs, _need_layout(outer, "invert_and_compose").get_out_dim_names(), "invert_and_compose")
-        a = outer.transpose_outs(outs)
-        if a._out_dims != self._out_dims:
-            raise LayoutError("invert_and_compose: both layouts must have the same out-dim sizes "
-                              f"({self.out_dims} vs {outer.out_dims})")
-        if not a.is_surjective():
-            raise LayoutError("invert_and_compose needs a surjective outer layout")
-        same = [n for n in a.get_in_dim_names() if _maps_to_itself(n, a, self)]
-        a_rest = [n for n in a.get_in_dim_names() if n not in same]
-        b_rest = [n for n in self.get_in_dim_names() if n not in same]
-        ret = _lstsq(a.sublayout(a_rest, outs), self.sublayout(b_rest, outs))
-        for n in same:
-            ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(n), n, n)
-        return ret.transpose_ins(self.get_in_dim_names()).transpose_outs(a.get_in_dim_names())
+        return self._of(alg.invert_and_compose(self._packed, outer._packed))
 
     def pseudoinvert(self) -> LinearLayout:
         """A right inverse of a surjective layout (smallest input for each output).
@@ -475,10 +562,9 @@ class LinearLayout:
         """
         if not self.is_surjective():
             raise LayoutError("pseudoinvert needs a surjective layout")
-        identity = LinearLayout.empty()
-        for name, size in self._out_dims:
-            identity = identity * LinearLayout.identity_1d(size, name, name)
-        return identity.invert_and_compose(self)
+        identity = tuple((n, s.bit_length() - 1) for n, s in self._out_dims)
+        cols = tuple(1 << i for i in range(self.get_total_out_dim_size_log2()))
+        return self._of(alg.invert_and_compose((identity, self._out_dims, cols), self._packed))
 
     def invert(self) -> LinearLayout:
         """The inverse of an invertible (surjective and square) layout.
@@ -500,68 +586,12 @@ class LinearLayout:
         return get_shared_view(self, use_hw_point_of_view)
 
     def __str__(self) -> str:
-        return format_layout(self._bases, self._out_dims)
+        bases = tuple((n, tuple(tuple(v) for v in vs)) for n, vs in self.bases)
+        return format_layout(bases, self._out_dims)
 
     def __repr__(self) -> str:
         return (f"LinearLayout.from_bases({self.bases!r}, {self.get_out_dim_names()!r}, "
                 f"{self.get_out_dim_sizes()!r}, require_surjective=False)")
 
 
-def _bits(layout: LinearLayout, names: Iterable[str]) -> int:
-    """The out bits any basis of the in dims ``names`` sets (flattened, first out dim minor)."""
-    mask = 0
-    for n in names:
-        for c in layout.flattened_bases(n):
-            mask |= c
-    return mask
-
-
-def _maps_to_itself(name: str, a: LinearLayout, b: LinearLayout) -> bool:
-    """Triton 3.9's broadcasting heuristic: ``name`` has equal bases in ``a`` and ``b`` and, in
-    each, no other in dim sets any out bit it sets (found by probing Triton 3.9)."""
-    if not b.has_in_dim(name) or a._in_bases(name) != b._in_bases(name):
-        return False
-    own = _bits(a, [name])
-    return all(not own & _bits(x, [n for n in x.get_in_dim_names() if n != name]) for x in (a, b))
-
-
-def _bases_or_none(layout: LinearLayout, name: str) -> tuple[tuple[int, ...], ...]:
-    return layout._in_bases(name) if layout.has_in_dim(name) else ()
-
-
-def _log_or0(inner: LinearLayout, outer: LinearLayout, name: str) -> int:
-    return sum(x.get_out_dim_size_log2(name) for x in (inner, outer) if x.has_out_dim(name))
-
-
-def _padded(layout: LinearLayout, in_dim: str, v: tuple[int, ...], outs: list[str], is_outer: int,
-            inner: LinearLayout | None = None) -> tuple[int, ...]:
-    """A basis of ``layout`` over the product's out dims; an outer basis shifts past the inner."""
-    names = layout.get_out_dim_names()
-    row = []
-    for n in outs:
-        x = v[names.index(n)] if n in names else 0
-        if is_outer and inner is not None and inner.has_out_dim(n):
-            x <<= inner.get_out_dim_size_log2(n)
-        row.append(x)
-    return tuple(row)
-
-
-def _lstsq(a: LinearLayout, b: LinearLayout) -> LinearLayout:
-    """X with ``a(X(y)) == b(y)``, free variables 0 (the RREF of ``[a | b]``); maps b's ins to a's."""
-    n_a = a.get_total_in_dim_size_log2()
-    n_b = b.get_total_in_dim_size_log2()
-    rows = [ra | rb << n_a for ra, rb in zip(a._matrix_rows(), b._matrix_rows())]
-    solution = [0] * n_a
-    for row in _gf2.rref(rows):
-        if not row:
-            continue
-        pivot = _gf2.lowest_bit(row)
-        if pivot >= n_a:
-            raise LayoutError("invert_and_compose: the image of the inner layout is not inside the "
-                              "image of the outer layout")
-        solution[pivot] = row >> n_a
-    flat = tuple((sum((solution[r] >> c & 1) << r for r in range(n_a)),) for c in range(n_b))
-    in_name = "_flat"
-    one = LinearLayout._make(((in_name, flat),), (("_flat", 1 << n_a),))
-    return one.reshape_ins([(n, b.get_in_dim_size(n)) for n in b.get_in_dim_names()]).reshape_outs(
-        [(n, a.get_in_dim_size(n)) for n in a.get_in_dim_names()])
+_EMPTY = LinearLayout((), (), ())

@@ -20,6 +20,15 @@ from tensorlayout.triton.encodings import (
 from tensorlayout.triton.encodings_amd import AMDMFMALayout, AMDWMMALayout
 from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout
 from tensorlayout.triton.encodings_tmem import TensorMemoryLayout, TensorMemoryScalesLayout
+from tensorlayout.triton.layout_utils import (
+    ColumnAction,
+    action_remove_broadcasted_regs,
+    reshape_layout,
+    square_sublayout_is_identity,
+    supremum,
+    transpose_linear_layout,
+    zeros_like,
+)
 from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.triton.view import get_distributed_view, get_shared_view
 
@@ -28,6 +37,7 @@ __all__ = [
     "AMDWMMALayout",
     "BankReport",
     "BlockedLayout",
+    "ColumnAction",
     "DotOperandLayout",
     "LinearLayout",
     "NVMMADistributedLayout",
@@ -38,6 +48,7 @@ __all__ = [
     "SwizzledSharedLayout",
     "TensorMemoryLayout",
     "TensorMemoryScalesLayout",
+    "action_remove_broadcasted_regs",
     "bank_conflicts",
     "element_layout",
     "from_cute",
@@ -46,7 +57,12 @@ __all__ = [
     "get_shared_view",
     "hardware_bank_conflicts",
     "parse_layout",
+    "reshape_layout",
     "shared_layout",
+    "square_sublayout_is_identity",
+    "supremum",
     "to_cute",
     "to_linear_layout",
+    "transpose_linear_layout",
+    "zeros_like",
 ]

@@ -32,10 +32,6 @@ ELSEWHERE = {
 NOT_YET = {
     "cute_tiled_copy",
 
-    "cute_smem_layout_atom",
-
-    "cute_smem_layout_tiled",
-
     "cute_identity_layout",
 
     "triton_slice",

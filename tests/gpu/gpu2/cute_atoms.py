@@ -11,8 +11,10 @@ import numpy as np
 
 from tensorlayout.cute import Layout
 from tensorlayout.cute.int_tuple import Int, format_int_tuple
+from tensorlayout.cute.swizzle import SmemPtrFlag, Swizzle
 from tensorlayout.gpu import copy_atom, mma_atom
-from tensorlayout.gpu.cxx_names import parse_type, sizeof_bits
+from tensorlayout.gpu.cxx_names import parse_type, sizeof_bits, tuple_of_type
+from tensorlayout.gpu.smem_atoms import smem_layout_atom, tile_to_shape
 
 Record = dict[str, Any]
 
@@ -73,10 +75,37 @@ def check_tmem_copy_atom(record: Record) -> None:
     _table(record, "Dst_tv_bits", atom.dst)
 
 
+def check_smem_layout_atom(record: Record) -> None:
+    atom = smem_layout_atom(record["expr"].removesuffix("{}"))
+    assert str(atom) == record["text"]
+    assert isinstance(atom.offset, SmemPtrFlag) and atom.offset.bits == record["value_bits"]
+    assert isinstance(atom.outer, Swizzle)
+    assert (atom.outer.bits, atom.outer.base, atom.outer.shift) == _SWIZZLE[record["swizzle"]]
+    assert atom.inner.stride[1 if record["major"] == "K" else 0] == 1  # type: ignore[index]
+    np.testing.assert_array_equal(atom.offsets()[: len(record["offsets"])], record["offsets"])
+    assert int(atom.inner.cosize()) == len(record["offsets"])  # type: ignore[union-attr]
+
+
+_SWIZZLE = {"INTER": (0, 4, 3), "SW32": (1, 4, 3), "SW64": (2, 4, 3), "SW128": (3, 4, 3),
+            "SW128_32B": (2, 5, 2)}
+_TILE_EXPR = re.compile(r"tile_to_shape\((.*)\{\},\s*(Shape<.*>)\{\}\)")
+
+
+def check_smem_layout_tiled(record: Record) -> None:
+    m = _TILE_EXPR.fullmatch(record["expr"])
+    assert m is not None, record["expr"]
+    shape = tuple_of_type(parse_type(m.group(2)))
+    tiled = tile_to_shape(smem_layout_atom(m.group(1)), shape)  # type: ignore[arg-type]
+    assert str(tiled) == record["text"]
+    np.testing.assert_array_equal(tiled.offsets()[: len(record["offsets"])], record["offsets"])
+
+
 HANDLERS: dict[tuple[str, str], Callable[[dict[str, Any]], None]] = {
     ("cute_umma_atom", "umma_atom"): check_mma_atom,
     ("cute_mma_atom_other", "mma_atom"): check_mma_atom,
     ("cute_matrix_copy_atom", "matrix_copy_atom"): check_copy_atom,
     ("cute_cp_async_copy_atom", "cp_async_copy_atom"): check_copy_atom,
     ("cute_tmem_copy_atom", "tmem_copy_atom"): check_tmem_copy_atom,
+    ("cute_smem_layout_atom", "smem_layout_atom"): check_smem_layout_atom,
+    ("cute_smem_layout_tiled", "smem_layout_tiled"): check_smem_layout_tiled,
 }

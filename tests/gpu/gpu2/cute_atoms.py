@@ -12,8 +12,16 @@ import numpy as np
 from tensorlayout.cute import Layout
 from tensorlayout.cute.int_tuple import Int, format_int_tuple
 from tensorlayout.cute.swizzle import SmemPtrFlag, Swizzle
-from tensorlayout.gpu import copy_atom, mma_atom
-from tensorlayout.gpu.cxx_names import parse_type, sizeof_bits, tuple_of_type
+from tensorlayout.gpu import (
+    copy_atom,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_copy_b,
+    make_tiled_copy_c,
+    make_tiled_mma,
+    mma_atom,
+)
+from tensorlayout.gpu.cxx_names import layout_of_type, parse_type, sizeof_bits, tuple_of_type
 from tensorlayout.gpu.smem_atoms import smem_layout_atom, tile_to_shape
 
 Record = dict[str, Any]
@@ -100,6 +108,54 @@ def check_smem_layout_tiled(record: Record) -> None:
     np.testing.assert_array_equal(tiled.offsets()[: len(record["offsets"])], record["offsets"])
 
 
+def _call(text: str) -> tuple[str, list[str]]:
+    """``f(a, b<c, d>{}, g(h))`` as ``("f", ["a", "b<c, d>{}", "g(h)"])``: top-level arguments."""
+    name, rest = text.split("(", 1)
+    args, depth, cur = [], 0, ""
+    for ch in rest[:-1]:
+        depth += ch in "<("
+        depth -= ch in ">)"
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return name.strip(), [*args, cur.strip()]
+
+
+def _tiled_mma(text: str) -> Any:
+    name, args = _call(text)
+    assert name == "make_tiled_mma", text
+    atom = mma_atom(args[0].removesuffix("{}"))
+    thr = layout_of_type(parse_type(args[1]))
+    perm = tuple_of_type(parse_type(args[2])) if len(args) > 2 else (None, None, None)
+    return make_tiled_mma(atom, thr, perm)  # type: ignore[arg-type]
+
+
+_MAKE_COPY = {"make_tiled_copy_A": make_tiled_copy_a, "make_tiled_copy_B": make_tiled_copy_b,
+              "make_tiled_copy_C": make_tiled_copy_c}
+
+
+def check_tiled_copy(record: Record) -> None:
+    """``make_tiled_copy`` / ``make_tiled_copy_A/C`` read from the record's C++ expression."""
+    name, args = _call(record["expr"])
+    cpy = parse_type(args[0])
+    assert cpy.name == "Copy_Atom" and len(cpy.args) == 2
+    atom, bits = copy_atom(str(cpy.args[0])), sizeof_bits(str(cpy.args[1]))
+    if name == "make_tiled_copy":
+        thr, val = (layout_of_type(parse_type(a)) for a in args[1:3])
+        tc = make_tiled_copy(atom, bits, thr, val)
+    else:
+        tc = _MAKE_COPY[name](atom, bits, _tiled_mma(args[1]))
+    assert str(tc) == record["text"]
+    assert str(tc.layout_tv) == record["layout_src_tv_tiled"]
+    assert format_int_tuple(tuple(Int(t) for t in tc.tiler)) == record["tiler_mn"]
+    assert str(tc.layout_s_tv()) == record["layoutS_TV"]
+    assert str(tc.layout_d_tv()) == record["layoutD_TV"]
+    _table(record, "S_tv", tc.layout_s_tv())
+    _table(record, "D_tv", tc.layout_d_tv())
+
+
 HANDLERS: dict[tuple[str, str], Callable[[dict[str, Any]], None]] = {
     ("cute_umma_atom", "umma_atom"): check_mma_atom,
     ("cute_mma_atom_other", "mma_atom"): check_mma_atom,
@@ -108,4 +164,5 @@ HANDLERS: dict[tuple[str, str], Callable[[dict[str, Any]], None]] = {
     ("cute_tmem_copy_atom", "tmem_copy_atom"): check_tmem_copy_atom,
     ("cute_smem_layout_atom", "smem_layout_atom"): check_smem_layout_atom,
     ("cute_smem_layout_tiled", "smem_layout_tiled"): check_smem_layout_tiled,
+    ("cute_tiled_copy", "tiled_copy"): check_tiled_copy,
 }

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from tensorlayout.cute import Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atom_types import CopyAtom, MMAAtom
 from tensorlayout.gpu.cxx_names import CxxType, static_layout
 
 __all__ = ["COLUMNS", "DP_BITS", "LANES", "TMEM_COPY_NAMES", "accumulator_cell", "resolve_tmem",
-           "tmem_cell", "tmem_copy_atom", "warp_lanes"]
+           "tmem_cell", "tmem_copy_atom", "tmem_owners", "warp_lanes"]
 
 LANES = 128
 COLUMNS = 512
@@ -146,3 +148,34 @@ def accumulator_cell(atom: MMAAtom, m: int, n: int) -> tuple[int, int, int, int]
         lane, col = r + 64 * (n // (nn // 2)), n % (nn // 2)
     bits = col * int(atom.val_bits[2])
     return cta, lane, bits // CELL_BITS, bits % CELL_BITS
+
+
+def tmem_owners(atom: CopyAtom, warps: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """``(thread[128, C], register[128, C])``: which thread of ``warps`` warps (each at the base
+    of its own sub-partition, ``warp % 4``) moves each TMEM cell of the ``C`` columns a TMEM copy
+    atom touches, and in which of its 32-bit registers; -1 where none (the first holder by
+    thread, then register, where several do).
+
+    >>> thr, reg = tmem_owners(tmem_copy_atom("SM100_TMEM_LOAD_32dp32b1x"))
+    >>> thr.shape, int(thr[33, 0]), int(reg[33, 0])
+    ((128, 1), 33, 0)
+    """
+    if atom.val_id is None:
+        raise LayoutError(f"{atom.name} is not a tensor-memory copy (it has no ValID)")
+    if not isinstance(warps, int) or isinstance(warps, bool) or not 1 <= warps <= 4:
+        raise LayoutError(f"a TMEM picture has 1 to 4 warps (one per sub-partition), got {warps!r}")
+    regs = atom.dst if atom.op.startswith("SM100_TMEM_LOAD") else atom.src
+    nbits = int(regs[1].size())
+    table = regs.offsets().reshape(nbits, 32).T[:, ::16]  # [thread, bit] at every 16-bit half
+    addr = atom.val_id.offsets()[table]
+    lane, col = addr // DP_BITS, (addr % DP_BITS) // CELL_BITS
+    cols = int(col.max()) + 1
+    thread = np.full((LANES, cols), -1, dtype=np.int64)
+    reg = np.full((LANES, cols), -1, dtype=np.int64)
+    t_idx, b_idx = np.meshgrid(np.arange(32), np.arange(0, nbits, 16) // CELL_BITS, indexing="ij")
+    flat = [a.ravel()[::-1] for a in (t_idx, b_idx, lane, col)]
+    for w in reversed(range(warps)):  # later writes win: the first holder is written last
+        base = SUBPARTITION * (w % 4)
+        for t, r, ln, c in zip(*flat):
+            thread[base + ln, c], reg[base + ln, c] = SUBPARTITION * w + t, r
+    return thread, reg

@@ -165,6 +165,8 @@ def _umma(t: CxxType) -> MMAAtom | None:
     ba, bb, bc = (sizeof_bits(str(a)) for a in args[:3])
     if ba not in _U_BITS[kind] or bb not in _U_BITS[kind]:
         raise LayoutError(f"{op} takes {'/'.join(map(str, _U_BITS[kind]))}-bit A and B, got {t}")
+    if src == "TS" and majors[0] != "K":
+        raise LayoutError(f"{op}: A in tensor memory is K-major, got {t}")
     step = _umma_n_step(kind, two_sm, src, sparse, mm, majors[1])
     if not _umma_m_ok(kind, two_sm, mm) or nn % step or not step <= nn <= 256:
         raise LayoutError(f"{op}: M={mm}, N={nn} is not an instruction shape (N a multiple of {step} "

@@ -25,7 +25,8 @@ from tensorlayout.cute import Layout, make_layout
 from tensorlayout.cute.int_tuple import Int
 from tensorlayout.errors import LayoutError, ParseError
 
-__all__ = ["CxxType", "layout_of_type", "parse_type", "sizeof_bits", "static_layout", "tuple_of_type"]
+__all__ = ["CxxType", "layout_of_type", "parse_type", "plain_layout", "sizeof_bits", "static_layout",
+           "tuple_of_type"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 _STATIC = re.compile(r"_(-?[0-9]+)\b")
@@ -132,6 +133,19 @@ def static_layout(layout: Layout) -> Layout:
     '(_4,_2):(_1,_4)'
     """
     return Layout(_static(layout.shape), _static(layout.stride))  # type: ignore[arg-type]
+
+
+def _plain(t: object) -> object:
+    return tuple(_plain(x) for x in t) if isinstance(t, tuple) else int(t)  # type: ignore[call-overload]
+
+
+def plain_layout(layout: Layout) -> Layout:
+    """``layout`` with plain ints (the same function, evaluated on the algebra's fast path).
+
+    >>> str(plain_layout(static_layout(Layout((4, 2), (1, 4)))))
+    '(4,2):(1,4)'
+    """
+    return Layout(_plain(layout.shape), _plain(layout.stride))  # type: ignore[arg-type]
 
 
 def tuple_of_type(t: Arg) -> object:

@@ -89,9 +89,10 @@ def test_accumulator_fills_tensor_memory_once(v: str, m: int, n: int) -> None:
         assert {lane % 32 for _c, lane, _col, _b in cells} == set(range(16))
 
 
-def test_accumulator_of_half_packs_two_per_cell() -> None:
+def test_accumulator_of_half_takes_a_cell_each() -> None:
+    """CuTe stores a 16-bit accumulator in 32-bit cells (``tmem_frg``'s ``uint32_t`` storage)."""
     atom = mma_atom("SM100_MMA_F16BF16_SS<half_t,half_t,half_t,128,64,UMMA::Major::K,UMMA::Major::K>")
-    assert accumulator_cell(atom, 3, 5) == (0, 3, 2, 16)
+    assert accumulator_cell(atom, 3, 5) == (0, 3, 5, 0)
 
 
 def _ptx_a(t: int, v: int, atom_bits: int, m: int, k: int) -> tuple[int, int]:

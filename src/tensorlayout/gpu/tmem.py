@@ -126,7 +126,8 @@ def tmem_cell(atom: CopyAtom, thread: int, bit: int) -> tuple[int, int, int]:
 def accumulator_cell(atom: MMAAtom, m: int, n: int) -> tuple[int, int, int, int]:
     """``(cta, lane, column, bit)`` where a UMMA accumulator element ``(m, n)`` sits in tensor
     memory (CuTe's ``tmem_frg``: M = 128 per CTA uses every lane; M = 64 the first 16 lanes of
-    each sub-partition; two-CTA M = 128 puts the second half of N in lanes 64-127).
+    each sub-partition; two-CTA M = 128 puts the second half of N in lanes 64-127). Every element,
+    16-bit ones too, takes one 32-bit cell (``tmem_frg``'s default ``uint32_t`` storage).
 
     >>> from tensorlayout.gpu.atoms import mma_atom
     >>> a = mma_atom("SM100_MMA_F16BF16_SS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>")
@@ -146,8 +147,7 @@ def accumulator_cell(atom: MMAAtom, m: int, n: int) -> tuple[int, int, int, int]
         lane = r % 16 + SUBPARTITION * (r // 16)
     elif rows == 64:
         lane, col = r + 64 * (n // (nn // 2)), n % (nn // 2)
-    bits = col * int(atom.val_bits[2])
-    return cta, lane, bits // CELL_BITS, bits % CELL_BITS
+    return cta, lane, col, 0  # one 32-bit cell per element (CuTe's storage type), value in the low bits
 
 
 def tmem_owners(atom: CopyAtom, warps: int = 4) -> tuple[np.ndarray, np.ndarray]:

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tensorlayout.cute import Layout
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.gpu import copy_atom, mma_atom
 from tensorlayout.gpu.copy_ops import COPY_OP_NAMES
 from tensorlayout.gpu.mma_async import gmma_names
 from tensorlayout.gpu.mma_sync import MMA_SYNC_NAMES
 from tensorlayout.gpu.smem_atoms import matrix_descriptor, smem_layout_atom, tile_to_shape
-from tensorlayout.gpu.tmem import TMEM_COPY_NAMES
+from tensorlayout.gpu.tmem import TMEM_COPY_NAMES, accumulator_cell
 from tests.cute.cpp_oracle import CACHE, CUDA_INCLUDES, available, compiler, cute_include
 
 pytestmark = pytest.mark.skipif(not available(), reason="CuTe headers or g++ missing")
@@ -33,6 +34,7 @@ HEADERS = ["cute/tensor.hpp", "cute/atom/mma_atom.hpp", "cute/atom/copy_atom.hpp
            "cute/atom/mma_traits_sm90_gmma_ext.hpp", "cute/atom/mma_traits_sm120.hpp",
            "cute/atom/copy_traits_sm90.hpp"]
 RNG = random.Random(26)
+UMMA_ACC = "SM100_MMA_{op}<half_t,half_t,{c},{m},{n},UMMA::Major::K,UMMA::Major::K>"
 TYPES16 = ("half_t", "bfloat16_t")
 
 
@@ -89,6 +91,10 @@ def _desc_case(atom: str) -> tuple[str, str, str, int]:
 
 
 DESCS = [_desc_case(a) for a in ATOMS]
+ACCS = [UMMA_ACC.format(op=op, c=c, m=m, n=n) for op, c, m, n in (
+    ("F16BF16_SS", "float", 64, 64), ("F16BF16_SS", "half_t", 128, 32),
+    ("F16BF16_2x1SM_SS", "float", 128, 64), ("F16BF16_2x1SM_SS", "float", 256, 32),
+    ("F16BF16_TS", "half_t", 64, 16))]
 
 
 def _shape_expr(shape: tuple[int, ...]) -> str:
@@ -130,6 +136,8 @@ def _statements() -> list[str]:
         out.append(sep.join(f"print(typename Copy_Traits<{n}>::{f}{{}});" for f in fields))
     out += [f"print(tile_to_shape({a}{{}}, {_shape_expr(s)}));" for a, s in TILES]
     out += [_desc_stmt(*d) for d in DESCS]
+    out += [f"auto tm = make_tiled_mma({a}{{}}); print(layout<0>(tm.make_fragment_C(partition_shape_C(tm, "
+            f"{_shape_expr(mma_atom(a).shape_mnk[:2])}))));" for a in ACCS]
     return out
 
 
@@ -219,3 +227,20 @@ def test_descriptors_match_cxx(answers: list[str | None]) -> None:
             return f"{d.layout_type_code} {d.leading_byte_offset} {d.stride_byte_offset}"
 
         assert _ours(ours) == answers[base + i], (atom, major, kind)
+
+
+def test_accumulator_cells_match_cxx(answers: list[str | None]) -> None:
+    """``make_fragment_C`` of a one-atom TiledMMA: (m, n) -> TMEM address in value units, of one
+    CTA's rows (a two-CTA atom's second CTA holds rows M/2.. the same way in its own TMEM)."""
+    base = len(MMA_NAMES) + len(COPY_NAMES) + len(TILES) + len(DESCS)
+    for i, name in enumerate(ACCS):
+        text = answers[base + i]
+        assert text is not None, name
+        atom = mma_atom(name)
+        frag, (m, n, _k), vbits = Layout.parse(text), atom.shape_mnk, atom.val_bits[2]  # type: ignore[index]
+        rows = m // int(atom.thr_id.size())
+        for mm in range(m):
+            for nn in range(n):
+                addr = int(frag((mm % rows, nn))) * vbits
+                cell = accumulator_cell(atom, mm, nn)
+                assert cell == (mm // rows, addr >> 21, (addr % (1 << 21)) // 32, 0), (name, mm, nn)

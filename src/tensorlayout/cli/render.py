@@ -11,9 +11,10 @@ from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.gpu.atoms import copy_atom, mma_atom
+from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
 from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
+from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.triton import LinearLayout
 
 __all__ = ["DESCRIPTION", "FORMATS", "register", "run"]
@@ -44,9 +45,11 @@ prints it), .png or .pdf (these two need the optional extra: pip install
 
 GPU pictures: --mma ATOM draws an MMA atom's A, B and C panels (each cell T#/V#, colored by
 thread), --copy ATOM a copy atom's source and destination (tiled as the A operand of the SM80
-m16n8k16 f16 MMA); --banks BITS draws TARGET as a shared-memory tile (a CuTe layout,
-swizzled ones included) with each cell's bank and the bank conflicts of a warp moving 128-bit
-vectors along its rows (--access column: down its columns).
+m16n8k16 f16 MMA; a tensor-memory atom, SM100_TMEM_LOAD/STORE_*, as TMEM's 128 lanes x the
+columns it touches, each cell's thread and register, coloured by warp); --banks BITS draws
+TARGET as a shared-memory tile (a CuTe layout, swizzled ones included) with each cell's bank
+and the bank conflicts of a warp moving 128-bit vectors along its rows (--access column: down
+its columns).
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
@@ -54,6 +57,7 @@ examples:
   tensorlayout render --tla zN --rows 8 --cols 12 -o - > zn.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.tex     # for a paper
+  tensorlayout render --copy SM100_TMEM_LOAD_32dp32b8x -o tmem.svg
   tensorlayout render '(8,8):(1,8)' -o layout.pdf
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
 """
@@ -104,8 +108,11 @@ def _gpu_object(args: argparse.Namespace) -> tuple[object, tuple[int, ...], str]
     if args.mma:
         tm = make_tiled_mma(mma_atom(args.mma))
         return tm, tm.tile_size(), args.mma
+    atom = copy_atom(args.copy)
+    if atom.val_id is not None:  # a tensor-memory copy: TMEM lanes x columns, by warp
+        return atom, tmem_owners(atom)[0].shape, f"{args.copy}: TMEM lanes x columns, 4 warps"
     # --copy, laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
-    tc = make_tiled_copy_a(copy_atom(args.copy), 16, make_tiled_mma(mma_atom(_COPY_MMA)))
+    tc = make_tiled_copy_a(atom, 16, make_tiled_mma(mma_atom(_COPY_MMA)))
     return tc, tc.tv_s().tile, f"{args.copy} as the A operand of {_COPY_MMA}"
 
 
@@ -147,6 +154,8 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
                                    "layouts: draw --mma/--copy and Triton layouts as SVG, TikZ, PNG or PDF")
         return render.to_html(obj, window=window)
     if kind == "tikz":
+        if isinstance(obj, CopyAtom):
+            raise UnsupportedError("tensor-memory pictures are SVG (or PNG/PDF), not TikZ")
         return render.to_tikz(obj, window=window, title=title)
     svg = render.to_svg(obj, window=window, title=title)
     return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)

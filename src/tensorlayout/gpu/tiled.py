@@ -8,9 +8,9 @@ thread index back through ``right_inverse`` of ``ThrLayoutVMNK``.
 >>> from tensorlayout.gpu.atoms import mma_atom
 >>> t = make_tiled_mma(mma_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 2, 1))
 >>> t.tile_size(), str(t.thr_layout_vmnk)
-((32, 16, 16), '(32,2,2,1):(1,32,64,0)')
+((32, 16, 16), '(_32,_2,_2,_1):(_1,_32,_64,_0)')
 >>> str(t.layout_c_tv())
-'((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))'
+'((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))'
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from tensorlayout.cute import (
     zip_layouts,
     zipped_divide,
 )
-from tensorlayout.cute.int_tuple import format_int_tuple
+from tensorlayout.cute.int_tuple import Int, format_int_tuple
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
+from tensorlayout.gpu.cxx_names import static_layout
 from tensorlayout.gpu.tv import TVLayout, offset_range
 
 __all__ = ["TiledCopy", "TiledMMA", "make_tiled_copy", "make_tiled_copy_a", "make_tiled_copy_b",
@@ -87,7 +88,9 @@ def _zipped_divide_by_guide(lay: Layout, tiler: tuple[Any, ...]) -> Layout:
 
 
 def _fmt_perm(p: Perm) -> str:
-    return "_" if p is None else str(p)
+    if p is None:
+        return "_"
+    return str(static_layout(p)) if isinstance(p, Layout) else str(Int(p))
 
 
 def _tv(layout: Layout, rows: int, cols: int, name: str) -> TVLayout:
@@ -135,13 +138,14 @@ class TiledMMA:
     def layout_c_tv(self) -> Layout:
         """``get_layoutC_TV()``: ``(thr_idx, val) -> m + M·n`` of the tiled M x N tile."""
         frg = self._thrfrg(self._ref(0, 1), (0, 1), self.atom.layout_c)
-        return composition(frg, (self._thridx_to_thrid(), _))
+        return static_layout(composition(frg, (self._thridx_to_thrid(), _)))
 
     def _operand_tv(self, dims: tuple[int, int], atom_tv: Layout, strides: tuple[int, int]) -> Layout:
         v = self.thr_layout_vmnk
         frg = self._thrfrg(self._ref(*dims), dims, atom_tv)
         widen = Layout((int(size(v[1])), int(size(v[2]))), strides)
-        return composition(composition(frg, ((_, (widen, _)), _)), (self._thridx_to_thrid(), _))
+        tv = composition(composition(frg, ((_, (widen, _)), _)), (self._thridx_to_thrid(), _))
+        return static_layout(tv)
 
     def layout_a_tv(self) -> Layout:
         """``get_layoutA_TV()``: ``(thr_idx, val) -> m + M·k`` (threads along N see the same A)."""
@@ -186,7 +190,7 @@ def make_tiled_mma(atom: MMAAtom, thr_layout: Layout | tuple[int, ...] = (1, 1, 
     thr = _as_thr_layout(thr_layout)
     if thr.size() < 1:
         raise LayoutError(f"a TiledMMA needs at least one thread along each of M, N, K, got {thr}")
-    vmnk = tiled_product(atom.thr_id, thr)
+    vmnk = static_layout(tiled_product(atom.thr_id, thr))
     return TiledMMA(atom, vmnk, perm)
 
 
@@ -219,11 +223,11 @@ class TiledCopy:
 
     def layout_s_tv(self) -> Layout:
         """``get_layoutS_TV()``: source ``(thr_idx, val_idx) -> m + M·n`` of the tile."""
-        return self._tile2thrfrg(self.atom.val_layout_src(self.bits))
+        return static_layout(self._tile2thrfrg(self.atom.val_layout_src(self.bits)))
 
     def layout_d_tv(self) -> Layout:
         """``get_layoutD_TV()``: destination ``(thr_idx, val_idx) -> m + M·n`` of the tile."""
-        return self._tile2thrfrg(self.atom.val_layout_dst(self.bits))
+        return static_layout(self._tile2thrfrg(self.atom.val_layout_dst(self.bits)))
 
     def _tile2(self) -> tuple[int, int]:
         m = self.tiler[0]
@@ -237,8 +241,8 @@ class TiledCopy:
         return TVLayout(self.layout_d_tv(), self._tile2(), f"{self.atom.name} dst")
 
     def __str__(self) -> str:
-        return (f"TiledCopy\n  Tiler_MN:       {format_int_tuple(self.tiler)}\n"
-                f"  TiledLayout_TV: {self.layout_tv}\n{self.atom.name}")
+        return (f"TiledCopy\n  Tiler_MN:       {format_int_tuple(tuple(Int(t) for t in self.tiler))}\n"
+                f"  TiledLayout_TV: {self.layout_tv}\n{self.atom.describe(self.bits)}")
 
 
 def make_tiled_copy(atom: CopyAtom, bits: int, thr_layout: Layout, val_layout: Layout) -> TiledCopy:
@@ -247,13 +251,13 @@ def make_tiled_copy(atom: CopyAtom, bits: int, thr_layout: Layout, val_layout: L
     >>> from tensorlayout.gpu.atoms import universal_copy
     >>> tc = make_tiled_copy(universal_copy(128), 16, Layout((16, 8), (8, 1)), make_layout((1, 8)))
     >>> tc.tiler, str(tc.layout_tv)
-    ((16, 64), '((8,16),8):((128,1),16)')
+    ((16, 64), '((_8,_16),_8):((_128,_1),_16)')
     """
     if not isinstance(atom, CopyAtom):
         raise LayoutError(f"make_tiled_copy needs a CopyAtom, got {type(atom).__name__}")
     layout_mn = raked_product(thr_layout, val_layout)
-    layout_tv = composition(right_inverse(layout_mn), make_layout((int(size(thr_layout)),
-                                                                   int(size(val_layout)))))
+    layout_tv = static_layout(composition(right_inverse(layout_mn), make_layout((int(size(thr_layout)),
+                                                                                 int(size(val_layout))))))
     tiler = tuple(int(size(m)) for m in layout_mn.modes())
     return TiledCopy(atom, bits, layout_tv, tiler)
 
@@ -269,7 +273,7 @@ def make_tiled_copy_a(atom: CopyAtom, bits: int, mma: TiledMMA) -> TiledCopy:
     >>> from tensorlayout.gpu.atoms import copy_atom, mma_atom
     >>> tm = make_tiled_mma(mma_atom("SM80_16x8x16_F16F16F16F16_TN"))
     >>> str(make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, tm).layout_s_tv())
-    '((16,2),(8,1)):((1,128),(16,0))'
+    '((_16,_2),(_8,_1)):((_1,_128),(_16,_0))'
     """
     _check_copy(atom, mma)
     m, _n, k = mma.tile_size()

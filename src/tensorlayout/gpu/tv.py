@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from tensorlayout.cute import Layout, composition, make_layout, right_inverse, s
 from tensorlayout.cute.int_tuple import is_int
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError
+from tensorlayout.gpu.cxx_names import plain_layout
 
 __all__ = ["TVLayout", "check_tile", "format_owners", "offset_range"]
 
@@ -92,10 +94,15 @@ class TVLayout:
             raise LayoutError(f"(thread {t}, value {v}) is outside {self.num_threads} threads x "
                               f"{self.num_values} values of {self.layout}")
 
+    @cached_property
+    def _fast(self) -> Layout:
+        """The layout with plain ints, for evaluation (static ``_N`` ints take the slow path)."""
+        return plain_layout(self.layout)
+
     def index(self, t: int, v: int) -> int:
         """The column-major tile index ``m + M·n`` of thread ``t``'s value ``v``."""
         self._check_tv(t, v)
-        return int(self.layout(t, v))
+        return int(self._fast(t, v))
 
     def coord(self, t: int, v: int) -> tuple[int, int]:
         """The ``(m, n)`` tile coordinate of thread ``t``'s value ``v``."""

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
-from tensorlayout.gpu.atoms import MMAAtom
+from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
 from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.render._triton import linear_layout_svg
-from tensorlayout.render._tv import tiled_copy_svg, tiled_mma_svg, tv_svg
+from tensorlayout.render._tv import tiled_copy_svg, tiled_mma_svg, tmem_svg, tv_svg
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 
@@ -33,6 +33,7 @@ DRAWERS: tuple[tuple[type, Drawer], ...] = (
     (TiledMMA, tiled_mma_svg),
     (MMAAtom, tiled_mma_svg),
     (TiledCopy, tiled_copy_svg),
+    (CopyAtom, tmem_svg),
     (TVLayout, tv_svg),
     (LinearLayout, linear_layout_svg),
 )

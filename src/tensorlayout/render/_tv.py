@@ -23,7 +23,7 @@ import numpy as np
 from tensorlayout.core.banks import BANKS, WORD_BITS
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.errors import LayoutError
-from tensorlayout.gpu.atoms import MMAAtom
+from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.banks import (
     BankReport,
     bank_conflicts,
@@ -31,6 +31,7 @@ from tensorlayout.gpu.banks import (
     shared_core,
 )
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
+from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._draw import hsl
 from tensorlayout.render._extent import Window, check_window, window_text
@@ -160,6 +161,34 @@ def tv_svg(tv: TVLayout, title: str = "", window: Sequence[range] | None = None)
     ms, ns = _windowed(tv.tile, window)
     body = _panel(tv, CELL, TITLE + CELL, ms, ns)
     head = (title or tv.name or str(tv)) + _window_note(tv.tile, (ms, ns))
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
+
+
+def tmem_svg(atom: CopyAtom, title: str = "", window: Sequence[range] | None = None) -> str:
+    """Tensor memory as 128 lanes x the columns a TMEM copy atom touches, run by 4 warps (each
+    in its sub-partition): each cell ``T#`` (thread of the warpgroup) over ``R#`` (its 32-bit
+    register), coloured by warp; cells no warp reaches are white.
+
+    >>> from tensorlayout.gpu.tmem import tmem_copy_atom
+    >>> tmem_svg(tmem_copy_atom("SM100_TMEM_LOAD_32dp32b8x")).count('class="cell"')
+    1024
+    """
+    if not isinstance(atom, CopyAtom) or atom.val_id is None:
+        raise LayoutError(f"tmem_svg draws a tensor-memory copy atom, got {getattr(atom, 'name', atom)!r}")
+    thread, reg = tmem_owners(atom)
+    ms, ns = _windowed(thread.shape, window)
+    body = []
+    for m in ms:
+        for n in ns:
+            t, r = int(thread[m, n]), int(reg[m, n])
+            x, y = CELL + (n - ns.start) * CELL, TITLE + CELL + (m - ms.start) * CELL
+            fill = PALETTE[t // 32 % len(PALETTE)] if t >= 0 else "#ffffff"
+            label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
+                     f'<text x="{x + CELL / 2}" y="{y + 27}">R{r}</text>') if t >= 0 else ""
+            body.append(f'<g class="cell" data-lane="{m}" data-column="{n}" data-thread="{t}" '
+                        f'data-register="{r}"><rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+                        f'fill="{fill}" stroke="#000" stroke-width="0.5"/>{label}</g>')
+    head = (title or f"{atom.name}: TMEM lanes x columns, by warp") + _window_note(thread.shape, (ms, ns))
     return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
 
 

@@ -23,6 +23,18 @@ from tensorlayout.gpu.banks import (
     triton_bank_conflicts,
     vector_access,
 )
+from tensorlayout.gpu.coalescing import Coalescing, coalescing
+from tensorlayout.gpu.partition import (
+    CopyFit,
+    ThrCopy,
+    ThrMMA,
+    copy_fits,
+    get_slice,
+    partition_shape_a,
+    partition_shape_b,
+    partition_shape_c,
+)
+from tensorlayout.gpu.smem_atoms import MatrixDescriptor, matrix_descriptor, smem_layout_atom
 from tensorlayout.gpu.tiled import (
     TiledCopy,
     TiledMMA,
@@ -32,11 +44,16 @@ from tensorlayout.gpu.tiled import (
     make_tiled_copy_c,
     make_tiled_mma,
 )
+from tensorlayout.gpu.tma import TmaCopy, make_tma_copy
+from tensorlayout.gpu.tmem import accumulator_cell, tmem_cell, tmem_owners, warp_lanes
 from tensorlayout.gpu.tv import TVLayout, format_owners
 
 __all__ = [
-    "COPY_ATOMS", "MMA_ATOMS", "BankReport", "CopyAtom", "MMAAtom", "TVLayout", "TiledCopy", "TiledMMA",
-    "bank_conflicts", "copy_atom", "format_owners", "make_tiled_copy", "make_tiled_copy_a",
-    "make_tiled_copy_b", "make_tiled_copy_c", "make_tiled_mma", "mma_atom", "sm90_gmma",
-    "span_conflicts", "triton_bank_conflicts", "universal_copy", "vector_access",
+    "COPY_ATOMS", "MMA_ATOMS", "BankReport", "Coalescing", "CopyAtom", "CopyFit", "MMAAtom",
+    "MatrixDescriptor", "TVLayout", "ThrCopy", "ThrMMA", "TiledCopy", "TiledMMA", "TmaCopy",
+    "accumulator_cell", "bank_conflicts", "coalescing", "copy_atom", "copy_fits", "format_owners",
+    "get_slice", "make_tiled_copy", "make_tiled_copy_a", "make_tiled_copy_b", "make_tiled_copy_c",
+    "make_tiled_mma", "make_tma_copy", "matrix_descriptor", "mma_atom", "partition_shape_a",
+    "partition_shape_b", "partition_shape_c", "sm90_gmma", "smem_layout_atom", "span_conflicts",
+    "tmem_cell", "tmem_owners", "triton_bank_conflicts", "universal_copy", "vector_access", "warp_lanes",
 ]

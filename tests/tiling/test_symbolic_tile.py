@@ -55,7 +55,8 @@ def test_the_replay_fails_on_a_wrong_expectation() -> None:
     vector = {
         "steps": [], "strings": [],
         "expectations": [{"macro": "EXPECT_THAT", "subject": 'GetConstraint("v0", 0, 5)',
-                          "expected": {"call": "MatchConstraintExpressionString", "args": [{"text": "v0 in [0, 4]"}]}}],
+                          "expected": {"call": "MatchConstraintExpressionString",
+                                       "args": [{"text": "v0 in [0, 4]"}]}}],
     }
     with pytest.raises(AssertionError, match="want"):
         symbolic.run(vector)

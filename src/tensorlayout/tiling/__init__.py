@@ -18,15 +18,46 @@ from tensorlayout.tiling.symbolic_tile import (
     evaluate_tile_sizes,
     evaluate_tile_strides,
 )
+from tensorlayout.tiling.symbolic_tile_analysis import (
+    FusionDecision,
+    SymbolicTileAnalysis,
+    get_flat_tilings_for_input_space,
+)
+from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction
+from tensorlayout.tiling.tiled_hlo import TiledHloComputation, TiledHloInstruction
+from tensorlayout.tiling.tiled_hlo_schedule import (
+    DimensionInfo,
+    MajorToMinorTiledHloSchedule,
+    TiledHloSchedule,
+    TransposedDotTiledHloSchedule,
+    create_major_to_minor_tiled_hlo_schedule,
+)
+from tensorlayout.tiling.tiling_specification import FlatTiling, Tiling, TilingSpecification
+from tensorlayout.tiling.tiling_util import is_same_shape_multi_output_fusion
 
 __all__ = [
     "Constraint",
     "ConstraintExpression",
+    "DimensionInfo",
+    "FlatTiling",
+    "FusionDecision",
+    "MajorToMinorTiledHloSchedule",
     "SizeAndStrideExpression",
     "SymbolicTile",
+    "SymbolicTileAnalysis",
+    "SymbolicTiledHloInstruction",
+    "TiledHloComputation",
+    "TiledHloInstruction",
+    "TiledHloSchedule",
+    "Tiling",
+    "TilingSpecification",
+    "TransposedDotTiledHloSchedule",
+    "create_major_to_minor_tiled_hlo_schedule",
     "evaluate_affine_map",
     "evaluate_tile_offsets",
     "evaluate_tile_sizes",
     "evaluate_tile_strides",
     "extract_size_and_stride",
+    "get_flat_tilings_for_input_space",
+    "is_same_shape_multi_output_fusion",
 ]

@@ -124,23 +124,25 @@ class Replay:
         self.mutators = mutators or {}
         self.history: dict[str, list[Any]] = {}
 
-    def run_steps(self, skip: Callable[[str], bool] = lambda s: False) -> None:
+    def run_steps(self, before: Callable[[str], None] = lambda s: None) -> None:
+        """Run every step (``before(step)`` first); an assignment whose call raises a library
+        error binds the error (the C++ held a failed ``StatusOr``), through ``_capture``."""
         for step in self.vector["steps"]:
-            if skip(step):
-                continue
-            text = translate(step.strip().rstrip(";"))
+            before(step)
+            text = translate(step.strip().rstrip(";"), self.methods)
             action = next(((a, m) for p, a in self.actions if (m := re.match(p, text))), None)
             if action is not None:
                 action[0](self.env, action[1])
                 continue
             source = statement(step, self.mutators, self.methods)
+            source = re.sub(r"^(\w+) = (.*)$", r"\1 = _capture(lambda: \2)", source, flags=re.S)
             exec(source, self.env)
             target = re.match(r"^(\w+) = ", source)
             if target:
                 self.history.setdefault(target.group(1), []).append(self.env[target.group(1)])
 
     def evaluate(self, subject: str) -> Any:
-        return eval(translate(subject, self.methods), self.env)
+        return eval(f"_capture(lambda: {translate(subject, self.methods)})", self.env)
 
     def subjects(self, lazy: list[str] = ()) -> list[tuple[dict[str, Any], Any]]:  # type: ignore[assignment]
         """Each expectation with its subject's value; a variable assigned as many times as it is

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from tensorlayout.errors import UnsupportedError
@@ -49,7 +49,13 @@ from tensorlayout.tiling.tiling_specification import (
     TilingSpecification,
 )
 
-__all__ = ["FusionDecision", "SymbolicTileAnalysis", "get_flat_tilings_for_input_space"]
+__all__ = [
+    "FusionDecision",
+    "SymbolicTileAnalysis",
+    "get_flat_tilings_for_input_space",
+    "input_space",
+    "iter_flat_tilings",
+]
 
 _DOTS = ("dot", "scaled-dot")
 
@@ -411,6 +417,10 @@ class SymbolicTileAnalysis:
         roots = tuple(root.operands) if root.opcode == "tuple" else (root,)
         real = _real_root_index(roots, root)
         order = _post_order(roots)
+        if roots[real].shape.is_tuple:
+            raise _Forbid(
+                f"Instruction {hlo_to_string(roots[real])} has non-array shape: {roots[real].shape}"
+            )
         spec = TilingSpecification(_parameter_mapping(roots[real], order))
         if roots[real].opcode == "fusion":
             raise _Forbid("Root fusion instruction is not supported.")
@@ -542,6 +552,11 @@ def _sizes_for(n: int) -> list[int]:
     return [*out, n]
 
 
+def iter_flat_tilings(space: Sequence[int]) -> Iterator[FlatTiling]:
+    """The candidates of :func:`get_flat_tilings_for_input_space`, one at a time, in its order."""
+    return itertools.product(*(_sizes_for(n) for n in space))
+
+
 def get_flat_tilings_for_input_space(space: Sequence[int]) -> list[FlatTiling]:
     """``GetFlatTilingsForInputSpace``: per parameter ``1, 2, 4, ... < n`` then ``n``; the product."""
-    return [tuple(t) for t in itertools.product(*(_sizes_for(n) for n in space))]
+    return list(iter_flat_tilings(space))

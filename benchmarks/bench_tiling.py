@@ -87,9 +87,8 @@ def main() -> None:
     last = results[-1]
     print(f"{n} fusions, {last['tileable']} tileable, {last['tiled']} tiled at their naive/first valid sizes")
     print(f"analysis: {analyse:.3f} s total, {100 * analyse / n:.3f} s per hundred fusions")
-    print(
-        f"tiled computations: {tile:.3f} s total, {100 * tile / max(int(last['tileable']), 1):.3f} s per hundred"
-    )  # type: ignore[call-overload]
+    tileable = int(last["tileable"])  # type: ignore[call-overload]
+    print(f"tiled computations: {tile:.3f} s total, {100 * tile / max(tileable, 1):.3f} s per hundred")
     print("not tileable, by XLA's reason:")
     for reason, count in last["reasons"].most_common():  # type: ignore[attr-defined]
         print(f"  {count:4d}  {reason}")

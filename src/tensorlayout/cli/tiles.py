@@ -190,7 +190,8 @@ def _search_lines(s: dict[str, Any]) -> list[str]:
     out = [f"  search: naive power-of-two tiling {naive} {ok}; {len(s['ranked'])} valid tilings, best first:"]
     for r in s["ranked"][:SHOWN]:
         out.append(
-            f"    {tuple(r['tiling'])}: {r['num_tiles']} tiles, {r['bytes_per_tile']} bytes read per tile "
+            f"    {tuple(r['tiling'])}: {r['num_tiles']} program{'s' if r['num_tiles'] != 1 else ''}, "
+            f"{r['bytes_per_tile']} bytes read per tile "
             f"({r['bytes_per_output_element']:.3g} per output element), "
             f"padding waste {r['padding_waste']:.1%}"
         )

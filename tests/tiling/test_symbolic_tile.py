@@ -7,9 +7,12 @@ import itertools
 
 import pytest
 
+from tensorlayout.errors import IndexingError, UnsupportedError
 from tensorlayout.hlo import output_to_input_indexing, parse_module
 from tensorlayout.tiling import (
     SymbolicTile,
+    SymbolicTileAnalysis,
+    Tiling,
     evaluate_tile_offsets,
     evaluate_tile_sizes,
     evaluate_tile_strides,
@@ -63,3 +66,21 @@ def test_the_replay_fails_on_a_wrong_expectation() -> None:
     vector["expectations"][0]["expected"] = {"call": "NoSuchMatcher", "args": []}
     with pytest.raises(AssertionError, match="NoSuchMatcher"):
         symbolic.run(vector)
+
+
+def test_bad_input_is_a_typed_error() -> None:
+    root = _root(MODULES["transpose"])
+    tile = SymbolicTile.from_indexing_map(output_to_input_indexing(root).maps(0)[0])
+    assert tile is not None
+    with pytest.raises(IndexingError, match="expected 2 tile sizes, got 3"):
+        evaluate_tile_sizes(tile, [1, 2, 3])
+    m = parse_module(
+        "HloModule m\nf {\n p = f32[6,4] parameter(0)\n ROOT r = f32[24] reshape(p)\n}\n"
+        "ENTRY e {\n p = f32[6,4] parameter(0)\n ROOT f = f32[24] fusion(p), kind=kLoop, calls=f\n}"
+    )
+    a = SymbolicTileAnalysis.analyze_computation(m.computation("f"))
+    assert isinstance(a, SymbolicTileAnalysis)
+    with pytest.raises(UnsupportedError, match="Tiling does not satisfy constraints"):
+        a.compute_tiled_computation(Tiling({a.get_real_root(): (3,)}))
+    with pytest.raises(UnsupportedError, match="Expected 1 tile sizes for instruction r, got 2"):
+        a.compute_tiled_computation(Tiling({a.get_real_root(): (4, 4)}))

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tensorlayout.errors import IndexingError
 from tensorlayout.indexing import Expr, IndexingMap, Interval, SymbolicMap, Variable, const, expr_to_string
 from tensorlayout.tiling.constraint_expression import ConstraintExpression
 from tensorlayout.tiling.size_and_stride import extract_size_and_stride
@@ -142,17 +143,24 @@ def _evaluate(exprs: Sequence[Expr], values: Sequence[int]) -> list[int]:
     return [e.evaluate(values) for e in exprs]
 
 
+def _checked(tile: SymbolicTile, parameters: Sequence[int]) -> Sequence[int]:
+    if len(parameters) != tile.tile_map.num_dims:
+        raise IndexingError(f"expected {tile.tile_map.num_dims} tile sizes, got {len(parameters)}")
+    return parameters
+
+
 def evaluate_tile_offsets(tile: SymbolicTile, parameters: Sequence[int]) -> list[int]:
     """``EvaluateTileOffsets``: the offsets at these tile sizes (tiles without runtime variables)."""
-    return _evaluate(tile.offset_map.results, parameters)
+    return _evaluate(tile.offset_map.results, _checked(tile, parameters))
 
 
 def evaluate_tile_sizes(tile: SymbolicTile, parameters: Sequence[int]) -> list[int]:
     """``EvaluateTileSizes``: the sizes at these tile sizes."""
-    return _evaluate(tile.size_map.results, parameters)
+    return _evaluate(tile.size_map.results, _checked(tile, parameters))
 
 
 def evaluate_tile_strides(tile: SymbolicTile, parameters: Sequence[int]) -> list[int]:
     """``EvaluateTileStrides``: the strides, each tile size first clamped to its upper bound."""
-    clamped = [min(p, v.bounds.upper) for p, v in zip(parameters, tile.tile_map.dim_vars, strict=True)]
+    bounds = tile.tile_map.dim_vars
+    clamped = [min(p, v.bounds.upper) for p, v in zip(_checked(tile, parameters), bounds, strict=True)]
     return _evaluate(tile.stride_map.results, clamped)

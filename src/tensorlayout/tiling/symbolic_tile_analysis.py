@@ -210,11 +210,11 @@ def _bail_out(node: _Node, computation: HloComputation) -> str | None:
         "__triton_nested_gemm_fusion",
         "__triton_gemm",
     ):
-        return f"Bailing out on {hlo_to_string(hlo)}"
+        return f"Bailing out on {hlo_to_string(hlo, full=True)}"
     if hlo.opcode in ("reshape", "bitcast"):
         m = output_to_input_indexing(hlo).maps(0)[0]
         if SymbolicTile.from_indexing_map(m) is None:
-            return f"Bailing out on reshape {hlo_to_string(hlo)} with indexing map {m}"
+            return f"Bailing out on reshape {hlo_to_string(hlo, full=True)} with indexing map {m}"
     return None
 
 
@@ -248,11 +248,13 @@ class _Analyzer:
                 raise _Forbid(reason)
         tile = SymbolicTile.from_indexing_map(node.map)
         if tile is None:
-            raise _Forbid(f"Failed to compute symbolic tile for {node.map} for HLO {hlo_to_string(node.hlo)}")
+            raise _Forbid(
+                f"Failed to compute symbolic tile for {node.map} for HLO {hlo_to_string(node.hlo, full=True)}"
+            )
         if not tile.is_satisfiable:
             raise _Forbid(
                 f"Symbolic tile {tile.to_string()} is not satisfiable for {node.map} "
-                f"for HLO {hlo_to_string(node.hlo)}"
+                f"for HLO {hlo_to_string(node.hlo, full=True)}"
             )
         node.tile = tile
 
@@ -312,7 +314,9 @@ class _Analyzer:
             assert node.tile is not None
             self.constraints = (self.constraints & node.tile.constraints).simplify()
             if not self.constraints.is_satisfiable:
-                raise _Forbid(f"Tiling constraints are unsatisfiable at HLO {hlo_to_string(node.hlo)}")
+                raise _Forbid(
+                    f"Tiling constraints are unsatisfiable at HLO {hlo_to_string(node.hlo, full=True)}"
+                )
             if not self.contains(node.hlo):
                 continue
             if node.hlo.opcode == "fusion":
@@ -332,8 +336,8 @@ class _Analyzer:
             m, rts = self.compose(node, pos, oi, nodes, new)
             if m.is_undefined:
                 raise _Forbid(
-                    f"Couldn't compose indexing of instruction {hlo_to_string(node.hlo)} "
-                    f"and operand {hlo_to_string(operand)}"
+                    f"Couldn't compose indexing of instruction {hlo_to_string(node.hlo, full=True)} "
+                    f"and operand {hlo_to_string(operand, full=True)}"
                 )
             worklist.extend(new)
             child = _Node(operand, m, rts)
@@ -418,9 +422,8 @@ class SymbolicTileAnalysis:
         real = _real_root_index(roots, root)
         order = _post_order(roots)
         if roots[real].shape.is_tuple:
-            raise _Forbid(
-                f"Instruction {hlo_to_string(roots[real])} has non-array shape: {roots[real].shape}"
-            )
+            text = hlo_to_string(roots[real], full=True)
+            raise _Forbid(f"Instruction {text} has non-array shape: {roots[real].shape}")
         spec = TilingSpecification(_parameter_mapping(roots[real], order))
         if roots[real].opcode == "fusion":
             raise _Forbid("Root fusion instruction is not supported.")

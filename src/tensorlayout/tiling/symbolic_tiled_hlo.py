@@ -23,9 +23,18 @@ __all__ = ["SymbolicTiledHloInstruction", "hlo_to_string"]
 _SKIPPED_ATTRIBUTES = ("metadata", "backend_config", "frontend_attributes", "statistics")
 
 
-def hlo_to_string(hlo: HloInstruction) -> str:
-    """XLA's short ``HloInstruction::ToString``: ``%name = shape opcode(%operands), attributes``."""
-    operands = ", ".join(f"%{o}" for o in hlo.operand_names)
+def hlo_to_string(hlo: HloInstruction, *, full: bool = False) -> str:
+    """XLA's ``HloInstruction::ToString`` as the tiling code prints it.
+
+    The short form (tiled instructions): ``%name = shape opcode(%operands), attributes``
+    without metadata or backend config. ``full=True`` is XLA's default form (the one in its
+    bail-out reasons): operand shapes before the operand names and every attribute.
+    """
+    if full:
+        shapes = [o.shape.to_string(with_layout=True) for o in hlo.operands]
+        operands = ", ".join(f"{s} %{o}" for s, o in zip(shapes, hlo.operand_names, strict=False))
+    else:
+        operands = ", ".join(f"%{o}" for o in hlo.operand_names)
     head = f"%{hlo.name} = {hlo.shape.to_string(with_layout=True)} {hlo.opcode}("
     if hlo.opcode == "parameter":
         head += f"{hlo.parameter_number})"
@@ -33,7 +42,7 @@ def hlo_to_string(hlo: HloInstruction) -> str:
         head += f"{hlo.literal})"
     else:
         head += f"{operands})"
-    attrs = [f"{k}={v}" for k, v in hlo.raw_attributes.items() if k not in _SKIPPED_ATTRIBUTES]
+    attrs = [f"{k}={v}" for k, v in hlo.raw_attributes.items() if full or k not in _SKIPPED_ATTRIBUTES]
     return ", ".join([head, *attrs])
 
 

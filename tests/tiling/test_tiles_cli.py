@@ -91,9 +91,9 @@ def test_search_says_the_naive_choice_breaks_the_constraints(tmp_path: Path) -> 
     assert code == 0
     search = json.loads(out)["fusions"][0]["search"]
     assert search["naive"] == [32, 32] and not search["naive_satisfies_constraints"]
-    assert search["ranked"][0]["tiling"] == [48, 32]
+    assert search["ranked"][0]["tiling"] == [48, 32] and search["nearest_valid"] == [48, 32]
     code, out, _ = _run("tiles", _file(tmp_path, BITCAST_FUSION), "--search")
-    assert "naive power-of-two tiling (32, 32) VIOLATES the constraints" in out
+    assert "naive power-of-two tiling (32, 32) VIOLATES the constraints (nearest allowed: (48, 32))" in out
 
 
 def test_bad_tile_sizes_are_a_usage_error(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from tensorlayout.cli._io import UsageError, is_folder
 from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, TensorLayoutError
 from tensorlayout.hlo.model import HloInstruction, HloModule
-from tensorlayout.tiling.search import naive_tiling, rank_tilings
+from tensorlayout.tiling.search import naive_tiling, nearest_valid, rank_tilings
 from tensorlayout.tiling.symbolic_tile import symbolic_map_to_string
 from tensorlayout.tiling.symbolic_tile_analysis import FusionDecision, SymbolicTileAnalysis, input_space
 from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction
@@ -124,7 +124,9 @@ def _search(analysis: SymbolicTileAnalysis) -> dict[str, Any]:
     ranked = rank_tilings(analysis)
     naive = naive_tiling(analysis)
     constraints = analysis.get_tiling_specification().constraints
+    nearest = nearest_valid(naive, ranked)
     return {
+        "nearest_valid": None if nearest is None else list(nearest.tiling),
         "naive": list(naive),
         "naive_satisfies_constraints": constraints.is_satisfied_by(naive),
         "ranked": [r.as_dict() for r in ranked],
@@ -186,8 +188,13 @@ def _params_text(rec: dict[str, Any]) -> str:
 
 def _search_lines(s: dict[str, Any]) -> list[str]:
     naive = tuple(s["naive"])
-    ok = "satisfies the constraints" if s["naive_satisfies_constraints"] else "VIOLATES the constraints"
-    out = [f"  search: naive power-of-two tiling {naive} {ok}; {len(s['ranked'])} valid tilings, best first:"]
+    if s["naive_satisfies_constraints"]:
+        verdict = "satisfies the constraints"
+    else:
+        near = s["nearest_valid"]
+        verdict = "VIOLATES the constraints" + (f" (nearest allowed: {tuple(near)})" if near else "")
+    count = len(s["ranked"])
+    out = [f"  search: naive power-of-two tiling {naive} {verdict}; {count} valid tilings, best first:"]
     for r in s["ranked"][:SHOWN]:
         out.append(
             f"    {tuple(r['tiling'])}: {r['num_tiles']} program{'s' if r['num_tiles'] != 1 else ''}, "

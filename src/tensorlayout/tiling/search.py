@@ -34,6 +34,7 @@ the constraints, so a report can say what XLA's constraints forbid there.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -43,7 +44,7 @@ from tensorlayout.tiling.symbolic_tile_analysis import SymbolicTileAnalysis, inp
 from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction
 from tensorlayout.tiling.tiling_specification import FlatTiling, Tiling, TilingSpecification
 
-__all__ = ["RankedTiling", "naive_tiling", "rank_tilings"]
+__all__ = ["RankedTiling", "naive_tiling", "nearest_valid", "rank_tilings"]
 
 #: The naive tile: the largest power of two not above min(extent, NAIVE_CAP) per parameter.
 NAIVE_CAP = 64
@@ -126,3 +127,12 @@ def rank_tilings(analysis: SymbolicTileAnalysis, limit: int = 100_000) -> list[R
         if analysis.parameters_satisfy_constraints(Tiling.unflatten(flat, spec)):
             out.append(measure(analysis, flat))
     return sorted(out, key=lambda r: (r.padding_waste, r.bytes_per_output_element, -prod(r.tiling)))
+
+
+def nearest_valid(naive: FlatTiling, ranked: Sequence[RankedTiling]) -> RankedTiling | None:
+    """The valid tiling closest to ``naive`` (fewest doublings or halvings away; best rank on ties)."""
+
+    def distance(r: RankedTiling) -> float:
+        return sum(abs(math.log2(t) - math.log2(n)) for t, n in zip(r.tiling, naive, strict=True) if t and n)
+
+    return min(ranked, key=distance, default=None)

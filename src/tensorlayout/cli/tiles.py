@@ -96,12 +96,14 @@ def _tile_record(t: SymbolicTiledHloInstruction, depth: int) -> dict[str, Any]:
     return rec
 
 
-def _tiles(instrs: Any, depth: int = 0) -> list[dict[str, Any]]:
+def _tiles(instrs: Any, depth: int = 0, region_of: str | None = None) -> list[dict[str, Any]]:
+    """Each instruction's tile, def before use; a dot's loop body and a concatenate's branches
+    come first, one level deeper, each record naming its region (``dot.1 region 0``)."""
     out = []
     for t in instrs:
-        for region in t.regions:
-            out += _tiles(region, depth + 1)
-        out.append(_tile_record(t, depth))
+        for k, region in enumerate(t.regions):
+            out += _tiles(region, depth + 1, f"{t.hlo.name} region {k}")
+        out.append({**_tile_record(t, depth), "region": region_of})
     return out
 
 
@@ -210,8 +212,12 @@ def _fusion_text(rec: dict[str, Any]) -> list[str]:
     if not rec["tileable"]:
         return [head, f"  cannot tile: {rec['reason']}"]
     out = [head, _params_text(rec), f"  constraints: {rec['constraints']}"]
+    region = None
     for t in rec["tiles"]:
         pad = "  " * (t["depth"] + 2)
+        if t["region"] and t["region"] != region:
+            out.append(f"{pad[:-2]}{t['region']}:")
+        region = t["region"]
         out.append(
             f"{pad}{t['name']} = {t['opcode']}: offsets {t['offsets'].split(' -> ')[1]} "
             f"sizes {t['sizes'].split(' -> ')[1]} strides {t['strides'].split(' -> ')[1]}"

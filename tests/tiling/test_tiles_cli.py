@@ -134,3 +134,40 @@ def test_json_records_every_fusion(path: Path) -> None:
     assert body["summary"]["fusions"] == len(body["fusions"])
     for rec in body["fusions"]:
         assert rec["tileable"] == ("reason" not in rec)
+
+
+NESTED_FUSION = """HloModule m
+nest {
+  p0 = f32[16,32] parameter(0)
+  ROOT n = f32[16,32] negate(p0)
+}
+f {
+  p0 = f32[16,32] parameter(0)
+  p1 = f32[32,8] parameter(1)
+  lhs = f32[16,32] fusion(p0), kind=kCustom, calls=nest
+  ROOT d = f32[16,8] dot(lhs, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  p0 = f32[16,32] parameter(0)
+  p1 = f32[32,8] parameter(1)
+  ROOT fusion = f32[16,8] fusion(p0, p1), kind=kCustom, calls=f
+}
+"""
+
+
+def test_a_nested_fusion_is_analysed_from_its_users_tile(tmp_path: Path) -> None:
+    m = parse_module(NESTED_FUSION)
+    a = SymbolicTileAnalysis.analyze_computation(m.computation("f"))
+    assert isinstance(a, SymbolicTileAnalysis)
+    lhs = a.get_symbolic_tiled_hlo_computation()[0]
+    assert lhs.hlo.name == "lhs" and lhs.fusion_analysis is not None
+    assert [t.hlo.name for t in lhs.fusion_analysis.instructions] == ["p0", "n"]
+    assert str(lhs.fusion_analysis.instructions[-1].indexing_map) == (
+        "(d0, d1, d2) -> (d1, d0), domain: d0 in [0, 31], d1 in [0, 15], d2 in [0, 7]"
+    )
+    tiled = a.compute_tiled_computation(Tiling.unflatten((8, 4, 8), a.get_tiling_specification()))
+    nest = tiled.instructions[0].called_computation
+    assert nest is not None and [t.tile_sizes for t in nest.instructions] == [(4, 8), (4, 8)]
+    code, out, _ = _run("tiles", _file(tmp_path, NESTED_FUSION))
+    assert code == 0
+    assert "    lhs nested computation:\n      p0 = parameter: offsets (0, 0) sizes (d1, d0)" in out

@@ -103,6 +103,8 @@ def _tiles(instrs: Any, depth: int = 0, region_of: str | None = None) -> list[di
     for t in instrs:
         for k, region in enumerate(t.regions):
             out += _tiles(region, depth + 1, f"{t.hlo.name} region {k}")
+        if t.fusion_analysis is not None:
+            out += _tiles(t.fusion_analysis.instructions, depth + 1, f"{t.hlo.name} nested computation")
         out.append({**_tile_record(t, depth), "region": region_of})
     return out
 

@@ -80,13 +80,14 @@ class _Forbid(Exception):
 class _Node:
     """A symbolic tiled instruction under construction (frozen once the analysis is done)."""
 
-    __slots__ = ("hlo", "map", "operands", "regions", "rts", "tile")
+    __slots__ = ("hlo", "map", "nested", "operands", "regions", "rts", "tile")
 
     def __init__(self, hlo: HloInstruction, m: IndexingMap, rts: Sequence[_Node] = ()) -> None:
         self.hlo, self.map, self.rts = hlo, m, list(rts)
         self.operands: list[_Node] = []
         self.regions: list[list[_Node]] = []
         self.tile: SymbolicTile | None = None
+        self.nested: tuple[list[_Node], tuple[HloInstruction, ...], TilingSpecification] | None = None
 
     def key(self) -> tuple[object, ...]:
         return (id(self.hlo), self.map, tuple(id(r) for r in self.rts))
@@ -139,15 +140,25 @@ def _parameter_mapping(
 ) -> tuple[InstructionMapping, ...]:
     """The real root with one parameter per output dimension, then each dot's contracting dims."""
     mapping: list[InstructionMapping] = [(real_root, len(real_root.shape.dimensions))]
+    _nested_parameters(order, mapping)
+    return tuple(mapping)
+
+
+def _nested_parameters(order: Sequence[HloInstruction], mapping: list[InstructionMapping]) -> None:
+    """``PopulateNestedParameters``: each dot's contracting dims, use before def, nests included."""
     for h in reversed(order):
-        if _is_dot(h):
+        if h.opcode == "fusion":
+            nested = h.fused_computation.root
+            _nested_parameters(
+                _post_order(nested.operands if nested.opcode == "tuple" else (nested,)), mapping
+            )
+        elif _is_dot(h):
             n = len(h.attribute("lhs_contracting_dims", ()))
             at = next((i for i, (g, _) in enumerate(mapping) if g is h), None)
             if at is None:
                 mapping.append((h, n))
             else:
                 mapping[at] = (h, mapping[at][1] + n)
-    return tuple(mapping)
 
 
 def input_space(spec: TilingSpecification) -> list[int]:
@@ -196,6 +207,9 @@ def _preserves_point_dims(h: HloInstruction) -> bool:
     """Pads, concatenates along a size-1 dim and dots with size-1 non-batch dims keep point dims."""
     if h.opcode == "pad":
         return True
+    if h.opcode == "fusion":
+        comp = h.fused_computation
+        return any(_preserves_point_dims(i) for i in comp.instructions if i.opcode != "parameter")
     if h.opcode == "concatenate":
         dim = h.attribute("dimensions")[0]
         return any(o.shape.dimensions[dim] == 1 for o in h.operands)
@@ -203,9 +217,27 @@ def _preserves_point_dims(h: HloInstruction) -> bool:
 
 
 # ---- propagation ----------------------------------------------------------------------------
+def _any_operand_is_fusion(hlo: HloInstruction) -> bool:
+    return any(o.opcode == "fusion" for o in hlo.operands)
+
+
+def _is_loop(hlo: HloInstruction) -> bool:
+    """``IsControlFlowLoop``: a dot whose operands are not nested fusions (its body is a region)."""
+    return _is_dot(hlo) and not _any_operand_is_fusion(hlo)
+
+
+def _is_condition(hlo: HloInstruction) -> bool:
+    """``IsControlFlowCondition``: a concatenate whose operands are not nested fusions."""
+    return hlo.opcode == "concatenate" and not _any_operand_is_fusion(hlo)
+
+
 def _bail_out(node: _Node, computation: HloComputation) -> str | None:
     """XLA's temporary bail-outs (pad outside GEMM fusions, untileable standalone reshapes)."""
     hlo = node.hlo
+    if hlo.opcode == "concatenate" and not (
+        _fusion_kind(computation) == "__triton_nested_gemm_fusion" or _is_condition(hlo)
+    ):
+        return f"Bailing out on {hlo_to_string(hlo, full=True)}"
     if hlo.opcode == "pad" and _fusion_kind(computation) not in (
         "__triton_nested_gemm_fusion",
         "__triton_gemm",
@@ -302,6 +334,24 @@ class _Analyzer:
             composed = self.insert_contracting_parameters(node.hlo, pos, composed)
         return composed, rts
 
+    def analyze_nest(
+        self, fusion: HloInstruction, node: _Node
+    ) -> tuple[list[_Node], tuple[HloInstruction, ...], TilingSpecification]:
+        """``AnalyzeNestedFusion``: the nest's own analysis, rooted at ``node``'s indexing."""
+        comp = fusion.fused_computation
+        roots = tuple(comp.root.operands) if comp.root.opcode == "tuple" else (comp.root,)
+        roots = tuple(
+            fusion.operands[r.parameter_number or 0] if r.opcode == "parameter" else r for r in roots
+        )
+        if len(roots) != 1:
+            raise _Forbid(f"Nested fusion {fusion.name} has {len(roots)} roots.")
+        if roots[0].opcode == "fusion":
+            raise _Forbid("Root fusion instruction is not supported.")
+        nested = _Analyzer(comp, self.spec, self.mode)
+        nodes = nested.analyze_from(_Node(roots[0], node.map, node.rts))
+        self.constraints = (self.constraints & nested.constraints).simplify()
+        return nodes, roots, TilingSpecification(self.spec.parameter_mapping, nested.constraints)
+
     def analyze_from(self, root: _Node) -> list[_Node]:
         """``AnalyzeFromInstruction``: the nodes reached from ``root``, def before use."""
         if root.map.num_range_vars:
@@ -319,11 +369,11 @@ class _Analyzer:
                 )
             if not self.contains(node.hlo):
                 continue
-            if node.hlo.opcode == "fusion":
-                raise _Forbid("Nested fusions are not supported.")
+            if node.hlo.opcode == "fusion":  # analysed as a nest when it was reached
+                continue
             self.visit_operands(node, nodes, worklist)
         ordered = _sorted_post_order(list(nodes.by_key.values()), root)
-        if _is_dot(root.hlo) and ordered:
+        if _is_loop(root.hlo) and ordered:
             root.regions.append(ordered)
             ordered = []
         return [*ordered, root]
@@ -341,8 +391,15 @@ class _Analyzer:
                 )
             worklist.extend(new)
             child = _Node(operand, m, rts)
-            is_condition = node.hlo.opcode == "concatenate"
-            if _is_dot(operand) or is_condition:
+            if operand.opcode == "fusion" and self.contains(operand):
+                child.nested = self.analyze_nest(operand, child)
+                found, inserted = nodes.insert(child)
+                node.operands.append(found)
+                if inserted:
+                    worklist.append(found)
+                continue
+            is_condition = _is_condition(node.hlo)
+            if _is_loop(operand) or is_condition:
                 region = self.analyze_from(child)
                 if is_condition:
                     node.operands.append(region[-1])
@@ -381,8 +438,18 @@ def _freeze(
     def one(n: _Node) -> SymbolicTiledHloInstruction:
         if id(n) not in memo:
             regions = tuple(_freeze(r, memo) for r in n.regions)
+            nest = None
+            if n.nested is not None:
+                nodes, roots, spec = n.nested
+                nest = SymbolicTileAnalysis(_freeze(nodes, memo), roots, 0, n.map, spec)
             memo[id(n)] = SymbolicTiledHloInstruction(
-                n.hlo, n.map, n.tile, tuple(one(o) for o in n.operands), tuple(one(r) for r in n.rts), regions
+                n.hlo,
+                n.map,
+                n.tile,
+                tuple(one(o) for o in n.operands),
+                tuple(one(r) for r in n.rts),
+                regions,
+                nest,
             )
         return memo[id(n)]
 

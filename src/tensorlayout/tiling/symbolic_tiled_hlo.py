@@ -13,6 +13,7 @@ indexing map: (d0) -> (d0), domain: d0 in [0, 3]
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tensorlayout.hlo import HloInstruction
 from tensorlayout.indexing import IndexingMap
@@ -56,6 +57,9 @@ class SymbolicTiledHloInstruction:
     operands: tuple[SymbolicTiledHloInstruction, ...] = ()
     runtime_variables: tuple[SymbolicTiledHloInstruction, ...] = ()
     regions: tuple[tuple[SymbolicTiledHloInstruction, ...], ...] = ()
+    #: For a nested fusion: the ``SymbolicTileAnalysis`` of its computation (XLA's
+    #: ``SymbolicTiledHloFusionInstruction``).
+    fusion_analysis: Any = None
 
     def to_string(self, field_separator: str = "\n") -> str:
         """XLA's ``ToString``: hlo, symbolic tile, indexing map, runtime variables, region sizes."""

@@ -143,6 +143,32 @@ class _Tiler:
                 for i, r in enumerate(s.runtime_variables)
                 if not (i < len(removed) and removed[i])
             ]
+        if s.fusion_analysis is not None:
+            users = s.hlo.users
+            bounds = None
+            if users and users[0].opcode == "concatenate":
+                bounds = info.output_tile_offset_indexing.get_dimension_bounds()
+            nest = s.fusion_analysis
+            called = _compute(
+                nest.instructions,
+                nest.roots,
+                nest.real_root_indexing,
+                self.flat,
+                self.schedule,
+                self.compute_all,
+                active,
+                bounds,
+                dict(mapping),
+            )
+            return TiledHloInstruction.create(
+                s.hlo,
+                [mapping[id(o)] for o in s.operands],
+                rts,
+                sizes,
+                strides,
+                offsets,
+                called_computation=called,
+            )
         if not s.regions:
             return TiledHloInstruction.create(
                 s.hlo, [mapping[id(o)] for o in s.operands], rts, sizes, strides, offsets
@@ -221,6 +247,32 @@ def _tiled_roots(
     return tuple(t for t in found if t is not None)
 
 
+def _compute(
+    instrs: Sequence[SymbolicTiledHloInstruction],
+    roots: Sequence[HloInstruction],
+    root_indexing: IndexingMap,
+    flat: FlatTiling,
+    schedule: TiledHloSchedule,
+    compute_all: bool,
+    active_start: Sequence[int],
+    parent_bounds: Sequence[Interval] | None,
+    mapping: dict[int, TiledHloInstruction],
+) -> TiledHloComputation:
+    """``ComputeTiledComputationImpl``: a fusion, or a nest inside one (``parent_bounds`` when it
+    feeds a concatenate)."""
+    active = active_parameters(root_indexing, active_start)
+    for s in instrs:
+        assert s.symbolic_tile is not None
+        if any(st < 0 for st in evaluate_tile_strides(s.symbolic_tile, flat)):
+            raise UnsupportedError(f"Full support for negative strides is not implemented {s.to_string()}")
+    with_offsets = set() if compute_all else _offsets_needed(instrs, flat, roots)
+    info = output_tiling_info(root_indexing, flat, active, schedule, parent_bounds)
+    tiler = _Tiler(flat, schedule, compute_all, with_offsets)
+    tiled = tiler.tile_all(instrs, info, active, mapping)
+    tiled_roots = _tiled_roots(roots, tiled, prod(info.num_output_tiles_per_dim), schedule)
+    return TiledHloComputation(tuple(tiled), tiled_roots, info.num_output_tiles_per_dim)
+
+
 def compute_tiled_computation(
     instrs: Sequence[SymbolicTiledHloInstruction],
     roots: Sequence[HloInstruction],
@@ -230,14 +282,6 @@ def compute_tiled_computation(
     compute_all_tile_offset_indexing_maps: bool,
 ) -> TiledHloComputation:
     """``ComputeTiledComputationImpl`` for a fusion (no enclosing fusion)."""
-    active = active_parameters(root_indexing)
-    for s in instrs:
-        assert s.symbolic_tile is not None
-        if any(st < 0 for st in evaluate_tile_strides(s.symbolic_tile, flat)):
-            raise UnsupportedError(f"Full support for negative strides is not implemented {s.to_string()}")
-    with_offsets = set() if compute_all_tile_offset_indexing_maps else _offsets_needed(instrs, flat, roots)
-    info = output_tiling_info(root_indexing, flat, active, schedule)
-    tiler = _Tiler(flat, schedule, compute_all_tile_offset_indexing_maps, with_offsets)
-    tiled = tiler.tile_all(instrs, info, active, {})
-    tiled_roots = _tiled_roots(roots, tiled, prod(info.num_output_tiles_per_dim), schedule)
-    return TiledHloComputation(tuple(tiled), tiled_roots, info.num_output_tiles_per_dim)
+    return _compute(
+        instrs, roots, root_indexing, flat, schedule, compute_all_tile_offset_indexing_maps, (), None, {}
+    )

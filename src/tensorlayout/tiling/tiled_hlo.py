@@ -43,12 +43,15 @@ class TiledHloInstruction:
     tile_strides: tuple[int, ...]
     tile_offsets_indexing: IndexingMap | None = None
     regions: tuple[tuple[TiledHloInstruction, ...], ...] = ()
+    #: For a nested fusion: its tiled computation (XLA's ``TiledHloFusionInstruction``).
+    called_computation: TiledHloComputation | None = None
 
     @classmethod
     def create(cls, hlo: HloInstruction, operands: Sequence[TiledHloInstruction],
                runtime_variables: Sequence[TiledHloInstruction], tile_sizes: Sequence[int],
                tile_strides: Sequence[int], tile_offsets_indexing: IndexingMap | None = None,
-               regions: Sequence[Sequence[TiledHloInstruction]] = ()) -> TiledHloInstruction:
+               regions: Sequence[Sequence[TiledHloInstruction]] = (),
+               called_computation: TiledHloComputation | None = None) -> TiledHloInstruction:
         """``Create``: checks the counts against the HLO's rank (HloError, with XLA's messages)."""
         rank = len(hlo.shape.dimensions)
         if len(tile_sizes) != rank:
@@ -68,7 +71,7 @@ class TiledHloInstruction:
                 raise HloError(f"tile_offsets_indexing has {m.num_rt_vars} runtime variables, but "
                                f"{len(runtime_variables)} runtime variables were provided")
         return cls(hlo, tuple(operands), tuple(runtime_variables), tuple(tile_sizes), tuple(tile_strides), m,
-                   tuple(tuple(r) for r in regions))
+                   tuple(tuple(r) for r in regions), called_computation)
 
     def key(self) -> tuple[object, ...]:
         """What XLA's deduplication compares: leaves by offsets, others by operand identity."""

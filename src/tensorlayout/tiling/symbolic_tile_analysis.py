@@ -33,6 +33,14 @@ from tensorlayout.errors import UnsupportedError
 from tensorlayout.hlo import HloComputation, HloInstruction, OperandIndexing, output_to_input_indexing
 from tensorlayout.indexing import IndexingMap, compose_indexing_maps, var
 from tensorlayout.indexing.variables import dim_vars_from_tensor_sizes
+from tensorlayout.tiling._parameters import (
+    input_space,
+    is_dot,
+    parameter_mapping,
+    post_order,
+    preserves_point_dims,
+    root_indexing,
+)
 from tensorlayout.tiling.constraint_expression import ConstraintExpression
 from tensorlayout.tiling.symbolic_tile import SymbolicTile
 from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction, hlo_to_string
@@ -44,7 +52,6 @@ from tensorlayout.tiling.tiled_hlo_schedule import (
 )
 from tensorlayout.tiling.tiling_specification import (
     FlatTiling,
-    InstructionMapping,
     Tiling,
     TilingSpecification,
 )
@@ -57,7 +64,6 @@ __all__ = [
     "iter_flat_tilings",
 ]
 
-_DOTS = ("dot", "scaled-dot")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +110,6 @@ class _OrderedSet:
         return found, found is node
 
 
-def _is_dot(hlo: HloInstruction) -> bool:
-    return hlo.opcode in _DOTS
-
-
 def _fusion_kind(computation: HloComputation) -> str | None:
     """The ``fusion_backend_config`` kind of the fusion calling ``computation`` (``__triton``...)."""
     for caller in computation.callers:
@@ -117,105 +119,6 @@ def _fusion_kind(computation: HloComputation) -> str | None:
     return None
 
 
-# ---- the tiling parameters ------------------------------------------------------------------
-def _post_order(roots: Sequence[HloInstruction]) -> list[HloInstruction]:
-    seen: set[int] = set()
-    out: list[HloInstruction] = []
-
-    def visit(h: HloInstruction) -> None:
-        if id(h) in seen:
-            return
-        seen.add(id(h))
-        for o in h.operands:
-            visit(o)
-        out.append(h)
-
-    for r in roots:
-        visit(r)
-    return out
-
-
-def _parameter_mapping(
-    real_root: HloInstruction, order: Sequence[HloInstruction]
-) -> tuple[InstructionMapping, ...]:
-    """The real root with one parameter per output dimension, then each dot's contracting dims."""
-    mapping: list[InstructionMapping] = [(real_root, len(real_root.shape.dimensions))]
-    _nested_parameters(order, mapping)
-    return tuple(mapping)
-
-
-def _nested_parameters(order: Sequence[HloInstruction], mapping: list[InstructionMapping]) -> None:
-    """``PopulateNestedParameters``: each dot's contracting dims, use before def, nests included."""
-    for h in reversed(order):
-        if h.opcode == "fusion":
-            nested = h.fused_computation.root
-            _nested_parameters(
-                _post_order(nested.operands if nested.opcode == "tuple" else (nested,)), mapping
-            )
-        elif _is_dot(h):
-            n = len(h.attribute("lhs_contracting_dims", ()))
-            at = next((i for i, (g, _) in enumerate(mapping) if g is h), None)
-            if at is None:
-                mapping.append((h, n))
-            else:
-                mapping[at] = (h, mapping[at][1] + n)
-
-
-def input_space(spec: TilingSpecification) -> list[int]:
-    """The extent of every tiling parameter: a dot's contracting dims first, then its outputs."""
-    space: list[int] = []
-    for h, n in spec.parameter_mapping:
-        if _is_dot(h):
-            contracting = h.attribute("lhs_contracting_dims", ())
-            space.extend(h.operands[0].shape.dimensions[c] for c in contracting)
-            if n != len(contracting):
-                space.extend(h.shape.dimensions)
-        else:
-            space.extend(h.shape.dimensions)
-    return space
-
-
-def _root_indexing(root: HloInstruction, spec: TilingSpecification) -> IndexingMap:
-    """The map from all tiling parameters to the root's output index."""
-    space = input_space(spec)
-    rank = len(root.shape.dimensions)
-    offset = 0
-    for h, n in spec.parameter_mapping:
-        if h is root:
-            results = [var(offset + i) for i in range(n - rank, n)]
-            return IndexingMap(results, dim_vars_from_tensor_sizes(space))
-        offset += n
-    raise UnsupportedError(f"No mapping found for root instruction: {hlo_to_string(root)}")
-
-
-# ---- simplification mode ----------------------------------------------------------------------
-def _non_contracting(rank: int, contracting: Sequence[int], batch: Sequence[int]) -> list[int]:
-    return [d for d in range(rank) if d not in contracting and d not in batch]
-
-
-def _dot_has_non_batch_point_dim(h: HloInstruction) -> bool:
-    if not _is_dot(h):
-        return False
-    lhs, rhs = h.operands[0].shape.dimensions, h.operands[1].shape.dimensions
-    lc, rc = h.attribute("lhs_contracting_dims", ()), h.attribute("rhs_contracting_dims", ())
-    ln = _non_contracting(len(lhs), lc, h.attribute("lhs_batch_dims", ()))
-    rn = _non_contracting(len(rhs), rc, h.attribute("rhs_batch_dims", ()))
-    return any(lhs[d] == 1 for d in [*ln, *lc]) or any(rhs[d] == 1 for d in rn)
-
-
-def _preserves_point_dims(h: HloInstruction) -> bool:
-    """Pads, concatenates along a size-1 dim and dots with size-1 non-batch dims keep point dims."""
-    if h.opcode == "pad":
-        return True
-    if h.opcode == "fusion":
-        comp = h.fused_computation
-        return any(_preserves_point_dims(i) for i in comp.instructions if i.opcode != "parameter")
-    if h.opcode == "concatenate":
-        dim = h.attribute("dimensions")[0]
-        return any(o.shape.dimensions[dim] == 1 for o in h.operands)
-    return _dot_has_non_batch_point_dim(h)
-
-
 # ---- propagation ----------------------------------------------------------------------------
 def _any_operand_is_fusion(hlo: HloInstruction) -> bool:
     return any(o.opcode == "fusion" for o in hlo.operands)
@@ -223,7 +126,7 @@ def _any_operand_is_fusion(hlo: HloInstruction) -> bool:
 
 def _is_loop(hlo: HloInstruction) -> bool:
     """``IsControlFlowLoop``: a dot whose operands are not nested fusions (its body is a region)."""
-    return _is_dot(hlo) and not _any_operand_is_fusion(hlo)
+    return is_dot(hlo) and not _any_operand_is_fusion(hlo)
 
 
 def _is_condition(hlo: HloInstruction) -> bool:
@@ -292,7 +195,7 @@ class _Analyzer:
 
     def insert_contracting_parameters(self, consumer: HloInstruction, k: int, m: IndexingMap) -> IndexingMap:
         """Range variables of a dot's contracting dims become the dot's tiling parameters."""
-        if not _is_dot(consumer) or not m.num_range_vars:
+        if not is_dot(consumer) or not m.num_range_vars:
             return m
         contracting = consumer.attribute(
             "lhs_contracting_dims" if k in (0, 2) else "rhs_contracting_dims", ()
@@ -487,17 +390,17 @@ class SymbolicTileAnalysis:
         root = computation.root
         roots = tuple(root.operands) if root.opcode == "tuple" else (root,)
         real = _real_root_index(roots, root)
-        order = _post_order(roots)
+        order = post_order(roots)
         if roots[real].shape.is_tuple:
             text = hlo_to_string(roots[real], full=True)
             raise _Forbid(f"Instruction {text} has non-array shape: {roots[real].shape}")
-        spec = TilingSpecification(_parameter_mapping(roots[real], order))
+        spec = TilingSpecification(parameter_mapping(roots[real], order))
         if roots[real].opcode == "fusion":
             raise _Forbid("Root fusion instruction is not supported.")
-        indexing = _root_indexing(roots[real], spec)
+        indexing = root_indexing(roots[real], spec)
         mode = (
             "preserve"
-            if any(_preserves_point_dims(h) for h in order if h.parent is computation)
+            if any(preserves_point_dims(h) for h in order if h.parent is computation)
             else "replace"
         )
         analyzer = _Analyzer(computation, spec, mode)

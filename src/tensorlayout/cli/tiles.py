@@ -190,6 +190,10 @@ def _params_text(rec: dict[str, Any]) -> str:
     return f"  tile sizes {names} of {owners}; extents {rec['input_space']}"
 
 
+def _programs(n: int) -> str:
+    return f"{n} program" + ("" if n == 1 else "s")
+
+
 def _search_lines(s: dict[str, Any]) -> list[str]:
     naive = tuple(s["naive"])
     if s["naive_satisfies_constraints"]:
@@ -201,7 +205,7 @@ def _search_lines(s: dict[str, Any]) -> list[str]:
     out = [f"  search: naive power-of-two tiling {naive} {verdict}; {count} valid tilings, best first:"]
     for r in s["ranked"][:SHOWN]:
         out.append(
-            f"    {tuple(r['tiling'])}: {r['num_tiles']} program{'s' if r['num_tiles'] != 1 else ''}, "
+            f"    {tuple(r['tiling'])}: {_programs(r['num_tiles'])}, "
             f"{r['bytes_per_tile']} bytes read per tile "
             f"({r['bytes_per_output_element']:.3g} per output element), "
             f"padding waste {r['padding_waste']:.1%}"
@@ -230,7 +234,7 @@ def _fusion_text(rec: dict[str, Any]) -> list[str]:
             out.append(f"  tile sizes {tuple(tiled['tile_sizes'])}: {tiled['error']}")
         else:
             out.append(
-                f"  tiled with {tuple(tiled['tile_sizes'])}: {tiled['num_output_tiles']} programs "
+                f"  tiled with {tuple(tiled['tile_sizes'])}: {_programs(tiled['num_output_tiles'])} "
                 f"(tiles per parameter {tuple(tiled['num_output_tiles_per_dim'])})"
             )
             out += ["    " + line for line in tiled["text"].split("\n")]

@@ -23,7 +23,7 @@ from tensorlayout.errors import TensorLayoutError
 __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render", "padding")
+_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles")
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
 EXIT_BAD_INPUT = 2

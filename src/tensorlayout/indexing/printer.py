@@ -83,16 +83,18 @@ def _literals_fit(e: Expr) -> bool:
     return True
 
 
-def expr_to_string(e: Expr, names: Names = None, *, floordiv: bool = False) -> str:
+def expr_to_string(e: Expr, names: Names = None, *, floordiv: bool = False, verbatim: bool = False) -> str:
     """The XLA text of ``e``; ``names`` gives variable names (default ``v<id>``).
 
     ``floordiv=True`` prints floor division as ``floordiv`` (older XLA, MLIR) instead of ``/``.
+    ``verbatim=True`` prints every negated summand as ``a - (...)`` exactly as XLA does, even
+    where that text would read back as another tree (the default keeps such a summand).
 
     >>> from tensorlayout.indexing.expr import var
     >>> expr_to_string(var(0) // 4, ["d0"], floordiv=True)
     'd0 floordiv 4'
     """
-    return _Printer(name_function(names), _OP_TEXT_FLOORDIV if floordiv else _OP_TEXT).print(e)
+    return _Printer(name_function(names), _OP_TEXT_FLOORDIV if floordiv else _OP_TEXT, verbatim).print(e)
 
 def _needs_parens(c: Expr, parent: int, is_rhs: bool) -> bool:
     """A child is parenthesized below a tighter parent, or beside a different op of equal precedence."""
@@ -106,9 +108,10 @@ def _needs_parens(c: Expr, parent: int, is_rhs: bool) -> bool:
 class _Printer:
     """One printing run: variable names and the operator spellings."""
 
-    def __init__(self, name: Callable[[int], str], ops: dict[int, str]) -> None:
+    def __init__(self, name: Callable[[int], str], ops: dict[int, str], verbatim: bool = False) -> None:
         self.name = name
         self.ops = ops
+        self.verbatim = verbatim
 
     def child(self, c: Expr, parent: int, is_rhs: bool) -> str:
         text = self.print(c)
@@ -139,7 +142,8 @@ class _Printer:
         if rhs.kind == CONST and rhs.value < 0:
             return f"{left} - {-rhs.value}"
         negated = _canon(rhs * -1) if rhs.kind in (MUL, ADD) and _has_negative_factor(rhs) else None
-        if negated is not None and _literals_fit(negated) and _canon(negated * -1) == rhs:
+        reads_back = negated is not None and (self.verbatim or _canon(negated * -1) == rhs)
+        if negated is not None and _literals_fit(negated) and reads_back:
             text = self.print(negated)
             if negated.kind == ADD:
                 text = f"({text})"

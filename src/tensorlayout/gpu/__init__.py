@@ -23,7 +23,7 @@ from tensorlayout.gpu.banks import (
     triton_bank_conflicts,
     vector_access,
 )
-from tensorlayout.gpu.coalescing import Coalescing, coalescing
+from tensorlayout.gpu.coalescing import Coalescing
 from tensorlayout.gpu.partition import (
     CopyFit,
     ThrCopy,
@@ -51,7 +51,7 @@ from tensorlayout.gpu.tv import TVLayout, format_owners
 __all__ = [
     "COPY_ATOMS", "MMA_ATOMS", "BankReport", "Coalescing", "CopyAtom", "CopyFit", "MMAAtom",
     "MatrixDescriptor", "TVLayout", "ThrCopy", "ThrMMA", "TiledCopy", "TiledMMA", "TmaCopy",
-    "accumulator_cell", "bank_conflicts", "coalescing", "copy_atom", "copy_fits", "format_owners",
+    "accumulator_cell", "bank_conflicts", "copy_atom", "copy_fits", "format_owners",
     "get_slice", "make_tiled_copy", "make_tiled_copy_a", "make_tiled_copy_b", "make_tiled_copy_c",
     "make_tiled_mma", "make_tma_copy", "matrix_descriptor", "mma_atom", "partition_shape_a",
     "partition_shape_b", "partition_shape_c", "sm90_gmma", "smem_layout_atom", "span_conflicts",

@@ -20,9 +20,15 @@ from tensorlayout.cli.dump import add_module_arguments, job_count, process_modul
 from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax import module_padding
 from tensorlayout.xla.layout import memory_space_name
-from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
+from tensorlayout.xla.padding import (
+    PaddingReport,
+    PaddingSummary,
+    human_bytes,
+    padding_report,
+    tpu_shape,
+)
 from tensorlayout.xla.shape import parse_shape
-from tensorlayout.xla.tpu import GENERATIONS, canonical_generation, default_shape
+from tensorlayout.xla.tpu import GENERATIONS, canonical_generation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,7 +106,7 @@ def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
 def _shape_target(text: str, generation: str, limit: int) -> PaddingReport:
     shape = parse_shape(text)
     if "{" not in text[text.rfind("]"):] and shape.is_array:
-        shape = default_shape(shape.element_type, shape.dimensions, generation=generation)
+        shape = tpu_shape(shape, generation=generation)
     return padding_report(shape, generation=generation, limit=limit)
 
 

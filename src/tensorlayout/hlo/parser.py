@@ -116,6 +116,21 @@ def parse_module(text: str) -> HloModule:
             gc.enable()
 
 
+def literal_shape(shape: Shape) -> Shape:
+    """A constant's shape as XLA reads it: its literal's, whose layouts keep no element size in
+    bits (``s4[]{:T(1024)E(4)} constant(0)`` reads back as ``s4[]{:T(1024)}``).
+
+    >>> literal_shape(parse_shape("(s4[2]{0:T(1024)E(4)S(1)}, s8[])")).to_string(with_layout=True)
+    '(s4[2]{0:T(1024)S(1)}, s8[])'
+    """
+    if shape.is_tuple:
+        return Shape.tuple_of(*(literal_shape(s) for s in shape.tuple_shapes))
+    layout = shape.layout
+    if layout is None or not layout.element_size_in_bits:
+        return shape
+    return shape.with_layout(layout.replace(element_size_in_bits=0))
+
+
 class _Parser:
     """Recursive descent over the module text, with regex fast paths for instructions."""
 
@@ -408,6 +423,8 @@ class _Parser:
             raise ParseError(self.text, start, f"{arity} operand(s) for {opcode} (XLA's arity), "
                              f"not {len(names)}")
         attributes, raw, called = self._attributes(pos)
+        if opcode == "constant":
+            shape = literal_shape(shape)
         if literal is not None:
             attributes["literal"] = literal
             if shape.is_scalar:

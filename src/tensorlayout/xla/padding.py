@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorlayout.core.intmath import round_up
-from tensorlayout.errors import LayoutError
+from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.shape import Shape, as_shape
+from tensorlayout.xla.shape_query import is_unbounded_dynamic
 from tensorlayout.xla.sizes import array_size, byte_size_of_elements, max_split_size
 from tensorlayout.xla.tpu import default_layout, tiled_layout
 
@@ -191,6 +192,14 @@ def _candidate(kind: str, change: str, shape: Shape) -> Alternative:
     return Alternative(kind, change, shape, array_size(shape))
 
 
+def _known(source: Iterator[Alternative]) -> Iterator[Alternative]:
+    """The candidates of ``source`` up to one with no known TPU layout (a 2-bit vector)."""
+    try:
+        yield from source
+    except UnsupportedError:
+        return
+
+
 def padding_alternatives(shape: Shape | str, *, generation: str | None = None,
                          limit: int = MAX_ALTERNATIVES) -> tuple[Alternative, ...]:
     """The cheapest layouts, transposes and reshapes that allocate fewer bytes than ``shape``.
@@ -207,7 +216,7 @@ def padding_alternatives(shape: Shape | str, *, generation: str | None = None,
         return ()
     found: dict[str, Alternative] = {}
     for source in (_layout_candidates, _transpose_candidates, _reshape_candidates):
-        for alt in source(shape, generation):
+        for alt in _known(source(shape, generation)):
             key = alt.shape.to_string(with_layout=True)
             if alt.allocated_bytes < current and key not in found:
                 found[key] = alt
@@ -352,6 +361,9 @@ def tpu_shape(shape: Shape | str, *, generation: str | None = None) -> Shape:
         return Shape.tuple_of(*(tpu_shape(s, generation=generation) for s in shape.tuple_shapes))
     if not shape.is_array or (shape.layout is not None and shape.layout.tiles):
         return shape
+    if is_unbounded_dynamic(shape):
+        raise LayoutError(f"{shape} has an unbounded dynamic dimension '?', which has no size "
+                          "and no TPU layout; give it a bound such as '<=128'")
     et, dims = shape.element_type, shape.dimensions
     layout = default_layout(et, dims, generation=generation)
     if shape.layout is not None:

@@ -12,6 +12,7 @@ dump) out as that TPU would.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 from functools import partial
 
@@ -111,7 +112,17 @@ def _shape_target(text: str, generation: str, limit: int) -> PaddingReport:
 
 
 def _is_module_target(target: str) -> bool:
-    return target == STDIO or (bool(target) and file_path(target).exists())
+    """A file or directory to read (an XLA shape has no '/' and no file suffix); a path that
+    does not exist is a FileNotFoundError, not a shape error."""
+    if target == STDIO or (bool(target) and file_path(target).exists()):
+        return True
+    if "/" in target or target.endswith(_FILE_SUFFIXES):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", target)
+    return False
+
+
+#: Endings that make a missing target a file name rather than a shape.
+_FILE_SUFFIXES = (".txt", ".hlo", ".mlir", ".pb", ".json")
 
 
 def module_summary(generation: str, tpu: bool, limit: int,

@@ -107,6 +107,7 @@ def parse_module(text: str) -> HloModule:
     """
     if not isinstance(text, str):
         raise ParseError(repr(text), 0, "HLO module text (a str)")
+    _refuse_stablehlo(text)
     enabled = gc.isenabled()
     gc.disable()  # the parse allocates many long-lived objects and no cycles worth collecting
     try:
@@ -114,6 +115,28 @@ def parse_module(text: str) -> HloModule:
     finally:
         if enabled:
             gc.enable()
+
+
+#: The start of MLIR text (what ``jax.jit(f).lower(...).as_text()`` prints by default).
+_MLIR_START = re.compile(r"\s*(?:(?://|#loc)[^\n]*\n\s*)*(?:module\b|func\.func\b|\"?builtin\.module)")
+#: How to get HLO text from JAX instead.
+HLO_FROM_JAX = ("print HLO with jax.jit(f).lower(*args).as_text(dialect='hlo') (or "
+                ".compiler_ir('hlo').as_hlo_text()), or after optimizations with "
+                ".lower(*args).compile().as_text()")
+
+
+def _refuse_stablehlo(text: str) -> None:
+    """A one-line ParseError for StableHLO/MLIR text, saying how to get HLO from JAX.
+
+    >>> _refuse_stablehlo("module @jit_f attributes {} {\\n  func.func public @main() {")
+    Traceback (most recent call last):
+    tensorlayout.errors.ParseError: expected HLO module text ('HloModule name, ...') at line 1, \
+column 1, but got StableHLO (MLIR) text; print HLO with jax.jit(f).lower(*args).as_text(dialect='hlo') \
+(or .compiler_ir('hlo').as_hlo_text()), or after optimizations with .lower(*args).compile().as_text()
+    """
+    if _MLIR_START.match(text):
+        raise ParseError(text, 0, "HLO module text ('HloModule name, ...')",
+                         f"StableHLO (MLIR) text; {HLO_FROM_JAX}")
 
 
 def literal_shape(shape: Shape) -> Shape:

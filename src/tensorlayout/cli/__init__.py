@@ -23,7 +23,8 @@ from tensorlayout.errors import TensorLayoutError
 __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render", "padding")
+_COMMANDS = ("show", "simplify", "maps", "render", "padding",
+             "memory")
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
 EXIT_BAD_INPUT = 2

@@ -32,6 +32,7 @@ __all__ = [
     "DimensionPadding",
     "PaddingReport",
     "PaddingSummary",
+    "binary_bytes",
     "buffers_padding",
     "dimension_padding",
     "human_bytes",
@@ -60,6 +61,16 @@ def human_bytes(n: int) -> str:
         value, index = value / 1024, index + 1
     unit = "KMGTPE"[index]
     return f"{sign}{value:.1f}{unit}" if unit == "K" else f"{sign}{value:.2f}{unit}"
+
+
+def binary_bytes(n: int) -> str:
+    """Bytes as XLA's buffer-assignment and memory-usage reports print them (KiB, MiB, GiB).
+
+    >>> binary_bytes(1000), binary_bytes(1536), binary_bytes(7553618), binary_bytes(-3 * 2**30)
+    ('1000B', '1.5KiB', '7.20MiB', '-3.00GiB')
+    """
+    short = human_bytes(n)
+    return short if short.endswith("B") else short + "iB"
 
 
 @dataclass(frozen=True, slots=True)

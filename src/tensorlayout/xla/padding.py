@@ -10,7 +10,7 @@ reshape that merges or drops dimensions, each with its exact allocated bytes.
 >>> r.logical_bytes, r.allocated_bytes, r.padded_dimensions
 (536870912, 17179869184, (4,))
 >>> print(r.alternatives[0].change, r.alternatives[0].allocated_bytes)
-minor_to_major {3,4,2,1,0} (TPU default) 536870912
+major_to_minor=(0, 1, 2, 4, 3) (XLA {3,4,2,1,0}), the TPU default 536870912
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tensorlayout.core.intmath import round_up
+from tensorlayout.core.intmath import prod, round_up
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.shape import Shape, as_shape
 from tensorlayout.xla.shape_query import is_unbounded_dynamic
@@ -36,6 +36,7 @@ __all__ = [
     "buffers_padding",
     "dimension_padding",
     "human_bytes",
+    "layout_change",
     "padding_alternatives",
     "padding_report",
     "tpu_shape",
@@ -152,11 +153,21 @@ def _m2m_text(m2m: Iterable[int]) -> str:
     return "{" + ",".join(map(str, m2m)) + "}"
 
 
+def layout_change(minor_to_major: Iterable[int]) -> str:
+    """A dim order as JAX takes it (``Layout(major_to_minor=...)``) and as XLA prints it.
+
+    >>> layout_change((0, 1))
+    'major_to_minor=(1, 0) (XLA {0,1})'
+    """
+    m2m = tuple(minor_to_major)
+    return f"major_to_minor={tuple(reversed(m2m))!r} (XLA {_m2m_text(m2m)})".replace(",)", ")")
+
+
 def _layout_candidates(shape: Shape, generation: str | None) -> Iterator[Alternative]:
     """Every (minor, second-minor) pair, the other dims in descending order, TPU tiles."""
     dims, et = shape.dimensions, shape.element_type
     default = default_layout(et, dims, generation=generation)
-    yield _candidate("layout", f"minor_to_major {_m2m_text(default.minor_to_major)} (TPU default)",
+    yield _candidate("layout", f"{layout_change(default.minor_to_major)}, the TPU default",
                      Shape.array(et, dims, default))
     order = list(range(len(dims) - 1, -1, -1))
     for a in order:
@@ -164,8 +175,7 @@ def _layout_candidates(shape: Shape, generation: str | None) -> Iterator[Alterna
             if a != b:
                 m2m = (a, b) + tuple(d for d in order if d not in (a, b))
                 layout = tiled_layout(et, dims, m2m, generation=generation)
-                yield _candidate("layout", f"minor_to_major {_m2m_text(m2m)}",
-                                 Shape.array(et, dims, layout))
+                yield _candidate("layout", layout_change(m2m), Shape.array(et, dims, layout))
 
 
 def _tpu_shape(shape: Shape, dims: tuple[int, ...], generation: str | None) -> Shape:
@@ -181,22 +191,26 @@ def _transpose_candidates(shape: Shape, generation: str | None) -> Iterator[Alte
         if d == 0:
             continue
         new = (dims[d],) + dims[:d] + dims[d + 1:]
-        yield _candidate("transpose", f"move dim {d} (size {dims[d]}) to the front",
+        yield _candidate("transpose", f"move dim {d} (size {dims[d]}) to the front: "
+                         f"jnp.moveaxis(x, {d}, 0)",
                          _tpu_shape(shape, new, generation))
 
 
 def _reshape_candidates(shape: Shape, generation: str | None) -> Iterator[Alternative]:
-    """Merge each pair of neighbouring dims (pairs with a padded dim first), and drop every
-    size-1 dim (free reshapes of the row-major logical order), TPU default layout."""
+    """Merge each run of neighbouring dims (all of them: a flatten), and drop every size-1
+    dim (free reshapes of the row-major logical order), TPU default layout."""
     dims = shape.dimensions
-    padded = {p.dimension for p in dimension_padding(shape) if p.padded_size > p.size}
-    for i in sorted(range(len(dims) - 1), key=lambda i: not ({i, i + 1} & padded)):
-        new = dims[:i] + (dims[i] * dims[i + 1],) + dims[i + 2:]
-        yield _candidate("reshape", f"merge dims {i},{i + 1} into {dims[i] * dims[i + 1]}",
+    runs = [(a, b) for a in range(len(dims)) for b in range(a + 2, len(dims) + 1)]
+    for i, j in sorted(runs, key=lambda ab: ab[1] - ab[0]):
+        merged = prod(dims[i:j])
+        new = dims[:i] + (merged,) + dims[j:]
+        what = "flatten" if len(new) == 1 else f"merge dims {i}..{j - 1} into {merged}"
+        yield _candidate("reshape", f"{what}: reshape{new}".replace(",)", ")"),
                          _tpu_shape(shape, new, generation))
     squeezed = tuple(d for d in dims if d != 1)
     if len(squeezed) < len(dims):
-        yield _candidate("reshape", "drop the size-1 dims", _tpu_shape(shape, squeezed, generation))
+        yield _candidate("reshape", f"drop the size-1 dims: reshape{squeezed}".replace(",)", ")"),
+                         _tpu_shape(shape, squeezed, generation))
 
 
 def _candidate(kind: str, change: str, shape: Shape) -> Alternative:

@@ -24,7 +24,7 @@ __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ("show", "simplify", "maps", "render", "padding")
-_JAX_COMMANDS = ("memory", "blocks", "doctor")  # JAX/TPU tools: memory as the compiler sees it
+_JAX_COMMANDS = ("memory", "blocks", "doctor", "layouts")  # JAX/TPU tools: memory as the compiler sees it
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
 EXIT_BAD_INPUT = 2

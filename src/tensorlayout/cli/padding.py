@@ -78,13 +78,20 @@ def shape_text(report: PaddingReport, generation: str) -> str:
     return "\n".join(out)
 
 
-def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
-    """The text printed for one module: totals, then the most wasteful buffers."""
+def summary_text(label: str, summary: PaddingSummary, top: int, tpu: bool = True) -> str:
+    """The text printed for one module: totals (a sum over buffers, not memory use), a note
+    for an untiled module read without ``--tpu``, then the most wasteful buffers."""
     logical, allocated = summary.logical_bytes, summary.allocated_bytes
     ratio = f"{allocated / logical:.2f}x" if logical else "-"
     out = [f"== {label}",
            f"{len(summary.buffers)} buffers: {human_bytes(logical)} logical, "
-           f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}"]
+           f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}",
+           "  (every buffer summed, without liveness or sharing; 'tensorlayout memory DIR' reads "
+           "XLA's buffer assignment)"]
+    if not tpu and not any(b.report.shape.layout is not None and b.report.shape.layout.tiles
+                           for b in summary.buffers):
+        out.append("  note: no tiled layouts here (a CPU or GPU module): add --tpu [GEN] for the "
+                   "padding a TPU would add")
     spaces = summary.by_memory_space()
     if len(spaces) > 1:
         out += [f"  {memory_space_name(space)}: {human_bytes(lo)} logical, {human_bytes(al)} "
@@ -150,5 +157,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"generation": generation, "modules": modules}, indent=1))
     else:
         for label, (_, summary) in found:
-            print(summary_text(label, summary, args.top))
+            print(summary_text(label, summary, args.top, args.tpu is not None))
     return 2 if failed else 0

@@ -80,6 +80,10 @@ def test_doctor_recompiles_and_the_compiler_agrees() -> None:
     assert len(checks) > 4 and all(c["disagreement_bytes"] == 0 for c in checks)  # compiler == estimate
     saving = [c for c in checks
               if c["after"]["argument_size_in_bytes"] < c["before"]["argument_size_in_bytes"]]
-    assert saving  # a size change the compiler confirms saves bytes
+    assert any(c["change"].startswith("every argument dim") for c in saving)  # a size change
+    flat = [c for c in saving if c["change"] == "argument 0 (x.1) passed as x.reshape(125000)"]
+    assert flat, saving
+    before, after = flat[0]["before"], flat[0]["after"]
+    assert before["argument_size_in_bytes"] - after["argument_size_in_bytes"] == 4096
     roles = [f["role"].split()[0] for f in d["findings"]]
     assert roles == sorted(roles, key=["parameter", "output", "temporary"].index)

@@ -87,3 +87,23 @@ def test_doctor_recompiles_and_the_compiler_agrees() -> None:
     assert before["argument_size_in_bytes"] - after["argument_size_in_bytes"] == 4096
     roles = [f["role"].split()[0] for f in d["findings"]]
     assert roles == sorted(roles, key=["parameter", "output", "temporary"].index)
+
+
+#: ``compiled.memory_analysis()`` of the checked-in dump's program (libtpu 0.0.42, TPU v5e,
+#: deviceless), printed when the dump was written.
+MLP_DUMP = Path(__file__).parents[1] / "data" / "dumps" / "jit_mlp_tpu_v5e"
+MLP_STATS = {"argument_size_in_bytes": 347136, "output_size_in_bytes": 32768, "temp_size_in_bytes": 0}
+
+
+def test_checked_in_tpu_dump(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", str(MLP_DUMP), "--json"]) == 0
+    [module] = json.loads(capsys.readouterr().out)["modules"]
+    params = [f for f in module["findings"] if f["role"].startswith("parameter")]
+    assert sorted(f["name"] for f in params) == ["b1.1", "w1.1", "w2.1", "x.1"]
+    assert all(f["fixes"] and f["reasons"] for f in params)
+    allocated = sum(f["allocated_bytes"] for f in params)
+    assert allocated == MLP_STATS["argument_size_in_bytes"]  # every parameter pads here
+    assert main(["memory", str(MLP_DUMP), "--json"]) == 0
+    [mem] = json.loads(capsys.readouterr().out)["modules"]
+    assert mem["by_kind"]["parameter"] == MLP_STATS["argument_size_in_bytes"]
+    assert mem["by_kind"]["output"] == MLP_STATS["output_size_in_bytes"]

@@ -50,7 +50,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path.write_text(MODULE)
     assert main(["doctor", str(path), "--tpu", "v6e", "--top", "1"]) == 0
     out = capsys.readouterr().out
-    assert "parameter 0 x:" in out and "round dim 2 from 3000 to 3072" in out and "... 3 more" in out
+    assert "parameter 0 x:" in out and "round dim 2 from 3000 to 3072" in out and "and 3 more buffers" in out
     assert main(["doctor", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["modules"][0]["findings"][0]["name"] == "x"
 

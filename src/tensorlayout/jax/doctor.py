@@ -137,7 +137,7 @@ class Diagnosis:
                     + (f", saves {binary_bytes(x.saved_bytes)}" if x.saved_bytes else "")
                     + f"\n        {x.code}" for x in f.fixes[:fixes]]
         if len(self.findings) > top:
-            out.append(f"... {len(self.findings) - top} more buffers")
+            out.append(f"and {len(self.findings) - top} more buffers (--top N, or --json)")
         out += [_verification_text(v) for v in self.verifications]
         return "\n".join(out)
 

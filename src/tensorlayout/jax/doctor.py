@@ -203,14 +203,29 @@ def _alternative_fix(alt: Alternative, role: str, report: PaddingReport) -> Fix:
     if alt.kind == "layout":
         tiling = ", ".join(str(t.dims) for t in layout.tiles) if layout is not None else ""
         lay = f"Layout(major_to_minor={m2m!r}, tiling=({tiling},))"
-        code = {"parameter": f"jax.jit(f, in_shardings=... Format({lay}, sharding) ...)",
-                "output": f"jax.jit(f, out_shardings=Format({lay}, sharding))"}.get(
-            role.split()[0], f"y = with_layout_constraint(y, {lay})")
+        where, _, k = role.partition(" ")
+        entry = {"parameter": f"argument {k}'s entry of jax.jit(f, in_shardings=...)",
+                 "output": f"output {k}'s entry of jax.jit(f, out_shardings=...)"}.get(where)
+        code = f"Format({lay}, sharding)  # {entry}" if entry else f"y = with_layout_constraint(y, {lay})"
     elif alt.kind == "transpose":
         code = alt.change.split(": ", 1)[-1]
     else:
         code = "x = x." + alt.change.split(": ", 1)[-1]
     return Fix(alt.kind, alt.change.split(": ", 1)[0], code, saved, alt.shape)
+
+
+#: A size rounded up by at most this factor is offered first (the padding becomes real data).
+SMALL_ROUNDING = 1.25
+
+
+def _rank(fix: Fix) -> tuple[int, int, int]:
+    """Small round-ups first ("round dim 1 from 125 to 128"), then by bytes saved, then by kind."""
+    small = False
+    if fix.kind == "size":
+        words = fix.change.split()  # round dim D from OLD to NEW
+        old, new = int(words[-3]), int(words[-1])
+        small = old < new <= old * SMALL_ROUNDING
+    return (0 if small else 1, -fix.saved_bytes, _FIX_ORDER[fix.kind])
 
 
 def _finding(role: str, instr: HloInstruction, shape: Shape, sources: dict[str, Any],
@@ -220,8 +235,7 @@ def _finding(role: str, instr: HloInstruction, shape: Shape, sources: dict[str, 
         return None
     fixes = list(_size_fixes(report, generation))
     fixes += [_alternative_fix(a, role, report) for a in report.alternatives]
-    # rounding a size up to its tile (the padding becomes real data) first, then by bytes saved
-    fixes.sort(key=lambda f: (_FIX_ORDER[f.kind], f.kind != "size" or f.saved_bytes > 0, -f.saved_bytes))
+    fixes.sort(key=_rank)
     src = sources.get(instr.name)
     return Finding(role, instr.name, src.op_name if src else "", src.source if src else "",
                    report, tuple(fixes))

@@ -24,6 +24,7 @@ __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles")
+_JAX_COMMANDS = ("memory", "blocks", "doctor", "layouts")  # JAX/TPU tools: memory as the compiler sees it
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
 EXIT_BAD_INPUT = 2
@@ -64,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tensorlayout {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in _COMMANDS:
+    for name in _COMMANDS + _JAX_COMMANDS:
         try:
             module = import_module(f"tensorlayout.cli.{name}")
         except ModuleNotFoundError as exc:  # a pillar not built yet: keep the others usable

@@ -12,6 +12,7 @@ dump) out as that TPU would.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 from functools import partial
 
@@ -20,9 +21,15 @@ from tensorlayout.cli.dump import add_module_arguments, job_count, process_modul
 from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax import module_padding
 from tensorlayout.xla.layout import memory_space_name
-from tensorlayout.xla.padding import PaddingReport, PaddingSummary, human_bytes, padding_report
+from tensorlayout.xla.padding import (
+    PaddingReport,
+    PaddingSummary,
+    human_bytes,
+    padding_report,
+    tpu_shape,
+)
 from tensorlayout.xla.shape import parse_shape
-from tensorlayout.xla.tpu import GENERATIONS, canonical_generation, default_shape
+from tensorlayout.xla.tpu import GENERATIONS, canonical_generation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,13 +78,20 @@ def shape_text(report: PaddingReport, generation: str) -> str:
     return "\n".join(out)
 
 
-def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
-    """The text printed for one module: totals, then the most wasteful buffers."""
+def summary_text(label: str, summary: PaddingSummary, top: int, tpu: bool = True) -> str:
+    """The text printed for one module: totals (a sum over buffers, not memory use), a note
+    for an untiled module read without ``--tpu``, then the most wasteful buffers."""
     logical, allocated = summary.logical_bytes, summary.allocated_bytes
     ratio = f"{allocated / logical:.2f}x" if logical else "-"
     out = [f"== {label}",
            f"{len(summary.buffers)} buffers: {human_bytes(logical)} logical, "
-           f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}"]
+           f"{human_bytes(allocated)} allocated ({ratio}), padding {human_bytes(allocated - logical)}",
+           "  (every buffer summed, without liveness or sharing; 'tensorlayout memory DIR' reads "
+           "XLA's buffer assignment)"]
+    if not tpu and not any(b.report.shape.layout is not None and b.report.shape.layout.tiles
+                           for b in summary.buffers):
+        out.append("  note: no tiled layouts here (a CPU or GPU module): add --tpu [GEN] for the "
+                   "padding a TPU would add")
     spaces = summary.by_memory_space()
     if len(spaces) > 1:
         out += [f"  {memory_space_name(space)}: {human_bytes(lo)} logical, {human_bytes(al)} "
@@ -100,12 +114,22 @@ def summary_text(label: str, summary: PaddingSummary, top: int) -> str:
 def _shape_target(text: str, generation: str, limit: int) -> PaddingReport:
     shape = parse_shape(text)
     if "{" not in text[text.rfind("]"):] and shape.is_array:
-        shape = default_shape(shape.element_type, shape.dimensions, generation=generation)
+        shape = tpu_shape(shape, generation=generation)
     return padding_report(shape, generation=generation, limit=limit)
 
 
 def _is_module_target(target: str) -> bool:
-    return target == STDIO or (bool(target) and file_path(target).exists())
+    """A file or directory to read (an XLA shape has no '/' and no file suffix); a path that
+    does not exist is a FileNotFoundError, not a shape error."""
+    if target == STDIO or (bool(target) and file_path(target).exists()):
+        return True
+    if "/" in target or target.endswith(_FILE_SUFFIXES):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", target)
+    return False
+
+
+#: Endings that make a missing target a file name rather than a shape.
+_FILE_SUFFIXES = (".txt", ".hlo", ".mlir", ".pb", ".json")
 
 
 def module_summary(generation: str, tpu: bool, limit: int,
@@ -133,5 +157,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"generation": generation, "modules": modules}, indent=1))
     else:
         for label, (_, summary) in found:
-            print(summary_text(label, summary, args.top))
+            print(summary_text(label, summary, args.top, args.tpu is not None))
     return 2 if failed else 0

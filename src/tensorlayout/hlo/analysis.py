@@ -139,7 +139,9 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
     rule = OUTPUT_TO_INPUT.get(instr.opcode)
     if rule is None:
         return HloInstructionIndexing.unknown(len(instr.operands))
-    out_shape = instr.shape.tuple_shapes[output_id] if instr.shape.is_tuple else instr.shape
+    # an empty tuple (``() parameter(0)`` of a switch branch) has output 0 only: itself
+    tuple_out = instr.shape.is_tuple and bool(instr.shape.tuple_shapes)
+    out_shape = instr.shape.tuple_shapes[output_id] if tuple_out else instr.shape
     return _apply(rule, instr, output_id, _rank(out_shape), [_rank(op.shape) for op in instr.operands])
 
 

@@ -107,6 +107,7 @@ def parse_module(text: str) -> HloModule:
     """
     if not isinstance(text, str):
         raise ParseError(repr(text), 0, "HLO module text (a str)")
+    _refuse_stablehlo(text)
     enabled = gc.isenabled()
     gc.disable()  # the parse allocates many long-lived objects and no cycles worth collecting
     try:
@@ -114,6 +115,43 @@ def parse_module(text: str) -> HloModule:
     finally:
         if enabled:
             gc.enable()
+
+
+#: The start of MLIR text (what ``jax.jit(f).lower(...).as_text()`` prints by default).
+_MLIR_START = re.compile(r"\s*(?:(?://|#loc)[^\n]*\n\s*)*(?:module\b|func\.func\b|\"?builtin\.module)")
+#: How to get HLO text from JAX instead.
+HLO_FROM_JAX = ("print HLO with jax.jit(f).lower(*args).as_text(dialect='hlo') (or "
+                ".compiler_ir('hlo').as_hlo_text()), or after optimizations with "
+                ".lower(*args).compile().as_text()")
+
+
+def _refuse_stablehlo(text: str) -> None:
+    """A one-line ParseError for StableHLO/MLIR text, saying how to get HLO from JAX.
+
+    >>> _refuse_stablehlo("module @jit_f attributes {} {\\n  func.func public @main() {")
+    Traceback (most recent call last):
+    tensorlayout.errors.ParseError: expected HLO module text ('HloModule name, ...') at line 1, \
+column 1, but got StableHLO (MLIR) text; print HLO with jax.jit(f).lower(*args).as_text(dialect='hlo') \
+(or .compiler_ir('hlo').as_hlo_text()), or after optimizations with .lower(*args).compile().as_text()
+    """
+    if _MLIR_START.match(text):
+        raise ParseError(text, 0, "HLO module text ('HloModule name, ...')",
+                         f"StableHLO (MLIR) text; {HLO_FROM_JAX}")
+
+
+def literal_shape(shape: Shape) -> Shape:
+    """A constant's shape as XLA reads it: its literal's, whose layouts keep no element size in
+    bits (``s4[]{:T(1024)E(4)} constant(0)`` reads back as ``s4[]{:T(1024)}``).
+
+    >>> literal_shape(parse_shape("(s4[2]{0:T(1024)E(4)S(1)}, s8[])")).to_string(with_layout=True)
+    '(s4[2]{0:T(1024)S(1)}, s8[])'
+    """
+    if shape.is_tuple:
+        return Shape.tuple_of(*(literal_shape(s) for s in shape.tuple_shapes))
+    layout = shape.layout
+    if layout is None or not layout.element_size_in_bits:
+        return shape
+    return shape.with_layout(layout.replace(element_size_in_bits=0))
 
 
 class _Parser:
@@ -408,6 +446,8 @@ class _Parser:
             raise ParseError(self.text, start, f"{arity} operand(s) for {opcode} (XLA's arity), "
                              f"not {len(names)}")
         attributes, raw, called = self._attributes(pos)
+        if opcode == "constant":
+            shape = literal_shape(shape)
         if literal is not None:
             attributes["literal"] = literal
             if shape.is_scalar:

@@ -45,7 +45,8 @@ __all__ = [
 #: systems have tens of thousands); bigger texts are a ParseError, not a huge allocation.
 MAX_DEVICES = 1 << 20
 _QUOTED = re.compile(r"'([^'\n]*)'|\"((?:[^\"\\\n]|\\.)*)\"|([A-Za-z_][\w.\-]*)")
-_MESH_REST = re.compile(r"(?:,\s*device_ids=\([^()]*\))?\s+\{[^{}]*\}")
+_ID_LIST = re.compile(r"([\[\]\d,\s-]*)\)")
+_MESH_REST = re.compile(r"(?:,\s*device_ids=\((?:[^()]|\([^()]*\))*\))?\s+\{[^{}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,11 +184,31 @@ def _mesh(cur: Cursor) -> Mesh:
     if cur.accept(","):
         cur.expect("device_ids=(", "'device_ids=(' after the mesh axes")
         at = cur.pos
-        end = cur.text.find(")", at)
-        ids = tuple(int(x) for x in re.findall(r"-?\d+", cur.text[at:end if end >= 0 else at]))
-        cur.pos = end + 1 if end >= 0 else at
-        ids = _permutation(cur, ids, n, at)
+        ids = _permutation(cur, _mesh_device_ids(cur, n), n, at)
     return Mesh(names, sizes, ids)
+
+
+def _mesh_device_ids(cur: Cursor, n: int) -> tuple[int, ...]:
+    """The device ids after ``device_ids=(``, up to its ``)``: a list ``0,4,1,5`` (maybe nested
+    in brackets) or an iota ``[2,4]T(1,0)`` (``iota(n)`` reshaped to ``[2,4]``, transposed, read
+    row-major)."""
+    at = cur.pos
+    if cur.peek("[") and not cur.peek("[["):
+        dims = _ints(cur, "[", "]", "iota device-id dims")
+        is_list = sorted(dims) == list(range(n)) and not cur.peek("T(")
+        if not is_list:
+            _device_count(cur, dims, at, "iota device-id dims")
+            perm = _ints(cur, "T(", ")", "a transpose permutation") if cur.peek("T(") else \
+                tuple(range(len(dims)))
+            if sorted(perm) != list(range(len(dims))):
+                raise cur.error("a permutation of the iota device-id dims", at=at)
+            cur.expect(")", "')' to end the mesh device ids")
+            return IotaTileAssignment((prod(dims),), dims, perm).devices()
+        cur.pos = at
+    m = cur.match(_ID_LIST)
+    if m is None:
+        raise cur.error("device ids and ')'", at=at)
+    return tuple(int(x) for x in re.findall(r"-?\d+", m.group(1)))
 
 
 def _axis_ref(cur: Cursor, mesh: Mesh) -> AxisRef:

@@ -318,8 +318,10 @@ def parse_instruction_indexing(text: str) -> dict[int, list[ParsedOperandIndexin
 def parse_indexing_map(text: str) -> IndexingMap:
     """Parse an indexing map in any form of the module docstring (also ``UNDEFINED``).
 
-    An ``operand id = N`` block is accepted when it holds exactly one map (its runtime
-    variables and replica map are dropped: use :func:`parse_instruction_indexing` for those).
+    An ``operand id = N`` block is accepted when it holds exactly one map, and so is one
+    operand's text as printed (a map followed by its ``runtime variables:`` and ``replica
+    id:`` sections); the runtime variables and replica map are dropped: use
+    :func:`parse_instruction_indexing` for those.
 
     >>> parse_indexing_map("(d0) -> (d0), domain: d0 in [3, 2]").is_known_empty
     True
@@ -338,6 +340,6 @@ def parse_indexing_map(text: str) -> IndexingMap:
             raise ParseError(text, 0, "an 'operand id' block with exactly one map",
                              context=f"it has {len(maps)}; use parse_instruction_indexing")
         return maps[0]
-    m = _map_at(cur)
+    m = _operand_indexing(cur).map  # a map, maybe with the runtime variables printed after it
     cur.expect_end("',' or the end of the map")
     return m

@@ -10,7 +10,7 @@ reshape that merges or drops dimensions, each with its exact allocated bytes.
 >>> r.logical_bytes, r.allocated_bytes, r.padded_dimensions
 (536870912, 17179869184, (4,))
 >>> print(r.alternatives[0].change, r.alternatives[0].allocated_bytes)
-minor_to_major {3,4,2,1,0} (TPU default) 536870912
+major_to_minor=(0, 1, 2, 4, 3) (XLA {3,4,2,1,0}), the TPU default 536870912
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tensorlayout.core.intmath import round_up
-from tensorlayout.errors import LayoutError
+from tensorlayout.core.intmath import prod, round_up
+from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.shape import Shape, as_shape
+from tensorlayout.xla.shape_query import is_unbounded_dynamic
 from tensorlayout.xla.sizes import array_size, byte_size_of_elements, max_split_size
 from tensorlayout.xla.tpu import default_layout, tiled_layout
 
@@ -31,9 +32,11 @@ __all__ = [
     "DimensionPadding",
     "PaddingReport",
     "PaddingSummary",
+    "binary_bytes",
     "buffers_padding",
     "dimension_padding",
     "human_bytes",
+    "layout_change",
     "padding_alternatives",
     "padding_report",
     "tpu_shape",
@@ -59,6 +62,16 @@ def human_bytes(n: int) -> str:
         value, index = value / 1024, index + 1
     unit = "KMGTPE"[index]
     return f"{sign}{value:.1f}{unit}" if unit == "K" else f"{sign}{value:.2f}{unit}"
+
+
+def binary_bytes(n: int) -> str:
+    """Bytes as XLA's buffer-assignment and memory-usage reports print them (KiB, MiB, GiB).
+
+    >>> binary_bytes(1000), binary_bytes(1536), binary_bytes(7553618), binary_bytes(-3 * 2**30)
+    ('1000B', '1.5KiB', '7.20MiB', '-3.00GiB')
+    """
+    short = human_bytes(n)
+    return short if short.endswith("B") else short + "iB"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,11 +153,21 @@ def _m2m_text(m2m: Iterable[int]) -> str:
     return "{" + ",".join(map(str, m2m)) + "}"
 
 
+def layout_change(minor_to_major: Iterable[int]) -> str:
+    """A dim order as JAX takes it (``Layout(major_to_minor=...)``) and as XLA prints it.
+
+    >>> layout_change((0, 1))
+    'major_to_minor=(1, 0) (XLA {0,1})'
+    """
+    m2m = tuple(minor_to_major)
+    return f"major_to_minor={tuple(reversed(m2m))!r} (XLA {_m2m_text(m2m)})".replace(",)", ")")
+
+
 def _layout_candidates(shape: Shape, generation: str | None) -> Iterator[Alternative]:
     """Every (minor, second-minor) pair, the other dims in descending order, TPU tiles."""
     dims, et = shape.dimensions, shape.element_type
     default = default_layout(et, dims, generation=generation)
-    yield _candidate("layout", f"minor_to_major {_m2m_text(default.minor_to_major)} (TPU default)",
+    yield _candidate("layout", f"{layout_change(default.minor_to_major)}, the TPU default",
                      Shape.array(et, dims, default))
     order = list(range(len(dims) - 1, -1, -1))
     for a in order:
@@ -152,8 +175,7 @@ def _layout_candidates(shape: Shape, generation: str | None) -> Iterator[Alterna
             if a != b:
                 m2m = (a, b) + tuple(d for d in order if d not in (a, b))
                 layout = tiled_layout(et, dims, m2m, generation=generation)
-                yield _candidate("layout", f"minor_to_major {_m2m_text(m2m)}",
-                                 Shape.array(et, dims, layout))
+                yield _candidate("layout", layout_change(m2m), Shape.array(et, dims, layout))
 
 
 def _tpu_shape(shape: Shape, dims: tuple[int, ...], generation: str | None) -> Shape:
@@ -169,26 +191,38 @@ def _transpose_candidates(shape: Shape, generation: str | None) -> Iterator[Alte
         if d == 0:
             continue
         new = (dims[d],) + dims[:d] + dims[d + 1:]
-        yield _candidate("transpose", f"move dim {d} (size {dims[d]}) to the front",
+        yield _candidate("transpose", f"move dim {d} (size {dims[d]}) to the front: "
+                         f"jnp.moveaxis(x, {d}, 0)",
                          _tpu_shape(shape, new, generation))
 
 
 def _reshape_candidates(shape: Shape, generation: str | None) -> Iterator[Alternative]:
-    """Merge each pair of neighbouring dims (pairs with a padded dim first), and drop every
-    size-1 dim (free reshapes of the row-major logical order), TPU default layout."""
+    """Merge each run of neighbouring dims (all of them: a flatten), and drop every size-1
+    dim (free reshapes of the row-major logical order), TPU default layout."""
     dims = shape.dimensions
-    padded = {p.dimension for p in dimension_padding(shape) if p.padded_size > p.size}
-    for i in sorted(range(len(dims) - 1), key=lambda i: not ({i, i + 1} & padded)):
-        new = dims[:i] + (dims[i] * dims[i + 1],) + dims[i + 2:]
-        yield _candidate("reshape", f"merge dims {i},{i + 1} into {dims[i] * dims[i + 1]}",
+    runs = [(a, b) for a in range(len(dims)) for b in range(a + 2, len(dims) + 1)]
+    for i, j in sorted(runs, key=lambda ab: ab[1] - ab[0]):
+        merged = prod(dims[i:j])
+        new = dims[:i] + (merged,) + dims[j:]
+        what = "flatten" if len(new) == 1 else f"merge dims {i}..{j - 1} into {merged}"
+        yield _candidate("reshape", f"{what}: reshape{new}".replace(",)", ")"),
                          _tpu_shape(shape, new, generation))
     squeezed = tuple(d for d in dims if d != 1)
     if len(squeezed) < len(dims):
-        yield _candidate("reshape", "drop the size-1 dims", _tpu_shape(shape, squeezed, generation))
+        yield _candidate("reshape", f"drop the size-1 dims: reshape{squeezed}".replace(",)", ")"),
+                         _tpu_shape(shape, squeezed, generation))
 
 
 def _candidate(kind: str, change: str, shape: Shape) -> Alternative:
     return Alternative(kind, change, shape, array_size(shape))
+
+
+def _known(source: Iterator[Alternative]) -> Iterator[Alternative]:
+    """The candidates of ``source`` up to one with no known TPU layout (a 2-bit vector)."""
+    try:
+        yield from source
+    except UnsupportedError:
+        return
 
 
 def padding_alternatives(shape: Shape | str, *, generation: str | None = None,
@@ -207,7 +241,7 @@ def padding_alternatives(shape: Shape | str, *, generation: str | None = None,
         return ()
     found: dict[str, Alternative] = {}
     for source in (_layout_candidates, _transpose_candidates, _reshape_candidates):
-        for alt in source(shape, generation):
+        for alt in _known(source(shape, generation)):
             key = alt.shape.to_string(with_layout=True)
             if alt.allocated_bytes < current and key not in found:
                 found[key] = alt
@@ -352,6 +386,9 @@ def tpu_shape(shape: Shape | str, *, generation: str | None = None) -> Shape:
         return Shape.tuple_of(*(tpu_shape(s, generation=generation) for s in shape.tuple_shapes))
     if not shape.is_array or (shape.layout is not None and shape.layout.tiles):
         return shape
+    if is_unbounded_dynamic(shape):
+        raise LayoutError(f"{shape} has an unbounded dynamic dimension '?', which has no size "
+                          "and no TPU layout; give it a bound such as '<=128'")
     et, dims = shape.element_type, shape.dimensions
     layout = default_layout(et, dims, generation=generation)
     if shape.layout is not None:

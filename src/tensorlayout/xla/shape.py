@@ -370,7 +370,8 @@ def _element_size(shape: Shape) -> list[str]:
 
 
 def _split_configs(shape: Shape) -> list[str]:
-    """``SC(d:i,...)``: d a physical dim named once; 0 < i < that dim's size, increasing.
+    """``SC(d:i,...)``: d a physical dim named once; 0 < i < that dim's size, increasing
+    (``SC(d:)``, no indices, on any dim).
 
     Found by asking XLA's validator (jaxlib 0.10.2) about tuple elements such as
     ``(f32[4,8]{1,0:SC(1:5)})`` (accepted) and ``(f32[4,8]{1,0:SC(0:5)})`` (refused).
@@ -386,9 +387,11 @@ def _split_configs(shape: Shape) -> list[str]:
         seen.add(d)
         size = shape.dimensions[layout.major(d)]
         points = (0, *config.split_indices, size)
-        if any(b <= a for a, b in itertools.pairwise(points)):
+        # no split indices (``SC(0:)``) is valid on any dim, even of size 0 or '?' (as in XLA)
+        if config.split_indices and any(b <= a for a, b in itertools.pairwise(points)):
             return [f"layout split config {config}: split indices must increase strictly "
-                    f"within (0, {size}), the size of physical dimension {d}"]
+                    f"within (0, {_dim_str(size, shape.dynamic_dimensions[layout.major(d)])}), "
+                    f"the size of physical dimension {d}"]
     return []
 
 

@@ -7,9 +7,14 @@ dumps in ``tests/data/hlo/tpu``, which agree):
 * tile rows by element width, for second-minor size ``s``: 32/64-bit ``(1|2|4|8,128)``
   for ``s`` ≤ 1/2/4/else; 16-bit ``(2|4|8,128)(2,1)`` for ``s`` ≤ 2/4/else; 8-bit and
   pred ``(4|8,128)(4,1)`` for ``s`` ≤ 4/else, or ``(32,128)(4,1)`` when 32 divides ``s``;
-  4-bit ``(8,128)(8,1)E(4)``, or ``(64,128)(8,1)E(4)`` when 64 divides ``s``;
+  4-bit ``(8,128)(8,1)E(4)``, or ``(64,128)(8,1)E(4)`` when 64 divides ``s``; 2-bit
+  ``(16,128)(16,1)E(2)``, or ``(128,128)(16,1)E(2)`` when 128 divides ``s`` (what libtpu
+  0.0.42 chose for ``s2``/``u2`` arrays of rank 2 and 3 on v5e and v6e);
 * rank 1: one tile of ``128·(32/bits)`` elements (at least), grown to a power of two up
   to 1024, re-tiled to ``(128)`` and packed like the 2-D tile; scalars: ``T(128·32/bits)``;
+* 2-bit arrays of rank 0 and 1 and 1-bit arrays have no rule: the compiler gave no
+  layout for them (it stopped compiling 2-bit vectors; JAX has no 1-bit type), so they
+  raise :class:`UnsupportedError` rather than print a guess;
 * the minor and second-minor dims are the pair whose padded array is smallest (ties
   keep XLA's default order); the other dims stay in default (descending) order.
 
@@ -86,14 +91,18 @@ def canonical_generation(name: str | None) -> str:
 def _bits(t: PrimitiveType) -> int:
     if not t.is_array:
         raise LayoutError(f"expected an array element type, but got {t.name}")
+    if t.kind != "pred" and t.bit_width < 2:
+        raise UnsupportedError(f"no TPU default layout is known for {t.name} ({t.bit_width}-bit): "
+                               "no compiler output backs one")
     return 8 if t.kind == "pred" else min(t.bit_width, 32)
 
 
 def packing(t: str | PrimitiveType) -> int:
-    """How many elements share one 32-bit word: 1 (32/64-bit), 2 (16), 4 (8, pred), 8 (4-bit).
+    """How many elements share one 32-bit word: 1 (32/64-bit), 2 (16), 4 (8, pred), 8 (4-bit),
+    16 (2-bit).
 
-    >>> packing("bf16"), packing("pred"), packing("s4")
-    (2, 4, 8)
+    >>> packing("bf16"), packing("pred"), packing("s4"), packing("u2")
+    (2, 4, 8, 16)
     """
     return 32 // _bits(element_type(t))
 
@@ -105,8 +114,8 @@ def tile_rows(t: str | PrimitiveType, second_minor: int) -> int:
     (4, 2, 32, 8)
     """
     p = packing(t)
-    if p == 8:  # 4-bit: native (64,128) tiles when they add no padding
-        return 64 if second_minor and second_minor % 64 == 0 else 8
+    if p >= 8:  # 4-bit (2-bit): native (64,128) ((128,128)) tiles when they add no padding
+        return 8 * p if second_minor and second_minor % (8 * p) == 0 else p
     for rows in (1, 2, 4):
         if rows >= p and second_minor <= rows:
             return rows
@@ -146,10 +155,13 @@ def tiled_layout(t: str | PrimitiveType, dims: Sequence[int], minor_to_major: Se
     et = element_type(t)
     dims = _check_dims(dims)
     p = packing(et)
-    e_bits = 4 if et.is_sub_byte else 0
+    e_bits = 32 // p if p >= 8 else 0
     m2m = tuple(minor_to_major)
     if sorted(m2m) != list(range(len(dims))):
         raise LayoutError(f"minor_to_major {m2m} is not a permutation of the {len(dims)} dims")
+    if len(dims) < 2 and p > 8:
+        raise UnsupportedError(f"no TPU default layout is known for {et.name} arrays of rank "
+                               f"{len(dims)}: no compiler output backs one")
     if not dims:
         return Layout((), (Tile((LANES * p,)),), element_size_in_bits=e_bits)
     if len(dims) == 1:

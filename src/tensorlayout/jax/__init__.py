@@ -9,6 +9,12 @@ jitted function; :func:`report` gives its padding summary and indexing maps in o
 Without jax: :func:`module_buffers` lists the buffers of a parsed module (parameters and
 instruction results, aliases left out) and :func:`module_padding` reports their padding.
 
+Submodules: :mod:`~tensorlayout.jax.memory` (XLA's dumped buffer assignment and
+``memory_analysis()``), :mod:`~tensorlayout.jax.doctor` (each TPU buffer that pads and its
+fix as JAX code, verified by a deviceless TPU compile), :mod:`~tensorlayout.jax.blocks`
+(Pallas TPU block shapes) and :mod:`~tensorlayout.jax.layouts` (the copies layout
+assignment inserted).
+
 >>> from tensorlayout.hlo import parse_module
 >>> m = parse_module("HloModule m\\nENTRY e {\\n  p = s32[64,4]{1,0:T(8,128)} parameter(0)\\n"
 ...                  "  ROOT n = s32[64,4]{1,0:T(8,128)} negate(p)\\n}")

@@ -118,29 +118,36 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                   broadcast_registers: bool = True) -> LinearLayout:
     """Clip each out dim to ``shape``: every basis value at or past the size goes (all copies of
     it, as in Triton); a register basis is dropped (or zeroed when ``broadcast_registers``), any
-    other basis becomes 0 (a broadcast)."""
-    bases = {n: [list(v) for v in vs] for n, vs in layout.bases}
-    dropped: set[int] = set()
-    for i, name in enumerate(layout.get_out_dim_names()):
-        desired = shape[name]
-        for n, vs in bases.items():
-            for j, v in enumerate(vs):
-                if v[i] < desired:
-                    continue
-                if n == "register" and not broadcast_registers:
-                    dropped.add(j)
-                else:
-                    v[i] = 0
-    if "register" in bases:
-        bases["register"] = [v for j, v in enumerate(bases["register"]) if j not in dropped]
+    other basis becomes 0 (a broadcast).
+
+    >>> ll = LinearLayout.from_bases([("register", [[1], [4]]), ("lane", [[6]])], ["dim0"], [8], False)
+    >>> ensure_layout_not_larger_than(ll, {"dim0": 4}, broadcast_registers=False).bases
+    [('register', [[1]]), ('lane', [[0]])]
+    """
     sizes = [min(s, shape[n]) for n, s in layout.out_dims]
-    return LinearLayout.from_bases(list(bases.items()), layout.get_out_dim_names(), sizes,
-                                   require_surjective=False)
+    if sizes == layout.get_out_dim_sizes():
+        return layout
+    if not all(isinstance(s, int) and s > 0 and not s & (s - 1) for s in sizes):
+        raise LayoutError(f"a layout can only be clipped to power-of-two sizes, got {shape}")
+    return layout._clip_outs(sizes, None if broadcast_registers else "register")
+
+
+#: The ``block`` layout of one CTA (no ``cga_layout`` bases), per rank.
+_ONE_CTA: dict[int, LinearLayout] = {}
 
 
 def fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[int]]:
-    """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA."""
+    """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA.
+
+    >>> fit_cga([8, 4], [[1, 0]])[1]
+    [4, 4]
+    """
     names = standard_out_dim_names(len(shape))
+    if (type(cga_layout) is list or type(cga_layout) is tuple) and not cga_layout:
+        one = _ONE_CTA.get(len(shape))
+        if one is None:
+            one = _ONE_CTA[len(shape)] = LinearLayout.from_bases([("block", [])], names, [1] * len(shape))
+        return one, [max(1, n) for n in shape]
     bases, sizes = _cga(cga_layout, len(shape))
     cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, dict(zip(names, shape)))

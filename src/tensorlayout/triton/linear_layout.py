@@ -477,10 +477,15 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
         True
         """
-        got = self._memo.get("invertible")
+        memo = self._memo
+        got = memo.get("invertible")
         if got is None:
-            got = self._memo["invertible"] = len(self._cols) == self.get_total_out_dim_size_log2() and \
-                self._rank() == len(self._cols)
+            n_out = 0
+            for _, s in self._out_dims:
+                n_out += s.bit_length() - 1
+            got = memo["invertible"] = len(self._cols) == n_out and _gf2.independent(self._cols)
+            if got:
+                memo["rank"] = n_out
         return got
 
     # ----- algebra --------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def fast_pack(bases: Any, out_dims: OutDims) -> tuple[tuple[tuple[str, int], ...
             vecs += vectors
     except (TypeError, ValueError):
         return None
-    if len({n for n, _ in ins}) != len(ins):
+    if len(ins) > 1 and len({n for n, _ in ins}) != len(ins):
         return None
     cols = pack_dims(vecs, out_dims)
     return None if cols is None else (tuple(ins), cols)

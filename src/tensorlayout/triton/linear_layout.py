@@ -104,7 +104,7 @@ class LinearLayout(DimMethods):
                 fast = fast_pack(bases, out_dims)
                 if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
                     layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))
-                    return layout._surjective_if(bool(require_surjective))
+                    return layout._surjective_if(True) if require_surjective else layout
         plain = type(out_dim_names) is list or type(out_dim_names) is tuple
         names = tuple(out_dim_names) if plain else ()
         if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):

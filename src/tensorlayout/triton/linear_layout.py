@@ -515,34 +515,10 @@ class LinearLayout(DimMethods):
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        at: dict[str, tuple[int, int]] = {}
-        offset = 0
-        for name, k in _need_layout(outer, "compose")._ins:
-            at[name] = (offset, k)
-            offset += k
-        image: dict[int, int] = {}  # input bit (of self's out) -> its image in outer
-        bit = 1
-        for name, size in self._out_dims:
-            got = at.get(name)
-            if got is None or len(at) != len(self._out_dims):
-                same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
-                raise LayoutError(f"compose: out dim '{name}' is not an in dim of the outer layout")
-            k = size.bit_length() - 1
-            if k > got[1]:
-                raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
-                                  f"layout's in dim (size {1 << got[1]})")
-            for t in outer._cols[got[0]: got[0] + k]:
-                image[bit] = t
-                bit <<= 1
-        cols = []
-        for c in self._cols:
-            acc = 0
-            while c:
-                low = c & -c
-                acc ^= image[low]
-                c ^= low
-            cols.append(acc)
-        return LinearLayout(self._ins, outer._out_dims, tuple(cols))
+        if type(outer) is not LinearLayout:
+            _need_layout(outer, "compose")
+        image = alg.images_in(self._out_dims, outer._ins, outer._cols)
+        return LinearLayout(self._ins, outer._out_dims, alg.compose_cols(self._cols, image))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``); ``outer`` has the

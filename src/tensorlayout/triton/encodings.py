@@ -305,8 +305,16 @@ class NVMMADistributedLayout:
         return major
 
     def warp_order(self) -> list[int]:
-        """Warps go along N first for ``mma.sync`` and along M first for ``wgmma``."""
-        return _row_major(self.rank) if self._major() == 2 else list(range(self.rank))
+        """Warps go along N first for ``mma.sync`` and along M first for ``wgmma``, then along the
+        batch dims, the outermost last (Triton's ``getMatrixOrder``).
+
+        >>> NVMMADistributedLayout([3, 0], [1, 1, 1], [16, 64, 16]).warp_order()
+        [1, 2, 0]
+        """
+        order = _row_major(self.rank)
+        if self._major() == 3:
+            order[:2] = order[1::-1]
+        return order
 
     def tile_shape(self) -> list[int]:
         """The shape one warp's instruction covers (``instr_shape`` without K)."""
@@ -331,19 +339,23 @@ class NVMMADistributedLayout:
                                    broadcast_registers=True)
 
     def dot_operand_layout(self, operand_index: int, k_width: int, shape: Sequence[int]) -> LinearLayout:
-        """``DotOperandLayout(operand_index, self, k_width).to_linear_layout(shape)``."""
-        # An instr_shape whose length is not the rank: the parent aborts in Triton 3.9, and the
-        # operand's layout Triton then gives (M read from instr_shape[rank - 2], some repeats
-        # dropped) is not modelled, so the operand is refused like its parent.
-        self._checked_tile()
-        if operand_index == 1 and self._major() == 3:
+        """``DotOperandLayout(operand_index, self, k_width).to_linear_layout(shape)``: one warp's
+        tile is ``[M, K]`` (A) or ``[K, 8]`` (B) with M ``instr_shape[rank - 2]`` (read there whatever
+        the length of ``instr_shape``, as Triton 3.9 does) and K ``k_width`` times 4 when M is 8
+        (fp64's m8n8k4) or 8 otherwise."""
+        if self._major() == 3 and operand_index == 1:
             raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
         rank, is_a = self.rank, operand_index == 0
         if rank < 2:  # the tile below is [..., M, K] or [..., K, N]
             raise LayoutError(f"a dot operand has rank 2 or more, but its parent's warps_per_cta "
                               f"{list(self.warps_per_cta)} give rank {rank}")
+        if _rank(self.instr_shape, "instr_shape") < rank - 1:
+            raise LayoutError(f"instr_shape {list(self.instr_shape)} has no M (entry {rank - 2}) for a "
+                              f"rank-{rank} operand")
+        m = pow2_list([self.instr_shape[rank - 2]], "instr_shape's M")[0]
+        k = k_width * (4 if m == 8 else 8)
         tile = [1] * rank
-        tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
+        tile[rank - 2:] = [m, k] if is_a else [k, 8]
         order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
         cta = _mma_tile(tile, k_width, order, order)
         k_dim = rank - 1 if is_a else rank - 2

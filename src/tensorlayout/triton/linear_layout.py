@@ -32,13 +32,13 @@ from tensorlayout.triton._bases import (
     check_bases,
     fast_pack,
     fast_sizes,
-    good_out_dims,
     infer_sizes,
     is_int,
     is_pow2,
     log2,
     norm_bases,
     norm_names,
+    plain_out_dims,
     sizes_ok,
 )
 from tensorlayout.triton._dim_methods import DimMethods
@@ -97,10 +97,9 @@ class LinearLayout(DimMethods):
         4
         """
         if (type(out_dim_sizes) is list or type(out_dim_sizes) is tuple) and \
-                (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
-                len(out_dim_names) == len(out_dim_sizes):
-            out_dims = tuple(zip(out_dim_names, out_dim_sizes))
-            if set(map(type, out_dim_sizes)) <= {int} and good_out_dims(out_dims):  # 4.0 == 4: types first
+                (type(out_dim_names) is list or type(out_dim_names) is tuple):
+            out_dims = plain_out_dims(out_dim_names, out_dim_sizes)
+            if out_dims is not None:
                 fast = fast_pack(bases, out_dims)
                 if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
                     layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))

@@ -127,7 +127,7 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
     sizes = [min(s, shape[n]) for n, s in layout.out_dims]
     if sizes == layout.get_out_dim_sizes():
         return layout
-    if not all(isinstance(s, int) and s > 0 and not s & (s - 1) for s in sizes):
+    if not all(type(s) is int and s > 0 and not s & (s - 1) for s in sizes):
         raise LayoutError(f"a layout can only be clipped to power-of-two sizes, got {shape}")
     return layout._clip_outs(sizes, None if broadcast_registers else "register")
 
@@ -143,11 +143,12 @@ def fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[i
     [4, 4]
     """
     names = standard_out_dim_names(len(shape))
-    if (type(cga_layout) is list or type(cga_layout) is tuple) and not cga_layout:
+    if (type(cga_layout) is list or type(cga_layout) is tuple) and not cga_layout and \
+            all(type(n) is int and n > 0 for n in shape):
         one = _ONE_CTA.get(len(shape))
         if one is None:
             one = _ONE_CTA[len(shape)] = LinearLayout.from_bases([("block", [])], names, [1] * len(shape))
-        return one, [max(1, n) for n in shape]
+        return one, list(shape)
     bases, sizes = _cga(cga_layout, len(shape))
     cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, dict(zip(names, shape)))

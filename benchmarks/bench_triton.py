@@ -210,6 +210,20 @@ def bench_from_bases(n: int, rounds: int, calls: int, seed: int) -> list[tuple[f
     return rows
 
 
+def bench_built_and_asked(n: int, rounds: int, calls: int, seed: int) -> list[tuple[float, float, float]]:
+    """from_bases then is_invertible, timed together: Triton computes the rank while it builds a
+    layout, we when first asked, so this row compares the same work."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        spec = rand_spec(rng) if rng.random() < 0.5 else gen_invert(rng)[0][0]
+        mine = [[_copy(spec) for _ in range(calls)] for _ in range(rounds)]
+        their = [[_copy(spec) for _ in range(calls)] for _ in range(rounds)]
+        rows.append(side_by_side(lambda x: ours(x).is_invertible(), lambda x: theirs(x).is_invertible(),
+                                 mine, their))
+    return rows
+
+
 def apply_all_ours(a: LinearLayout) -> Any:
     return a.apply_all()
 
@@ -336,6 +350,9 @@ def main() -> None:
             print(summary(name, bench_op(name, ns.layouts, ns.rounds, ns.calls, seed=i)), flush=True)
     if only is None or "from_bases" in only:
         print(summary("from_bases", bench_from_bases(ns.layouts, ns.rounds, ns.calls, seed=100)), flush=True)
+    if only is None or "from_bases + is_invertible" in only:
+        rows = bench_built_and_asked(ns.layouts, ns.rounds, ns.calls, seed=150)
+        print(summary("from_bases + is_invertible", rows), flush=True)
     if only is None or "apply_all" in only:
         rows = bench_apply_all(max(10, ns.layouts // 5), ns.rounds, seed=200)
         print(summary("apply_all vs Triton apply per point", rows), flush=True)

@@ -261,6 +261,20 @@ def with_cga(rng: random.Random) -> Case:
     return spec, [_p2(rng, 4, 7), _p2(rng, 4, 7)]
 
 
+def nvmma_dot(rng: random.Random) -> Case:
+    """Dot operands of ``mma.sync``/``wgmma`` parents whose ``instr_shape`` has any length and any M
+    (Triton reads M at ``rank - 2``; M 8 halves the K tile; M below 8 aborts)."""
+    rank = rng.choice([2, 2, 3])
+    instr = rng.choice([[16, 8], [16, 8, 16], [1, 16, 8], [16, 64, 16], [8, 8], [32, 32], [8, 8, 4]])
+    if rng.random() < 0.5:
+        instr = [_p2(rng, 0, 5) for _ in range(rng.randint(1, 4))]
+    parent = {"kind": "NVMMADistributedLayout", "version": rng.choice([[2, 0], [2, 0], [3, 0]]),
+              "warps_per_cta": [_p2(rng, 0, 1) for _ in range(rank)], "instr_shape": instr}
+    spec = {"kind": "DotOperandLayout", "operand_index": rng.randint(0, 1), "parent": parent,
+            "k_width": rng.choice([1, 2, 4, 8])}
+    return spec, [_p2(rng, 0, 2) for _ in range(rank - 2)] + [_p2(rng, 3, 7), _p2(rng, 3, 7)]
+
+
 def tensor_memory(rng: random.Random) -> Case:
     shape = [_p2(rng, 5, 8), _p2(rng, 2, 9)]
     if rng.random() < 0.25:
@@ -298,7 +312,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "nvmma_shared_transposed": nvmma_shared_transposed,
     "cga": blocked_cga, "slice": slice_case, "shared_linear": shared_linear, "amd_mfma": amd_mfma,
     "amd_wmma": amd_wmma, "with_cga": with_cga, "tensor_memory": tensor_memory,
-    "padded_shared": padded_shared,
+    "padded_shared": padded_shared, "nvmma_dot": nvmma_dot,
 }
 
 
@@ -356,10 +370,13 @@ def test_refusals_name_the_reason() -> None:
             "reg_bases": [[0, 1]]}
     with pytest.raises(TensorLayoutError, match="permutation matrix"):
         build(wmma).to_linear_layout([32, 32])
-    mma = {"kind": "NVMMADistributedLayout", "version": [2, 0], "warps_per_cta": [1, 1], "instr_shape": [8]}
-    for spec in (mma, {"kind": "DotOperandLayout", "operand_index": 0, "parent": mma, "k_width": 2}):
-        with pytest.raises(TensorLayoutError, match="does not match rank"):
-            build(spec).to_linear_layout([16, 16])
+    mma = {"kind": "NVMMADistributedLayout", "version": [2, 0], "warps_per_cta": [1, 1, 1],
+           "instr_shape": [16]}
+    with pytest.raises(TensorLayoutError, match="does not match rank"):
+        build(mma).to_linear_layout([16, 16, 16])
+    with pytest.raises(TensorLayoutError, match="has no M"):  # Triton reads past the end of instr_shape
+        build({"kind": "DotOperandLayout", "operand_index": 0, "parent": mma, "k_width": 2}
+              ).to_linear_layout([16, 16, 16])
     with pytest.raises(TensorLayoutError, match="no linear layout"):
         ours({"kind": "PaddedSharedLayout", "interval_padding_pairs": [[4, 1]], "shape": [8], "order": [0]}
              ).to_linear_layout([8])

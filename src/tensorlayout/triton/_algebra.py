@@ -15,12 +15,12 @@ from collections.abc import Sequence
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton import _gf2
-from tensorlayout.triton._dims import supremum
+from tensorlayout.triton._dims import same_names, supremum
 from tensorlayout.triton._packed import Mover, fields, mover
 from tensorlayout.triton._text import OutDims
 
-__all__ = ["InDims", "Packed", "in_slices", "invert_and_compose", "mul", "sublayout",
-           "transpose_outs"]
+__all__ = ["InDims", "Packed", "compose_cols", "images_in", "in_slices", "invert_and_compose", "mul",
+           "sublayout", "transpose_outs"]
 
 InDims = tuple[tuple[str, int], ...]
 Packed = tuple[InDims, OutDims, tuple[int, ...]]
@@ -122,6 +122,52 @@ def mul(inner: Packed, outer: Packed) -> Packed:
     """Triton's product: ``inner`` minor; a shared out dim stacks ``outer`` above ``inner``."""
     plan = mul_plan(inner[0], inner[1], outer[0], outer[1])
     return plan[0], plan[1], mul_cols(plan, inner[2], outer[2])
+
+
+def images_in(outs: OutDims, o_ins: InDims, o_cols: tuple[int, ...]) -> Sequence[int]:
+    """The image under an outer layout (in dims ``o_ins``, columns ``o_cols``) of each bit of
+    ``outs``, each out dim read as the outer in dim of its name (``compose``'s checks).
+
+    >>> images_in((("a", 2), ("b", 2)), (("b", 1), ("a", 1)), (5, 6))
+    [6, 5]
+    """
+    if len(outs) == len(o_ins):  # the same dims in the same order and sizes: the columns as they are
+        for (name, size), (o_name, k) in zip(outs, o_ins):
+            if name != o_name or size.bit_length() - 1 != k:
+                break
+        else:
+            return o_cols
+    at = in_slices(o_ins)
+    image: list[int] = []
+    for name, size in outs:
+        got = at.get(name)
+        if got is None or len(at) != len(outs):
+            same_names([n for n, _ in outs], [n for n, _ in o_ins], "compose")
+            raise LayoutError(f"compose: out dim '{name}' is not an in dim of the outer layout")
+        k = size.bit_length() - 1
+        if k > got[1] - got[0]:
+            raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
+                              f"layout's in dim (size {1 << (got[1] - got[0])})")
+        image += o_cols[got[0]: got[0] + k]
+    return image
+
+
+def compose_cols(cols: tuple[int, ...], image: Sequence[int]) -> tuple[int, ...]:
+    """Each column with its bit ``i`` replaced by ``image[i]`` (XOR of the images of its bits).
+
+    >>> compose_cols((1, 3), [6, 5])
+    (6, 3)
+    """
+    out = []
+    for c in cols:
+        acc = i = 0
+        while c:
+            if c & 1:
+                acc ^= image[i]
+            c >>= 1
+            i += 1
+        out.append(acc)
+    return tuple(out)
 
 
 def _own_bits(p: Packed, name: str, others: bool) -> int:

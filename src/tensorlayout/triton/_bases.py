@@ -15,7 +15,8 @@ from tensorlayout.triton._packed import pack_dims
 from tensorlayout.triton._text import Bases, OutDims
 
 __all__ = ["MAX_BITS", "MAX_DIM_SIZE", "check_bases", "fast_pack", "fast_sizes", "good_out_dims",
-           "infer_sizes", "is_int", "is_pow2", "log2", "norm_bases", "norm_names", "sizes_ok"]
+           "infer_sizes", "is_int", "is_pow2", "log2", "norm_bases", "norm_names", "plain_out_dims",
+           "sizes_ok"]
 
 #: Largest out-dim size (Triton keeps sizes and basis values in int32).
 MAX_DIM_SIZE = 1 << 30
@@ -124,7 +125,7 @@ def fast_pack(bases: Any, out_dims: OutDims) -> tuple[tuple[tuple[str, int], ...
             vecs += vectors
     except (TypeError, ValueError):
         return None
-    if len({n for n, _ in ins}) != len(ins):
+    if len(ins) > 1 and len({n for n, _ in ins}) != len(ins):
         return None
     cols = pack_dims(vecs, out_dims)
     return None if cols is None else (tuple(ins), cols)
@@ -169,6 +170,36 @@ def good_out_dims(out_dims: Any) -> bool:
             _GOOD_OUT_DIMS.clear()
         _GOOD_OUT_DIMS.add(out_dims)
     return good
+
+
+_PLAIN_OUT_DIMS: dict[tuple[Any, ...], OutDims] = {}
+
+
+def plain_out_dims(names: Sequence[Any], sizes: Sequence[Any]) -> OutDims | None:
+    """``tuple(zip(names, sizes))`` when the sizes are ints and :func:`good_out_dims` holds (kept per
+    names and sizes), else None.
+
+    >>> plain_out_dims(["dim0"], [4]), plain_out_dims(["dim0"], [4.0])
+    ((('dim0', 4),), None)
+    """
+    if len(names) != len(sizes):
+        return None
+    for s in sizes:
+        if type(s) is not int:  # 4.0 == 4 and True == 1: types first
+            return None
+    key = (*names, *sizes)  # same lengths: the names, then the sizes
+    try:
+        got = _PLAIN_OUT_DIMS.get(key)
+    except TypeError:  # an unhashable name
+        return None
+    if got is None:
+        out_dims = tuple(zip(names, sizes))
+        if not good_out_dims(out_dims):
+            return None
+        if len(_PLAIN_OUT_DIMS) > 4096:
+            _PLAIN_OUT_DIMS.clear()
+        got = _PLAIN_OUT_DIMS[key] = out_dims
+    return got
 
 
 def sizes_ok(out_dims: OutDims) -> bool:

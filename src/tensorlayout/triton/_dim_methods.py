@@ -210,6 +210,36 @@ class DimMethods:
         outs = tuple((n, new_size if j == i else s) for j, (n, s) in enumerate(self._out_dims))
         return self._derive((self._ins, outs, tuple(mover(self._out_dims, outs)(cols))))
 
+    def _clip_outs(self: T, sizes: Sequence[int], drop: str | None) -> T:
+        """Each out dim shrunk to its entry of ``sizes`` (powers of two, none larger): a basis of in
+        dim ``drop`` with a value at or past a new size goes, any other such value becomes 0 (the
+        bases Triton's ``ensureLayoutNotLargerThan`` keeps).
+
+        >>> from tensorlayout.triton import LinearLayout
+        >>> ll = LinearLayout.from_bases([("register", [[1], [4]]), ("lane", [[6]])], ["x"], [8], False)
+        >>> ll._clip_outs([4], "register").bases
+        [('register', [[1]]), ('lane', [[0]])]
+        """
+        outs = tuple((n, s) for (n, _), s in zip(self._out_dims, sizes))
+        clip = [(mask & -s) << shift for (shift, mask), s in zip(fields(self._out_dims), sizes)]
+        wipe = [(hi, mask << shift) for hi, (shift, mask) in zip(clip, fields(self._out_dims)) if hi]
+        high = sum(hi for hi, _ in wipe)
+        ins, cols, at = [], [], 0
+        for name, k in self._ins:
+            kept = 0
+            for c in self._cols[at: at + k]:
+                if c & high:
+                    if name == drop:
+                        continue
+                    for hi, field_bits in wipe:
+                        if c & hi:
+                            c &= ~field_bits
+                cols.append(c)
+                kept += 1
+            ins.append((name, kept))
+            at += k
+        return self._derive((tuple(ins), outs, tuple(mover(self._out_dims, outs)(cols))))
+
     def rename_in_dim(self: T, old: str, new: str) -> T:
         """The same layout with in dim ``old`` called ``new`` (in the same place).
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["echelon", "fast_rank", "lowest_bit", "rank", "rref", "solve"]
+__all__ = ["echelon", "fast_rank", "independent", "lowest_bit", "rank", "rref", "solve"]
 
 
 def lowest_bit(x: int) -> int:
@@ -96,6 +96,27 @@ def fast_rank(cols: Sequence[int]) -> int:
                 break
             c ^= hit
     return len(pivots)
+
+
+def independent(cols: Sequence[int]) -> bool:
+    """Whether the columns are linearly independent (full column rank): :func:`fast_rank`'s
+    elimination, stopped at the first dependent column.
+
+    >>> independent([0b011, 0b110, 0b101]), independent([0b01, 0b11])
+    (False, True)
+    """
+    pivots: dict[int, int] = {}
+    for c in cols:
+        while c:
+            low = c & -c
+            hit = pivots.get(low)
+            if hit is None:
+                pivots[low] = c
+                break
+            c ^= hit
+        else:
+            return False
+    return True
 
 
 def solve(pivots: dict[int, tuple[int, int]], target: int) -> int | None:

@@ -57,6 +57,8 @@ def pack_dims(vectors: Iterable[Sequence[int]], out_dims: OutDims) -> list[int] 
             return _pack1(vectors, out_dims[0][1])
         if len(out_dims) == 2:
             return _pack2(vectors, out_dims[0][1], out_dims[1][1], fields(out_dims)[1][0])
+        if len(out_dims) == 3:
+            return _pack3(vectors, out_dims, fields(out_dims))
         return _pack_any(vectors, out_dims)
     except (TypeError, ValueError):  # a vector of the wrong length or not a sequence
         return None
@@ -77,6 +79,19 @@ def _pack2(vectors: Iterable[Sequence[int]], n0: int, n1: int, s1: int) -> list[
         if type(a) is not int or type(b) is not int or not (0 <= a < n0 and 0 <= b < n1):
             return None
         out.append(a | b << s1)
+    return out
+
+
+def _pack3(vectors: Iterable[Sequence[int]], out_dims: OutDims,
+           fs: tuple[tuple[int, int], ...]) -> list[int] | None:
+    (_, n0), (_, n1), (_, n2) = out_dims
+    s1, s2 = fs[1][0], fs[2][0]
+    out = []
+    for a, b, c in vectors:
+        if type(a) is not int or type(b) is not int or type(c) is not int or \
+                not (0 <= a < n0 and 0 <= b < n1 and 0 <= c < n2):
+            return None
+        out.append(a | b << s1 | c << s2)
     return out
 
 

@@ -118,29 +118,37 @@ def ensure_layout_not_larger_than(layout: LinearLayout, shape: dict[str, int],
                                   broadcast_registers: bool = True) -> LinearLayout:
     """Clip each out dim to ``shape``: every basis value at or past the size goes (all copies of
     it, as in Triton); a register basis is dropped (or zeroed when ``broadcast_registers``), any
-    other basis becomes 0 (a broadcast)."""
-    bases = {n: [list(v) for v in vs] for n, vs in layout.bases}
-    dropped: set[int] = set()
-    for i, name in enumerate(layout.get_out_dim_names()):
-        desired = shape[name]
-        for n, vs in bases.items():
-            for j, v in enumerate(vs):
-                if v[i] < desired:
-                    continue
-                if n == "register" and not broadcast_registers:
-                    dropped.add(j)
-                else:
-                    v[i] = 0
-    if "register" in bases:
-        bases["register"] = [v for j, v in enumerate(bases["register"]) if j not in dropped]
+    other basis becomes 0 (a broadcast).
+
+    >>> ll = LinearLayout.from_bases([("register", [[1], [4]]), ("lane", [[6]])], ["dim0"], [8], False)
+    >>> ensure_layout_not_larger_than(ll, {"dim0": 4}, broadcast_registers=False).bases
+    [('register', [[1]]), ('lane', [[0]])]
+    """
     sizes = [min(s, shape[n]) for n, s in layout.out_dims]
-    return LinearLayout.from_bases(list(bases.items()), layout.get_out_dim_names(), sizes,
-                                   require_surjective=False)
+    if sizes == layout.get_out_dim_sizes():
+        return layout
+    if not all(type(s) is int and s > 0 and not s & (s - 1) for s in sizes):
+        raise LayoutError(f"a layout can only be clipped to power-of-two sizes, got {shape}")
+    return layout._clip_outs(sizes, None if broadcast_registers else "register")
+
+
+#: The ``block`` layout of one CTA (no ``cga_layout`` bases), per rank.
+_ONE_CTA: dict[int, LinearLayout] = {}
 
 
 def fit_cga(shape: Sequence[int], cga_layout: Any) -> tuple[LinearLayout, list[int]]:
-    """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA."""
+    """The ``block -> dims`` layout clipped to ``shape``, and the shape left for one CTA.
+
+    >>> fit_cga([8, 4], [[1, 0]])[1]
+    [4, 4]
+    """
     names = standard_out_dim_names(len(shape))
+    if (type(cga_layout) is list or type(cga_layout) is tuple) and not cga_layout and \
+            all(type(n) is int and n > 0 for n in shape):
+        one = _ONE_CTA.get(len(shape))
+        if one is None:
+            one = _ONE_CTA[len(shape)] = LinearLayout.from_bases([("block", [])], names, [1] * len(shape))
+        return one, list(shape)
     bases, sizes = _cga(cga_layout, len(shape))
     cga = LinearLayout.from_bases([("block", bases)], names, sizes, require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, dict(zip(names, shape)))
@@ -298,8 +306,16 @@ class NVMMADistributedLayout:
         return major
 
     def warp_order(self) -> list[int]:
-        """Warps go along N first for ``mma.sync`` and along M first for ``wgmma``."""
-        return _row_major(self.rank) if self._major() == 2 else list(range(self.rank))
+        """Warps go along N first for ``mma.sync`` and along M first for ``wgmma``, then along the
+        batch dims, the outermost last (Triton's ``getMatrixOrder``).
+
+        >>> NVMMADistributedLayout([3, 0], [1, 1, 1], [16, 64, 16]).warp_order()
+        [1, 2, 0]
+        """
+        order = _row_major(self.rank)
+        if self._major() == 3:
+            order[:2] = order[1::-1]
+        return order
 
     def tile_shape(self) -> list[int]:
         """The shape one warp's instruction covers (``instr_shape`` without K)."""
@@ -324,19 +340,23 @@ class NVMMADistributedLayout:
                                    broadcast_registers=True)
 
     def dot_operand_layout(self, operand_index: int, k_width: int, shape: Sequence[int]) -> LinearLayout:
-        """``DotOperandLayout(operand_index, self, k_width).to_linear_layout(shape)``."""
-        # An instr_shape whose length is not the rank: the parent aborts in Triton 3.9, and the
-        # operand's layout Triton then gives (M read from instr_shape[rank - 2], some repeats
-        # dropped) is not modelled, so the operand is refused like its parent.
-        self._checked_tile()
-        if operand_index == 1 and self._major() == 3:
+        """``DotOperandLayout(operand_index, self, k_width).to_linear_layout(shape)``: one warp's
+        tile is ``[M, K]`` (A) or ``[K, 8]`` (B) with M ``instr_shape[rank - 2]`` (read there whatever
+        the length of ``instr_shape``, as Triton 3.9 does) and K ``k_width`` times 4 when M is 8
+        (fp64's m8n8k4) or 8 otherwise."""
+        if self._major() == 3 and operand_index == 1:
             raise UnsupportedError("wgmma takes its B operand from shared memory: no register layout")
         rank, is_a = self.rank, operand_index == 0
         if rank < 2:  # the tile below is [..., M, K] or [..., K, N]
             raise LayoutError(f"a dot operand has rank 2 or more, but its parent's warps_per_cta "
                               f"{list(self.warps_per_cta)} give rank {rank}")
+        if _rank(self.instr_shape, "instr_shape") < rank - 1:
+            raise LayoutError(f"instr_shape {list(self.instr_shape)} has no M (entry {rank - 2}) for a "
+                              f"rank-{rank} operand")
+        m = pow2_list([self.instr_shape[rank - 2]], "instr_shape's M")[0]
+        k = k_width * (4 if m == 8 else 8)
         tile = [1] * rank
-        tile[rank - 2:] = [16, k_width * 8] if is_a else [k_width * 8, 8]
+        tile[rank - 2:] = [m, k] if is_a else [k, 8]
         order = _row_major(rank) if is_a else [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
         cta = _mma_tile(tile, k_width, order, order)
         k_dim = rank - 1 if is_a else rank - 2

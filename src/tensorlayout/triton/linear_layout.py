@@ -32,13 +32,13 @@ from tensorlayout.triton._bases import (
     check_bases,
     fast_pack,
     fast_sizes,
-    good_out_dims,
     infer_sizes,
     is_int,
     is_pow2,
     log2,
     norm_bases,
     norm_names,
+    plain_out_dims,
     sizes_ok,
 )
 from tensorlayout.triton._dim_methods import DimMethods
@@ -97,14 +97,13 @@ class LinearLayout(DimMethods):
         4
         """
         if (type(out_dim_sizes) is list or type(out_dim_sizes) is tuple) and \
-                (type(out_dim_names) is list or type(out_dim_names) is tuple) and \
-                len(out_dim_names) == len(out_dim_sizes):
-            out_dims = tuple(zip(out_dim_names, out_dim_sizes))
-            if set(map(type, out_dim_sizes)) <= {int} and good_out_dims(out_dims):  # 4.0 == 4: types first
+                (type(out_dim_names) is list or type(out_dim_names) is tuple):
+            out_dims = plain_out_dims(out_dim_names, out_dim_sizes)
+            if out_dims is not None:
                 fast = fast_pack(bases, out_dims)
                 if fast is not None and len(fast[1]) <= MAX_BITS:  # out dims checked just above
                     layout = LinearLayout(fast[0], out_dims, tuple(fast[1]))
-                    return layout._surjective_if(bool(require_surjective))
+                    return layout._surjective_if(True) if require_surjective else layout
         plain = type(out_dim_names) is list or type(out_dim_names) is tuple
         names = tuple(out_dim_names) if plain else ()
         if not plain or set(map(type, names)) - {str} or len(set(names)) != len(names):
@@ -477,10 +476,15 @@ class LinearLayout(DimMethods):
         >>> LinearLayout.identity_1d(4, "lane", "dim0").is_invertible()
         True
         """
-        got = self._memo.get("invertible")
+        memo = self._memo
+        got = memo.get("invertible")
         if got is None:
-            got = self._memo["invertible"] = len(self._cols) == self.get_total_out_dim_size_log2() and \
-                self._rank() == len(self._cols)
+            n_out = 0
+            for _, s in self._out_dims:
+                n_out += s.bit_length() - 1
+            got = memo["invertible"] = len(self._cols) == n_out and _gf2.independent(self._cols)
+            if got:
+                memo["rank"] = n_out
         return got
 
     # ----- algebra --------------------------------------------------------------------------
@@ -510,34 +514,10 @@ class LinearLayout(DimMethods):
         >>> L.compose(LinearLayout.from_bases([("dim0", [[2], [1]])], ["x"])).apply({"lane": 1})
         {'x': 2}
         """
-        at: dict[str, tuple[int, int]] = {}
-        offset = 0
-        for name, k in _need_layout(outer, "compose")._ins:
-            at[name] = (offset, k)
-            offset += k
-        image: dict[int, int] = {}  # input bit (of self's out) -> its image in outer
-        bit = 1
-        for name, size in self._out_dims:
-            got = at.get(name)
-            if got is None or len(at) != len(self._out_dims):
-                same_names(self.get_out_dim_names(), outer.get_in_dim_names(), "compose")
-                raise LayoutError(f"compose: out dim '{name}' is not an in dim of the outer layout")
-            k = size.bit_length() - 1
-            if k > got[1]:
-                raise LayoutError(f"compose: out dim '{name}' (size {size}) is larger than the outer "
-                                  f"layout's in dim (size {1 << got[1]})")
-            for t in outer._cols[got[0]: got[0] + k]:
-                image[bit] = t
-                bit <<= 1
-        cols = []
-        for c in self._cols:
-            acc = 0
-            while c:
-                low = c & -c
-                acc ^= image[low]
-                c ^= low
-            cols.append(acc)
-        return LinearLayout(self._ins, outer._out_dims, tuple(cols))
+        if type(outer) is not LinearLayout:
+            _need_layout(outer, "compose")
+        image = alg.images_in(self._out_dims, outer._ins, outer._cols)
+        return LinearLayout(self._ins, outer._out_dims, alg.compose_cols(self._cols, image))
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """``C`` with ``outer(C(x)) == self(x)`` (Triton's ``invertAndCompose``); ``outer`` has the

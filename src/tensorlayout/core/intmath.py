@@ -23,6 +23,7 @@ __all__ = [
     "round_up",
     "row_major_index",
     "row_major_strides",
+    "show_int",
     "trunc_div",
     "trunc_mod",
     "wrap_int64",
@@ -149,3 +150,24 @@ def wrap_int64(x: int) -> int:
     5
     """
     return (x + 2**63) % 2**64 - 2**63
+
+
+#: Integers of at most this many decimal digits print in full; longer ones in scientific form.
+SHOWN_DIGITS = 60
+
+
+def show_int(n: int) -> str:
+    """``n`` for a message: in decimal up to :data:`SHOWN_DIGITS` digits, beyond that its leading
+    digits and power of ten (Python refuses ``str()`` of ints past 4,300 digits).
+
+    >>> show_int(12345), show_int(-(7 * 10**5000 + 10**4990))
+    ('12345', '-7.000e+5000')
+    """
+    m = abs(n)
+    exp = int((m.bit_length() - 1) * 0.30102999566398120)  # floor(log10(m)), or one below it
+    if exp < SHOWN_DIGITS:
+        return str(n)
+    if m >= 10 ** (exp + 1):
+        exp += 1
+    lead = m // 10 ** (exp - 3)
+    return f"{'-' if n < 0 else ''}{lead // 1000}.{lead % 1000:03d}e+{exp}"

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides
+from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides, show_int
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Merge",
     "Source",
     "XorSwizzle",
+    "int64_array",
     "source_extent",
 ]
 
@@ -142,21 +143,36 @@ class XorSwizzle:
         return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
 
     def apply(self, offsets: np.ndarray) -> np.ndarray:
-        """The post-op on an int64 array of offsets; a swizzle whose bits reach past int64 goes
-        element by element, exactly as on ints, and a result past int64 is a LayoutError.
+        """The post-op on an integer array of offsets, as int64; a swizzle whose bits reach past
+        int64 goes element by element, exactly as on ints, and a result past int64 is a LayoutError.
 
         >>> XorSwizzle(1, 280, 3).apply(np.array([5, 64])).tolist()
         [5, 64]
         """
         if self.base + abs(self.shift) + self.bits < 63:
-            return self(offsets)
-        out = [self(int(x)) for x in offsets.reshape(-1)]
-        if not all(fits_int64(x) for x in out):
-            raise LayoutError(f"{self} moves an offset past int64")
-        return np.array(out, dtype=np.int64).reshape(offsets.shape)
+            return self(int64_array(offsets, str(self)))
+        return int64_array([self(x) for x in np.asarray(offsets).reshape(-1).tolist()],
+                           str(self)).reshape(np.shape(offsets))
 
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+
+def int64_array(values: np.ndarray | Sequence[int], what: str) -> np.ndarray:
+    """``values`` (integers) as an int64 array, a LayoutError naming ``what`` when one leaves int64.
+
+    >>> int64_array([2**63], "Sw<1,62,1>")
+    Traceback (most recent call last):
+    tensorlayout.errors.LayoutError: Sw<1,62,1>: an offset reaches 9223372036854775808, past int64
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and not (
+            values.dtype == np.uint64 and values.size and values.max() > INT64_MAX):
+        return values.astype(np.int64, copy=False)
+    items = np.asarray(values, dtype=object).reshape(-1).tolist()
+    bad = next((x for x in items if not fits_int64(int(x))), None)
+    if bad is not None:
+        raise LayoutError(f"{what}: an offset reaches {show_int(int(bad))}, past int64")
+    return np.array(items, dtype=np.int64).reshape(np.shape(values))
 
 
 @dataclass(frozen=True, slots=True)

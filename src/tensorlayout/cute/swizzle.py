@@ -18,7 +18,8 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.core.layout import XorSwizzle
+from tensorlayout.core.intmath import INT64_MAX
+from tensorlayout.core.layout import XorSwizzle, int64_array
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout, read_layout
@@ -58,7 +59,7 @@ class Swizzle:
                 isinstance(x, np.ndarray) and x.dtype.kind not in "iu"):
             raise LayoutError(f"a swizzle maps integer offsets, got {it.describe(x)}")
         post = XorSwizzle(self.bits, self.base, self.shift)  # the core's post-op
-        return post(x) if isinstance(x, np.ndarray) else post(int(x))
+        return post.apply(x) if isinstance(x, np.ndarray) else post(int(x))
 
     def size(self) -> int:
         return 1 << (self.bits + self.base + abs(self.shift))
@@ -136,8 +137,9 @@ class ComposedLayout:
         return self.inner.shape
 
     def offsets(self) -> np.ndarray:
-        """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array."""
-        return np.asarray(self.outer(_offset_value(self.offset) + self.inner.offsets()), dtype=np.int64)
+        """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array: exact, and a
+        LayoutError where an offset leaves int64 (as :meth:`Layout.offsets`)."""
+        return _outer_offsets(self.outer, self.inner.offsets().reshape(-1), _offset_value(self.offset))
 
     def __str__(self) -> str:
         return f"{self.outer} o {format_offset(self.offset)} o {self.inner}"
@@ -149,6 +151,21 @@ class ComposedLayout:
         if not isinstance(out, ComposedLayout):
             raise ParseError(text, 0, "a composed layout 'A o offset o B'")
         return out
+
+
+def _outer_offsets(outer: Swizzle | Layout, inner: np.ndarray, offset: int) -> np.ndarray:
+    """``outer(offset + x)`` for each ``x`` of ``inner``: in int64 where no value can leave it,
+    otherwise on Python ints and checked."""
+    if not inner.size:
+        return inner.astype(np.int64)
+    reach = max(abs(int(inner.min()) + offset), abs(int(inner.max()) + offset))
+    if isinstance(outer, Swizzle):
+        fits = reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63
+    else:
+        fits = reach * (1 + sum(abs(d) for _, d in outer.flat_modes())) <= INT64_MAX
+    if fits:
+        return np.asarray(outer(inner + offset), dtype=np.int64).reshape(-1)
+    return int64_array([outer(offset + x) for x in inner.tolist()], f"{outer} o {format_offset(offset)}")
 
 
 def format_offset(offset: Offset) -> str:

@@ -32,6 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._buffers import out_buffer
 from tensorlayout.relayout._call import FromPhysical, ToPhysical, remember
@@ -70,7 +71,7 @@ MAX_BUFFER_BYTES = 1 << 40
 def _check_size(target: PhysicalTarget, itemsize: int) -> None:
     size = target.buffer_bytes if target.packed_bits else target.physical_elements * itemsize
     if size is not None and size > MAX_BUFFER_BYTES:
-        raise LayoutError(f"{target}: the physical buffer would take {size} bytes, more than "
+        raise LayoutError(f"{target}: the physical buffer would take {show_int(size)} bytes, more than "
                           f"relayout.MAX_BUFFER_BYTES ({MAX_BUFFER_BYTES}); raise it to allow that")
 
 

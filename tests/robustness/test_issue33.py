@@ -3,12 +3,19 @@ non-library exception, and costs bounded by what is drawn or asked for."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
+from tensorlayout import hlo, relayout, render, xla
 from tensorlayout.core.intmath import show_int
+from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import Swizzle, parse_layout
-from tensorlayout.errors import LayoutError
+from tensorlayout.errors import HloError, LayoutError, ParseError, UnsupportedError
+from tensorlayout.hlo.coalescing import coalescing_report
+from tensorlayout.indexing import IndexingMap, verify_equivalent
+from tensorlayout.relayout import PhysicalTarget
 
 
 def brute_offsets(text: str) -> list[int]:
@@ -57,3 +64,85 @@ def test_big_integers_print_in_bounded_form() -> None:
     assert show_int(-12) == "-12"
     assert show_int(3 * 10**5000) == "3.000e+5000"
     assert len(show_int(7**100_000)) < 20
+
+
+# ---------------------------------------------------------------- E3: big integers in messages
+def test_padding_overhead_of_a_3000_dim_shape_is_a_bounded_message() -> None:
+    shape = xla.parse_shape("f32[" + ",".join(["1000"] * 3000) + "]")
+    with pytest.raises(LayoutError, match=r"would allocate 4\.000e\+9000 bytes"):
+        xla.padding_overhead(shape)
+
+
+def test_to_physical_with_a_600_entry_tile_is_a_bounded_message() -> None:
+    text = "s8[2]{0:T(" + ",".join(["100000000"] * 600) + ")}"
+    with pytest.raises(LayoutError, match=r"would take 1\.000e\+4800 bytes"):
+        relayout.to_physical(np.zeros(2, np.int8), text)
+
+
+def test_render_of_a_swizzle_past_every_limit_is_a_bounded_message() -> None:
+    with pytest.raises(UnsupportedError, match=r"in 2\.564e\+19730 slots"):
+        render.to_svg("Sw<3,65535,5> o _0 o 6")
+
+
+def test_map_folding_to_a_huge_constant_is_a_bounded_message() -> None:
+    with pytest.raises(ParseError, match=r"folds to the constant 1\.000e\+30000"):
+        IndexingMap.parse("(d0) -> (d0" + " * 1000000" * 5000 + "), domain: d0 in [0, 3]")
+
+
+def test_verdict_of_a_250_dim_map_prints() -> None:
+    dims = ", ".join(f"d{i}" for i in range(250))
+    m = IndexingMap.parse(f"({dims}) -> ({dims}), domain: "
+                          + ", ".join(f"d{i} in [0, 1000000000000000000]" for i in range(250)))
+    assert str(verify_equivalent(m, m, samples=10)).endswith(
+        "the box of 1.000e+4500 points exceeds the limit of 200000)")
+
+
+# ---------------------------------------------------------------- E4, E5, E6, E7
+@pytest.mark.parametrize("text", ["s8[2]{0:T(" + ",".join(["1"] * 70) + ")}",
+                                  "u16[3,5]{0,1:T(" + ",".join(["1"] * 68) + ",2,4)}"])
+def test_relayout_of_a_tiling_past_64_dims_matches_the_offsets(text: str) -> None:
+    t = PhysicalTarget.from_xla(text)
+    a = np.arange(int(np.prod(t.logical_shape))).astype(np.uint16 if text[0] == "u" else np.int8)
+    a = a.reshape(t.logical_shape)
+    want = np.full(t.physical_elements, 7, a.dtype)
+    want[t.offsets] = a.ravel()
+    got = relayout.to_physical(a, text, pad_value=7)
+    assert got.tolist() == want.tolist()
+    assert relayout.from_physical(got, text).tolist() == a.tolist()
+
+
+def test_verify_equivalent_of_a_mod_by_a_folded_zero() -> None:
+    m = IndexingMap.parse("(d0) -> (d0 mod ((3 mod 0) mod -2)), domain: d0 in [0, 3]")
+    assert verify_equivalent(m, m).equivalent
+
+
+def test_coalescing_of_a_scatter_with_no_outputs_is_an_hlo_error() -> None:
+    module = hlo.parse_module("HloModule m\nadd {\n  ROOT t = () tuple()\n}\nENTRY e {\n"
+                              "  i = s32[2,1] parameter(0)\n  ROOT s = () scatter(i), update_window_dims={}, "
+                              "inserted_window_dims={}, scatter_dims_to_operand_dims={}, index_vector_dim=1, "
+                              "to_apply=add\n}\n")
+    with pytest.raises(HloError, match="has 0 output"):
+        coalescing_report(module.entry.root)
+
+
+def test_render_of_a_composed_layout_with_a_negative_offset_is_refused() -> None:
+    with pytest.raises(UnsupportedError, match=r"negative offset \(-128\)"):
+        render.to_svg("Sw<1,4,1> o -128 o 5:1")
+
+
+# ---------------------------------------------------------------- picture cost: the window's
+@pytest.mark.parametrize("text", ["Sw<3,3,3> o _0 o (32,32):(32,1)", "Sw<3,3,3> o 100 o (32,32):(1,32)",
+                                  "Sw<2,2,-3> o 7 o (8,(4,8)):(4,(1,32))", "Sw<1,1,1> o 3 o (6,10):(10,1)",
+                                  "Sw<2,0,2> o 0 o (3,(2,5)):(10,(1,2))"])
+def test_owners_through_a_swizzle_match_brute_force(text: str) -> None:
+    lay = lower_layout(text)
+    offs = lay.offsets()
+    n = int(offs.max()) + 3
+    want = [int(np.flatnonzero(offs == k)[0]) if (offs == k).any() else -1 for k in range(n)]
+    assert lay.owners(n).tolist() == want
+
+
+def test_picture_of_a_big_swizzled_layout_costs_with_its_window() -> None:
+    start = time.perf_counter()
+    svg = render.to_svg("Sw<3,3,3> o _0 o (4096,4096):(4096,1)", window=(range(64), range(64)))
+    assert time.perf_counter() - start < 5 and svg.count('class="cell"') == 64 * 64

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -297,6 +297,10 @@ class CoreLayout:
         out = np.full(max(n, 0), -1, dtype=np.int64)
         if not self.elements or n <= 0:
             return out
+        if self.post is not None or self.base:
+            through = self._owners_unshifted(n)
+            if through is not None:
+                return through
         both = self.per_dim_digits() if self.post is None and not self.base else None
         if both is not None and all(d.stride >= 0 for ds in both[0] for d in ds):
             flat, off = _first_owners(both[0], self.shape, n)
@@ -310,6 +314,24 @@ class CoreLayout:
                 idx = self.index_of(k)
                 out[k] = -1 if idx is None else np.ravel_multi_index(idx, self.shape)
         return out
+
+    def _owners_unshifted(self, n: int) -> np.ndarray | None:
+        """:meth:`owners` read through the base and an XOR swizzle (its own inverse when its
+        bit fields do not overlap): slot ``k`` is the plain layout's slot ``post(k) - base``.
+        Costs with ``n`` and those slots, not with the layout's size; None when they reach far."""
+        if self.post is not None and abs(self.post.shift) < self.post.bits:
+            return None
+        pre = np.arange(n, dtype=np.int64)
+        if self.post is not None:
+            pre = self.post.apply(pre)
+        if not fits_int64(int(pre.max()) - self.base) or not fits_int64(int(pre.min()) - self.base):
+            return None
+        pre -= self.base
+        top = int(pre.max()) + 1
+        if top > 4 * n + (1 << 20):
+            return None
+        own = replace(self, post=None, base=0).owners(max(top, 0))
+        return np.where(pre >= 0, own[np.clip(pre, 0, None)] if top > 0 else -1, -1)
 
     def _check_int64(self) -> None:
         high = abs(self.base) + sum(abs(d.stride) * (d.extent - 1) for d in self.digits)

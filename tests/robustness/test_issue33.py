@@ -16,6 +16,8 @@ from tensorlayout.errors import HloError, LayoutError, ParseError, UnsupportedEr
 from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 from tensorlayout.relayout import PhysicalTarget
+from tensorlayout.xla import problems, tpu
+from tests.fuzz._cli import run_cli
 
 
 def brute_offsets(text: str) -> list[int]:
@@ -146,3 +148,25 @@ def test_picture_of_a_big_swizzled_layout_costs_with_its_window() -> None:
     start = time.perf_counter()
     svg = render.to_svg("Sw<3,3,3> o _0 o (4096,4096):(4096,1)", window=(range(64), range(64)))
     assert time.perf_counter() - start < 5 and svg.count('class="cell"') == 64 * 64
+
+
+# ---------------------------------------------------------------- W4: TPU default layouts
+def test_tpu_default_shape_past_int64_is_refused() -> None:
+    with pytest.raises(LayoutError, match="size may overflow int64"):
+        tpu.default_shape("s32", (2**31, 2**31))
+    shape = tpu.default_shape("s32", (2**20, 2**20))
+    assert not problems(shape) and str(shape) == "s32[1048576,1048576]{1,0:T(8,128)}"
+
+
+# ---------------------------------------------------------------- CLI windows of any rank
+def _ones(n: int) -> str:
+    return ",".join(["1"] * n)
+
+
+@pytest.mark.parametrize("target", [f"f32[{_ones(33)}]", f"f32[{_ones(65)}]", f"({_ones(65)}):({_ones(65)})",
+                                    f"({_ones(40)},2):({_ones(40)},1)"])
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_cli_show_of_many_dims(target: str, json: list[str]) -> None:
+    code, out, err = run_cli(["show", *json, target])
+    assert (code, err) == (0, "")
+    assert ("0 |" in out or "offset" in out) if not json else (out.count("[") > 33)

@@ -19,8 +19,10 @@ __all__ = [
     "col_major_strides",
     "fits_int64",
     "literal_in_range",
+    "nested_lists",
     "prod",
     "round_up",
+    "row_major_coords",
     "row_major_index",
     "row_major_strides",
     "show_int",
@@ -117,6 +119,41 @@ def row_major_index(index: Sequence[int], dims: Sequence[int]) -> int:
     out = 0
     for i, d in zip(index, dims, strict=True):
         out = out * int(d) + int(i)
+    return out
+
+
+def row_major_coords(position: int, dims: Sequence[int]) -> tuple[int, ...]:
+    """The index at row-major ``position`` in ``dims`` (the inverse of :func:`row_major_index`,
+    for any rank, unlike numpy's ``unravel_index``).
+
+    >>> row_major_coords(13, (3, 5))
+    (2, 3)
+    """
+    out = []
+    for d in reversed(dims):
+        position, i = divmod(position, int(d))
+        out.append(i)
+    return tuple(reversed(out))
+
+
+def nested_lists(values: Sequence[int], dims: Sequence[int]) -> list:
+    """Row-major ``values`` as lists nested ``len(dims)`` deep (numpy's ``reshape(dims).tolist()``
+    for any rank).
+
+    >>> nested_lists([0, 1, 2, 3, 4, 5], (2, 3))
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    if not dims:
+        return values[0]  # type: ignore[return-value]  # a 0-d array lists as its value
+    if 0 in dims:  # no values: empty lists under the dims before the first zero
+        dims = dims[:list(dims).index(0) + 1]
+        values = [[] for _ in range(prod(dims[:-1]))]  # type: ignore[misc]
+        dims = dims[:-1]
+        if not dims:
+            return []
+    out: list = list(values)
+    for d in reversed(dims[1:]):
+        out = [out[k:k + int(d)] for k in range(0, len(out), int(d))]
     return out
 
 

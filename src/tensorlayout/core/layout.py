@@ -43,6 +43,7 @@ __all__ = [
     "Merge",
     "Source",
     "XorSwizzle",
+    "c_order_indices",
     "int64_array",
     "source_extent",
 ]
@@ -253,7 +254,7 @@ class CoreLayout:
         self._check_int64()
         rank = self.rank
         if rank > 32:  # numpy arrays have at most 64 dims: go through explicit index rows
-            return self.offsets_at(_c_order_indices(self.shape))
+            return self.offsets_at(c_order_indices(self.shape))
 
         def grid(k: int) -> np.ndarray:
             view = [1] * rank
@@ -507,8 +508,12 @@ def _is_dense(lay: CoreLayout) -> bool:
 Coords = Callable[[int], np.ndarray]
 
 
-def _c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
-    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``."""
+def c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
+    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``, for any rank.
+
+    >>> c_order_indices((2, 2)).tolist()
+    [[0, 0], [0, 1], [1, 0], [1, 1]]
+    """
     rest = np.arange(prod(shape), dtype=np.int64)
     cols = []
     for n in reversed(shape):

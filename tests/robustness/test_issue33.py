@@ -3,16 +3,18 @@ non-library exception, and costs bounded by what is drawn or asked for."""
 
 from __future__ import annotations
 
+import random
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from tensorlayout import hlo, relayout, render, xla
+from tensorlayout import cute, hlo, relayout, render, xla
 from tensorlayout.core.intmath import show_int
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import Swizzle, parse_layout
-from tensorlayout.errors import HloError, LayoutError, ParseError, UnsupportedError
+from tensorlayout.errors import HloError, LayoutError, ParseError, TensorLayoutError, UnsupportedError
 from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 from tensorlayout.relayout import PhysicalTarget
@@ -170,3 +172,36 @@ def test_cli_show_of_many_dims(target: str, json: list[str]) -> None:
     code, out, err = run_cli(["show", *json, target])
     assert (code, err) == (0, "")
     assert ("0 |" in out or "offset" in out) if not json else (out.count("[") > 33)
+
+
+# ---------------------------------------------------------------- costs of the algebra
+@pytest.mark.parametrize("strides", [lambda n: [4**i for i in range(n)],
+                                     lambda n: [4 ** (n - 1 - i) for i in range(n)]])
+def test_composition_of_3000_modes_is_fast(strides: Callable[[int], list[int]]) -> None:
+    n = 3000
+    lay = cute.Layout((2,) * n, tuple(strides(n)))
+    start = time.perf_counter()
+    out = cute.composition(lay, lay)
+    cute.right_inverse(lay)
+    cute.left_inverse(lay)
+    assert time.perf_counter() - start < 3
+    assert [out(i) for i in (1, 2, 3, 5)] == [lay(lay(i)) for i in (1, 2, 3, 5)]
+
+
+def test_composition_by_definition_on_random_layouts() -> None:
+    rng = random.Random(33)
+    checked = 0
+    for _ in range(3000):
+        n = rng.randint(1, 4)
+        a = cute.Layout(tuple(rng.choice([1, 2, 3, 4]) for _ in range(n)),
+                        tuple(rng.choice([0, 1, 2, 4, 8, 12]) for _ in range(n)))
+        m = rng.randint(1, 3)
+        b = cute.Layout(tuple(rng.choice([1, 2, 4]) for _ in range(m)),
+                        tuple(rng.choice([0, 1, 2, 4]) for _ in range(m)))
+        try:
+            r = cute.composition(a, b)
+        except TensorLayoutError:
+            continue
+        checked += 1
+        assert [r(i) for i in range(b.size())] == [a(b(i)) for i in range(b.size())], (a, b)
+    assert checked > 1000

@@ -205,3 +205,22 @@ def test_composition_by_definition_on_random_layouts() -> None:
         checked += 1
         assert [r(i) for i in range(b.size())] == [a(b(i)) for i in range(b.size())], (a, b)
     assert checked > 1000
+
+
+# ---------------------------------------------------------------- the padded-buffer guard
+def test_padded_buffer_past_a_quarter_of_memory_is_refused_before_allocating() -> None:
+    limit = relayout.buffer_limit()
+    assert relayout.MAX_BUFFER_BYTES is None and 0 < limit < 1 << 50
+    start = time.perf_counter()
+    with pytest.raises(LayoutError, match=f"would take {limit + 1} bytes, more than the {limit}"):
+        relayout.to_physical(np.zeros(1, np.uint8), f"u8[1]{{0:T({limit + 1})}}")
+    assert time.perf_counter() - start < 1
+
+
+def test_the_buffer_limit_is_the_callers_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(relayout, "MAX_BUFFER_BYTES", 64)
+    assert relayout.buffer_limit() == 64
+    with pytest.raises(LayoutError, match="would take 128 bytes, more than the 64"):
+        relayout.to_physical(np.zeros(1, np.uint8), "u8[1]{0:T(128)}")
+    monkeypatch.setattr(relayout, "MAX_BUFFER_BYTES", 128)
+    assert relayout.to_physical(np.ones(1, np.uint8), "u8[1]{0:T(128)}").tolist() == [1] + [0] * 127

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -57,7 +58,7 @@ def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
     2
     """
     zeros = (x & -x).bit_length() - 1
-    lo, hi = 0, m
+    lo, hi = 0, min(m, bisect.bisect_right(pre.bits, x.bit_length()) - 1)  # no pre[j] > x divides x
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if zeros < pre.zeros[mid] or (not pre.pow2[mid] and x % pre[mid]):
@@ -76,6 +77,7 @@ class Prefixes(list[int]):
         for c in cs[:-1]:
             self.append(self[-1] * c)
         self.zeros = [(p & -p).bit_length() - 1 for p in self]
+        self.bits = [p.bit_length() for p in self]
         self.pow2 = [p.bit_length() - 1 == z for p, z in zip(self, self.zeros, strict=True)]
 
 

@@ -18,7 +18,6 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import XorSwizzle, int64_array
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
@@ -139,7 +138,13 @@ class ComposedLayout:
     def offsets(self) -> np.ndarray:
         """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array: exact, and a
         LayoutError where an offset leaves int64 (as :meth:`Layout.offsets`)."""
-        return _outer_offsets(self.outer, self.inner.offsets().reshape(-1), _offset_value(self.offset))
+        try:
+            return _outer_offsets(self.outer, self.inner.offsets().reshape(-1), _offset_value(self.offset))
+        except LayoutError:  # the inner offsets leave int64: the outer may bring them back
+            n = self.size()
+            if n > EXACT_ELEMENTS:
+                raise
+            return int64_array([self(i) for i in range(n)], str(self))
 
     def __str__(self) -> str:
         return f"{self.outer} o {format_offset(self.offset)} o {self.inner}"
@@ -153,18 +158,19 @@ class ComposedLayout:
         return out
 
 
+#: A composed layout whose inner offsets leave int64 is listed element by element up to this size.
+EXACT_ELEMENTS = 1 << 22
+
+
 def _outer_offsets(outer: Swizzle | Layout, inner: np.ndarray, offset: int) -> np.ndarray:
     """``outer(offset + x)`` for each ``x`` of ``inner``: in int64 where no value can leave it,
     otherwise on Python ints and checked."""
     if not inner.size:
         return inner.astype(np.int64)
     reach = max(abs(int(inner.min()) + offset), abs(int(inner.max()) + offset))
-    if isinstance(outer, Swizzle):
-        fits = reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63
-    else:
-        fits = reach * (1 + sum(abs(d) for _, d in outer.flat_modes())) <= INT64_MAX
-    if fits:
-        return np.asarray(outer(inner + offset), dtype=np.int64).reshape(-1)
+    if isinstance(outer, Swizzle) and reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63:
+        return outer(inner + offset)
+    # a layout outside: its 1-D index past its size follows CuTe's crd2idx, exactly on ints
     return int64_array([outer(offset + x) for x in inner.tolist()], f"{outer} o {format_offset(offset)}")
 
 

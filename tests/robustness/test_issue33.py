@@ -3,6 +3,7 @@ non-library exception, and costs bounded by what is drawn or asked for."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -12,6 +13,7 @@ import pytest
 
 from tensorlayout import cute, hlo, relayout, render, xla
 from tensorlayout.core.intmath import show_int
+from tensorlayout.cute.inverses import exchange_order
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import Swizzle, parse_layout
 from tensorlayout.errors import HloError, LayoutError, ParseError, TensorLayoutError, UnsupportedError
@@ -224,3 +226,33 @@ def test_the_buffer_limit_is_the_callers_to_set(monkeypatch: pytest.MonkeyPatch)
         relayout.to_physical(np.zeros(1, np.uint8), "u8[1]{0:T(128)}")
     monkeypatch.setattr(relayout, "MAX_BUFFER_BYTES", 128)
     assert relayout.to_physical(np.ones(1, np.uint8), "u8[1]{0:T(128)}").tolist() == [1] + [0] * 127
+
+
+def _exchange_sort(keys: list[int]) -> list[int]:
+    """C++'s exchange sort as written: the reference order of equal keys."""
+    order = list(range(len(keys)))
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
+            if keys[order[j]] < keys[order[i]]:
+                order[i], order[j] = order[j], order[i]
+    return order
+
+
+def test_exchange_order_past_the_small_sort_matches_the_exchange_sort() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(40, 200)
+        top = rng.choice((1, 2, 5, 40, 10**6))
+        keys = [rng.randint(-top, top) * rng.choice((1, 2**70)) for _ in range(n)]
+        assert exchange_order(keys) == _exchange_sort(keys)
+
+
+def test_inverses_of_3000_modes_with_repeated_strides_are_fast() -> None:
+    rng = random.Random(3)
+    lay = cute.Layout(tuple(rng.choice((2, 3)) for _ in range(3000)),
+                      tuple(rng.randint(0, 40) for _ in range(3000)))
+    start = time.perf_counter()
+    for op in (cute.right_inverse, cute.left_inverse):
+        with contextlib.suppress(TensorLayoutError):
+            op(lay)
+    assert time.perf_counter() - start < 5

@@ -256,3 +256,18 @@ def test_inverses_of_3000_modes_with_repeated_strides_are_fast() -> None:
         with contextlib.suppress(TensorLayoutError):
             op(lay)
     assert time.perf_counter() - start < 5
+
+
+# ---------------------------------------------------------------- found by the campaign
+def test_composed_offsets_past_int64_stop_at_the_first() -> None:
+    text = ("Sw<2,64,4> o 18446744073709551616 o (((3),(2,2,6),(8,8)),2,((2,6),(1),4))"
+            ":(((0),(1,0,8),(2,16)),8,((2,1),(1),4))")
+    start = time.perf_counter()
+    with pytest.raises(LayoutError, match="reaches 18446744073709551616, past int64"):
+        parse_layout(text).offsets()
+    assert time.perf_counter() - start < 2
+
+
+def test_offsets_of_an_empty_layout_with_a_huge_stride() -> None:
+    lay = cute.Layout.parse("((2,6,(2,1,1)),((0,1),2,3)):((0,4611686018427387904,(0,1,1)),((4,-1),2,1))")
+    assert lay.offsets().tolist() == []

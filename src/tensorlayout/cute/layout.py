@@ -188,6 +188,8 @@ class Layout:
             raise LayoutError(f"{self} has {_count(n)} elements: listing their offsets needs "
                               f"{_count(8 * n)} bytes (at most {MAX_ENUMERATED} elements, "
                               f"{8 * MAX_ENUMERATED} bytes)")
+        if n == 0:  # no offsets (a zero extent beside a huge stride reaches nothing)
+            return np.zeros(0, dtype=np.int64)
         reach = sum((s - 1) * abs(d) for s, d in self.flat_modes() if s > 0)
         if reach > INT64_MAX:
             raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "

@@ -18,7 +18,8 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.core.layout import XorSwizzle, int64_array
+from tensorlayout.core.intmath import fits_int64, show_int
+from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout, read_layout
@@ -139,12 +140,13 @@ class ComposedLayout:
         """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array: exact, and a
         LayoutError where an offset leaves int64 (as :meth:`Layout.offsets`)."""
         try:
-            return _outer_offsets(self.outer, self.inner.offsets().reshape(-1), _offset_value(self.offset))
+            inner = self.inner.offsets().reshape(-1)
         except LayoutError:  # the inner offsets leave int64: the outer may bring them back
             n = self.size()
             if n > EXACT_ELEMENTS:
                 raise
-            return int64_array([self(i) for i in range(n)], str(self))
+            return _walk(self, range(n), str(self))
+        return _outer_offsets(self.outer, inner, _offset_value(self.offset))
 
     def __str__(self) -> str:
         return f"{self.outer} o {format_offset(self.offset)} o {self.inner}"
@@ -170,8 +172,21 @@ def _outer_offsets(outer: Swizzle | Layout, inner: np.ndarray, offset: int) -> n
     reach = max(abs(int(inner.min()) + offset), abs(int(inner.max()) + offset))
     if isinstance(outer, Swizzle) and reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63:
         return outer(inner + offset)
-    # a layout outside: its 1-D index past its size follows CuTe's crd2idx, exactly on ints
-    return int64_array([outer(offset + x) for x in inner.tolist()], f"{outer} o {format_offset(offset)}")
+    # a layout outside: its 1-D index past its size follows CuTe's crd2idx, exactly on ints;
+    # the first value past int64 stops the walk
+    f = XorSwizzle(outer.bits, outer.base, outer.shift) if isinstance(outer, Swizzle) else outer
+    return _walk(lambda x: f(offset + x), inner.tolist(), f"{outer} o {format_offset(offset)}")
+
+
+def _walk(f: Any, xs: Any, what: str) -> np.ndarray:
+    """``[f(x) for x in xs]`` on Python ints as int64, a LayoutError at the first value past it."""
+    out = np.empty(len(xs), dtype=np.int64)
+    for k, x in enumerate(xs):
+        v = f(x)
+        if not fits_int64(v):
+            raise LayoutError(f"{what}: an offset reaches {show_int(v)}, past int64")
+        out[k] = v
+    return out
 
 
 def format_offset(offset: Offset) -> str:

@@ -271,3 +271,12 @@ def test_composed_offsets_past_int64_stop_at_the_first() -> None:
 def test_offsets_of_an_empty_layout_with_a_huge_stride() -> None:
     lay = cute.Layout.parse("((2,6,(2,1,1)),((0,1),2,3)):((0,4611686018427387904,(0,1,1)),((4,-1),2,1))")
     assert lay.offsets().tolist() == []
+
+
+@pytest.mark.parametrize("text", [
+    "Sw<5,1,-5> o 9223372036854775808 o Sw<3,4,62> o -9223372036854775808 o (4,1,8):(3,1,0)",
+    "((2,2),(2,2)):((-9223372036854775808,4),(8,16))",  # a stride of -2^63: every offset still fits
+])
+def test_offsets_whose_sums_wrap_on_the_way_are_exact(text: str) -> None:
+    c = parse_layout(text)
+    assert c.offsets().tolist() == [c(i) for i in range(c.size())]

@@ -33,7 +33,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides, show_int
+from tensorlayout.core.intmath import (
+    INT64_MAX,
+    INT64_MIN,
+    ceil_div,
+    fits_int64,
+    prod,
+    row_major_strides,
+    show_int,
+)
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -335,9 +343,14 @@ class CoreLayout:
         return np.where(pre >= 0, own[np.clip(pre, 0, None)] if top > 0 else -1, -1)
 
     def _check_int64(self) -> None:
-        high = abs(self.base) + sum(abs(d.stride) * (d.extent - 1) for d in self.digits)
-        if high > INT64_MAX:
-            raise LayoutError(f"{self.name or 'layout'}: offsets reach {high}, past int64")
+        """Every offset within int64 (the sums may wrap on the way and still come out exact:
+        int64 arithmetic is exact modulo 2^64)."""
+        terms = [d.stride * (d.extent - 1) for d in self.digits if d.extent > 1]
+        high = self.base + sum(t for t in terms if t > 0)
+        low = self.base + sum(t for t in terms if t < 0)
+        if high > INT64_MAX or low < INT64_MIN:
+            reach = high if high > INT64_MAX else low
+            raise LayoutError(f"{self.name or 'layout'}: offsets reach {show_int(reach)}, past int64")
 
     def index_of(self, offset: int) -> tuple[int, ...] | None:
         """The logical index stored at ``offset``, or None for a slot no element uses.

@@ -18,7 +18,7 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.core.intmath import fits_int64, show_int
+from tensorlayout.core.intmath import fits_int64, show_int, wrap_int64
 from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
@@ -171,7 +171,7 @@ def _outer_offsets(outer: Swizzle | Layout, inner: np.ndarray, offset: int) -> n
         return inner.astype(np.int64)
     reach = max(abs(int(inner.min()) + offset), abs(int(inner.max()) + offset))
     if isinstance(outer, Swizzle) and reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63:
-        return outer(inner + offset)
+        return outer(inner + np.int64(wrap_int64(offset)))  # wraps on the way, exact at the end
     # a layout outside: its 1-D index past its size follows CuTe's crd2idx, exactly on ints;
     # the first value past int64 stops the walk
     f = XorSwizzle(outer.bits, outer.base, outer.shift) if isinstance(outer, Swizzle) else outer

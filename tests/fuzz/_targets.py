@@ -19,7 +19,7 @@ import numpy as np
 from tensorlayout import cute, hlo, xla
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.indexing import IndexingMap
-from tests.fuzz import _bridges, _cli, _corpus, _gen, _gpu, _triton
+from tests.fuzz import _bridges, _cli, _corpus, _exact, _gen, _gpu, _triton
 from tests.fuzz._common import RoundTripError, Target, ok_or_library, parse_or_none, roundtrip
 
 
@@ -202,4 +202,10 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("triton.parse_layout", _triton.make_triton, _triton.check_triton, weight=3.0),
     Target("gpu", _gpu.make_gpu, _gpu.check_gpu, weight=10.0),
     Target("cli", _cli.cli_input, _cli.cli_check, weight=10.0),
+    Target("cute.composed+offsets", _exact.composed_text, _exact.check_composed, weight=2.0),
+    Target("cute.offsets", _exact.cute_offsets_text, _exact.check_cute_offsets),
+    Target("relayout.brute_force", _exact.make_relayout, _exact.check_relayout, weight=3.0),
+    Target("xla.tpu.default_layout", _exact.make_tpu, _exact.check_tpu),
+    Target("render.formats", _exact.make_picture, _exact.check_picture, weight=5.0),
+    Target("indexing.verify_equivalent", _exact.make_map, _exact.check_verify, weight=5.0),
 )}

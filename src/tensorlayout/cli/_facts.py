@@ -22,6 +22,7 @@ import numpy as np
 from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
+from tensorlayout.core.intmath import nested_lists, row_major_coords
 from tensorlayout.cute import ComposedLayout, Layout, coalesce, cosize
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import TlaLayout
@@ -67,8 +68,7 @@ def head(target: Target) -> dict[str, Any]:
 def memory_order(target: Target) -> list[list[int] | None]:
     """The logical index in each of the first `MAX_ORDER_SLOTS` slots (None: padding)."""
     owners = np.asarray(target.source.owners(min(target.slots, MAX_ORDER_SLOTS)))
-    return [None if k < 0 else [int(i) for i in np.unravel_index(int(k), target.dims)] if target.dims else []
-            for k in owners]
+    return [None if k < 0 else list(row_major_coords(int(k), target.dims)) for k in owners]
 
 
 def describe(target: Target, window: Window | None) -> dict[str, Any]:
@@ -76,7 +76,8 @@ def describe(target: Target, window: Window | None) -> dict[str, Any]:
     facts = {**_own_facts(target), **head(target)}
     if target.has_grid and window is not None:
         facts["window"] = [[r.start, r.stop] for r in window]
-        facts["offsets"] = window_offsets(target, window).tolist()
+        facts["offsets"] = nested_lists(window_offsets(target, window).reshape(-1).tolist(),
+                                        [max(0, r.stop - r.start) for r in window])
         with contextlib.suppress(UnsupportedError):  # negative strides: no slot 0 to start from
             facts["memory_order"] = memory_order(target)
     return facts

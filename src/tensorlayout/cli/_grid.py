@@ -28,7 +28,8 @@ import numpy as np
 
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
-from tensorlayout.core.intmath import prod
+from tensorlayout.core.intmath import prod, row_major_coords, show_int
+from tensorlayout.core.layout import c_order_indices
 from tensorlayout.errors import LayoutError
 
 __all__ = ["MAX_ORDER_LINES", "MAX_ORDER_SLOTS", "MAX_SHOWN", "PADDING_RUN", "grid_lines",
@@ -45,16 +46,30 @@ PADDING_RUN = 8
 
 
 def window_offsets(target: Target, window: Window) -> np.ndarray:
-    """The offsets of every index in `window`, as an array of the window's shape."""
+    """The offsets of every index in `window` in C order: an array of the window's shape, or
+    flat when the window has more dims than a numpy array holds."""
     sizes = tuple(max(0, r.stop - r.start) for r in window)  # not len(): it stops at 2**63
-    if 0 in sizes:
-        return np.zeros(sizes, dtype=np.int64)
-    if prod(sizes) > MAX_SHOWN:
-        raise LayoutError(f"the window holds {prod(sizes)} elements; show prints at most "
+    count = prod(sizes)
+    if count > MAX_SHOWN:
+        raise LayoutError(f"the window holds {show_int(count)} elements; show prints at most "
                           f"{MAX_SHOWN} (--window picks a smaller part)")
-    grids = np.meshgrid(*(np.arange(r.start, r.stop, dtype=np.int64) for r in window), indexing="ij")
-    idx = np.stack([g.reshape(-1) for g in grids], axis=1) if grids else np.zeros((1, 0), dtype=np.int64)
-    return target.core.offsets_at(idx).reshape(sizes)
+    out = target.core.offsets_at(window_indices(window)) if count else np.zeros(0, dtype=np.int64)
+    return out.reshape(sizes) if len(sizes) <= MAX_ARRAY_DIMS else out
+
+
+#: numpy's most dims of an array.
+MAX_ARRAY_DIMS = 64
+
+
+def window_indices(window: Window) -> np.ndarray:
+    """Every index of `window` in C order, as rows of an int64 array (one column per dim); the
+    work is the window's, whatever its rank.
+
+    >>> window_indices((range(1, 3), range(2))).tolist()
+    [[1, 0], [1, 1], [2, 0], [2, 1]]
+    """
+    sizes = tuple(max(0, r.stop - r.start) for r in window)
+    return c_order_indices(sizes) + np.array([r.start for r in window], dtype=np.int64)
 
 
 def _text_width(values: np.ndarray) -> int:
@@ -155,7 +170,7 @@ def _order_cells(owners: np.ndarray, dims: Sequence[int]) -> list[str]:
             cells += [f"{k}..{end}:."] if run >= PADDING_RUN else [f"{j}:." for j in range(k, end + 1)]
             k = end + 1
             continue
-        index = np.unravel_index(int(owners[k]), tuple(dims)) if dims else ()
+        index = row_major_coords(int(owners[k]), dims)
         cells.append(f"{k}:(" + ",".join(str(int(i)) for i in index) + ")")
         k += 1
     return cells

@@ -19,10 +19,13 @@ __all__ = [
     "col_major_strides",
     "fits_int64",
     "literal_in_range",
+    "nested_lists",
     "prod",
     "round_up",
+    "row_major_coords",
     "row_major_index",
     "row_major_strides",
+    "show_int",
     "trunc_div",
     "trunc_mod",
     "wrap_int64",
@@ -119,6 +122,41 @@ def row_major_index(index: Sequence[int], dims: Sequence[int]) -> int:
     return out
 
 
+def row_major_coords(position: int, dims: Sequence[int]) -> tuple[int, ...]:
+    """The index at row-major ``position`` in ``dims`` (the inverse of :func:`row_major_index`,
+    for any rank, unlike numpy's ``unravel_index``).
+
+    >>> row_major_coords(13, (3, 5))
+    (2, 3)
+    """
+    out = []
+    for d in reversed(dims):
+        position, i = divmod(position, int(d))
+        out.append(i)
+    return tuple(reversed(out))
+
+
+def nested_lists(values: Sequence[int], dims: Sequence[int]) -> list:
+    """Row-major ``values`` as lists nested ``len(dims)`` deep (numpy's ``reshape(dims).tolist()``
+    for any rank).
+
+    >>> nested_lists([0, 1, 2, 3, 4, 5], (2, 3))
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    if not dims:
+        return values[0]  # type: ignore[return-value]  # a 0-d array lists as its value
+    if 0 in dims:  # no values: empty lists under the dims before the first zero
+        dims = dims[:list(dims).index(0) + 1]
+        values = [[] for _ in range(prod(dims[:-1]))]  # type: ignore[misc]
+        dims = dims[:-1]
+        if not dims:
+            return []
+    out: list = list(values)
+    for d in reversed(dims[1:]):
+        out = [out[k:k + int(d)] for k in range(0, len(out), int(d))]
+    return out
+
+
 def fits_int64(x: int) -> bool:
     """Whether ``x`` is representable as a signed 64-bit integer.
 
@@ -149,3 +187,24 @@ def wrap_int64(x: int) -> int:
     5
     """
     return (x + 2**63) % 2**64 - 2**63
+
+
+#: Integers of at most this many decimal digits print in full; longer ones in scientific form.
+SHOWN_DIGITS = 60
+
+
+def show_int(n: int) -> str:
+    """``n`` for a message: in decimal up to :data:`SHOWN_DIGITS` digits, beyond that its leading
+    digits and power of ten (Python refuses ``str()`` of ints past 4,300 digits).
+
+    >>> show_int(12345), show_int(-(7 * 10**5000 + 10**4990))
+    ('12345', '-7.000e+5000')
+    """
+    m = abs(n)
+    exp = int((m.bit_length() - 1) * 0.30102999566398120)  # floor(log10(m)), or one below it
+    if exp < SHOWN_DIGITS:
+        return str(n)
+    if m >= 10 ** (exp + 1):
+        exp += 1
+    lead = m // 10 ** (exp - 3)
+    return f"{'-' if n < 0 else ''}{lead // 1000}.{lead % 1000:03d}e+{exp}"

@@ -28,12 +28,20 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
 
-from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides
+from tensorlayout.core.intmath import (
+    INT64_MAX,
+    INT64_MIN,
+    ceil_div,
+    fits_int64,
+    prod,
+    row_major_strides,
+    show_int,
+)
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -43,6 +51,8 @@ __all__ = [
     "Merge",
     "Source",
     "XorSwizzle",
+    "c_order_indices",
+    "int64_array",
     "source_extent",
 ]
 
@@ -142,21 +152,36 @@ class XorSwizzle:
         return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
 
     def apply(self, offsets: np.ndarray) -> np.ndarray:
-        """The post-op on an int64 array of offsets; a swizzle whose bits reach past int64 goes
-        element by element, exactly as on ints, and a result past int64 is a LayoutError.
+        """The post-op on an integer array of offsets, as int64; a swizzle whose bits reach past
+        int64 goes element by element, exactly as on ints, and a result past int64 is a LayoutError.
 
         >>> XorSwizzle(1, 280, 3).apply(np.array([5, 64])).tolist()
         [5, 64]
         """
         if self.base + abs(self.shift) + self.bits < 63:
-            return self(offsets)
-        out = [self(int(x)) for x in offsets.reshape(-1)]
-        if not all(fits_int64(x) for x in out):
-            raise LayoutError(f"{self} moves an offset past int64")
-        return np.array(out, dtype=np.int64).reshape(offsets.shape)
+            return self(int64_array(offsets, str(self)))
+        return int64_array([self(x) for x in np.asarray(offsets).reshape(-1).tolist()],
+                           str(self)).reshape(np.shape(offsets))
 
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+
+def int64_array(values: np.ndarray | Sequence[int], what: str) -> np.ndarray:
+    """``values`` (integers) as an int64 array, a LayoutError naming ``what`` when one leaves int64.
+
+    >>> int64_array([2**63], "Sw<1,62,1>")
+    Traceback (most recent call last):
+    tensorlayout.errors.LayoutError: Sw<1,62,1>: an offset reaches 9223372036854775808, past int64
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and not (
+            values.dtype == np.uint64 and values.size and values.max() > INT64_MAX):
+        return values.astype(np.int64, copy=False)
+    items = np.asarray(values, dtype=object).reshape(-1).tolist()
+    bad = next((x for x in items if not fits_int64(int(x))), None)
+    if bad is not None:
+        raise LayoutError(f"{what}: an offset reaches {show_int(int(bad))}, past int64")
+    return np.array(items, dtype=np.int64).reshape(np.shape(values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +262,7 @@ class CoreLayout:
         self._check_int64()
         rank = self.rank
         if rank > 32:  # numpy arrays have at most 64 dims: go through explicit index rows
-            return self.offsets_at(_c_order_indices(self.shape))
+            return self.offsets_at(c_order_indices(self.shape))
 
         def grid(k: int) -> np.ndarray:
             view = [1] * rank
@@ -281,6 +306,10 @@ class CoreLayout:
         out = np.full(max(n, 0), -1, dtype=np.int64)
         if not self.elements or n <= 0:
             return out
+        if self.post is not None or self.base:
+            through = self._owners_unshifted(n)
+            if through is not None:
+                return through
         both = self.per_dim_digits() if self.post is None and not self.base else None
         if both is not None and all(d.stride >= 0 for ds in both[0] for d in ds):
             flat, off = _first_owners(both[0], self.shape, n)
@@ -295,10 +324,33 @@ class CoreLayout:
                 out[k] = -1 if idx is None else np.ravel_multi_index(idx, self.shape)
         return out
 
+    def _owners_unshifted(self, n: int) -> np.ndarray | None:
+        """:meth:`owners` read through the base and an XOR swizzle (its own inverse when its
+        bit fields do not overlap): slot ``k`` is the plain layout's slot ``post(k) - base``.
+        Costs with ``n`` and those slots, not with the layout's size; None when they reach far."""
+        if self.post is not None and abs(self.post.shift) < self.post.bits:
+            return None
+        pre = np.arange(n, dtype=np.int64)
+        if self.post is not None:
+            pre = self.post.apply(pre)
+        if not fits_int64(int(pre.max()) - self.base) or not fits_int64(int(pre.min()) - self.base):
+            return None
+        pre -= self.base
+        top = int(pre.max()) + 1
+        if top > 4 * n + (1 << 20):
+            return None
+        own = replace(self, post=None, base=0).owners(max(top, 0))
+        return np.where(pre >= 0, own[np.clip(pre, 0, None)] if top > 0 else -1, -1)
+
     def _check_int64(self) -> None:
-        high = abs(self.base) + sum(abs(d.stride) * (d.extent - 1) for d in self.digits)
-        if high > INT64_MAX:
-            raise LayoutError(f"{self.name or 'layout'}: offsets reach {high}, past int64")
+        """Every offset within int64 (the sums may wrap on the way and still come out exact:
+        int64 arithmetic is exact modulo 2^64)."""
+        terms = [d.stride * (d.extent - 1) for d in self.digits if d.extent > 1]
+        high = self.base + sum(t for t in terms if t > 0)
+        low = self.base + sum(t for t in terms if t < 0)
+        if high > INT64_MAX or low < INT64_MIN:
+            reach = high if high > INT64_MAX else low
+            raise LayoutError(f"{self.name or 'layout'}: offsets reach {show_int(reach)}, past int64")
 
     def index_of(self, offset: int) -> tuple[int, ...] | None:
         """The logical index stored at ``offset``, or None for a slot no element uses.
@@ -469,8 +521,12 @@ def _is_dense(lay: CoreLayout) -> bool:
 Coords = Callable[[int], np.ndarray]
 
 
-def _c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
-    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``."""
+def c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
+    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``, for any rank.
+
+    >>> c_order_indices((2, 2)).tolist()
+    [[0, 0], [0, 1], [1, 0], [1, 1]]
+    """
     rest = np.arange(prod(shape), dtype=np.int64)
     cols = []
     for n in reversed(shape):

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -48,13 +49,47 @@ def max_digit(s: int, d: int, prefix: int, radix: int) -> int:
     return max((j * d // prefix) % radix for j in range(s))
 
 
+def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
+    """The most ``j <= m`` with ``pre[j]`` dividing ``x > 0``, by bisection: ``pre`` are products
+    of leading extents (``pre[0] = 1``), each dividing the next, so the ones dividing ``x`` are a
+    prefix. Powers of two are decided by trailing zeros, without a long division.
+
+    >>> dividing_prefix(Prefixes([2, 4, 3, 5]), 16, 3)
+    2
+    """
+    zeros = (x & -x).bit_length() - 1
+    lo, hi = 0, min(m, bisect.bisect_right(pre.bits, x.bit_length()) - 1)  # no pre[j] > x divides x
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if zeros < pre.zeros[mid] or (not pre.pow2[mid] and x % pre[mid]):
+            hi = mid - 1
+        else:
+            lo = mid
+    return lo
+
+
+class Prefixes(list[int]):
+    """The products of the leading extents of ``cs`` (``[1, c0, c0·c1, …]``, one per extent),
+    with each one's trailing zero bits and whether it is a power of two."""
+
+    def __init__(self, cs: list[int]) -> None:
+        super().__init__([1])
+        for c in cs[:-1]:
+            self.append(self[-1] * c)
+        self.zeros = [(p & -p).bit_length() - 1 for p in self]
+        self.bits = [p.bit_length() for p in self]
+        self.pow2 = [p.bit_length() - 1 == z for p, z in zip(self, self.zeros, strict=True)]
+
+
 def carries(cs: list[int], live: list[tuple[int, int]]) -> bool:
     """Whether adding the values of ``B``'s modes may carry between digits of ``A``.
 
     ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
     (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
     (extents ``cs``; radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p``
-    over ``B``'s leaf modes ``s_k:d_k`` with ``s_k > 1`` and ``d_k != 0`` (``live``).
+    over ``B``'s leaf modes ``s_k:d_k`` with ``s_k > 1`` and ``d_k != 0`` (``live``). A mode adds
+    nothing to the digits whose prefix products times radix divide its stride, nor to those past
+    its reach, so each mode visits only the digits between (not every digit of ``A``).
 
     >>> carries([4, 8], [(2, 1), (2, 2)]), carries([4, 8], [(2, 1), (4, 1)])
     (False, True)
@@ -64,20 +99,16 @@ def carries(cs: list[int], live: list[tuple[int, int]]) -> bool:
     for _, d in live:
         if d < 0:
             return False
-    prefix = 1
-    k = len(cs) - 1
-    for radix in cs:
-        if not k:
-            break
-        k -= 1
-        total = 0
-        for s, d in live:
-            top = (s - 1) * d // prefix
-            total += top if top < radix else max_digit(s, d, prefix, radix)
-        if total >= radix:
-            return True
-        prefix *= radix
-    return False
+    digits = len(cs) - 1
+    pre = Prefixes(cs)  # pre[p]: the product of the extents below digit p
+    totals = [0] * digits
+    for s, d in live:
+        reach = (s - 1) * d
+        p = dividing_prefix(pre, d, digits)  # below p, d is a multiple of the digit's whole cycle
+        while p < digits and pre[p] <= reach:
+            totals[p] += max_digit(s, d, pre[p], cs[p])
+            p += 1
+    return any(t >= c for t, c in zip(totals, cs, strict=False))
 
 
 def nested(cs: list[int], cd: list[int]) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Union
 
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute._checks import carries, holds
+from tensorlayout.cute._checks import Prefixes, carries, dividing_prefix, holds
 from tensorlayout.cute.int_tuple import Int
 from tensorlayout.cute.layout import (
     Layout,
@@ -165,7 +165,7 @@ def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
 
 
 def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
-                  exact: list[bool]) -> tuple[Any, Any]:
+                  exact: list[bool], pre: Prefixes) -> tuple[Any, Any]:
     """``lhs ∘ s:d`` by C++'s fold over the coalesced ``lhs`` (``cs:cd``), as (shape, stride);
     clears ``exact[0]`` when a step wraps unevenly.
 
@@ -185,8 +185,11 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
     shapes: list[int] = []
     strides: list[int] = []
     rest_shape, rest_stride = s, d
-    k = 0
+    k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
+    rest_stride //= pre[k]
     while k < m:
+        if rest_shape == 1 and (rest_stride == 1 or rest_stride == -1):
+            break  # every later step keeps this state: nothing is appended
         c = cs[k]
         ars = rest_stride if rest_stride > 0 else -rest_stride
         if ars % c == 0:  # a multiple of the extent: this mode is skipped over
@@ -223,13 +226,13 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
 
 
 def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstride: Any,
-                    live: list[tuple[int, int]], exact: list[bool]) -> tuple[Any, Any]:
+                    live: list[tuple[int, int]], exact: list[bool], pre: Prefixes) -> tuple[Any, Any]:
     """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); the right-hand leaf modes
     with extent > 1 and a nonzero stride are added to ``live`` (for the carry check)."""
     if type(rshape) is not tuple:
         if rshape > 1 and rstride != 0:
             live.append((rshape, rstride))
-        return _compose_mode(lhs, cs, cd, rshape, rstride, exact)
+        return _compose_mode(lhs, cs, cd, rshape, rstride, exact, pre)
     shapes = []
     strides = []
     i = 0
@@ -237,11 +240,11 @@ def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstr
         d = rstride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
         if type(s) is tuple:
-            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact)
+            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact, pre)
         else:
             if s > 1 and d != 0:
                 live.append((s, d))
-            ps, pd = _compose_mode(lhs, cs, cd, s, d, exact)
+            ps, pd = _compose_mode(lhs, cs, cd, s, d, exact, pre)
         shapes.append(ps)
         strides.append(pd)
     return tuple(shapes), tuple(strides)
@@ -254,7 +257,8 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
     cs, cd = _coalesce_x(a) if flat is None else flat
     exact = [True]
     live: list[tuple[int, int]] = []
-    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact)
+    pre = Prefixes(cs)  # the products of the leading extents
+    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact, pre)
     out = _mk(shape, stride)
     if not exact[0]:
         if holds(a, b, out):

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import nested, quasi_holds
@@ -125,12 +127,35 @@ def exchange_order(keys: list[int]) -> list[int]:
     ([0, 2, 1], [3, 1, 2, 0])
     """
     n = len(keys)
+    if n > _SMALL_SORT:
+        return _exchange_order_numpy(keys)
     order = list(range(n))
     for i in range(n):
         for j in range(i + 1, n):
             if keys[order[j]] < keys[order[i]]:
                 order[i], order[j] = order[j], order[i]
     return order
+
+
+#: Up to this many keys the exchange sort runs as written; past it, step by step in numpy.
+_SMALL_SORT = 48
+
+
+def _exchange_order_numpy(keys: list[int]) -> list[int]:
+    """:func:`exchange_order` with each step's swaps at once: step ``i`` swaps position ``i``
+    with every later key below all keys seen since ``i`` (the strict running minima), which
+    rotates those positions by one; keys enter as their ranks (any int compares in int64)."""
+    rank = {k: r for r, k in enumerate(sorted(set(keys)))}
+    ranks = np.array([rank[k] for k in keys], dtype=np.int64)
+    order = np.arange(len(keys), dtype=np.int64)
+    for i in range(len(keys) - 1):
+        seg = ranks[order[i:]]
+        low = np.minimum.accumulate(seg)
+        records = np.flatnonzero(low[1:] < low[:-1]) + 1
+        if records.size:
+            at = np.concatenate(([i], records + i))
+            order[at] = np.roll(order[at], 1)
+    return order.tolist()
 
 
 def right_inverse(layout: Layout) -> Layout:

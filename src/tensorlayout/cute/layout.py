@@ -188,8 +188,12 @@ class Layout:
             raise LayoutError(f"{self} has {_count(n)} elements: listing their offsets needs "
                               f"{_count(8 * n)} bytes (at most {MAX_ENUMERATED} elements, "
                               f"{8 * MAX_ENUMERATED} bytes)")
-        reach = sum((s - 1) * abs(d) for s, d in self.flat_modes() if s > 0)
-        if reach > INT64_MAX:
+        if n == 0:  # no offsets (a zero extent beside a huge stride reaches nothing)
+            return np.zeros(0, dtype=np.int64)
+        terms = [(s - 1) * d for s, d in self.flat_modes() if s > 0]
+        high, low = sum(t for t in terms if t > 0), sum(t for t in terms if t < 0)
+        reach = high if high > INT64_MAX else low
+        if high > INT64_MAX or low < -INT64_MAX - 1:
             raise LayoutError(f"{self} reaches offset {_count(reach)}, beyond int64: its offsets do "
                               "not fit an int64 array")
         # index i in [0, size) colexicographically: one dim of the core form split into every mode

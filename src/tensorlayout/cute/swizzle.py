@@ -18,6 +18,7 @@ from typing import Any, Union
 import numpy as np
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import fits_int64, show_int, wrap_int64
 from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.basis import CoordLayout, CountingTensor, read_coord_layout, read_counting_tensor
@@ -59,7 +60,7 @@ class Swizzle:
                 isinstance(x, np.ndarray) and x.dtype.kind not in "iu"):
             raise LayoutError(f"a swizzle maps integer offsets, got {it.describe(x)}")
         post = XorSwizzle(self.bits, self.base, self.shift)  # the core's post-op
-        return post(x) if isinstance(x, np.ndarray) else post(int(x))
+        return post.apply(x) if isinstance(x, np.ndarray) else post(int(x))
 
     def size(self) -> int:
         return 1 << (self.bits + self.base + abs(self.shift))
@@ -137,8 +138,16 @@ class ComposedLayout:
         return self.inner.shape
 
     def offsets(self) -> np.ndarray:
-        """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array."""
-        return np.asarray(self.outer(_offset_value(self.offset) + self.inner.offsets()), dtype=np.int64)
+        """``self(i)`` for every 1-D index ``i`` (colexicographic), as an int64 array: exact, and a
+        LayoutError where an offset leaves int64 (as :meth:`Layout.offsets`)."""
+        try:
+            inner = self.inner.offsets().reshape(-1)
+        except LayoutError:  # the inner offsets leave int64: the outer may bring them back
+            n = self.size()
+            if n > EXACT_ELEMENTS:
+                raise
+            return _walk(self, range(n), str(self))
+        return _outer_offsets(self.outer, inner, _offset_value(self.offset))
 
     def __str__(self) -> str:
         return f"{self.outer} o {format_offset(self.offset)} o {self.inner}"
@@ -150,6 +159,35 @@ class ComposedLayout:
         if not isinstance(out, ComposedLayout):
             raise ParseError(text, 0, "a composed layout 'A o offset o B'")
         return out
+
+
+#: A composed layout whose inner offsets leave int64 is listed element by element up to this size.
+EXACT_ELEMENTS = 1 << 22
+
+
+def _outer_offsets(outer: Swizzle | Layout, inner: np.ndarray, offset: int) -> np.ndarray:
+    """``outer(offset + x)`` for each ``x`` of ``inner``: in int64 where no value can leave it,
+    otherwise on Python ints and checked."""
+    if not inner.size:
+        return inner.astype(np.int64)
+    reach = max(abs(int(inner.min()) + offset), abs(int(inner.max()) + offset))
+    if isinstance(outer, Swizzle) and reach < 1 << 62 and outer.base + abs(outer.shift) + outer.bits < 63:
+        return outer(inner + np.int64(wrap_int64(offset)))  # wraps on the way, exact at the end
+    # a layout outside: its 1-D index past its size follows CuTe's crd2idx, exactly on ints;
+    # the first value past int64 stops the walk
+    f = XorSwizzle(outer.bits, outer.base, outer.shift) if isinstance(outer, Swizzle) else outer
+    return _walk(lambda x: f(offset + x), inner.tolist(), f"{outer} o {format_offset(offset)}")
+
+
+def _walk(f: Any, xs: Any, what: str) -> np.ndarray:
+    """``[f(x) for x in xs]`` on Python ints as int64, a LayoutError at the first value past it."""
+    out = np.empty(len(xs), dtype=np.int64)
+    for k, x in enumerate(xs):
+        v = f(x)
+        if not fits_int64(v):
+            raise LayoutError(f"{what}: an offset reaches {show_int(v)}, past int64")
+        out[k] = v
+    return out
 
 
 def format_offset(offset: Offset) -> str:

@@ -138,6 +138,9 @@ def coalescing_report(instr: HloInstruction, output_id: int = 0, *, limit: int =
     """
     if not isinstance(instr, HloInstruction):
         raise HloError(f"expected an HLO instruction, got {type(instr).__name__}")
+    outputs = len(instr.shape.tuple_shapes) if instr.shape.is_tuple else 1
+    if not 0 <= output_id < outputs:
+        raise HloError(f"{instr.name} has {outputs} output(s); output {output_id} does not exist")
     shape = instr.shape.tuple_shapes[output_id] if instr.shape.is_tuple else instr.shape
     indexing = linearized_output_to_input(instr, output_id)
     out: list[OperandCoalescing] = []

@@ -89,7 +89,8 @@ def _mod(a: np.ndarray, b: np.ndarray, safe: bool, undefined: np.ndarray) -> np.
     b = _divisor(b, undefined)
     if safe:
         undefined |= b < 0
-    return a % b if np.all(b > 0) else _MOD(a, b)  # XLA's mod is Python's for d > 0
+    # XLA's mod is Python's for d > 0; the ufunc of _cxx_mod gives a bare int on 0-d operands
+    return a % b if np.all(b > 0) else np.asarray(_MOD(a, b), dtype=object)
 
 
 _BINARY = {

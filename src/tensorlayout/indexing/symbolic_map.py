@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from tensorlayout._cursor import Cursor
+from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import IndexingError, ParseError
 from tensorlayout.indexing.expr import CONST, VAR, Expr, out_of_int64, var
 from tensorlayout.indexing.exprparse import _KEYWORDS, _NAME, _ExprParser, _run
@@ -288,7 +289,7 @@ def _checked(cur: Cursor, parse: Callable[[], Expr]) -> Expr:
     big = out_of_int64(e)
     if big is not None:
         raise ParseError(cur.text, at, "an expression whose folded constants fit in int64",
-                         context=f"it folds to the constant {big}")
+                         context=f"it folds to the constant {show_int(big)}")
     return e
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.evaluate import columns, evaluate_columns
@@ -62,7 +63,7 @@ class VerifyResult:
         return self.equivalent
 
     def __str__(self) -> str:
-        sampled = f"the box of {self.box_size} points exceeds the limit of {self.limit}"
+        sampled = f"the box of {show_int(self.box_size)} points exceeds the limit of {show_int(self.limit)}"
         if self.equivalent:
             if self.exhaustive:
                 return f"equivalent (all {self.points_checked} points checked)"

@@ -28,10 +28,12 @@ True
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import numpy as np
 
+from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._buffers import out_buffer
 from tensorlayout.relayout._call import FromPhysical, ToPhysical, remember
@@ -52,6 +54,7 @@ __all__ = [
     "Digit",
     "PhysicalTarget",
     "as_target",
+    "buffer_limit",
     "from_cute",
     "from_physical",
     "has_fast_path",
@@ -62,16 +65,34 @@ __all__ = [
 TargetLike = object  # PhysicalTarget | tensorlayout.xla.Shape | str
 
 
-#: A physical buffer larger than this is refused before allocating (``LayoutError`` says how
-#: large); raise it for machines with more memory.
-MAX_BUFFER_BYTES = 1 << 40
+#: A physical buffer larger than this many bytes is refused before allocating (``LayoutError``
+#: says how large). None (the default): a quarter of the machine's physical memory
+#: (:func:`buffer_limit`); set an int to raise or lower it.
+MAX_BUFFER_BYTES: int | None = None
+
+
+def buffer_limit() -> int:
+    """The largest physical buffer relayout allocates: :data:`MAX_BUFFER_BYTES`, or when that is
+    None a quarter of the physical memory (1 TiB where the machine does not say).
+
+    >>> buffer_limit() > 0
+    True
+    """
+    if MAX_BUFFER_BYTES is not None:
+        return MAX_BUFFER_BYTES
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    except (ValueError, OSError, AttributeError):  # no sysconf names on this platform
+        return 1 << 40
 
 
 def _check_size(target: PhysicalTarget, itemsize: int) -> None:
     size = target.buffer_bytes if target.packed_bits else target.physical_elements * itemsize
-    if size is not None and size > MAX_BUFFER_BYTES:
-        raise LayoutError(f"{target}: the physical buffer would take {size} bytes, more than "
-                          f"relayout.MAX_BUFFER_BYTES ({MAX_BUFFER_BYTES}); raise it to allow that")
+    limit = buffer_limit()
+    if size is not None and size > limit:
+        raise LayoutError(f"{target}: the physical buffer would take {show_int(size)} bytes, more than "
+                          f"the {limit} relayout allocates (relayout.MAX_BUFFER_BYTES; default a quarter "
+                          "of the physical memory); raise it to allow that")
 
 
 def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,

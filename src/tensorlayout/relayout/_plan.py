@@ -119,9 +119,15 @@ def copy_plan(target: PhysicalTarget) -> Plan:
     return plan
 
 
+#: numpy's most dims of an array: a target whose tile prepends more (with the logical dims)
+#: has no strided view and copies by a gather with offsets.
+MAX_VIEW_DIMS = 64
+
+
 def has_fast_path(target: PhysicalTarget) -> bool:
     """True when the target copies through strided views (else a gather with offsets)."""
     fast = target._cache.get("fast_path")
     if fast is None:
-        fast = target._cache["fast_path"] = target.digits is not None and target.size > 0
+        views = len(target.leading_digits) + len(target.logical_shape) <= MAX_VIEW_DIMS
+        fast = target._cache["fast_path"] = target.digits is not None and target.size > 0 and views
     return bool(fast)

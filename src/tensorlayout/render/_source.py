@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensorlayout import convert, cute
-from tensorlayout.core.intmath import prod
+from tensorlayout.core.intmath import prod, show_int
 from tensorlayout.core.layout import CoreLayout, Merge
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import ComposedLayout
@@ -84,7 +84,8 @@ def source_of(obj: object) -> Source:
 def _check_size(name: str, shape: tuple[int, ...], slots: int) -> None:
     elements = prod(shape)
     if elements >= _LIMIT or slots >= _LIMIT or any(n >= _LIMIT for n in shape):
-        raise UnsupportedError(f"{name} has {elements} elements in {slots} slots (dims {list(shape)}); "
+        raise UnsupportedError(f"{name} has {show_int(elements)} elements in {show_int(slots)} slots "
+                               f"(dims [{', '.join(map(show_int, shape))}]); "
                                "pictures need all of them below 2^62")
 
 
@@ -94,6 +95,9 @@ def _core_source(lay: CoreLayout) -> Source:
     name = lay.name or "layout"
     if any(d.stride < 0 for d in lay.digits if d.extent != 1):
         raise UnsupportedError(f"{name} has a negative stride; a picture needs offsets >= 0")
+    if lay.base < 0:
+        raise UnsupportedError(f"{name} has a negative offset ({show_int(lay.base)}); a picture needs "
+                               "offsets >= 0")
     slots = lay.size if lay.elements else 0
     _check_size(name, lay.shape, max(slots, 1))
     notes = []

@@ -23,11 +23,12 @@ memory order (offset: logical index; '.' = padding slot):
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from tensorlayout.core.intmath import prod
+from tensorlayout.core.intmath import nested_lists, prod, row_major_coords
 from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.sizes import array_size, byte_size, padding_overhead
@@ -71,11 +72,10 @@ def describe(shape: Shape) -> dict[str, Any]:
     # the innermost lists count too: an empty s32[3,2147483648,0] nests 6e9 of them
     if slots <= MAX_SHOWN and prod(shape.dimensions[:-1]) <= MAX_SHOWN:
         offsets = linear_indices(shape)
-        facts["offsets"] = offsets.reshape(shape.dimensions).tolist()
+        facts["offsets"] = nested_lists(offsets.tolist(), shape.dimensions)
         order: list[list[int] | None] = [None] * slots
-        indices = np.ndindex(*shape.dimensions) if offsets.size else ()  # (3,0,2**32): no ranges
-        for idx, off in zip(indices, offsets.tolist(), strict=False):
-            order[off] = list(idx)
+        for k, off in enumerate(offsets.tolist()):  # (any rank: np.ndindex stops at 32 dims)
+            order[off] = list(row_major_coords(k, shape.dimensions))
         facts["memory_order"] = order
     return facts
 
@@ -109,10 +109,9 @@ def format_show(shape: Shape) -> str:
             lines.append(f"  ({facts['allocated_elements']} slots: too many to draw; "
                          f"at most {MAX_SHOWN})")
         return "\n".join(lines)
-    offsets = np.asarray(facts["offsets"], dtype=np.int64).reshape(shape.dimensions)
-    if not offsets.size and offsets.ndim:  # no table of 2**32 empty columns
+    if 0 in shape.dimensions:  # no table of 2**32 empty columns
         return "\n".join([*lines, "", "(no elements: a dimension has size 0)"])
-    lines += ["", *_grid(offsets)]
+    lines += ["", *_grid(linear_indices(shape), shape.dimensions)]
     lines += ["", "memory order (offset: logical index; '.' = padding slot):"]
     cells = [f"{k}:" + ("." if idx is None else "(" + ",".join(map(str, idx)) + ")")
              for k, idx in enumerate(facts["memory_order"])]
@@ -121,20 +120,20 @@ def format_show(shape: Shape) -> str:
     return "\n".join(lines)
 
 
-def _grid(offsets: np.ndarray) -> list[str]:
-    rank = offsets.ndim
+def _grid(offsets: np.ndarray, dims: Sequence[int]) -> list[str]:
+    """The row-major ``offsets`` of ``dims`` as tables (any rank: one table per leading index)."""
+    rank = len(dims)
     if rank == 0:
-        return [f"offset of the scalar: {int(offsets)}"]
+        return [f"offset of the scalar: {int(offsets[0])}"]
     if rank == 1:
-        offsets = offsets.reshape(1, -1)
         header = "offset of each element (one row, columns = dim 0):"
-        return [header, *_table(offsets, show_rows=False)]
+        return [header, *_table(offsets.reshape(1, -1), show_rows=False)]
     lines = [f"offset of each element (rows = dim {rank - 2}, columns = dim {rank - 1}):"]
-    leading = offsets.shape[:-2]
-    for lead in itertools.product(*(range(n) for n in leading)):
+    tables = offsets.reshape(-1, dims[-2], dims[-1])
+    for k, lead in enumerate(itertools.product(*(range(n) for n in dims[:-2]))):
         if lead:
             lines.append(f"[{','.join(map(str, lead))},:,:]")
-        lines += _table(offsets[lead], show_rows=True)
+        lines += _table(tables[k], show_rows=True)
     return lines
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from tensorlayout.core.intmath import ceil_div, fits_int64, prod, round_up
+from tensorlayout.core.intmath import ceil_div, fits_int64, prod, round_up, show_int
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, problems, takes_shape
 from tensorlayout.xla.tiling import layout_util_linear_index
@@ -167,7 +167,7 @@ def padding_overhead(shape: Shape) -> float:
     useful = byte_size_of_elements(shape)
     allocated = array_size(shape)
     if not fits_int64(allocated):
-        raise LayoutError(f"{shape} would allocate {allocated} bytes, more than int64 can count")
+        raise LayoutError(f"{shape} would allocate {show_int(allocated)} bytes, more than int64 can count")
     return allocated / useful if useful else 1.0
 
 

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from tensorlayout.core.intmath import prod, round_up
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.layout import Layout, Tile
-from tensorlayout.xla.shape import Shape
+from tensorlayout.xla.shape import Shape, problems
 from tensorlayout.xla.types import PrimitiveType, element_type
 
 __all__ = [
@@ -154,6 +154,19 @@ def tiled_layout(t: str | PrimitiveType, dims: Sequence[int], minor_to_major: Se
     canonical_generation(generation)  # every known generation shares this rule
     et = element_type(t)
     dims = _check_dims(dims)
+    return _valid(et, dims, _proposed(et, dims, minor_to_major))
+
+
+def _valid(et: PrimitiveType, dims: tuple[int, ...], layout: Layout) -> Layout:
+    """``layout`` once XLA's validator accepts it on ``dims`` (a LayoutError naming what fails,
+    e.g. a tiled size past int64)."""
+    found = problems(Shape.array(et, dims, layout))
+    if found:
+        raise LayoutError(f"no TPU layout for {et.name}[{','.join(map(str, dims))}]: {'; '.join(found)}")
+    return layout
+
+
+def _proposed(et: PrimitiveType, dims: tuple[int, ...], minor_to_major: Sequence[int]) -> Layout:
     p = packing(et)
     e_bits = 32 // p if p >= 8 else 0
     m2m = tuple(minor_to_major)

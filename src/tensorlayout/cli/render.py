@@ -10,6 +10,7 @@ from tensorlayout.cli import _triton
 from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
+from tensorlayout.cute import Layout, parse_layout, size
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
@@ -49,7 +50,9 @@ m16n8k16 f16 MMA; a tensor-memory atom, SM100_TMEM_LOAD/STORE_*, as TMEM's 128 l
 columns it touches, each cell's thread and register, coloured by warp); --banks BITS draws
 TARGET as a shared-memory tile (a CuTe layout, swizzled ones included) with each cell's bank
 and the bank conflicts of a warp moving 128-bit vectors along its rows (--access column: down
-its columns).
+its columns). --tma SMEM draws TARGET as the global tensor of a TMA copy into shared layout
+SMEM (elements of --dtype): each box outlined and numbered in the order the copy issues them,
+box 0's cells with their shared-memory offsets after the swizzle.
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
@@ -60,6 +63,8 @@ examples:
   tensorlayout render --copy SM100_TMEM_LOAD_32dp32b8x -o tmem.svg
   tensorlayout render '(8,8):(1,8)' -o layout.pdf
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
+  tensorlayout render '(64,256):(256,1)' --dtype f16 \
+      --tma 'Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_2),(_64,_2)):((_64,_512),(_1,_1024))' -o tma.svg
 """
 
 
@@ -77,6 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     gpu = p.add_mutually_exclusive_group()
     gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name")
     gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name")
+    gpu.add_argument("--tma", metavar="SMEM",
+                     help="TARGET as a 2-D global CuTe layout copied by TMA into shared layout SMEM "
+                          "(elements of --dtype): the boxes in issue order, box 0 with its shared offsets")
     gpu.add_argument("--banks", metavar="BITS", type=int,
                      help="TARGET as shared memory of BITS-bit elements, with banks (not TikZ)")
     p.add_argument("--access", choices=("row", "column"), default="row",
@@ -128,6 +136,19 @@ def _banks_svg(args: argparse.Namespace) -> str:
     return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile))
 
 
+def _tma_svg(args: argparse.Namespace) -> str:
+    """TARGET as the global tensor of a TMA copy into --tma's shared layout."""
+    if args.target is None:
+        raise UnsupportedError("--tma draws TARGET, the global tensor's CuTe layout: give one")
+    glay = parse_layout(read_argument(args.target, "a global CuTe layout"))
+    if not isinstance(glay, Layout) or glay.rank() != 2:
+        raise UnsupportedError(f"--tma draws a 2-D plain CuTe global layout (shape:stride), "
+                               f"got {args.target!r}")
+    smem = parse_layout(args.tma)
+    dims = (int(size(glay[0])), int(size(glay[1])))
+    return render.tma_boxes_svg((glay, args.dtype, smem), window=_window(args, dims))
+
+
 def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     """The layout TARGET (or --tla) names and the dims a window ranges over."""
     ll = _triton.triton_layout(args)
@@ -141,10 +162,10 @@ def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
 
 def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
     """The picture in format ``kind``."""
-    if args.banks is not None:
+    if args.banks is not None or args.tma is not None:
         if kind in ("html", "tikz"):
-            raise UnsupportedError(f"--banks pictures are SVG (or PNG/PDF), not {kind}")
-        svg = _banks_svg(args)
+            raise UnsupportedError(f"--banks and --tma pictures are SVG (or PNG/PDF), not {kind}")
+        svg = _banks_svg(args) if args.banks is not None else _tma_svg(args)
         return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)

@@ -44,6 +44,7 @@ from tensorlayout.render._raster import FORMATS as RASTER_FORMATS
 from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
 from tensorlayout.render._tikz import to_tikz
+from tensorlayout.render._tma import tma_boxes, tma_boxes_svg
 from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
 from tensorlayout.render.display import register, repr_svg
@@ -68,6 +69,8 @@ __all__ = [
     "target_from_text",
     "tiled_copy_svg",
     "tiled_mma_svg",
+    "tma_boxes",
+    "tma_boxes_svg",
     "to_html",
     "to_pdf",
     "to_png",

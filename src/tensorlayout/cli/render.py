@@ -11,7 +11,9 @@ from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.cute import Layout, parse_layout, size
+from tensorlayout.cute.tla import element_bits
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.gpu import TVLayout
 from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
 from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
@@ -52,7 +54,10 @@ TARGET as a shared-memory tile (a CuTe layout, swizzled ones included) with each
 and the bank conflicts of a warp moving 128-bit vectors along its rows (--access column: down
 its columns). --tma SMEM draws TARGET as the global tensor of a TMA copy into shared layout
 SMEM (elements of --dtype): each box outlined and numbered in the order the copy issues them,
-box 0's cells with their shared-memory offsets after the swizzle.
+box 0's cells with their shared-memory offsets after the swizzle. --coalescing draws warp 0's
+first request of TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global
+LAYOUT) on the global tensor, each element's lane and value, coloured by 32-byte sector, with the
+report of show --coalescing beneath.
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
@@ -65,6 +70,7 @@ examples:
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
   tensorlayout render '(64,256):(256,1)' --dtype f16 \
       --tma 'Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_2),(_64,_2)):((_64,_512),(_1,_1024))' -o tma.svg
+  tensorlayout render '(32,8):(8,1)' --coalescing --global '(8,32):(32,1)' --dtype f16 -o coal.svg
 """
 
 
@@ -85,8 +91,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     gpu.add_argument("--tma", metavar="SMEM",
                      help="TARGET as a 2-D global CuTe layout copied by TMA into shared layout SMEM "
                           "(elements of --dtype): the boxes in issue order, box 0 with its shared offsets")
+    gpu.add_argument("--coalescing", action="store_true",
+                     help="TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global) "
+                          "as warp 0's first request on the global tensor, by 32-byte sector, for --dtype")
     gpu.add_argument("--banks", metavar="BITS", type=int,
                      help="TARGET as shared memory of BITS-bit elements, with banks (not TikZ)")
+    p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
+                   help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
+                        "to row-major)")
     p.add_argument("--access", choices=("row", "column"), default="row",
                    help="with --banks: the warp's 128-bit vectors go along rows or down columns")
     p.add_argument("--window", metavar="A:B,C:D",
@@ -149,6 +161,29 @@ def _tma_svg(args: argparse.Namespace) -> str:
     return render.tma_boxes_svg((glay, args.dtype, smem), window=_window(args, dims))
 
 
+def _coalescing_svg(args: argparse.Namespace) -> str:
+    """--coalescing: TARGET's first warp request over the --global tensor, as show --coalescing reads it."""
+    glay = None
+    if args.global_layout is not None:
+        parsed = parse_layout(args.global_layout)
+        if not isinstance(parsed, Layout) or parsed.rank() != 2:
+            raise UsageError(f"--global takes a 2-D plain CuTe layout shape:stride, "
+                             f"got {args.global_layout!r}")
+        glay = parsed
+    ll = _triton.triton_layout(args)
+    if ll is not None:
+        source: LinearLayout | TVLayout = ll
+    else:
+        tv = target_of(args, missing=UnsupportedError).layout
+        if not isinstance(tv, Layout) or glay is None:
+            raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
+                             "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
+        source = TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+    whole = render.global_of(source, glay)
+    dims = tuple(int(size(whole[k])) for k in range(whole.rank()))
+    return render.coalescing_svg(source, glay, element_bits(args.dtype), window=_window(args, dims))
+
+
 def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     """The layout TARGET (or --tla) names and the dims a window ranges over."""
     ll = _triton.triton_layout(args)
@@ -162,10 +197,12 @@ def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
 
 def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
     """The picture in format ``kind``."""
-    if args.banks is not None or args.tma is not None:
+    if args.banks is not None or args.tma is not None or args.coalescing:
         if kind in ("html", "tikz"):
-            raise UnsupportedError(f"--banks and --tma pictures are SVG (or PNG/PDF), not {kind}")
-        svg = _banks_svg(args) if args.banks is not None else _tma_svg(args)
+            raise UnsupportedError(f"--banks, --tma and --coalescing pictures are SVG (or PNG/PDF), "
+                                   f"not {kind}")
+        svg = _banks_svg(args) if args.banks is not None else \
+            _tma_svg(args) if args.tma is not None else _coalescing_svg(args)
         return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)

@@ -37,6 +37,7 @@ import numpy as np
 from tensorlayout.convert import is_xla_text, parse_target
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.render._coalescing import coalescing_svg, global_of
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
@@ -59,6 +60,8 @@ __all__ = [
     "Source",
     "Window",
     "check_window",
+    "coalescing_svg",
+    "global_of",
     "is_xla_text",
     "linear_layout_svg",
     "picture",

@@ -16,7 +16,7 @@ from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu import TVLayout
 from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
-from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
+from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_copy_a, make_tiled_mma
 from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.triton import LinearLayout
 
@@ -57,7 +57,8 @@ SMEM (elements of --dtype): each box outlined and numbered in the order the copy
 box 0's cells with their shared-memory offsets after the swizzle. --coalescing draws warp 0's
 first request of TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global
 LAYOUT) on the global tensor, each element's lane and value, coloured by 32-byte sector, with the
-report of show --coalescing beneath.
+report of show --coalescing beneath. With --mma or --copy, --thread T [--operand a|b|c|s|d]
+draws only what thread T owns (its partition of an identity tensor), each cell its value index.
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
@@ -70,6 +71,7 @@ examples:
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
   tensorlayout render '(64,256):(256,1)' --dtype f16 \
       --tma 'Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_2),(_64,_2)):((_64,_512),(_1,_1024))' -o tma.svg
+  tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN --thread 5 --operand a -o thr5.svg
   tensorlayout render '(32,8):(8,1)' --coalescing --global '(8,32):(32,1)' --dtype f16 -o coal.svg
 """
 
@@ -96,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "as warp 0's first request on the global tensor, by 32-byte sector, for --dtype")
     gpu.add_argument("--banks", metavar="BITS", type=int,
                      help="TARGET as shared memory of BITS-bit elements, with banks (not TikZ)")
+    p.add_argument("--thread", metavar="T", type=int,
+                   help="with --mma or --copy: only what thread T owns (its partition of an identity "
+                        "tensor), each cell its value index")
+    p.add_argument("--operand", choices=("a", "b", "c", "s", "d"),
+                   help="with --thread: the MMA's A, B or C (default c) or the copy's S or D (default s)")
     p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
                    help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
                         "to row-major)")
@@ -204,6 +211,8 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
         svg = _banks_svg(args) if args.banks is not None else \
             _tma_svg(args) if args.tma is not None else _coalescing_svg(args)
         return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+    if args.thread is not None or args.operand is not None:
+        return _partition(args, kind)
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)
     if kind == "html":
@@ -216,6 +225,22 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
             raise UnsupportedError("tensor-memory pictures are SVG (or PNG/PDF), not TikZ")
         return render.to_tikz(obj, window=window, title=title)
     svg = render.to_svg(obj, window=window, title=title)
+    return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+
+
+def _partition(args: argparse.Namespace, kind: str) -> str | bytes:
+    """--thread T: what thread T owns of the --mma's or --copy's operand."""
+    if args.thread is None or not (args.mma or args.copy):
+        raise UsageError("--thread T (and --operand) draw what thread T owns of an --mma or a --copy")
+    if kind in ("html", "tikz"):
+        raise UnsupportedError(f"--thread pictures are SVG (or PNG/PDF), not {kind}")
+    obj = _gpu_object(args)[0]
+    if not isinstance(obj, (TiledMMA, TiledCopy)):
+        raise UnsupportedError("--thread draws a TiledMMA's or TiledCopy's partition; a tensor-memory "
+                               "copy has none here")
+    operand = args.operand or ("c" if args.mma else "s")
+    dims = render.thread_coords(obj, args.thread, operand)[0]
+    svg = render.partition_svg(obj, args.thread, operand, window=_window(args, dims))
     return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
 
 

@@ -41,6 +41,7 @@ from tensorlayout.render._coalescing import coalescing_svg, global_of
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
+from tensorlayout.render._partition import partition_svg, thread_coords
 from tensorlayout.render._raster import FORMATS as RASTER_FORMATS
 from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
@@ -64,12 +65,14 @@ __all__ = [
     "global_of",
     "is_xla_text",
     "linear_layout_svg",
+    "partition_svg",
     "picture",
     "register",
     "repr_svg",
     "shared_banks_svg",
     "source_of",
     "target_from_text",
+    "thread_coords",
     "tiled_copy_svg",
     "tiled_mma_svg",
     "tma_boxes",

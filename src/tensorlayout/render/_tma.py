@@ -71,7 +71,8 @@ def tma_boxes(global_layout: Layout, element: str, smem_layout: Any
 
 def _default_window(dims: tuple[int, int], tile: tuple[int, int]) -> tuple[range, range]:
     """The tile and up to MAX_CELLS cells of the tensor around it, at most MAX_SIDE a side."""
-    return tuple(range(min(d, max(t, MAX_CELLS), MAX_SIDE)) for d, t in zip(dims, tile))  # type: ignore[return-value]
+    rows, cols = (range(min(d, max(t, MAX_CELLS), MAX_SIDE)) for d, t in zip(dims, tile))
+    return rows, cols
 
 
 def tma_boxes_svg(copy: tuple[Layout, str, Any], title: str = "",

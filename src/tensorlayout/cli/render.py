@@ -10,10 +10,13 @@ from tensorlayout.cli import _triton
 from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
+from tensorlayout.cute import Layout, parse_layout, size
+from tensorlayout.cute.tla import element_bits
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.gpu import TVLayout
 from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
 from tensorlayout.gpu.banks import shared_core, vector_access
-from tensorlayout.gpu.tiled import make_tiled_copy_a, make_tiled_mma
+from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_copy_a, make_tiled_mma
 from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.triton import LinearLayout
 
@@ -49,7 +52,13 @@ m16n8k16 f16 MMA; a tensor-memory atom, SM100_TMEM_LOAD/STORE_*, as TMEM's 128 l
 columns it touches, each cell's thread and register, coloured by warp); --banks BITS draws
 TARGET as a shared-memory tile (a CuTe layout, swizzled ones included) with each cell's bank
 and the bank conflicts of a warp moving 128-bit vectors along its rows (--access column: down
-its columns).
+its columns). --tma SMEM draws TARGET as the global tensor of a TMA copy into shared layout
+SMEM (elements of --dtype): each box outlined and numbered in the order the copy issues them,
+box 0's cells with their shared-memory offsets after the swizzle. --coalescing draws warp 0's
+first request of TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global
+LAYOUT) on the global tensor, each element's lane and value, coloured by 32-byte sector, with the
+report of show --coalescing beneath. With --mma or --copy, --thread T [--operand a|b|c|s|d]
+draws only what thread T owns (its partition of an identity tensor), each cell its value index.
 
 examples:
   tensorlayout render 'f32[4,8]{1,0:T(2,4)(2,1)}' -o fig2.html
@@ -60,6 +69,10 @@ examples:
   tensorlayout render --copy SM100_TMEM_LOAD_32dp32b8x -o tmem.svg
   tensorlayout render '(8,8):(1,8)' -o layout.pdf
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
+  tensorlayout render '(64,256):(256,1)' --dtype f16 \
+      --tma 'Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_2),(_64,_2)):((_64,_512),(_1,_1024))' -o tma.svg
+  tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN --thread 5 --operand a -o thr5.svg
+  tensorlayout render '(32,8):(8,1)' --coalescing --global '(8,32):(32,1)' --dtype f16 -o coal.svg
 """
 
 
@@ -77,8 +90,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     gpu = p.add_mutually_exclusive_group()
     gpu.add_argument("--mma", metavar="ATOM", help="an MMA atom by CuTe's name")
     gpu.add_argument("--copy", metavar="ATOM", help="a copy atom by CuTe's name")
+    gpu.add_argument("--tma", metavar="SMEM",
+                     help="TARGET as a 2-D global CuTe layout copied by TMA into shared layout SMEM "
+                          "(elements of --dtype): the boxes in issue order, box 0 with its shared offsets")
+    gpu.add_argument("--coalescing", action="store_true",
+                     help="TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global) "
+                          "as warp 0's first request on the global tensor, by 32-byte sector, for --dtype")
     gpu.add_argument("--banks", metavar="BITS", type=int,
                      help="TARGET as shared memory of BITS-bit elements, with banks (not TikZ)")
+    p.add_argument("--thread", metavar="T", type=int,
+                   help="with --mma or --copy: only what thread T owns (its partition of an identity "
+                        "tensor), each cell its value index")
+    p.add_argument("--operand", choices=("a", "b", "c", "s", "d"),
+                   help="with --thread: the MMA's A, B or C (default c) or the copy's S or D (default s)")
+    p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
+                   help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
+                        "to row-major)")
     p.add_argument("--access", choices=("row", "column"), default="row",
                    help="with --banks: the warp's 128-bit vectors go along rows or down columns")
     p.add_argument("--window", metavar="A:B,C:D",
@@ -128,6 +155,42 @@ def _banks_svg(args: argparse.Namespace) -> str:
     return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile))
 
 
+def _tma_svg(args: argparse.Namespace) -> str:
+    """TARGET as the global tensor of a TMA copy into --tma's shared layout."""
+    if args.target is None:
+        raise UnsupportedError("--tma draws TARGET, the global tensor's CuTe layout: give one")
+    glay = parse_layout(read_argument(args.target, "a global CuTe layout"))
+    if not isinstance(glay, Layout) or glay.rank() != 2:
+        raise UnsupportedError(f"--tma draws a 2-D plain CuTe global layout (shape:stride), "
+                               f"got {args.target!r}")
+    smem = parse_layout(args.tma)
+    dims = (int(size(glay[0])), int(size(glay[1])))
+    return render.tma_boxes_svg((glay, args.dtype, smem), window=_window(args, dims))
+
+
+def _coalescing_svg(args: argparse.Namespace) -> str:
+    """--coalescing: TARGET's first warp request over the --global tensor, as show --coalescing reads it."""
+    glay = None
+    if args.global_layout is not None:
+        parsed = parse_layout(args.global_layout)
+        if not isinstance(parsed, Layout) or parsed.rank() != 2:
+            raise UsageError(f"--global takes a 2-D plain CuTe layout shape:stride, "
+                             f"got {args.global_layout!r}")
+        glay = parsed
+    ll = _triton.triton_layout(args)
+    if ll is not None:
+        source: LinearLayout | TVLayout = ll
+    else:
+        tv = target_of(args, missing=UnsupportedError).layout
+        if not isinstance(tv, Layout) or glay is None:
+            raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
+                             "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
+        source = TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+    whole = render.global_of(source, glay)
+    dims = tuple(int(size(whole[k])) for k in range(whole.rank()))
+    return render.coalescing_svg(source, glay, element_bits(args.dtype), window=_window(args, dims))
+
+
 def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     """The layout TARGET (or --tla) names and the dims a window ranges over."""
     ll = _triton.triton_layout(args)
@@ -141,11 +204,15 @@ def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
 
 def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
     """The picture in format ``kind``."""
-    if args.banks is not None:
+    if args.banks is not None or args.tma is not None or args.coalescing:
         if kind in ("html", "tikz"):
-            raise UnsupportedError(f"--banks pictures are SVG (or PNG/PDF), not {kind}")
-        svg = _banks_svg(args)
+            raise UnsupportedError(f"--banks, --tma and --coalescing pictures are SVG (or PNG/PDF), "
+                                   f"not {kind}")
+        svg = _banks_svg(args) if args.banks is not None else \
+            _tma_svg(args) if args.tma is not None else _coalescing_svg(args)
         return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+    if args.thread is not None or args.operand is not None:
+        return _partition(args, kind)
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)
     if kind == "html":
@@ -158,6 +225,22 @@ def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
             raise UnsupportedError("tensor-memory pictures are SVG (or PNG/PDF), not TikZ")
         return render.to_tikz(obj, window=window, title=title)
     svg = render.to_svg(obj, window=window, title=title)
+    return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+
+
+def _partition(args: argparse.Namespace, kind: str) -> str | bytes:
+    """--thread T: what thread T owns of the --mma's or --copy's operand."""
+    if args.thread is None or not (args.mma or args.copy):
+        raise UsageError("--thread T (and --operand) draw what thread T owns of an --mma or a --copy")
+    if kind in ("html", "tikz"):
+        raise UnsupportedError(f"--thread pictures are SVG (or PNG/PDF), not {kind}")
+    obj = _gpu_object(args)[0]
+    if not isinstance(obj, (TiledMMA, TiledCopy)):
+        raise UnsupportedError("--thread draws a TiledMMA's or TiledCopy's partition; a tensor-memory "
+                               "copy has none here")
+    operand = args.operand or ("c" if args.mma else "s")
+    dims = render.thread_coords(obj, args.thread, operand)[0]
+    svg = render.partition_svg(obj, args.thread, operand, window=_window(args, dims))
     return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
 
 

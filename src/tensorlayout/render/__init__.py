@@ -37,13 +37,16 @@ import numpy as np
 from tensorlayout.convert import is_xla_text, parse_target
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.render._coalescing import coalescing_svg, global_of
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
+from tensorlayout.render._partition import partition_svg, thread_coords
 from tensorlayout.render._raster import FORMATS as RASTER_FORMATS
 from tensorlayout.render._raster import convert_svg
 from tensorlayout.render._source import Source, source_of
 from tensorlayout.render._tikz import to_tikz
+from tensorlayout.render._tma import tma_boxes, tma_boxes_svg
 from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import shared_banks_svg, tiled_copy_svg, tiled_mma_svg, tv_svg
 from tensorlayout.render.display import register, repr_svg
@@ -58,16 +61,22 @@ __all__ = [
     "Source",
     "Window",
     "check_window",
+    "coalescing_svg",
+    "global_of",
     "is_xla_text",
     "linear_layout_svg",
+    "partition_svg",
     "picture",
     "register",
     "repr_svg",
     "shared_banks_svg",
     "source_of",
     "target_from_text",
+    "thread_coords",
     "tiled_copy_svg",
     "tiled_mma_svg",
+    "tma_boxes",
+    "tma_boxes_svg",
     "to_html",
     "to_pdf",
     "to_png",

@@ -130,43 +130,15 @@ class _Tiler:
         active: Sequence[int],
         mapping: dict[int, TiledHloInstruction],
     ) -> TiledHloInstruction:
+        """One instruction's tile: sizes, strides, offsets where needed, and its nest or regions."""
         assert s.symbolic_tile is not None
         sizes = evaluate_tile_sizes(s.symbolic_tile, self.flat)
         strides = evaluate_tile_strides(s.symbolic_tile, self.flat)
-        offsets: IndexingMap | None = None
-        rts: list[TiledHloInstruction] = []
-        if self.compute_all or id(s.hlo) in self.with_offsets or s.hlo.opcode == "iota":
-            offsets = tile_offset_indexing(s, info.linear_output_tile_offset_indexing)
-            offsets, removed = offsets.remove_unused_symbols_with_mask()
-            rts = [
-                mapping[id(r)]
-                for i, r in enumerate(s.runtime_variables)
-                if not (i < len(removed) and removed[i])
-            ]
+        offsets, rts = self._offsets(s, info, mapping)
         if s.fusion_analysis is not None:
-            users = s.hlo.users
-            bounds = None
-            if users and users[0].opcode == "concatenate":
-                bounds = info.output_tile_offset_indexing.get_dimension_bounds()
-            nest = s.fusion_analysis
-            called = _compute(
-                nest.instructions,
-                nest.roots,
-                nest.real_root_indexing,
-                self.flat,
-                self.schedule,
-                self.compute_all,
-                active,
-                bounds,
-                dict(mapping),
-            )
+            called = self._tile_nest(s, info, active, mapping)
             return TiledHloInstruction.create(
-                s.hlo,
-                [mapping[id(o)] for o in s.operands],
-                rts,
-                sizes,
-                strides,
-                offsets,
+                s.hlo, [mapping[id(o)] for o in s.operands], rts, sizes, strides, offsets,
                 called_computation=called,
             )
         if not s.regions:
@@ -174,6 +146,49 @@ class _Tiler:
                 s.hlo, [mapping[id(o)] for o in s.operands], rts, sizes, strides, offsets
             )
         local = dict(mapping)
+        regions = self._tile_regions(s, info, active, local)
+        return TiledHloInstruction.create(
+            s.hlo, [local[id(o)] for o in s.operands], rts, sizes, strides, offsets, regions
+        )
+
+    def _offsets(
+        self, s: SymbolicTiledHloInstruction, info: OutputTilingInfo, mapping: dict[int, TiledHloInstruction]
+    ) -> tuple[IndexingMap | None, list[TiledHloInstruction]]:
+        """The tile offsets map (when asked for, needed to tell tiles apart, or an iota) and the
+        runtime-variable tiles it still uses."""
+        if not (self.compute_all or id(s.hlo) in self.with_offsets or s.hlo.opcode == "iota"):
+            return None, []
+        offsets = tile_offset_indexing(s, info.linear_output_tile_offset_indexing)
+        offsets, removed = offsets.remove_unused_symbols_with_mask()
+        rts = [mapping[id(r)] for i, r in enumerate(s.runtime_variables)
+               if not (i < len(removed) and removed[i])]
+        return offsets, rts
+
+    def _tile_nest(
+        self,
+        s: SymbolicTiledHloInstruction,
+        info: OutputTilingInfo,
+        active: Sequence[int],
+        mapping: dict[int, TiledHloInstruction],
+    ) -> TiledHloComputation:
+        """The tiled computation of a nested fusion (bounded by a concatenate user's dims)."""
+        assert s.fusion_analysis is not None
+        users = s.hlo.users
+        bounds = None
+        if users and users[0].opcode == "concatenate":
+            bounds = info.output_tile_offset_indexing.get_dimension_bounds()
+        nest = s.fusion_analysis
+        return _compute(nest.instructions, nest.roots, nest.real_root_indexing, self.flat, self.schedule,
+                        self.compute_all, active, bounds, dict(mapping))
+
+    def _tile_regions(
+        self,
+        s: SymbolicTiledHloInstruction,
+        info: OutputTilingInfo,
+        active: Sequence[int],
+        local: dict[int, TiledHloInstruction],
+    ) -> list[list[TiledHloInstruction]]:
+        """Each region's tiles (a dot's loop over its own parameters, a concatenate's branches)."""
         params = list(active)
         if s.hlo.opcode in ("dot", "scaled-dot"):
             params = active_parameters(s.regions[-1][-1].indexing_map, params)
@@ -182,14 +197,10 @@ class _Tiler:
         )
         regions = []
         for region in s.regions:
-            region_info = output_tiling_info(
-                region[-1].indexing_map, self.flat, params, self.schedule, bounds
-            )
+            region_info = output_tiling_info(region[-1].indexing_map, self.flat, params, self.schedule,
+                                             bounds)
             regions.append(self.tile_all(region, region_info, params, local))
-        return TiledHloInstruction.create(
-            s.hlo, [local[id(o)] for o in s.operands], rts, sizes, strides, offsets, regions
-        )
-
+        return regions
 
 def _offsets_needed(
     instrs: Sequence[SymbolicTiledHloInstruction], flat: FlatTiling, roots: Sequence[HloInstruction]

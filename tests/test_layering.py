@@ -22,9 +22,9 @@ LAYERS = {
     "xla": 2, "cute": 2, "triton": 2,
     "indexing": 3,
     "hlo": 4, "gpu": 4, "tiling": 4,
-    "convert": 5, "relayout": 5, "jax": 5,
+    "convert": 5, "relayout": 5, "jax": 5, "design": 5,
     "render": 6,
-    "cli": 7,
+    "cli": 7, "explore": 7,
 }
 #: Modules that sit above their package's layer (they bridge into a higher one).
 MODULE_LAYERS = {

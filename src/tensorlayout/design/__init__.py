@@ -1,0 +1,5 @@
+"""Choose a layout, with a proof: shared-memory layouts synthesised for given accesses, and the
+data path (and cost) of converting between two distributed layouts, as Triton lowers it.
+"""
+
+__all__: list[str] = []

@@ -15,18 +15,18 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA
+from tests.design import test_triton_conversions as conversions
 from tests.gpu.gpu2 import cute_atoms, cute_print, gluon, linear
 
 FAMILIES: dict[str, list[dict[str, Any]]] = json.loads((DATA / "gpu2_cases.json").read_text())["families"]
 
 HANDLERS: dict[tuple[str, str], Callable[[dict[str, Any]], None]] = {
     **cute_atoms.HANDLERS, **cute_print.HANDLERS, **gluon.HANDLERS, **linear.HANDLERS,
+    **{(conversions.FAMILY, kind): check for kind, check in conversions.CHECKS.items()},
 }
 
 #: Families checked elsewhere, with where.
-ELSEWHERE = {
-    "triton_convert_layout": "Triton's convert_layout lowering: the issue 'Choose the layout'",
-}
+ELSEWHERE: dict[str, str] = {}
 
 def kind_of(family: str, record: dict[str, Any]) -> str:
     """The dispatch kind of a record: its ``kind``, its layout's ``kind``, else the family."""

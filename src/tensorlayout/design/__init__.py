@@ -2,4 +2,6 @@
 data path (and cost) of converting between two distributed layouts, as Triton lowers it.
 """
 
-__all__: list[str] = []
+from tensorlayout.design.conversion import SharedRoundTrip, TritonConversion, triton_convert_layout
+
+__all__: list[str] = ["SharedRoundTrip", "TritonConversion", "triton_convert_layout"]

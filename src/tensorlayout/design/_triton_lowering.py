@@ -18,7 +18,8 @@ from tensorlayout.triton import _gf2
 from tensorlayout.triton.layout_utils import action_remove_broadcasted_regs
 from tensorlayout.triton.linear_layout import LinearLayout
 
-__all__ = ["RoundOps", "data_path", "minimal_cvt_layout", "mixed_transpositions", "round_ops"]
+__all__ = ["RoundOps", "WarpPermutation", "data_path", "minimal_cvt_layout", "mixed_transpositions",
+           "round_ops", "shuffle_counts", "warp_permutation"]
 
 #: The in dims Triton quotients out of a conversion, slowest first.
 HW_DIMS = ("register", "lane", "warp", "block")
@@ -81,22 +82,64 @@ def _permutation(src: LinearLayout, dst: LinearLayout) -> tuple[list[list[tuple[
     return perm, n_reg
 
 
-def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> int:
-    """How many (register, lane) transpositions the warp-shuffle lowering needs: cycles of the
-    bit permutation are walked and each run of lane bits inside a cycle with register bits
-    is sliced out as one transposition (Triton keeps shuffles for fewer than two)."""
-    perm, _ = _permutation(src, dst)
+@dataclass(frozen=True)
+class WarpPermutation:
+    """The (register, lane) bit permutation of a warp-local conversion, factored as Triton does
+    (``getWarpLayoutConvertDecomposition``): ``mixed`` holds the (register bit, lane bit)
+    transpositions sliced out of mixed cycles; ``lane_trivial`` says the remaining lane
+    permutation is the identity; ``register_bits`` counts the (padded) register bits."""
+
+    mixed: tuple[tuple[int, int], ...]
+    lane_trivial: bool
+    register_bits: int
+
+
+def warp_permutation(src: LinearLayout, dst: LinearLayout) -> WarpPermutation:
+    """Walk the cycles of the bit permutation: each run of lane bits inside a cycle that also
+    holds register bits becomes one transposition (its closing register bit, its first lane
+    bit); lane-to-lane steps, and each run's closing lane mapped to its first, make the lane
+    permutation."""
+    perm, n_reg = _permutation(src, dst)
+    lanes = [-1] * len(perm[1])
     seen: set[tuple[int, int]] = set()
-    count = 0
+    mixed = []
     for d in range(2):
         for i in range(len(perm[d])):
-            cur = (d, i)
+            cur, lane_start = (d, i), -1
             while cur not in seen:
                 seen.add(cur)
                 nxt = perm[cur[0]][cur[1]]
-                count += cur[0] == 1 and nxt[0] == 0
+                if cur[0] == 1 and nxt[0] == 1:
+                    lanes[cur[1]] = nxt[1]
+                elif cur[0] == 0 and nxt[0] == 1:
+                    lane_start = nxt[1]
+                elif cur[0] == 1:
+                    lanes[cur[1]] = lane_start
+                    mixed.append((nxt[1], lane_start))
                 cur = nxt
-    return count
+    return WarpPermutation(tuple(mixed), lanes == list(range(len(lanes))), n_reg)
+
+
+def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> int:
+    """How many (register, lane) transpositions the warp-shuffle lowering needs (Triton keeps
+    shuffles for fewer than two)."""
+    return len(warp_permutation(src, dst).mixed)
+
+
+def shuffle_counts(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> dict[str, int]:
+    """The ``shfl.sync`` instructions of ``transferWithinWarp``: registers are packed up to 32
+    bits (``nPack``); one transposition with a trivial lane permutation ships half the
+    registers (``bfly``); otherwise every register whose transposed bits are set is swapped
+    (``bfly``), or, when lanes also permute, every register is fetched by index (``idx``)."""
+    w = warp_permutation(src, dst)
+    m = len(w.mixed)
+    n_pack = min((min(max(32 // bitwidth, 1), 4)).bit_length() - 1, w.register_bits - m)
+    regs = (1 << (w.register_bits - n_pack)) * (2 if bitwidth == 64 else 1)
+    if not w.lane_trivial:
+        return {"shfl.sync.idx.b32": regs}
+    if m == 1 and w.mixed[0][0] >= n_pack:
+        return {"shfl.sync.bfly.b32": regs // 2}
+    return {"shfl.sync.bfly.b32": regs - (regs >> m)}
 
 
 def data_path(src: LinearLayout, dst: LinearLayout) -> str:
@@ -113,6 +156,7 @@ def data_path(src: LinearLayout, dst: LinearLayout) -> str:
     if outs == ["register", "lane"] and mixed_transpositions(src, dst) < 2:
         return "shuffles"
     return "shared"
+
 
 
 @dataclass(frozen=True)
@@ -159,4 +203,5 @@ def round_ops(side: LinearLayout, plan: SmemPlan, kind: int, bitwidth: int) -> R
     if kind == 0:
         vec = _vector(tile, others, max(128 // bitwidth, 1))
         return RoundOps("shared", vec * bitwidth, registers // vec, registers)
-    return RoundOps("matrix.trans" if kind == 2 else "matrix", 128, registers * bitwidth // 128, registers)
+    bits = min(registers * bitwidth, 128)
+    return RoundOps("matrix.trans" if kind == 2 else "matrix", bits, registers * bitwidth // bits, registers)

@@ -34,9 +34,7 @@ ELEMENT_BITS: Mapping[str, int] = {
     "i64": 64, "f64": 64, "fp64": 64,
 }
 
-_ST = {8: "st.shared.b8", 16: "st.shared.b16", 32: "st.shared.b32", 64: "st.shared.v2.b32",
-       128: "st.shared.v4.b32"}
-_MATRIX = {"matrix": "m8n8.x4.shared.b16", "matrix.trans": "m8n8.x4.trans.shared.b16"}
+_MATRIX = {"matrix": "", "matrix.trans": ".trans"}
 
 
 def element_bits(dtype: str | int) -> int:
@@ -123,17 +121,26 @@ def _smem_layout(plan: SmemPlan, like: LinearLayout) -> LinearLayout:
     return one.reshape_outs(like.out_dims)
 
 
-def _op_name(side: low.RoundOps, store: bool) -> str:
+def _access_type(vector_bits: int, bitwidth: int) -> str:
+    """The PTX vector type of one ld/st.shared: more than 4 narrow elements, and 4 bytes, go as
+    32-bit words (Triton packs the first, LLVM the second); otherwise ``.vN`` of the element."""
+    vec = vector_bits // bitwidth
+    if (vec > 4 and bitwidth < 32) or (vec == 4 and bitwidth == 8):
+        vec, bitwidth = vector_bits // 32, 32
+    return (f".v{vec}" if vec > 1 else "") + f".b{bitwidth}"
+
+
+def _op_name(side: low.RoundOps, store: bool, bitwidth: int) -> str:
     if side.op == "shared":
-        name = _ST[side.vector_bits]
-        return name if store else "ld" + name[2:]
-    return ("stmatrix" if store else "ldmatrix") + ".sync.aligned." + _MATRIX[side.op]
+        return ("st" if store else "ld") + ".shared" + _access_type(side.vector_bits, bitwidth)
+    return (f"{'st' if store else 'ld'}matrix.sync.aligned.m8n8.x{side.vector_bits // 32}{_MATRIX[side.op]}"
+            ".shared.b16")
 
 
-def _counts(shared: SharedRoundTrip, warp_sync: bool) -> dict[str, int]:
+def _counts(shared: SharedRoundTrip, warp_sync: bool, bitwidth: int) -> dict[str, int]:
     counts: dict[str, int] = {}
     for side, store in ((shared.store, True), (shared.load, False)):
-        name = _op_name(side, store)
+        name = _op_name(side, store, bitwidth)
         counts[name] = counts.get(name, 0) + side.per_round * shared.rounds
     counts["bar.warp.sync" if warp_sync else "bar.sync"] = 2 * shared.rounds - 1
     return counts
@@ -171,6 +178,7 @@ def triton_convert_layout(src: Any, dst: Any, shape: Sequence[int], dtype: str |
     mixed = low.mixed_transpositions(s, d) if path in ("shuffles", "shared") and \
         low.minimal_cvt_layout(s, d).get_out_dim_names() == ["register", "lane"] else 0
     if path != "shared":
-        return TritonConversion(s, d, bitwidth, path, None, {}, mixed)
+        counts = low.shuffle_counts(s, d, bitwidth) if path == "shuffles" else {}
+        return TritonConversion(s, d, bitwidth, path, None, counts, mixed)
     shared, warp_sync = _through_shared(s, d, bitwidth)
-    return TritonConversion(s, d, bitwidth, path, shared, _counts(shared, warp_sync), mixed)
+    return TritonConversion(s, d, bitwidth, path, shared, _counts(shared, warp_sync, max(bitwidth, 8)), mixed)

@@ -3,5 +3,7 @@ data path (and cost) of converting between two distributed layouts, as Triton lo
 """
 
 from tensorlayout.design.conversion import SharedRoundTrip, TritonConversion, triton_convert_layout
+from tensorlayout.design.conversion_cost import ConversionCost, conversion_cost, tv_linear_layout
 
-__all__: list[str] = ["SharedRoundTrip", "TritonConversion", "triton_convert_layout"]
+__all__: list[str] = ["ConversionCost", "SharedRoundTrip", "TritonConversion", "conversion_cost",
+                      "triton_convert_layout", "tv_linear_layout"]

@@ -101,11 +101,14 @@ def _layout_of(x: Any, shape: Sequence[int], what: str) -> LinearLayout:
     return ll
 
 
-def _check_warps(src: LinearLayout, dst: LinearLayout, num_warps: int) -> None:
+def _check_warps(src: LinearLayout, dst: LinearLayout, num_warps: int | None) -> None:
     for name, ll in (("source", src), ("destination", dst)):
-        if ll.get_in_dim_size("warp") != num_warps:
+        if num_warps is not None and ll.get_in_dim_size("warp") != num_warps:
             raise LayoutError(f"the {name} layout spans {ll.get_in_dim_size('warp')} warps, not "
                               f"num_warps={num_warps}")
+    if src.get_in_dim_size("warp") != dst.get_in_dim_size("warp"):
+        raise LayoutError(f"the source spans {src.get_in_dim_size('warp')} warps, the destination "
+                          f"{dst.get_in_dim_size('warp')}")
     if src.out_dims != dst.out_dims:
         raise LayoutError(f"source and destination cover different tensors: {src.out_dims} vs {dst.out_dims}")
     if src.get_in_dim_size("block") != 1:
@@ -167,10 +170,11 @@ def _through_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> tupl
 
 
 def triton_convert_layout(src: Any, dst: Any, shape: Sequence[int], dtype: str | int = "f16",
-                          num_warps: int = 4) -> TritonConversion:
+                          num_warps: int | None = None) -> TritonConversion:
     """What Triton 3.9 emits on ``cuda:90`` for ``convert_layout`` from ``src`` to ``dst`` over a
     tensor of ``shape`` and ``dtype``: each layout an encoding object (``BlockedLayout``...),
-    Triton's text (``#ttg.blocked<{...}>``) or a distributed ``LinearLayout``."""
+    Triton's text (``#ttg.blocked<{...}>``) or a distributed ``LinearLayout``; ``num_warps``,
+    when given, must be the layouts' warp count."""
     bitwidth = element_bits(dtype)
     s, d = _layout_of(src, shape, "source"), _layout_of(dst, shape, "destination")
     _check_warps(s, d, num_warps)

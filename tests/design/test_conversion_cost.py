@@ -107,7 +107,16 @@ def test_cli_text_and_json(capsys: pytest.CaptureFixture[str], tmp_path) -> None
     assert svg.read_text().startswith("<svg")
 
 
+def test_cli_reads_cute_tv_layouts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert-layout", "((32,4),8):((1,32),128)", "((8,16),8):((128,1),16)", "--shape", "128x8",
+                 "--dtype", "f32", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["shape"], data["bits"]) == ([128, 8], 32)
+    assert data["path"] == "shared" and data["wavefronts"] == {"store": 1}
+
+
 @pytest.mark.parametrize("argv", [
+    ["((32,4),8):((1,32),128)", "((8,16),8):((128,1),16)"],  # a TV layout without a shape
     [BLOCKED, MMA],                                     # no shape
     [BLOCKED, MMA, "--shape", "32xq"],                  # bad shape
     [BLOCKED, MMA, "--shape", "32x64", "--dtype", "f7"],  # unknown dtype

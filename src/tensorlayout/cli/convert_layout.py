@@ -3,12 +3,13 @@ Hopper (``cuda:90``) for ``ttg.convert_layout`` from SRC to DST, before compilin
 
 SRC and DST are Triton layout text (``#ttg.blocked<{...}>``, ``#ttg.nvidia_mma<{...}>``,
 ``#ttg.dot_op<{...}>``, ``#ttg.slice<{...}>``, ``#ttg.linear<{...}>``, alias lines first if the
-text uses them, or ``tensor<32x64xf16, ...>`` which also gives the shape) or a printed
-``LinearLayout``. Prints the data path (nothing, a register permutation, warp shuffles, or shared
+text uses them, or ``tensor<32x64xf16, ...>`` which also gives the shape), a printed
+``LinearLayout``, or a CuTe TV layout ``(threads,values):(...)`` onto the column-major M x N
+tile. Prints the data path (nothing, a register permutation, warp shuffles, or shared
 memory), and through shared memory the swizzled scratch layout Triton synthesises (its
-``vector``/``bank``/``segment``/``reps`` bases as tensor coordinates), the instructions of each
-side, the rounds, the scratch bytes, the bank conflicts and the PTX instructions per thread.
-``--svg FILE`` draws source -> shared -> destination.
+``vector``/``bank``/``segment``/``reps`` bases as tensor coordinates), the instructions of
+each side, the rounds, the scratch bytes, the bank conflicts and the PTX instructions per
+thread. ``--svg FILE`` draws source -> shared -> destination.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ import re
 from typing import Any
 
 from tensorlayout.cli._io import UsageError, read_argument, write_output
-from tensorlayout.design import ConversionCost, conversion_cost
+from tensorlayout.cute import Layout
+from tensorlayout.cute.swizzle import parse_layout as parse_cute
+from tensorlayout.design import ConversionCost, conversion_cost, tv_linear_layout
 from tensorlayout.design.conversion import ELEMENT_BITS, TritonConversion
 from tensorlayout.render._conversion import conversion_svg
-from tensorlayout.triton._mlir import parse_layout
+from tensorlayout.triton import LinearLayout
+from tensorlayout.triton._mlir import is_triton_text, parse_layout
 
 __all__ = ["explain", "register", "run"]
 
@@ -92,10 +96,22 @@ def explain(cost: ConversionCost) -> list[str]:
     return out
 
 
+def _layout(text: str, shape: list[int] | None) -> LinearLayout:
+    """Triton text, or a CuTe TV layout (which needs ``--shape``)."""
+    if is_triton_text(text):
+        return parse_layout(text, shape)
+    tv = parse_cute(text)
+    if not isinstance(tv, Layout):
+        raise UsageError(f"a CuTe TV layout is a plain layout (threads, values), got {text!r}")
+    if shape is None:
+        raise UsageError("a CuTe TV layout needs --shape (the M x N tile it maps onto)")
+    return tv_linear_layout(tv, shape)
+
+
 def run(args: argparse.Namespace) -> int:
     shape = _shape(args.shape)
-    src = parse_layout(read_argument(args.src, "SRC"), shape)
-    dst = parse_layout(read_argument(args.dst, "DST"), shape)
+    src = _layout(read_argument(args.src, "SRC"), shape)
+    dst = _layout(read_argument(args.dst, "DST"), shape)
     dims = [n for _, n in src.out_dims]
     cost = conversion_cost(src, dst, dims, args.dtype, args.num_warps)
     if args.svg:

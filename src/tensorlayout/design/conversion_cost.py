@@ -128,6 +128,17 @@ def conversion_cost(src: Any, dst: Any, shape: Sequence[int], dtype: str | int =
     waves = {}
     for name, side, ll in (("store", c.shared.store, c.src), ("load", c.shared.load, c.dst)):
         if side.op == "shared":
-            waves[name] = hardware_bank_conflicts(ll, offsets, bits).excess + 1
+            waves[name] = hardware_bank_conflicts(_one_round(ll, c), offsets, bits).excess + 1
     return ConversionCost(c, _moved_bytes(c), waves)
+
+
+def _one_round(ll: LinearLayout, c: TritonConversion) -> LinearLayout:
+    """``ll`` without the register bases that pick the round (every round accesses the
+    scratch buffer alike), nor broadcast registers."""
+    assert c.shared is not None
+    flat_reps = set(c.shared.layout.flatten_outs().flattened_bases("reps"))
+    flat = ll.flatten_outs().flattened_bases("register")
+    keep = [v for v, f in zip(dict(ll.bases)["register"], flat) if f and f not in flat_reps]
+    bases = [(n, keep if n == "register" else vs) for n, vs in ll.bases]
+    return LinearLayout.from_bases(bases, ll.get_out_dim_names(), ll.get_out_dim_sizes(), False)
 

@@ -102,6 +102,20 @@ def known_difference(got: Any, counts: Counter) -> str | None:
     return None
 
 
+def _warp_local_cases(seed: int, n: int) -> list[tuple[dict[str, Any], dict[str, Any], list[int], str]]:
+    """Blocked pairs with the same warps: mostly shuffles or register permutations."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        warps = _split(rng, 4)
+        src, dst = ({"kind": "BlockedLayout", "size_per_thread": [rng.choice([1, 2, 4]) for _ in range(2)],
+                     "threads_per_warp": _split(rng, 32), "warps_per_cta": warps,
+                     "order": rng.choice([[1, 0], [0, 1]])} for _ in range(2))
+        shape = [rng.choice([16, 32, 64]), rng.choice([16, 32, 64])]
+        out.append((src, dst, shape, rng.choice(sorted(DTYPES))))
+    return out
+
+
 def check_case(src: dict[str, Any], dst: dict[str, Any], shape: list[int], dtype: str) -> None:
     shared, counts = compile_counts(src, dst, shape, dtype)
     got = triton_convert_layout(build(src), build(dst), shape, dtype)
@@ -117,7 +131,12 @@ def test_random_pairs(case: tuple[Any, ...]) -> None:
     check_case(*case)
 
 
+@pytest.mark.parametrize("case", _warp_local_cases(5, 2))
+def test_random_warp_local_pairs(case: tuple[Any, ...]) -> None:
+    check_case(*case)
+
+
 @pytest.mark.thorough
-@pytest.mark.parametrize("case", _cases(2027, 60))
+@pytest.mark.parametrize("case", _cases(2027, 60) + _warp_local_cases(2027, 30))
 def test_random_pairs_thorough(case: tuple[Any, ...]) -> None:
     check_case(*case)

@@ -41,6 +41,13 @@ def _convert(x_ptr, y_ptr, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, 
     gl.store(y_ptr + rows2[:, None] * N + cols2[None, :], y)
 
 
+@gluon.jit
+def _convert_1d(x_ptr, y_ptr, M: gl.constexpr, SRC: gl.constexpr, DST: gl.constexpr):
+    x = gl.load(x_ptr + gl.arange(0, M, layout=SRC))
+    y = gl.convert_layout(x, DST)
+    gl.store(y_ptr + gl.arange(0, M, layout=DST), y)
+
+
 def _gluon(spec: dict[str, Any]) -> Any:
     args = dict(spec)
     cls = getattr(gl, args.pop("kind"))
@@ -54,8 +61,12 @@ def compile_counts(src: dict[str, Any], dst: dict[str, Any], shape: list[int],
     """Triton's scratch bytes and PTX op counts for the conversion (compiled on CPU)."""
     sig = {"x_ptr": DTYPES[dtype], "y_ptr": DTYPES[dtype], "M": "constexpr", "N": "constexpr",
            "SRC": "constexpr", "DST": "constexpr"}
-    consts = {"M": shape[0], "N": shape[1], "SRC": _gluon(src), "DST": _gluon(dst)}
-    kernel = triton.compile(runtime.GluonASTSource(_convert, sig, consts),
+    consts = {"M": shape[0], "N": shape[-1], "SRC": _gluon(src), "DST": _gluon(dst)}
+    fn = _convert
+    if len(shape) == 1:
+        fn = _convert_1d
+        del sig["N"], consts["N"]
+    kernel = triton.compile(runtime.GluonASTSource(fn, sig, consts),
                             target=compiler.GPUTarget("cuda", 90, 32), options={"num_warps": 4})
     return kernel.metadata.shared, Counter(OPS.findall(kernel.asm["ptx"]))
 
@@ -116,6 +127,17 @@ def _warp_local_cases(seed: int, n: int) -> list[tuple[dict[str, Any], dict[str,
     return out
 
 
+def _slice_cases(seed: int, n: int) -> list[tuple[dict[str, Any], dict[str, Any], list[int], str]]:
+    """Pairs of slices of random 2-D layouts (1-D tensors)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        src, dst = ({"kind": "SliceLayout", "dim": rng.randrange(2), "parent": random_layout(rng)}
+                    for _ in range(2))
+        out.append((src, dst, [rng.choice([16, 32, 64, 128])], rng.choice(sorted(DTYPES))))
+    return out
+
+
 def check_case(src: dict[str, Any], dst: dict[str, Any], shape: list[int], dtype: str) -> None:
     shared, counts = compile_counts(src, dst, shape, dtype)
     got = triton_convert_layout(build(src), build(dst), shape, dtype)
@@ -136,7 +158,12 @@ def test_random_warp_local_pairs(case: tuple[Any, ...]) -> None:
     check_case(*case)
 
 
+@pytest.mark.parametrize("case", _slice_cases(3, 1))
+def test_random_slice_pairs(case: tuple[Any, ...]) -> None:
+    check_case(*case)
+
+
 @pytest.mark.thorough
-@pytest.mark.parametrize("case", _cases(2027, 60) + _warp_local_cases(2027, 30))
+@pytest.mark.parametrize("case", _cases(2027, 60) + _warp_local_cases(2027, 30) + _slice_cases(2027, 30))
 def test_random_pairs_thorough(case: tuple[Any, ...]) -> None:
     check_case(*case)

@@ -66,9 +66,8 @@ def _coords(ll: Any, name: str) -> str:
     return " ".join(vals) if vals else "-"
 
 
-def _side(name: str, side: Any, rounds: int) -> str:
-    op = {"shared": f"{name}.shared", "matrix": f"{name}matrix", "matrix.trans": f"{name}matrix.trans"}
-    return f"{op[side.op]} {side.vector_bits}-bit, {side.per_round} per thread per round x {rounds}"
+def _side(op: str, side: Any) -> str:
+    return f"{op} ({side.vector_bits} bits a thread), {side.per_round} per thread per round"
 
 
 def explain(cost: ConversionCost) -> list[str]:
@@ -81,8 +80,8 @@ def explain(cost: ConversionCost) -> list[str]:
     if c.shared is not None:
         sh = c.shared
         out += [f"scratch: {sh.scratch_bytes} bytes, {sh.rounds} round(s) of store, bar.sync, load",
-                f"store: {_side('st', sh.store, sh.rounds)}",
-                f"load:  {_side('ld', sh.load, sh.rounds)}",
+                f"store: {_side(sh.store_op, sh.store)}",
+                f"load:  {_side(sh.load_op, sh.load)}",
                 "swizzled scratch layout (each basis as a tensor coordinate):"]
         out += [f"  {n:<8}{_coords(sh.layout, n)}" for n in sh.layout.get_in_dim_names()]
         waves = ", ".join(f"{k} {v}" for k, v in cost.wavefronts.items()) or "-"

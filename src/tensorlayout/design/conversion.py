@@ -55,8 +55,9 @@ def element_bits(dtype: str | int) -> int:
 class SharedRoundTrip:
     """The shared-memory part of a conversion: ``layout`` maps the in dims ``vector``, ``bank``,
     ``segment``, ``reps`` to the tensor (Triton's swizzled scratch layout); ``store``/``load``
-    are the instructions per round; ``rounds`` the number of store/barrier/load rounds;
-    ``bank_conflicts`` the (read, write) excess wavefronts Triton scores for its choice."""
+    are the instructions per round (``store_op``/``load_op`` their PTX names); ``rounds`` the
+    number of store/barrier/load rounds; ``bank_conflicts`` the (read, write) excess wavefronts
+    Triton scores for its choice."""
 
     layout: LinearLayout
     store: low.RoundOps
@@ -64,6 +65,8 @@ class SharedRoundTrip:
     rounds: int
     scratch_bytes: int
     bank_conflicts: tuple[int, int]
+    store_op: str
+    load_op: str
 
 
 @dataclass(frozen=True)
@@ -140,10 +143,9 @@ def _op_name(side: low.RoundOps, store: bool, bitwidth: int) -> str:
             ".shared.b16")
 
 
-def _counts(shared: SharedRoundTrip, warp_sync: bool, bitwidth: int) -> dict[str, int]:
+def _counts(shared: SharedRoundTrip, warp_sync: bool) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for side, store in ((shared.store, True), (shared.load, False)):
-        name = _op_name(side, store, bitwidth)
+    for side, name in ((shared.store, shared.store_op), (shared.load, shared.load_op)):
         counts[name] = counts.get(name, 0) + side.per_round * shared.rounds
     counts["bar.warp.sync" if warp_sync else "bar.sync"] = 2 * shared.rounds - 1
     return counts
@@ -163,9 +165,9 @@ def _through_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> tupl
     plan, scored = plan_shared(Side.of(s), Side.of(d), bits)
     rounds = 1 << len(plan.reps)
     size = src.get_total_out_dim_size()
-    shared = SharedRoundTrip(_smem_layout(plan, src), low.round_ops(s, plan, plan.store, bits),
-                             low.round_ops(d, plan, plan.load, bits), rounds,
-                             size // rounds * bits // 8, scored)
+    store, load = low.round_ops(s, plan, plan.store, bits), low.round_ops(d, plan, plan.load, bits)
+    shared = SharedRoundTrip(_smem_layout(plan, src), store, load, rounds, size // rounds * bits // 8, scored,
+                             _op_name(store, True, bits), _op_name(load, False, bits))
     return shared, _warp_sync(s, d)
 
 
@@ -185,4 +187,4 @@ def triton_convert_layout(src: Any, dst: Any, shape: Sequence[int], dtype: str |
         counts = low.shuffle_counts(s, d, bitwidth) if path == "shuffles" else {}
         return TritonConversion(s, d, bitwidth, path, None, counts, mixed)
     shared, warp_sync = _through_shared(s, d, bitwidth)
-    return TritonConversion(s, d, bitwidth, path, shared, _counts(shared, warp_sync, max(bitwidth, 8)), mixed)
+    return TritonConversion(s, d, bitwidth, path, shared, _counts(shared, warp_sync), mixed)

@@ -9,6 +9,7 @@ each round; the bank model's wavefronts for ld/st.shared sides are measured, not
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from itertools import product
 
 import pytest
@@ -94,6 +95,7 @@ def test_picture_has_three_panels() -> None:
     svg = conversion_svg(c)
     assert svg.count('class="cell"') == 3 * 32 * 32 and "top-left 32x32 of 32x64" in svg
     assert "source" in svg and "destination" in svg and "data-bank" in svg
+    assert ET.fromstring(svg).tag.endswith("svg")
 
 
 def test_cli_text_and_json(capsys: pytest.CaptureFixture[str], tmp_path) -> None:

@@ -27,7 +27,7 @@ compiler = pytest.importorskip("triton.backends.compiler")
 #: The PTX ops compared (byte permutes, ``prmt``, are not modelled).
 OPS = re.compile(r"\b(st\.shared[.\w]*|ld\.shared[.\w]*|ldmatrix[.\w]*|stmatrix[.\w]*|shfl\.sync[.\w]*"
                  r"|bar\.sync|bar\.warp\.sync)")
-DTYPES = {"f16": "*fp16", "f32": "*fp32", "i8": "*i8"}
+DTYPES = {"f16": "*fp16", "f32": "*fp32", "i8": "*i8", "f64": "*fp64"}
 
 
 @gluon.jit

@@ -4,17 +4,24 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
-from tensorlayout.explore._api import answer
+from tensorlayout.explore._api import answer, state_key
 from tensorlayout.explore._page import EXAMPLES, page
 
 __all__ = ["HOST", "make_server"]
 
 #: The only address the server listens on.
 HOST = "127.0.0.1"
+
+
+@lru_cache(maxsize=64)
+def _answer_json(key: str) -> bytes:
+    """The answer of the state behind ``key`` as JSON bytes; switching back to a view is instant."""
+    return json.dumps(answer(dict(json.loads(key))), separators=(",", ":")).encode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -37,8 +44,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, page(examples=examples).encode(), "text/html; charset=utf-8")
         elif url.path == "/api":
             state = dict(parse_qsl(url.query, keep_blank_values=True))
-            body = json.dumps(answer(state), separators=(",", ":")).encode()
-            self._send(HTTPStatus.OK, body, "application/json")
+            self._send(HTTPStatus.OK, _answer_json(state_key(state)), "application/json")
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
 

@@ -73,6 +73,18 @@ def test_bad_input_is_one_line(text: str, error: str) -> None:
     assert not a["ok"] and error in a["error"] and "\n" not in a["error"]
 
 
+def test_indexing_map_grid_and_triton_notations() -> None:
+    a = answer({"q": "(d0, d1) -> (d1 * 16 + d0), domain: d0 in [0, 15], d1 in [0, 7]", "view": "grid"})
+    assert a["html"].count('class="cell"') == 128 and 'data-index="3,2" data-offset="35"' in a["html"]
+    a = answer({"q": "(d0, d1) -> (d0, d1 mod 4), domain: d0 in [0, 15], d1 in [0, 7]", "view": "grid"})
+    assert a["view_error"].startswith("UnsupportedError: the grid of an indexing map is drawn for one result")
+    a = answer({"q": "to_linear_layout(BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0]), [16, 16])",
+                "view": "notations"})
+    for name, text in (("CuTe", "(16,16):(16,1)"), ("XLA", "f16[16,16]{1,0}"),
+                       ("indexing map", "(d0, d1) -&gt; (d0 * 16 + d1)")):
+        assert f'data-notation="{name}"><pre>{text}' in a["html"], name
+
+
 def test_a_view_that_does_not_apply_says_why() -> None:
     a = answer({"q": "(4,8):(8,1)", "view": "tv"})
     assert a["ok"] and a["view_error"].startswith("UnsupportedError: a TV layout")

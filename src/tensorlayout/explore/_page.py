@@ -46,7 +46,8 @@ h1 { font-size: 18px; margin: 0 0 .5em 0; }
 #timing { font-size: 12px; color: #666; }
 #content.stale { opacity: .35; }
 .view-error { color: #b00020; font-family: monospace; }
-.side { display: flex; flex-wrap: wrap; gap: 1.2em; align-items: flex-start; }
+.side { display: flex; flex-wrap: nowrap; gap: 1em; align-items: flex-start; }
+.side .panel { flex: 0 1 auto; min-width: 6em; }
 .panel { border: 1px solid #ddd; padding: .4em; overflow: auto; max-width: 100%; }
 .ptitle { font-family: monospace; font-size: 13px; margin-bottom: .3em; }
 .why { font-size: 12px; color: #555; margin-bottom: .3em; }

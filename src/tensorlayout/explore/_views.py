@@ -14,13 +14,15 @@ from functools import partial
 from html import escape
 from typing import Any
 
-from tensorlayout import render
+import numpy as np
+
+from tensorlayout import convert, render, triton
 from tensorlayout.cli import _show_as
 from tensorlayout.cli import _triton as cli_triton
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.cli.padding import shape_text
-from tensorlayout.convert import xla_to_cute
+from tensorlayout.core.intmath import prod
 from tensorlayout.cute import ComposedLayout, Layout, size
 from tensorlayout.cute.tla import element_bits
 from tensorlayout.errors import TensorLayoutError, UnsupportedError
@@ -29,6 +31,7 @@ from tensorlayout.gpu import TVLayout
 from tensorlayout.gpu.banks import shared_core, vector_access
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
 from tensorlayout.indexing import IndexingMap
+from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.render._triton import is_distributed
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
@@ -78,7 +81,32 @@ def _target(entry: Entry) -> Target:
     return entry.obj
 
 
+#: An indexing map's grid is drawn by evaluating it at every point: at most this many.
+MAP_POINTS = 1 << 14
+
+
+def _map_target(m: IndexingMap) -> PhysicalTarget:
+    """A map with one result over a box domain from 0 and no symbols, as explicit offsets."""
+    if m.num_symbols or m.num_results != 1 or m.num_constraints:
+        raise UnsupportedError("the grid of an indexing map is drawn for one result over its dims "
+                               f"(no symbols, no constraints); this one has {m.num_results} results, "
+                               f"{m.num_symbols} symbols, {m.num_constraints} constraints")
+    bounds = [v.bounds for v in m.dim_vars]
+    if any(b.lower != 0 for b in bounds):
+        raise UnsupportedError("the grid of an indexing map needs each dim to start at 0")
+    dims = tuple(b.upper + 1 for b in bounds)
+    if prod(dims) > MAP_POINTS:
+        raise UnsupportedError(f"the grid of an indexing map evaluates every point: at most {MAP_POINTS}, "
+                               f"this domain has {prod(dims)}")
+    offsets = [m.evaluate(list(p))[0] for p in np.ndindex(*dims)]
+    return PhysicalTarget.from_offsets(dims, offsets, name=str(m.results[0]))
+
+
 def _grid(entry: Entry, state: State) -> str:
+    if entry.kind == "map":
+        offsets = _map_target(entry.obj)
+        window = state_window(state, offsets.logical_shape)
+        return panel("L", f"offset {offsets.name} at each point", render.to_svg(offsets, window=window))
     if entry.kind == "triton":
         ll = entry.obj
         window = state_window(state, cli_triton.picture_dims(ll))
@@ -112,7 +140,9 @@ def _notations(entry: Entry, state: State) -> str:
         return notation_rows([
             ("Triton", lambda: str(ll).strip("\n")),
             ("CuTe", lambda: cli_triton.converted(ll, "cute", dtype)),
+            ("CuTe, one mode per in dim", lambda: str(triton.to_cute(ll))),
             ("XLA", lambda: cli_triton.converted(ll, "xla", dtype)),
+            ("indexing map", lambda: str(convert.to_indexing_map(triton.element_layout(ll)))),
             ("Triton's picture", lambda: cli_triton.show_text(ll, None))])
     if entry.kind in ("mma", "copy"):
         obj = entry.obj
@@ -150,7 +180,7 @@ def _map_only() -> str:
 def _smem(entry: Entry) -> Layout | ComposedLayout:
     lay = _target(entry).layout
     if isinstance(lay, Shape):
-        return xla_to_cute(lay)
+        return convert.xla_to_cute(lay)
     if not isinstance(lay, (Layout, ComposedLayout)):
         raise UnsupportedError(f"{entry.title}: banks need a CuTe or XLA layout")
     return lay
@@ -236,8 +266,8 @@ def _has_sectors(entry: Entry) -> bool:
 
 #: Every view of one input by name, in the order the page lists them.
 VIEWS: dict[str, View] = {
-    "grid": View("offset grid and memory strip", frozenset({"layout", "triton"}), _grid,
-                 lambda e: e.kind == "triton" or _is_layout(e)),
+    "grid": View("offset grid and memory strip", frozenset({"layout", "triton", "map"}), _grid,
+                 lambda e: e.kind != "layout" or _is_layout(e)),
     "tv": View("thread / value ownership", frozenset({"mma", "copy", "layout"}), _tv,
                lambda e: e.kind != "layout" or isinstance(e.obj.layout, Layout)),
     "notations": View("other notations", frozenset({"layout", "triton", "mma", "copy", "map"}), _notations),

@@ -138,6 +138,16 @@ def test_server_serves_page_and_answers(server: str) -> None:
         urlopen(server + "elsewhere")
 
 
+def test_a_bug_is_said_in_one_line_not_a_broken_page(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(state: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(explore._server, "answer", broken)
+    with urlopen(server + "api?q=(5,7):(7,1)") as r:
+        a = json.loads(r.read())
+    assert a == {"ok": False, "error": "InternalError: RuntimeError: boom (a bug in tensorlayout; please report it)"}
+
+
 def test_cli_serves_on_localhost_until_stopped() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen([sys.executable, "-m", "tensorlayout", "explore", "--port", "0", "(4,8):(8,1)"],
@@ -170,6 +180,7 @@ def test_cli_writes_the_saved_page(tmp_path: Path) -> None:
     (["explore", "-o", "x.html"], "UsageError"),
     (["explore", "--port", "70000"], "UsageError"),
     (["explore", "#ttg.blocked<{order = [1, 0]}>"], "LayoutError"),
+    (["explore", "#ttg.blocked<{order = [1, 0]}>", "--shape", "a,b", "-o", "x.html"], "LayoutError"),
 ])
 def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                    monkeypatch: pytest.MonkeyPatch, argv: list[str], kind: str) -> None:

@@ -132,6 +132,7 @@ def test_a_copied_address_reproduces_the_view(browser: Chromium, server: str) ->
     assert again.js("document.body.getAttribute('data-view')") == "tv"
     assert again.js("document.querySelectorAll('#content g.cell').length") == cells
     assert again.js("document.getElementById('q').value") == TILED_MMA
+    assert again.js("document.getElementById('link').href") == url
     assert again.js("document.getElementById('content').style.zoom") == "1.25"
     again.click("#zoomout")
     again.click("#zoomout")

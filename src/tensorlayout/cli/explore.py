@@ -69,11 +69,9 @@ def _save(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port takes 0..65535, got {args.port}")
-    settings = _settings(args)
+    shape = explore.shape_of(args.shape or "")
     for text in args.layouts:  # a bad one fails now, in one line, not on the page later
-        state = {**settings, "q": text}
-        if not explore.answer(state)["ok"]:
-            explore.read(text, [int(d) for d in args.shape.split(",")] if args.shape else None)
+        explore.read(text, shape)
     if args.output:
         return _save(args)
     server = explore.make_server(args.port, examples=tuple(args.layouts) or explore.EXAMPLES)

@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.explore._api import STATE_KEYS, answer, state_key
+from tensorlayout.explore._api import STATE_KEYS, answer, shape_of, state_key
 from tensorlayout.explore._page import EXAMPLES, page
 from tensorlayout.explore._read import Entry, read
 from tensorlayout.explore._server import HOST, make_server
 
 __all__ = ["EXAMPLES", "HOST", "STATE_KEYS", "Entry", "answer", "make_server", "page", "read", "saved_page",
-           "state_key"]
+           "shape_of", "state_key"]
 
 
 def _answers(text: str, settings: Mapping[str, str]) -> dict[str, Any]:

@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorlayout.cli._target import Target
-from tensorlayout.errors import TensorLayoutError
+from tensorlayout.errors import LayoutError, TensorLayoutError
 from tensorlayout.explore._ops import OP_VIEWS
 from tensorlayout.explore._read import Entry, read
 from tensorlayout.explore._views import VIEWS, draw, views_of
 
-__all__ = ["STATE_KEYS", "answer", "canonical", "state_key"]
+__all__ = ["STATE_KEYS", "answer", "canonical", "shape_of", "state_key"]
 
 #: The page state: the input, the view and the settings views read (all strings).
 STATE_KEYS = ("q", "view", "shape", "win", "dtype", "access", "tile", "tpu", "zoom")
@@ -48,13 +48,18 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: " + " ".join(p.strip() for p in str(err).splitlines() if p.strip())
 
 
-def _shape(text: str) -> list[int] | None:
+def shape_of(text: str) -> list[int] | None:
+    """The tensor shape typed in the shape field (``16,16`` or ``16x16``; empty: None).
+
+    >>> shape_of("16x32"), shape_of("")
+    ([16, 32], None)
+    """
     if not text:
         return None
     try:
         dims = [int(p) for p in text.replace("x", ",").split(",") if p.strip()]
     except ValueError:
-        raise TensorLayoutError(f"the shape is dims like 16,16, got {text!r}") from None
+        raise LayoutError(f"the shape is dims like 16,16, got {text!r}") from None
     return dims or None
 
 
@@ -86,8 +91,8 @@ def answer(state: Mapping[str, str]) -> dict[str, Any]:
     start = time.perf_counter()
     st = canonical(state)
     try:
-        entry = read(st.get("q", ""), _shape(st.get("shape", "")))
-    except (TensorLayoutError, RecursionError) as err:
+        entry = read(st.get("q", ""), shape_of(st.get("shape", "")))
+    except TensorLayoutError as err:
         return {"ok": False, "error": _one_line(err), "state": st}
     menu = _menu(entry)
     names = [n for n, _ in menu]

@@ -79,6 +79,7 @@ _SCRIPT = r"""
     var p = new URLSearchParams();
     KEYS.forEach(function (k) { if (state[k]) { p.set(k, state[k]); } });
     history.replaceState(null, '', '#' + p.toString());
+    $('link').href = location.href;
   }
   function keyOf(s) {
     var items = [];
@@ -222,6 +223,10 @@ _SCRIPT = r"""
     writeHash(); applyZoom();
   }
   $('zoomin').addEventListener('click', function () { zoomBy(1.25); });
+  $('link').addEventListener('click', function (ev) {
+    ev.preventDefault();
+    if (navigator.clipboard) { navigator.clipboard.writeText(location.href).catch(function () {}); }
+  });
   $('zoomout').addEventListener('click', function () { zoomBy(0.8); });
   document.querySelectorAll('#examples a').forEach(function (a) {
     a.addEventListener('click', function (ev) {
@@ -278,6 +283,7 @@ def page(precomputed: Mapping[str, Any] | None = None, examples: Sequence[str] =
 <label>TPU <input id="tpu" class="small" placeholder="v5e"></label>
 <button id="zoomout" title="zoom out">-</button><span id="zoomv">1x</span>
 <button id="zoomin" title="zoom in">+</button>
+<a id="link" href="#" title="this view's address: copy it to share the view">link to this view</a>
 </div>
 <div id="error" role="alert"></div>
 <nav id="views"></nav>

@@ -9,6 +9,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
+from tensorlayout.cli import report
 from tensorlayout.explore._api import answer, state_key
 from tensorlayout.explore._page import EXAMPLES, page
 
@@ -44,7 +45,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, page(examples=examples).encode(), "text/html; charset=utf-8")
         elif url.path == "/api":
             state = dict(parse_qsl(url.query, keep_blank_values=True))
-            self._send(HTTPStatus.OK, _answer_json(state_key(state)), "application/json")
+            try:
+                body = _answer_json(state_key(state))
+            except Exception as err:  # a bug: said on the page in one line, as the command line says it
+                body = json.dumps({"ok": False, "error": report(err).removeprefix("tensorlayout: ")}).encode()
+            self._send(HTTPStatus.OK, body, "application/json")
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
 

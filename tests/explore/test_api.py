@@ -145,7 +145,8 @@ def test_a_bug_is_said_in_one_line_not_a_broken_page(server: str, monkeypatch: p
     monkeypatch.setattr(explore._server, "answer", broken)
     with urlopen(server + "api?q=(5,7):(7,1)") as r:
         a = json.loads(r.read())
-    assert a == {"ok": False, "error": "InternalError: RuntimeError: boom (a bug in tensorlayout; please report it)"}
+    assert a == {"ok": False,
+                 "error": "InternalError: RuntimeError: boom (a bug in tensorlayout; please report it)"}
 
 
 def test_cli_serves_on_localhost_until_stopped() -> None:

@@ -45,6 +45,8 @@ def test_every_view_of_every_example_answers(text: str) -> None:
     ("ttgl.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[2, 1], "
      "order=[1, 0])",
      "triton"),
+    ("ttgl.to_linear_layout(ttgl.SliceLayout(1, ttgl.BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0])), [16])",
+     "triton"),
     ("(d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 7], d1 in [0, 7]", "map"),
     ("zipped_divide((8,8):(8,1),(2,4))", "op"),
 ])

@@ -98,12 +98,17 @@ def _literal(node: ast.expr) -> Any:
                           f"{ast.unparse(node)!r}") from None
 
 
+def _called(node: ast.Call) -> str:
+    """The name a call calls, without its module prefixes (``ttgl.amd.AMDMFMALayout``)."""
+    return node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+
+
 def _gluon_object(node: ast.expr) -> Any:
-    """A call of a Gluon layout class (``ttgl.`` / ``gl.`` prefixes allowed), arguments literal
-    or nested layouts."""
+    """A call of a Gluon layout class (``ttgl.`` / ``gl.amd.`` prefixes allowed), arguments
+    literal or nested layouts."""
     if not isinstance(node, ast.Call):
         return _literal(node)
-    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    name = _called(node)
     cls = GLUON_LAYOUTS.get(name)
     if cls is None:
         raise LayoutError(f"unknown Gluon layout {name!r}; known: {', '.join(GLUON_LAYOUTS)}")
@@ -115,14 +120,14 @@ def _gluon_object(node: ast.expr) -> Any:
 
 
 def _gluon(text: str, shape: Sequence[int] | None) -> Entry | None:
-    head = re.match(r"\s*(?:\w+\.)?(\w+)\s*\(", text)
+    head = re.match(r"\s*(?:\w+\.)*(\w+)\s*\(", text)
     if head is None or (head.group(1) not in GLUON_LAYOUTS and head.group(1) != "to_linear_layout"):
         return None
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
         raise ParseError(text, max((err.offset or 1) - 1, 0), "a Gluon constructor call") from None
-    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "to_linear_layout":
+    if isinstance(node, ast.Call) and _called(node) == "to_linear_layout":
         if len(node.args) != 2:
             raise LayoutError("to_linear_layout(layout, shape) takes two arguments")
         layout, shape = _gluon_object(node.args[0]), _literal(node.args[1])

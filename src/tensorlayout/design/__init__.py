@@ -1,5 +1,15 @@
 """Choose a layout, with a proof: shared-memory layouts synthesised for given accesses, and the
 data path (and cost) of converting between two distributed layouts, as Triton lowers it.
+
+>>> from tensorlayout.design import design_smem
+>>> design_smem((64, 64), "f16", writes=["cp.async 16B"], reads=["SM75_U32x4_LDSM_N"]).best.candidate.name
+'GMMA::Layout_K_SW128_Atom<half_t>'
 """
 
-__all__: list[str] = []
+from tensorlayout.design._access import DTYPES, Access, parse_access
+from tensorlayout.design._candidates import Candidate
+from tensorlayout.design._proof import AccessProof, Conflict, prove
+from tensorlayout.design.smem import SmemAnswer, SmemDesign, design_smem
+
+__all__: list[str] = ["DTYPES", "Access", "AccessProof", "Candidate", "Conflict", "SmemAnswer", "SmemDesign",
+                      "design_smem", "parse_access", "prove"]

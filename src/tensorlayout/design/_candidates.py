@@ -9,8 +9,8 @@ on ``2^e``-byte element offsets it is ``Sw<B,4-e,3>``, the form CUTLASS's SM80 c
 address, so offsets here always come from :meth:`Candidate.byte_offsets`.
 
 >>> c = Candidate("K", "atom", 2, 64, 0, (128, 32), 16)
->>> c.name, c.atom_bytes, c.byte_offsets()[1, 0], c.byte_offsets()[2, 0]
-('GMMA::Layout_K_SW64_Atom<half_t>', 512, 64, 144)
+>>> c.name, c.atom_bytes, c.byte_offsets()[:3, 0].tolist()
+('GMMA::Layout_K_SW64_Atom<half_t>', 512, [0, 64, 144])
 """
 
 from __future__ import annotations

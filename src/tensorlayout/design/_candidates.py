@@ -1,12 +1,12 @@
 """Candidate shared-memory layouts of an ``(MN, K)`` tile, their physical byte addresses, and their
 spellings in CuTe (text, C++, DSL) and Triton.
 
-Units, exactly: a candidate's swizzle ``Sw<B,4,3>`` acts on **byte addresses** (as the hardware,
-TMA and CuTe's ``Sw<B,4,3> o smem_ptr[16b](unset) o L`` atoms once bound to a shared pointer do);
-on ``2^e``-byte element offsets it is ``Sw<B,4-e,3>``, the form CUTLASS's SM80 configs write as
-``composition(Swizzle<3,3,3>{}, ...)`` for 16-bit types. Printed as a layout function (no pointer),
-``Sw<3,4,3> o smem_ptr[16b](unset) o L`` applies the swizzle to element offsets: that is not the
-address, so offsets here always come from :meth:`Candidate.byte_offsets`.
+Units, exactly: a candidate's swizzle ``Sw<B,M,S>`` (``Sw<B,4,3>`` for the atoms) acts on **byte
+addresses**, as the hardware, TMA and CuTe's ``Sw<B,4,3> o smem_ptr[16b](unset) o L`` atoms once
+bound to a shared pointer do; on ``2^e``-byte element offsets it is ``Sw<B,M-e,S>``, the form
+CUTLASS's SM80 configs write as ``composition(Swizzle<3,3,3>{}, ...)`` for 16-bit types. Printed
+as a layout function (no pointer), ``Sw<3,4,3> o smem_ptr[16b](unset) o L`` applies the swizzle
+to element offsets: that is not the address, so offsets here always come from :meth:`Candidate.byte_offsets`.
 
 >>> c = Candidate("K", "atom", 2, 64, 0, (128, 32), 16)
 >>> c.name, c.atom_bytes, c.byte_offsets()[:3, 0].tolist()
@@ -31,6 +31,8 @@ from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedShared
 __all__ = ["Candidate", "candidates", "padded_candidates"]
 
 _ATOM_NAMES = {0: "INTER", 1: "SW32", 2: "SW64", 3: "SW128"}
+#: The ``M`` of the byte swizzles ``Sw<B,M,S>`` tried over plain rows (16-, 32- and 64-byte chunks).
+SWIZZLE_BASES = (4, 5, 6)
 #: Padding tried (bytes per row) when no swizzle works.
 PADDINGS = (4, 8, 16, 32, 64)
 
@@ -39,7 +41,7 @@ PADDINGS = (4, 8, 16, 32, 64)
 class Candidate:
     """One layout of the ``tile``: ``base`` ``"atom"`` (a GMMA/UMMA atom of ``width`` bytes per row,
     8 rows, ``tile_to_shape``'d), ``"plain"`` (rows of the whole contiguous extent) or ``"padded"``
-    (plain rows ``pad`` bytes apart more); ``Sw<bits,4,3>`` on byte addresses."""
+    (plain rows ``pad`` bytes apart more); ``Sw<bits,base_m,shift>`` on byte addresses."""
 
     major: str
     base: str
@@ -49,6 +51,13 @@ class Candidate:
     tile: tuple[int, int]
     element_bits: int
     ctype: str = "half_t"
+    base_m: int = 4
+    shift: int = 3
+
+    @property
+    def swizzle(self) -> Swizzle:
+        """The swizzle, on byte addresses."""
+        return Swizzle(self.bits, self.base_m, self.shift)
 
     @property
     def element_bytes(self) -> int:
@@ -67,7 +76,7 @@ class Candidate:
         if self.base == "atom":
             return 8 * self.width
         if self.base == "plain":
-            return row if not self.bits else 1 << (self.bits + 7)
+            return row if not self.bits else 1 << (self.bits + self.base_m + self.shift)
         return row + self.pad
 
     @property
@@ -76,7 +85,7 @@ class Candidate:
         if self.base == "atom":
             return f"GMMA::Layout_{self.major}_{_ATOM_NAMES[self.bits]}_Atom<{self.ctype}>"
         if self.base == "plain":
-            return f"Sw<{self.bits},4,3> (bytes) over plain rows" if self.bits else "plain rows"
+            return f"{self.swizzle} (bytes) over plain rows" if self.bits else "plain rows"
         return f"plain rows padded by {self.pad} B"
 
     def _row_stride(self) -> int:
@@ -97,7 +106,7 @@ class Candidate:
     def byte_offsets(self) -> np.ndarray:
         """``table[mn, k]``: the byte address of every element (the swizzle on bytes)."""
         elems = self.inner.offsets().reshape(self.tile[1], self.tile[0]).T
-        return Swizzle(self.bits, 4, 3)(elems * self.element_bytes)
+        return self.swizzle(elems * self.element_bytes)
 
     def element_offsets(self) -> np.ndarray:
         """``table[mn, k]``: the physical element index (byte address / element bytes)."""
@@ -113,15 +122,15 @@ class Candidate:
         (as its GMMA atoms), or the plain layout where nothing is swizzled."""
         if not self.bits and self.base != "atom":
             return self.inner
-        return ComposedLayout(Swizzle(self.bits, 4, 3), SmemPtrFlag(self.element_bits), self.inner)
+        return ComposedLayout(self.swizzle, SmemPtrFlag(self.element_bits), self.inner)
 
     def cute_text(self) -> str:
         """CuTe's print of :meth:`cute_layout`."""
         return str(self.cute_layout())
 
     def _element_swizzle(self) -> tuple[int, int, int]:
-        """The swizzle on element offsets: ``Sw<B, 4 - log2(bytes), 3>``."""
-        return self.bits, 4 - (self.element_bytes.bit_length() - 1), 3
+        """The swizzle on element offsets: ``Sw<B, M - log2(bytes), S>``."""
+        return self.bits, self.base_m - (self.element_bytes.bit_length() - 1), self.shift
 
     def _atom_layout(self) -> Layout:
         """The repeating unswizzled atom: 8 rows of ``width`` bytes (or one row of the tile)."""
@@ -167,7 +176,8 @@ class Candidate:
                         NVMMASharedLayout(width, eb, 2, self.major == "MN")))
         if self.base != "padded":
             row = self.tile[self.contig] * self.element_bytes
-            vec, per_phase = 16 // self.element_bytes, max(1, 128 // row)
+            vec = (1 << self.base_m) // self.element_bytes
+            per_phase = max(1, (1 << (self.base_m + self.shift)) // row)
             max_phase = 1 << self.bits
             out.append((f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, "
                         f"maxPhase = {max_phase}, order = [{order[0]}, {order[1]}]}}>",
@@ -210,9 +220,9 @@ def _triton_table(enc: object, tile: tuple[int, int]) -> np.ndarray | None:
 
 
 def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str) -> list[Candidate]:
-    """The swizzled candidates, smallest first: plain rows, then the GMMA atoms (INTER, SW32, SW64,
-    SW128) whose rows fit the contiguous extent, and byte swizzles over plain rows (a layout the
-    atoms already give is left out)."""
+    """The swizzled candidates, smallest first: plain rows, the GMMA atoms (INTER, SW32, SW64, SW128)
+    whose rows fit the contiguous extent, and every byte swizzle ``Sw<B,M,S>`` (``B`` 1-3, ``M`` in
+    :data:`SWIZZLE_BASES`, within the tile) over plain rows, each layout once (an atom's name first)."""
     c = 1 if major == "K" else 0
     row = tile[c] * element_bits // 8
     if row % 16 or tile[1 - c] % 8:
@@ -221,13 +231,15 @@ def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str)
     out = [Candidate(major, "plain", 0, row, 0, tile, element_bits, ctype)]
     out += [Candidate(major, "atom", b, 16 << b, 0, tile, element_bits, ctype)
             for b in range(4) if row % (16 << b) == 0]
-    out += [Candidate(major, "plain", b, row, 0, tile, element_bits, ctype) for b in (1, 2, 3)]
-    seen: list[np.ndarray] = []
+    total = (tile[0] * tile[1] * element_bits // 8).bit_length() - 1
+    out += [Candidate(major, "plain", b, row, 0, tile, element_bits, ctype, m, s)
+            for b in (1, 2, 3) for m in SWIZZLE_BASES for s in range(b, total - m - b + 1)]
+    seen: set[bytes] = set()
     unique = []
     for cand in sorted(out, key=lambda x: (x.base != "atom", x.atom_bytes)):  # an atom names a layout first
-        table = cand.byte_offsets()
-        if not any(np.array_equal(table, t) for t in seen):
-            seen.append(table)
+        key = cand.byte_offsets().tobytes()
+        if key not in seen:
+            seen.add(key)
             unique.append(cand)
     return sorted(unique, key=lambda x: (x.atom_bytes, x.base != "atom"))
 

@@ -2,7 +2,7 @@
 read is conflict-free at its widest vector, smallest first, each with its proof.
 
 Candidates are the unswizzled rows, CuTe's GMMA/UMMA atoms ``GMMA::Layout_{K,MN}_{INTER,SW32,SW64,
-SW128}_Atom`` tiled over the tile (``tile_to_shape``) and ``Sw<B,4,3>`` on byte addresses over
+SW128}_Atom`` tiled over the tile (``tile_to_shape``) and ``Sw<B,M,S>`` on byte addresses over
 plain rows; where none works, rows padded apart. A candidate passes when, for every access, each
 instruction over the whole tile moves whole aligned vectors and each phase takes one wavefront
 (the bank model of :mod:`tensorlayout.core.banks`); TMA must write its widest box rows and
@@ -31,6 +31,9 @@ from tensorlayout.gpu.tv import check_tile
 
 __all__ = ["SmemAnswer", "SmemDesign", "design_smem"]
 
+#: Refused candidates the text report lists (the JSON form has them all).
+REFUSED_SHOWN = 6
+
 
 @dataclass(frozen=True)
 class SmemAnswer:
@@ -54,7 +57,7 @@ class SmemAnswer:
         c = self.candidate
         fail = self.first_failure()
         return {"name": c.name, "atom_bytes": c.atom_bytes, "allocated_bytes": c.allocated_bytes,
-                "swizzle_bytes": f"Sw<{c.bits},4,3>", "cute": c.cute_text(), "cute_cpp": c.cute_cpp(),
+                "swizzle_bytes": str(c.swizzle), "cute": c.cute_text(), "cute_cpp": c.cute_cpp(),
                 "cute_dsl": c.cute_dsl(), "triton": list(c.triton()),
                 "atom": c.name if c.base == "atom" else None, "ok": self.ok,
                 "why_not": None if fail is None else str(fail),
@@ -123,7 +126,9 @@ def format_design(d: SmemDesign) -> list[str]:
     smaller = [a for a in d.rejected if first is None or a.candidate.atom_bytes <= first]
     if smaller:
         out.append("refused (smaller or as small):")
-    out += [f"  {a.candidate.name}: {a.first_failure()}" for a in smaller]
+    out += [f"  {a.candidate.name}: {a.first_failure()}" for a in smaller[:REFUSED_SHOWN]]
+    if len(smaller) > REFUSED_SHOWN:
+        out.append(f"  ... and {len(smaller) - REFUSED_SHOWN} more (--json lists every one)")
     return out
 
 

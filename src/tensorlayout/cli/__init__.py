@@ -23,7 +23,7 @@ from tensorlayout.errors import TensorLayoutError
 __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles")
+_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles", "design")
 _JAX_COMMANDS = ("memory", "blocks", "doctor", "layouts")  # JAX/TPU tools: memory as the compiler sees it
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.

@@ -221,8 +221,9 @@ def _triton_table(enc: object, tile: tuple[int, int]) -> np.ndarray | None:
 
 def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str) -> list[Candidate]:
     """The swizzled candidates, smallest first: plain rows, the GMMA atoms (INTER, SW32, SW64, SW128)
-    whose rows fit the contiguous extent, and every byte swizzle ``Sw<B,M,S>`` (``B`` 1-3, ``M`` in
-    :data:`SWIZZLE_BASES`, within the tile) over plain rows, each layout once (an atom's name first)."""
+    whose rows fit the contiguous extent, and every byte swizzle ``Sw<B,M,S>`` over plain rows
+    (``B`` 1-3, ``M`` in :data:`SWIZZLE_BASES`, its source bits row bits of the tile), each layout
+    once (an atom's name first)."""
     c = 1 if major == "K" else 0
     row = tile[c] * element_bits // 8
     if row % 16 or tile[1 - c] % 8:
@@ -232,8 +233,9 @@ def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str)
     out += [Candidate(major, "atom", b, 16 << b, 0, tile, element_bits, ctype)
             for b in range(4) if row % (16 << b) == 0]
     total = (tile[0] * tile[1] * element_bits // 8).bit_length() - 1
+    row_bit = (row - 1).bit_length()  # the first address bit that counts rows
     out += [Candidate(major, "plain", b, row, 0, tile, element_bits, ctype, m, s)
-            for b in (1, 2, 3) for m in SWIZZLE_BASES for s in range(b, total - m - b + 1)]
+            for b in (1, 2, 3) for m in SWIZZLE_BASES for s in range(max(b, row_bit - m), total - m - b + 1)]
     seen: set[bytes] = set()
     unique = []
     for cand in sorted(out, key=lambda x: (x.base != "atom", x.atom_bytes)):  # an atom names a layout first

@@ -68,6 +68,8 @@ class AccessProof:
     banks: tuple[tuple[int, ...], ...]
     conflict: Conflict | None = None
     failure: str = ""
+    #: ``(phase, thread, mn, k, byte address)`` of every element instruction 0 moves
+    cells: tuple[tuple[int, int, int, int, int], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -179,7 +181,9 @@ def prove_threads(access: Access, cand: Candidate) -> AccessProof:
         sl = slice(p * lpp, (p + 1) * lpp)
         conflict = _conflict(access, i, p, np.arange(lanes)[sl], words[i, sl], addr, coords, thread)
     worst = int(wave.sum(axis=1).max())
-    return AccessProof(access.name, access.role, vb, lpp, n_i, n_p, worst, banks, conflict)
+    cells = tuple((lane // lpp, int(thread[0, lane]), int(coords[0, lane, j, 0]), int(coords[0, lane, j, 1]),
+                   int(addr[0, lane, j])) for lane in range(lanes) for j in range(access.vector))
+    return AccessProof(access.name, access.role, vb, lpp, n_i, n_p, worst, banks, conflict, "", cells)
 
 
 def _descriptor_failure(access: Access, cand: Candidate) -> str:

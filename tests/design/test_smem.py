@@ -14,6 +14,8 @@ from tensorlayout.design import Candidate, SmemDesign, design_smem, parse_access
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu import TVLayout, bank_conflicts, copy_atom, make_tiled_copy_a, make_tiled_mma, mma_atom
 from tensorlayout.render import design_svg
+from tensorlayout.triton import hardware_bank_conflicts
+from tensorlayout.triton import parse_layout as parse_triton
 
 CASES = [
     ((128, 32), "f16", "K", ["cp.async 16B"], ["SM75_U32x4_LDSM_N"]),
@@ -173,3 +175,29 @@ def test_physical_offsets_are_a_bijection() -> None:
         if c.candidate.base != "padded":
             offs = np.sort(c.candidate.element_offsets().ravel())
             assert (offs == np.arange(64 * 128)).all(), c.candidate.name
+
+
+BLOCKED = ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+           "order = [1, 0]}>")
+DOT_A = ("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+         "warpsPerCTA = [4, 1], instrShape = [16, 8]}>, kWidth = 2}>")
+
+
+def test_triton_accesses_against_triton_bank_model() -> None:
+    """Triton distributed layouts as accesses: on every candidate Triton can spell as
+    #ttg.swizzled_shared, warp 0's verdict equals triton.hardware_bank_conflicts'."""
+    d = design_smem((128, 32), "f16", writes=[BLOCKED], reads=[DOT_A])
+    assert d.best.candidate.name == "GMMA::Layout_K_SW64_Atom<half_t>"
+    assert [p.vector_bytes for p in d.best.proofs] == [16, 4]
+    reg = {BLOCKED: parse_triton(BLOCKED, [128, 32]), DOT_A: parse_triton(DOT_A, [128, 32])}
+    compared = 0
+    for ans in d.layouts + d.rejected:
+        for text, enc in ans.candidate._triton_options():
+            if not text.startswith("#ttg.swizzled_shared") or text not in ans.candidate.triton():
+                continue
+            for proof in ans.proofs:
+                triton = hardware_bank_conflicts(reg[proof.access], enc.to_linear_layout([128, 32]), 16)
+                warp0 = proof.conflict is None or proof.conflict.instruction >= proof.instructions // 4
+                assert (triton.excess == 0) == warp0, (ans.candidate.name, proof.access)
+                compared += 1
+    assert compared >= 4

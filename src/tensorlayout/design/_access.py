@@ -10,6 +10,8 @@ group as one vector. Its ``coords[t, j]`` are ``(mn, k)`` coordinates of a footp
   read: ``make_tiled_copy_A`` of the atom with the element type's SM80 ``mma.sync``;
 * ``SM80_16x8x16_F32F16F16F32_TN:A`` (or ``:B``): that MMA operand's TV layout, vectorised where
   its values run along the contiguous dimension;
+* a Triton distributed layout (``#ttg.blocked<{...}>``, ``#ttg.dot_op<{...}>``, ``#ttg.linear<{...}>``)
+  over the tile: thread ``32·warp + lane``, value ``register``, vectorised as an operand;
 * ``TMA`` (a box written by the tensor-memory accelerator) and ``GMMA``/``UMMA`` (the core
   matrices of ``wgmma``/``tcgen05.mma`` reads): their footprints depend on the layout chosen.
 
@@ -32,6 +34,8 @@ from tensorlayout.gpu.atom_types import CopyAtom
 from tensorlayout.gpu.atoms import copy_atom, mma_atom
 from tensorlayout.gpu.tiled import TiledCopy, make_tiled_copy, make_tiled_copy_a, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.triton._mlir import is_triton_text
+from tensorlayout.triton._mlir import parse_layout as parse_triton
 
 __all__ = ["DTYPES", "Access", "AccessSpec", "dtype_bits", "parse_access"]
 
@@ -211,12 +215,30 @@ def _tma_spec(spec: str, role: str, bits: int, major: str) -> Access | None:
     return tma_box("TMA", role, bits, major, 128 // bits, 8)  # the box is set by the layout chosen
 
 
+def _triton_spec(spec: str, role: str, tile: tuple[int, int], bits: int, major: str) -> Access | None:
+    """A Triton distributed layout over the tile: ``coords[32·warp + lane, register]``."""
+    if not is_triton_text(spec):
+        return None
+    ll = parse_triton(spec, list(tile))
+    sizes = dict(ll.get_in_dims())
+    if ll.get_out_dim_sizes() != list(tile) or sizes.get("block", 1) != 1 or "register" not in sizes:
+        raise LayoutError(f"{spec}: a distributed layout of one CTA over the {tile[0]}x{tile[1]} tile is "
+                          f"needed, got in dims {sizes} over {ll.get_out_dim_sizes()}")
+    warps, lanes, regs = sizes.get("warp", 1), sizes.get("lane", 1), sizes["register"]
+    t = np.arange(warps * lanes)[:, None]
+    out = ll.apply_batch({"register": np.arange(regs)[None, :], "lane": t % lanes, "warp": t // lanes,
+                          "block": 0})
+    coords = np.stack(np.broadcast_arrays(out["dim0"], out["dim1"]), axis=-1).astype(np.int64)
+    return Access(spec, role, "thread", tile, coords, _natural_vector(coords, bits, _contig(major)))
+
+
 _SpecRule = Callable[[str, str, tuple[int, int], int, str, int], "Access | None"]
 #: The spellings read, tried in order (each returns None when the text is not its kind).
 _RULES: tuple[_SpecRule, ...] = (
     lambda s, r, t, b, m, n: _tma_spec(s, r, b, m),
     lambda s, r, t, b, m, n: _descriptor_spec(s, r, b, m),
     lambda s, r, t, b, m, n: _operand_spec(s, r, b, m),
+    lambda s, r, t, b, m, n: _triton_spec(s, r, t, b, m),
     _copy_spec,
 )
 
@@ -240,4 +262,4 @@ def parse_access(spec: AccessSpec, role: str, tile: tuple[int, int], bits: int, 
             return found
     raise LayoutError(f"unknown access {spec!r}: expected 'cp.async 16B', a copy atom (SM75_U32x4_LDSM_N, "
                       "UniversalCopy<uint128_t>, ...), an MMA operand (SM80_16x8x16_F32F16F16F32_TN:A), "
-                      "TMA, GMMA or UMMA")
+                      "a Triton layout (#ttg.blocked<{...}>), TMA, GMMA or UMMA")

@@ -29,7 +29,19 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.smem_atoms import matrix_descriptor, smem_layout_atom, tile_to_shape
 from tensorlayout.gpu.tma import make_tma_copy
 
-__all__ = ["AccessProof", "Conflict", "prove"]
+__all__ = ["AccessProof", "Conflict", "prove", "short"]
+
+#: Access names longer than this are cut in text (a Triton layout); JSON keeps them whole.
+SHORT = 40
+
+
+def short(name: str) -> str:
+    """``name`` cut to :data:`SHORT` characters for a text report.
+
+    >>> short("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]}>")
+    '#ttg.blocked<{sizePerThread = [1, 8], ...'
+    """
+    return name if len(name) <= SHORT else name[:SHORT - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,8 @@ class Conflict:
 
     def __str__(self) -> str:
         (a, b), (ca, cb), (xa, xb) = self.pair, self.coords, self.byte_addresses
-        return (f"{self.access}: threads {a} and {b} (elements {ca} and {cb}, bytes {xa} and {xb}) both "
-                f"hit bank {self.bank} in phase {self.phase} of instruction {self.instruction}: "
+        return (f"{short(self.access)}: threads {a} and {b} (elements {ca} and {cb}, bytes {xa} and {xb}) "
+                f"both hit bank {self.bank} in phase {self.phase} of instruction {self.instruction}: "
                 f"{self.wavefronts}-way")
 
 
@@ -120,7 +132,7 @@ def _vector_failure(access: Access, addr: np.ndarray, coords: np.ndarray, thread
     if good.all():
         return ""
     i, lane = (int(x) for x in np.argwhere(~good)[0])
-    return (f"{access.name}: thread {int(thread[i, lane])}'s {access.vector} values "
+    return (f"{short(access.name)}: thread {int(thread[i, lane])}'s {access.vector} values "
             f"{[tuple(c) for c in coords[i, lane].tolist()][:4]}... sit at bytes "
             f"{addr[i, lane].tolist()[:4]}..., "
             f"not one aligned {vb}-byte vector")

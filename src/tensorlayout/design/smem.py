@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from tensorlayout.design._access import DTYPES, Access, AccessSpec, dtype_bits, parse_access
 from tensorlayout.design._candidates import Candidate, candidates, padded_candidates
-from tensorlayout.design._proof import AccessProof, Conflict, prove
+from tensorlayout.design._proof import AccessProof, Conflict, prove, short
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.tv import check_tile
 
@@ -100,8 +100,8 @@ def _proof_line(p: AccessProof) -> str:
     phases = " | ".join(" ".join(str(b) for b in ph) for ph in p.banks[:2])
     more = f" | ... ({len(p.banks)} phases)" if len(p.banks) > 2 else ""
     if not p.ok and p.failure:
-        return f"  {p.role:<5} {p.access:<20} {p.failure}"
-    return (f"  {p.role:<5} {p.access:<20} {p.vector_bytes:>3} B {p.lanes_per_phase:>2} lanes/phase "
+        return f"  {p.role:<5} {short(p.access):<20} {p.failure}"
+    return (f"  {p.role:<5} {short(p.access):<20} {p.vector_bytes:>3} B {p.lanes_per_phase:>2} lanes/phase "
             f"{p.instructions:>4} instr  {p.wavefronts_per_instruction} wavefronts/"
             f"{p.phases_per_instruction} phases  banks: {phases}{more}")
 
@@ -109,7 +109,7 @@ def _proof_line(p: AccessProof) -> str:
 def format_design(d: SmemDesign) -> list[str]:
     """The text report: the chosen layout in every spelling, its proof, the smaller ones refused."""
     out = [f"shared layout for a {d.tile[0]}x{d.tile[1]} {d.dtype} tile, {d.major}-major: "
-           + "; ".join(d.accesses)]
+           + "; ".join(short(a) for a in d.accesses)]
     if not d.layouts:
         out.append("no candidate is conflict-free")
     for ans in d.layouts[:1]:

@@ -39,7 +39,7 @@ def short(name: str) -> str:
     """``name`` cut to :data:`SHORT` characters for a text report.
 
     >>> short("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]}>")
-    '#ttg.blocked<{sizePerThread = [1, 8], ...'
+    '#ttg.blocked<{sizePerThread = [1, 8],...'
     """
     return name if len(name) <= SHORT else name[:SHORT - 3] + "..."
 

@@ -13,7 +13,7 @@ from tensorlayout.cute import ComposedLayout, Swizzle
 from tensorlayout.design import Candidate, SmemDesign, design_smem, parse_access
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu import TVLayout, bank_conflicts, copy_atom, make_tiled_copy_a, make_tiled_mma, mma_atom
-from tensorlayout.render import design_svg
+from tensorlayout.render import design_svg, to_svg
 from tensorlayout.triton import hardware_bank_conflicts
 from tensorlayout.triton import parse_layout as parse_triton
 
@@ -201,3 +201,11 @@ def test_triton_accesses_against_triton_bank_model() -> None:
                 assert (triton.excess == 0) == warp0, (ans.candidate.name, proof.access)
                 compared += 1
     assert compared >= 4
+
+
+def test_picture_through_to_svg_and_window() -> None:
+    d = design_smem((16, 64), "f16", writes=["cp.async 16B"], reads=["SM75_U32x4_LDSM_N"])
+    assert to_svg(d) == design_svg(d)
+    assert design_svg(d, window=[range(0, 4), range(0, 8)]).count('class="cell"') == 2 * 32
+    with pytest.raises(LayoutError, match="not a non-empty range inside"):
+        design_svg(d, window=[range(0, 40), range(0, 8)])

@@ -11,6 +11,7 @@ first instruction covers, each cell its byte address and bank, coloured by the p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 from tensorlayout.core.banks import BANKS
@@ -18,6 +19,7 @@ from tensorlayout.design._proof import AccessProof
 from tensorlayout.design.smem import SmemAnswer, SmemDesign
 from tensorlayout.errors import LayoutError
 from tensorlayout.render._draw import hsl
+from tensorlayout.render._extent import check_window
 from tensorlayout.render._tv import CELL, TITLE, document
 
 __all__ = ["design_svg"]
@@ -28,18 +30,26 @@ _GREY = "#eeeeee"
 _RED = "#d00000"
 
 
-def _box(proof: AccessProof) -> tuple[range, range]:
-    """The rows and columns of the tile instruction 0 touches (capped at :data:`MAX_PANEL_SIDE`)."""
+def _box(proof: AccessProof, window: Sequence[range] | None) -> tuple[range, range]:
+    """The rows and columns of the tile instruction 0 touches (capped at :data:`MAX_PANEL_SIDE`), or
+    the ``window``."""
+    if window is not None:
+        rows, cols = window
+        if len(rows) * len(cols) > MAX_PANEL_SIDE * MAX_PANEL_SIDE:
+            raise LayoutError(f"a {len(rows)}x{len(cols)} window is too large to draw (at most "
+                              f"{MAX_PANEL_SIDE * MAX_PANEL_SIDE} cells a panel)")
+        return rows, cols
     ms = [c[2] for c in proof.cells]
     ks = [c[3] for c in proof.cells]
     return (range(min(ms), min(max(ms) + 1, min(ms) + MAX_PANEL_SIDE)),
             range(min(ks), min(max(ks) + 1, min(ks) + MAX_PANEL_SIDE)))
 
 
-def _panel(answer: SmemAnswer, proof: AccessProof, top: int) -> tuple[list[str], int, int]:
+def _panel(answer: SmemAnswer, proof: AccessProof, top: int,
+           window: Sequence[range] | None) -> tuple[list[str], int, int]:
     """One access's panel at ``top``: its SVG elements, width and height."""
     table = answer.candidate.byte_offsets()
-    ms, ks = _box(proof)
+    ms, ks = _box(proof, None if window is None else check_window(window, table.shape))
     moved = {(c[2], c[3]): (c[0], c[1]) for c in proof.cells}
     bad = {proof.conflict.phase} if proof.conflict is not None and proof.conflict.instruction == 0 else set()
     phases = max(len(proof.banks), 1)
@@ -65,9 +75,11 @@ def _panel(answer: SmemAnswer, proof: AccessProof, top: int) -> tuple[list[str],
     return out, (len(ks) + 2) * CELL, TITLE + (len(ms) + 1) * CELL
 
 
-def design_svg(design: SmemDesign | SmemAnswer) -> str:
+def design_svg(design: SmemDesign | SmemAnswer, title: str = "",
+               window: Sequence[range] | None = None) -> str:
     """The chosen layout of ``design`` (or one candidate ``answer``) with each access's first
-    instruction coloured by phase (module docstring)."""
+    instruction coloured by phase (module docstring); ``window`` (two ranges) draws that part of
+    the tile in every panel instead."""
     answer = design.best if isinstance(design, SmemDesign) else design
     if not isinstance(answer, SmemAnswer):
         raise LayoutError(f"design_svg draws a SmemDesign or a SmemAnswer, got {type(design).__name__}")
@@ -79,8 +91,8 @@ def design_svg(design: SmemDesign | SmemAnswer) -> str:
                         f"{escape(proof.failure)}</text>")
             top += TITLE
             continue
-        elems, w, h = _panel(answer, proof, top)
+        elems, w, h = _panel(answer, proof, top, window)
         body += elems
         top, width = top + h, max(width, w)
-    title = f"{answer.candidate.name}: {answer.candidate.cute_text()}"
+    title = title or f"{answer.candidate.name}: {answer.candidate.cute_text()}"
     return document(max(width, 7 * len(title)), top, title, body)

@@ -13,6 +13,7 @@ from tensorlayout.cute import ComposedLayout, Swizzle
 from tensorlayout.design import Candidate, SmemDesign, design_smem, parse_access
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu import TVLayout, bank_conflicts, copy_atom, make_tiled_copy_a, make_tiled_mma, mma_atom
+from tensorlayout.gpu.smem_atoms import smem_layout_atom
 from tensorlayout.render import design_svg, to_svg
 from tensorlayout.triton import hardware_bank_conflicts
 from tensorlayout.triton import parse_layout as parse_triton
@@ -209,3 +210,9 @@ def test_picture_through_to_svg_and_window() -> None:
     assert design_svg(d, window=[range(0, 4), range(0, 8)]).count('class="cell"') == 2 * 32
     with pytest.raises(LayoutError, match="not a non-empty range inside"):
         design_svg(d, window=[range(0, 40), range(0, 8)])
+
+
+def test_umma_reads_name_the_umma_alias() -> None:
+    best = design_smem((128, 64), "bf16", writes=["TMA"], reads=["UMMA"]).to_dict()["layouts"][0]
+    assert best["umma_atom"] == "UMMA::Layout_K_SW128_Atom<bfloat16_t>"
+    assert str(smem_layout_atom(best["umma_atom"])) == str(smem_layout_atom(best["atom"]))

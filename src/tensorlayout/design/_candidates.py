@@ -103,10 +103,16 @@ class Candidate:
         stride = (self._row_stride(), 1) if self.major == "K" else (1, self._row_stride())
         return static_layout(Layout(self.tile, stride))
 
-    def byte_offsets(self) -> np.ndarray:
-        """``table[mn, k]``: the byte address of every element (the swizzle on bytes)."""
+    @cached_property
+    def _bytes(self) -> np.ndarray:
         elems = self.inner.offsets().reshape(self.tile[1], self.tile[0]).T
-        return self.swizzle(elems * self.element_bytes)
+        table = np.ascontiguousarray(self.swizzle(elems * self.element_bytes))
+        table.setflags(write=False)
+        return table
+
+    def byte_offsets(self) -> np.ndarray:
+        """``table[mn, k]``: the byte address of every element (the swizzle on bytes; read-only)."""
+        return self._bytes
 
     def element_offsets(self) -> np.ndarray:
         """``table[mn, k]``: the physical element index (byte address / element bytes)."""

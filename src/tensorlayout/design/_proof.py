@@ -193,8 +193,10 @@ def prove_threads(access: Access, cand: Candidate) -> AccessProof:
         sl = slice(p * lpp, (p + 1) * lpp)
         conflict = _conflict(access, i, p, np.arange(lanes)[sl], words[i, sl], addr, coords, thread)
     worst = int(wave.sum(axis=1).max())
-    cells = tuple((lane // lpp, int(thread[0, lane]), int(coords[0, lane, j, 0]), int(coords[0, lane, j, 1]),
-                   int(addr[0, lane, j])) for lane in range(lanes) for j in range(access.vector))
+    lane = np.repeat(np.arange(lanes), access.vector)
+    first = np.stack([lane // lpp, thread[0][lane], coords[0, ..., 0].ravel(), coords[0, ..., 1].ravel(),
+                      addr[0].ravel()], axis=-1)
+    cells = tuple(tuple(row) for row in first.tolist())
     return AccessProof(access.name, access.role, vb, lpp, n_i, n_p, worst, banks, conflict, "", cells)
 
 

@@ -185,16 +185,12 @@ int main() {
 """
 
 
-def _cpp_bytes() -> dict[str, list[int]]:
-    """Byte addresses CuTe's C++ gives every element of each configuration's layout bound to a
-    ``smem_ptr`` (``&tensor(i)``), cached by source."""
-    lines = []
-    for k, key in enumerate(CONFIGS):
-        dtype, tile, _major, _w, _r, cpp = _config(key)
-        shape = f"Shape<_{tile[0]},_{tile[1]}>{{}}"
-        lines.append(f"  show<{DTYPES[dtype][1]}>({k}, tile_to_shape({cpp}, {shape}));")
+def _cpp_addresses(cases: list[tuple[str, str]]) -> list[list[int]]:
+    """Byte addresses CuTe's C++ gives every element of each ``(C++ element type, layout
+    expression)`` bound to a ``smem_ptr`` (``&tensor(i)``), cached by source."""
+    lines = [f"  show<{ctype}>({k}, {expr});" for k, (ctype, expr) in enumerate(cases)]
     src = _PROGRAM + "\n".join(lines) + "\n}\n"
-    cache = cpp_oracle.CACHE / f"design-smem-{hashlib.sha256(src.encode()).hexdigest()[:16]}.json"
+    cache = cpp_oracle.CACHE / f"design-smem-v2-{hashlib.sha256(src.encode()).hexdigest()[:16]}.json"
     if cache.exists():
         return json.loads(cache.read_text())  # type: ignore[no-any-return]
     cpp_oracle.CACHE.mkdir(parents=True, exist_ok=True)
@@ -203,10 +199,21 @@ def _cpp_bytes() -> dict[str, list[int]]:
         ok, err = cpp_oracle._compile(src, work)
         assert ok, err[-3000:]
         out = subprocess.run([str(work / "gen")], capture_output=True, text=True, timeout=300, check=True)
-    rows = [line.split() for line in out.stdout.splitlines()]
-    answers = {CONFIGS[int(r[0])]: [int(x) for x in r[1:]] for r in rows}
+    answers: list[list[int]] = [[] for _ in cases]
+    for line in out.stdout.splitlines():
+        row = line.split()
+        answers[int(row[0])] = [int(x) for x in row[1:]]
     cache.write_text(json.dumps(answers))
     return answers
+
+
+def _cpp_bytes() -> dict[str, list[int]]:
+    """CuTe's byte addresses of each configuration's layout, tiled over its tile."""
+    cases = []
+    for key in CONFIGS:
+        dtype, tile, _major, _w, _r, cpp = _config(key)
+        cases.append((DTYPES[dtype][1], f"tile_to_shape({cpp}, Shape<_{tile[0]},_{tile[1]}>{{}})"))
+    return dict(zip(CONFIGS, _cpp_addresses(cases)))
 
 
 @pytest.mark.skipif(not cpp_oracle.available(), reason="CuTe's headers or g++ are missing")
@@ -231,3 +238,22 @@ def test_gmma_atom_units_are_bytes() -> None:
     np.testing.assert_array_equal(c.element_offsets(), sm80.offsets().reshape(64, 8).T)
     as_function = smem_layout_atom("GMMA::Layout_K_SW128_Atom<half_t>").offsets().reshape(64, 8).T
     assert not np.array_equal(c.element_offsets(), as_function)
+
+
+@pytest.mark.skipif(not cpp_oracle.available(), reason="CuTe's headers or g++ are missing")
+def test_cpp_spellings_compile_to_the_same_addresses() -> None:
+    """Each candidate's ``cute_cpp()`` text, compiled with CuTe and bound to a shared pointer, gives
+    the byte addresses the proof used; its ``cute_text()`` reads back to the same offsets."""
+    cands = []
+    for key in ("sm80_f16_K_k32", "sm80_tf32_MN_k32", "sm90_s8_K_k64"):
+        dtype, tile, major, writes, reads, _cpp = _config(key)
+        d = design_smem(tile, dtype, writes=writes, reads=reads, major=major)
+        cands += [a.candidate for a in (d.layouts + d.rejected)[:12]]
+    cands.append(Candidate("K", "padded", 0, 64, 16, (64, 32), 16))
+    answers = _cpp_addresses([(c.ctype, c.cute_cpp()) for c in cands])
+    for c, got in zip(cands, answers):
+        cpp = np.array(got, dtype=np.int64).reshape(c.tile[1], c.tile[0]).T
+        np.testing.assert_array_equal(cpp, c.byte_offsets(), err_msg=c.cute_cpp())
+        text = parse_layout(c.cute_text()).offsets().reshape(c.tile[1], c.tile[0]).T  # type: ignore[union-attr]
+        inner = c.inner.offsets().reshape(c.tile[1], c.tile[0]).T
+        np.testing.assert_array_equal(text, c.swizzle(inner) if c.bits or c.base == "atom" else inner)

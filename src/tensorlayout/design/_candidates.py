@@ -21,10 +21,11 @@ from functools import cached_property
 import numpy as np
 
 from tensorlayout.cute import Layout
+from tensorlayout.cute import tile_to_shape as cute_tile_to_shape
 from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.cxx_names import static_layout
-from tensorlayout.gpu.smem_atoms import smem_layout_atom, tile_to_shape
+from tensorlayout.gpu.smem_atoms import smem_layout_atom
 from tensorlayout.triton.encodings import SwizzledSharedLayout
 from tensorlayout.triton.encodings_shared import NVMMASharedLayout, PaddedSharedLayout
 
@@ -40,8 +41,9 @@ PADDINGS = (4, 8, 16, 32, 64)
 @dataclass(frozen=True)
 class Candidate:
     """One layout of the ``tile``: ``base`` ``"atom"`` (a GMMA/UMMA atom of ``width`` bytes per row,
-    8 rows, ``tile_to_shape``'d), ``"plain"`` (rows of the whole contiguous extent) or ``"padded"``
-    (plain rows ``pad`` bytes apart more); ``Sw<bits,base_m,shift>`` on byte addresses."""
+    8 rows, ``tile_to_shape``'d MN first, or K first with ``k_first``, as Triton stacks a transposed
+    ``nvmma_shared``), ``"plain"`` (rows of the whole contiguous extent) or ``"padded"`` (plain rows
+    ``pad`` bytes apart more); ``Sw<bits,base_m,shift>`` on byte addresses."""
 
     major: str
     base: str
@@ -53,6 +55,7 @@ class Candidate:
     ctype: str = "half_t"
     base_m: int = 4
     shift: int = 3
+    k_first: bool = False
 
     @property
     def swizzle(self) -> Swizzle:
@@ -80,10 +83,17 @@ class Candidate:
         return row + self.pad
 
     @property
+    def atom_name(self) -> str | None:
+        """CuTe's name of the atom a GMMA-atom candidate tiles (None for the others)."""
+        if self.base != "atom":
+            return None
+        return f"GMMA::Layout_{self.major}_{_ATOM_NAMES[self.bits]}_Atom<{self.ctype}>"
+
+    @property
     def name(self) -> str:
         """CuTe's atom name where the candidate is a GMMA atom tiled, else a description."""
-        if self.base == "atom":
-            return f"GMMA::Layout_{self.major}_{_ATOM_NAMES[self.bits]}_Atom<{self.ctype}>"
+        if self.atom_name is not None:
+            return self.atom_name + (" tiled K first" if self.k_first else "")
         if self.base == "plain":
             return f"{self.swizzle} (bytes) over plain rows" if self.bits else "plain rows"
         return f"plain rows padded by {self.pad} B"
@@ -95,11 +105,11 @@ class Candidate:
     @cached_property
     def inner(self) -> Layout:
         """The layout over element offsets, swizzle left out: ``tile_to_shape`` of the atom or the rows."""
-        if self.base == "atom":
-            tiled = tile_to_shape(smem_layout_atom(self.name), self.tile)
-            if not (isinstance(tiled, ComposedLayout) and isinstance(tiled.inner, Layout)):
-                raise AssertionError(f"tile_to_shape of {self.name} is not a swizzled layout")
-            return tiled.inner
+        if self.atom_name is not None:
+            atom = smem_layout_atom(self.atom_name)
+            if not isinstance(atom.inner, Layout):
+                raise AssertionError(f"{self.atom_name} is not a swizzled layout")
+            return static_layout(cute_tile_to_shape(atom.inner, self.tile, (1, 0) if self.k_first else None))
         stride = (self._row_stride(), 1) if self.major == "K" else (1, self._row_stride())
         return static_layout(Layout(self.tile, stride))
 
@@ -157,7 +167,7 @@ class Candidate:
         sh, st = _ints(a.shape), _ints(a.stride)
         atom = (f"composition(Swizzle<{b},{m},{s}>{{}}, "
                 f"Layout<Shape<_{sh[0]},_{sh[1]}>,Stride<_{st[0]},_{st[1]}>>{{}})")
-        return f"tile_to_shape({atom}, {shape})"
+        return f"tile_to_shape({atom}, {shape}{', Step<_2,_1>{}' if self.k_first else ''})"
 
     def cute_dsl(self) -> str:
         """CuTe DSL (Python) building the same layout (element-offset swizzle)."""
@@ -168,7 +178,7 @@ class Candidate:
         a = self._atom_layout()
         shape, stride = _ints(a.shape), _ints(a.stride)
         return (f"cute.tile_to_shape(cute.make_composed_layout(cute.make_swizzle({b}, {m}, {s}), 0, "
-                f"cute.make_layout({shape}, stride={stride})), {tile}, (0, 1))")
+                f"cute.make_layout({shape}, stride={stride})), {tile}, {(1, 0) if self.k_first else (0, 1)})")
 
     def _triton_options(self) -> list[tuple[str, object]]:
         """Triton encodings that may spell this layout (each checked by value before it is given)."""
@@ -225,6 +235,11 @@ def _triton_table(enc: object, tile: tuple[int, int]) -> np.ndarray | None:
     return table
 
 
+def _order(c: Candidate) -> tuple[bool, int, bool]:
+    """Among layouts of one size: CuTe's atoms (MN first before K first), then the rest."""
+    return c.base != "atom", c.atom_bytes, c.k_first
+
+
 def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str) -> list[Candidate]:
     """The swizzled candidates, smallest first: plain rows, the GMMA atoms (INTER, SW32, SW64, SW128)
     whose rows fit the contiguous extent, and every byte swizzle ``Sw<B,M,S>`` over plain rows
@@ -236,20 +251,20 @@ def candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str)
         raise LayoutError(f"a {tile[0]}x{tile[1]} {major}-major tile of {element_bits}-bit elements needs "
                           "rows of a multiple of 16 bytes and a multiple of 8 rows")
     out = [Candidate(major, "plain", 0, row, 0, tile, element_bits, ctype)]
-    out += [Candidate(major, "atom", b, 16 << b, 0, tile, element_bits, ctype)
-            for b in range(4) if row % (16 << b) == 0]
+    out += [Candidate(major, "atom", b, 16 << b, 0, tile, element_bits, ctype, k_first=kf)
+            for b in range(4) if row % (16 << b) == 0 for kf in (False, True)]
     total = (tile[0] * tile[1] * element_bits // 8).bit_length() - 1
     row_bit = (row - 1).bit_length()  # the first address bit that counts rows
     out += [Candidate(major, "plain", b, row, 0, tile, element_bits, ctype, m, s)
             for b in (1, 2, 3) for m in SWIZZLE_BASES for s in range(max(b, row_bit - m), total - m - b + 1)]
     seen: set[bytes] = set()
     unique = []
-    for cand in sorted(out, key=lambda x: (x.base != "atom", x.atom_bytes)):  # an atom names a layout first
+    for cand in sorted(out, key=_order):  # an atom names a layout first
         key = cand.byte_offsets().tobytes()
         if key not in seen:
             seen.add(key)
             unique.append(cand)
-    return sorted(unique, key=lambda x: (x.atom_bytes, x.base != "atom"))
+    return sorted(unique, key=lambda x: (x.atom_bytes, *_order(x)))
 
 
 def padded_candidates(tile: tuple[int, int], element_bits: int, major: str, ctype: str) -> list[Candidate]:

@@ -26,7 +26,7 @@ from tensorlayout.cute import Layout
 from tensorlayout.design._access import Access, tma_box
 from tensorlayout.design._candidates import Candidate
 from tensorlayout.errors import LayoutError
-from tensorlayout.gpu.smem_atoms import matrix_descriptor, smem_layout_atom, tile_to_shape
+from tensorlayout.gpu.smem_atoms import matrix_descriptor
 from tensorlayout.gpu.tma import make_tma_copy
 
 __all__ = ["AccessProof", "Conflict", "prove", "short"]
@@ -205,7 +205,7 @@ def _descriptor_failure(access: Access, cand: Candidate) -> str:
     if cand.base != "atom":
         return (f"{access.name} reads through a matrix descriptor: the layout must tile a "
                 f"{access.name}::Layout_{cand.major}_*_Atom, and {cand.name} does not")
-    tile = tile_to_shape(smem_layout_atom(cand.name), cand.tile)
+    tile = cand.cute_layout()
     try:
         matrix_descriptor(tile, cand.major, access.name, k=32 // cand.element_bytes)  # type: ignore[arg-type]
     except LayoutError as err:

@@ -59,8 +59,8 @@ class SmemAnswer:
         return {"name": c.name, "atom_bytes": c.atom_bytes, "allocated_bytes": c.allocated_bytes,
                 "swizzle_bytes": str(c.swizzle), "cute": c.cute_text(), "cute_cpp": c.cute_cpp(),
                 "cute_dsl": c.cute_dsl(), "triton": list(c.triton()),
-                "atom": c.name if c.base == "atom" else None,
-                "umma_atom": c.name.replace("GMMA::", "UMMA::", 1) if c.base == "atom" else None,
+                "atom": c.atom_name, "k_first": c.k_first,
+                "umma_atom": c.atom_name.replace("GMMA::", "UMMA::", 1) if c.atom_name else None,
                 "ok": self.ok,
                 "why_not": None if fail is None else str(fail),
                 "proofs": [p.to_dict() for p in self.proofs]}

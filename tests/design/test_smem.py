@@ -9,10 +9,18 @@ import numpy as np
 import pytest
 
 from tensorlayout.cli import main
-from tensorlayout.cute import ComposedLayout, Swizzle
+from tensorlayout.cute import ComposedLayout, Layout, Swizzle
 from tensorlayout.design import Candidate, SmemDesign, design_smem, parse_access
 from tensorlayout.errors import LayoutError
-from tensorlayout.gpu import TVLayout, bank_conflicts, copy_atom, make_tiled_copy_a, make_tiled_mma, mma_atom
+from tensorlayout.gpu import (
+    TVLayout,
+    bank_conflicts,
+    copy_atom,
+    make_tiled_copy,
+    make_tiled_copy_a,
+    make_tiled_mma,
+    mma_atom,
+)
 from tensorlayout.gpu.smem_atoms import smem_layout_atom
 from tensorlayout.render import design_svg, to_svg
 from tensorlayout.triton import hardware_bank_conflicts
@@ -216,3 +224,21 @@ def test_umma_reads_name_the_umma_alias() -> None:
     best = design_smem((128, 64), "bf16", writes=["TMA"], reads=["UMMA"]).to_dict()["layouts"][0]
     assert best["umma_atom"] == "UMMA::Layout_K_SW128_Atom<bfloat16_t>"
     assert str(smem_layout_atom(best["umma_atom"])) == str(smem_layout_atom(best["atom"]))
+
+
+def test_tiled_copy_object_equals_its_spelling() -> None:
+    """A TiledCopy passed as an object is the access 'cp.async 16B' names (CUTLASS's (32,4) threads)."""
+    tc = make_tiled_copy(copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>"), 16, Layout((32, 4), (4, 1)),
+                         Layout((1, 8), (0, 1)))
+    by_object = design_smem((128, 32), "f16", writes=[tc], reads=["SM75_U32x4_LDSM_N"])
+    by_name = design_smem((128, 32), "f16", writes=["cp.async 16B"], reads=["SM75_U32x4_LDSM_N"])
+    assert [a.candidate for a in by_object.layouts] == [a.candidate for a in by_name.layouts]
+    assert by_object.best.proofs[0].banks == by_name.best.proofs[0].banks
+
+
+def test_tma_wants_its_widest_box_rows() -> None:
+    d = design_smem((64, 64), "f16", writes=["TMA"], reads=["GMMA"])
+    why = {a.candidate.name: a.first_failure() for a in d.rejected}
+    assert why["GMMA::Layout_K_SW64_Atom<half_t>"] == ("TMA: the box rows are 64 B, narrower than the widest "
+                                                       "128 B the tile allows")
+    assert "matrix descriptor" in str(why["plain rows"])

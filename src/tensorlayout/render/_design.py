@@ -95,4 +95,4 @@ def design_svg(design: SmemDesign | SmemAnswer, title: str = "",
         body += elems
         top, width = top + h, max(width, w)
     title = title or f"{answer.candidate.name}: {answer.candidate.cute_text()}"
-    return document(max(width, 7 * len(title)), top, title, body)
+    return document(max(width, 9 * len(title)), top, title, body)

@@ -23,8 +23,8 @@ from tensorlayout.errors import TensorLayoutError
 __all__ = ["build_parser", "main", "plain", "report"]
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles", "convert_layout", "explore",
-             "explain")
+_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles", "design", "convert_layout",
+             "explore", "explain")
 _JAX_COMMANDS = ("memory", "blocks", "doctor", "layouts")  # JAX/TPU tools: memory as the compiler sees it
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.

@@ -38,6 +38,7 @@ from tensorlayout.convert import is_xla_text, parse_target
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._coalescing import coalescing_svg, global_of
+from tensorlayout.render._design import design_svg
 from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture, svg
 from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
 from tensorlayout.render._kinds import drawer
@@ -62,6 +63,7 @@ __all__ = [
     "Window",
     "check_window",
     "coalescing_svg",
+    "design_svg",
     "global_of",
     "is_xla_text",
     "linear_layout_svg",

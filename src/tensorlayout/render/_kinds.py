@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
+from tensorlayout.design import SmemAnswer, SmemDesign
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
 from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.relayout import PhysicalTarget
+from tensorlayout.render._design import design_svg
 from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import tiled_copy_svg, tiled_mma_svg, tmem_svg, tv_svg
 from tensorlayout.triton import LinearLayout
@@ -36,6 +38,7 @@ DRAWERS: tuple[tuple[type, Drawer], ...] = (
     (CopyAtom, tmem_svg),
     (TVLayout, tv_svg),
     (LinearLayout, linear_layout_svg),
+    (SmemDesign, design_svg), (SmemAnswer, design_svg),
 )
 
 #: Layout notations drawn as the grid of offsets and the memory strip.

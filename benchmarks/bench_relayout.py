@@ -189,7 +189,8 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
 
 # ---- the population ------------------------------------------------------------------------
 # Layouts sampled from the ones XLA's TPU compiler chose for real programs (tests/data: HLO
-# after optimisation for v5e/v6e, the jit_mlp dump): their element types, ranks and tilings;
+# after optimisation for v5e/v6e, the layouts chosen for arguments in array_sizes.tsv, the
+# jit_mlp dump): their element types, ranks and tilings;
 # each sample takes a random minor_to_major permutation, a tiling of its width class, and a
 # shape of a random size (log-uniform in --min-mib..--max-mib), ragged or tile-aligned.
 
@@ -218,7 +219,7 @@ class Seen:
 
 def seen_layouts() -> dict[str, list[Seen]]:
     """The compiler's (element type, rank, tiling) choices in the TPU test data, per class."""
-    files = [*sorted((DATA / "hlo" / "tpu").glob("*.opt.hlo")),
+    files = [*sorted((DATA / "hlo" / "tpu").glob("*.opt.hlo")), DATA / "hlo" / "tpu" / "array_sizes.tsv",
              *sorted((DATA / "dumps").glob("*tpu*/*after_optimizations.txt"))]
     found: set[Seen] = {Seen(e, r, t) for e, r, t in EXTRA}
     for f in files:
@@ -229,7 +230,7 @@ def seen_layouts() -> dict[str, list[Seen]]:
         for c, types in CLASSES.items():
             if s.etype in types:
                 by_class[c].append(s)
-    return by_class
+    return {c: found for c, found in by_class.items() if found}
 
 
 def _tile_rank(tiling: str) -> int:
@@ -265,7 +266,7 @@ def sample(rng: np.random.Generator, seen: dict[str, list[Seen]], lo_mib: float,
            max_padding: float = 2.0) -> Sample:
     """One layout of the population (its physical buffer at most ``max_padding`` times the
     logical array: the sampled tilings of tiny real dims pad large shapes without bound)."""
-    cls = str(rng.choice(list(CLASSES)))
+    cls = str(rng.choice(list(seen)))
     choices = seen[cls]
     while True:
         s = choices[int(rng.integers(len(choices)))]

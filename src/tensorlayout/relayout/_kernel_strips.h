@@ -2,8 +2,11 @@
  * column-major tile's 128 rows, 32 bytes each per tile; a permuted rank-3 array): in cache,
  * their rows fetched ahead and narrow ones in groups of g; streamed, in strips of destination
  * lines through an L1 stage, or tile by tile.
- * Part of _kernel.c, which includes it after _kernel_tiles.h: one translation unit. Not a
- * standalone header. */
+ * Self-contained (include guard): it includes the tiles it runs. */
+#ifndef TENSORLAYOUT_KERNEL_STRIPS_H
+#define TENSORLAYOUT_KERNEL_STRIPS_H
+#include "_kernel_tiles.h"
+
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
 
@@ -288,3 +291,4 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
         transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, nt);
 }
 
+#endif

@@ -56,6 +56,7 @@
 #define HAVE_SWAR 0
 #endif
 #include "_pool.h"
+#include "_task.h"
 
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
@@ -694,35 +695,13 @@ static void run_task(const ctx_t *c, const task_t *t, int unpack)
 
 /* ---- Python entry points: tasks read and checked ----------------------------------------- */
 
-/* [lo, hi): the items a strided box touches relative to its first one; -1 on overflow. */
-static int span(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t *lo,
-                Py_ssize_t *hi)
-{
-    const Py_ssize_t limit = PY_SSIZE_T_MAX / 4;
-    *lo = 0;
-    *hi = 1;
-    for (int k = 0; k < ndim; k++) {
-        Py_ssize_t n = shape[k] - 1, st = strides[k] < 0 ? -strides[k] : strides[k];
-        if (n <= 0 || st == 0) continue;
-        if (st > limit / n || n * st > limit - (*hi > -*lo ? *hi : -*lo)) return -1;
-        if (strides[k] < 0) *lo -= n * st; else *hi += n * st;
-    }
-    return 0;
-}
-
-/* off + [lo, hi) inside [0, n) (slots) or [blo, bhi) (bytes), without overflow. */
-static int inside(Py_ssize_t off, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t blo, Py_ssize_t bhi)
-{
-    return off >= blo && off <= bhi && hi <= bhi - off && -lo <= off - blo;
-}
-
 /* The slots a task writes, as span() (-1 on overflow), a kind-2 task's column groups whole;
  * -2 (a ValueError set) for a kind-2 task without slot stride 1 innermost and columns at
  * least its extent apart. */
 static int written_span(const task_t *t, Py_ssize_t *lo, Py_ssize_t *hi)
 {
     int last = t->ndim - 1;
-    if (t->kind != 2) return span(t->ndim, t->shape, t->ps, lo, hi);
+    if (t->kind != 2) return span(t->ndim, t->shape, t->ps, 1, lo, hi);
     if (last < 1 || t->ps[last] != 1 || t->ps[last - 1] < t->shape[last]) {
         PyErr_SetString(PyExc_ValueError, "pack: a kind-2 task needs slot stride 1 innermost and "
                                           "columns at least its extent apart");
@@ -731,16 +710,7 @@ static int written_span(const task_t *t, Py_ssize_t *lo, Py_ssize_t *hi)
     Py_ssize_t shape[MAX_DIMS];
     memcpy(shape, t->shape, sizeof(Py_ssize_t) * (size_t)t->ndim);
     shape[last] = t->ps[last - 1]; /* up to the next column's group */
-    return span(t->ndim, shape, t->ps, lo, hi);
-}
-
-static int read_ints(PyObject *seq, Py_ssize_t *out, Py_ssize_t n)
-{
-    for (Py_ssize_t k = 0; k < n; k++) {
-        out[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(seq, k));
-        if (out[k] == -1 && PyErr_Occurred()) return -1;
-    }
-    return 0;
+    return span(t->ndim, shape, t->ps, 1, lo, hi);
 }
 
 typedef struct {
@@ -792,7 +762,7 @@ static int read_task(PyObject *obj, task_t *t, const bounds_t *b)
         t->log = (char *)b->pad;
         return 0;
     }
-    if (b->log == NULL || span(t->ndim, t->shape, t->ls, &lo, &hi) < 0
+    if (b->log == NULL || span(t->ndim, t->shape, t->ls, 1, &lo, &hi) < 0
         || !inside(loff, lo, hi, b->llo, b->lhi)) {
         PyErr_SetString(PyExc_IndexError, "pack: a task leaves the logical array");
         return -1;
@@ -825,21 +795,10 @@ static int get_buffers(PyObject *packed, PyObject *logical, int packed_writes, P
             PyErr_SetString(PyExc_ValueError, "pack: logical items must be single bytes");
             goto fail;
         }
-        Py_ssize_t shape[MAX_DIMS], strides[MAX_DIMS];
-        if (lv->ndim > MAX_DIMS) {
-            PyErr_SetString(PyExc_ValueError, "pack: too many logical dims");
-            goto fail;
-        }
-        for (int k = 0; k < lv->ndim; k++) {
-            shape[k] = lv->shape[k];
-            strides[k] = lv->strides[k];
-        }
-        if (span(lv->ndim, shape, strides, &b->llo, &b->lhi) < 0) {
+        if (array_span(lv, &b->llo, &b->lhi) < 0) { /* an empty array: nothing inside */
             PyErr_SetString(PyExc_ValueError, "pack: logical array too large");
             goto fail;
         }
-        for (int k = 0; k < lv->ndim; k++)
-            if (shape[k] == 0) b->lhi = b->llo; /* an empty array: nothing inside */
         b->log = (char *)lv->buf;
     }
     return 0;

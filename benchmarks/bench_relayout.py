@@ -104,19 +104,21 @@ STEADY_CALLS = 5  # calls per round of the steady column
 
 
 def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int,
-           min_calls: int = 1) -> tuple[float, float, float]:
+           min_calls: int = 1, clock: Callable[[], float] = time.perf_counter) -> tuple[float, float, float]:
     """Best times per call of ours and of the copy, timed alternately, and the median
-    per-round ratio (a round: ``min_calls`` calls, or as many as last ``ROUND_SECONDS``)."""
+    per-round ratio (a round: ``min_calls`` calls, or as many as last ``ROUND_SECONDS``).
+    ``clock``: wall time, or ``time.thread_time`` for one thread's CPU time (which other
+    processes' turns on a shared machine leave out)."""
     start = time.perf_counter()
     copy()
     calls = max(min_calls, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-9)))
     t_ours, t_copy = [], []
     for _ in range(repeat):
         for fn, times in ((copy, t_copy), (ours, t_ours)):
-            start = time.perf_counter()
+            start = clock()
             for _ in range(calls):
                 fn()
-            times.append((time.perf_counter() - start) / calls)
+            times.append(max(clock() - start, 1e-9) / calls)
     ratios = sorted(o / c for o, c in zip(t_ours, t_copy))
     return min(t_ours), min(t_copy), ratios[len(ratios) // 2]
 
@@ -335,7 +337,7 @@ def _numpy_transpose(src: np.ndarray, perm: tuple[int, ...]) -> Callable[[], obj
     return lambda: np.copyto(out, view)
 
 
-def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int) -> list[Row]:
+def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callable[[], float]) -> list[Row]:
     """The rows of one sample: both directions, and the one-pass relayout if it has one."""
     t = as_target(s.text)
     etype = s.text[:s.text.index("[")]
@@ -366,8 +368,8 @@ def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int) -> list[Row]:
         dst = np.empty_like(src)
         copy = lambda: np.copyto(dst, src)  # noqa: B023, E731
         default = paired(lambda: ours(None), copy, repeat)[2]  # noqa: B023
-        one = paired(lambda: ours(1), copy, repeat)[2]  # noqa: B023
-        vs_numpy = paired(lambda: ours(1), numpy_copy, repeat)[2]  # noqa: B023
+        one = paired(lambda: ours(1), copy, repeat, clock=clock)[2]  # noqa: B023
+        vs_numpy = paired(lambda: ours(1), numpy_copy, repeat, clock=clock)[2]  # noqa: B023
         rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, moved / 2**20))
     return rows
 
@@ -384,23 +386,26 @@ def _summary(rows: list[Row]) -> None:
             print(f"  {get(r):6.2f}  {r.name} ({r.mib:.1f} MiB)")
 
 
-def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float) -> None:
+def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False) -> None:
     """The population benchmark: ``samples`` sampled layouts (see ``sample``), each timed in
     both directions and in a one-pass relayout where one was drawn, with default threads and
     threads=1 against a copy of max(logical, physical) bytes, and on one thread against
     numpy's transposing copy (the logical array into its minor_to_major order: a layout's
-    tiling aside, the same permutation): medians of alternate rounds, then the distributions."""
+    tiling aside, the same permutation): medians of alternate rounds, then the distributions.
+    ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
+    machine), default threads always in wall time."""
     import tensorlayout.relayout._copy as engine
 
     rng = np.random.default_rng(seed)
     seen = seen_layouts()
     print(f"relayout population: {samples} layouts, seed {seed}, {lo_mib}-{hi_mib} MiB, {repeat} rounds "
-          f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}")
+          f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}; one-thread "
+          f"columns in {'CPU' if cpu else 'wall'} time")
     print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6}")
     rows: list[Row] = []
     for _ in range(samples):
         s = sample(rng, seen, lo_mib, hi_mib)
-        for r in _sample_rows(s, rng, repeat):
+        for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter):
             rows.append(r)
             print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f}",
                   flush=True)
@@ -425,12 +430,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="population: the sampling seed")
     parser.add_argument("--min-mib", type=float, default=1.0, help="population: smallest logical size")
     parser.add_argument("--max-mib", type=float, default=64.0, help="population: largest logical size")
+    parser.add_argument("--cpu", action="store_true",
+                        help="population: time the one-thread columns in CPU time (a busy machine)")
     parser.add_argument("--quick", action="store_true", help="population: 12 layouts of 1-16 MiB, 5 rounds")
     args = parser.parse_args()
     if args.population:
         if args.quick:
             args.samples, args.max_mib, args.repeat = 12, 16.0, 5
-        population(args.samples, args.seed, args.repeat or 7, args.min_mib, args.max_mib)
+        population(args.samples, args.seed, args.repeat or 7, args.min_mib, args.max_mib, args.cpu)
         return
     run(args.repeat or 11, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
         args.stream_min_bytes)

@@ -334,7 +334,7 @@ static void copy_plan(const plan_t *p)
         return;
     }
     inner_t in = choose_inner(p);
-    for (int g = p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
+    for (int g = woven_inner(p, &in) ? -1 : p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
         gather_t gt;
         if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
             if (p->stream ? gt.piece < 64 || in.kind == K_STRIDED : gathers_in_cache(p, &in, &gt)) {

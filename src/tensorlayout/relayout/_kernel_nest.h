@@ -201,7 +201,9 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             Py_ssize_t ng = three ? shape[last - 2] : 1, sg = three ? p->ss[last - 2] : 0;
             Py_ssize_t dg = three ? p->ds[last - 2] : 0;
             Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
-            if (p->stream)
+            if (woven(ng, na, nb, dg, sg, in->lg))
+                transpose_woven(d, s, ng, na, nb, da, sb, in->lg);
+            else if (p->stream)
                 transpose_streamed(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
             else
                 transpose_rows_ahead(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
@@ -221,6 +223,16 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
         }
         if (!next_index(idx, outer, shape, p->ds, p->ss, &d, &s)) return;
     }
+}
+
+/* Whether the plan's transpose goes through transpose_woven (whole pieces per row already:
+ * nothing to gather). */
+static int woven_inner(const plan_t *p, const inner_t *in)
+{
+    int last = p->ndim - 1;
+    return in->kind == K_TRANSPOSE && in->inner == 3
+           && woven(p->shape[last - 2], p->shape[last - 1], p->shape[last], p->ds[last - 2], p->ss[last - 2],
+                    in->lg);
 }
 
 /* The plan's loop nest as it stands (no gathering). */

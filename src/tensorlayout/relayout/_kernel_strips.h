@@ -284,6 +284,40 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     }
 }
 
+/* Transposes over g whose rows run on over g on both sides (sg = na*it, dg = nb*it) with one
+ * side's pieces of M = 2, 4 or 8 items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read
+ * from or into a dim the tiling does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}):
+ * item by item they are scalar loops over M-item rows (25-32x a copy). Woven, G g at a time go
+ * through an L1 stage of W = M*it-byte items: to the destination's M-item pieces, the M source
+ * rows woven into W-byte items, then transposed as such; from the source's, transposed as
+ * W-byte items, then unwoven into the M destination rows. */
+#define WOVEN_STAGE 16384
+static int woven(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
+{
+    Py_ssize_t it = ITEM(lg);
+    if (lg > 1 || ng < 2 || sg != na * it || dg != nb * it) return 0;
+    Py_ssize_t m = nb <= 8 ? nb : na, other = nb <= 8 ? na : nb;
+    return (m == 2 || m == 4 || m == 8) && m * it <= 8 && other >= 2 && na * nb * it <= WOVEN_STAGE;
+}
+
+static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg)
+{
+    _Alignas(64) char stage[WOVEN_STAGE];
+    const Py_ssize_t it = ITEM(lg), to = nb <= 8, m = to ? nb : na, w = m * it, lw = log2_small(w);
+    const Py_ssize_t G = WOVEN_STAGE / (na * nb * it);
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += G) {
+        Py_ssize_t c = ng - g0 < G ? ng - g0 : G;
+        if (to) { /* stage[g][a] (w bytes) = the m source rows' items; then d[a][g] = stage[g][a] */
+            weave_table[lg][log2_small(m) - 1](stage, s + g0 * na * it, c * na, sb);
+            transpose_tiled(d + g0 * w, stage, na, c, da, na * w, (int)lw, 0);
+        } else { /* stage[g][b] (w bytes) = source row b's piece g; then the m destination rows */
+            transpose_tiled(stage, s + g0 * w, c, nb, nb * w, sb, (int)lw, 0);
+            unweave_table[lg][log2_small(m) - 1](d + g0 * nb * it, stage, c * nb, da);
+        }
+    }
+}
+
 /* Whether a streamed transpose's source rows (sb apart) are far enough apart to go tile by
  * tile with streamed stores rather than in strips: 2- and 4-byte items 64 KiB or more apart (the
  * rows of a permuted rank-3 array). Measured (quiet machine, to_physical, ratio to a copy, strips

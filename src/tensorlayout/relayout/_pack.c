@@ -415,6 +415,37 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
     }
 }
 
+/* 16 columns of one row of lines: q bytes each, P bytes apart, from per*q logical rows. */
+ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                              int own, __m128i m, const int bits, const int q)
+{
+    const int per = 8 / bits;
+    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+    for (int j = 0; j < q; j++) {
+        const char *row = log + j * per * ls;
+        __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
+        for (int k = 1; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
+            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        }
+        v[j] = acc;
+    }
+    if (own)
+        store_owned(out, v, P, q, c->pad_byte, c->stream);
+    else
+        store_columns(out, v, P, q, c->stream);
+}
+
+/* Columns a line or more apart (P >= 64) whose rows of lines lie side by side (at most 16 bytes
+ * apart) go COLUMN_ROWS rows at a time for each block of 16 columns, so that each column's line
+ * is written (read) in a row rather than once per row of lines, in turn with every other
+ * column's (s4[4303,41,469]{0,1,2:T(8,128)(8,1)E(4)}: columns 102 KiB apart). */
+#define COLUMN_ROWS 16
+static Py_ssize_t column_rows(const rows_t *rows, Py_ssize_t P, int per)
+{
+    return P >= 64 && rows->n > 1 && rows->ps % per == 0 && rows->ps / per <= 16 ? COLUMN_ROWS : 1;
+}
+
 /* The columns loop for constant bits and q (unrolled by the compiler). */
 ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
                                   const rows_t *rows, const int bits, const int q)
@@ -425,30 +456,19 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
     /* the gaps between columns are ours: P bytes per column (the checked span includes the
      * last column's gaps) */
     int own = t->kind == 2 && P > q;
-    for (Py_ssize_t r = 0; r < rows->n; r++) {
-        uint8_t *out = out0 + r * (rows->ps / per);
-        const char *log = log0 + r * rows->ls;
-        Py_ssize_t col = 0;
-        for (; col + LANES <= nc; col += LANES) {
-            __m128i v[MAX_Q] = {0}; /* (q of them are set) */
-            for (int j = 0; j < q; j++) {
-                const char *row = log + j * per * ls + col;
-                __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
-                for (int k = 1; k < per; k++) {
-                    __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
-                    acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
-                }
-                v[j] = acc;
+    const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += rb) {
+        Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
+        for (; col + LANES <= nc; col += LANES)
+            for (Py_ssize_t r = r0; r < r1; r++)
+                pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);
+        for (; col < nc; col++)
+            for (Py_ssize_t r = r0; r < r1; r++) {
+                uint8_t *out = out0 + r * pb;
+                const char *log = log0 + r * rows->ls;
+                for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+                if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
             }
-            if (own)
-                store_owned(out + col * P, v, P, q, c->pad_byte, c->stream);
-            else
-                store_columns(out + col * P, v, P, q, c->stream);
-        }
-        for (; col < nc; col++) {
-            for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
-            if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
-        }
     }
 }
 
@@ -474,7 +494,19 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
-    for (Py_ssize_t r = 0; r < rows->n; r++) {
+    const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
+        Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
+        for (; col + LANES <= nc; col += LANES)
+            for (Py_ssize_t r = r0; r < r1; r++)
+                unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,
+                             col + LANES < nc);
+        for (; col < nc; col++)
+            for (Py_ssize_t r = r0; r < r1; r++)
+                for (int j = 0; j < q; j++)
+                    scatter_byte(c, log0 + r * rows->ls + j * per * ls + col, ls, in0[r * pb + col * P + j]);
+    }
+    for (Py_ssize_t r = 0; rb == 1 && r < rows->n; r++) {
         char *log = log0 + r * rows->ls;
         const uint8_t *in = in0 + r * (rows->ps / per);
         Py_ssize_t col = 0;

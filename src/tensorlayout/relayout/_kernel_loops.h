@@ -21,7 +21,7 @@ RUN_FIXED(32)
 RUN_FIXED(64)
 
 /* Items are moved through memcpy (one load and one store each): a task's wider items (see
- * read_task in _kernel.c) need not be aligned to their size. */
+ * read_task in _kernel_tasks.h) need not be aligned to their size. */
 #define STRIDED(T)                                                                           \
     static void strided_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
     {                                                                                        \

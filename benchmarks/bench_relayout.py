@@ -426,18 +426,19 @@ def main() -> None:
                         help="write past the cache from this many bytes on (default: the library's)")
     parser.add_argument("--population", action="store_true",
                         help="the sampled population instead of the rows")
-    parser.add_argument("--samples", type=int, default=30, help="population: layouts to sample")
+    parser.add_argument("--samples", type=int, default=None, help="population: layouts to sample (30)")
     parser.add_argument("--seed", type=int, default=0, help="population: the sampling seed")
     parser.add_argument("--min-mib", type=float, default=1.0, help="population: smallest logical size")
-    parser.add_argument("--max-mib", type=float, default=64.0, help="population: largest logical size")
+    parser.add_argument("--max-mib", type=float, default=None, help="population: largest logical size (64)")
     parser.add_argument("--cpu", action="store_true",
                         help="population: time the one-thread columns in CPU time (a busy machine)")
-    parser.add_argument("--quick", action="store_true", help="population: 12 layouts of 1-16 MiB, 5 rounds")
+    parser.add_argument("--quick", action="store_true",
+                        help="population: 12 layouts of 1-16 MiB, 5 rounds (unless given)")
     args = parser.parse_args()
     if args.population:
-        if args.quick:
-            args.samples, args.max_mib, args.repeat = 12, 16.0, 5
-        population(args.samples, args.seed, args.repeat or 7, args.min_mib, args.max_mib, args.cpu)
+        quick = (12, 16.0, 5) if args.quick else (30, 64.0, 7)  # what is not given
+        population(args.samples or quick[0], args.seed, args.repeat or quick[2], args.min_mib,
+                   args.max_mib or quick[1], args.cpu)
         return
     run(args.repeat or 11, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
         args.stream_min_bytes)

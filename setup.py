@@ -19,11 +19,13 @@ class OptimisingBuildExt(build_ext):
 setup(
     ext_modules=[Extension("tensorlayout.relayout._kernel", ["src/tensorlayout/relayout/_kernel.c"],
                            depends=[f"src/tensorlayout/relayout/_kernel_{part}.h"
-                                    for part in ("loops", "tiles", "strips", "gather", "small")]
-                           + ["src/tensorlayout/relayout/_pool.h"],
+                                    for part in ("plan", "loops", "tiles", "strips", "nest", "gather",
+                                                 "tasks", "small")]
+                           + ["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h"],
                            optional=True),
                  Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"],
-                           depends=["src/tensorlayout/relayout/_pool.h"], optional=True),
+                           depends=["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h"],
+                           optional=True),
                  Extension("tensorlayout.cute._dot", ["src/tensorlayout/cute/_dot.c"], optional=True)],
     cmdclass={"build_ext": OptimisingBuildExt},
 )

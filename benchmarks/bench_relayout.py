@@ -3,7 +3,9 @@ physical layouts), each timed side by side with ``np.copyto`` of max(logical, ph
 between two ready buffers — the physical limit of any relayout.
 
 Run: ``python benchmarks/bench_relayout.py [--repeat N] [--only SUBSTRING] [--small]
-[--threads N] [--align64] [--thread-min-bytes N] [--stream-min-bytes N]``. Prints, per layout
+[--threads N] [--align64] [--thread-min-bytes N] [--stream-min-bytes N]``, or
+``--population [--samples N] [--seed S] [--min-mib A] [--max-mib B] [--quick]`` for the
+population (see ``population``) instead of the rows below. Prints, per layout
 and direction, the best times and the ratio ours / copy: the median over rounds in which one
 call of ours and one copy run one after the other (robust to a noisy machine). A round of a
 small row (``--small`` runs only those, which measure the per-call cost) makes enough calls to
@@ -26,14 +28,17 @@ is ours / copy <= 1.5 for every row.
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from tensorlayout.cute import tla
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
+from tensorlayout.relayout._direct import is_direct
 
 Make = Callable[[], tuple[object, np.ndarray]]
 
@@ -99,19 +104,21 @@ STEADY_CALLS = 5  # calls per round of the steady column
 
 
 def paired(ours: Callable[[], object], copy: Callable[[], object], repeat: int,
-           min_calls: int = 1) -> tuple[float, float, float]:
+           min_calls: int = 1, clock: Callable[[], float] = time.perf_counter) -> tuple[float, float, float]:
     """Best times per call of ours and of the copy, timed alternately, and the median
-    per-round ratio (a round: ``min_calls`` calls, or as many as last ``ROUND_SECONDS``)."""
+    per-round ratio (a round: ``min_calls`` calls, or as many as last ``ROUND_SECONDS``).
+    ``clock``: wall time, or ``time.thread_time`` for one thread's CPU time (which other
+    processes' turns on a shared machine leave out)."""
     start = time.perf_counter()
     copy()
     calls = max(min_calls, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-9)))
     t_ours, t_copy = [], []
     for _ in range(repeat):
         for fn, times in ((copy, t_copy), (ours, t_ours)):
-            start = time.perf_counter()
+            start = clock()
             for _ in range(calls):
                 fn()
-            times.append((time.perf_counter() - start) / calls)
+            times.append(max(clock() - start, 1e-9) / calls)
     ratios = sorted(o / c for o, c in zip(t_ours, t_copy))
     return min(t_ours), min(t_copy), ratios[len(ratios) // 2]
 
@@ -182,9 +189,233 @@ def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
                   f"{ours * 1e3:8.4f} {ratio:6.2f} {steady:6.2f} {fallback:6.2f}", flush=True)
 
 
+# ---- the population ------------------------------------------------------------------------
+# Layouts sampled from the ones XLA's TPU compiler chose for real programs (tests/data: HLO
+# after optimisation for v5e/v6e, the layouts chosen for arguments in array_sizes.tsv, the
+# jit_mlp dump): their element types, ranks and tilings;
+# each sample takes a random minor_to_major permutation, a tiling of its width class, and a
+# shape of a random size (log-uniform in --min-mib..--max-mib), ragged or tile-aligned.
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+_LAYOUT = re.compile(r"\b([a-z][a-z0-9]*)\[([0-9,]+)\]\{([0-9,]+):"
+                     r"(T\([0-9,]+\)(?:\([0-9,]+\))*(?:E\([0-9]+\))?)")
+#: width classes: the element types of each, and the numpy dtype its logical arrays have
+CLASSES: dict[str, dict[str, type]] = {
+    "8B": {"f64": np.float64, "s64": np.int64, "u64": np.uint64},
+    "4B": {"f32": np.float32, "s32": np.int32, "u32": np.uint32},
+    "2B": {"bf16": np.uint16, "f16": np.float16, "s16": np.int16, "u16": np.uint16},
+    "1B": {"s8": np.int8, "u8": np.uint8, "f8e4m3fn": np.uint8, "f8e5m2": np.uint8},
+    "E(4)": {"s4": np.int8, "u4": np.uint8},
+    "pred/E(1)": {"pred": np.bool_, "u1": np.uint8},
+}
+#: tilings the data has none of: u1's packed bits (as the rows above)
+EXTRA = [("u1", 2, "T(8,128)(32,1)E(1)")]
+
+
+@dataclass(frozen=True)
+class Seen:
+    etype: str
+    rank: int
+    tiling: str
+
+
+def seen_layouts() -> dict[str, list[Seen]]:
+    """The compiler's (element type, rank, tiling) choices in the TPU test data, per class."""
+    files = [*sorted((DATA / "hlo" / "tpu").glob("*.opt.hlo")), DATA / "hlo" / "tpu" / "array_sizes.tsv",
+             *sorted((DATA / "dumps").glob("*tpu*/*after_optimizations.txt"))]
+    found: set[Seen] = {Seen(e, r, t) for e, r, t in EXTRA}
+    for f in files:
+        for etype, dims, _, tiling in _LAYOUT.findall(f.read_text()):
+            found.add(Seen(etype, dims.count(",") + 1, tiling))
+    by_class: dict[str, list[Seen]] = {c: [] for c in CLASSES}
+    for s in sorted(found, key=lambda s: (s.etype, s.rank, s.tiling)):
+        for c, types in CLASSES.items():
+            if s.etype in types:
+                by_class[c].append(s)
+    return {c: found for c, found in by_class.items() if found}
+
+
+def _tile_rank(tiling: str) -> int:
+    return tiling[2:tiling.index(")")].count(",") + 1
+
+
+def _dims(rng: np.random.Generator, rank: int, elements: float, ragged: bool) -> list[int]:
+    """``rank`` dims of about ``elements`` in all: ragged (any size) or powers of two."""
+    weights = rng.dirichlet(np.full(rank, 2.0)) if rank > 1 else np.ones(1)
+    dims = []
+    for w in weights:
+        n = max(1.0, elements ** w)
+        if ragged:
+            dims.append(max(1, int(n * rng.uniform(0.8, 1.25)) | int(rng.integers(0, 2))))
+        else:
+            dims.append(1 << max(0, round(np.log2(n))))
+    return dims
+
+
+def _text(etype: str, dims: list[int], m2m: list[int], tiling: str) -> str:
+    return f"{etype}[{','.join(map(str, dims))}]{{{','.join(map(str, m2m))}:{tiling}}}"
+
+
+@dataclass
+class Sample:
+    cls: str
+    text: str
+    dtype: type
+    relayout_to: str | None  # a second tiling of the shape that relayout reaches in one pass
+
+
+def sample(rng: np.random.Generator, seen: dict[str, list[Seen]], lo_mib: float, hi_mib: float,
+           max_padding: float = 2.0) -> Sample:
+    """One layout of the population (its physical buffer at most ``max_padding`` times the
+    logical array: the sampled tilings of tiny real dims pad large shapes without bound)."""
+    cls = str(rng.choice(list(seen)))
+    choices = seen[cls]
+    while True:
+        s = choices[int(rng.integers(len(choices)))]
+        rank = max(s.rank, _tile_rank(s.tiling))
+        bits = as_target(f"{s.etype}[1]{{0}}").element_bits
+        elements = float(np.exp(rng.uniform(np.log(lo_mib), np.log(hi_mib)))) * 2**23 / bits
+        dims = _dims(rng, rank, elements, bool(rng.integers(0, 2)))
+        m2m = [int(k) for k in rng.permutation(rank)]
+        text = _text(s.etype, dims, m2m, s.tiling)
+        t = as_target(text)
+        logical = t.size * max(bits, 8) // 8
+        if not (lo_mib / 2 <= logical / 2**20 <= hi_mib * 1.5) or _bytes(t, bits) > max_padding * logical:
+            continue
+        return Sample(cls, text, CLASSES[cls][s.etype], _second(rng, choices, s, dims, t))
+
+
+def _bytes(t: object, bits: int) -> int:
+    return t.buffer_bytes if t.packed_bits else t.physical_elements * max(bits, 8) // 8  # type: ignore
+
+
+def _second(rng: np.random.Generator, choices: list[Seen], s: Seen, dims: list[int], t: object,
+            tries: int = 12) -> str | None:
+    """Another tiling and permutation of the same element type and shape that ``relayout``
+    copies to in one pass, if one of a few draws is."""
+    same = [c for c in choices if c.etype == s.etype and _tile_rank(c.tiling) <= len(dims)]
+    for _ in range(tries):
+        c = same[int(rng.integers(len(same)))]
+        text = _text(s.etype, dims, [int(k) for k in rng.permutation(len(dims))], c.tiling)
+        u = as_target(text)
+        if u != t and is_direct(t, u) and _bytes(u, u.element_bits) <= 2 * _bytes(t, t.element_bits):  # type: ignore
+            return text
+    return None
+
+
+def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type, etype: str) -> np.ndarray:
+    """Random logical data: any bits for floats, in range for packed and pred elements."""
+    dt = np.dtype(dtype)
+    raw = np.frombuffer(rng.bytes(int(np.prod(shape)) * dt.itemsize), dt if dt != np.bool_ else np.uint8)
+    if dt == np.bool_:
+        return (raw & 1).astype(np.bool_).reshape(shape)
+    if etype in ("s4", "u4", "u1"):
+        mask = 1 if etype == "u1" else 15
+        return ((raw & mask) - (8 if etype == "s4" else 0)).astype(dt).reshape(shape)
+    return raw.copy().reshape(shape)
+
+
+def _major_first(text: str) -> tuple[int, ...]:
+    """The dims of a layout text, most major first (its minor_to_major reversed)."""
+    m2m = text[text.index("{") + 1:text.index(":")]
+    return tuple(int(k) for k in reversed(m2m.split(",")))
+
+
+@dataclass
+class Row:
+    name: str
+    default: float  # ours / copy, default threads
+    one: float  # ours / copy, threads=1
+    vs_numpy: float  # ours / numpy's transposing copy, both one thread
+    mib: float
+
+
+def _numpy_transpose(src: np.ndarray, perm: tuple[int, ...]) -> Callable[[], object]:
+    """numpy's own transposing copy of ``src`` into a C-contiguous array of its axes ``perm``."""
+    view = src.transpose(perm)
+    out = np.empty(view.shape, src.dtype)
+    return lambda: np.copyto(out, view)
+
+
+def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callable[[], float]) -> list[Row]:
+    """The rows of one sample: both directions, and the one-pass relayout if it has one."""
+    t = as_target(s.text)
+    etype = s.text[:s.text.index("[")]
+    data = _data(rng, t.logical_shape, s.dtype, etype)
+    buf = to_physical(data, t)
+    assert (from_physical(buf, t).view(np.uint8) == data.view(np.uint8)).all()
+    order = _major_first(s.text)
+    ordered = np.ascontiguousarray(data.transpose(order))
+    calls = [("to", lambda th: to_physical(data, t, out=out_buf, threads=th),
+              _numpy_transpose(data, order), max(buf.nbytes, data.nbytes)),
+             ("from", lambda th: from_physical(buf, t, out=out_arr, threads=th),
+              _numpy_transpose(ordered, tuple(int(k) for k in np.argsort(order))),
+              max(buf.nbytes, data.nbytes))]
+    out_buf, out_arr = np.empty_like(buf), np.empty_like(data)
+    if s.relayout_to is not None:
+        u = as_target(s.relayout_to)
+        want = to_physical(data, u)
+        out_dst = np.empty_like(want)
+        assert (relayout(buf, t, u).view(np.uint8) == want.view(np.uint8)).all()
+        dst_order = _major_first(s.relayout_to)
+        calls.append((f"-> {s.relayout_to[s.relayout_to.index('{'):]}",
+                      lambda th: relayout(buf, t, u, out=out_dst, threads=th),
+                      _numpy_transpose(ordered, tuple(order.index(k) for k in dst_order)),
+                      max(buf.nbytes, want.nbytes)))
+    rows = []
+    for direction, ours, numpy_copy, moved in calls:
+        src = np.full(moved, 1, dtype=np.uint8)
+        dst = np.empty_like(src)
+        copy = lambda: np.copyto(dst, src)  # noqa: B023, E731
+        default = paired(lambda: ours(None), copy, repeat)[2]  # noqa: B023
+        one = paired(lambda: ours(1), copy, repeat, clock=clock)[2]  # noqa: B023
+        vs_numpy = paired(lambda: ours(1), numpy_copy, repeat, clock=clock)[2]  # noqa: B023
+        rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, moved / 2**20))
+    return rows
+
+
+def _summary(rows: list[Row]) -> None:
+    for label, get in (("default threads, ours / copy", lambda r: r.default),
+                       ("threads=1, ours / copy", lambda r: r.one),
+                       ("threads=1, ours / numpy's transposing copy", lambda r: r.vs_numpy)):
+        values = np.array([get(r) for r in rows])
+        p = np.percentile(values, [50, 90, 95])
+        print(f"\n{label}: n {len(values)}  median {p[0]:.2f}  p90 {p[1]:.2f}  p95 {p[2]:.2f}  "
+              f"max {values.max():.2f}")
+        for r in sorted(rows, key=get, reverse=True)[:5]:
+            print(f"  {get(r):6.2f}  {r.name} ({r.mib:.1f} MiB)")
+
+
+def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False) -> None:
+    """The population benchmark: ``samples`` sampled layouts (see ``sample``), each timed in
+    both directions and in a one-pass relayout where one was drawn, with default threads and
+    threads=1 against a copy of max(logical, physical) bytes, and on one thread against
+    numpy's transposing copy (the logical array into its minor_to_major order: a layout's
+    tiling aside, the same permutation): medians of alternate rounds, then the distributions.
+    ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
+    machine), default threads always in wall time."""
+    import tensorlayout.relayout._copy as engine
+
+    rng = np.random.default_rng(seed)
+    seen = seen_layouts()
+    print(f"relayout population: {samples} layouts, seed {seed}, {lo_mib}-{hi_mib} MiB, {repeat} rounds "
+          f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}; one-thread "
+          f"columns in {'CPU' if cpu else 'wall'} time")
+    print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6}")
+    rows: list[Row] = []
+    for _ in range(samples):
+        s = sample(rng, seen, lo_mib, hi_mib)
+        for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter):
+            rows.append(r)
+            print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f}",
+                  flush=True)
+    _summary(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=11, help="rounds per measurement")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="rounds per measurement (default 11; population 7)")
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
     parser.add_argument("--small", action="store_true", help="run only the small rows (per-call cost)")
     parser.add_argument("--align64", action="store_true", help="start every array on a cache line")
@@ -193,8 +424,23 @@ def main() -> None:
                         help="share copies among threads from this many bytes on (default: the library's)")
     parser.add_argument("--stream-min-bytes", type=int, default=None,
                         help="write past the cache from this many bytes on (default: the library's)")
+    parser.add_argument("--population", action="store_true",
+                        help="the sampled population instead of the rows")
+    parser.add_argument("--samples", type=int, default=None, help="population: layouts to sample (30)")
+    parser.add_argument("--seed", type=int, default=0, help="population: the sampling seed")
+    parser.add_argument("--min-mib", type=float, default=1.0, help="population: smallest logical size")
+    parser.add_argument("--max-mib", type=float, default=None, help="population: largest logical size (64)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="population: time the one-thread columns in CPU time (a busy machine)")
+    parser.add_argument("--quick", action="store_true",
+                        help="population: 12 layouts of 1-16 MiB, 5 rounds (unless given)")
     args = parser.parse_args()
-    run(args.repeat, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
+    if args.population:
+        quick = (12, 16.0, 5) if args.quick else (30, 64.0, 7)  # what is not given
+        population(args.samples or quick[0], args.seed, args.repeat or quick[2], args.min_mib,
+                   args.max_mib or quick[1], args.cpu)
+        return
+    run(args.repeat or 11, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
         args.stream_min_bytes)
 
 

@@ -130,6 +130,12 @@ FORMATS = [
     "s4[7,10]{1,0:E(4)}",
     "u1[3]{0:E(1)}",
     "s4[]{:E(4)}",
+    # pieces a tile apart for many rows at once (staged_blocks): ragged blocks and stages
+    "s4[70,1100]{0,1:T(8,128)(8,1)E(4)}",
+    "u1[45,700]{0,1:T(8,128)(32,1)E(1)}",
+    "s4[43,5,300]{0,2,1:T(8,128)(8,1)E(4)}",
+    "s4[300,17,40]{0,1,2:T(8,128)(8,1)E(4)}",  # columns far apart, 16 rows at once
+    "u1[130,40,70]{0,1,2:T(8,128)(32,1)E(1)}",
 ]
 
 

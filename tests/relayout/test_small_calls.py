@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(not engine.kernel_available(), reason="the C cop
 
 TEXTS = ["f32[128,128]{1,0:T(8,128)}", "f32[3,5]{1,0:T(2,2)}", "bf16[17,40]{0,1:T(8,128)(2,1)}",
          "s8[5,6,7]{0,2,1:T(4,4)}", "u8[33]{0:T(8)}", "s32[8,8]{0,1}", "f64[]",
-         "f32[24,300]{1,0:T(8,128)}", "s8[100,300]{1,0:T(32,128)(4,1)}"]  # padding boxes (not filled whole)
+         "f32[24,300]{1,0:T(8,128)}", "s8[100,300]{1,0:T(32,128)(4,1)}",  # padding boxes (not filled whole)
+         "s8[5,50,300]{2,1,0:T(4,128)(4,1)}", "bf16[3,33,130]{2,1,0:T(8,128)(2,1)}"]  # ... of short rows
 DTYPES = {"f32": [np.float32, np.int32], "bf16": [np.uint16, np.float16], "s8": [np.int8, np.bool_],
           "u8": [np.uint8, np.int8], "s32": [np.int32, np.float32], "f64": [np.float64, np.int64]}
 GUARD = 64  # bytes around every array, which no call may touch

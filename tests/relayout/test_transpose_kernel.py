@@ -17,7 +17,8 @@ TYPES = {8: "u8", 16: "u16", 32: "f32", 64: "s64"}
 # (dims, layout): column-major tiles, rank-3 permutations, ragged in every dim
 LAYOUTS = [((37, 300), "{0,1:T(8,128)}"), ((256, 24), "{0,1:T(8,128)}"), ((9, 13, 70), "{0,2,1:T(8,128)}"),
            ((16, 8, 130), "{0,2,1:T(8,128)}"), ((40, 33), "{0,1}"), ((5, 7, 9), "{1,2,0:T(4,8)}"),
-           ((131, 17), "{0,1:T(16,16)}"), ((64, 3, 100), "{2,0,1:T(8,128)}")]
+           ((131, 17), "{0,1:T(16,16)}"), ((64, 3, 100), "{2,0,1:T(8,128)}"),
+           ((131, 2100), "{0,1:T(8,128)}")]  # 8-byte rows a line per tile: runs of lines at once
 
 
 
@@ -359,3 +360,23 @@ def test_raw_same_set_transposes_of_unaligned_wider_items(far: str, offsets: tup
     _units(want, d_off, shape, d_st, unit)[...] = _units(src.view(np.uint8), s_off, shape, s_st, unit)
     kernel.copy(dst, src, [(d_off, s_off, shape, d_st, s_st, False, unit)], False)
     assert np.array_equal(dst.view(np.uint8), want)
+
+
+# sub-tiles of 1- and 2-byte items read from (or into) a dim the tiling leaves alone: the kernel
+# weaves the sub-tile's rows through a stage (transpose_woven), ragged sub-tiles item by item
+WOVEN = ["pred[19,64,30,23]{2,0,1,3:T(8,128)(4,1)}", "s8[9,20,131,7]{2,0,1,3:T(8,128)(4,1)}",
+         "bf16[12,40,9,17]{2,0,1,3:T(8,128)(2,1)}", "bf16[131,29,15]{0,2,1:T(8,128)(2,1)}",
+         "u8[16,300,5]{1,0,2:T(8,128)(4,1)}", "s16[40,7,8]{2,1,0:T(2,128)(2,1)}"]
+WOVEN_DTYPES = {"pred": np.bool_, "s8": np.int8, "u8": np.uint8, "bf16": np.uint16, "s16": np.int16}
+
+
+@pytest.mark.parametrize("text", WOVEN)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_woven_sub_tiles_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
+    target = as_target(text)
+    dtype = WOVEN_DTYPES[text[:text.index("[")]]
+    data = np.random.default_rng(len(text)).integers(0, 2 if dtype == np.bool_ else 120,
+                                                       target.logical_shape).astype(dtype)
+    want = _reference(data, text, target.physical_elements, 1)
+    assert np.array_equal(to_physical(data, target, pad_value=1, threads=threads), want)
+    assert np.array_equal(from_physical(want, target, threads=threads), data)

@@ -35,7 +35,7 @@ import numpy as np
 
 from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import LayoutError
-from tensorlayout.relayout._buffers import out_buffer
+from tensorlayout.relayout._buffers import as_array, out_buffer
 from tensorlayout.relayout._call import FromPhysical, ToPhysical, remember
 from tensorlayout.relayout._checks import check_threads, check_width, checked_pad
 from tensorlayout.relayout._copy import (
@@ -113,7 +113,7 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
         done = to_physical_small(t, array, out, pad_value, threads)
         if done is not None:
             return done
-    a = array if type(array) is np.ndarray else np.asarray(array)
+    a = array if type(array) is np.ndarray else as_array(array)  # DLPack, buffers: in place
     # The key of a checked call (see _call). Pad values and thread caps count only as plain
     # ints: equal numbers of other types fill differently (-0.0 == 0) or are refused (2.0).
     plain = type(pad_value) is int and (threads is None or type(threads) is int)
@@ -159,7 +159,7 @@ def from_physical(buffer: np.ndarray, target: TargetLike, *,
         done = from_physical_small(t, buffer, out, threads)
         if done is not None:
             return done
-    b = buffer if type(buffer) is np.ndarray else np.asarray(buffer)
+    b = buffer if type(buffer) is np.ndarray else as_array(buffer)
     try:  # the key of a checked call (see _call and to_physical); a non-array out has no strides
         key = (b.dtype, b.strides, b.shape, threads, None if out is None else out.strides) \
             if threads is None or type(threads) is int else None
@@ -209,6 +209,7 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     >>> relayout(buf, "s32[2,3]{0,1}", "s32[2,3]{1,0}").tolist()
     [0, 1, 2, 3, 4, 5]
     """
+    data = as_array(data)
     if dst is None:
         if src is not None:
             return from_physical(data, src, out=out, threads=threads)

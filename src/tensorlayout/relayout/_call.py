@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensorlayout.errors import LayoutError
-from tensorlayout.relayout._buffers import allocate, out_buffer
+from tensorlayout.relayout._buffers import allocate, out_buffer, out_view
 from tensorlayout.relayout._copy import Prepared, copy_in, copy_out
 from tensorlayout.relayout._pack_numpy import pack, unpack
 from tensorlayout.relayout._pack_path import from_physical_packed, to_physical_packed
@@ -111,15 +111,17 @@ class FromPhysical:
                 copy_out(unpack(b, self.target), result, self.target, self.threads)
         else:  # offsets targets, or out overlapping b
             copy_out(b, result, self.target, self.threads)
-        return result
+        return result if out is None or isinstance(out, np.ndarray) else out  # the caller's array
 
-    def result(self, out: np.ndarray | None) -> np.ndarray:
-        """``out``, checked, or a new array for the result."""
+    def result(self, out: object) -> np.ndarray:
+        """``out`` (a view of it, if another framework's array: ``out_view``), checked, or a new
+        array for the result."""
         t = self.target
         if out is None:
             return allocate(t.logical_shape, self.dtype, t)
-        if not isinstance(out, np.ndarray) or out.shape != t.logical_shape or out.dtype != self.dtype \
-                or not out.flags.writeable:
+        if not isinstance(out, np.ndarray):
+            out = out_view(out, t)
+        if out.shape != t.logical_shape or out.dtype != self.dtype or not out.flags.writeable:
             raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
                               f"dtype {self.dtype}")
         return out

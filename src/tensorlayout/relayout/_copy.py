@@ -8,8 +8,9 @@ both sides' caches, vectorised sub-tile weaving, non-temporal stores for large b
 shared among a few threads for large arrays. Without a compiler the same views go through
 ``np.copyto`` block by block, small sub-tile axes peeled into separate passes. A copy that
 is one kernel call is also kept in the kernel as a small call (:func:`small_call`), which
-reads this module's switches (``USE_KERNEL``, ``_kernel``, the two thresholds) and its
-``allocate`` on every call, so switching them here switches it too.
+obeys this module's switches (``USE_KERNEL``, ``_kernel``, the two thresholds): the kernel
+gets them as one :class:`Settings` whenever one of them is set here (``configure``), so
+switching them here switches it too.
 
 >>> import numpy as np
 >>> from tensorlayout.relayout._target import PhysicalTarget
@@ -23,13 +24,14 @@ reads this module's switches (``USE_KERNEL``, ``_kernel``, the two thresholds) a
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
 
-from tensorlayout.relayout._buffers import allocate  # noqa: F401 - the kernel's small calls call it
+from tensorlayout.relayout._buffers import allocate
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -38,22 +40,23 @@ from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
 
-_kernel: ModuleType | None
+_BUILT: ModuleType | None  # the compiled kernel; _kernel is the one in use (None: the numpy path)
 try:
-    _kernel = importlib.import_module("tensorlayout.relayout._kernel")
+    _BUILT = importlib.import_module("tensorlayout.relayout._kernel")
 except ImportError:  # installed without a C compiler: the numpy path
-    _kernel = None
-# The kernel's small calls (see small_call), which read this module's switches and allocate.
+    _BUILT = None
+_kernel = _BUILT
+# The kernel's small calls (see small_call), which obey the engine's Settings.
 to_physical_small: Callable[..., np.ndarray | None] | None = None
 from_physical_small: Callable[..., np.ndarray | None] | None = None
 _new_small_call: Callable[..., object] | None = None
 if _kernel is not None:
-    _kernel.setup_small(globals(), np.ndarray)
     to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
     _new_small_call = _kernel.small_call
 
-__all__ = ["Prepared", "copy_direct", "copy_in", "copy_out", "from_physical_small", "has_fast_path",
-           "kernel_available", "pieces", "prepare", "small_call", "to_physical_small"]
+__all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_physical_small",
+           "has_fast_path", "kernel_available", "pieces", "prepare", "settings", "small_call",
+           "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 #: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
@@ -70,6 +73,51 @@ PIECES_PER_THREAD = 8
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The engine's switches as the kernel's small calls obey them, handed to C in one call
+    (``_kernel.configure``) whenever one of them is set on this module.
+
+    >>> settings().thread_min_bytes == THREAD_MIN_BYTES
+    True
+    """
+
+    use_kernel: bool  # USE_KERNEL, and the kernel built and in use (_kernel)
+    thread_min_bytes: int  # small calls only below both thresholds (as Prepared.run)
+    stream_min_bytes: int
+
+
+#: The module attributes the kernel's settings are made of.
+SWITCHES = frozenset({"USE_KERNEL", "_kernel", "THREAD_MIN_BYTES", "STREAM_MIN_BYTES"})
+
+
+def settings() -> Settings:
+    """The engine's settings as this module's switches stand."""
+    return Settings(bool(USE_KERNEL) and _kernel is _BUILT is not None, int(THREAD_MIN_BYTES),
+                    int(STREAM_MIN_BYTES))
+
+
+def configure() -> None:
+    """Hand the engine's settings to the kernel (its small calls read nothing else of Python)."""
+    if _BUILT is not None:  # (even when _kernel is switched off: then its small calls are)
+        s = settings()
+        _BUILT.configure(s.use_kernel, s.thread_min_bytes, s.stream_min_bytes, allocate, np.ndarray)
+
+
+class _Engine(ModuleType):
+    """This module's type: setting a switch (``engine.USE_KERNEL = False``, a test's
+    monkeypatch) configures the kernel anew."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        if name in SWITCHES:
+            configure()
+
+
+sys.modules[__name__].__class__ = _Engine
+configure()
 
 
 def pieces(workers: int) -> int:

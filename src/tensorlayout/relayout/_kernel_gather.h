@@ -1,8 +1,13 @@
 /* _kernel_gather.h: gathering destination lines (copies whose destination rows run on in
  * short pieces: large ones, and transposes in cache whose rows share L1 sets) and staged
- * short runs (large copies).
- * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
- * across the parts. Not a standalone header. */
+ * short runs (large copies); copy_plan, which runs one plan, chooses between them and the
+ * plain loop nest.
+ * Self-contained (include guard): it includes the loop nest and the shared task bounds. */
+#ifndef TENSORLAYOUT_KERNEL_GATHER_H
+#define TENSORLAYOUT_KERNEL_GATHER_H
+#include "_task.h"
+#include "_kernel_nest.h"
+
 
 /* ---- gathering destination lines ---------------------------------------------------------
  * A copy whose destination rows run on over an outer axis g in pieces of P bytes (a
@@ -329,7 +334,7 @@ static void copy_plan(const plan_t *p)
         return;
     }
     inner_t in = choose_inner(p);
-    for (int g = p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
+    for (int g = woven_inner(p, &in) ? -1 : p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
         gather_t gt;
         if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
             if (p->stream ? gt.piece < 64 || in.kind == K_STRIDED : gathers_in_cache(p, &in, &gt)) {
@@ -341,3 +346,5 @@ static void copy_plan(const plan_t *p)
     }
     run_inner(p, in);
 }
+
+#endif

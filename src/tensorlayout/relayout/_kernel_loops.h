@@ -1,7 +1,11 @@
-/* _kernel_loops.h: the innermost loops (runs, strided, weaves and their AVX2 forms,
- * swapped units).
- * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
- * across the parts. Not a standalone header. */
+/* _kernel_loops.h: the innermost loops of the copy kernel (runs, strided, weaves and their
+ * AVX2 forms, swapped units), and the tables the outer loops pick them from.
+ * Self-contained (include guard): it includes _kernel_plan.h. The kernel is one translation
+ * unit (_kernel.c includes the top of the chain), so the copy paths inline across the parts. */
+#ifndef TENSORLAYOUT_KERNEL_LOOPS_H
+#define TENSORLAYOUT_KERNEL_LOOPS_H
+#include "_kernel_plan.h"
+
 
 /* ---- innermost loops ---------------------------------------------------------------- */
 
@@ -17,7 +21,7 @@ RUN_FIXED(32)
 RUN_FIXED(64)
 
 /* Items are moved through memcpy (one load and one store each): a task's wider items (see
- * read_task in _kernel.c) need not be aligned to their size. */
+ * read_task in _kernel_tasks.h) need not be aligned to their size. */
 #define STRIDED(T)                                                                           \
     static void strided_##T(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss) \
     {                                                                                        \
@@ -277,3 +281,5 @@ static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssiz
 {
     for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)bytes);
 }
+
+#endif

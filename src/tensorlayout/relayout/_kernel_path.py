@@ -3,7 +3,9 @@ the byte-offset tasks ``_kernel.c`` takes (cached on the target per stride patte
 
 from __future__ import annotations
 
+import importlib
 import itertools
+from types import ModuleType
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -16,6 +18,12 @@ from tensorlayout.relayout._views import Pair, box_views
 
 __all__ = ["Task", "kernel_tasks", "pair_tasks"]
 
+_kernel: ModuleType | None
+try:
+    _kernel = importlib.import_module("tensorlayout.relayout._kernel")
+except ImportError:  # no compiler: the tasks go unused (the numpy path copies)
+    _kernel = None
+
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
 Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, int]  # see _kernel.c
@@ -26,7 +34,8 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
     outermost first (see ``_kernel.c``).
 
     The inner loop's axes go last: a run contiguous on both sides, or a small sub-tile axis
-    woven into (or out of) a contiguous one. The outer axes follow the buffer, which is then
+    woven into (or out of) a contiguous one (the pair the kernel's weave rule names:
+    ``weave_axes``, so that the rule is written once, in C). The outer axes follow the buffer, which is then
     read or written in order, except where that would interleave more logical rows in short
     pieces than the caches and prefetchers follow (``MAX_READ_STREAMS`` when reading them,
     ``MAX_WRITE_STREAMS`` when writing): there the axis that continues those pieces moves
@@ -39,13 +48,10 @@ def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
     ds, ss = (pv.strides, lv.strides) if to_physical else (lv.strides, pv.strides)
     inner: list[int] = [k for k in range(n) if ds[k] == ss[k] == item]
     streams = 1
-    if not inner:
-        for k, b in itertools.permutations(range(n), 2):
-            m = pv.shape[b]
-            if m in (2, 4, 8) and ((ds[b] == item and ss[k] == item and ds[k] == m * item)
-                                   or (ss[b] == item and ds[k] == item and ss[k] == m * item)):
-                inner, streams = [k, b], m
-                break
+    if not inner and _kernel is not None:  # the kernel's weave rule picks the pair (_kernel_nest.h)
+        pair = _kernel.weave_axes(pv.shape, ds, ss, item)
+        if pair is not None:
+            inner, streams = list(pair), pv.shape[pair[1]]
     if not inner:  # a transposing box: the kernel's blocked 2-D loop over both contiguous axes
         src_axis = next((k for k in range(n) if ss[k] == item and pv.shape[k] > 1), None)
         dst_axis = next((k for k in range(n) if ds[k] == item and pv.shape[k] > 1), None)

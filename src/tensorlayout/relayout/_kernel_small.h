@@ -1,6 +1,9 @@
-/* _kernel_small.h: the remembered small calls (to_physical_small / from_physical_small).
- * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
- * across the parts. Not a standalone header. */
+/* _kernel_small.h: the remembered small calls (to_physical_small / from_physical_small) and
+ * the engine's settings they obey.
+ * Self-contained (include guard): it includes the tasks it reads and runs. */
+#ifndef TENSORLAYOUT_KERNEL_SMALL_H
+#define TENSORLAYOUT_KERNEL_SMALL_H
+#include "_kernel_tasks.h"
 
 /* ==== remembered small calls ==============================================================
  *
@@ -12,8 +15,9 @@
  * check the Python path runs on each call (array types, out's dtype, size or shape and
  * strides, contiguity, writeability, no overlap, alignment, every task inside both arrays,
  * the engine's switches), and copy. Anything else returns None: the caller then takes the
- * Python path, which plans, remembers and raises the errors. Setup (_copy.py) hands over the
- * engine module's globals, read on every call, and numpy's ndarray type. */
+ * Python path, which plans, remembers and raises the errors. The engine's switches and what a
+ * call needs of Python (numpy's ndarray type, the allocator) come in one settings struct,
+ * set by configure() whenever _copy.py changes one: C reads no module's globals. */
 
 typedef struct {
     int to_physical;
@@ -34,8 +38,16 @@ typedef struct {
     Py_ssize_t *doff, *soff;
 } small_call_t;
 
-static PyObject *engine_globals, *ndarray_type;
-static PyObject *s_dtype, *s_use_kernel, *s_kernel, *s_thread_min, *s_stream_min, *s_allocate, *s_small_calls;
+/* The engine's settings (_copy.Settings), as configure() last set them. */
+typedef struct {
+    int use_kernel;                     /* small calls run at all (USE_KERNEL, and this kernel in use) */
+    long long thread_min, stream_min;   /* ... for copies of fewer bytes than both */
+    PyObject *allocate;                 /* allocate(shape, dtype, target): a new result */
+    PyObject *ndarray;                  /* numpy's ndarray type: the only arrays small calls take */
+} settings_t;
+
+static settings_t settings; /* all off until configured */
+static PyObject *s_dtype, *s_small_calls; /* attribute names of arrays and targets */
 
 static void small_call_delete(small_call_t *c)
 {
@@ -183,8 +195,7 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
     copy_dims(&sv, &c->src_ndim, c->src_shape, c->src_strides);
     copy_dims(&dv, &c->dst_ndim, c->dst_shape, c->dst_strides);
     c->dst_len = dv.len;
-    if (span(dv.ndim, dv.shape, dv.strides, dv.itemsize, &dlo, &dhi) < 0
-        || span(sv.ndim, sv.shape, sv.strides, sv.itemsize, &slo, &shi) < 0) {
+    if (array_span(&dv, &dlo, &dhi) < 0 || array_span(&sv, &slo, &shi) < 0) {
         PyErr_SetString(PyExc_ValueError, "small_call: array too large");
         goto fail;
     }
@@ -220,27 +231,10 @@ fail:
     return capsule;
 }
 
-/* The engine's switches allow one kernel call of nbytes: USE_KERNEL is true, _kernel is this
- * module, and nbytes is below THREAD_MIN_BYTES and STREAM_MIN_BYTES (as Prepared.run asks). */
-static int engine_allows(PyObject *module, Py_ssize_t nbytes)
+/* The engine's settings allow a small call of nbytes (as Prepared.run asks). */
+static int engine_allows(Py_ssize_t nbytes)
 {
-    if (engine_globals == NULL) return 0;
-    PyObject *use = PyDict_GetItemWithError(engine_globals, s_use_kernel);
-    PyObject *kernel = PyDict_GetItemWithError(engine_globals, s_kernel);
-    PyObject *threads = PyDict_GetItemWithError(engine_globals, s_thread_min);
-    PyObject *stream = PyDict_GetItemWithError(engine_globals, s_stream_min);
-    if (use == NULL || kernel != module || threads == NULL || stream == NULL || !PyLong_CheckExact(threads)
-        || !PyLong_CheckExact(stream))
-        return 0;
-    int on = PyObject_IsTrue(use);
-    int overflow = 0;
-    long long t = PyLong_AsLongLongAndOverflow(threads, &overflow);
-    if (overflow < 0) return 0;
-    if (overflow == 0 && t <= nbytes) return 0;
-    long long s = PyLong_AsLongLongAndOverflow(stream, &overflow);
-    if (overflow < 0) return 0;
-    if (overflow == 0 && s <= nbytes) return 0;
-    return on > 0;
+    return settings.use_kernel && nbytes < settings.thread_min && nbytes < settings.stream_min;
 }
 
 /* The thread cap and pad value are the ones c was made for (plain ints or None only). */
@@ -297,8 +291,7 @@ static const small_call_t *find_small(PyObject *calls, int to_physical, PyObject
 static int arrays_fit(const small_call_t *c, const Py_buffer *dv, const Py_buffer *sv)
 {
     Py_ssize_t dlo, dhi, slo, shi;
-    if (span(dv->ndim, dv->shape, dv->strides, dv->itemsize, &dlo, &dhi) < 0
-        || span(sv->ndim, sv->shape, sv->strides, sv->itemsize, &slo, &shi) < 0)
+    if (array_span(dv, &dlo, &dhi) < 0 || array_span(sv, &slo, &shi) < 0)
         return 0;
     const char *d = dv->buf, *s = sv->buf;
     if (d + dlo < s + shi && s + slo < d + dhi) return 0; /* they overlap */
@@ -322,7 +315,23 @@ static void fill_items(char *d, Py_ssize_t n, const unsigned char *one, Py_ssize
     }
 }
 
-/* Write the item `one` to every slot of the box p at d. */
+/* bytes (at most 16) of the repeated pad item at d, in fixed-size moves. */
+static inline void small_fill(char *d, const unsigned char *pattern, Py_ssize_t bytes)
+{
+    switch (bytes) {
+    case 1: *d = (char)pattern[0]; return;
+    case 2: memcpy(d, pattern, 2); return;
+    case 4: memcpy(d, pattern, 4); return;
+    case 8: memcpy(d, pattern, 8); return;
+    case 16: memcpy(d, pattern, 16); return;
+    default: memcpy(d, pattern, (size_t)bytes);
+    }
+}
+
+/* Write the item `one` to every slot of the box p at d: rows of the last axis, the axis before
+ * it in a tight loop, rows of 16 bytes or less in fixed-size moves (the missing rows of a
+ * ragged (4,1) sub-tile are 2 bytes every 4: a memset each measured 5x a copy of the whole
+ * pred[5,50,3838]{2,1,0:T(4,128)(4,1)}). */
 static void fill_box(char *d, const plan_t *p, const unsigned char *one)
 {
     int last = p->ndim - 1;
@@ -330,15 +339,26 @@ static void fill_box(char *d, const plan_t *p, const unsigned char *one)
         memcpy(d, one, (size_t)p->item);
         return;
     }
+    const Py_ssize_t n = p->shape[last], item = p->item, bytes = n * item;
+    const int contiguous = p->ds[last] == item, small = contiguous && bytes <= 16;
+    unsigned char pattern[16];
+    for (Py_ssize_t b = 0; small && b < bytes; b++) pattern[b] = one[b % item];
+    const int outer = last - 1; /* the outer axes; the axis before the last runs inside */
+    const Py_ssize_t m = last >= 1 ? p->shape[last - 1] : 1, dm = last >= 1 ? p->ds[last - 1] : 0;
     Py_ssize_t idx[MAX_DIMS] = {0};
     for (;;) {
-        char *row = d;
-        for (int k = 0; k < last; k++) row += idx[k] * p->ds[k];
-        if (p->ds[last] == p->item)
-            fill_items(row, p->shape[last], one, p->item);
-        else
-            for (Py_ssize_t i = 0; i < p->shape[last]; i++) memcpy(row + i * p->ds[last], one, (size_t)p->item);
-        int k = last - 1;
+        char *base = d;
+        for (int k = 0; k < outer; k++) base += idx[k] * p->ds[k];
+        for (Py_ssize_t i = 0; i < m; i++) {
+            char *row = base + i * dm;
+            if (small)
+                small_fill(row, pattern, bytes);
+            else if (contiguous)
+                fill_items(row, n, one, item);
+            else
+                for (Py_ssize_t j = 0; j < n; j++) memcpy(row + j * p->ds[last], one, (size_t)item);
+        }
+        int k = outer - 1;
         for (; k >= 0 && ++idx[k] == p->shape[k]; k--) idx[k] = 0;
         if (k < 0) return;
     }
@@ -366,13 +386,13 @@ static void run_small(const small_call_t *c, char *d, const char *s)
     }
 }
 
-/* A new dst for c (allocate(...) of the engine module), or NULL (no error set). */
+/* A new dst for c (the settings' allocate), or NULL (no error set). */
 static PyObject *allocated(const small_call_t *c, PyObject *target)
 {
-    PyObject *alloc = PyDict_GetItemWithError(engine_globals, s_allocate);
+    PyObject *alloc = settings.allocate;
     PyObject *dst = alloc == NULL ? NULL : PyObject_CallFunctionObjArgs(alloc, c->alloc_shape, c->dtype, target, NULL);
     PyObject *dtype = dst == NULL ? NULL : PyObject_GetAttr(dst, s_dtype);
-    if (dst != NULL && ((PyObject *)Py_TYPE(dst) != ndarray_type || dtype != c->dtype))
+    if (dst != NULL && ((PyObject *)Py_TYPE(dst) != settings.ndarray || dtype != c->dtype))
         Py_CLEAR(dst);
     Py_XDECREF(dtype);
     PyErr_Clear();
@@ -384,8 +404,8 @@ static PyObject *allocated(const small_call_t *c, PyObject *target)
 static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, PyObject *dst, PyObject *pad,
                             PyObject *threads, int to_physical)
 {
-    if (ndarray_type == NULL || (PyObject *)Py_TYPE(src) != ndarray_type
-        || (dst != Py_None && (PyObject *)Py_TYPE(dst) != ndarray_type)
+    if (settings.ndarray == NULL || (PyObject *)Py_TYPE(src) != settings.ndarray
+        || (dst != Py_None && (PyObject *)Py_TYPE(dst) != settings.ndarray)
         || (threads != Py_None && !PyLong_CheckExact(threads)) || (to_physical && !PyLong_CheckExact(pad)))
         Py_RETURN_NONE;
     PyObject *calls = PyObject_GetAttr(target, s_small_calls);
@@ -404,7 +424,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
     const small_call_t *c = NULL;
     if (dst == Py_None) {
         c = find_small(calls, to_physical, sdt, &sv, NULL, pad, threads, &held);
-        if (c != NULL && engine_allows(module, c->nbytes))
+        if (c != NULL && engine_allows(c->nbytes))
             dst = made = allocated(c, target);
         if (made == NULL) goto done;
     }
@@ -413,7 +433,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
         c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads, &held);
     else if (!out_shaped(c, &dv))
         c = NULL;
-    if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(module, c->nbytes)) {
+    if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(c->nbytes)) {
         Py_BEGIN_ALLOW_THREADS
         run_small(c, dv.buf, sv.buf);
         Py_END_ALLOW_THREADS
@@ -448,28 +468,47 @@ static PyObject *kernel_from_physical_small(PyObject *self, PyObject *const *arg
     return call_small(self, args[0], args[1], args[2], Py_None, args[3], 0);
 }
 
-/* setup_small(engine_globals, ndarray): what the small calls read on every call. */
-static PyObject *kernel_setup_small(PyObject *self, PyObject *args)
+/* configure(use_kernel, thread_min_bytes, stream_min_bytes, allocate, ndarray): the engine's
+ * settings, all at once (_copy.Settings; thresholds past a long long count as unreachable). */
+static PyObject *kernel_configure(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *globals, *ndarray;
-    if (!PyArg_ParseTuple(args, "O!O!:setup_small", &PyDict_Type, &globals, &PyType_Type, &ndarray))
+    PyObject *thread_min, *stream_min, *allocate, *ndarray;
+    int use;
+    if (!PyArg_ParseTuple(args, "pO!O!OO!:configure", &use, &PyLong_Type, &thread_min, &PyLong_Type,
+                          &stream_min, &allocate, &PyType_Type, &ndarray))
         return NULL;
+    if (!PyCallable_Check(allocate)) {
+        PyErr_SetString(PyExc_TypeError, "configure: allocate must be callable");
+        return NULL;
+    }
+    int over_t = 0, over_s = 0;
+    long long t = PyLong_AsLongLongAndOverflow(thread_min, &over_t);
+    long long s = PyLong_AsLongLongAndOverflow(stream_min, &over_s);
+    if (PyErr_Occurred()) return NULL;
     if (s_dtype == NULL) {
         s_dtype = PyUnicode_InternFromString("dtype");
-        s_use_kernel = PyUnicode_InternFromString("USE_KERNEL");
-        s_kernel = PyUnicode_InternFromString("_kernel");
-        s_thread_min = PyUnicode_InternFromString("THREAD_MIN_BYTES");
-        s_stream_min = PyUnicode_InternFromString("STREAM_MIN_BYTES");
-        s_allocate = PyUnicode_InternFromString("allocate");
         s_small_calls = PyUnicode_InternFromString("_small_calls");
-        if (!s_dtype || !s_use_kernel || !s_kernel || !s_thread_min || !s_stream_min || !s_allocate
-            || !s_small_calls)
-            return NULL;
+        if (s_dtype == NULL || s_small_calls == NULL) return NULL;
     }
-    Py_INCREF(globals);
-    Py_XSETREF(engine_globals, globals);
+    settings.use_kernel = use;
+    settings.thread_min = over_t > 0 ? LLONG_MAX : over_t < 0 ? LLONG_MIN : t;
+    settings.stream_min = over_s > 0 ? LLONG_MAX : over_s < 0 ? LLONG_MIN : s;
+    Py_INCREF(allocate);
+    Py_XSETREF(settings.allocate, allocate);
     Py_INCREF(ndarray);
-    Py_XSETREF(ndarray_type, ndarray);
+    Py_XSETREF(settings.ndarray, ndarray);
     Py_RETURN_NONE;
 }
+
+/* settings(): the settings as configure() last set them (use_kernel, thread_min_bytes,
+ * stream_min_bytes, allocate, ndarray), None for what was never set. */
+static PyObject *kernel_settings(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    return Py_BuildValue("(OLLOO)", settings.use_kernel ? Py_True : Py_False, settings.thread_min,
+                         settings.stream_min, settings.allocate ? settings.allocate : Py_None,
+                         settings.ndarray ? settings.ndarray : Py_None);
+}
+
+#endif

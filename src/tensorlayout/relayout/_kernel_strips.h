@@ -2,10 +2,14 @@
  * column-major tile's 128 rows, 32 bytes each per tile; a permuted rank-3 array): in cache,
  * their rows fetched ahead and narrow ones in groups of g; streamed, in strips of destination
  * lines through an L1 stage, or tile by tile.
- * Part of _kernel.c, which includes it after _kernel_tiles.h: one translation unit. Not a
- * standalone header. */
+ * Self-contained (include guard): it includes the tiles it runs. */
+#ifndef TENSORLAYOUT_KERNEL_STRIPS_H
+#define TENSORLAYOUT_KERNEL_STRIPS_H
+#include "_kernel_tiles.h"
+
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
+#define RUN_LINES 16        /* lines of each source row transpose_grouped reads at once (runs_lines) */
 
 /* Move a staged strip of rows to the destination: 64-byte rows with non-temporal stores
  * when `nt` (the caller checked that every row is one whole cache line), else memcpy. */
@@ -197,7 +201,7 @@ static Py_ssize_t transpose_grouped(const tiler_t *t, char *d, const char *s, Py
                                     Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                     int lg)
 {
-    const Py_ssize_t it = ITEM(lg), v = t->v, G = 64 / sg, eb = nb - nb % v;
+    const Py_ssize_t it = ITEM(lg), v = t->v, G = sg < 64 ? 64 / sg : RUN_LINES, eb = nb - nb % v;
     Py_ssize_t g0 = 0; /* (na is a whole number of tiles: groups_lines) */
     for (; g0 + G <= ng; g0 += G) {
         for (Py_ssize_t b = 0; b < eb; b += v) /* a tile row of source rows: the G pieces of each */
@@ -220,6 +224,36 @@ static int groups_lines(const tiler_t *t, Py_ssize_t sg, Py_ssize_t nb, Py_ssize
            && nb >= t->v && !rows_spread(nb, sb);
 }
 
+/* transpose_grouped's twin for destination rows that run on a line per g (dg = nb*it = 64):
+ * RUN_LINES g at a time, a tile column of destination rows at once, so that each destination
+ * row gets RUN_LINES lines in a row (f64[1000,1000]{0,1:T(8,128)} from_physical: 2.6 -> 1.9x
+ * a copy). Returns the g done (whole groups; the caller does the rest). */
+static Py_ssize_t transpose_grouped_dst(const tiler_t *t, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                        Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
+                                        int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v, G = RUN_LINES, ea = na - na % v;
+    Py_ssize_t g0 = 0; /* (nb is a whole number of tiles: runs_lines) */
+    for (; g0 + G <= ng; g0 += G) {
+        for (Py_ssize_t a = 0; a < ea; a += v) /* a tile column of destination rows: G lines of each */
+            for (Py_ssize_t g = g0; g < g0 + G; g++)
+                for (Py_ssize_t b = 0; b < nb; b += v)
+                    t->tile(d + g * dg + a * da + b * it, s + g * sg + a * it + b * sb, da, sb, 0);
+        if (ea < na) /* the destination rows past whole tiles */
+            for (Py_ssize_t g = g0; g < g0 + G; g++)
+                transpose_table[lg](d + g * dg + ea * da, s + g * sg + ea * it, na - ea, nb, da, sb);
+    }
+    return g0;
+}
+
+/* Whether transpose_grouped takes transposes whose source rows run on a line per g: RUN_LINES
+ * lines of each row at once, which the prefetchers follow (a line of 128 rows per g, fetched
+ * ahead, left f64[1000,1000]{0,1:T(8,128)} waiting on its loads at 3x a copy). */
+static int runs_lines(const tiler_t *t, Py_ssize_t sg, Py_ssize_t nb, Py_ssize_t it)
+{
+    return t->tile != NULL && sg == 64 && 64 % (t->v * it) == 0 && nb >= t->v;
+}
+
 /* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
  * in pieces of at most a line (the 128 source rows of a column-major f32 T(8,128) tile get 32
  * bytes each per g, f64's 64), the line after every such row's piece is fetched as the piece
@@ -237,14 +271,50 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 1);
     else if (lg == 2 && rows_tile_u32 != NULL && dst_rows && (nb == 1 || nb == 2 || nb == 4) && na >= 8)
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
-    else if (src_rows && groups_lines(t, sg, nb, sb, it))
+    else if (src_rows && (groups_lines(t, sg, nb, sb, it) || runs_lines(t, sg, nb, it)))
         done = transpose_grouped(t, d, s, ng, na, nb, dg, da, sg, sb, lg);
+    else if (dst_rows && runs_lines(t, dg, na, it))
+        done = transpose_grouped_dst(t, d, s, ng, na, nb, dg, da, sg, sb, lg);
     for (Py_ssize_t g = done; g < ng; g++) {
         if (src_rows && enters_line(g * sg, sg))
             fetch_rows(s + g * sg + 64, nb, sb, 0, p->slo, p->shi);
         if (dst_rows && enters_line(g * dg, dg))
             fetch_rows(d + g * dg + 64, na, da, 1, p->dlo, p->dhi);
         transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
+    }
+}
+
+/* Transposes over g whose rows run on over g on both sides (sg = na*it, dg = nb*it) with one
+ * side's pieces of M = 2, 4 or 8 items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read
+ * from or into a dim the tiling does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}):
+ * item by item they are scalar loops over M-item rows (25-32x a copy). Woven, G g at a time go
+ * through an L1 stage of W = M*it-byte items: to the destination's M-item pieces, the M source
+ * rows woven into W-byte items, then transposed as such; from the source's, transposed as
+ * W-byte items, then unwoven into the M destination rows. */
+#define WOVEN_STAGE 16384
+static int woven(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
+{
+    Py_ssize_t it = ITEM(lg);
+    if (lg > 1 || ng < 2 || sg != na * it || dg != nb * it) return 0;
+    Py_ssize_t m = nb <= 8 ? nb : na, other = nb <= 8 ? na : nb;
+    return (m == 2 || m == 4 || m == 8) && m * it <= 8 && other >= 2 && na * nb * it <= WOVEN_STAGE;
+}
+
+static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg)
+{
+    _Alignas(64) char stage[WOVEN_STAGE];
+    const Py_ssize_t it = ITEM(lg), to = nb <= 8, m = to ? nb : na, w = m * it, lw = log2_small(w);
+    const Py_ssize_t G = WOVEN_STAGE / (na * nb * it);
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += G) {
+        Py_ssize_t c = ng - g0 < G ? ng - g0 : G;
+        if (to) { /* stage[g][a] (w bytes) = the m source rows' items; then d[a][g] = stage[g][a] */
+            weave_table[lg][log2_small(m) - 1](stage, s + g0 * na * it, c * na, sb);
+            transpose_tiled(d + g0 * w, stage, na, c, da, na * w, (int)lw, 0);
+        } else { /* stage[g][b] (w bytes) = source row b's piece g; then the m destination rows */
+            transpose_tiled(stage, s + g0 * w, c, nb, nb * w, sb, (int)lw, 0);
+            unweave_table[lg][log2_small(m) - 1](d + g0 * nb * it, stage, c * nb, da);
+        }
     }
 }
 
@@ -288,3 +358,4 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
         transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, nt);
 }
 
+#endif

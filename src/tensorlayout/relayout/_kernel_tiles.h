@@ -1,7 +1,10 @@
 /* _kernel_tiles.h: the vector transposes (SSE2/AVX2 tiles, and the blocked transpose of
  * two axes; the transposes over a third axis are in _kernel_strips.h).
- * Part of _kernel.c, which includes it: one translation unit, so the copy paths inline
- * across the parts. Not a standalone header. */
+ * Self-contained (include guard): it includes the loops it falls back to. */
+#ifndef TENSORLAYOUT_KERNEL_TILES_H
+#define TENSORLAYOUT_KERNEL_TILES_H
+#include "_kernel_loops.h"
+
 
 /* ---- vector transposes -------------------------------------------------------------------
  * A tile function moves one V x V tile in registers: dst row a (at d + a*da) receives item a
@@ -453,3 +456,5 @@ static void choose_tilers(void)
 #endif
     choose_weaves();
 }
+
+#endif

@@ -8,8 +8,12 @@
  * part of the wake measured ~9 us. The same 6 MiB ragged copy, bf16[1000,3000]{1,0:T(8,128)
  * (2,1)}, went 1.51 -> 1.46x a copy when two threads split it through Python's thread pool
  * (static halves, ~60 us a call), 1.35 -> 1.14 claimed here.
- * Included by _kernel.c and _pack.c after Python.h: one translation unit each. Not a
- * standalone header. */
+ * Included by _kernel.c and _pack.c, each a module of its own with a pool of its own.
+ * Self-contained (include guard). */
+#ifndef TENSORLAYOUT_POOL_H
+#define TENSORLAYOUT_POOL_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -187,3 +191,5 @@ static PyObject *pool_info_py(PyObject *self, PyObject *args)
     {"pool_info", pool_info_py, METH_NOARGS,                                                   \
      "pool_info(): (the module's threads running, started by the first shared copy and kept; " \
      "the threads that joined the last shared copy)."}
+
+#endif

@@ -1,0 +1,250 @@
+/* _kernel_nest.h: the outer loops of the copy kernel: which inner loop a plan's innermost
+ * axes take (run, weave, unweave, transpose, strided: the table in _kernel.c), and the loop
+ * nest over the outer axes around it (with read-ahead for unweaves, staging for streamed
+ * weaves). run_plan runs a plan as it stands; _kernel_gather.h decides when to gather first.
+ * Self-contained (include guard): it includes the loops and transposes it dispatches to. */
+#ifndef TENSORLAYOUT_KERNEL_NEST_H
+#define TENSORLAYOUT_KERNEL_NEST_H
+#include "_kernel_strips.h"
+
+/* ---- the outer loops ---------------------------------------------------------------- */
+
+typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_TRANSPOSE, K_STRIDED } kind_t;
+
+typedef struct {
+    kind_t kind;
+    int inner;            /* axes handled by the inner loop: 1 or 2 */
+    Py_ssize_t bytes;     /* K_RUN: bytes per run */
+    line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
+    weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
+    int lg;               /* K_TRANSPOSE: log2 of the item size */
+} inner_t;
+
+/* Whether the innermost axes are a transpose (see K_TRANSPOSE); sets *in if so. */
+static int transposing(const plan_t *p, inner_t *in, int lg)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t item = p->item, n = p->shape[last];
+    if (last < 1 || p->ds[last] != item || p->ss[last - 1] != item) return 0;
+    in->kind = K_TRANSPOSE;
+    in->inner = 2;
+    if (last >= 2 && p->shape[last - 2] > 1
+        && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
+        in->inner = 3; /* the destination's or the source's rows run on over the axis before */
+    in->lg = lg;
+    return 1;
+}
+
+/* The weave rule, the one place it is decided (_kernel_path.py orders a box's axes by it, through
+ * weave_axes): an axis k of `item`-byte items and an axis b of m = 2, 4 or 8 items form a
+ * weave when b is contiguous in dst, k contiguous in src and m items apart in dst
+ * (dst[k*m + b] = src_b[k]; returns 1), an unweave when the same holds with src and dst
+ * swapped (-1); else 0. */
+static int weave_rule(Py_ssize_t item, Py_ssize_t m, Py_ssize_t ds_k, Py_ssize_t ss_k, Py_ssize_t ds_b,
+                      Py_ssize_t ss_b)
+{
+    if (m != 2 && m != 4 && m != 8) return 0;
+    if (ds_b == item && ss_k == item && ds_k == m * item) return 1;
+    if (ss_b == item && ds_k == item && ss_k == m * item) return -1;
+    return 0;
+}
+
+/* Swapped units: a transpose, else unit by unit. */
+static inner_t choose_swapped(const plan_t *p)
+{
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    in.line = p->item == 4 ? strided_swap_uint32_t : strided_swap_uint64_t;
+    transposing(p, &in, log2_small(p->item) + SWAPPED);
+    return in;
+}
+
+static inner_t choose_inner(const plan_t *p)
+{
+    if (p->swap) return choose_swapped(p);
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    int last = p->ndim - 1;
+    Py_ssize_t item = p->item;
+    int lg = log2_small(item);
+    Py_ssize_t n = p->shape[last];
+    if (p->ds[last] == item && p->ss[last] == item) {
+        in.kind = K_RUN;
+        in.bytes = n * item;
+        switch (in.bytes) {
+        case 4: in.line = run_4; break;
+        case 8: in.line = run_8; break;
+        case 16: in.line = run_16; break;
+        case 32: in.line = run_32; break;
+        case 64: in.line = run_64; break;
+        default: in.line = NULL;
+        }
+        return in;
+    }
+    int m = log2_small(n);
+    if (lg >= 0 && last >= 1) {
+        int w = weave_rule(item, n, p->ds[last - 1], p->ss[last - 1], p->ds[last], p->ss[last]);
+        if (w != 0) {
+            in.kind = w > 0 ? K_WEAVE : K_UNWEAVE;
+            in.inner = 2;
+            in.weave = (w > 0 ? weave_table : unweave_table)[lg][m - 1];
+            return in;
+        }
+    }
+    if (lg >= 0 && transposing(p, &in, lg)) return in;
+    if (lg >= 0) {
+        in.line = strided_table[lg];
+    }
+    return in;
+}
+
+/* The weave loop through an L1 staging area, streamed out in pieces of STAGE_BYTES. */
+static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t m = p->shape[last], item = p->item;
+    Py_ssize_t chunk = STAGE_BYTES / (m * item);
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (Py_ssize_t k = 0; k < n; k += chunk) {
+        Py_ssize_t c = n - k < chunk ? n - k : chunk;
+        in->weave(stage, s + k * item, c, p->ss[last]);
+        stream_out(d + k * m * item, stage, (size_t)(c * m * item));
+    }
+}
+
+/* The loop nest over `shape`: outer axes in order, the inner loop last. */
+/* The next index of the first n axes (the last fastest), d and s moved along; 0 past the end. */
+static inline int next_index(Py_ssize_t *idx, int n, const Py_ssize_t *shape, const Py_ssize_t *ds,
+                             const Py_ssize_t *ss, char **d, const char **s)
+{
+    for (int k = n - 1; k >= 0; k--) {
+        if (++idx[k] < shape[k]) {
+            *d += ds[k];
+            *s += ss[k];
+            return 1;
+        }
+        *d -= (shape[k] - 1) * ds[k];
+        *s -= (shape[k] - 1) * ss[k];
+        idx[k] = 0;
+    }
+    return 0;
+}
+
+/* The source of the inner loop READ_AHEAD bytes ahead along the innermost outer axis (the
+ * hardware prefetchers, measured, leave the loads of an unweave waiting on memory): `rows`
+ * contiguous pieces of `bytes`, `stride` apart (one piece, for an unweave). */
+#define READ_AHEAD 4096
+
+typedef struct {
+    Py_ssize_t ahead, rows, bytes, stride; /* ahead 0: none */
+} readahead_t;
+
+static readahead_t readahead(const plan_t *p, const inner_t *in, int outer, const Py_ssize_t *shape)
+{
+    readahead_t ra = {0, 0, 0, 0};
+    int last = p->ndim - 1;
+    Py_ssize_t step = outer > 0 ? p->ss[outer - 1] : 0;
+    if (step <= 0 || last < 1) return ra;
+    if (in->kind == K_UNWEAVE) { /* one piece: n*M items */
+        ra.rows = 1;
+        ra.bytes = shape[last - 1] * shape[last] * p->item;
+    } else { /* (short runs read ahead measured slower: zN to its buffer) */
+        return ra;
+    }
+    ra.ahead = step * (step < READ_AHEAD ? READ_AHEAD / step : 1);
+    return ra;
+}
+
+static inline void read_ahead(const plan_t *p, const readahead_t *ra, const char *s)
+{
+#if HAVE_STREAM
+    for (Py_ssize_t r = 0; r < ra->rows; r++) {
+        const char *a = s + ra->ahead + r * ra->stride;
+        for (Py_ssize_t x = 0; x < ra->bytes; x += 64)
+            if (a + x >= p->slo && a + x < p->shi) _mm_prefetch(a + x, _MM_HINT_T0);
+    }
+#else
+    (void)p, (void)ra, (void)s;
+#endif
+}
+
+static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, const char *s,
+                      const Py_ssize_t *shape)
+{
+    int last = p->ndim - 1;
+    Py_ssize_t idx[MAX_DIMS]; /* the outer ones zeroed: a whole-array memset per call measured slow */
+    memset(idx, 0, sizeof idx[0] * (size_t)(outer > 0 ? outer : 0));
+    readahead_t ra = readahead(p, in, outer, shape);
+    for (;;) {
+        if (ra.ahead) read_ahead(p, &ra, s);
+        switch (in->kind) {
+        case K_RUN:
+            if (last == 0 && p->stream)
+                stream_out(d, s, (size_t)in->bytes);
+            else if (last == 0)
+                memcpy(d, s, (size_t)in->bytes);
+            else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
+                for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
+                    stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
+            else if (in->line != NULL)
+                in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
+            else
+                run_any(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes);
+            break;
+        case K_WEAVE:
+            if (p->stream)
+                weave_streamed(p, in, d, s, shape[last - 1]);
+            else
+                in->weave(d, s, shape[last - 1], p->ss[last]);
+            break;
+        case K_TRANSPOSE:
+        {
+            int three = in->inner == 3;
+            Py_ssize_t ng = three ? shape[last - 2] : 1, sg = three ? p->ss[last - 2] : 0;
+            Py_ssize_t dg = three ? p->ds[last - 2] : 0;
+            Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
+            if (woven(ng, na, nb, dg, sg, in->lg))
+                transpose_woven(d, s, ng, na, nb, da, sb, in->lg);
+            else if (p->stream)
+                transpose_streamed(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
+            else
+                transpose_rows_ahead(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
+        }
+            break;
+        case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
+            in->weave(d, s, shape[last - 1], p->ds[last]);
+            break;
+        case K_STRIDED:
+            if (in->line != NULL) {
+                in->line(d, s, shape[last], p->ds[last], p->ss[last]);
+            } else {
+                for (Py_ssize_t i = 0; i < shape[last]; i++)
+                    memcpy(d + i * p->ds[last], s + i * p->ss[last], (size_t)p->item);
+            }
+            break;
+        }
+        if (!next_index(idx, outer, shape, p->ds, p->ss, &d, &s)) return;
+    }
+}
+
+/* Whether the plan's transpose goes through transpose_woven (whole pieces per row already:
+ * nothing to gather). */
+static int woven_inner(const plan_t *p, const inner_t *in)
+{
+    int last = p->ndim - 1;
+    return in->kind == K_TRANSPOSE && in->inner == 3
+           && woven(p->shape[last - 2], p->shape[last - 1], p->shape[last], p->ds[last - 2], p->ss[last - 2],
+                    in->lg);
+}
+
+/* The plan's loop nest as it stands (no gathering). */
+static void run_inner(const plan_t *p, inner_t in)
+{
+    if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
+    copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, p->shape);
+}
+
+static void run_plan(const plan_t *p)
+{
+    run_inner(p, choose_inner(p));
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* _kernel_plan.h: what every part of the copy kernel (_kernel.c) shares: the platform's
+ * vector and streaming support, the size limits, the non-temporal copy of a contiguous run,
+ * and plan_t, one task's strided box as the loops run it.
+ * Self-contained (include guard); the parts include it through _kernel_loops.h. */
+#ifndef TENSORLAYOUT_KERNEL_PLAN_H
+#define TENSORLAYOUT_KERNEL_PLAN_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define HAVE_STREAM 1
+#else
+#define HAVE_STREAM 0
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HAVE_AVX2_DISPATCH 1 /* AVX2 tiles compiled with a target attribute, used if the CPU has it */
+#else
+#define HAVE_AVX2_DISPATCH 0
+#endif
+
+#define MAX_DIMS 32
+#define STAGE_BYTES 4096 /* L1 staging area of the streaming weave loops */
+
+/* Copy `bytes` to d with non-temporal stores when d is 16-byte aligned (large copies: the
+ * destination bypasses the cache instead of being read first, as memcpy does for big
+ * blocks); a plain memcpy otherwise. */
+static void stream_out(char *d, const char *s, size_t bytes)
+{
+#if HAVE_STREAM
+    if (((uintptr_t)d & 15) == 0) {
+        size_t i = 0;
+        for (; i + 16 <= bytes; i += 16)
+            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
+        if (i < bytes) memcpy(d + i, s + i, bytes - i);
+        return;
+    }
+#endif
+    memcpy(d, s, bytes);
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+    int ndim;
+    int stream;           /* use non-temporal stores where the destination is contiguous */
+    int swap;             /* items are 2 x 2 blocks of the arrays' items, moved as [a, c, b, d] */
+    const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
+    char *dlo, *dhi;      /* ... and the destination bytes */
+    Py_ssize_t item;
+    Py_ssize_t shape[MAX_DIMS];
+    Py_ssize_t ds[MAX_DIMS];
+    Py_ssize_t ss[MAX_DIMS];
+} plan_t;
+
+#endif

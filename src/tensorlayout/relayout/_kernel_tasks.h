@@ -1,0 +1,98 @@
+/* _kernel_tasks.h: the copy kernel's tasks: read from Python and checked (read_task, through the
+ * shared bounds of _task.h), and run (copy_task: one item, a box through copy_plan, or nothing).
+ * Self-contained (include guard). */
+#ifndef TENSORLAYOUT_KERNEL_TASKS_H
+#define TENSORLAYOUT_KERNEL_TASKS_H
+#include "_task.h"
+#include "_kernel_gather.h"
+
+/* One task: a single item (no axes), its box, or nothing (an empty box: ndim -1). */
+static void copy_task(const plan_t *p)
+{
+    if (p->ndim == 0)
+        memcpy(p->dst, p->src, (size_t)p->item);
+    else if (p->ndim > 0)
+        copy_plan(p);
+}
+
+/* Task i of an array of plans (the pool's item). */
+static void run_one(void *plans, Py_ssize_t i)
+{
+    copy_task((const plan_t *)plans + i);
+}
+
+/* One task: (dst byte offset, src byte offset, shape, dst strides, src strides[, swap[, item]]),
+ * checked to stay inside both arrays ([dlo, dhi) and [slo, shi): their array_span), whatever
+ * its numbers (_task.h). */
+static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_buffer *sv,
+                     Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
+{
+    PyObject *shape, *ds, *ss;
+    Py_ssize_t doff, soff, wide = 0;
+    int swap = 0;
+    if (!PyArg_ParseTuple(task, "nnO!O!O!|pn", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss, &swap, &wide))
+        return -1;
+    if (swap && dv->itemsize != 1 && dv->itemsize != 2) {
+        PyErr_SetString(PyExc_ValueError, "copy: swapped units are of 1- or 2-byte items");
+        return -1;
+    }
+    if (wide && (swap || log2_small(wide) < 0 || wide % dv->itemsize)) {
+        PyErr_SetString(PyExc_ValueError, "copy: a task's item size is 1, 2, 4 or 8 bytes, a multiple of "
+                                          "the arrays' (and not with swapped units)");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
+        PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
+        return -1;
+    }
+    p->ndim = (int)n;
+    p->swap = swap;
+    p->item = swap ? 4 * dv->itemsize : dv->itemsize;
+    if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
+        return -1;
+    if (wide > p->item) /* at any alignment: the typed loops move items through memcpy, the vector
+                         * loops load and store unaligned, streamed stores check their addresses */
+        p->item = wide;
+    if (n == 0 && swap) { /* one unit, as a 1-axis box */
+        p->ndim = 1;
+        p->shape[0] = 1;
+        p->ds[0] = p->ss[0] = p->item;
+    }
+    Py_ssize_t lo, hi;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (p->shape[k] <= 0) {
+            p->ndim = -1; /* nothing to copy */
+            return 0;
+        }
+    Py_ssize_t dl, dh; /* the bytes the task may touch in each array (prefetches stay inside) */
+    if (span(p->ndim, p->shape, p->ds, p->item, &dl, &dh) < 0 || !inside(doff, dl, dh, dlo, dhi)) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the destination array");
+        return -1;
+    }
+    if (span(p->ndim, p->shape, p->ss, p->item, &lo, &hi) < 0 || !inside(soff, lo, hi, slo, shi)) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the source array");
+        return -1;
+    }
+    p->dst = (char *)dv->buf + doff;
+    p->src = (const char *)sv->buf + soff;
+    p->slo = p->src + lo;
+    p->shi = p->src + hi;
+    p->dlo = p->dst + dl;
+    p->dhi = p->dst + dh;
+    return 0;
+}
+
+/* The writable destination and the source buffers of a call (both released on failure). */
+static int get_buffers(PyObject *dst_obj, PyObject *src_obj, Py_buffer *dv, Py_buffer *sv)
+{
+    if (PyObject_GetBuffer(dst_obj, dv, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) return -1;
+    if (PyObject_GetBuffer(src_obj, sv, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(dv);
+        return -1;
+    }
+    return 0;
+}
+
+#endif

@@ -15,6 +15,7 @@ least-squares slope of log(time) over log(terms) from 16 terms on (aim: at most 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import random
@@ -117,6 +118,7 @@ def growth(runs: int) -> None:
             for _ in range(runs):
                 m = IndexingMap.parse(text)
                 clear_caches()
+                gc.collect()
                 t0 = time.perf_counter()
                 m.simplify()
                 one.append(time.perf_counter() - t0)

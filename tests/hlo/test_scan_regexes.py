@@ -8,8 +8,11 @@ import re
 
 import pytest
 
+from tensorlayout._cursor import Cursor
 from tensorlayout.errors import ParseError
 from tensorlayout.hlo import _scan, attributes
+from tensorlayout.hlo.parser_instruction import InstructionReader
+from tensorlayout.xla.shape import read_shape
 
 _PLAIN_STRING = r'"(?:[^"\\]|\\.)*"'
 _OLD_SIMPLE_VALUE = re.compile(
@@ -48,3 +51,22 @@ def test_json_dict_regex_ends_where_the_loop_does(monkeypatch: pytest.MonkeyPatc
     fast = [_end(t) for t in texts]
     monkeypatch.setattr(_scan, "_JSON_DICT_4", re.compile(r"(?!)"))  # the loop alone
     assert fast == [_end(t) for t in texts]
+
+
+def test_shape_before_a_brace_reads_as_the_careful_reader() -> None:
+    """A plain shape followed by ``{``: a layout (careful reader) or a computation body (fast)."""
+    rng = random.Random(4)
+    tails = [" {", "{", " {\n", " { %p", "{p", " {}", " { 1,0}", " {:T(2)}", " {/*c*/ %p", " {-1}", " {_x",
+             "\n{ x"]
+    for _ in range(300):
+        text = rng.choice(["f32[2,3]", "s8[]", "pred[4]", "bf16[2,2]"]) + rng.choice(tails) + " rest"
+        cur = Cursor(text, comments=True)
+        try:
+            want: object = (read_shape(cur), cur.pos)
+        except ParseError as e:
+            want = str(e)
+        try:
+            got: object = InstructionReader(text)._shape(0)
+        except ParseError as e:
+            got = str(e)
+        assert got == want, text

@@ -32,6 +32,7 @@ from tensorlayout.hlo.model import (
     HloInstruction,
     HloModule,
 )
+from tensorlayout.hlo.opcodes import XLA_OPCODES
 from tensorlayout.hlo.parser_instruction import _SHAPE_RE, MAX_TUPLE_DEPTH, RESERVED_NAMES, InstructionReader
 from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
@@ -42,9 +43,11 @@ _NAME_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
 _WS = re.compile(r"\s*", re.A)
 
 
-#: ``{(shape, shape)->shape}`` of plain array shapes, one space after each comma, as XLA prints it.
+_SHAPES = "(?:" + _SHAPE_RE + ")(?:, " + _SHAPE_RE + ")*"
+#: ``{(shape, shape)->shape}`` of plain array shapes (the result maybe a tuple of them), one space
+#: after each comma, as XLA prints it.
 _COMPUTATION_LAYOUT = re.compile(
-    r"\{\(((?:" + _SHAPE_RE + ")(?:, " + _SHAPE_RE + r")*)?\)->(" + _SHAPE_RE + r")\}", re.A)
+    r"\{\((" + _SHAPES + r")?\)->(" + _SHAPE_RE + r"|\(" + _SHAPES + r"\))\}", re.A)
 
 
 def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
@@ -190,7 +193,9 @@ class _Parser(InstructionReader):
                 break
             if cur.pos >= len(text):
                 raise cur.error("'}' to end the computation")
-            instructions.append(self._expand_async(self.instruction()))
+            instr = self.instruction()
+            # (an XLA opcode is never async shorthand: only the other ones need expanding)
+            instructions.append(instr if instr.opcode in XLA_OPCODES else self._expand_async(instr))
         while cur.accept(","):  # e.g. `}, execution_thread="host"` (not needed: skipped)
             self._attribute()
         if not instructions:

@@ -56,6 +56,9 @@ _HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?(" + _NAME_RE + r")[ \t]+=[ \t]*", re.A)
 _SHAPE_RE = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s,]*(?:,[^{}\s,]*)*\})?"
 _SIMPLE_SHAPE = re.compile(_SHAPE_RE, re.A)
 _BRACE_AHEAD = re.compile(r"\s*\{", re.A)
+#: A ``{`` that opens a computation body, not a layout (XLA reads a layout after ``]`` only when
+#: an integer or ``:`` follows the ``{``)
+_BODY_AHEAD = re.compile(r"\s*\{\s*[%A-Za-z_}]", re.A)
 _PAREN = re.compile(r"[()\n]")
 _SHAPED_ITEM = r"(?:" + _SHAPE_RE + r"[ \t]+)?%?[\w.\-]+"
 _SHAPED_OPERANDS = re.compile(
@@ -147,7 +150,8 @@ class InstructionReader:
         text = self.text
         m = _SIMPLE_SHAPE.match(text, pos)
         end = m.end() if m else -1
-        if m and not m.group().endswith("}") and _BRACE_AHEAD.match(text, end):
+        if m and not m.group().endswith("}") and _BRACE_AHEAD.match(text, end) \
+                and not _BODY_AHEAD.match(text, end):
             end = -1  # a layout with spaces or line breaks inside ({1 ,0}, {1,\n0}): read carefully
         if not m and text.startswith("(", pos):
             end = self._tuple_end(pos)

@@ -105,6 +105,15 @@ column 1, but got StableHLO (MLIR) text; print HLO with jax.jit(f).lower(*args).
                          f"StableHLO (MLIR) text; {HLO_FROM_JAX}")
 
 
+def _refuse_repeated_name(text: str, instructions: list[HloInstruction]) -> None:
+    """A ParseError at the first instruction whose name an earlier one of its computation has."""
+    seen: set[str] = set()
+    for inst in instructions:
+        if inst.name in seen:
+            raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
+        seen.add(inst.name)
+
+
 class _Parser(InstructionReader):
     """Recursive descent over the module text, with regex fast paths for instructions."""
 
@@ -207,11 +216,9 @@ class _Parser(InstructionReader):
         if signature is not None and not signature[1].compatible(root.shape):
             raise ParseError(text, root.offset, f"a root whose shape {root.shape} is compatible with the "
                              f"result {signature[1]} of computation {name}", repr(root.name))
-        by_name: dict[str, HloInstruction] = {}
-        for inst in instructions:
-            if inst.name in by_name:
-                raise ParseError(text, inst.offset, f"a new instruction name (not {inst.name!r} again)")
-            by_name[inst.name] = inst
+        by_name = {inst.name: inst for inst in instructions}
+        if len(by_name) != len(instructions):
+            _refuse_repeated_name(text, instructions)
         check_parameter_numbers(text, name, instructions)
         self._resolve_operands(name, instructions, by_name)
         check_reshapes(text, instructions, by_name)

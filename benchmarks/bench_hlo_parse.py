@@ -1,6 +1,12 @@
 """Benchmark of tensorlayout.hlo.parse_module: the HLO corpus and a synthetic large module.
 
-Run: python benchmarks/bench_hlo_parse.py [N] [--repeat R]
+Run: python benchmarks/bench_hlo_parse.py [N] [--repeat R] [--rounds K]
+
+First the corpus against XLA's own C++ parser (jaxlib's ``hlo_module_from_text``): every file
+is parsed by both, alternately (which one goes first alternates from file to file), K rounds;
+the figure is the median over rounds of (our corpus time / jaxlib's corpus time), with the
+spread (min-max). Then parse plus every instruction's output→input maps (caches cleared
+first), in instructions per second (median of K rounds).
 
 N is the largest synthetic module (default 100000 instructions); modules of N/4, N/2 and N
 instructions are parsed R times each (default 3, best kept) and the growth exponent of the
@@ -12,10 +18,18 @@ from __future__ import annotations
 import argparse
 import gc
 import math
+import statistics
 import time
 from pathlib import Path
 
 from tensorlayout.hlo import parse_module
+from tensorlayout.hlo.analysis import output_to_input_indexing
+from tensorlayout.indexing import clear_caches
+
+try:
+    from jaxlib import _hlo as jaxlib_hlo
+except ImportError:  # pragma: no cover
+    jaxlib_hlo = None
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "hlo"
 
@@ -82,11 +96,71 @@ def _time(text: str, repeat: int = 1) -> tuple[float, int]:
     return best, count
 
 
+def _corpus() -> list[str]:
+    return [p.read_text() for p in sorted(DATA.glob("*.hlo")) + sorted((DATA / "tpu").glob("*.hlo"))]
+
+
+def against_jaxlib(texts: list[str], rounds: int) -> None:
+    """Per round: each file parsed by both parsers alternately; ratio = our total / jaxlib's."""
+    if jaxlib_hlo is None:
+        print("jaxlib is missing: no comparison with XLA's C++ parser")
+        return
+    ratios, ours_rate, theirs_rate = [], [], []
+    count = sum(parse_module(t).instruction_count for t in texts)
+    for r in range(rounds):
+        gc.collect()
+        mine = theirs = 0.0
+        for k, text in enumerate(texts):
+            for first in ((0, 1) if (k + r) % 2 else (1, 0)):
+                start = time.perf_counter()
+                if first:
+                    parse_module(text)
+                else:
+                    jaxlib_hlo.hlo_module_from_text(text)
+                took = time.perf_counter() - start
+                if first:
+                    mine += took
+                else:
+                    theirs += took
+        ratios.append(mine / theirs)
+        ours_rate.append(count / mine)
+        theirs_rate.append(count / theirs)
+    print(f"HLO parse vs jaxlib hlo_module_from_text ({len(texts)} files, {count} instructions, "
+          f"{rounds} rounds, alternating): ours/jaxlib = {statistics.median(ratios):.2f}x "
+          f"(spread {min(ratios):.2f}-{max(ratios):.2f}); ours {statistics.median(ours_rate):,.0f} "
+          f"instr/s, jaxlib {statistics.median(theirs_rate):,.0f} instr/s")
+
+
+def parse_and_maps(texts: list[str], rounds: int) -> None:
+    """Parse every file and compute every instruction's output→input maps (output 0), caches
+    cleared before each round."""
+    rates = []
+    for _ in range(rounds):
+        clear_caches()
+        gc.collect()
+        count = 0
+        start = time.perf_counter()
+        for text in texts:
+            for instr in parse_module(text).instructions():
+                output_to_input_indexing(instr)
+                count += 1
+        rates.append(count / (time.perf_counter() - start))
+    print(f"parse + every instruction's maps: {statistics.median(rates):,.0f} instructions/s "
+          f"(median of {rounds}; spread {min(rates):,.0f}-{max(rates):,.0f}; aim >= 40,000)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("n", nargs="?", type=int, default=100_000, help="largest synthetic module size")
     ap.add_argument("--repeat", type=int, default=3, help="runs per size (best is reported)")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the jaxlib comparison")
+    ap.add_argument("--no-synthetic", action="store_true", help="skip the synthetic modules")
     args = ap.parse_args()
+    texts = _corpus()
+    against_jaxlib(texts, args.rounds)
+    parse_and_maps(texts, args.rounds)
+    if args.no_synthetic:
+        return
     files = sorted(DATA.glob("*.hlo")) + sorted((DATA / "tpu").glob("*.hlo"))
     total_t, total_n, largest = 0.0, 0, (0.0, 0, "")
     for path in files:

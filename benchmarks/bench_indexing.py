@@ -4,14 +4,20 @@ Simplifies 10,000 seeded random maps and the largest maps found in the public ve
 (tests/data/indexing_cases.json), and reports maps per second plus the cost of simplifying
 an already simplified map again: the same object (per-map cache), an equal fresh copy (the
 result cache keyed by the interned structure) and a fresh copy with every cache cleared.
+Last, the growth exponent of simplification with the number of terms: maps of 16, 32 and 64
+terms in three families (a weighted sum; a sum linearised then split by floordiv/mod; a sum of
+mods), each simplified fresh with every cache cleared, best of ``--runs``; the exponent is the
+least-squares slope of log(time) over log(terms) from 16 terms on (aim: at most 1.2).
 
-    python benchmarks/bench_indexing.py [--count N] [--seed S]
+    python benchmarks/bench_indexing.py [--count N] [--seed S] [--runs R] [--only-growth]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import math
 import random
 import time
 from pathlib import Path
@@ -82,11 +88,61 @@ def _per_map(seconds: float, count: int) -> str:
     return f"{seconds / count * 1e6:.1f} us/map"
 
 
+def terms_map(n: int, family: str) -> str:
+    """A map of ``n`` terms over ``n`` dims (coefficients kept within int64)."""
+    dims = ", ".join(f"d{i}" for i in range(n))
+    extent = 1 if family == "linearised" else 3
+    domain = ", ".join(f"d{i} in [0, {extent}]" for i in range(n))
+    if family == "sum":
+        results = " + ".join(f"d{i} * {i + 1}" for i in range(n))
+    elif family == "linearised":
+        s = " + ".join(f"d{i} * {2 ** (i % 20)}" for i in range(n))
+        results = f"({s}) floordiv 8, ({s}) mod 8"
+    else:
+        results = " + ".join(f"(d{i} * {4 ** (i % 10)}) mod {4 ** (i % 10 + 1)}" for i in range(n))
+    return f"({dims}) -> ({results}), domain: {domain}"
+
+
+GROWTH_TERMS = (16, 32, 64)
+
+
+def growth(runs: int) -> None:
+    """Time to simplify maps of 16, 32, 64 terms (fresh, caches cleared) and the growth exponent."""
+    worst = 0.0
+    for family in ("sum", "linearised", "mods"):
+        times = []
+        for n in GROWTH_TERMS:
+            text = terms_map(n, family)
+            one = []
+            for _ in range(runs):
+                m = IndexingMap.parse(text)
+                clear_caches()
+                gc.collect()
+                t0 = time.perf_counter()
+                m.simplify()
+                one.append(time.perf_counter() - t0)
+            times.append(min(one))  # best of: a 2-core machine shared with other work stalls single runs
+        xs = [math.log(n) for n in GROWTH_TERMS]
+        ys = [math.log(t) for t in times]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        worst = max(worst, slope)
+        shown = ", ".join(f"{n}: {t * 1e3:.2f} ms" for n, t in zip(GROWTH_TERMS, times))
+        print(f"simplify growth, {family:10} ({shown}): exponent {slope:.2f}")
+    print(f"simplify growth exponent from 16 to 64 terms (worst family, best of {runs}): {worst:.2f} "
+          f"(aim <= 1.2)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--count", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only-growth", action="store_true")
     args = ap.parse_args()
+    if args.only_growth:
+        growth(args.runs)
+        return
     rng = random.Random(args.seed)
     maps = [random_map(rng) for _ in range(args.count)]
 
@@ -138,6 +194,7 @@ def main() -> None:
     n = reps * len(big)
     print(f"largest vector maps ({len(big)} maps, text sizes {sizes}): "
           f"simplify {n / simplify_time:,.0f} maps/s (caches cleared), parse {n / parse_time:,.0f} maps/s")
+    growth(args.runs)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ MAX_INTEGER_DIGITS = 1000
 _INT = re.compile(r"-?[0-9]+")
 _UINT = re.compile(r"[0-9]+")
 #: The whitespace C's ``isspace`` knows in the "C" locale (XLA's lexer); no Unicode spaces.
-_SPACE = frozenset(" \t\n\r\v\f")
+#: What skip() moves past: ASCII whitespace; and ``/*...*/`` (closed) and ``//...`` comments.
+_SPACES = re.compile(r"[ \t\n\r\v\f]*")
+_SPACES_AND_COMMENTS = re.compile(r"(?:[ \t\n\r\v\f]+|/\*.*?\*/|//[^\n]*)*", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
@@ -74,22 +76,13 @@ class Cursor:
             self.depth -= 1
 
     def skip(self) -> None:
-        """Move past whitespace (and comments when enabled)."""
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            ch = text[self.pos]
-            if ch in _SPACE:
-                self.pos += 1
-            elif self.comments and text.startswith("/*", self.pos):
-                end = text.find("*/", self.pos + 2)
-                if end < 0:
-                    raise self.error("'*/' to close the comment")
-                self.pos = end + 2
-            elif self.comments and text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self.pos = n if end < 0 else end
-            else:
-                break
+        """Move past whitespace (and comments when enabled); a ``/*`` never closed is an error."""
+        if not self.comments:
+            self.pos = _SPACES.match(self.text, self.pos).end()  # type: ignore[union-attr]
+            return
+        self.pos = _SPACES_AND_COMMENTS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        if self.text.startswith("/*", self.pos):
+            raise self.error("'*/' to close the comment")
 
     def at_end(self) -> bool:
         self.skip()

@@ -269,16 +269,19 @@ class CoreLayout:
             view[k] = self.shape[k]
             return np.arange(self.shape[k], dtype=np.int64).reshape(view)
 
-        # one small vector per dim (its digits summed), then one full-size add per dim
+        # one small vector per dim (its digits summed), the small ones added first: the last add
+        # writes the full-size answer in one pass
         per_dim = [d for d in self.digits if isinstance(d.source, int)]
         merged = [d for d in self.digits if not isinstance(d.source, int)]
-        out = np.full(self.shape, self.base, dtype=np.int64)
-        for k in range(rank):
-            part = _sum_digits([d for d in per_dim if d.source == k], grid, (1,) * rank)
-            if part.any():
-                out += part
+        parts = [_sum_digits([d for d in per_dim if d.source == k], grid, (1,) * rank) for k in range(rank)]
         if merged:
-            out += _sum_digits(merged, grid, (1,) * rank)
+            parts.append(_sum_digits(merged, grid, (1,) * rank))
+        parts = sorted((p for p in parts if p.any()), key=np.size)
+        out = np.empty(self.shape, dtype=np.int64)
+        acc = np.full((1,) * rank, self.base, dtype=np.int64)
+        for p in parts[:-1]:
+            acc = acc + p
+        np.add(acc, parts[-1] if parts else 0, out=out)
         flat = out.reshape(-1)
         return self.post.apply(flat) if self.post is not None else flat
 

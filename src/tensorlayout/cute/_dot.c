@@ -13,6 +13,12 @@
  * Python's own int multiplication and the int64 part moves into a Python int accumulator.
  * Errors of those operations (MemoryError) propagate. Tuples nested deeper than MAX_DEPTH give
  * None (bounded C recursion; the Python path then decides what such an input means).
+ *
+ * make_well_formed(static_int) returns well_formed(shape, stride), the check of every
+ * Layout(shape, stride) a user builds, with the contract of cute.layout._well_formed(shape,
+ * stride, 0): True when shape and stride are congruent (exact tuples of equal lengths, no tuple
+ * at MAX_DEPTH levels or deeper) with leaves that are exact ints or static_int instances, every
+ * shape leaf >= 0; else False. It never raises for a two-argument call.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -126,6 +132,46 @@ static PyObject *dot(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return sum.big;
 }
 
+/* 1 when (s, d) is a well-formed shape/stride pair at nesting level `level`, else 0. */
+static int well_formed_at(PyObject *s, PyObject *d, PyObject *static_int, int level)
+{
+    if (PyTuple_CheckExact(s)) {
+        if (!PyTuple_CheckExact(d) || level >= MAX_DEPTH)
+            return 0;
+        Py_ssize_t n = PyTuple_GET_SIZE(s);
+        if (PyTuple_GET_SIZE(d) != n)
+            return 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!well_formed_at(PyTuple_GET_ITEM(s, i), PyTuple_GET_ITEM(d, i), static_int, level + 1))
+                return 0;
+        return 1;
+    }
+    if (!is_leaf(s, static_int) || !is_leaf(d, static_int))
+        return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(s, &overflow);
+    if (v == -1 && PyErr_Occurred()) { /* not reached for an int; stay total all the same */
+        PyErr_Clear();
+        return 0;
+    }
+    return overflow > 0 || (overflow == 0 && v >= 0);
+}
+
+/* well_formed(shape, stride); self is the static int type bound by make_well_formed. */
+static PyObject *well_formed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "well_formed() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    return PyBool_FromLong(well_formed_at(args[0], args[1], self, 0));
+}
+
+static PyMethodDef well_formed_def = {
+    "well_formed", (PyCFunction)(void (*)(void))well_formed, METH_FASTCALL,
+    "well_formed(shape, stride): congruent int leaves, shape leaves >= 0, bounded nesting.",
+};
+
 static PyMethodDef dot_def = {
     "dot", (PyCFunction)(void (*)(void))dot, METH_FASTCALL,
     "dot(crd, shape, stride): the sum of c*d over congruent int leaves, else None.",
@@ -141,7 +187,19 @@ static PyObject *make_dot(PyObject *module, PyObject *static_int)
     return PyCFunction_NewEx(&dot_def, static_int, NULL);
 }
 
+static PyObject *make_well_formed(PyObject *module, PyObject *static_int)
+{
+    (void)module;
+    if (!PyType_Check(static_int) || !PyType_IsSubtype((PyTypeObject *)static_int, &PyLong_Type)) {
+        PyErr_SetString(PyExc_TypeError, "make_well_formed() takes a subclass of int");
+        return NULL;
+    }
+    return PyCFunction_NewEx(&well_formed_def, static_int, NULL);
+}
+
 static PyMethodDef methods[] = {
+    {"make_well_formed", make_well_formed, METH_O,
+     "make_well_formed(static_int): well_formed(shape, stride), the check of a user-built Layout."},
     {"make_dot", make_dot, METH_O,
      "make_dot(static_int): dot(crd, shape, stride), also taking static_int leaves in shape and "
      "stride."},

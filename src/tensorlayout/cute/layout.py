@@ -63,6 +63,23 @@ def _well_formed(shape: Any, stride: Any, level: int) -> bool:
     return True
 
 
+def _well_formed_py(shape: Any, stride: Any) -> bool:
+    """:func:`_well_formed` from the top level: the check when ``_dot.c`` was not built."""
+    return _well_formed(shape, stride, 0)
+
+
+_make_well_formed: Callable[[type[int]], Callable[[Any, Any], bool]] | None
+try:
+    from tensorlayout.cute._dot import make_well_formed as _make_well_formed
+except ImportError:  # built without a C compiler: the Python check runs
+    _make_well_formed = None
+
+#: The check of a user-built layout: ``_dot.c``'s ``well_formed`` (the contract of
+#: :func:`_well_formed` at level 0, about 40 ns for a small layout) when it was built.
+_check: Callable[[Any, Any], bool] = (_well_formed_py if _make_well_formed is None
+                                      else _make_well_formed(it.Int))
+
+
 def _diagnose(shape: Any, stride: Any) -> LayoutError:
     """The precise complaint about a (shape, stride) pair that is not well formed."""
     _check_int_tuple(shape, "a layout shape")
@@ -86,29 +103,7 @@ class Layout:
     __slots__ = ("_shape", "_stride")
 
     def __init__(self, shape: IntTuple, stride: IntTuple) -> None:
-        if type(shape) is tuple:  # the first two levels inline: no call for a depth-2 layout
-            if type(stride) is not tuple or len(shape) != len(stride):
-                raise _diagnose(shape, stride)
-            i = 0
-            for s in shape:
-                d = stride[i]
-                i += 1
-                if type(s) is int:
-                    if s >= 0 and type(d) is int:
-                        continue
-                elif type(s) is tuple and type(d) is tuple and len(s) == len(d):
-                    j = 0
-                    for s2 in s:
-                        d2 = d[j]
-                        j += 1
-                        if (type(s2) is int and s2 >= 0 and type(d2) is int) or _well_formed(s2, d2, 2):
-                            continue
-                        raise _diagnose(shape, stride)
-                    continue
-                if not _well_formed(s, d, 1):
-                    raise _diagnose(shape, stride)
-        elif not ((type(shape) is int and shape >= 0 and type(stride) is int) or
-                  _well_formed(shape, stride, 0)):
+        if not _check(shape, stride):
             raise _diagnose(shape, stride)
         self._shape = shape
         self._stride = stride

@@ -41,6 +41,8 @@ from tensorlayout.hlo.physical import (
     input_to_output_indexing,
     linearized_output_to_input,
     output_to_input_indexing,
+    physical_input_to_output_indexing,
+    physical_output_to_input_indexing,
 )
 from tensorlayout.hlo.utilization import operand_utilization
 
@@ -72,4 +74,6 @@ __all__ = [
     "parse_attribute",
     "parse_literal",
     "parse_module",
+    "physical_input_to_output_indexing",
+    "physical_output_to_input_indexing",
 ]

@@ -43,6 +43,11 @@ _SCALARS = {
 _IEEE = {"f16": (15, 11), "bf16": (127, 8), "f32": (127, 24), "f64": (1023, 53)}
 
 
+#: (literal, type name) pairs found good: constants repeat their literals (0, 1, -inf...) often
+_CHECKED: set[tuple[str, str]] = set()
+_CHECKED_LIMIT = 4096
+
+
 def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
     """Raise a ParseError unless ``text`` is one scalar of ``element_type`` as XLA's parser
     reads a rank-0 constant: a number token (``1``, ``-.5``, ``1e5``, ``-inf``, ``nan``), ``(re, im)``
@@ -53,7 +58,7 @@ def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
     >>> check_scalar_literal("-inf", parse_element_type("f32"))
     """
     scalar = _SCALARS.get(element_type.kind)
-    if scalar is None:
+    if scalar is None or (text, element_type.name) in _CHECKED:
         return
     m = scalar.fullmatch(_COMMENTS.sub(" ", text))
     if m is None:
@@ -68,6 +73,8 @@ def check_scalar_literal(text: str, element_type: PrimitiveType) -> None:
         low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if element_type.kind == "signed" else (0, 2 ** bits)
         if not literal_in_range(m.group(1), low, high):
             raise ParseError(text, 0, f"an integer in the range of {element_type.name}")
+    if len(_CHECKED) < _CHECKED_LIMIT:
+        _CHECKED.add((text, element_type.name))
 
 
 

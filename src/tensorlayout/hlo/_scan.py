@@ -19,11 +19,14 @@ __all__ = ["json_dict_end", "literal_end", "scan_value", "string_or_json_dict_en
 
 # Attribute values that need no bracket matching: a bare token, a one-line ``{...}`` without
 # nested brackets outside its strings, or a string. Everything else takes scan_value's stack.
+# A string, "unrolled": runs of plain characters between escapes (one regex step per run, and
+# no two ways to match a text, so no backtracking blow-up on a failed match).
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _SIMPLE_VALUE = re.compile(
     r'[^\s,{}()\[\]"/]+(?=[\s,})\]]|\Z)'
     r'|\{[^{}"\n/\[\]()]*\}'
-    r'|\{(?:[^{}"\\\n\[\]()]|"(?:[^"\\]|\\.)*")*\}'
-    r'|"(?:[^"\\]|\\.)*"',
+    r'|\{[^{}"\\\n\[\]()]*(?:' + _STRING + r'[^{}"\\\n\[\]()]*)*\}'
+    r"|" + _STRING,
     re.A,
 )
 _SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{(]|[\]})]|,|\s+|/\*.*?\*/|[^\[\]{}()"\s,]+', re.S | re.A)
@@ -31,8 +34,14 @@ _CLOSER = {"[": "]", "{": "}", "(": ")"}
 # What may follow a top-level ``]`` inside one value: an iota list goes on (``[2,2]<=[4]T(1,0)``).
 _AFTER_SQUARE = re.compile(r"<=|T\(")
 _JSON_DICT = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]|[^"{}]+', re.S)
-# a JSON dict nested at most two deep, in one match (the loop below reads any depth)
-_JSON_DICT_2 = re.compile(r'\{(?:[^{}"]|"(?:[^"\\]|\\.)*"|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})*\}', re.S)
+def _json_dict_pattern(depth: int) -> str:
+    """A JSON dict with dicts nested in it at most ``depth`` levels deep, strings unrolled."""
+    inner = _STRING if depth == 0 else "(?:" + _STRING + "|" + _json_dict_pattern(depth - 1) + ")"
+    return r'\{[^{}"]*(?:' + inner + r'[^{}"]*)*\}'
+
+
+# a JSON dict nested at most four deep, in one match (the loop below reads any depth)
+_JSON_DICT_4 = re.compile(_json_dict_pattern(3), re.S)
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 
 
@@ -103,7 +112,7 @@ def json_dict_end(text: str, pos: int) -> int:
     >>> json_dict_end('{"a":[1}, x=1', 0)
     8
     """
-    m = _JSON_DICT_2.match(text, pos)
+    m = _JSON_DICT_4.match(text, pos)
     if m:
         return m.end()
     depth, at = 0, pos

@@ -36,6 +36,7 @@ __all__ = [
     "SliceDimension",
     "Window",
     "WindowDimension",
+    "common_metadata_end",
     "parse_attribute",
     "parse_literal",
     "token_end",
@@ -209,9 +210,24 @@ _META_TOKEN = re.compile(
 
 
 # the common forms, keys in XLA's print order, each at most once: no token loop needed
+# (strings "unrolled": runs of plain characters between escapes, one regex step per run)
+_META_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _META_FAST = re.compile(
-    r'\{(?:op_type="(?:[^"\\]|\\.)*" ?)?(?:op_name="(?:[^"\\]|\\.)*" ?)?(?:source_file="(?:[^"\\]|\\.)*" ?)?'
-    r"(?:source_line=-?[0-9]{1,9} ?)?(?:stack_frame_id=-?[0-9]{1,9})?\}", re.A)
+    r"\{(?:op_type=" + _META_STRING + " ?)?(?:op_name=" + _META_STRING + " ?)?(?:source_file=" + _META_STRING
+    + r" ?)?(?:source_line=-?[0-9]{1,9} ?)?(?:stack_frame_id=-?[0-9]{1,9})?\}", re.A)
+
+
+def common_metadata_end(text: str, at: int) -> int | None:
+    """Where ``metadata={...}`` starting at ``at`` ends when it has the common form (keys in XLA's
+    print order, each once), else None. Its value is then its text, as :func:`parse_attribute`
+    gives it, and it ends where :func:`value_end` says.
+
+    >>> line = 'metadata={op_name="a" source_line=3}, x=1'
+    >>> line[9:common_metadata_end(line, 9)]
+    '{op_name="a" source_line=3}'
+    """
+    m = _META_FAST.match(text, at)
+    return m.end() if m else None
 
 
 def _metadata(text: str) -> str:

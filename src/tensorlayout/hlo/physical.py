@@ -1,9 +1,10 @@
 """Physical views of the analysis: maps over layout-ordered dims, and maps to tiled offsets.
 
 XLA's ``GetIndexingMapFromLogicalToPhysicalLayout`` permutes the logical dims by the
-layout's major-to-minor order; the physical-layout mode (``physical=True`` of the entry
-points here) composes the output's physical→logical map before, and each operand's
-logical→physical map after, every map of :mod:`tensorlayout.hlo.analysis`. Tiling is not part
+layout's major-to-minor order; the physical-layout mode (``physical=True`` of
+:func:`physical_output_to_input_indexing` and :func:`physical_input_to_output_indexing`)
+composes the output's physical→logical map before, and each operand's logical→physical map
+after, every map of :mod:`tensorlayout.hlo.analysis`. Tiling is not part
 of that mode; :func:`linearized_output_to_input` gives element offsets with tiling included.
 
 >>> from tensorlayout.xla.shape import Shape
@@ -28,6 +29,8 @@ __all__ = [
     "linearized_output_to_input",
     "logical_to_physical",
     "output_to_input_indexing",
+    "physical_input_to_output_indexing",
+    "physical_output_to_input_indexing",
     "physical_to_logical",
     "to_physical_input_to_output",
     "to_physical_output_to_input",
@@ -109,12 +112,19 @@ def to_physical_input_to_output(indexing: HloInstructionIndexing, instr: HloInst
     return _convert(indexing, operand, outs)
 
 
-def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
-                             physical: bool = False) -> HloInstructionIndexing:
+def physical_output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
+                                      physical: bool = False) -> HloInstructionIndexing:
     """:func:`tensorlayout.hlo.analysis.output_to_input_indexing`, over physical dims if ``physical``.
 
     ``physical=True`` expresses both sides in physical (layout) dimension order, as XLA's
     physical-layout test mode does; a layout that does not permute the dims gives unknown.
+
+    >>> from tensorlayout.hlo.parser import parse_module
+    >>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[2,3]{0,1} parameter(0)\\n"
+    ...                  " ROOT t = f32[3,2]{1,0} transpose(p), dimensions={1,0}\\n}")
+    >>> print(physical_output_to_input_indexing(m.entry.root, physical=True))
+    operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 1]
+    <BLANKLINE>
     """
     result = analysis.output_to_input_indexing(instr, output_id)
     if not physical:
@@ -125,9 +135,17 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
         return HloInstructionIndexing.unknown(len(instr.operands))
 
 
-def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
-                             physical: bool = False) -> HloInstructionIndexing:
-    """:func:`tensorlayout.hlo.analysis.input_to_output_indexing`, over physical dims if ``physical``."""
+def physical_input_to_output_indexing(instr: HloInstruction, input_id: int, *,
+                                      physical: bool = False) -> HloInstructionIndexing:
+    """:func:`tensorlayout.hlo.analysis.input_to_output_indexing`, over physical dims if ``physical``.
+
+    >>> from tensorlayout.hlo.parser import parse_module
+    >>> m = parse_module("HloModule m\\nENTRY e {\\n p = f32[2,3]{0,1} parameter(0)\\n"
+    ...                  " ROOT t = f32[3,2]{1,0} transpose(p), dimensions={1,0}\\n}")
+    >>> print(physical_input_to_output_indexing(m.entry.root, 0, physical=True))
+    operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 1]
+    <BLANKLINE>
+    """
     result = analysis.input_to_output_indexing(instr, input_id)
     if not physical:
         return result
@@ -135,6 +153,13 @@ def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
         return to_physical_input_to_output(result, instr, input_id)
     except TensorLayoutError:
         return HloInstructionIndexing.unknown(len(result))
+
+
+#: The former names of :func:`physical_output_to_input_indexing` and
+#: :func:`physical_input_to_output_indexing`, kept as aliases (the same functions); they differ from
+#: :mod:`tensorlayout.hlo.analysis`'s functions of those names by the ``physical`` option.
+output_to_input_indexing = physical_output_to_input_indexing
+input_to_output_indexing = physical_input_to_output_indexing
 
 
 def _offset_map(shape: Shape) -> IndexingMap:

@@ -14,7 +14,7 @@ first computation (sections may be empty); tokens may be split across lines and 
 comments; ids may be any integers (they are not cross-checked); a missing, repeated or unknown
 key is an error. The tables carry no layout information, so they are checked and skipped.
 
->>> from tensorlayout._cursor import Cursor
+>>> from tensorlayout._cursor import MAX_INTEGER_DIGITS, Cursor
 >>> cur = Cursor('FileNames 1 "a.py" FunctionNames FileLocations StackFrames\\n1 {file_location_id=1 '
 ...              'parent_frame_id=0}\\nENTRY', comments=True)
 >>> read_stack_frame_tables(cur), cur.text[cur.pos:].strip()
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import MAX_INTEGER_DIGITS, Cursor
 
 __all__ = ["SECTIONS", "read_stack_frame_tables"]
 
@@ -73,6 +73,28 @@ def _attribute_row(keys: frozenset[str]) -> Callable[[Cursor], None]:
     return read
 
 
+# An integer as Cursor.integer reads it (at most MAX_INTEGER_DIGITS digits, not one more).
+_INT = r"-?[0-9]{1," + str(MAX_INTEGER_DIGITS) + r"}(?![0-9])"
+
+
+def _attribute_rows(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """Rows ``id {k1=INT k2=INT ...}`` with ``keys`` in this order, one space between."""
+    return re.compile(r"(?:\s*" + _INT + r"\s*\{" + " ".join(k + "=" + _INT for k in keys) + r"\})*", re.A)
+
+
+# Rows as XLA prints them (keys in its order, one space between): many rows in one match. Every
+# row these take, the careful readers below take the same way; they go on where these stop.
+# (a name row is taken only when neither a comment nor a '"' follows it: the careful reader
+# reads a comment between a row's id and its string, and a string right after an id)
+_NAME_ROWS = re.compile(r"(?:\s*" + _INT + r'\s*(?:"[^"\\]*(?:\\.[^"\\]*)*")?(?!\s*["/]))*', re.S | re.A)
+_FAST_ROWS: dict[str, re.Pattern[str]] = {
+    "FileNames": _NAME_ROWS, "FunctionNames": _NAME_ROWS,
+    "FileLocations": _attribute_rows(("file_name_id", "function_name_id", "line", "end_line", "column",
+                                      "end_column")),
+    "StackFrames": _attribute_rows(("file_location_id", "parent_frame_id")),
+}
+
+
 _ROW_READERS: dict[str, Callable[[Cursor], None]] = {
     "FileNames": _string_row, "FunctionNames": _string_row,
     "FileLocations": _attribute_row(_LOCATION_KEYS), "StackFrames": _attribute_row(_FRAME_KEYS),
@@ -87,7 +109,8 @@ def read_stack_frame_tables(cur: Cursor) -> bool:
         if not _at_word(cur, section):
             raise cur.error(f"the {section} table (stack-frame tables come in the order "
                             f"{', '.join(SECTIONS)})")
-        cur.pos += len(section)
+        rows = _FAST_ROWS[section].match(cur.text, cur.pos + len(section))
+        cur.pos = rows.end() if rows else cur.pos + len(section)
         while cur.try_integer() is not None:
             _ROW_READERS[section](cur)
     return True

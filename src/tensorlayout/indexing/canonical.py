@@ -158,12 +158,15 @@ def _canon(e: Expr) -> Expr:
     got = _CACHE.get(e)
     if got is not None:
         return got
-    if e.kind in (CONST, VAR):
-        return e
-    assert e.lhs is not None and e.rhs is not None
-    l, r = _canon(e.lhs), _canon(e.rhs)
     k = e.kind
-    out = _add([l, r]) if k == ADD else _minmax(k, l, r) if k in (MIN, MAX) else _BY_KIND[k](l, r)
+    if k in (CONST, VAR):
+        return e
+    if k == ADD:  # a whole sum at once: one merge of all its summands, not one per nested node
+        out = _add([_canon(t) for t in summands(e)])
+    else:
+        assert e.lhs is not None and e.rhs is not None
+        l, r = _canon(e.lhs), _canon(e.rhs)
+        out = _minmax(k, l, r) if k in (MIN, MAX) else _BY_KIND[k](l, r)
     _CACHE[e] = out
     _CACHE[out] = out
     return out

@@ -2,7 +2,9 @@
 
 One variable id space: in a map with N dims, ids ``0..N-1`` are the dims ``d_i`` and id
 ``N+j`` is the symbol ``s_j`` (range variables first, then runtime variables ``rt_k``).
-Nodes are hash-consed, so structurally equal expressions are the same object.
+Nodes are hash-consed, so structurally equal expressions are the same object. The intern
+table holds its nodes weakly: a node no one uses any more leaves it, so the table is bounded by
+the live expressions (plus the memo of :func:`_variables`, which ``clear_caches()`` empties).
 
 >>> x, y = var(0), var(1)
 >>> e = (x + 42) * y // 2
@@ -16,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import gcd
@@ -36,8 +39,10 @@ __all__ = [
     "MUL",
     "VAR",
     "Expr",
+    "clear_memos",
     "compare",
     "const",
+    "interned_count",
     "largest_known_divisor",
     "make",
     "out_of_int64",
@@ -107,7 +112,7 @@ def install_printer(printer: ExprPrinter) -> None:
     _PRINTER[:] = [printer]
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Expr:
     """One immutable, interned expression node (build with :func:`var`, :func:`const`, operators).
 
@@ -116,6 +121,9 @@ class Expr:
     >>> (var(0) * 2) * 3 is var(0) * 6
     True
     """
+
+    # declared by hand, not with ``slots=True``: the intern table refers to nodes weakly
+    __slots__ = ("__weakref__", "kind", "lhs", "rhs", "value")
 
     kind: int
     lhs: Expr | None
@@ -382,9 +390,36 @@ class Expr:
         return self
 
 
-_TABLE: dict[tuple[int, object, object, int], Expr] = {}
+_Key = tuple[int, object, object, int]
+#: The intern table: structure → a weak reference to its one node. An entry leaves when its node
+#: dies (:func:`_forget`), so the table never outgrows the live expressions.
+_TABLE: dict[_Key, weakref.KeyedRef] = {}
 _VARS_CACHE: dict[Expr, frozenset[int]] = {}
 _NO_VARS: frozenset[int] = frozenset()
+
+
+def _forget(ref: weakref.KeyedRef) -> None:
+    """Drop a dead node's entry (unless its structure was interned again since)."""
+    if _TABLE.get(ref.key) is ref:
+        del _TABLE[ref.key]
+
+
+def clear_memos() -> None:
+    """Forget the memoised variable sets (they keep their nodes alive); results are unaffected.
+
+    >>> clear_memos(); sorted((var(0) + var(2)).variables())
+    [0, 2]
+    """
+    _VARS_CACHE.clear()
+
+
+def interned_count() -> int:
+    """How many expression nodes the intern table holds (all of them alive).
+
+    >>> interned_count() >= 1
+    True
+    """
+    return len(_TABLE)
 
 
 def _variables(e: Expr) -> frozenset[int]:
@@ -403,10 +438,11 @@ def _variables(e: Expr) -> frozenset[int]:
 
 def _intern(kind: int, lhs: Expr | None, rhs: Expr | None, value: int) -> Expr:
     key = (kind, lhs, rhs, value)
-    node = _TABLE.get(key)
+    ref = _TABLE.get(key)
+    node = None if ref is None else ref()
     if node is None:
         node = Expr(kind, lhs, rhs, value)
-        _TABLE[key] = node
+        _TABLE[key] = weakref.KeyedRef(node, _forget, key)
     return node
 
 

@@ -13,7 +13,18 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.canonical import clear_cache, const_rhs, split_sum_by_gcd, summands
-from tensorlayout.indexing.expr import ADD, CEILDIV, FLOORDIV, MOD, MUL, Expr, const, make, out_of_int64
+from tensorlayout.indexing.expr import (
+    ADD,
+    CEILDIV,
+    FLOORDIV,
+    MOD,
+    MUL,
+    Expr,
+    clear_memos,
+    const,
+    make,
+    out_of_int64,
+)
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map import IndexingMap, SimplifyMode, SimplifyPointDimensions, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
@@ -310,9 +321,11 @@ _CACHE_LIMIT = 1 << 15
 
 
 def clear_caches() -> None:
-    """Forget memoised simplifications and canonical forms (results are unaffected, only speed)."""
+    """Forget memoised simplifications, canonical forms and variable sets (results are unaffected,
+    only speed); the intern table then holds only the expressions still in use."""
     _CACHE.clear()
     clear_cache()
+    clear_memos()
 
 
 def _simplify(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool]:

@@ -72,7 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="give an XLA shape without tiles the layout a TPU of generation GEN "
                         "chooses (v5e, v6e; default v5e)")
     p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
-                   help="print the layout in another notation instead")
+                   help="print the layout in another notation instead (cute-tv: a Triton distributed "
+                        "layout as CuTe's (thread, value) -> element layout); refused, with the reason, "
+                        "where the notation cannot say where the elements live")
+    p.add_argument("--hw-view", action="store_true",
+                   help="Triton text: print Triton's picture from the hardware's point of view (each "
+                        "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
     p.add_argument("--coalescing", action="store_true",
                    help="for a Triton distributed layout, or a CuTe thread-value layout with --global: "
                         "the widest vector each thread can use and the 32-byte sectors of each warp "
@@ -157,7 +162,7 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
     if args.as_:
         if args.as_ not in _triton.NOTATIONS:
             raise UsageError(f"--as {args.as_}: a Triton layout converts to {' or '.join(_triton.NOTATIONS)}")
-        text = _triton.converted(ll, args.as_, args.dtype)
+        text = _triton.converted(ll, args.as_, args.dtype, args.target)
         print(json.dumps({"notation": "triton", "as": args.as_, "text": text}) if args.json else text)
         return 0
     if args.json:
@@ -165,7 +170,7 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
                           "out_dims": [list(d) for d in ll.out_dims], "injective": ll.is_injective(),
                           "surjective": ll.is_surjective()}))
         return 0
-    print(_triton.show_text(ll, None))
+    print(_triton.show_text(ll, None, args.hw_view))
     return 0
 
 
@@ -231,6 +236,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--global gives the global tensor of --coalescing")
     if ll is not None:
         return _show_triton(ll, args)
+    if args.hw_view:
+        raise UsageError("--hw-view is Triton's hardware view of Triton text; TARGET is not Triton text")
     target = target_of(args, missing=TensorLayoutError)
     if isinstance(target.layout, (CoordLayout, CountingTensor)):
         return _show_coords(target, args)

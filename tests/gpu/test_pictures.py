@@ -93,7 +93,7 @@ def test_bank_picture_reports_conflicts() -> None:
         assert int(g.get("data-offset", "")) == smem(mm, nn)
         assert int(g.get("data-bank", "")) == (smem(mm, nn) * 16 // 32) % 32
     plain = shared_banks_svg(Layout.parse("(8,64):(64,1)"), 16, access)
-    assert "worst 8-way" in plain and plain.count('stroke="#d00000"') == 64
+    assert "worst 8-way" in plain and plain.count('stroke="#d00000"') == 4 * 64  # every phase
 
 
 def test_too_large_is_a_typed_error() -> None:

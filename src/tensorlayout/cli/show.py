@@ -11,8 +11,8 @@ import argparse
 import json
 import shutil
 
-from tensorlayout.cli import _facts, _grid, _locate, _show_as, _triton
-from tensorlayout.cli._io import UsageError
+from tensorlayout.cli import _banks, _facts, _grid, _locate, _show_as, _triton
+from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.cute import CoordLayout, CountingTensor, Layout, format_grid, parse_layout, size
@@ -50,6 +50,7 @@ examples:
   tensorlayout show --tla zN --rows 40 --cols 72 --as xla
   tensorlayout show '#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>' \
       --shape 8,8 --as xla
+  tensorlayout show 'Sw<3,3,3> o _0 o (16,64):(64,1)' --banks 16 --access ldmatrix-x4
 """
 
 
@@ -75,9 +76,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print the layout in another notation instead (cute-tv: a Triton distributed "
                         "layout as CuTe's (thread, value) -> element layout); refused, with the reason, "
                         "where the notation cannot say where the elements live")
-    p.add_argument("--hw-view", action="store_true",
-                   help="Triton text: print Triton's picture from the hardware's point of view (each "
-                        "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
     p.add_argument("--coalescing", action="store_true",
                    help="for a Triton distributed layout, or a CuTe thread-value layout with --global: "
                         "the widest vector each thread can use and the 32-byte sectors of each warp "
@@ -85,6 +83,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
                    help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
                         "to row-major)")
+    p.add_argument("--banks", metavar="BITS", type=int,
+                   help="TARGET as a 2-D shared-memory tile (CuTe layout, swizzled ones too) of BITS-bit "
+                        "elements: the bank conflicts of warp 0's --access, phase by phase")
+    p.add_argument("--access", default="row", metavar="ACCESS", help="with --banks: " + _banks.ACCESS_HELP)
+    p.add_argument("--hw-view", action="store_true",
+                   help="Triton text: print Triton's picture from the hardware's point of view (each "
+                        "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
     _triton.add_shape_argument(p)
     p.set_defaults(func=run)
 
@@ -228,7 +233,25 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_banks(args: argparse.Namespace) -> int:
+    """--banks BITS: warp 0's --access to TARGET as shared memory, phase by phase."""
+    if args.target is None:
+        raise UsageError("--banks reads TARGET, a CuTe shared-memory layout: give one")
+    for flag in ("index", "offset", "window", "tpu", "as_", "coalescing", "hw_view"):
+        if getattr(args, flag):
+            name = flag.rstrip("_").replace("_", "-")
+            raise UsageError(f"--banks prints a bank report; it takes no --{name}")
+    smem = read_argument(args.target, "a shared-memory layout")
+    print(json.dumps(_banks.bank_facts(smem, args.banks, args.access)) if args.json else
+          _banks.bank_text(smem, args.banks, args.access))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.banks is not None:
+        return _show_banks(args)
+    if args.access != "row":
+        raise UsageError("--access names the warp access of --banks")
     ll = _triton.triton_layout(args)
     if args.coalescing:
         return _show_coalescing(ll, args)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
     from tensorlayout.render._coalescing import coalescing_svg, global_of
     from tensorlayout.render._draw import MAX_SLOTS, Cell, Picture, picture
     from tensorlayout.render._extent import MAX_CELLS, MAX_SIDE, Window, check_window
+    from tensorlayout.render._page import svg_page
     from tensorlayout.render._partition import partition_svg, thread_coords
     from tensorlayout.render._pictures import target_from_text, to_html, to_pdf, to_png, to_svg
     from tensorlayout.render._raster import FORMATS as RASTER_FORMATS
@@ -72,6 +73,7 @@ __all__ = [
     "repr_svg",
     "shared_banks_svg",
     "source_of",
+    "svg_page",
     "target_from_text",
     "thread_coords",
     "tiled_copy_svg",
@@ -103,6 +105,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "MAX_SIDE": ("tensorlayout.render._extent", "MAX_SIDE"),
     "Window": ("tensorlayout.render._extent", "Window"),
     "check_window": ("tensorlayout.render._extent", "check_window"),
+    "svg_page": ("tensorlayout.render._page", "svg_page"),
     "partition_svg": ("tensorlayout.render._partition", "partition_svg"),
     "thread_coords": ("tensorlayout.render._partition", "thread_coords"),
     "RASTER_FORMATS": ("tensorlayout.render._raster", "FORMATS"),

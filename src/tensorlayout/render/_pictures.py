@@ -2,8 +2,15 @@
 a hover read-out), :func:`to_png` and :func:`to_pdf`; and :func:`target_from_text`, the one
 place that turns command-line text into a target.
 
+A swizzled layout without tiles is coloured by swizzle chunk: each cell by the ``2^M``-element
+chunk its offset falls in (``(offset >> M) mod 2^B`` of ``Sw<B,M,S>``; 16 bytes of 16-bit
+elements for ``Sw<3,3,3>``), so the XOR's permutation of the chunks shows row by row.
+
 >>> to_svg("f32[3,5]{1,0:T(2,2)}").count('class="cell"')
 15
+>>> pic = to_svg("Sw<1,2,2> o _0 o (2,8):(8,1)")
+>>> [pic.count(f'data-tile="{k}"') for k in range(3)]
+[8, 8, 0]
 """
 
 from __future__ import annotations
@@ -16,14 +23,20 @@ from html import escape
 import numpy as np
 
 from tensorlayout.convert import parse_target
+from tensorlayout.core.intmath import prod
+from tensorlayout.cute import ComposedLayout, Swizzle
 from tensorlayout.cute import tla as tla_formats
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.render._draw import Picture, picture, svg
 from tensorlayout.render._kinds import drawer
+from tensorlayout.render._page import svg_page
 from tensorlayout.render._raster import convert_svg
-from tensorlayout.render._source import source_of
+from tensorlayout.render._source import Source, source_of
 
-__all__ = ["target_from_text", "to_html", "to_pdf", "to_png", "to_svg"]
+__all__ = ["MAX_CHUNKED", "target_from_text", "to_html", "to_pdf", "to_png", "to_svg"]
+
+#: swizzled layouts of up to this many elements are coloured by swizzle chunk
+MAX_CHUNKED = 1 << 18
 
 
 def target_from_text(text: str, *, tla: str | None = None, rows: int | None = None,
@@ -44,8 +57,26 @@ def target_from_text(text: str, *, tla: str | None = None, rows: int | None = No
     return parse_target(text)
 
 
+def _chunked(target: object, src: Source) -> Source:
+    """A swizzled layout without tiles coloured by swizzle chunk (see the module doc)."""
+    lay = parse_target(target) if isinstance(target, str) else target
+    if not (isinstance(lay, ComposedLayout) and isinstance(lay.outer, Swizzle) and lay.outer.bits > 0):
+        return src
+    elements = prod(src.shape)
+    if src.tile_ids is not None or src.split is not None or not 0 < elements <= MAX_CHUNKED:
+        return src
+    sw = lay.outer
+    idx = np.indices(src.shape, dtype=np.int64).reshape(len(src.shape), -1).T
+    chunks = (src.offsets(idx) >> sw.base) & ((1 << sw.bits) - 1)
+    note = (f"colour: the {1 << sw.base}-element chunk of each offset, (offset >> {sw.base}) mod "
+            f"{1 << sw.bits}, that Sw<{sw.bits},{sw.base},{sw.shift}> permutes (16 bytes of "
+            f"{128 >> sw.base}-bit elements)")
+    return replace(src, tile_ids=chunks, notes=(*src.notes, note))
+
+
 def _picture(target: object, tile_ids: np.ndarray | None, window: Sequence[range] | None) -> Picture:
-    return picture(source_of(target), tile_ids, window)
+    src = source_of(target)
+    return picture(src if tile_ids is not None else _chunked(target, src), tile_ids, window)
 
 
 def to_svg(target: object, *, tile_ids: np.ndarray | None = None,
@@ -131,14 +162,24 @@ _SCRIPT = """
 
 
 def to_html(target: object, *, tile_ids: np.ndarray | None = None,
-            window: Sequence[range] | None = None) -> str:
+            window: Sequence[range] | None = None, title: str = "") -> str:
     """A standalone HTML page: the SVG plus a hover read-out (see the module doc).
 
     >>> page = to_html("f32[3,5]{1,0:T(2,2)}")
     >>> page.startswith("<!DOCTYPE html>"), 'id="info"' in page
     (True, True)
+
+    GPU objects and Triton layouts get the page of :func:`~tensorlayout.render._page.svg_page`,
+    whose read-out prints each cell's facts (thread, value, warp, ...).
     """
+    draw = drawer(target)
+    if draw is not None:
+        if tile_ids is not None:
+            raise UnsupportedError(f"tile_ids colour layout pictures; a {type(target).__name__} is "
+                                   "coloured by thread")
+        return svg_page(draw(target, title=title, window=window))
     pic = _picture(target, tile_ids, window)
+    pic = replace(pic, title=title) if title else pic
     facts = {"title": pic.title, "rows": pic.rows, "cols": pic.cols, "slots": pic.slots,
              "padding": pic.padding, "notes": list(pic.notes)}
     facts_json = json.dumps(facts).replace("<", "\\u003c")  # no "</script>" inside the script

@@ -16,6 +16,7 @@ SM75_U32x4_LDSM_N (ldmatrix .x4) as the A operand of SM80_16x8x16_F16F16F16F16_T
 
 from __future__ import annotations
 
+from tensorlayout.cli._gpu_names import ACCESS_HELP, COPY_MMA
 from tensorlayout.cli._io import UsageError
 from tensorlayout.cute import Layout, composition, size
 from tensorlayout.errors import LayoutError, UnsupportedError
@@ -26,13 +27,9 @@ from tensorlayout.gpu.tv import TVLayout
 
 __all__ = ["ACCESS_HELP", "COPY_MMA", "access_of", "bank_facts", "bank_text"]
 
-#: the MMA whose A operand a copy atom is laid out as (as in CuTe's SM80 examples)
-COPY_MMA = "SM80_16x8x16_F16F16F16F16_TN"
 #: access names that are not copy atoms: what each is
 _NAMED = {"row": "128-bit vectors along rows", "column": "128-bit vectors down columns",
           "ldmatrix-x4": "SM75_U32x4_LDSM_N"}
-ACCESS_HELP = ("the warp's access: row (128-bit vectors along rows), column (down columns), ldmatrix-x4 "
-               f"(SM75_U32x4_LDSM_N) or a copy atom by CuTe's name, laid out as the A operand of {COPY_MMA}")
 
 
 def _atom_access(name: str, bits: int) -> TVLayout:

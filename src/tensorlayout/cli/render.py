@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli import _banks, _triton
+from tensorlayout.cli import _banks, _gpu_names, _triton
 from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
@@ -25,7 +25,7 @@ __all__ = ["DESCRIPTION", "FORMATS", "register", "run"]
 #: picture formats by file suffix
 _SUFFIXES = {".svg": "svg", ".html": "html", ".htm": "html", ".tex": "tikz", ".png": "png", ".pdf": "pdf"}
 FORMATS = ("svg", "html", "tikz", "png", "pdf")
-_COPY_MMA = _banks.COPY_MMA
+_COPY_MMA = _gpu_names.COPY_MMA
 
 DESCRIPTION = """\
 Draw a layout: the logical grid colored by tile, thick lines between tiles, each cell's
@@ -114,7 +114,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
                    help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
                         "to row-major)")
-    p.add_argument("--access", default="row", metavar="ACCESS", help="with --banks: " + _banks.ACCESS_HELP)
+    p.add_argument("--access", default="row", metavar="ACCESS",
+                   help="with --banks: " + _gpu_names.ACCESS_HELP)
     p.add_argument("--warps", metavar="M,N,K",
                    help="with --mma or --copy: atoms (warps, for SM80's warp-wide MMAs) along M, N and K "
                         "(CuTe's AtomLayoutMNK; default 1,1,1)")

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from importlib import import_module
+from typing import Any
 
-from tensorlayout.cli import _banks, _facts, _grid, _locate, _show_as, _triton
+from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _triton
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
@@ -20,8 +22,6 @@ from tensorlayout.cute.basis import format_value
 from tensorlayout.cute.grid import coord_cells
 from tensorlayout.cute.tla import TlaLayout, element_bits
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.gpu import TVLayout
-from tensorlayout.gpu.coalescing import coalescing
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 from tensorlayout.xla.padding import tpu_shape
@@ -29,6 +29,15 @@ from tensorlayout.xla.show import format_show
 from tensorlayout.xla.tpu import canonical_generation
 
 __all__ = ["DESCRIPTION", "register", "run"]
+
+#: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
+_LAZY = {"banks": "tensorlayout.cli._banks", "coalescing": "tensorlayout.gpu.coalescing",
+         "tv": "tensorlayout.gpu.tv"}
+
+
+def _lazy(name: str) -> Any:
+    """The module ``_LAZY[name]``, imported on first use."""
+    return import_module(_LAZY[name])
 
 DESCRIPTION = """\
 Where does each element of a layout live? Prints the offset of every element of a window
@@ -86,7 +95,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--banks", metavar="BITS", type=int,
                    help="TARGET as a 2-D shared-memory tile (CuTe layout, swizzled ones too) of BITS-bit "
                         "elements: the bank conflicts of warp 0's --access, phase by phase")
-    p.add_argument("--access", default="row", metavar="ACCESS", help="with --banks: " + _banks.ACCESS_HELP)
+    p.add_argument("--access", default="row", metavar="ACCESS",
+                   help="with --banks: " + _gpu_names.ACCESS_HELP)
     p.add_argument("--hw-view", action="store_true",
                    help="Triton text: print Triton's picture from the hardware's point of view (each "
                         "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
@@ -216,14 +226,14 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
             raise UsageError(f"--global takes a plain CuTe layout shape:stride, got {args.global_layout!r}")
         glay = parsed
     if ll is not None:
-        source: LinearLayout | TVLayout = ll
+        source: Any = ll
     else:
         tv = target_of(args, missing=TensorLayoutError).layout
         if not isinstance(tv, Layout) or glay is None or glay.rank() != 2:
             raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
                              "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
-        source = TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
-    rep = coalescing(source, glay, element_bits(args.dtype))
+        source = _lazy("tv").TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+    rep = _lazy("coalescing").coalescing(source, glay, element_bits(args.dtype))
     if args.json:
         print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
                           "sectors_per_request": list(rep.sectors_per_request),
@@ -242,8 +252,9 @@ def _show_banks(args: argparse.Namespace) -> int:
             name = flag.rstrip("_").replace("_", "-")
             raise UsageError(f"--banks prints a bank report; it takes no --{name}")
     smem = read_argument(args.target, "a shared-memory layout")
-    print(json.dumps(_banks.bank_facts(smem, args.banks, args.access)) if args.json else
-          _banks.bank_text(smem, args.banks, args.access))
+    banks = _lazy("banks")
+    print(json.dumps(banks.bank_facts(smem, args.banks, args.access)) if args.json else
+          banks.bank_text(smem, args.banks, args.access))
     return 0
 
 

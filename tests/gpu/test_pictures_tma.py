@@ -91,4 +91,7 @@ def test_cli(tmp_path: object) -> None:
     bad = _cli("(64,256):(1,64)", "--tma", "(_64,_64):(_64,_1)", "-o", out)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "LayoutError: the TMA box" in bad.stderr
     html = _cli("(64,256):(256,1)", "--tma", SW128_2x2, "-o", f"{tmp_path}/x.html")
-    assert html.returncode == 2 and "UnsupportedError" in html.stderr
+    with open(f"{tmp_path}/x.html") as f:
+        assert html.returncode == 0 and 'id="info"' in f.read()  # the hover page
+    tikz = _cli("(64,256):(256,1)", "--tma", SW128_2x2, "-o", f"{tmp_path}/x.tex")
+    assert tikz.returncode == 2 and "UnsupportedError" in tikz.stderr

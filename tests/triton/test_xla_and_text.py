@@ -220,7 +220,9 @@ def test_cli_show_and_render_triton_text(tmp_path: object, capsys: pytest.Captur
     ll = parse_layout(blocked)
     assert out.startswith(str(ll).strip("\n")) and ll.get_distributed_view().rstrip("\n") in out
     assert main(["show", blocked, "--as", "xla"]) == 0
-    assert capsys.readouterr().out.strip() == "f16[4,16]{1,0}"
+    assert capsys.readouterr().out.splitlines() == [
+        "f16[4,16]{1,0}", "(offsets: index of the point holding each element, register + 2 * (lane + 32 * "
+        "(warp + 1 * block)); element type from the tensor type)"]
     shared = "#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
     assert main(["show", shared, "--shape", "8,8", "--as", "xla"]) == 2
     assert "no XLA layout places the elements" in capsys.readouterr().err

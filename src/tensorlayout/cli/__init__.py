@@ -56,8 +56,21 @@ class _Parser(argparse.ArgumentParser):
         return plain(super().format_help())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of the whole command line (every subcommand registered)."""
+def _wanted(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The subcommand modules a command line needs: only its own when it names one (start-up
+    imports what that command uses, not the whole package), else all of them (help, errors).
+
+    >>> _wanted(["show", "f32[4]"]), len(_wanted(["--help"])) == len(_COMMANDS + _JAX_COMMANDS)
+    (('show',), True)
+    """
+    names = _COMMANDS + _JAX_COMMANDS
+    first = next(iter(argv), None) if argv is not None else None
+    return (first,) if first in names else names
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of the whole command line (every subcommand registered); given the command
+    line ``argv`` that names a subcommand, the parser of that subcommand only."""
     parser = _Parser(
         prog="tensorlayout",
         description="Where does element (i, j, ...) of a tensor live? "
@@ -66,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tensorlayout {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in _COMMANDS + _JAX_COMMANDS:
+    for name in _wanted(argv):
         try:
             module = import_module(f"tensorlayout.cli.{name}")
         except ModuleNotFoundError as exc:  # a pillar not built yet: keep the others usable
@@ -100,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a failed --verify, 2 bad input,
     3 a bug)."""
     try:
-        args = build_parser().parse_args(argv)
+        if argv is None:
+            argv = sys.argv[1:]
+        args = build_parser(argv).parse_args(argv)
         return int(args.func(args) or 0)
     except (TensorLayoutError, OSError, MemoryError) as err:
         if isinstance(err, BrokenPipeError):  # e.g. piped into `head`

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli import _triton
+from tensorlayout.cli import _banks, _gpu_names, _triton
 from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
@@ -15,7 +15,7 @@ from tensorlayout.cute.tla import element_bits
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.gpu import TVLayout
 from tensorlayout.gpu.atoms import CopyAtom, copy_atom, mma_atom
-from tensorlayout.gpu.banks import shared_core, vector_access
+from tensorlayout.gpu.banks import shared_core
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_copy_a, make_tiled_mma
 from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.triton import LinearLayout
@@ -25,13 +25,14 @@ __all__ = ["DESCRIPTION", "FORMATS", "register", "run"]
 #: picture formats by file suffix
 _SUFFIXES = {".svg": "svg", ".html": "html", ".htm": "html", ".tex": "tikz", ".png": "png", ".pdf": "pdf"}
 FORMATS = ("svg", "html", "tikz", "png", "pdf")
-_COPY_MMA = "SM80_16x8x16_F16F16F16F16_TN"
+_COPY_MMA = _gpu_names.COPY_MMA
 
 DESCRIPTION = """\
 Draw a layout: the logical grid colored by tile, thick lines between tiles, each cell's
 offset, and the memory-order strip beneath (padding white), wrapped so that each strip row
 lies in one tile; the HTML page adds a hover read-out of index, offset, tile and in-tile
-index. Rank 1 draws one row; rank > 2 stacks the slices (one row per index of all but the
+index (of every picture kind: a GPU picture's cell reads out its thread, value, warp, bank,
+phase, lane, ... as drawn). Rank 1 draws one row; rank > 2 stacks the slices (one row per index of all but the
 last dim). Past 64 rows or columns the picture stops at a tile boundary (or after one whole
 tile, up to 256) and the strip after at most 2048 slots, so any size works; --window A:B,C:D
 draws any other part.
@@ -47,12 +48,17 @@ prints it), .png or .pdf (these two need the optional extra: pip install
 'tensorlayout[png]'); '-o -' writes to stdout, SVG unless --format says otherwise.
 
 GPU pictures: --mma ATOM draws an MMA atom's A, B and C panels (each cell T#/V#, colored by
-thread), --copy ATOM a copy atom's source and destination (tiled as the A operand of the SM80
-m16n8k16 f16 MMA; a tensor-memory atom, SM100_TMEM_LOAD/STORE_*, as TMEM's 128 lanes x the
-columns it touches, each cell's thread and register, coloured by warp); --banks BITS draws
-TARGET as a shared-memory tile (a CuTe layout, swizzled ones included) with each cell's bank
-and the bank conflicts of a warp moving 128-bit vectors along its rows (--access column: down
-its columns). --tma SMEM draws TARGET as the global tensor of a TMA copy into shared layout
+thread, thick lines around each warp, rows and columns numbered); --warps M,N,K tiles the atom
+as CuTe's TiledMMA (AtomLayoutMNK: a 2x2-warp SM80 MMA is --warps 2,2,1) and --tile M,N,K
+permutes it to that tile (CuTe's PermutationMNK). --copy ATOM draws a copy atom's source and
+destination (tiled as the A operand of the SM80 m16n8k16 f16 MMA, with --warps and --tile as
+for --mma; a tensor-memory atom, SM100_TMEM_LOAD/STORE_*, as TMEM's 128 lanes x the columns it
+touches, each cell's thread and register, coloured by warp); --banks BITS draws TARGET as a
+shared-memory tile (a CuTe layout, swizzled ones included) with each cell's bank and warp 0's
+--access: every phase and lane numbered, conflicts in red, a legend with each phase's
+wavefronts (--access row: 128-bit vectors along rows, the default; column: down columns;
+ldmatrix-x4; or a copy atom by name). A plain swizzled layout is coloured by swizzle chunk.
+--tma SMEM draws TARGET as the global tensor of a TMA copy into shared layout
 SMEM (elements of --dtype): each box outlined and numbered in the order the copy issues them,
 box 0's cells with their shared-memory offsets after the swizzle. --coalescing draws warp 0's
 first request of TARGET (a Triton distributed layout, or a CuTe thread-value layout with --global
@@ -66,9 +72,11 @@ examples:
   tensorlayout render --tla zN --rows 8 --cols 12 -o - > zn.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN -o mma.tex     # for a paper
+  tensorlayout render --mma SM80_16x8x16_F16F16F16F16_TN --warps 2,2,1 --tile 32,32,16 -o mma.html
   tensorlayout render --copy SM100_TMEM_LOAD_32dp32b8x -o tmem.svg
   tensorlayout render '(8,8):(1,8)' -o layout.pdf
   tensorlayout render 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --banks 16 -o smem.svg
+  tensorlayout render '(16,64):(64,1)' --banks 16 --access ldmatrix-x4 -o ldsm.html
   tensorlayout render '(64,256):(256,1)' --dtype f16 \
       --tma 'Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_2),(_64,_2)):((_64,_512),(_1,_1024))' -o tma.svg
   tensorlayout render --mma SM80_16x8x16_F32F16F16F32_TN --thread 5 --operand a -o thr5.svg
@@ -106,8 +114,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
                    help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
                         "to row-major)")
-    p.add_argument("--access", choices=("row", "column"), default="row",
-                   help="with --banks: the warp's 128-bit vectors go along rows or down columns")
+    p.add_argument("--access", default="row", metavar="ACCESS",
+                   help="with --banks: " + _gpu_names.ACCESS_HELP)
+    p.add_argument("--warps", metavar="M,N,K",
+                   help="with --mma or --copy: atoms (warps, for SM80's warp-wide MMAs) along M, N and K "
+                        "(CuTe's AtomLayoutMNK; default 1,1,1)")
+    p.add_argument("--tile", metavar="M,N,K",
+                   help="with --mma or --copy: the TiledMMA's tile, CuTe's PermutationMNK sizes "
+                        "(default: the atoms' own)")
     p.add_argument("--window", metavar="A:B,C:D",
                    help="draw this part of the index space: one numpy-style range per dimension, "
                         "e.g. 0:8,128:256 (--mma: M,N,K ranges; --copy, --banks: M,N)")
@@ -130,17 +144,47 @@ def _window(args: argparse.Namespace, dims: tuple[int, ...]) -> Window | None:
     return parse_window(args.window, dims) if args.window else None
 
 
+def _triple(text: str | None, flag: str) -> tuple[int, int, int] | None:
+    """``M,N,K`` (K defaults to 1) as positive ints."""
+    if text is None:
+        return None
+    try:
+        parts = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{flag} takes M,N,K like 2,2,1, but got {text!r}") from None
+    if len(parts) == 2:
+        parts.append(1)
+    if len(parts) != 3 or min(parts) < 1:
+        raise UsageError(f"{flag} takes three positive numbers M,N,K like 2,2,1, but got {text!r}")
+    return parts[0], parts[1], parts[2]
+
+
+def _tiled_mma(args: argparse.Namespace, name: str) -> TiledMMA:
+    """MMA atom ``name`` tiled by --warps and permuted to --tile."""
+    warps = _triple(args.warps, "--warps") or (1, 1, 1)
+    tile = _triple(args.tile, "--tile")
+    return make_tiled_mma(mma_atom(name), warps, tile if tile is not None else (None, None, None))
+
+
+def _tiling_text(args: argparse.Namespace) -> str:
+    """`` warps 2x2x1 tile 32x32x16`` as the arguments ask, else nothing."""
+    return "".join(f" {word} {'x'.join(map(str, t))}" for word, t in
+                   (("warps", _triple(args.warps, "--warps")), ("tile", _triple(args.tile, "--tile"))) if t)
+
+
 def _gpu_object(args: argparse.Namespace) -> tuple[object, tuple[int, ...], str]:
     """The MMA or copy the arguments name, the dims a window ranges over, and its title."""
     if args.mma:
-        tm = make_tiled_mma(mma_atom(args.mma))
-        return tm, tm.tile_size(), args.mma
+        tm = _tiled_mma(args, args.mma)
+        return tm, tm.tile_size(), f"{args.mma}{_tiling_text(args)}: {'x'.join(map(str, tm.tile_size()))}"
     atom = copy_atom(args.copy)
     if atom.val_id is not None:  # a tensor-memory copy: TMEM lanes x columns, by warp
+        if args.warps or args.tile:
+            raise UsageError("--warps and --tile tile a TiledMMA; a tensor-memory copy has none")
         return atom, tmem_owners(atom)[0].shape, f"{args.copy}: TMEM lanes x columns, 4 warps"
     # --copy, laid out as the A operand of the SM80 m16n8k16 f16 MMA, as CuTe's examples do
-    tc = make_tiled_copy_a(atom, 16, make_tiled_mma(mma_atom(_COPY_MMA)))
-    return tc, tc.tv_s().tile, f"{args.copy} as the A operand of {_COPY_MMA}"
+    tc = make_tiled_copy_a(atom, 16, _tiled_mma(args, _COPY_MMA))
+    return tc, tc.tv_s().tile, f"{args.copy} as the A operand of {_COPY_MMA}{_tiling_text(args)}"
 
 
 def _banks_svg(args: argparse.Namespace) -> str:
@@ -151,8 +195,8 @@ def _banks_svg(args: argparse.Namespace) -> str:
     tile = shared_core(smem).shape
     if len(tile) != 2:
         raise UnsupportedError(f"--banks draws a 2-D tile, but {smem} has rank {len(tile)}")
-    access = vector_access((tile[0], tile[1]), args.banks, 128, args.access)
-    return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile))
+    access, what = _banks.access_of((tile[0], tile[1]), args.banks, args.access)
+    return render.shared_banks_svg(smem, args.banks, access, window=_window(args, tile), access_name=what)
 
 
 def _tma_svg(args: argparse.Namespace) -> str:
@@ -202,24 +246,37 @@ def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     return target.layout, target.dims if target.has_grid else ()
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    """Flags that belong to one kind of picture."""
+    if (args.warps or args.tile) and not (args.mma or args.copy):
+        raise UsageError("--warps and --tile tile the TiledMMA of --mma or --copy")
+    if args.access != "row" and args.banks is None:
+        raise UsageError("--access names the warp access of --banks")
+
+
+def _as(kind: str, svg: str, args: argparse.Namespace) -> str | bytes:
+    """An SVG picture in format ``kind`` (the HTML page has the hover read-out of its cells)."""
+    if kind == "tikz":
+        raise UnsupportedError("--banks, --tma, --coalescing and --thread pictures are SVG, HTML, PNG or "
+                               "PDF, not TikZ")
+    if kind == "html":
+        return render.svg_page(svg)
+    return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+
+
 def _picture(args: argparse.Namespace, kind: str) -> str | bytes:
     """The picture in format ``kind``."""
+    _check_flags(args)
     if args.banks is not None or args.tma is not None or args.coalescing:
-        if kind in ("html", "tikz"):
-            raise UnsupportedError(f"--banks, --tma and --coalescing pictures are SVG (or PNG/PDF), "
-                                   f"not {kind}")
         svg = _banks_svg(args) if args.banks is not None else \
             _tma_svg(args) if args.tma is not None else _coalescing_svg(args)
-        return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+        return _as(kind, svg, args)
     if args.thread is not None or args.operand is not None:
         return _partition(args, kind)
     obj, dims, title = _gpu_object(args) if args.mma or args.copy else (*_layout(args), "")
     window = _window(args, dims)
     if kind == "html":
-        if args.mma or args.copy or isinstance(obj, LinearLayout):
-            raise UnsupportedError("the HTML page with a hover read-out is for XLA, CuTe and TLA "
-                                   "layouts: draw --mma/--copy and Triton layouts as SVG, TikZ, PNG or PDF")
-        return render.to_html(obj, window=window)
+        return render.to_html(obj, window=window, title=title)
     if kind == "tikz":
         if isinstance(obj, CopyAtom):
             raise UnsupportedError("tensor-memory pictures are SVG (or PNG/PDF), not TikZ")
@@ -232,16 +289,13 @@ def _partition(args: argparse.Namespace, kind: str) -> str | bytes:
     """--thread T: what thread T owns of the --mma's or --copy's operand."""
     if args.thread is None or not (args.mma or args.copy):
         raise UsageError("--thread T (and --operand) draw what thread T owns of an --mma or a --copy")
-    if kind in ("html", "tikz"):
-        raise UnsupportedError(f"--thread pictures are SVG (or PNG/PDF), not {kind}")
     obj = _gpu_object(args)[0]
     if not isinstance(obj, (TiledMMA, TiledCopy)):
         raise UnsupportedError("--thread draws a TiledMMA's or TiledCopy's partition; a tensor-memory "
                                "copy has none here")
     operand = args.operand or ("c" if args.mma else "s")
     dims = render.thread_coords(obj, args.thread, operand)[0]
-    svg = render.partition_svg(obj, args.thread, operand, window=_window(args, dims))
-    return svg if kind == "svg" else render.convert_svg(svg, kind, args.scale)
+    return _as(kind, render.partition_svg(obj, args.thread, operand, window=_window(args, dims)), args)
 
 
 def _write(path: str, data: str | bytes) -> None:

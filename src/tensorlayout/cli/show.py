@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from importlib import import_module
+from typing import Any
 
-from tensorlayout.cli import _facts, _grid, _locate, _show_as, _triton
-from tensorlayout.cli._io import UsageError
+from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _triton
+from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.cute import CoordLayout, CountingTensor, Layout, format_grid, parse_layout, size
@@ -20,8 +22,6 @@ from tensorlayout.cute.basis import format_value
 from tensorlayout.cute.grid import coord_cells
 from tensorlayout.cute.tla import TlaLayout, element_bits
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.gpu import TVLayout
-from tensorlayout.gpu.coalescing import coalescing
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 from tensorlayout.xla.padding import tpu_shape
@@ -29,6 +29,15 @@ from tensorlayout.xla.show import format_show
 from tensorlayout.xla.tpu import canonical_generation
 
 __all__ = ["DESCRIPTION", "register", "run"]
+
+#: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
+_LAZY = {"banks": "tensorlayout.cli._banks", "coalescing": "tensorlayout.gpu.coalescing",
+         "tv": "tensorlayout.gpu.tv"}
+
+
+def _lazy(name: str) -> Any:
+    """The module ``_LAZY[name]``, imported on first use."""
+    return import_module(_LAZY[name])
 
 DESCRIPTION = """\
 Where does each element of a layout live? Prints the offset of every element of a window
@@ -50,6 +59,7 @@ examples:
   tensorlayout show --tla zN --rows 40 --cols 72 --as xla
   tensorlayout show '#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>' \
       --shape 8,8 --as xla
+  tensorlayout show 'Sw<3,3,3> o _0 o (16,64):(64,1)' --banks 16 --access ldmatrix-x4
 """
 
 
@@ -72,7 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="give an XLA shape without tiles the layout a TPU of generation GEN "
                         "chooses (v5e, v6e; default v5e)")
     p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
-                   help="print the layout in another notation instead")
+                   help="print the layout in another notation instead (cute-tv: a Triton distributed "
+                        "layout as CuTe's (thread, value) -> element layout); refused, with the reason, "
+                        "where the notation cannot say where the elements live")
     p.add_argument("--coalescing", action="store_true",
                    help="for a Triton distributed layout, or a CuTe thread-value layout with --global: "
                         "the widest vector each thread can use and the 32-byte sectors of each warp "
@@ -80,6 +92,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
                    help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
                         "to row-major)")
+    p.add_argument("--banks", metavar="BITS", type=int,
+                   help="TARGET as a 2-D shared-memory tile (CuTe layout, swizzled ones too) of BITS-bit "
+                        "elements: the bank conflicts of warp 0's --access, phase by phase")
+    p.add_argument("--access", default="row", metavar="ACCESS",
+                   help="with --banks: " + _gpu_names.ACCESS_HELP)
+    p.add_argument("--hw-view", action="store_true",
+                   help="Triton text: print Triton's picture from the hardware's point of view (each "
+                        "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
     _triton.add_shape_argument(p)
     p.set_defaults(func=run)
 
@@ -157,7 +177,7 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
     if args.as_:
         if args.as_ not in _triton.NOTATIONS:
             raise UsageError(f"--as {args.as_}: a Triton layout converts to {' or '.join(_triton.NOTATIONS)}")
-        text = _triton.converted(ll, args.as_, args.dtype)
+        text = _triton.converted(ll, args.as_, args.dtype, args.target)
         print(json.dumps({"notation": "triton", "as": args.as_, "text": text}) if args.json else text)
         return 0
     if args.json:
@@ -165,7 +185,7 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
                           "out_dims": [list(d) for d in ll.out_dims], "injective": ll.is_injective(),
                           "surjective": ll.is_surjective()}))
         return 0
-    print(_triton.show_text(ll, None))
+    print(_triton.show_text(ll, None, args.hw_view))
     return 0
 
 
@@ -206,14 +226,14 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
             raise UsageError(f"--global takes a plain CuTe layout shape:stride, got {args.global_layout!r}")
         glay = parsed
     if ll is not None:
-        source: LinearLayout | TVLayout = ll
+        source: Any = ll
     else:
         tv = target_of(args, missing=TensorLayoutError).layout
         if not isinstance(tv, Layout) or glay is None or glay.rank() != 2:
             raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
                              "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
-        source = TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
-    rep = coalescing(source, glay, element_bits(args.dtype))
+        source = _lazy("tv").TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+    rep = _lazy("coalescing").coalescing(source, glay, element_bits(args.dtype))
     if args.json:
         print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
                           "sectors_per_request": list(rep.sectors_per_request),
@@ -223,7 +243,26 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_banks(args: argparse.Namespace) -> int:
+    """--banks BITS: warp 0's --access to TARGET as shared memory, phase by phase."""
+    if args.target is None:
+        raise UsageError("--banks reads TARGET, a CuTe shared-memory layout: give one")
+    for flag in ("index", "offset", "window", "tpu", "as_", "coalescing", "hw_view"):
+        if getattr(args, flag):
+            name = flag.rstrip("_").replace("_", "-")
+            raise UsageError(f"--banks prints a bank report; it takes no --{name}")
+    smem = read_argument(args.target, "a shared-memory layout")
+    banks = _lazy("banks")
+    print(json.dumps(banks.bank_facts(smem, args.banks, args.access)) if args.json else
+          banks.bank_text(smem, args.banks, args.access))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.banks is not None:
+        return _show_banks(args)
+    if args.access != "row":
+        raise UsageError("--access names the warp access of --banks")
     ll = _triton.triton_layout(args)
     if args.coalescing:
         return _show_coalescing(ll, args)
@@ -231,6 +270,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--global gives the global tensor of --coalescing")
     if ll is not None:
         return _show_triton(ll, args)
+    if args.hw_view:
+        raise UsageError("--hw-view is Triton's hardware view of Triton text; TARGET is not Triton text")
     target = target_of(args, missing=TensorLayoutError)
     if isinstance(target.layout, (CoordLayout, CountingTensor)):
         return _show_coords(target, args)

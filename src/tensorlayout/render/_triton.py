@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.render._cells import CELL, TITLE, document, owner_panel
 from tensorlayout.render._draw import picture, svg
-from tensorlayout.render._extent import Window, check_window, window_text
+from tensorlayout.render._extent import Window, extent, window_text
 from tensorlayout.render._source import Source
-from tensorlayout.render._tv import CELL, MAX_PANEL_CELLS, TITLE, document, owner_cells
 from tensorlayout.triton import LinearLayout
 
 __all__ = ["DISTRIBUTED", "SHARED", "distributed_owners", "is_distributed", "is_shared", "linear_layout_svg",
@@ -105,23 +105,27 @@ def _distributed(ll: LinearLayout, title: str, window: Sequence[range] | None) -
     rows, cols = thr.shape
     ms, ns = _window((rows, cols), window)
     regs, lanes = _size(ll, "register"), _size(ll, "lane")
-    body = owner_cells((thr, val), CELL, TITLE + CELL, ms, ns, value="R")
+    body = owner_panel((thr, val), CELL, TITLE + CELL, ms, ns, value="R", lanes=lanes)
     head = title or (f"distributed linear layout [{','.join(map(str, sizes))}]: {regs} registers, "
                      f"{lanes} lanes, {_size(ll, 'warp')} warps, {_size(ll, 'block')} blocks")
-    return document(max((len(ns) + 2) * CELL, 7 * len(head)), (len(ms) + 2) * CELL + TITLE,
-                    head + _note((rows, cols), (ms, ns)), body)
+    legend = (f"cells: T# thread (lane + {lanes} * warp), R# register, coloured by thread; thick lines: "
+              "warps; numbers along the edges: row and column (rows: all dims but the last)",)
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE,
+                    head + _note((rows, cols), (ms, ns)), body, legend)
 
 
 def _window(tile: tuple[int, int], window: Sequence[range] | None) -> Window:
-    win = check_window(window, tile) if window is not None else (range(tile[0]), range(tile[1]))
-    if len(win[0]) * len(win[1]) > MAX_PANEL_CELLS:
-        raise LayoutError(f"a {len(win[0])}x{len(win[1])} picture is too large to draw (at most "
-                          f"{MAX_PANEL_CELLS} cells): pass a window (--window) of part of it")
-    return win
+    """The drawn rows and columns: ``window`` (default all), capped at 64 of each as XLA
+    pictures are (:func:`~tensorlayout.render._extent.extent`)."""
+    ext = extent(tile, None, window)
+    first = ext.lead[0].start
+    return range(first, first + ext.rows), ext.cols
 
 
 def _note(tile: tuple[int, int], win: Window) -> str:
-    return "" if (len(win[0]), len(win[1])) == tile else f" window {window_text(win)}"
+    if (len(win[0]), len(win[1])) == tile:
+        return ""
+    return f" window {window_text(win)} of {tile[0]}x{tile[1]} (--window picks another part)"
 
 
 def shared_source(ll: LinearLayout, name: str = "") -> Source:

@@ -15,7 +15,6 @@ a rect coloured by thread (CuTe's 8-colour cycle) and the labels ``T#`` and ``V#
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from itertools import combinations
 
 import numpy as np
@@ -26,6 +25,7 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.banks import (
     BankReport,
+    Phase,
     bank_conflicts,
     check_element_bits,
     shared_core,
@@ -33,21 +33,27 @@ from tensorlayout.gpu.banks import (
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tmem import tmem_owners
 from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.render._cells import (
+    CELL,
+    GAP,
+    PALETTE,
+    TITLE,
+    document,
+    index_labels,
+    owner_cells,
+    owner_panel,
+    warp_lines,
+)
 from tensorlayout.render._draw import hsl
 from tensorlayout.render._extent import Window, check_window, window_text
 
 __all__ = ["CELL", "MAX_DRAWN_PAIRS", "TITLE", "cute_owners", "document", "first_holders", "owner_cells",
            "shared_banks_svg", "tiled_copy_svg", "tiled_mma_svg", "tv_svg"]
 
-CELL = 34  # px per cell
-GAP = 2 * CELL  # px between panels
-TITLE = 28  # px of title line
 MAX_PANEL_CELLS = 1 << 16
 #: (thread, value) pairs a TV picture lists to find each element's first holder (about 1 s each
 #: 2^22 on one core; a TiledMMA of an SS wgmma with 48 atoms has 2.5e7 and took 30 s to draw)
 MAX_DRAWN_PAIRS = 1 << 22
-#: CuTe's print_latex/print_svg thread colours, cycled by thread index
-PALETTE = ("#afafff", "#8bff8b", "#ffb0b0", "#ffff9e", "#a0ffff", "#ffb4ff", "#ffd89e", "#d1a3ff")
 
 
 def _count(r: range) -> int:
@@ -114,38 +120,10 @@ def cute_owners(tv: TVLayout, tile: tuple[int, int] | None = None) -> tuple[np.n
 
 def _panel(tv: TVLayout, x0: int, y0: int, ms: range, ns: range, transpose: bool = False,
            tile: tuple[int, int] | None = None) -> list[str]:
-    """One panel's cells for rows ``ms`` and columns ``ns`` of ``tile`` (default ``tv``'s): the
-    holder of each element as CuTe's pictures show it; ``transpose`` draws (n, m) as (row, col)."""
-    return owner_cells(cute_owners(tv, tile), x0, y0, ms, ns, transpose)
-
-
-def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: range, ns: range,
-                transpose: bool = False, value: str = "V") -> list[str]:
-    """Cells ``T#`` over ``{value}#`` for rows ``ms`` and columns ``ns`` of ``owners`` (thread
-    and value arrays, -1 where nobody holds the element), coloured by thread."""
-    thr, val = owners
-    out = []
-    for m in ms:
-        for n in ns:
-            r, c = (n - ns.start, m - ms.start) if transpose else (m - ms.start, n - ns.start)
-            t, v = int(thr[m, n]), int(val[m, n])
-            x, y = x0 + c * CELL, y0 + r * CELL
-            fill = PALETTE[t % len(PALETTE)] if t >= 0 else "#ffffff"
-            label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
-                     f'<text x="{x + CELL / 2}" y="{y + 27}">{value}{v}</text>') if t >= 0 else ""
-            out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-thread="{t}" data-value="{v}">'
-                       f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
-                       f'stroke="#000" stroke-width="0.5"/>{label}</g>')
-    return out
-
-
-def document(width: int, height: int, title: str, body: list[str]) -> str:
-    """The SVG document around TV-picture ``body`` elements, ``title`` centred on top."""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="10" '
-            f'text-anchor="middle">\n<title>{escape(title)}</title>\n'
-            f'<text x="{width / 2}" y="18" font-size="14">{escape(title)}</text>\n'
-            + "\n".join(body) + "\n</svg>\n")
+    """One panel for rows ``ms`` and columns ``ns`` of ``tile`` (default ``tv``'s): the holder of
+    each element as CuTe's pictures show it, index labels and warp outlines; ``transpose`` draws
+    (n, m) as (row, col)."""
+    return owner_panel(cute_owners(tv, tile), x0, y0, ms, ns, transpose)
 
 
 def tv_svg(tv: TVLayout, title: str = "", window: Sequence[range] | None = None) -> str:
@@ -161,7 +139,7 @@ def tv_svg(tv: TVLayout, title: str = "", window: Sequence[range] | None = None)
     ms, ns = _windowed(tv.tile, window)
     body = _panel(tv, CELL, TITLE + CELL, ms, ns)
     head = (title or tv.name or str(tv)) + _window_note(tv.tile, (ms, ns))
-    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body, _warp_legend(tv))
 
 
 def tmem_svg(atom: CopyAtom, title: str = "", window: Sequence[range] | None = None) -> str:
@@ -185,9 +163,11 @@ def tmem_svg(atom: CopyAtom, title: str = "", window: Sequence[range] | None = N
             fill = PALETTE[t // 32 % len(PALETTE)] if t >= 0 else "#ffffff"
             label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
                      f'<text x="{x + CELL / 2}" y="{y + 27}">R{r}</text>') if t >= 0 else ""
-            body.append(f'<g class="cell" data-lane="{m}" data-column="{n}" data-thread="{t}" '
-                        f'data-register="{r}"><rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+            body.append(f'<g class="cell" data-index="{m},{n}" data-lane="{m}" data-column="{n}" '
+                        f'data-thread="{t}" data-warp="{t // 32 if t >= 0 else -1}" data-register="{r}">'
+                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
                         f'fill="{fill}" stroke="#000" stroke-width="0.5"/>{label}</g>')
+    body += [*index_labels(CELL, TITLE + CELL, ms, ns), *warp_lines(thread, CELL, TITLE + CELL, ms, ns)]
     head = (title or f"{atom.name}: TMEM lanes x columns, by warp") + _window_note(thread.shape, (ms, ns))
     return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)
 
@@ -206,12 +186,21 @@ def tiled_mma_svg(mma: TiledMMA | MMAAtom, title: str = "", window: Sequence[ran
     body = [*_panel(a, CELL, top, ms, ks, tile=(tile[0], tile[2])),
             *_panel(b, left, TITLE + CELL, ns, ks, transpose=True, tile=(tile[1], tile[2])),
             *_panel(c, left, top, ms, ns, tile=(tile[0], tile[1])),
-            f'<text x="{CELL + k * CELL / 2}" y="{top - 6}">A ({tile[0]}x{tile[2]})</text>',
-            f'<text x="{left - 20}" y="{TITLE + CELL + k * CELL / 2}">B</text>',
-            f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">C ({tile[0]}x{tile[1]})</text>']
+            f'<text x="{CELL + k * CELL / 2}" y="{top - 18}">A ({tile[0]}x{tile[2]}, M x K)</text>',
+            f'<text x="{left - 24}" y="{TITLE + CELL + k * CELL / 2}" text-anchor="end">'
+            f'B ({tile[1]}x{tile[2]}, drawn K x N)</text>',
+            f'<text x="{left + n * CELL / 2}" y="{top + m * CELL + 16}">'
+            f'C ({tile[0]}x{tile[1]}, M x N)</text>']
     width, height = left + (n + 1) * CELL, top + (m + 1) * CELL
     head = title or f"TiledMMA {tm.atom.name} tile {'x'.join(map(str, tile))}"
-    return document(width, height, head + _window_note(tile, (ms, ns, ks)), body)
+    return document(width, height, head + _window_note(tile, (ms, ns, ks)), body, _warp_legend(tm.tv_c()))
+
+
+def _warp_legend(tv: TVLayout) -> tuple[str, ...]:
+    """The legend line of a picture outlining warps."""
+    warps = -(-tv.num_threads // 32)
+    return (f"cells: T# thread, V# value, coloured by thread; thick lines: the {warps} warp"
+            f"{'s' if warps != 1 else ''} (32 threads each); numbers along the edges: row and column",)
 
 
 def tiled_copy_svg(tc: TiledCopy, title: str = "", window: Sequence[range] | None = None) -> str:
@@ -224,49 +213,85 @@ def tiled_copy_svg(tc: TiledCopy, title: str = "", window: Sequence[range] | Non
     n = len(ns)
     right = CELL + n * CELL + GAP
     body = [*_panel(s, CELL, TITLE + CELL, ms, ns), *_panel(d, right, TITLE + CELL, ms, ns),
-            f'<text x="{CELL + n * CELL / 2}" y="{TITLE + CELL - 6}">source</text>',
-            f'<text x="{right + n * CELL / 2}" y="{TITLE + CELL - 6}">destination</text>']
+            f'<text x="{CELL + n * CELL / 2}" y="{TITLE + CELL - 16}">source</text>',
+            f'<text x="{right + n * CELL / 2}" y="{TITLE + CELL - 16}">destination</text>']
     head = title or f"TiledCopy {tc.atom.name} tile {s.tile[0]}x{s.tile[1]}"
     return document(right + (n + 1) * CELL, (len(ms) + 2) * CELL + TITLE,
-                     head + _window_note(s.tile, (ms, ns)), body)
+                     head + _window_note(s.tile, (ms, ns)), body, _warp_legend(s))
 
 
-def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], str], ms: range,
-                ns: range) -> list[str]:
+#: outline colours of the phases of an access, cycled (a conflicting lane's cells are red)
+PHASE_COLOURS = ("#0050d0", "#008a3e", "#8a4bd0", "#c07000")
+CONFLICT = "#d00000"
+
+
+def _bank_cells(offsets: np.ndarray, bits: int, marked: dict[tuple[int, int], tuple[int, int, bool]],
+                ms: range, ns: range) -> list[str]:
+    """Each cell its offset and bank (filled by bank); an accessed one also its phase and lane,
+    outlined in its phase's colour (red where its lane collides)."""
     out = []
     for m in ms:
         for n in ns:
             off = int(offsets[m, n])
             bank = (off * bits // WORD_BITS) % BANKS
             x, y = CELL + (n - ns.start) * CELL, TITLE + CELL + (m - ms.start) * CELL
-            stroke = marked.get((m, n))
-            edge = f'stroke="{stroke}" stroke-width="3"' if stroke else 'stroke="#000" stroke-width="0.5"'
-            out.append(f'<g class="cell" data-m="{m}" data-n="{n}" data-offset="{off}" data-bank="{bank}">'
-                       f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
-                       f'fill="{hsl(bank * 360 // BANKS, 0.6, 0.82)}" {edge}/>'
-                       f'<text x="{x + CELL / 2}" y="{y + 14}">{off}</text>'
-                       f'<text x="{x + CELL / 2}" y="{y + 27}">b{bank}</text></g>')
+            mark = marked.get((m, n))
+            facts, edge, third = "", 'stroke="#000" stroke-width="0.5"', ""
+            if mark is not None:
+                phase, lane, hit = mark
+                colour = CONFLICT if hit else PHASE_COLOURS[phase % len(PHASE_COLOURS)]
+                facts = f' data-phase="{phase}" data-lane="{lane}" data-conflict="{str(hit).lower()}"'
+                edge = f'stroke="{colour}" stroke-width="{3 if hit else 2}"'
+                third = f'<text x="{x + CELL / 2}" y="{y + 31}" font-size="8">p{phase} L{lane}</text>'
+            out.append(f'<g class="cell" data-index="{m},{n}" data-m="{m}" data-n="{n}" data-offset="{off}" '
+                       f'data-bank="{bank}"{facts}><rect x="{x + 1}" y="{y + 1}" width="{CELL - 2}" '
+                       f'height="{CELL - 2}" fill="{hsl(bank * 360 // BANKS, 0.6, 0.82)}" {edge}/>'
+                       f'<text x="{x + CELL / 2}" y="{y + 11}">{off}</text>'
+                       f'<text x="{x + CELL / 2}" y="{y + 21}">b{bank}</text>{third}</g>')
     return out
 
 
-def _first_phase_marks(report: BankReport, access: TVLayout) -> dict[tuple[int, int], str]:
-    """Phase 0's cells: red where its lanes collide in a bank, blue otherwise."""
-    phase = report.phases[0]
-    colliding = {lane for _b, _w, lanes in phase.collisions for lane in lanes}
-    return {access.coord(t, v): ("#d00000" if t in colliding else "#0050d0")
-            for t in phase.lanes for v in range(access.num_values)}
+def _phase_marks(report: BankReport, access: TVLayout) -> dict[tuple[int, int], tuple[int, int, bool]]:
+    """Every accessed cell's ``(phase, lane, colliding)``: the lanes of each phase of the warp."""
+    marks = {}
+    for k, phase in enumerate(report.phases):
+        colliding = {lane for _b, _w, lanes in phase.collisions for lane in lanes}
+        for t in phase.lanes:
+            for v in range(access.num_values):
+                marks[access.coord(t, v)] = (k, t % 32, t in colliding)
+    return marks
+
+
+def _bank_legend(report: BankReport | None, access_name: str) -> list[str]:
+    lines = ["each cell: its offset, its bank b# (fill colour: the bank); accessed cells: phase p#, lane L#"]
+    if report is None:
+        return lines
+    lines += [f"access: {access_name}; {report.vector_bytes}-byte vectors, {report.lanes_per_phase} lanes "
+              "a phase; outline colour: the phase; red: a lane in a bank that serves several words",
+              *(_phase_line(k, p) for k, p in enumerate(report.phases))]
+    return lines
+
+
+def _phase_line(k: int, phase: Phase) -> str:
+    """``phase 1 (lanes 8-15): 2 wavefronts, banks 0,1 conflict``."""
+    waves = f"{phase.wavefronts} wavefront{'s' if phase.wavefronts != 1 else ''}"
+    banks = ",".join(str(b) for b, _w, _l in phase.collisions)
+    return f"phase {k} (lanes {phase.lanes[0]}-{phase.lanes[-1]}): {waves}" + (
+        f", banks {banks} conflict" if banks else "")
 
 
 def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
                      access: TVLayout | None = None, title: str = "",
-                     window: Sequence[range] | None = None) -> str:
-    """A shared tile (or the ``window`` of it: two ranges): each cell its offset and bank
-    (colour by bank). With an ``access``, the title gives its wavefronts and conflicts (of the
-    whole access) and phase 0's cells are outlined (red: colliding).
+                     window: Sequence[range] | None = None, access_name: str = "") -> str:
+    """A shared tile (or the ``window`` of it: two ranges) with row and column indices: each
+    cell its offset and bank (colour by bank). With an ``access`` (named ``access_name`` in the
+    title and legend), every phase of warp 0 is drawn: each accessed cell its phase and lane,
+    outlined in its phase's colour (red: its lane collides); the legend lists each phase's
+    wavefronts.
 
     >>> from tensorlayout.gpu.tv import TVLayout
-    >>> pic = shared_banks_svg("(8,8):(8,1)", 32, TVLayout.parse("(8,4):(1,8)", (8, 8)))
-    >>> "2 wavefronts for 1 phase, 1 excess" in pic, pic.count('stroke="#d00000"')
+    >>> pic = shared_banks_svg("(8,8):(8,1)", 32, TVLayout.parse("(8,4):(1,8)", (8, 8)), access_name="rows")
+    >>> "rows: 2 wavefronts for 1 phase, 1 excess" in pic, pic.count('stroke="#d00000"')
     (True, 32)
     """
     check_element_bits(element_bits)
@@ -274,12 +299,14 @@ def shared_banks_svg(smem: Layout | ComposedLayout | str, element_bits: int,
     m, n = core.shape
     ms, ns = _windowed((m, n), window)
     offsets = core.offsets().reshape(m, n)
-    marks: dict[tuple[int, int], str] = {}
+    marks: dict[tuple[int, int], tuple[int, int, bool]] = {}
     head = title or f"{core.name} ({element_bits}-bit elements)"
+    report = None
     if access is not None:
         report = bank_conflicts(core, element_bits, access)
-        marks = _first_phase_marks(report, access)
-        head += f": {report.summary()}"
+        marks = _phase_marks(report, access)
+        head += f", {access_name or 'the access'}: {report.summary()}"
     head += _window_note((m, n), (ms, ns))
-    body = _bank_cells(offsets, element_bits, marks, ms, ns)
-    return document(max((len(ns) + 2) * CELL, 8 * len(head)), (len(ms) + 2) * CELL + TITLE, head, body)
+    body = [*_bank_cells(offsets, element_bits, marks, ms, ns), *index_labels(CELL, TITLE + CELL, ms, ns)]
+    return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body,
+                    _bank_legend(report, access_name or "the access"))

@@ -18,9 +18,8 @@ import sys
 from typing import Any
 
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.render._draw import picture, svg
-from tensorlayout.render._kinds import DRAWERS, LAYOUT_TYPES, drawer
-from tensorlayout.render._source import source_of
+from tensorlayout.render._kinds import DRAWERS, LAYOUT_TYPES
+from tensorlayout.render._pictures import to_svg
 
 __all__ = ["SVG_MIME", "load_ipython_extension", "register", "repr_svg"]
 
@@ -30,8 +29,7 @@ SVG_MIME = "image/svg+xml"
 def repr_svg(obj: object) -> str | None:
     """The SVG picture of ``obj``, or None when it has none (IPython then prints its text)."""
     try:
-        draw = drawer(obj)
-        return draw(obj) if draw is not None else svg(picture(source_of(obj)))
+        return to_svg(obj)
     except TensorLayoutError:
         return None
 

@@ -131,6 +131,9 @@ def notation_rows(rows: list[tuple[str, Callable[[], str]]]) -> str:
 
 _NOTATION_NAMES = {"xla": "XLA", "cute": "CuTe", "triton": "Triton (shared, offset -> element)",
                    "map": "indexing map"}
+#: The notations shown for an XLA/CuTe target: ``show --as``'s, but its (thread, value) form of a
+#: Triton layout, which the Triton rows above give.
+_TARGET_NOTATIONS = tuple(n for n in _show_as.NOTATIONS if n != "cute-tv")
 
 
 def _notations(entry: Entry, state: State) -> str:
@@ -156,7 +159,7 @@ def _notations(entry: Entry, state: State) -> str:
                               ("result ranges", lambda: ", ".join(map(str, m.compute_result_ranges()))),
                               ("XLA / CuTe / Triton", _map_only)])
     target = _target(entry)
-    return notation_rows([(_NOTATION_NAMES[n], partial(_converted, target, n)) for n in _show_as.NOTATIONS])
+    return notation_rows([(_NOTATION_NAMES[n], partial(_converted, target, n)) for n in _TARGET_NOTATIONS])
 
 
 def _tv_text(tm: TiledMMA, operand: str) -> str:

@@ -298,9 +298,13 @@ def color(tile: int) -> str:
     >>> color(-1), color(0)
     ('#ffffff', '#f0a8a8')
     """
-    if tile < 0:
-        return "#ffffff"
-    return hsl((tile * 137) % 360, 0.7, 0.8 - 0.08 * ((tile // 18) % 2))
+    return "#ffffff" if tile < 0 else _COLORS[tile % _COLOR_PERIOD]
+
+
+#: The hue repeats every 360 tiles and the lightness every 36, so 360 colors are all there are:
+#: a table (a 64x64 picture asks for a color 6,144 times).
+_COLOR_PERIOD = 360
+_COLORS = tuple(hsl((t * 137) % 360, 0.7, 0.8 - 0.08 * ((t // 18) % 2)) for t in range(_COLOR_PERIOD))
 
 
 def _coord(c: tuple[int, ...] | None) -> str:

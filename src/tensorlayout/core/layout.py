@@ -184,9 +184,10 @@ class CoreLayout:
         """Slots per tile when every tile is one contiguous run (tile ``offset // t``): the
         notation's own :attr:`tile_elements`, else the in-tile digits' when they are compact.
 
-        Pre: none. Post: None, or ``t`` such that the in-tile digits (all but each dim's most
-        significant one), sorted by stride, have strides ``1, e0, e0·e1, …``, ``t = Π e``, and
-        every tile count digit's stride is a multiple of ``t`` (a tile starts at a multiple of it).
+        Pre: none. Post: None (also for tiles of one slot), or ``t > 1`` such that the in-tile
+        digits (all but each dim's most significant one), sorted by stride, have strides
+        ``1, e0, e0·e1, …``, ``t = Π e``, and every tile count digit's stride is a multiple of
+        ``t`` (a tile starts at a multiple of it).
 
         >>> CoreLayout.from_modes((4, 6), [[(2, 1), (2, 24)], [(2, 4), (3, 8)]]).contiguous_tile() is None
         True
@@ -202,7 +203,7 @@ class CoreLayout:
                 return None
             acc *= extent
         tops = (ds[0] for ds in both[0] if len(ds) > 1 or ds[0].block > 1)
-        return acc if all(d.stride % acc == 0 for d in tops) else None
+        return acc if acc > 1 and all(d.stride % acc == 0 for d in tops) else None
 
     def offset(self, index: Sequence[int]) -> int:
         """Physical offset of logical ``index`` (no bounds check; see :meth:`checked_offset`)."""

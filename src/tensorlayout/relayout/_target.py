@@ -31,7 +31,7 @@ import numpy as np
 from tensorlayout.core.intmath import prod
 from tensorlayout.core.layout import CoreLayout, Digit
 from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.xla.lowering import lower_shape
+from tensorlayout.lowering import lower
 from tensorlayout.xla.shape import Shape, parse_shape
 
 __all__ = ["Digit", "PhysicalTarget", "SmallCalls"]
@@ -92,7 +92,7 @@ class PhysicalTarget:
         """The target of a core layout: its strided digits when each dim's digits form a
         mixed radix, else its offsets.
 
-        >>> from tensorlayout.xla.lowering import lower_shape
+        >>> from tensorlayout.lowering import lower
         >>> PhysicalTarget.from_layout(lower_shape("f32[3,5]{1,0:T(2,2)}")).physical_elements
         24
         """
@@ -120,7 +120,7 @@ class PhysicalTarget:
             raise LayoutError(f"expected an XLA shape, but got {type(shape).__name__}")
         if not shape.is_array:
             raise UnsupportedError(f"relayout needs an array shape, but got {shape.kind} {shape}")
-        return cls.from_layout(lower_shape(shape))
+        return cls.from_layout(lower(shape))
 
     @classmethod
     def from_offsets(cls, logical_shape: Sequence[int], offsets: np.ndarray | Sequence[int], *,

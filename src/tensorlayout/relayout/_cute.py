@@ -79,26 +79,62 @@ def as_target(obj: object) -> PhysicalTarget:
                            f"but got {type(obj).__name__}")
 
 
-#: Strided targets of shape texts the relayout functions met (parsing and lowering a text
-#: costs far more than a small copy; a text always means the same target). Cleared when full.
-_BY_TEXT: dict[str, PhysicalTarget] = {}
+#: Strided targets the relayout functions met, by the value that named them (a text, a
+#: Shape, a CuTe/TLA/Triton layout) and by their lowered core layout, so that equal values —
+#: and different notations of one layout — share one target with its checked calls and plans
+#: (naming a target costs far more than a small copy). Only strided targets are kept: they
+#: never compute their large ``offsets``, so holding them costs little. Each table is cleared
+#: when full.
+_BY_VALUE: dict[object, PhysicalTarget] = {}
+_BY_CORE: dict[tuple[CoreLayout, str], PhysicalTarget] = {}
+#: The same by the identity of the object last passed (a strong reference keeps its id
+#: unique), which spares hashing a Shape or a layout on every call.
+_BY_ID: dict[int, tuple[object, PhysicalTarget]] = {}
 MAX_TEXTS = 64
 
 
 def remembered_target(obj: object) -> PhysicalTarget:
-    """:func:`as_target`, remembering the strided targets of texts (only those: they never
-    compute their large ``offsets``, so holding them costs little).
+    """:func:`as_target`, remembering strided targets by value and by lowered layout.
 
-    >>> remembered_target("s8[3]{0}") is remembered_target("s8[3]{0}")
+    Pre: ``obj`` is anything :func:`as_target` takes. Post: the same target as
+    ``as_target(obj)`` describes; for a strided one, the one object every equal value (and
+    every notation lowering to the same named core layout) gets while it is remembered.
+
+    >>> from tensorlayout.xla import parse_shape
+    >>> remembered_target("s8[3]{0}") is remembered_target(parse_shape("s8[3]{0}"))
     True
     """
-    if type(obj) is not str:
-        return as_target(obj)
-    target = _BY_TEXT.get(obj)
+    hit = _BY_ID.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    if isinstance(obj, PhysicalTarget):
+        return obj
+    key = _value_key(obj)
+    target = None if key is None else _BY_VALUE.get(key)
     if target is None:
         target = as_target(obj)
-        if target.digits is not None:
-            if len(_BY_TEXT) >= MAX_TEXTS:
-                _BY_TEXT.clear()
-            _BY_TEXT[obj] = target
+        if target.digits is None:
+            return target
+        target = _bounded(_BY_CORE).setdefault((target.form, target.name), target)
+        if key is not None:
+            _bounded(_BY_VALUE)[key] = target
+    _bounded(_BY_ID)[id(obj)] = (obj, target)
     return target
+
+
+def _value_key(obj: object) -> object | None:
+    """What names the same target as ``obj`` does: its type, its value and its element width
+    (a TLA layout's equality leaves the width out); None when it does not hash."""
+    key = (type(obj), obj, getattr(obj, "element_bits", None))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _bounded(table: dict) -> dict:
+    """``table``, emptied first when it holds :data:`MAX_TEXTS` entries."""
+    if len(table) >= MAX_TEXTS:
+        table.clear()
+    return table

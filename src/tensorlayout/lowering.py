@@ -79,6 +79,13 @@ def parse_text(text: str) -> Shape | Layout | ComposedLayout | CoordLayout | Cou
     return parse_xla_or_cute(text)
 
 
+def _xla(shape: Shape) -> CoreLayout:
+    """An XLA array shape (a tuple or a token holds no array to lay out)."""
+    if not shape.is_array:
+        raise UnsupportedError(f"{shape} is a {shape.kind} shape, which holds no array elements")
+    return lower_shape(shape)
+
+
 def _coordinates(x: CoordLayout | CountingTensor) -> CoreLayout:
     raise UnsupportedError(f"{x}: its scaled-basis strides give coordinates, not offsets")
 
@@ -95,7 +102,7 @@ def _text(text: str) -> CoreLayout:
 #: Per notation type, its lowering into the core (the first type in an object's MRO wins).
 LOWERINGS: dict[type, Callable[[Any], CoreLayout]] = {
     CoreLayout: lambda lay: lay,
-    Shape: lower_shape,
+    Shape: _xla,
     Layout: lower_layout,
     ComposedLayout: lower_layout,
     TlaLayout: lower_layout,

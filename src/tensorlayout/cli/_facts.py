@@ -24,9 +24,9 @@ from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
 from tensorlayout.core.intmath import nested_lists, row_major_coords
 from tensorlayout.cute import ComposedLayout, Layout, coalesce, cosize
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.lowering import lower
 from tensorlayout.xla import Shape
 from tensorlayout.xla import show as xla_show
 
@@ -38,7 +38,7 @@ def cute_facts(layout: object) -> dict[str, Any]:
     the swizzle and offset, and the facts of the layout it swizzles."""
     if isinstance(layout, ComposedLayout) and isinstance(layout.inner, Layout):
         return {**cute_facts(layout.inner), "layout": str(layout), "swizzle": str(layout.outer),
-                "offset": str(layout.offset), "cosize": lower_layout(layout).size}
+                "offset": str(layout.offset), "cosize": lower(layout).slots}
     if not isinstance(layout, Layout):
         raise UnsupportedError(f"{layout}: show reads a Swizzle over a plain layout, not nested compositions")
     return {"layout": str(layout), "size": layout.size(), "cosize": int(cosize(layout)),

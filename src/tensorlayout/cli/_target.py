@@ -19,12 +19,11 @@ from tensorlayout import convert
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, size
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
-from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError, UnsupportedError
+from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
+from tensorlayout.lowering import lower
 from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
-from tensorlayout.xla.lowering import lower_shape
 from tensorlayout.xla.tiling import allocated_elements
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
@@ -50,8 +49,8 @@ class Target:
     @cached_property
     def dims(self) -> tuple[int, ...]:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
-        if isinstance(self.layout, Shape):
-            return tuple(self.layout.dimensions)
+        if not self.has_grid:  # an XLA tuple, token or dynamic shape: its own dims, no offsets
+            return tuple(getattr(self.layout, "dimensions", ()))
         if isinstance(self.layout, (CoordLayout, CountingTensor)):
             lay = self.layout.layout if isinstance(self.layout, CountingTensor) else self.layout
             return tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (lay.size(),)
@@ -62,16 +61,12 @@ class Target:
         """Physical slots: XLA's allocated elements (padding included), else the cosize."""
         if isinstance(self.layout, Shape):
             return allocated_elements(self.layout)
-        return self.core.size
+        return self.core.slots
 
     @cached_property
     def core(self) -> CoreLayout:
         """The layout in the one core form every notation lowers into."""
-        if isinstance(self.layout, Shape):
-            return lower_shape(self.layout)
-        if isinstance(self.layout, (CoordLayout, CountingTensor)):
-            raise UnsupportedError(f"{self.text}: its scaled-basis strides give coordinates, not offsets")
-        return lower_layout(self.layout)
+        return lower(self.layout)
 
     @cached_property
     def source(self) -> Source:

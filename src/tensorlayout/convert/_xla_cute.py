@@ -10,14 +10,12 @@ from typing import Any
 
 from tensorlayout import cute
 from tensorlayout.convert._text import parse_target
-from tensorlayout.cute.lowering import from_core, lower_layout
-from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.cute.lowering import from_core
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.indexing.layouts import layout_map
 from tensorlayout.indexing.map import IndexingMap
-from tensorlayout.triton import LinearLayout, element_layout
+from tensorlayout.lowering import as_cute, lower
 from tensorlayout.xla import Shape, parse_shape
-from tensorlayout.xla.lowering import lower_shape
 
 __all__ = ["as_cute", "as_shape", "to_indexing_map", "xla_to_cute"]
 
@@ -47,28 +45,7 @@ def xla_to_cute(shape: Shape | str) -> cute.Layout:
     >>> str(xla_to_cute("bf16[16,256]{1,0:T(8,128)(2,1)}"))
     '((2,4,2),(128,2)):((1,256,2048),(2,1024))'
     """
-    return from_core(lower_shape(as_shape(shape)))
-
-
-def as_cute(x: Any) -> tuple[cute.Layout, tuple[int, ...] | None]:
-    """``x`` (CuTe text or layout, TLA layout, Triton :class:`LinearLayout`) as a CuTe layout
-    from logical index to offset, and the TLA origin shape (None for the others). A Triton
-    layout gives its :func:`~tensorlayout.triton.element_layout`.
-
-    >>> from tensorlayout.triton import SwizzledSharedLayout
-    >>> str(as_cute(SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([4, 8]))[0])
-    '(4,8):(8,1)'
-    """
-    if isinstance(x, LinearLayout):
-        return element_layout(x), None
-    if isinstance(x, TlaLayout):
-        return x.layout, tuple(int(n) for n in x.origin_shape)
-    if isinstance(x, str):
-        return cute.Layout.parse(x), None
-    if isinstance(x, cute.Layout):
-        return x, None
-    raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
-                      f"{type(x).__name__}")
+    return from_core(lower(as_shape(shape)))
 
 
 def to_indexing_map(x: Any, *, simplify: bool = True) -> IndexingMap:
@@ -81,9 +58,5 @@ def to_indexing_map(x: Any, *, simplify: bool = True) -> IndexingMap:
     >>> print(to_indexing_map("((4,2),(4,3)):((4,16),(1,32))"))
     (d0, d1) -> ((d1 / 4) * 32 + d0 * 4 + d1 mod 4), domain: d0 in [0, 7], d1 in [0, 11]
     """
-    if isinstance(x, str):
-        x = parse_target(x)
-    if isinstance(x, Shape):
-        return layout_map(lower_shape(as_shape(x)), simplify=simplify)
-    lay, origin = as_cute(x)
-    return layout_map(lower_layout(lay if origin is None else x), simplify=simplify)
+    parsed = parse_target(x) if isinstance(x, str) else x
+    return layout_map(lower(as_shape(parsed) if isinstance(parsed, Shape) else parsed), simplify=simplify)

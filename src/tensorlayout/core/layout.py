@@ -9,7 +9,8 @@ keeps the remainder modulo ``extent`` and weighs it by ``stride``::
 That is a mixed radix per dimension: XLA's tiling walk (pad → reshape → transpose) splits a
 dimension into (tile count, in-tile index) digits, CuTe's hierarchical modes are the same
 digits listed colexicographically. The top digit of a dimension may count past the logical
-extent (padding), so ``size`` — the buffer's element slots — can exceed the used offsets.
+extent (padding), so ``slots`` — the buffer's element slots — can exceed the used offsets
+(``size`` is the old name of ``slots``; logical counts are ``elements``).
 Two rare XLA constructs need a wider source than one coordinate: a ``*`` tile dim merges
 dims row-major, and a tile that does not divide an earlier tile's digit re-splits the
 digit's *value*; both are a :class:`Merge` source. ``post`` is an optional XOR swizzle
@@ -19,7 +20,7 @@ Seed Figure 1, ``f32[3,5]{1,0:T(2,2)}``: dim 0 splits into (tile row, in-tile ro
 with strides 12 and 2, dim 1 into strides 4 and 1; element (2,3) lives at 17.
 
 >>> lay = CoreLayout((3, 5), (Digit(0, 2, 2, 12), Digit(1, 2, 3, 4), Digit(0, 1, 2, 2),
-...                           Digit(1, 1, 2, 1)), size=24)
+...                           Digit(1, 1, 2, 1)), slots=24)
 >>> lay.offset((2, 3)), lay.index_of(17), lay.offsets().reshape(3, 5)[2].tolist()
 (17, (2, 3), [12, 13, 16, 17, 20])
 """
@@ -27,21 +28,26 @@ with strides 12 and 2, dim 1 into strides 4 and 1; element (2,3) lives at 17.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from tensorlayout.core.intmath import (
-    INT64_MAX,
-    INT64_MIN,
-    ceil_div,
-    fits_int64,
-    prod,
-    row_major_strides,
-    show_int,
+from tensorlayout.core.digits import (
+    Coords,
+    Digit,
+    Merge,
+    Source,
+    XorSwizzle,
+    c_order_indices,
+    first_owners,
+    int64_array,
+    source_extent,
+    split_digit,
+    sum_digits,
 )
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, fits_int64, prod, show_int
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -52,8 +58,10 @@ __all__ = [
     "Source",
     "XorSwizzle",
     "c_order_indices",
+    "check_index",
     "int64_array",
     "source_extent",
+    "split_digit",
 ]
 
 #: ``offsets()`` lists at most this many elements; past it a typed error says how many.
@@ -61,135 +69,11 @@ MAX_ENUMERATED = 1 << 28
 
 
 @dataclass(frozen=True, slots=True)
-class Merge:
-    """A source that is the row-major combination of digit values (XLA's ``*``, re-split digits).
-
-    Its value is ``((v0 · e1) + v1) · e2 + v2 …`` for parts ``(v_i, e_i)`` = (value, extent).
-
-    >>> m = Merge((Digit(0, 1, 3), Digit(1, 1, 4)))
-    >>> source_extent(m, (3, 4))
-    12
-    """
-
-    parts: tuple[Digit, ...]
-
-
-#: A digit reads a logical dim (``>= 0``), a size-1 dim a tile prepends (``< 0``, value 0),
-#: or a :class:`Merge`.
-Source = int | Merge
-
-
-@dataclass(frozen=True, slots=True)
-class Digit:
-    """``stride · ((source // block) mod extent)``: one digit of a logical coordinate.
-
-    ``size`` is ``extent`` under the name the relayout engine uses.
-
-    >>> Digit(0, 4, 2, 16).value((9,)), Digit(0, 4, 2, 16).size
-    (0, 2)
-    """
-
-    source: Source
-    block: int = 1
-    extent: int = 1
-    stride: int = 0
-
-    @property
-    def size(self) -> int:
-        """The digit's number of values (``extent``)."""
-        return self.extent
-
-    def value(self, index: Sequence[int]) -> int:
-        """The digit's value at logical ``index`` (no stride applied)."""
-        return (_source_value(self.source, index) // self.block) % self.extent
-
-
-def _source_value(source: Source, index: Sequence[int]) -> int:
-    if isinstance(source, Merge):
-        out = 0
-        for part in source.parts:
-            out = out * part.extent + part.value(index)
-        return out
-    return int(index[source]) if source >= 0 else 0
-
-
-def source_extent(source: Source, shape: Sequence[int]) -> int:
-    """How many values ``source`` takes over the logical ``shape`` (1 for a prepended dim).
-
-    >>> source_extent(0, (3, 5)), source_extent(-1, (3, 5))
-    (3, 1)
-    """
-    if isinstance(source, Merge):
-        return prod(p.extent for p in source.parts)
-    return int(shape[source]) if source >= 0 else 1
-
-
-_Offsets = TypeVar("_Offsets", int, np.ndarray)
-
-
-@dataclass(frozen=True, slots=True)
-class XorSwizzle:
-    """CuTe's ``Swizzle<B,M,S>`` as an offset post-op: XOR ``B`` bits from ``M+S`` onto ``M``.
-
-    ``S < 0`` moves the bits the other way, as in CuTe.
-
-    >>> XorSwizzle(3, 3, 3)(0b111_000_000)
-    504
-    """
-
-    bits: int
-    base: int
-    shift: int
-
-    @property
-    def yyy_mask(self) -> int:
-        """The ``B`` source bits (CuTe's ``yyy_msk``)."""
-        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
-
-    def __call__(self, offset: _Offsets) -> _Offsets:
-        """The swizzled offset (an int, or an int array element-wise)."""
-        moved = offset & self.yyy_mask
-        return offset ^ (moved >> self.shift if self.shift >= 0 else moved << -self.shift)
-
-    def apply(self, offsets: np.ndarray) -> np.ndarray:
-        """The post-op on an integer array of offsets, as int64; a swizzle whose bits reach past
-        int64 goes element by element, exactly as on ints, and a result past int64 is a LayoutError.
-
-        >>> XorSwizzle(1, 280, 3).apply(np.array([5, 64])).tolist()
-        [5, 64]
-        """
-        if self.base + abs(self.shift) + self.bits < 63:
-            return self(int64_array(offsets, str(self)))
-        return int64_array([self(x) for x in np.asarray(offsets).reshape(-1).tolist()],
-                           str(self)).reshape(np.shape(offsets))
-
-    def __str__(self) -> str:
-        return f"Sw<{self.bits},{self.base},{self.shift}>"
-
-
-def int64_array(values: np.ndarray | Sequence[int], what: str) -> np.ndarray:
-    """``values`` (integers) as an int64 array, a LayoutError naming ``what`` when one leaves int64.
-
-    >>> int64_array([2**63], "Sw<1,62,1>")
-    Traceback (most recent call last):
-    tensorlayout.errors.LayoutError: Sw<1,62,1>: an offset reaches 9223372036854775808, past int64
-    """
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and not (
-            values.dtype == np.uint64 and values.size and values.max() > INT64_MAX):
-        return values.astype(np.int64, copy=False)
-    items = np.asarray(values, dtype=object).reshape(-1).tolist()
-    bad = next((x for x in items if not fits_int64(int(x))), None)
-    if bad is not None:
-        raise LayoutError(f"{what}: an offset reaches {show_int(int(bad))}, past int64")
-    return np.array(items, dtype=np.int64).reshape(np.shape(values))
-
-
-@dataclass(frozen=True, slots=True)
 class CoreLayout:
     """A layout as the function from logical index to physical element offset (module doc).
 
     ``shape``: logical dims; ``digits``: major to minor as the notation lists its physical
-    axes; ``size``: element slots of the buffer, padding included; ``base``: offset added
+    axes; ``slots``: element slots of the buffer, padding included; ``base``: offset added
     first; ``post``: optional swizzle; ``element_bits``: bits per element as stored (0 =
     unknown); ``packed_bits``: bits per element when sub-byte elements are packed, else 0;
     ``signed``: sub-byte values sign-extend; ``tile_elements``/``subtile_elements``: slots per
@@ -198,7 +82,7 @@ class CoreLayout:
 
     shape: tuple[int, ...]
     digits: tuple[Digit, ...]
-    size: int
+    slots: int
     base: int = 0
     post: XorSwizzle | None = None
     element_bits: int = 0
@@ -209,11 +93,11 @@ class CoreLayout:
     name: str = field(default="", compare=False)
 
     @staticmethod
-    def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], size: int | None = None,
-                   **meta: Any) -> CoreLayout:
+    def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], slots: int | None = None,
+                   *, size: int | None = None, **meta: Any) -> CoreLayout:
         """The layout whose dim ``k`` splits into ``modes[k]``, ``(extent, stride)`` pairs least
-        significant first (CuTe's colexicographic order); ``size`` defaults to one past the
-        largest offset.
+        significant first (CuTe's colexicographic order); ``slots`` (old name: ``size``)
+        defaults to one past the largest offset.
 
         >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).offset((2, 3))
         17
@@ -224,9 +108,15 @@ class CoreLayout:
             for extent, stride in mode:
                 digits.append(Digit(k, block, int(extent), int(stride)))
                 block = max(block * int(extent), 1)  # past a zero extent the dim is empty anyway
-        if size is None:
-            size = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
-        return CoreLayout(tuple(int(n) for n in shape), tuple(digits), size, **meta)
+        slots = size if slots is None else slots
+        if slots is None:
+            slots = 1 + sum((d.extent - 1) * d.stride for d in digits if d.stride > 0)
+        return CoreLayout(tuple(int(n) for n in shape), tuple(digits), slots, **meta)
+
+    @property
+    def size(self) -> int:
+        """The old name of :attr:`slots` (the buffer's element slots, not the logical elements)."""
+        return self.slots
 
     @property
     def rank(self) -> int:
@@ -237,6 +127,83 @@ class CoreLayout:
     def elements(self) -> int:
         """Number of logical elements."""
         return prod(self.shape)
+
+    def is_dense(self) -> bool:
+        """The digits, sorted by stride, are a compact mixed radix: their value box covers
+        ``[0, Π extent)`` once (padding slots included), as a tiled buffer's digits do.
+
+        Pre: none. Post: True iff the strides of the digits with extent > 1, sorted, are
+        ``1, e0, e0·e1, …``; base and post-op are not read.
+
+        >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).is_dense()
+        True
+        """
+        acc = 1
+        for d in sorted((d for d in self.simple_digits() if d.extent > 1), key=lambda d: d.stride):
+            if d.stride != acc:
+                return False
+            acc *= d.extent
+        return True
+
+    def is_injective(self) -> bool:
+        """No two logical elements share an offset (a buffer can store data under it).
+
+        Pre: the layout lists at most :data:`MAX_ENUMERATED` elements unless its digits decide
+        it. Post: True iff ``offsets()`` has no repeated value; decided from the digits when
+        each dim is an exact mixed radix with nested strides (the XOR post-op and the base
+        are one-to-one), else by listing the offsets.
+
+        >>> CoreLayout.from_modes((2, 2), [[(2, 0)], [(2, 1)]]).is_injective()
+        False
+        """
+        if self.elements <= 1 or (self.per_dim_digits() is not None and _is_decisive(self.digits)):
+            return True
+        offsets = self.offsets()
+        return bool(np.unique(offsets).size == offsets.size)
+
+    def tile_split(self) -> tuple[int, ...] | None:
+        """Per logical dim the tile extent: a tile coordinate is ``i // t``, the in-tile one
+        ``i % t`` (the block of the dim's most significant digit); None without tiles.
+
+        Pre: none. Post: a tuple of ``rank`` blocks, some > 1, or None (no dim splits, or a
+        digit reads a merge of several digits).
+
+        >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).tile_split()
+        (2, 2)
+        """
+        split = [1] * self.rank
+        for d in self.simple_digits():
+            if isinstance(d.source, Merge):
+                if len(d.source.parts) > 1:
+                    return None
+            elif d.source >= 0 and d.extent != 1:
+                split[d.source] = max(split[d.source], d.block)
+        return tuple(split) if any(t > 1 for t in split) else None
+
+    def contiguous_tile(self) -> int | None:
+        """Slots per tile when every tile is one contiguous run (tile ``offset // t``): the
+        notation's own :attr:`tile_elements`, else the in-tile digits' when they are compact.
+
+        Pre: none. Post: None (also for tiles of one slot), or ``t > 1`` such that the in-tile
+        digits (all but each dim's most significant one), sorted by stride, have strides
+        ``1, e0, e0·e1, …``, ``t = Π e``, and every tile count digit's stride is a multiple of
+        ``t`` (a tile starts at a multiple of it).
+
+        >>> CoreLayout.from_modes((4, 6), [[(2, 1), (2, 24)], [(2, 4), (3, 8)]]).contiguous_tile() is None
+        True
+        """
+        if self.tile_elements is not None:
+            return self.tile_elements
+        both = self.per_dim_digits()
+        if both is None:
+            return None
+        acc = 1
+        for stride, extent in sorted((d.stride, d.extent) for ds in both[0] for d in ds[1:]):
+            if stride != acc:
+                return None
+            acc *= extent
+        tops = (ds[0] for ds in both[0] if len(ds) > 1 or ds[0].block > 1)
+        return acc if acc > 1 and all(d.stride % acc == 0 for d in tops) else None
 
     def offset(self, index: Sequence[int]) -> int:
         """Physical offset of logical ``index`` (no bounds check; see :meth:`checked_offset`)."""
@@ -250,7 +217,7 @@ class CoreLayout:
     def offsets(self) -> np.ndarray:
         """Offset of every logical element in logical C order (int64).
 
-        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), size=6).offsets().tolist()
+        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), slots=6).offsets().tolist()
         [0, 2, 4, 1, 3, 5]
         """
         n = self.elements
@@ -273,9 +240,9 @@ class CoreLayout:
         # writes the full-size answer in one pass
         per_dim = [d for d in self.digits if isinstance(d.source, int)]
         merged = [d for d in self.digits if not isinstance(d.source, int)]
-        parts = [_sum_digits([d for d in per_dim if d.source == k], grid, (1,) * rank) for k in range(rank)]
+        parts = [sum_digits([d for d in per_dim if d.source == k], grid, (1,) * rank) for k in range(rank)]
         if merged:
-            parts.append(_sum_digits(merged, grid, (1,) * rank))
+            parts.append(sum_digits(merged, grid, (1,) * rank))
         parts = sorted((p for p in parts if p.any()), key=np.size)
         out = np.empty(self.shape, dtype=np.int64)
         acc = np.full((1,) * rank, self.base, dtype=np.int64)
@@ -288,7 +255,7 @@ class CoreLayout:
     def offsets_at(self, idx: np.ndarray) -> np.ndarray:
         """Offsets of the logical indices in the rows of ``idx`` (an int array ``(k, rank)``).
 
-        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), size=6).offsets_at(
+        >>> CoreLayout((2, 3), (Digit(0, 1, 2, 1), Digit(1, 1, 3, 2)), slots=6).offsets_at(
         ...     np.array([[1, 2], [0, 1]])).tolist()
         [5, 2]
         """
@@ -298,12 +265,16 @@ class CoreLayout:
         return self.post.apply(out) if self.post is not None else out
 
     def _sum(self, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-        return self.base + _sum_digits(list(self.digits), coord, one)
+        return self.base + sum_digits(list(self.digits), coord, one)
 
     def owners(self, n: int) -> np.ndarray:
         """For slots ``0 … n-1``, the C-order position of the first element stored there (-1: none).
 
-        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 2)), size=4).owners(4).tolist()
+        Pre: none (``n <= 0`` gives an empty array). Post: ``out[k] == -1`` or ``out[k]`` is the
+        smallest C-order position whose offset is ``k``; costs with ``n`` where the digits or
+        an XOR post-op allow, else lists the offsets.
+
+        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 2)), slots=4).owners(4).tolist()
         [0, -1, 1, -1]
         """
         out = np.full(max(n, 0), -1, dtype=np.int64)
@@ -315,7 +286,7 @@ class CoreLayout:
                 return through
         both = self.per_dim_digits() if self.post is None and not self.base else None
         if both is not None and all(d.stride >= 0 for ds in both[0] for d in ds):
-            flat, off = _first_owners(both[0], self.shape, n)
+            flat, off = first_owners(both[0], self.shape, n)
             out[off] = flat
         elif self.elements <= 1 << 20:
             offs = self.offsets()
@@ -365,7 +336,7 @@ class CoreLayout:
         guess = self._greedy_index(int(offset))
         if guess is not None and self.offset(guess) == offset:
             return guess
-        if self.post is None and _is_dense(self):
+        if self.post is None and self.is_dense():
             return None
         hits = np.flatnonzero(self.offsets() == offset)
         return tuple(int(i) for i in np.unravel_index(int(hits[0]), self.shape)) if hits.size else None
@@ -374,7 +345,7 @@ class CoreLayout:
         """The digits alone give the index at any offset (strides positive, each past the reach
         of the smaller ones, no swizzle), so :meth:`indices_at` lists nothing.
 
-        >>> CoreLayout((4,), (Digit(0, 1, 4, 2),), size=7).decides_indices()
+        >>> CoreLayout((4,), (Digit(0, 1, 4, 2),), slots=7).decides_indices()
         True
         """
         return self.post is None and _is_decisive(self.digits)
@@ -385,7 +356,7 @@ class CoreLayout:
         mixed radix (each past the reach of the smaller ones) the digits decide the index;
         otherwise the offsets are listed (at most :data:`MAX_ENUMERATED` elements).
 
-        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 1)), size=2).indices_at(1)
+        >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 1)), slots=2).indices_at(1)
         ((0, 1), (1, 1))
         """
         if self.decides_indices():
@@ -418,7 +389,7 @@ class CoreLayout:
         digit's value, read whole (``block`` 1, ``extent`` at least that digit's), is that digit.
 
         >>> inner = Digit(0, 2, 3)
-        >>> CoreLayout((6,), (Digit(Merge((inner,)), 1, 4, 1),), size=4).simple_digits()
+        >>> CoreLayout((6,), (Digit(Merge((inner,)), 1, 4, 1),), slots=4).simple_digits()
         (Digit(source=0, block=2, extent=3, stride=1),)
         """
         return tuple(_unwrapped(d) for d in self.digits)
@@ -428,7 +399,7 @@ class CoreLayout:
         size-1 dims a tile prepends; None when some dim's digits are not one (merges, inner
         padding, gaps). This is the strided description the relayout engine copies with.
 
-        >>> dd, lead = CoreLayout((4,), (Digit(0, 2, 2, 1), Digit(0, 1, 2, 2)), size=4).per_dim_digits()
+        >>> dd, lead = CoreLayout((4,), (Digit(0, 2, 2, 1), Digit(0, 1, 2, 2)), slots=4).per_dim_digits()
         >>> [(d.block, d.extent, d.stride) for d in dd[0]], lead
         ([(2, 2, 1), (1, 2, 2)], ())
         """
@@ -510,102 +481,6 @@ def _is_decisive(digits: tuple[Digit, ...]) -> bool:
     return True
 
 
-def _is_dense(lay: CoreLayout) -> bool:
-    """Strides are exactly the row-major strides of the digits sorted by stride (a tiled view)."""
-    acc = 1
-    for d in sorted((d for d in lay.digits if d.extent > 1), key=lambda d: d.stride):
-        if d.stride != acc:
-            return False
-        acc *= d.extent
-    return True
-
-
-#: Coordinates of logical dim ``k`` as an int64 array (broadcastable with the others).
-Coords = Callable[[int], np.ndarray]
-
-
-def c_order_indices(shape: tuple[int, ...]) -> np.ndarray:
-    """Every index of ``shape`` in C order, as rows of an int64 array ``(n, rank)``, for any rank.
-
-    >>> c_order_indices((2, 2)).tolist()
-    [[0, 0], [0, 1], [1, 0], [1, 1]]
-    """
-    rest = np.arange(prod(shape), dtype=np.int64)
-    cols = []
-    for n in reversed(shape):
-        rest, r = np.divmod(rest, n)
-        cols.append(r)
-    return np.stack(cols[::-1], axis=1) if cols else np.zeros((1, 0), dtype=np.int64)
-
-
-def _sum_digits(digits: list[Digit], coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-    """``Σ stride · value`` of ``digits`` at the coordinates ``coord`` gives."""
-    out = np.zeros(one, dtype=np.int64)
-    for d in digits:
-        if d.extent != 1 and d.stride:
-            out = out + d.stride * _digit_values(d, coord, one)
-    return out
-
-
-def _digit_values(d: Digit, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-    """The digit's value at the coordinates ``coord`` gives (``one``: the shape of a scalar).
-
-    A block or extent past int64 is no numpy operand: an int64 value is below it (so the
-    quotient is 0 and the remainder the value itself)."""
-    values = _source_values(d.source, coord, one)
-    if d.block > INT64_MAX:
-        return np.zeros_like(values)
-    values = values // d.block
-    return values if d.extent > INT64_MAX else values % d.extent
-
-
-def _source_values(source: Source, coord: Coords, one: tuple[int, ...]) -> np.ndarray:
-    if isinstance(source, Merge):
-        out = np.zeros(one, dtype=np.int64)
-        for part in source.parts:
-            out = out * part.extent + _digit_values(part, coord, one)
-        return out
-    return coord(source) if source >= 0 else np.zeros(one, dtype=np.int64)
-
-
-def _first_owners(per_dim: tuple[tuple[Digit, ...], ...], shape: tuple[int, ...], n: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-dim enumeration of the elements whose offset is below ``n``: (C-order positions,
-    offsets), one per offset (the first owner), without listing the other elements."""
-    cstrides = row_major_strides(shape)
-    flat, off = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    for k, digits in enumerate(per_dim):
-        xs, cs = _dim_values(digits, shape[k], n)
-        flat = (flat[:, None] + xs[None, :] * cstrides[k]).ravel()
-        off = (off[:, None] + cs[None, :]).ravel()
-        keep = off < n
-        flat, off = _first_per_offset(flat[keep], off[keep])
-    return flat, off
-
-
-def _dim_values(digits: tuple[Digit, ...], extent: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates ``x < extent`` of one dim whose offset contribution is below ``n`` (the
-    smallest ``x`` per contribution), and the contributions."""
-    xs, cs = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    for d in reversed(digits):
-        count = 1 if d.stride == 0 else min(d.extent, (n - 1) // d.stride + 1)
-        vals = np.arange(max(count, 0), dtype=np.int64)
-        xs = (xs[:, None] + vals[None, :] * d.block).ravel()
-        cs = (cs[:, None] + vals[None, :] * d.stride).ravel()
-        keep = (cs < n) & (xs < extent)
-        xs, cs = _first_per_offset(xs[keep], cs[keep])
-    return xs, cs
-
-
-def _first_per_offset(xs: np.ndarray, cs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Keep, for each distinct offset ``cs``, the entry with the smallest ``xs``."""
-    order = np.lexsort((xs, cs))
-    xs, cs = xs[order], cs[order]
-    first = np.ones(len(cs), dtype=bool)
-    first[1:] = cs[1:] != cs[:-1]
-    return xs[first], cs[first]
-
-
 def check_index(shape: tuple[int, ...], index: Sequence[int], name: str = "") -> tuple[int, ...]:
     """``index`` as a tuple of ints after checking rank, type and bounds (a :class:`LayoutError`).
 
@@ -625,25 +500,3 @@ def check_index(shape: tuple[int, ...], index: Sequence[int], name: str = "") ->
             raise LayoutError(f"index {idx} is out of bounds: dimension {d} has size {n}, "
                               f"but the index is {i}")
     return tuple(int(i) for i in idx)
-
-
-def split_digit(axis: Digit, t: int, shape: Sequence[int]) -> tuple[Digit, Digit]:
-    """Tile size ``t`` splits a digit's value ``v`` into ``(v // t, v mod t)`` — XLA's reshape step.
-
-    A digit that is the top of its source (its value never wraps) splits exactly with the
-    tile count padded; so does one whose extent ``t`` divides. A lower digit of extent
-    ``e <= t`` keeps its value in the in-tile part (the count is 0); any other lower digit
-    wraps every ``e`` while the tile wraps every ``t``: its value becomes a :class:`Merge`
-    source that is split in turn.
-
-    >>> split_digit(Digit(0, 1, 5), 2, (5,))
-    (Digit(source=0, block=2, extent=3, stride=0), Digit(source=0, block=1, extent=2, stride=0))
-    """
-    src, b, e = axis.source, axis.block, axis.extent
-    top = ceil_div(source_extent(src, shape), b) <= e
-    if top or e % t == 0:
-        return Digit(src, b * t, ceil_div(e, t)), Digit(src, b, t)
-    whole = Merge((axis,))
-    if e <= t:
-        return Digit(src, b * t, 1), Digit(whole, 1, t)
-    return Digit(whole, t, ceil_div(e, t)), Digit(whole, 1, t)

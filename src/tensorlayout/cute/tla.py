@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tensorlayout.core.element_types import element_type
 from tensorlayout.core.intmath import ceil_div, round_up
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout
 from tensorlayout.cute.layout import get as cute_get
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.types import element_type
 
 __all__ = [
     "FORMATS",

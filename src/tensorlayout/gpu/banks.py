@@ -31,11 +31,11 @@ from tensorlayout.core.banks import LANES_PER_PHASE, WORD_BITS, Phase, phase_of
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, Layout
 from tensorlayout.cute.int_tuple import is_int
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.gpu.atoms import universal_copy
 from tensorlayout.gpu.tiled import make_tiled_copy
 from tensorlayout.gpu.tv import TVLayout, check_tile
+from tensorlayout.lowering import lower
 
 __all__ = ["BankReport", "Phase", "bank_conflicts", "check_element_bits", "shared_core", "span_conflicts",
            "triton_bank_conflicts", "vector_access"]
@@ -95,7 +95,7 @@ def check_element_bits(bits: int) -> None:
 
 def shared_core(smem: SharedLayout) -> CoreLayout:
     """The rank-2 core layout of a shared-memory layout given as CuTe text or objects."""
-    core = smem if isinstance(smem, CoreLayout) else lower_layout(smem)
+    core = lower(smem)
     if core.rank != 2:
         raise LayoutError(f"a shared-memory tile for a bank report is rank 2 (M, N), got {core.shape}")
     return core

@@ -19,9 +19,9 @@ import numpy as np
 
 from tensorlayout.cute import Layout, composition, make_layout, right_inverse, size
 from tensorlayout.cute.int_tuple import is_int
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.cxx_names import plain_layout
+from tensorlayout.lowering import lower
 
 __all__ = ["TVLayout", "check_tile", "format_owners", "offset_range"]
 
@@ -121,7 +121,7 @@ class TVLayout:
     def _holders(self, index: int) -> Iterator[tuple[int, int]]:
         """The ``(thread, value)`` pairs at tile ``index``, by ``t + T·v``, found a chunk of
         pairs at a time (a tiled SS MMA holds 10^8 of them; the first is usually near)."""
-        core, threads, total = lower_layout(self.layout), self.num_threads, int(self.layout.size())
+        core, threads, total = lower(self.layout), self.num_threads, int(self.layout.size())
         for start in range(0, total, _SCAN_CHUNK):
             flat = np.arange(start, min(total, start + _SCAN_CHUNK), dtype=np.int64)
             rows = np.stack([flat % threads, flat // threads], axis=1)

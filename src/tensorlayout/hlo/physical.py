@@ -21,7 +21,7 @@ from tensorlayout.hlo.operand_indexing import HloInstructionIndexing, OperandInd
 from tensorlayout.hlo.ops._common import bounds, major_to_minor, output_shape
 from tensorlayout.indexing import IndexingMap, compose, var
 from tensorlayout.indexing.layouts import layout_map
-from tensorlayout.xla.lowering import lower_shape
+from tensorlayout.lowering import lower
 from tensorlayout.xla.shape import Shape
 
 __all__ = [
@@ -169,7 +169,7 @@ def _offset_map(shape: Shape) -> IndexingMap:
     >>> print(_offset_map(Shape.parse("f32[3,5]{1,0:T(2,2)}")).results[0])
     (v0 mod 2) * 2 + (v0 / 2) * 12 + (v1 / 2) * 4 + v1 mod 2
     """
-    return layout_map(lower_shape(shape))
+    return layout_map(lower(shape))
 
 
 def linearized_output_to_input(instr: HloInstruction, output_id: int = 0) -> HloInstructionIndexing:

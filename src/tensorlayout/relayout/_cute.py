@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-
-from tensorlayout.core.layout import Digit
+from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import Layout, tla
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import ComposedLayout
 from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.lowering import lower, lowers
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.xla.shape import Shape
 
-__all__ = ["as_target", "from_cute", "remembered_target"]
+__all__ = ["as_target", "from_cute", "remembered_target", "storable"]
 
 
 def from_cute(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int = 0,
@@ -33,35 +31,32 @@ def from_cute(x: Layout | TlaLayout | ComposedLayout | str, *, element_bits: int
         x = Layout.parse(x)
     if not isinstance(x, (Layout, TlaLayout, ComposedLayout)):
         raise LayoutError(f"expected a CuTe or TLA layout, got {type(x).__name__}")
-    core = lower_layout(x, element_bits=element_bits)
+    core = lower(x)
+    if element_bits:
+        core = replace(core, element_bits=element_bits)
+    return PhysicalTarget.from_layout(storable(replace(core, name=name) if name else core))
+
+
+def storable(core: CoreLayout) -> CoreLayout:
+    """``core`` after checking data can be stored under it (strides >= 0, one slot per element),
+    with its tiles as the core sees them (:meth:`~CoreLayout.contiguous_tile`).
+
+    >>> [storable(lower(text)).tile_elements  # the second one's tiles of 4 are not one run each
+    ...  for text in ("((2,2),(2,3)):((2,12),(1,4))", "((2,2),(2,3)):((1,24),(4,8))")]
+    [4, None]
+    """
+    name = core.name or "layout"
     if any(d.stride < 0 for d in core.digits if d.extent > 1):
-        raise UnsupportedError(f"{x} has a negative stride; a buffer target needs strides >= 0")
-    if not _nested_strides(core.digits):  # cheap proof of injectivity failed: enumerate
-        offsets = core.offsets()
-        if offsets.size and len(np.unique(offsets)) != offsets.size:
-            raise UnsupportedError(f"{x} maps two coordinates to one offset, so data cannot be "
-                                   "stored under it")
-    tile = 1
-    for k in range(core.rank):
-        mode = [d for d in core.digits if d.source == k and d.extent != 1]
-        if len(mode) > 1:
-            tile *= mode[0].extent
-    core = replace(core, tile_elements=tile if tile > 1 else None, name=name or str(x))
-    return PhysicalTarget.from_layout(core)
-
-
-def _nested_strides(digits: tuple[Digit, ...]) -> bool:
-    """Sorted by stride, each digit starts past the span of the smaller ones (so it is injective)."""
-    span = 0
-    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
-        if d.stride <= span:
-            return False
-        span = d.stride * (d.extent - 1) + span
-    return True
+        raise UnsupportedError(f"{name} has a negative stride; a buffer target needs strides >= 0")
+    if not core.is_injective():
+        raise UnsupportedError(f"{name} maps two coordinates to one offset, so data cannot be stored "
+                               "under it")
+    return replace(core, tile_elements=core.contiguous_tile())
 
 
 def as_target(obj: object) -> PhysicalTarget:
-    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or shape text, a CuTe or TLA layout.
+    """Accept a :class:`PhysicalTarget`, an XLA :class:`Shape` or shape text, a CuTe, TLA or
+    Triton layout (anything :func:`~tensorlayout.lowering.lower` takes).
 
     >>> as_target("s8[3]{0}").physical_elements
     3
@@ -71,10 +66,10 @@ def as_target(obj: object) -> PhysicalTarget:
     if isinstance(obj, str) and obj.strip() in tla.FORMATS:
         raise LayoutError(f"{obj.strip()!r} names a TLA format, which needs a size and an element type: "
                           f"pass tensorlayout.cute.tla.make_format({obj.strip()!r}, rows, cols, dtype)")
-    if isinstance(obj, (Shape, str)):
+    if isinstance(obj, (Shape, str)):  # XLA text; an XLA layout is storable by construction
         return PhysicalTarget.from_xla(obj)
-    if isinstance(obj, (Layout, TlaLayout, ComposedLayout)):
-        return from_cute(obj)
+    if lowers(obj):
+        return PhysicalTarget.from_layout(storable(lower(obj)))
     to_target = getattr(obj, "to_physical_target", None)
     if callable(to_target):
         target = to_target()
@@ -84,26 +79,62 @@ def as_target(obj: object) -> PhysicalTarget:
                            f"but got {type(obj).__name__}")
 
 
-#: Strided targets of shape texts the relayout functions met (parsing and lowering a text
-#: costs far more than a small copy; a text always means the same target). Cleared when full.
-_BY_TEXT: dict[str, PhysicalTarget] = {}
+#: Strided targets the relayout functions met, by the value that named them (a text, a
+#: Shape, a CuTe/TLA/Triton layout) and by their lowered core layout, so that equal values —
+#: and different notations of one layout — share one target with its checked calls and plans
+#: (naming a target costs far more than a small copy). Only strided targets are kept: they
+#: never compute their large ``offsets``, so holding them costs little. Each table is cleared
+#: when full.
+_BY_VALUE: dict[object, PhysicalTarget] = {}
+_BY_CORE: dict[tuple[CoreLayout, str], PhysicalTarget] = {}
+#: The same by the identity of the object last passed (a strong reference keeps its id
+#: unique), which spares hashing a Shape or a layout on every call.
+_BY_ID: dict[int, tuple[object, PhysicalTarget]] = {}
 MAX_TEXTS = 64
 
 
 def remembered_target(obj: object) -> PhysicalTarget:
-    """:func:`as_target`, remembering the strided targets of texts (only those: they never
-    compute their large ``offsets``, so holding them costs little).
+    """:func:`as_target`, remembering strided targets by value and by lowered layout.
 
-    >>> remembered_target("s8[3]{0}") is remembered_target("s8[3]{0}")
+    Pre: ``obj`` is anything :func:`as_target` takes. Post: the same target as
+    ``as_target(obj)`` describes; for a strided one, the one object every equal value (and
+    every notation lowering to the same named core layout) gets while it is remembered.
+
+    >>> from tensorlayout.xla import parse_shape
+    >>> remembered_target("s8[3]{0}") is remembered_target(parse_shape("s8[3]{0}"))
     True
     """
-    if type(obj) is not str:
-        return as_target(obj)
-    target = _BY_TEXT.get(obj)
+    hit = _BY_ID.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    if isinstance(obj, PhysicalTarget):
+        return obj
+    key = _value_key(obj)
+    target = None if key is None else _BY_VALUE.get(key)
     if target is None:
         target = as_target(obj)
-        if target.digits is not None:
-            if len(_BY_TEXT) >= MAX_TEXTS:
-                _BY_TEXT.clear()
-            _BY_TEXT[obj] = target
+        if target.digits is None:
+            return target
+        target = _bounded(_BY_CORE).setdefault((target.form, target.name), target)
+        if key is not None:
+            _bounded(_BY_VALUE)[key] = target
+    _bounded(_BY_ID)[id(obj)] = (obj, target)
     return target
+
+
+def _value_key(obj: object) -> object | None:
+    """What names the same target as ``obj`` does: its type, its value and its element width
+    (a TLA layout's equality leaves the width out); None when it does not hash."""
+    key = (type(obj), obj, getattr(obj, "element_bits", None))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _bounded(table: dict) -> dict:
+    """``table``, emptied first when it holds :data:`MAX_TEXTS` entries."""
+    if len(table) >= MAX_TEXTS:
+        table.clear()
+    return table

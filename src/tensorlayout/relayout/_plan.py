@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
+from typing import TYPE_CHECKING
 
 from tensorlayout.core.intmath import prod, row_major_strides
 from tensorlayout.core.layout import Digit
-from tensorlayout.relayout._target import PhysicalTarget
 
-__all__ = ["Box", "Plan", "copy_plan", "has_fast_path", "range_boxes"]
+if TYPE_CHECKING:  # the target holds its plan (a cached property), so it imports this module
+    from tensorlayout.relayout._target import PhysicalTarget
+
+__all__ = ["Box", "Plan", "build_plan", "copy_plan", "has_fast_path", "has_views", "range_boxes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,7 @@ def range_boxes(lo: int, hi: int, sizes: list[int]) -> list[list[tuple[int, int]
 
 
 def _dim_boxes(dim: int, digits: tuple[Digit, ...], lo: int, hi: int) -> list[Box]:
-    sizes = [d.size for d in digits]
+    sizes = [d.extent for d in digits]
     blocks = row_major_strides(sizes)
     out = []
     for box in range_boxes(lo, hi, sizes):
@@ -92,20 +95,20 @@ class Plan:
 
 
 def copy_plan(target: PhysicalTarget) -> Plan:
-    cached = target._cache.get("copy_plan")
-    if isinstance(cached, Plan):
-        return cached
+    """The target's copy plan (computed once per target: :attr:`PhysicalTarget.plan`)."""
+    return target.plan
+
+
+def build_plan(target: PhysicalTarget) -> Plan:
+    """Boxes of the data and of the padding of a strided target (its digits are not None)."""
     assert target.digits is not None
     all_digits = (*target.leading_digits, *target.digits)
     dims = (1,) * len(target.leading_digits) + target.logical_shape
-    full = [prod(d.size for d in ds) for ds in all_digits]
+    full = [prod(d.extent for d in ds) for ds in all_digits]
     valid = [_dim_boxes(k, ds, 0, n) for k, (ds, n) in enumerate(zip(all_digits, dims, strict=True))]
     data = _combine(valid)
-    flat = sorted((d for ds in all_digits for d in ds if d.size > 1), key=lambda d: d.stride)
-    dense, acc = True, 1
-    for d in flat:
-        dense = dense and d.stride == acc
-        acc *= d.size
+    assert target.layout is not None  # (a target with digits has its core layout)
+    dense = target.layout.is_dense()
     padding: list[Box] = []
     if dense:
         for k, (ds, n, f) in enumerate(zip(all_digits, dims, full, strict=True)):
@@ -113,10 +116,8 @@ def copy_plan(target: PhysicalTarget) -> Plan:
             if gap:
                 rest = [_dim_boxes(j, all_digits[j], 0, full[j]) for j in range(k + 1, len(dims))]
                 padding += _combine([*valid[:k], gap, *rest])
-    plan = Plan(tuple(data), tuple(padding), (acc if dense else 0, target.physical_elements),
-                 not dense)
-    target._cache["copy_plan"] = plan
-    return plan
+    return Plan(tuple(data), tuple(padding), (prod(full) if dense else 0, target.physical_elements),
+                not dense)
 
 
 #: numpy's most dims of an array: a target whose tile prepends more (with the logical dims)
@@ -124,10 +125,11 @@ def copy_plan(target: PhysicalTarget) -> Plan:
 MAX_VIEW_DIMS = 64
 
 
+def has_views(target: PhysicalTarget) -> bool:
+    """The target's dims (with those a tile prepends) fit a numpy view."""
+    return len(target.leading_digits) + len(target.logical_shape) <= MAX_VIEW_DIMS
+
+
 def has_fast_path(target: PhysicalTarget) -> bool:
     """True when the target copies through strided views (else a gather with offsets)."""
-    fast = target._cache.get("fast_path")
-    if fast is None:
-        views = len(target.leading_digits) + len(target.logical_shape) <= MAX_VIEW_DIMS
-        fast = target._cache["fast_path"] = target.digits is not None and target.size > 0 and views
-    return bool(fast)
+    return target.fast_path

@@ -11,9 +11,11 @@ physical buffer it lives. Two descriptions can back it:
   whose modes are per logical dim. The engine turns digits into numpy strided views and
   copies, instead of gathering with ``offsets``.
 
-Every notation reaches it through its lowering into the layout core
-(:meth:`PhysicalTarget.from_layout`); :meth:`PhysicalTarget.from_offsets` takes any explicit
-offsets and :meth:`PhysicalTarget.from_digits` plain per-dim ``(size, stride)`` digits.
+A target is a thin wrapper: its one field is the layout's form, a core layout (every notation
+reaches it through :func:`tensorlayout.lowering.lower`, :meth:`PhysicalTarget.from_layout`) or
+a :class:`OffsetTable` table of explicit offsets (:meth:`PhysicalTarget.from_offsets`); every
+other attribute is read off that form, and what the engine derives from it (digits, offsets,
+copy plan) is a cached property.
 
 >>> t = PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}")
 >>> t.logical_shape, t.physical_elements, t.tile_elements, t.offsets.reshape(3, 5)[2].tolist()
@@ -22,8 +24,9 @@ offsets and :meth:`PhysicalTarget.from_digits` plain per-dim ``(size, stride)`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,10 +34,11 @@ import numpy as np
 from tensorlayout.core.intmath import prod
 from tensorlayout.core.layout import CoreLayout, Digit
 from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.xla.lowering import lower_shape
+from tensorlayout.lowering import lower
+from tensorlayout.relayout._plan import Plan, build_plan, has_views
 from tensorlayout.xla.shape import Shape, parse_shape
 
-__all__ = ["Digit", "PhysicalTarget", "SmallCalls"]
+__all__ = ["Digit", "OffsetTable", "PhysicalTarget", "SmallCalls"]
 
 
 class SmallCalls(list[object]):
@@ -50,61 +54,67 @@ class SmallCalls(list[object]):
         return SmallCalls, ()
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class OffsetTable:
+    """A layout given by the offset of every logical element (C order), for layouts no notation
+    describes; it answers the attributes a target reads, under the core's names.
+
+    >>> OffsetTable((2,), np.array([1, 0]), 2).offsets().tolist()
+    [1, 0]
+    """
+
+    shape: tuple[int, ...]
+    table: np.ndarray
+    slots: int
+    element_bits: int = 0
+    tile_elements: int | None = None
+    tile_ids: np.ndarray | None = None
+    subtile_elements: int | None = None
+    name: str = ""
+    packed_bits: int = 0
+    signed: bool = False
+
+    def offsets(self) -> np.ndarray:
+        """The offsets, logical C order."""
+        return self.table
+
+
 @dataclass(frozen=True, eq=False)
 class PhysicalTarget:
-    """Where each logical element of an array lives in a 1-D physical buffer.
+    """Where each logical element of an array lives in a 1-D physical buffer: a thin wrapper
+    over the layout's ``form`` (a :class:`~tensorlayout.core.layout.CoreLayout` or a
+    :class:`OffsetTable` table) and a ``name``.
 
-    ``logical_shape``: the array's dims; ``physical_elements``: element slots of the buffer
-    (padding included); ``element_bits``: bits per element as stored (0 = unknown, any
-    numpy dtype accepted); ``packed_bits``: bits per element in the buffer when sub-byte
-    elements are packed (``E(4)``: 4), else 0; ``signed``: sign-extend unpacked sub-byte
-    values; ``digits``: optional strided description (see the module doc); ``tile_elements``:
-    slots per tile (tile index = offset // tile_elements) for pictures; ``tile_ids``: an
-    explicit tile index per logical element (C order) that overrides it;
-    ``subtile_elements``: slots per innermost sub-tile (the red boxes of the seed's Figure 2);
-    ``name``: text.
+    Read off the form: ``logical_shape``; ``physical_elements`` (the form's slots, padding
+    included); ``element_bits`` (0 = unknown, any numpy dtype accepted); ``packed_bits``
+    (bits per element when sub-byte elements are packed, ``E(4)``: 4, else 0); ``signed``;
+    ``tile_elements`` (slots per tile, tile index = offset // tile_elements, for pictures);
+    ``tile_ids`` (an explicit tile per logical element, C order); ``subtile_elements``.
+    Derived and cached: ``digits`` (the strided description, see the module doc),
+    ``leading_digits``, ``offsets``, ``plan`` and ``fast_path``.
 
     >>> PhysicalTarget.from_offsets((2, 2), [0, 2, 1, 3]).digits is None
     True
     """
 
-    logical_shape: tuple[int, ...]
-    physical_elements: int
-    element_bits: int = 0
-    packed_bits: int = 0
-    signed: bool = False
-    digits: tuple[tuple[Digit, ...], ...] | None = None
-    leading_digits: tuple[tuple[Digit, ...], ...] = ()
-    tile_elements: int | None = None
-    tile_ids: np.ndarray | None = None
-    subtile_elements: int | None = None
+    form: CoreLayout | OffsetTable = field(repr=False)
     name: str = ""
-    layout: CoreLayout | None = field(default=None, repr=False)
-    _offsets_fn: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
-    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # offsets, plans
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # the engine's tasks
     _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
     _small_calls: SmallCalls = field(default_factory=lambda: SmallCalls(), init=False, repr=False)
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
     def from_layout(cls, layout: CoreLayout) -> PhysicalTarget:
-        """The target of a core layout: its strided digits when each dim's digits form a
-        mixed radix, else its offsets.
+        """The target of a core layout: strided digits when each dim's digits form a mixed
+        radix, else its offsets.
 
-        >>> from tensorlayout.xla.lowering import lower_shape
-        >>> PhysicalTarget.from_layout(lower_shape("f32[3,5]{1,0:T(2,2)}")).physical_elements
+        >>> from tensorlayout.lowering import lower
+        >>> PhysicalTarget.from_layout(lower("f32[3,5]{1,0:T(2,2)}")).physical_elements
         24
         """
-        both = layout.per_dim_digits() if layout.elements and layout.post is None \
-            and not layout.base else None
-        return cls(
-            logical_shape=layout.shape, physical_elements=layout.size,
-            element_bits=layout.element_bits, packed_bits=layout.packed_bits, signed=layout.signed,
-            digits=None if both is None else both[0],
-            leading_digits=() if both is None else both[1],
-            tile_elements=layout.tile_elements, subtile_elements=layout.subtile_elements,
-            name=layout.name, layout=layout, _offsets_fn=layout.offsets)
+        return cls(layout, layout.name)
 
     @classmethod
     def from_xla(cls, shape: Shape | str) -> PhysicalTarget:
@@ -120,7 +130,7 @@ class PhysicalTarget:
             raise LayoutError(f"expected an XLA shape, but got {type(shape).__name__}")
         if not shape.is_array:
             raise UnsupportedError(f"relayout needs an array shape, but got {shape.kind} {shape}")
-        return cls.from_layout(lower_shape(shape))
+        return cls.from_layout(lower(shape))
 
     @classmethod
     def from_offsets(cls, logical_shape: Sequence[int], offsets: np.ndarray | Sequence[int], *,
@@ -153,9 +163,8 @@ class PhysicalTarget:
         if ids is not None and ids.size != n:
             raise LayoutError(f"expected {n} tile ids, but got {ids.size}")
         offs.setflags(write=False)
-        return cls(shape, int(physical_elements), element_bits, tile_elements=tile_elements,
-                   tile_ids=ids, subtile_elements=subtile_elements, name=name,
-                   _offsets_fn=lambda: offs)
+        return cls(OffsetTable(shape, offs, int(physical_elements), element_bits, tile_elements, ids,
+                          subtile_elements, name), name)
 
     @classmethod
     def from_digits(cls, logical_shape: Sequence[int],
@@ -187,16 +196,84 @@ class PhysicalTarget:
                                      tile_elements=tile_elements, name=name)
         return cls.from_layout(core)
 
-    # -- derived --------------------------------------------------------------------------
+    # -- read off the form ------------------------------------------------------------------
     @property
+    def layout(self) -> CoreLayout | None:
+        """The core layout, None for explicit offsets."""
+        return self.form if isinstance(self.form, CoreLayout) else None
+
+    @property
+    def logical_shape(self) -> tuple[int, ...]:
+        """The array's dims."""
+        return self.form.shape
+
+    @property
+    def physical_elements(self) -> int:
+        """Element slots of the buffer, padding included (the form's ``slots``)."""
+        return self.form.slots
+
+    @property
+    def element_bits(self) -> int:
+        """Bits per element as stored (0: unknown)."""
+        return self.form.element_bits
+
+    @property
+    def packed_bits(self) -> int:
+        """Bits per element when sub-byte elements are packed, else 0."""
+        return self.form.packed_bits
+
+    @property
+    def signed(self) -> bool:
+        """Unpacked sub-byte values sign-extend."""
+        return self.form.signed
+
+    @property
+    def tile_elements(self) -> int | None:
+        """Slots per tile when each tile is one run (pictures)."""
+        return self.form.tile_elements
+
+    @property
+    def subtile_elements(self) -> int | None:
+        """Slots per innermost sub-tile (the red boxes of the seed's Figure 2)."""
+        return self.form.subtile_elements
+
+    @property
+    def tile_ids(self) -> np.ndarray | None:
+        """An explicit tile per logical element (C order), for listed targets that give one."""
+        return self.form.tile_ids if isinstance(self.form, OffsetTable) else None
+
+    # -- derived, cached ------------------------------------------------------------------
+    @cached_property
+    def _radix(self) -> tuple[tuple[tuple[Digit, ...], ...], tuple[tuple[Digit, ...], ...]] | None:
+        lay = self.layout
+        if lay is None or not lay.elements or lay.post is not None or lay.base:
+            return None
+        return lay.per_dim_digits()
+
+    @property
+    def digits(self) -> tuple[tuple[Digit, ...], ...] | None:
+        """Per logical dim its digits as a mixed radix, major first; None without one."""
+        return None if self._radix is None else self._radix[0]
+
+    @property
+    def leading_digits(self) -> tuple[tuple[Digit, ...], ...]:
+        """The same for the size-1 dims a tile prepends."""
+        return () if self._radix is None else self._radix[1]
+
+    @cached_property
     def offsets(self) -> np.ndarray:
-        """Physical element offset of every logical element, logical C order (int64, cached)."""
-        if "offsets" not in self._cache:
-            if self._offsets_fn is None:
-                raise LayoutError("target has neither offsets nor digits")
-            self._cache["offsets"] = np.asarray(self._offsets_fn(), dtype=np.int64).reshape(-1)
-        offsets: np.ndarray = self._cache["offsets"]
-        return offsets
+        """Physical element offset of every logical element, logical C order (int64)."""
+        return np.asarray(self.form.offsets(), dtype=np.int64).reshape(-1)
+
+    @cached_property
+    def plan(self) -> Plan:
+        """The copy plan of a strided target (see ``_plan``)."""
+        return build_plan(self)
+
+    @cached_property
+    def fast_path(self) -> bool:
+        """The target copies through strided views (else a gather with offsets)."""
+        return self.digits is not None and self.size > 0 and has_views(self)
 
     @property
     def size(self) -> int:

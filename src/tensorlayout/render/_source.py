@@ -3,9 +3,10 @@
 A :class:`Source` answers, without listing every element of the layout: the offsets of given
 logical indices, the logical owner of each of the first ``n`` physical slots (or padding),
 and how indices split into tile and in-tile coordinates. So a ``bf16[65536,65536]`` layout
-draws as fast as a small one. Every notation reaches it through the layout core
-(:class:`~tensorlayout.core.layout.CoreLayout`), which answers all three questions; only a
-:class:`~tensorlayout.relayout.PhysicalTarget` built from explicit offsets is listed in full
+draws as fast as a small one. Every notation reaches it through the one dispatch
+(:func:`tensorlayout.lowering.lower`) as a :class:`~tensorlayout.core.layout.CoreLayout`,
+which answers all three questions; only a layout given as explicit offsets (a
+:class:`Listed` one: coordinates, a relayout target built from offsets) is listed in full
 (so its size is capped).
 
 >>> src = source_of("f32[3,5]{1,0:T(2,2)}")
@@ -17,24 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from tensorlayout import convert, cute
 from tensorlayout.core.intmath import prod, show_int
-from tensorlayout.core.layout import CoreLayout, Merge
-from tensorlayout.cute.lowering import lower_layout
-from tensorlayout.cute.swizzle import ComposedLayout
-from tensorlayout.cute.tla import TlaLayout
+from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute.basis import CoordLayout, CountingTensor
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.relayout import PhysicalTarget, as_target
+from tensorlayout.lowering import lower, lowers, parse_xla_or_cute
 from tensorlayout.render._coords import coord_target
-from tensorlayout.xla import Shape
-from tensorlayout.xla.lowering import lower_shape
 
-__all__ = ["MAX_ENUMERATED", "Source", "source_of"]
+__all__ = ["MAX_ENUMERATED", "Listed", "Source", "source_of"]
 
-MAX_ENUMERATED = 1 << 24  # a PhysicalTarget's offsets are listed in full: at most this many
+MAX_ENUMERATED = 1 << 24  # a layout given as explicit offsets is listed in full: at most this many
 _LIMIT = 1 << 62  # offsets and element counts must fit int64 with room to add
 
 
@@ -63,22 +60,47 @@ class Source:
     notes: tuple[str, ...] = ()
 
 
+@runtime_checkable
+class Listed(Protocol):
+    """A layout given by the offset of every logical element (C order), as a relayout
+    ``PhysicalTarget`` built from offsets is; read by its attributes, so pictures need not
+    import relayout."""
+
+    @property
+    def logical_shape(self) -> tuple[int, ...]: ...
+    @property
+    def offsets(self) -> np.ndarray: ...
+    @property
+    def physical_elements(self) -> int: ...
+    @property
+    def tile_elements(self) -> int | None: ...
+    @property
+    def tile_ids(self) -> np.ndarray | None: ...
+    @property
+    def subtile_elements(self) -> int | None: ...
+    @property
+    def name(self) -> str: ...
+
+
 def source_of(obj: object) -> Source:
-    """The :class:`Source` for an XLA shape (or its text), a CuTe or TLA layout (or CuTe text),
-    or anything :func:`~tensorlayout.relayout.as_target` accepts."""
+    """The :class:`Source` for anything :func:`~tensorlayout.lowering.lower` takes (XLA shape
+    or CuTe text included), a coordinate layout, or a relayout target (its core form, else its
+    listed offsets)."""
     if isinstance(obj, str):
-        obj = convert.parse_target(obj)
-    if isinstance(obj, Shape):
-        PhysicalTarget.from_xla(obj)  # the same checks relayout makes (array shape, packing)
-        return _core_source(lower_shape(obj))
-    if isinstance(obj, (cute.Layout, TlaLayout, ComposedLayout)):
-        return _core_source(lower_layout(obj))
-    if isinstance(obj, (cute.CoordLayout, cute.CountingTensor)):  # coordinates: slots of their extent
+        obj = parse_xla_or_cute(obj)
+    if isinstance(obj, (CoordLayout, CountingTensor)):  # coordinates: slots of their extent
         return _enumerated_source(coord_target(obj))
-    target = obj if isinstance(obj, PhysicalTarget) else as_target(obj)
-    if target.layout is not None:
-        return _core_source(target.layout)
-    return _enumerated_source(target)
+    if lowers(obj):
+        return _core_source(lower(obj))
+    to_target = getattr(obj, "to_physical_target", None)
+    target = to_target() if callable(to_target) else obj
+    core = getattr(target, "layout", None)  # a relayout target's core form (None: listed offsets)
+    if core is not None and lowers(core):
+        return _core_source(lower(core))
+    if isinstance(target, Listed):
+        return _enumerated_source(target)
+    raise UnsupportedError(f"expected a layout (XLA, CuTe, TLA, Triton) or a relayout target, "
+                           f"but got {type(obj).__name__}")
 
 
 def _check_size(name: str, shape: tuple[int, ...], slots: int) -> None:
@@ -98,51 +120,25 @@ def _core_source(lay: CoreLayout) -> Source:
     if lay.base < 0:
         raise UnsupportedError(f"{name} has a negative offset ({show_int(lay.base)}); a picture needs "
                                "offsets >= 0")
-    slots = lay.size if lay.elements else 0
+    slots = lay.slots if lay.elements else 0
     _check_size(name, lay.shape, max(slots, 1))
     notes = []
     if any(d.stride == 0 and d.extent > 1 for d in lay.digits):
         notes.append("stride-0 (broadcast) modes: several cells share one slot")
-    split = _split(lay)
-    tile_elements = lay.tile_elements if lay.tile_elements is not None else _contiguous_tile(lay)
+    split = lay.tile_split()
+    tile_elements = lay.contiguous_tile()
     return Source(name, lay.shape, slots, lay.offsets_at, lay.owners, split,
                   tile_elements if split is not None or lay.tile_elements else None,
                   None, lay.subtile_elements, tuple(notes))
 
 
-def _split(lay: CoreLayout) -> tuple[int, ...] | None:
-    """Per logical dim the block of its top digit: a tile coordinate is ``i // block``."""
-    split = [1] * lay.rank
-    for d in lay.simple_digits():
-        if isinstance(d.source, Merge):
-            if len(d.source.parts) > 1:
-                return None
-        elif d.source >= 0 and d.extent != 1:
-            split[d.source] = max(split[d.source], d.block)
-    return tuple(split) if any(t > 1 for t in split) else None
+# ---------------------------------------------------------------- explicit offsets
 
 
-def _contiguous_tile(lay: CoreLayout) -> int | None:
-    """Slots per tile when the in-tile digits (all but each dim's top one), sorted by stride,
-    are compact, so every tile is one contiguous run; else None."""
-    both = lay.per_dim_digits()
-    if both is None:
-        return None
-    inner = sorted((d.stride, d.extent) for ds in both[0] for d in ds[1:])
-    acc = 1
-    for stride, extent in inner:
-        if stride != acc:
-            return None
-        acc *= extent
-    return acc
-
-
-# ---------------------------------------------------------------- any PhysicalTarget
-
-
-def _enumerated_source(target: PhysicalTarget, split: tuple[int, ...] | None = None) -> Source:
-    if target.size > MAX_ENUMERATED:
-        raise UnsupportedError(f"{target} has {target.size} elements; pictures of this kind of "
+def _enumerated_source(target: Listed, split: tuple[int, ...] | None = None) -> Source:
+    elements = prod(target.logical_shape)
+    if elements > MAX_ENUMERATED:
+        raise UnsupportedError(f"{target} has {elements} elements; pictures of this kind of "
                                f"target list every offset, so they are drawn for at most "
                                f"{MAX_ENUMERATED} (take a smaller shape with the same layout)")
     all_offsets = target.offsets

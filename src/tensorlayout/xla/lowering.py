@@ -74,7 +74,7 @@ def _lower(shape: Shape) -> CoreLayout:
                                f"({et.bits} bits) is not supported")
     tiles = [prod(t for t in tile.dims if t != COMBINE_DIMENSION) for tile in layout.tiles]
     return CoreLayout(
-        shape=tuple(shape.dimensions), digits=digits, size=size,
+        shape=tuple(shape.dimensions), digits=digits, slots=size,
         element_bits=8 * et.byte_width, packed_bits=packed, signed=et.kind == "signed",
         tile_elements=tiles[0] if tiles else None,
         subtile_elements=tiles[-1] if len(tiles) > 1 and tiles[-1] > 1 else None,

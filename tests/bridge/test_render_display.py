@@ -10,6 +10,7 @@ import pytest
 
 from tensorlayout.cute import ComposedLayout, Layout, Swizzle, tla
 from tensorlayout.gpu import TVLayout, copy_atom, make_tiled_copy_a, make_tiled_mma, mma_atom
+from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.render import repr_svg, to_svg
 from tensorlayout.render.display import SVG_MIME, register
 from tensorlayout.triton import BlockedLayout, LinearLayout, SwizzledSharedLayout
@@ -27,6 +28,7 @@ KINDS = {
     "mma-atom": _MMA,
     "tiled-mma": make_tiled_mma(_MMA, (2, 1, 1)),
     "tiled-copy": make_tiled_copy_a(copy_atom("SM75_U32x4_LDSM_N"), 16, make_tiled_mma(_MMA)),
+    "relayout-target": PhysicalTarget.from_xla("f32[6,10]{1,0:T(2,4)}"),  # registered by name
 }
 
 

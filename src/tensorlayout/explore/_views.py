@@ -24,6 +24,7 @@ from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.cli.padding import shape_text
 from tensorlayout.core.intmath import prod
 from tensorlayout.cute import ComposedLayout, Layout, size
+from tensorlayout.cute.swizzle import parse_layout
 from tensorlayout.cute.tla import element_bits
 from tensorlayout.errors import TensorLayoutError, UnsupportedError
 from tensorlayout.explore._read import Entry
@@ -159,20 +160,12 @@ def _notations(entry: Entry, state: State) -> str:
                               ("result ranges", lambda: ", ".join(map(str, m.compute_result_ranges()))),
                               ("XLA / CuTe / Triton", _map_only)])
     target = _target(entry)
-    return notation_rows([(_NOTATION_NAMES[n], partial(_converted, target, n)) for n in _TARGET_NOTATIONS])
+    return notation_rows([(_NOTATION_NAMES[n], partial(_show_as.converted, target, n))
+                          for n in _TARGET_NOTATIONS])
 
 
 def _tv_text(tm: TiledMMA, operand: str) -> str:
     return str(getattr(tm, f"layout_{operand}_tv")())
-
-
-def _converted(target: Target, notation: str) -> str:
-    """``show --as``'s text, refusing XLA for what XLA cannot write (a swizzle, coordinates)."""
-    lay = target.layout
-    if notation == "xla" and target.tla_format is None and not isinstance(lay, (Shape, Layout)):
-        raise UnsupportedError(f"XLA layouts are dim orders and tiles; {target.text} "
-                               f"({type(lay).__name__}) is neither, so no XLA shape places its elements")
-    return _show_as.converted(target, notation)
 
 
 def _map_only() -> str:
@@ -181,11 +174,10 @@ def _map_only() -> str:
 
 
 def _smem(entry: Entry) -> Layout | ComposedLayout:
-    lay = _target(entry).layout
-    if isinstance(lay, Shape):
-        return convert.xla_to_cute(lay)
+    """The entry as a CuTe layout of shared memory: ``show --as cute``'s answer, read back."""
+    lay = parse_layout(_show_as.converted(_target(entry), "cute"))
     if not isinstance(lay, (Layout, ComposedLayout)):
-        raise UnsupportedError(f"{entry.title}: banks need a CuTe or XLA layout")
+        raise UnsupportedError(f"{entry.title}: banks need a layout of offsets, not of coordinates")
     return lay
 
 

@@ -11,6 +11,7 @@ thread's partition, the coordinates the thread owns.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,11 +19,24 @@ import numpy as np
 from tensorlayout.cute import CoordLayout, CountingTensor, size
 from tensorlayout.cute.basis import as_arithmetic_tuple, format_value
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.relayout import PhysicalTarget
 
-__all__ = ["MAX_COORDS", "coord_target"]
+__all__ = ["MAX_COORDS", "CoordOffsets", "coord_target"]
 
 MAX_COORDS = 1 << 16  # coordinates are evaluated one by one
+
+
+@dataclass(frozen=True)
+class CoordOffsets:
+    """A coordinate layout as listed offsets (the picture source's ``Listed`` form): every
+    element's slot, over ``physical_elements`` slots; no tiles."""
+
+    logical_shape: tuple[int, ...]
+    offsets: np.ndarray = field(compare=False)
+    physical_elements: int
+    name: str
+    tile_elements: None = None
+    tile_ids: None = None
+    subtile_elements: None = None
 
 
 def _leaves(v: Any) -> list[int]:
@@ -30,8 +44,8 @@ def _leaves(v: Any) -> list[int]:
     return [x for y in v for x in _leaves(y)] if isinstance(v, tuple) else [int(v)]
 
 
-def coord_target(obj: CoordLayout | CountingTensor) -> PhysicalTarget:
-    """The explicit-offset target of a coordinate layout: slot = column-major index of the coordinate."""
+def coord_target(obj: CoordLayout | CountingTensor) -> CoordOffsets:
+    """The listed offsets of a coordinate layout: slot = column-major index of the coordinate."""
     lay = obj.layout if isinstance(obj, CountingTensor) else obj
     n = int(lay.size())
     if n > MAX_COORDS:
@@ -49,4 +63,5 @@ def coord_target(obj: CoordLayout | CountingTensor) -> PhysicalTarget:
     order = np.arange(n).reshape(dims[::-1]).T.ravel() if dims else np.arange(n)
     offsets = (table @ weights)[order] if rank else np.zeros(n, dtype=np.int64)
     name = f"{obj} (slots: coordinates in {format_value(tuple(extent.tolist()))})"
-    return PhysicalTarget.from_offsets(dims, offsets, physical_elements=int(np.prod(extent)), name=name)
+    offsets.flags.writeable = False
+    return CoordOffsets(dims, offsets, int(np.prod(extent)), name)

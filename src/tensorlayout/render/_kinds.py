@@ -19,14 +19,13 @@ from tensorlayout.design import SmemAnswer, SmemDesign
 from tensorlayout.gpu.atoms import CopyAtom, MMAAtom
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA
 from tensorlayout.gpu.tv import TVLayout
-from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.render._design import design_svg
 from tensorlayout.render._triton import linear_layout_svg
 from tensorlayout.render._tv import tiled_copy_svg, tiled_mma_svg, tmem_svg, tv_svg
 from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
 
-__all__ = ["DRAWERS", "LAYOUT_TYPES", "drawer"]
+__all__ = ["DRAWERS", "LAYOUT_TYPES", "LAYOUT_TYPE_NAMES", "drawer"]
 
 Drawer = Callable[..., str]
 
@@ -42,8 +41,9 @@ DRAWERS: tuple[tuple[type, Drawer], ...] = (
 )
 
 #: Layout notations drawn as the grid of offsets and the memory strip.
-LAYOUT_TYPES: tuple[type, ...] = (Shape, Layout, ComposedLayout, TlaLayout, PhysicalTarget, CoordLayout,
-                                  CountingTensor)
+LAYOUT_TYPES: tuple[type, ...] = (Shape, Layout, ComposedLayout, TlaLayout, CoordLayout, CountingTensor)
+#: Layouts of higher layers, named by (module, class) so pictures need not import them.
+LAYOUT_TYPE_NAMES: tuple[tuple[str, str], ...] = (("tensorlayout.relayout._target", "PhysicalTarget"),)
 
 
 def drawer(obj: object) -> Drawer | None:

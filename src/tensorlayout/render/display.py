@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.render._kinds import DRAWERS, LAYOUT_TYPES
+from tensorlayout.render._kinds import DRAWERS, LAYOUT_TYPE_NAMES, LAYOUT_TYPES
 from tensorlayout.render._pictures import to_svg
 
 __all__ = ["SVG_MIME", "load_ipython_extension", "register", "repr_svg"]
@@ -49,6 +49,8 @@ def register(shell: Any = None) -> bool:
     formatter = shell.display_formatter.formatters[SVG_MIME]
     for kind in (*LAYOUT_TYPES, *(k for k, _ in DRAWERS)):
         formatter.for_type(kind, repr_svg)
+    for module, name in LAYOUT_TYPE_NAMES:
+        formatter.for_type_by_name(module, name, repr_svg)
     return True
 
 

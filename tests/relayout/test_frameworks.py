@@ -109,3 +109,21 @@ def test_torch_tensors_where_torch_is_installed() -> None:
         out = torch.zeros(buf.shape, dtype=kind)
         assert to_physical(torch.from_numpy(data), t, out=out) is out
         assert np.array_equal(out.numpy().view(buf.dtype), buf)
+
+
+class OnDevice(Exported):
+    """A DLPack export that says its memory is on CUDA device 1 (never read: the check refuses it)."""
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 1)
+
+
+def test_device_memory_is_refused_naming_the_device() -> None:
+    a = np.zeros((3, 5), np.float32)
+    with pytest.raises(LayoutError, match=r"array: the OnDevice is in memory of DLPack device type 2 \(dev"):
+        to_physical(OnDevice(a), "f32[3,5]{1,0:T(2,2)}")
+    with pytest.raises(LayoutError, match=r"out: the OnDevice is in memory of DLPack device type 2"):
+        to_physical(a, "f32[3,5]{1,0:T(2,2)}", out=OnDevice(np.zeros(24, np.float32)))
+    host = Exported(np.full(24, -1, np.float32))  # CPU (1): accepted, written in place
+    assert to_physical(a + 1, "f32[3,5]{1,0:T(2,2)}", out=host) is host
+    assert (host.a == to_physical(a + 1, "f32[3,5]{1,0:T(2,2)}")).all()

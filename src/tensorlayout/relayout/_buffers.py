@@ -43,6 +43,21 @@ def allocate(shape: tuple[int, ...], dtype: np.dtype, t: PhysicalTarget) -> np.n
     return raw[start:start + size].view(dtype).reshape(shape)
 
 
+#: DLPack's device types whose memory the host reads: CPU, CUDA host, ROCm host, CUDA managed.
+HOST_DEVICES = frozenset({1, 3, 11, 13})
+
+
+def _check_host(obj: object, what: str) -> None:
+    """:class:`LayoutError` when a DLPack exporter says its memory is on a device, not the host."""
+    try:
+        kind, number = obj.__dlpack_device__()  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError, RuntimeError):
+        return  # no device reported: numpy's reader decides
+    if int(kind) not in HOST_DEVICES:
+        raise LayoutError(f"{what}: the {type(obj).__name__} is in memory of DLPack device type "
+                          f"{int(kind)} (device {number}), not the host's; copy it to the CPU first")
+
+
 def as_array(obj: object) -> np.ndarray:
     """``obj`` as a numpy array over its own memory: an ndarray as it is, a DLPack exporter's
     or a buffer-protocol object's memory viewed in place; anything else as ``np.asarray``
@@ -59,6 +74,7 @@ def as_array(obj: object) -> np.ndarray:
     if isinstance(obj, np.ndarray):
         return obj
     if hasattr(obj, "__dlpack__"):
+        _check_host(obj, "array")
         try:
             return np.from_dlpack(obj)
         except (BufferError, TypeError, ValueError, RuntimeError):  # not host memory numpy reads
@@ -76,6 +92,8 @@ def out_view(out: object, t: PhysicalTarget) -> np.ndarray:
     """
     if isinstance(out, np.ndarray):
         return out
+    if hasattr(out, "__dlpack__"):
+        _check_host(out, f"{t}: out")
     try:
         view = np.from_dlpack(out) if hasattr(out, "__dlpack__") else np.asarray(memoryview(out))  # type: ignore[arg-type]
     except (BufferError, TypeError, ValueError, RuntimeError) as e:

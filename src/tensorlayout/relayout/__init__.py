@@ -103,7 +103,9 @@ def to_physical(array: np.ndarray, target: TargetLike, pad_value: object = 0, *,
 
     The buffer has the array's dtype and ``physical_elements`` entries (packed sub-byte
     types: ``uint8`` bytes); padding slots hold ``pad_value``. ``out`` (C-contiguous, the
-    same size and dtype) receives the result instead of a new buffer. ``threads`` caps the
+    same size and dtype) receives the result instead of a new buffer. ``array`` and ``out`` may
+    also be any host array exporting DLPack (jax, torch) or the buffer protocol, used in place
+    (a foreign ``out`` is returned as given). ``threads`` caps the
     threads of a large copy (default: ``TENSORLAYOUT_THREADS``, else the cores, at most 4).
 
     >>> import numpy as np

@@ -63,8 +63,8 @@ def _chunked(target: object, src: Source) -> Source:
     if not (isinstance(lay, ComposedLayout) and isinstance(lay.outer, Swizzle) and lay.outer.bits > 0):
         return src
     elements = prod(src.shape)
-    if src.tile_ids is not None or src.split is not None or not 0 < elements <= MAX_CHUNKED:
-        return src
+    if src.tile_ids is not None or src.split is not None or not src.shape or not 0 < elements <= MAX_CHUNKED:
+        return src  # tiles already coloured, a scalar (one cell), or too many cells to colour
     sw = lay.outer
     idx = np.indices(src.shape, dtype=np.int64).reshape(len(src.shape), -1).T
     chunks = (src.offsets(idx) >> sw.base) & ((1 << sw.bits) - 1)

@@ -41,7 +41,8 @@ def nested(levels: int) -> Any:
 
 
 DEEP = nested(10_000)  # far past Python's recursion limit
-PUBLIC = sorted(n for n in cute.__all__ if callable(getattr(cute, n)) and n != "IntTuple")
+PUBLIC = sorted(n for n in (*cute.__all__, *cute.BUILTIN_NAMES)
+                if callable(getattr(cute, n)) and n != "IntTuple")
 
 
 def _call_all(name: str, values: list[Any], keep: Any = None) -> int:

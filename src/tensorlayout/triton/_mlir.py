@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.errors import LayoutError, UnsupportedError, expect_text
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -351,7 +351,7 @@ def to_layout(enc: Encoding, shape: Sequence[int]) -> LinearLayout:
 def parse_layout(text: str, shape: Sequence[int] | None = None) -> LinearLayout:
     """A linear layout from Triton text: a printed ``LinearLayout`` or an encoding (its shape
     from the tensor type around it, else ``shape``)."""
-    if not text.lstrip().startswith(_STARTS):
+    if not expect_text(text, "Triton layout text").lstrip().startswith(_STARTS):
         return LinearLayout.parse(text)
     enc, inner = parse_encoding(text)
     if inner is not None and shape is not None and list(shape) != inner:

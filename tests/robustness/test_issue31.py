@@ -4,7 +4,9 @@ sub-tile padding XLA's ArraySize does not count."""
 from __future__ import annotations
 
 import builtins
+import random
 
+import numpy as np
 import pytest
 
 from tensorlayout import cute, triton, xla
@@ -50,3 +52,32 @@ def test_a_too_deep_tuple_stays_a_layout_error_not_a_type_error() -> None:
     with pytest.raises(LayoutError, match="nested at most 100 levels") as info:
         cute.Layout(deep, deep)
     assert not isinstance(info.value, TypeError)
+
+
+@pytest.mark.parametrize(("text", "warned"), [
+    ("f32[4]{0:T(4)(2,2,2)}", "offsets reach 9, past the 4 elements (16 bytes)"),
+    ("pred[10]{0:T(8)(4,1)E(8)}", "offsets reach 28, past the 16 elements (16 bytes)"),
+    ("f32[5]{0:T(4)(3)}", None),  # sub-tiles pad to 12 slots, but the offsets stay below 8
+    ("bf16[16,256]{1,0:T(8,128)(2,1)}", None),
+    ("s4[96,128]{1,0:T(64,128)(8,1)E(4)}", None),
+    ("f32[300,300]{1,0:T(8,128)(3,5)}",
+     "sub-tiles pad the buffer to 133380 element slots, past the 116736 elements"),
+])
+def test_subtile_padding_past_xla_array_size_is_warned(text: str, warned: str | None) -> None:
+    found = [w for w in xla.layout_warnings(xla.parse_shape(text)) if w.startswith("sub-tiles")]
+    if warned is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and warned in found[0] and "assumes sub-tiles add no padding" in found[0]
+
+
+def test_subtile_warning_matches_the_largest_offset_by_brute_force() -> None:
+    rng = random.Random(31)
+    for _ in range(300):
+        n = rng.randint(1, 40)
+        t = rng.choice((2, 4, 8))
+        text = f"f32[{n}]{{0:T({t})({rng.randint(1, 5)})}}"
+        shape = xla.parse_shape(text)
+        allotted = xla.array_size(shape) // 4
+        top = int(np.max(xla.linear_indices(shape)))
+        assert any(w.startswith("sub-tiles") for w in xla.layout_warnings(shape)) == (top >= allotted), text

@@ -23,8 +23,9 @@ from tensorlayout.xla import (
     parse_shape,
     validate_layout,
 )
+from tensorlayout.xla.advice import layout_warnings
 from tensorlayout.xla.layout import COMBINE_DIMENSION, tile_to_string
-from tensorlayout.xla.validate import layout_warnings, problems
+from tensorlayout.xla.validate import problems
 
 # -- issue 17: huge literals, deep nesting, Unicode digits -----------------------------------
 

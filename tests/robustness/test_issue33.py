@@ -21,7 +21,9 @@ from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.xla import problems, tpu
+from tests.fuzz import _runner
 from tests.fuzz._cli import run_cli
+from tests.fuzz._common import Target
 
 
 def brute_offsets(text: str) -> list[int]:
@@ -280,3 +282,15 @@ def test_offsets_of_an_empty_layout_with_a_huge_stride() -> None:
 def test_offsets_whose_sums_wrap_on_the_way_are_exact(text: str) -> None:
     c = parse_layout(text)
     assert c.offsets().tolist() == [c(i) for i in range(c.size())]
+
+
+def test_fuzz_timeouts_count_cpu_time_not_waiting() -> None:
+    # the campaign found a 'timeout' (relayout of c64[4,8,2]{1,2,0:T(4444444,2)}: 1.9 s of CPU,
+    # 7.6 s of wall time on a loaded machine): the per-input budget is CPU time
+    def spin(_: object) -> None:
+        while True:
+            pass
+
+    waiting = _runner.run(Target("sleep", lambda rng: 1, lambda _: time.sleep(0.6)), 1, 0, 1, seconds=0.3)
+    spinning = _runner.run(Target("spin", lambda rng: 1, spin), 1, 0, 1, seconds=0.3)
+    assert not waiting.failures and list(spinning.failures) == ["timeout"]

@@ -11,6 +11,8 @@ import pytest
 
 from tensorlayout import cute, triton, xla
 from tensorlayout.errors import ArgumentTypeError, LayoutError, TensorLayoutError
+from tensorlayout.xla.show import format_show
+from tests.fuzz._cli import run_cli
 
 
 def test_star_import_of_cute_leaves_the_builtins_alone() -> None:
@@ -81,3 +83,11 @@ def test_subtile_warning_matches_the_largest_offset_by_brute_force() -> None:
         allotted = xla.array_size(shape) // 4
         top = int(np.max(xla.linear_indices(shape)))
         assert any(w.startswith("sub-tiles") for w in xla.layout_warnings(shape)) == (top >= allotted), text
+
+
+def test_show_prints_the_subtile_warning() -> None:
+    text = "f32[4]{0:T(4)(2,2,2)}"
+    assert "  warning        sub-tiles pad: offsets reach 9" in format_show(xla.parse_shape(text))
+    code, out, _ = run_cli(["show", text])
+    assert code == 0 and "warning        sub-tiles pad: offsets reach 9, past the 4 elements" in out
+    assert "warning" not in run_cli(["show", "bf16[16,256]{1,0:T(8,128)(2,1)}"])[1]

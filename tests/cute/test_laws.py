@@ -136,7 +136,7 @@ def test_strict_complement_rejects_non_nesting_strides() -> None:
     ("(4,2):(1", 9), ("(4,2):(1,2,3)", 7), ("((4,2):(1,2)", 7), ("(4,x):(1,2)", 4), ("4:", 3),
 ])
 def test_malformed_layout_text(text: str, column: int) -> None:
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=r"at line 1, column") as info:
         Layout.parse(text)
     assert info.value.column == column
 

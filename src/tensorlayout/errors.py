@@ -16,6 +16,7 @@ from __future__ import annotations
 
 __all__ = [
     "AlgebraError",
+    "ArgumentTypeError",
     "HloError",
     "IndexingError",
     "LayoutError",
@@ -82,6 +83,28 @@ class LayoutError(TensorLayoutError):
 
 
 ValidationError = LayoutError
+
+
+class ArgumentTypeError(LayoutError, TypeError):
+    """A value of the wrong Python type for a public function (a number where text is read, a
+    float where an int goes): a :class:`LayoutError`, and a ``TypeError`` as Python's own
+    checks raise, so either ``except`` catches it.
+
+    >>> isinstance(ArgumentTypeError("expected layout text (a str), but got int"), TypeError)
+    True
+    """
+
+
+def expect_text(text: object, what: str) -> str:
+    """``text`` itself when it is a ``str``; else the :class:`ArgumentTypeError` naming ``what``.
+
+    >>> expect_text(5, "shape text")
+    Traceback (most recent call last):
+    tensorlayout.errors.ArgumentTypeError: expected shape text (a str), but got int
+    """
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"expected {what} (a str), but got {type(text).__name__}")
+    return text
 
 
 class AlgebraError(TensorLayoutError):

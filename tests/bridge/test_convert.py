@@ -289,6 +289,17 @@ def test_cute_to_xla_says_why_not(text: str, why: str) -> None:
         convert.cute_to_xla(text)
 
 
+#: What the bad inputs below are refused with (one of these, each a message's start).
+MESSAGES = (r"dims \(4,\) do not match the|"
+            r"expected XLA shape or CuTe|"
+            r"expected a CuTe, TLA or|"
+            r"expected an XLA element|"
+            r"expected dims as a sequence|"
+            r"expected end of input at|"
+            r"rows and cols must be|"
+            r"unknown TLA format 'zQ';")
+
+
 @pytest.mark.parametrize("call", [
     lambda: convert.cute_to_xla("(4,8):(8,1)@"),
     lambda: convert.cute_to_xla("(4,8):(8,1)", dims=(4,)),
@@ -303,7 +314,7 @@ def test_cute_to_xla_says_why_not(text: str, why: str) -> None:
     lambda: convert.parse_target(None),
 ])
 def test_bad_arguments_raise_library_errors(call: object) -> None:
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=MESSAGES):
         call()  # type: ignore[operator]
 
 

@@ -216,6 +216,17 @@ def test_from_digits_matches_offsets() -> None:
     assert (buf[pad] == -1).all() and (from_physical(buf, t) == a).all()
 
 
+#: What the bad inputs below are refused with (one of these, each a message's start).
+MESSAGES = (r"expected a PhysicalTarget,|"
+            r"f32\[3,5\]\{1,0\}: elements are|"
+            r"f32\[3,5\]\{1,0\}: expected a|"
+            r"f32\[3,5\]\{1,0\}: expected an|"
+            r"offsets are not distinct:|"
+            r"relayout needs an array|"
+            r"s4\[4\]\{0:E\(4\)\}: packed 4-bit|"
+            r"shape f32\[<=3\]\{0\} has")
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda: to_physical(np.zeros((3, 4), np.float32), "f32[3,5]{1,0}"), LayoutError),
     (lambda: to_physical(np.zeros((3, 5), np.float64), "f32[3,5]{1,0}"), LayoutError),
@@ -227,7 +238,7 @@ def test_from_digits_matches_offsets() -> None:
     (lambda: to_physical(np.zeros(3, np.float32), "f32[<=3]"), LayoutError),
 ])
 def test_bad_input_raises_library_errors(call: object, error: type) -> None:
-    with pytest.raises(error) as info:
+    with pytest.raises(error, match=MESSAGES) as info:
         call()  # type: ignore[operator]
     assert isinstance(info.value, TensorLayoutError)
 
@@ -304,7 +315,7 @@ def test_kernel_checks_every_box_against_both_arrays() -> None:
     assert dst.tolist() == src.reshape(3, 4).T.reshape(-1).tolist()
     for bad in [(4, 0, (12,), (4,), (4,)), (0, -4, (3,), (4,), (4,)), (0, 0, (2,), (4,), (48,)),
                 (0, 0, (2, 2), (4,), (4, 4))]:
-        with pytest.raises((IndexError, ValueError)):
+        with pytest.raises((IndexError, ValueError), match=r"copy: a task"):
             engine._kernel.copy(dst, src, [bad])
 
 

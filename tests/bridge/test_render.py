@@ -303,7 +303,7 @@ def test_explicit_tile_ids_and_offsets_target() -> None:
     assert [c.get("data-tile") for c in cells] == ["0", "1", "0", "1"]
     assert [c.get("data-intile") for c in cells] == ["0", "0", "1", "1"]
     assert root.find("s:title", NS).text == "col-major 2x2"
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"expected 4 tile ids, but got 3"):
         to_svg(t, tile_ids=np.zeros(3))
     root = _parse(to_svg("f32[2,2]{1,0}", tile_ids=np.array([5, 5, 6, 6])))
     assert [c.get("data-tile") for c in _cells(root)] == ["5", "5", "6", "6"]

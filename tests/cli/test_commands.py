@@ -28,7 +28,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_version_is_single_sourced(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(SystemExit, match=r"0") as exc:
         main(["--version"])
     assert exc.value.code == 0 and capsys.readouterr().out == f"tensorlayout {tensorlayout.__version__}\n"
     pyproject = (ROOT / "pyproject.toml").read_text()

@@ -168,9 +168,9 @@ def test_c_dot_keeps_no_references() -> None:
 
 @needs_c
 def test_c_dot_arguments() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"dot\(\) takes 3 arguments \(2 given\)"):
         int_tuple._fast_dot(1, 2)  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"make_dot\(\) takes a subclass of int"):
         _dot.make_dot(float)  # type: ignore[arg-type]
 
 

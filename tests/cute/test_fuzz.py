@@ -86,7 +86,7 @@ def test_enumeration_limits_name_the_size() -> None:
 
 @pytest.mark.usefixtures("dot_path")
 def test_issue_15_corners() -> None:
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"a swizzle maps integer offsets, got 1\.5"):
         Swizzle(3, 3, 3)(1.5)  # type: ignore[arg-type]
     with pytest.raises(AlgebraError, match="positive"):
         cute.logical_divide(Layout.parse("8:1"), 0)
@@ -176,5 +176,5 @@ def test_strides_beyond_int64_give_exact_ints_or_a_typed_error() -> None:
         cute.crd2idx(np.array([3]), layout.shape, layout.stride)
     crd = cute.idx2crd(np.array([3, 5]), (big, 2))
     assert [a.tolist() for a in crd] == [[3, 5], [0, 0]]
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"a negative int-array index against an extent of"):
         cute.idx2crd(np.array([-1]), (big, 2))

@@ -167,12 +167,12 @@ def test_orders_brute_force() -> None:
         assert ops.elem_gtr(a, b) == all(x > y for x, y in zip(a, b))
         assert ops.elem_geq(a, b) == (not all(x < y for x, y in zip(a, b)))
     assert ops.elem_leq((1, 5), (2, 3)) and not all(x <= y for x, y in zip((1, 5), (2, 3)))
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"lex_less: a tuple compared with an int \(\(2,3\) and 4\)"):
         ops.lex_less((1, (2, 3)), (1, 4))  # C++ compares a tuple with an int: no overload
 
 
 def test_elem_less_refuses_a_tuple_against_an_int() -> None:
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=r"elem_less: a tuple compared with an int \(\(1\) and 7\)"):
         cute.elem_less(((1,), 6), (7, 7))
 
 
@@ -190,9 +190,9 @@ def test_reductions_brute_force() -> None:
                 g = _gcd(g, x)
             assert ops.gcd(a) == g
         assert ops.elem_scale(a, a) == unflatten([x * x for x in leaves], a)
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"max of an empty tuple has no value"):
         ops.max((3, ()))
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"sum: expected an int or a tuple of ints nested at most 100"):
         ops.sum((1, "2"))
 
 
@@ -284,7 +284,7 @@ def test_coord_iterator_brute_force() -> None:
         assert colex == list(lo.make_coord_iterator(shape))
     assert list(lo.make_coord_iterator((3, 2), coord=(1, 1))) == [(1, 1), (2, 1)]
     assert list(lo.make_coord_iterator((2, 0))) == []
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"shape \(0,2\): C\+\+'s coordinate iterator never ends"):
         lo.make_coord_iterator((0, 2))  # C++'s iterator never ends
 
 
@@ -448,17 +448,17 @@ def test_cosize_and_coshape_as_cpp_on_empty_layouts() -> None:
 
 
 def test_bad_input_is_typed() -> None:
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"compact_major: expected 'LayoutLeft' or 'LayoutRight', got"):
         lo.compact_major("LayoutUp", (2, 3))
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"compact_major: mismatched ranks, \(2,3\) and \(1,2,3\)"):
         lo.compact_major("LayoutLeft", (2, 3), (1, 2, 3))
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"mode 5 is out of range for \(2,3\):\(1,2\)"):
         lo.replace(Layout.parse("(2,3):(1,2)"), 5, Layout(2, 1))
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"tile_unzip: expected a rank-2 mode at a tiler leaf, got 2"):
         lo.tile_unzip(Layout.parse("(2,3):(1,2)"), (2, 3))
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"idx2crd: division by zero \(extent 2, stride 0\)"):
         Layout.parse("(2,3):(0,2)").get_hier_coord(1)
-    with pytest.raises(AlgebraError):
+    with pytest.raises(AlgebraError, match=r"make_int_tuple needs a rank N > 0, got 0"):
         ops.make_int_tuple(0, [1], 1, 0)
 
 
@@ -502,7 +502,7 @@ def test_tla_is_format_recognises_every_format() -> None:
     unaligned = Layout(((127, 1), (16, 16)), ((16, 2048), (1, 2032)))
     assert tla.is_format(unaligned, "zNUnAlign") and not tla.is_format(unaligned, "zN")
     assert tla.is_format("(4,1):(1,1)", "RowMajor") and tla.is_format("(4,1):(1,1)", "ColumnMajor")
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"is_format knows VectorLayout, RowMajor, ColumnMajor, zN,"):
         tla.is_format("(4,8):(8,1)", "nN")
 
 

@@ -62,7 +62,7 @@ def test_the_dsl_form_is_read_and_printed_as_cpp() -> None:
                                   "Sw<3,3,1> o 0 o 8:1", "Sw<3,3,3> o x o 8:1", "Sw<3,3> o 0 o 8:1",
                                   "(8,64):(64,1) o"])
 def test_malformed_composed_text(text: str) -> None:
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match=r"at line 1, column 1"):
         parse_layout(text)
 
 

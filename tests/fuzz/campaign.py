@@ -106,6 +106,9 @@ def campaign(per_entry: int, seed: int, jobs: int, chunk: int, only: list[str]) 
             reports.append(total)
             print(f"# {name}: {total.tried} inputs, {len(total.failures)} failure classes, "
                   f"{seconds[name]:.0f} s", file=sys.stderr, flush=True)
+            for key, f in total.failures.items():  # at once: a long run may be stopped before the table
+                print(f"#   [{f.kind} x{f.count}] {key}: {f.reproducer} -- {f.message}",
+                      file=sys.stderr, flush=True)
     print(_table(reports, seconds))
     if codes:
         print(f"\nCLI exit codes: {dict(sorted(codes.items()))} (2 = bad invocation, refused)")

@@ -105,7 +105,7 @@ def test_unicode_digits_are_not_digits() -> None:
     """XLA's grammars take ASCII digits only."""
     for parse, text in ((xla.parse_shape, "f32[²]"), (cute.Layout.parse, "٣:1"),
                         (hlo.parse_module, _hlo("  ROOT p = f32[2] parameter(²)"))):
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError, match=r", but got '"):
             parse(text)
 
 
@@ -376,7 +376,8 @@ def test_packed_relayout_past_memory_is_a_layout_error() -> None:
     """A 4-bit buffer of 128 GiB (an (8, 2^31) subtile): the packing path's allocation raised
     MemoryError under the fuzz's 4 GiB address-space cap; the numpy path reports a LayoutError."""
     target = "s4[64,64]{1,0:T(64,128)(8,2147483648)E(4)}"
-    with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError):
+    with _runner.guarded(_runner.MEMORY_CAP), pytest.raises(TensorLayoutError,
+        match=r"s4\[64,64\]\{1,0:T\(64,128\)\(8,2147483648\)E\(4\)\}: the physical"):
         relayout.to_physical(np.zeros((64, 64), np.int8), target)
 
 

@@ -73,11 +73,12 @@ def test_row_and_column_vectors_match_brute_force(sw: tuple[int, int, int], rows
 def test_bad_accesses_are_typed_errors() -> None:
     with pytest.raises(TensorLayoutError, match="contiguous"):
         bank_conflicts(Layout.parse("(32,32):(1,32)"), 32, LANE_ROWS)
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=r"element_bits must be a power of two from 1 to 128, got 24"):
         bank_conflicts(ROW_MAJOR, 24, LANE_ROWS)
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError,
+        match=r"a shared-memory tile for a bank report is rank 2 \(M, N\),"):
         bank_conflicts(Layout.parse("(32,32,2):(32,1,1024)"), 32, LANE_ROWS)
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=r"Triton's bank count needs a power-of-two bijective shared"):
         triton_bank_conflicts(Layout.parse("(32,32):(33,1)"), 32, LANE_ROWS)
 
 

@@ -100,7 +100,8 @@ def test_bank_picture_reports_conflicts() -> None:
 
 
 def test_too_large_is_a_typed_error() -> None:
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError,
+        match=r"a 512x256 picture is too large to draw \(at most 65536 cells"):
         tv_svg(TVLayout.parse("(512,256):(1,512)", (512, 256)))
 
 

@@ -53,7 +53,30 @@ BAD: dict[str, Callable[[], Any]] = {
 }
 
 
+#: What the bad inputs below are refused with (one of these, each a message's start).
+MESSAGES = (r"TiledCopy uses too few vals|"
+            r"Triton's bank count needs a|"
+            r"a TV layout is a rank-2|"
+            r"a TV layout's tile must be|"
+            r"a TiledMMA needs at least|"
+            r"a \(thread, value\) pair is|"
+            r"a layout shape: expected an|"
+            r"a shared-memory tile for a|"
+            r"a tile coordinate \(m, n\) is|"
+            r"a value type has a positive|"
+            r"cannot lay 128-bit vectors|"
+            r"element_bits must be a|"
+            r"make_tiled_copy_a/b/c need|"
+            r"shape \(-1,1,1\) has a|"
+            r"the access is a TVLayout|"
+            r"tiled_copy_svg draws a|"
+            r"tiled_mma_svg draws a|"
+            r"tv_svg draws a TVLayout,|"
+            r"warp 3 is outside the|"
+            r"wgmma m64nNk16 needs N a")
+
+
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_typed_error(name: str) -> None:
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=MESSAGES):
         BAD[name]()

@@ -97,6 +97,18 @@ def test_table_matches_calls() -> None:
     np.testing.assert_array_equal(np.sort(tab.ravel()), np.arange(16 * 16))
 
 
+#: What the bad inputs below are refused with (one of these, each a message's start).
+MESSAGES = (r"TV layout \(32,2\):\(2,1\)|"
+            r"\(8, 0\) is outside the 8x8|"
+            r"\(thread 32, value 0\) is|"
+            r"a TV layout is a rank-2|"
+            r"a TV layout's tile must be|"
+            r"a TiledMMA thread layout|"
+            r"a permutation entry is None|"
+            r"no \(thread, value\) of|"
+            r"unknown MMA atom")
+
+
 @pytest.mark.parametrize("bad", [
     lambda: TVLayout(Layout(32, 1), (32, 1)),
     lambda: TVLayout.parse("(32,2):(2,1)", (8, 4)),
@@ -109,7 +121,7 @@ def test_table_matches_calls() -> None:
     lambda: make_tiled_mma(mma_atom("SM80_16x8x8_F16F16F16F16_TN"), (1, 1, 1), (0, None, None)),
 ])
 def test_bad_input_is_a_typed_error(bad: object) -> None:
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=MESSAGES):
         bad()  # type: ignore[operator]
 
 

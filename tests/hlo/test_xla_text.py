@@ -292,7 +292,7 @@ def test_accepts_what_xla_accepts(name: str, text: str, accepted: bool) -> None:
     if accepted:
         parse_module(text)
     else:
-        with pytest.raises(ParseError):
+        with pytest.raises(ParseError, match=r"expected .* at line \d+, column \d+"):
             parse_module(text)
 
 
@@ -342,7 +342,8 @@ def test_many_instructions_on_one_line_link_like_separate_lines() -> None:
     one = parse_module(CASES[2][1])
     assert [i.name for i in one.entry.instructions] == ["p", "q", "n"]
     assert one.entry.root.operands[0].operands[0].name == "p"
-    with pytest.raises(ParseError):  # a comma is not an instruction separator (XLA: "expects attribute name")
+    # a comma is not an instruction separator (XLA: "expects attribute name")
+    with pytest.raises(ParseError, match=r"expected '=' right after attribute name q at line 3"):
         parse_module(CASES[2][1].replace(" q =", ", q ="))
 
 
@@ -438,7 +439,7 @@ def test_corpus_parses_to_the_same_structure_as_jaxlib() -> None:
         try:
             theirs = hlo.hlo_module_from_text(text)
         except Exception:  # XLA rejects it (none of the corpus today)
-            with pytest.raises(ParseError):
+            with pytest.raises(ParseError, match=r"expected .* at line \d+, column \d+"):
                 parse_module(text)
             continue
         ours = parse_module(text)

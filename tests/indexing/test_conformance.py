@@ -136,12 +136,13 @@ def test_expr_vector(case: dict[str, Any]) -> None:
             assert str(parse_expr(src)) == want
     elif kind == "expr_parse_error":
         for src, _ in case["cases"]:
-            with pytest.raises(ParseError):
+            with pytest.raises(ParseError, match=r"at line 1, column"):
                 parse_expr(src)
     elif kind == "expr_parse":
         for c in case["cases"]:
             if "expected_error" in c:
-                with pytest.raises(ParseError):
+                with pytest.raises(ParseError,
+                    match=r"symbol cannot be parsed because number of dimensions is not"):
                     parse_expr(c["input"], num_dims=c["num_dims"])
             else:
                 e = parse_expr(c["input"], num_dims=c["num_dims"])

@@ -79,7 +79,7 @@ def test_expression_text(case: dict[str, Any]) -> None:
         elif kind == "expr_parse_print":
             assert str(parse_expr(c[0])) == c[1]
         elif "expected_error" in c:
-            with pytest.raises(ParseError):
+            with pytest.raises(ParseError, match=r"at line 1, column"):
                 if kind == "expr_parse":
                     parse_expr(c["input"], names=c["variable_map"])
                 else:

@@ -49,7 +49,7 @@ def test_shape_of_array_and_format() -> None:
     assert got.layout is not None and root.shape.layout is not None
     assert got.layout.minor_to_major == root.shape.layout.minor_to_major
     for bad in ((object(), "float32", (2,)), (object(),), ("text",)):
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError, match=r"expected a"):
             tj.shape_of(*bad)
 
 

@@ -71,7 +71,7 @@ def test_mesh_text_forms() -> None:
     ids = parse_replica_groups("mesh['x'=2,'y'=2], device_ids=([[3,2],[1,0]]) {'y'}")
     assert ids.groups == ((3, 2), (1, 0))
     for bad in ("mesh['x'=2] {'z'}", "[2,4]<=[6]", "[2,4]<=[8]T(0,0)", "{{0,1}", "mesh['a'=8] {'a':(3)2}"):
-        with pytest.raises(ParseError):
+        with pytest.raises(ParseError, match=r"at line 1, column"):
             parse_replica_groups(bad)
 
 
@@ -92,7 +92,7 @@ def test_sharding_forms() -> None:
     assert [e.kind for e in t.elements] == ["replicated", "manual", "unknown"]
     assert t.elements[2].shard_group == ("shard_as", 1)
     for bad in ("{devices=[2,2]0,1,2}", "{maximal}", "{sideways}", "{replicated", "{}"):
-        with pytest.raises(ParseError):
+        with pytest.raises(ParseError, match=r"at line 1, column"):
             parse_sharding(bad)
 
 
@@ -122,7 +122,7 @@ def test_shardy_forms() -> None:
     assert isinstance(per_value, tuple) and len(per_value) == 2
     inline = parse_sdy('#sdy.sharding<mesh<["a"=2]>, [{"a"}]>')
     assert isinstance(inline, SdySharding) and isinstance(inline.mesh, Mesh)
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match=r"expected a quoted axis name at line 1, column 24, but got"):
         parse_sdy("#sdy.sharding<@mesh, [{x}]>")
 
 

@@ -121,6 +121,7 @@ def test_tpu_shape_and_buffers() -> None:
         "(f32[]{:T(128)}, s8[4]{0:T(512)(128)(4,1)})"
     s = buffers_padding([("t", parse_shape("(f32[8,2]{1,0:T(8,128)}, token[])"))])
     assert [b.name for b in s.buffers] == ["t{0}"]
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError,
+        match=r"expected an array shape, but got \(f32\[2\]\{0\}, f32\[3\]\{0\}\)"):
         padding_report("(f32[2], f32[3])")
     assert padding_report("f32[<=9,4]{1,0:T(8,128)}").alternatives == ()  # dynamic: no advice

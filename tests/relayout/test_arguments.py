@@ -25,12 +25,13 @@ def test_rank0_targets() -> None:
     source[0] = 0
     assert float(back) == 2.5
     assert relayout(np.array([3.5]), "f64[]", PhysicalTarget.from_xla("f64[]")).tolist() == [3.5]
-    with pytest.raises(LayoutError):  # objects are not numbers: no object array comes back
+    # objects are not numbers: no object array comes back
+    with pytest.raises(LayoutError, match=r"s64\[\]: relayout moves numbers, not object \(object or void\)"):
         from_physical(np.array([1.5], dtype=object), "s64[]")
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"f64\[\]: relayout moves numbers, not object \(object or void\)"):
         to_physical(np.array(1.5, dtype=object), "f64[]")
     for bad in (np.zeros(2), np.zeros(0)):
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"f64\[\]: expected a buffer of 1 elements, but got"):
             from_physical(bad, "f64[]")
 
 
@@ -70,9 +71,24 @@ BAD_CALLS: list[Callable[[], object]] = [
 ]
 
 
+#: What the bad inputs below are refused with (one of these, each a message's start).
+MESSAGES = (r"c64\[3,5\]\{1,0:T\(2,2\)\}:|"
+            r"f16\[3,5\]\{1,0:T\(2,2\)\}:|"
+            r"f32\[1,1\]\{1,0:T\(1048576,10485|"
+            r"f32\[2,2\]\{0,1\}: relayout|"
+            r"f32\[2,2\]\{1,0\}: relayout|"
+            r"f32\[3,5\]\{1,0:T\(2,2\)\}:|"
+            r"f64\[3,5\]\{1,0:T\(2,2\)\}:|"
+            r"s32\[3,5\]\{1,0:T\(2,2\)\}:|"
+            r"s4\[1,1\]\{1,0:T\(2097152,209715|"
+            r"s4\[3,5\]\{1,0:T\(2,2\)E\(4\)\}:|"
+            r"u4\[3,5\]\{1,0:T\(2,2\)E\(4\)\}:|"
+            r"u8\[3,5\]\{1,0:T\(2,2\)\}:")
+
+
 @pytest.mark.parametrize("call", BAD_CALLS)
 def test_typed_errors_before_any_allocation(no_allocation: None, call: Callable[[], object]) -> None:
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=MESSAGES):
         call()
 
 

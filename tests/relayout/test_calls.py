@@ -80,7 +80,8 @@ def test_other_dtypes_of_the_same_width_get_their_own_call() -> None:
     assert got.dtype == np.int32 and (got == _want(i, t, -1)).all()
     assert from_physical(got, t).dtype == np.int32
     assert from_physical(to_physical(f, t), t).dtype == np.float32
-    with pytest.raises(LayoutError):  # no plan remembered for an object array
+    # no plan remembered for an object array
+    with pytest.raises(LayoutError, match=r"target\[6, 10\] in 72 slots: relayout moves numbers, not object"):
         to_physical(i.astype(object), t)
 
 
@@ -94,7 +95,7 @@ def test_pad_values_are_not_confused() -> None:
     assert (to_physical(a, t, pad_value=True) == _want(a, t, 1)).all()
     u = np.ones((3, 5), np.uint8)
     to_physical(u, "u8[3,5]{1,0:T(2,2)}", pad_value=255)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"u8\[3,5\]\{1,0:T\(2,2\)\}: pad_value 256 does not fit the uint8"):
         to_physical(u, "u8[3,5]{1,0:T(2,2)}", pad_value=256)
 
 
@@ -105,18 +106,20 @@ def test_out_is_checked_on_every_call() -> None:
     to_physical(a, t, out=out)  # remembered
     for bad in [np.zeros(t.physical_elements - 1, np.float32), np.zeros(t.physical_elements, np.int32),
                 np.zeros(2 * t.physical_elements, np.float32)[::2], [0.0] * t.physical_elements]:
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: out must be a writeable"):
             to_physical(a, t, out=bad)  # type: ignore[arg-type]
     out.setflags(write=False)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: out must be a writeable"):
         to_physical(a, t, out=out)
     logical = np.zeros_like(a)
     buf = _want(a, t)
     from_physical(buf, t, out=logical)  # remembered
     logical.setflags(write=False)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError,
+        match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: out must be a writeable array of"):
         from_physical(buf, t, out=logical)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError,
+        match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: out must be a writeable array of"):
         from_physical(buf, t, out=np.zeros(a.shape, np.float64))
 
 
@@ -240,21 +243,21 @@ def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.Monke
     a = _data()
     to_physical(a, t)  # remembered with threads=None
     for bad in ["2", -1, 1.5, True, [2]]:
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
             to_physical(a, t, threads=bad)  # type: ignore[arg-type]
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
             from_physical(_want(a, t), t, threads=bad)  # type: ignore[arg-type]
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
             relayout(_want(a, t), t, "f32[24,300]{0,1:T(8,128)}", threads=bad)  # type: ignore[arg-type]
     to_physical(a, t, threads=2)
     from_physical(_want(a, t), t, threads=2)
     for equal in [2.0, np.int64(2)]:  # equal to a remembered cap, but not an int
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
             to_physical(a, t, threads=equal)  # type: ignore[arg-type]
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
             from_physical(_want(a, t), t, threads=equal)  # type: ignore[arg-type]
     to_physical(a, t, threads=1)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"threads must be an int >= 0 \(0 and 1: the calling thread"):
         to_physical(a, t, threads=True)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
     one = to_physical(a, t, threads=1)
@@ -270,7 +273,7 @@ def test_threads_are_checked_and_do_not_change_results(monkeypatch: pytest.Monke
     monkeypatch.setenv("TENSORLAYOUT_THREADS", "3")
     assert (to_physical(a, t) == one).all()
     monkeypatch.setenv("TENSORLAYOUT_THREADS", "many")
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"TENSORLAYOUT_THREADS must be a whole number, not 'many'"):
         to_physical(a, t)
 
 
@@ -283,10 +286,11 @@ def test_a_buffer_of_another_shape_or_strides() -> None:
     spaced = np.zeros(2 * buf.size, np.float32)
     spaced[::2] = buf
     assert (from_physical(spaced[::2], t) == a).all()
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: expected a buffer of 9216"):
         from_physical(buf[:-1], t)
     to_physical(a, t)  # remembered for (24, 300)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError,
+        match=r"f32\[24,300\]\{1,0:T\(8,128\)\}: expected an array of shape \(24,"):
         to_physical(a.reshape(300, 24), t)
 
 

@@ -208,22 +208,26 @@ def test_wrong_buffers_are_typed_errors(monkeypatch: pytest.MonkeyPatch, path: s
     n = t.buffer_bytes or 0
     data = random_data(t, np.random.default_rng(1), np.uint8 if not t.signed else np.int8)
     for extra in (-3, -1, 1, 8):
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError,
+            match=r"\)\}: expected a packed buffer of 7680 bytes, but got 76"):
             from_physical(np.zeros(n + extra, np.uint8), text)
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError,
+            match=r"\)\}: out must be a writeable C-contiguous array of 7680"):
             to_physical(data, text, out=np.zeros(n + extra, np.uint8))
     bad_outs = [np.zeros(n, np.int16)[: n], np.zeros(2 * n, np.uint8)[::2], _readonly(np.zeros(n, np.uint8))]
     for bad in bad_outs:
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError,
+            match=r"\)\}: out must be a writeable C-contiguous array of 7680"):
             to_physical(data, text, out=bad)
     logical = np.int8 if t.signed else np.uint8
     for bad in [np.zeros(t.logical_shape, np.int16), np.zeros(t.logical_shape[::-1], logical),
                 _readonly(np.zeros(t.logical_shape, logical))]:
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError, match=r"\)\}: out must be a writeable array of shape \("):
             from_physical(np.zeros(n, np.uint8), text, out=bad)
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError,
+        match=r"\)\}: a packed buffer must hold bytes \(uint8\), but got uint16"):
         from_physical(np.zeros(n, np.uint16), text)
-    with pytest.raises(TensorLayoutError):
+    with pytest.raises(TensorLayoutError, match=r"-bit elements need an integer array, but got float32"):
         to_physical(np.zeros(t.logical_shape, np.float32), text)
 
 

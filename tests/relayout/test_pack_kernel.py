@@ -154,7 +154,7 @@ def test_refusals_name_the_problem() -> None:
         kernel.pack(packed, np.zeros((2, 8), np.int16), [task], 4, 16, 0)
     with pytest.raises(ValueError, match="kinds 1"):
         kernel.unpack(logical, packed, [(True, 0, 0, (2, 8), (8, 1), (8, 1))], 4, 16, False)
-    with pytest.raises((ValueError, BufferError)):
+    with pytest.raises((ValueError, BufferError), match=r"buffer source array is read-only"):
         kernel.unpack(_readonly(logical), packed, [task], 4, 16, False)
 
 

@@ -294,8 +294,8 @@ def test_a_small_call_refuses_tasks_outside_its_arrays() -> None:
     assert make(dst, src, good, True, src.dtype, None, 0, None, 64, 4, False, (16,)) is not None
     for bad in ([(4, 0, (4, 4), (16, 4), (16, 4))], [(0, 0, (4, 5), (16, 4), (16, 4))],
                 [(0, -4, (4, 4), (16, 4), (16, 4))]):
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError, match=r"copy: a task leaves the"):
             make(dst, src, bad, True, src.dtype, None, 0, None, 64, 4, False, (16,))
     fill = (bytes(4), [(60, 0, (2,), (4,), (0,))])  # a padding box past the end
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"copy: a task leaves the destination array"):
         make(dst, src, good, True, src.dtype, None, 0, fill, 64, 4, False, (16,))

@@ -71,11 +71,12 @@ def test_staged_runs_are_bounds_checked() -> None:
     dst, src, task, _, _, _ = _case(7)
     longer = (task[0], task[1], (task[2][0], task[2][1] + 1, *task[2][2:]), task[3], task[4])
     for bad in [(task[0] + dst.nbytes, *task[1:]), (task[0], task[1] + src.nbytes, *task[2:]), longer]:
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError, match=r"copy: a task leaves the"):
             kernel.copy(dst, src, [bad], True)  # type: ignore[attr-defined]
     (no, nj, rows, _), (do, dj, run, item) = task[2], task[3]
     end = (no - 1) * do + (nj - 1) * dj + rows * run  # the task's last destination byte, + 1
-    with pytest.raises(IndexError):  # a destination one item too short for the task
+    with pytest.raises(IndexError,
+        match=r"copy: a task leaves the destination array"):  # a destination one item too short for the task
         kernel.copy(dst[:end // item - 1], src, [task], True)  # type: ignore[attr-defined]
 
 

@@ -66,7 +66,8 @@ def test_swapped_relayout_odd_buffers(engine_mode: str, how: str) -> None:
         return
     out = np.zeros(want.size + 1, np.uint16)[1:] if how == "unaligned" else None
     assert np.array_equal(relayout(arg, s, d, out=out), want)
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError,
+        match=r"bf16\[30,260\]\{0,1:T\(8,128\)\(2,1\)\}: out must be a writeable"):
         relayout(arg, s, d, out=np.zeros(want.size - 1, np.uint16))
 
 
@@ -115,7 +116,7 @@ def test_raw_swapped_units_are_bounds_checked_a_unit_wide() -> None:
     src, dst = np.arange(16, dtype=np.uint16), np.zeros(16, np.uint16)
     kernel.copy(dst, src, [(24, 0, (), (), (), True)])  # type: ignore[attr-defined]  # the last unit
     for bad in [(26, 0, (), (), (), True), (0, 26, (), (), (), True), (0, 0, (3,), (13,), (8,), True)]:
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError, match=r"copy: a task leaves the"):
             kernel.copy(dst, src, [bad])  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="1- or 2-byte"):
         kernel.copy(np.zeros(8, np.uint32), np.zeros(8, np.uint32), [(0, 0, (), (), (), True)])  # type: ignore[attr-defined]

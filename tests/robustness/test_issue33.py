@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from tensorlayout import cute, hlo, relayout, render, xla
+from tensorlayout import cute, hlo, relayout, render, triton, xla
 from tensorlayout.core.intmath import show_int
 from tensorlayout.cute.inverses import exchange_order
 from tensorlayout.cute.lowering import lower_layout
@@ -21,7 +21,9 @@ from tensorlayout.hlo.coalescing import coalescing_report
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 from tensorlayout.relayout import PhysicalTarget
 from tensorlayout.xla import problems, tpu
+from tests.fuzz import _runner
 from tests.fuzz._cli import run_cli
+from tests.fuzz._common import Target
 
 
 def brute_offsets(text: str) -> list[int]:
@@ -280,3 +282,25 @@ def test_offsets_of_an_empty_layout_with_a_huge_stride() -> None:
 def test_offsets_whose_sums_wrap_on_the_way_are_exact(text: str) -> None:
     c = parse_layout(text)
     assert c.offsets().tolist() == [c(i) for i in range(c.size())]
+
+
+def test_fuzz_timeouts_count_cpu_time_not_waiting() -> None:
+    # the campaign found a 'timeout' (relayout of c64[4,8,2]{1,2,0:T(4444444,2)}: 1.9 s of CPU,
+    # 7.6 s of wall time on a loaded machine): the per-input budget is CPU time
+    def spin(_: object) -> None:
+        while True:
+            pass
+
+    waiting = _runner.run(Target("sleep", lambda rng: 1, lambda _: time.sleep(0.6)), 1, 0, 1, seconds=0.3)
+    spinning = _runner.run(Target("spin", lambda rng: 1, spin), 1, 0, 1, seconds=0.3)
+    assert not waiting.failures and list(spinning.failures) == ["timeout"]
+
+
+def test_an_encoding_over_a_tensor_dim_past_2_30_is_refused_as_its_printed_form_is() -> None:
+    # campaign (triton.parse_layout #31067): the encoding built a layout whose printed form
+    # (out-dim of size 2**32) LinearLayout.parse refuses
+    text = ("tensor<1x128x4294967296xf16, #ttg.blocked<{sizePerThread = [1, 2, 2], threadsPerWarp = "
+            "[2, 4, 4], warpsPerCTA = [1, 1, 1], order = [1, 0, 2]}>>")
+    with pytest.raises(LayoutError, match=r"tensor dim 4294967296 is past 2\*\*30"):
+        triton.parse_layout(text)
+    assert str(triton.parse_layout(text.replace("4294967296", "1073741824"))).startswith("\n - register")

@@ -25,8 +25,9 @@ from tensorlayout.xla import (
     parse_shape,
     validate_layout,
 )
+from tensorlayout.xla.advice import layout_warnings
 from tensorlayout.xla.sizes import max_elements_in_per_split, unpacked_byte_strides
-from tensorlayout.xla.validate import layout_warnings, problems
+from tensorlayout.xla.validate import problems
 
 from .xla_text import ALPHABET, fuzz_text, layout_text, mutate
 

@@ -37,7 +37,8 @@ def test_encodings(family: str) -> None:
             # layout, which is what we return (see test_gluon_refuses_size_one).
             assert layout.to_linear_layout(case["shape"]).get_total_in_dim_size() == 1
         elif "error" in case:
-            with pytest.raises(TensorLayoutError):
+            with pytest.raises(TensorLayoutError,
+                match=r"Illegal shared layout; expected collapsed shapePerCTA to be"):
                 layout.to_linear_layout(case["shape"])
         else:
             got = layout.to_linear_layout(case["shape"])

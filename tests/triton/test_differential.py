@@ -164,7 +164,7 @@ def _check_broken_invert_and_compose(text: str) -> None:
     when the rest has no solution its ``lstsq`` precondition (an assert, compiled out in the
     wheel) fails and it returns a malformed layout. We raise a LayoutError instead; Triton's
     printed result is not even valid layout text."""
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match=r"expected .* at line \d+, column \d+"):
         LinearLayout.parse(text)
 
 

@@ -53,7 +53,7 @@ def test_pseudoinvert_is_a_right_inverse_and_text_round_trips(ll: LinearLayout) 
     assert LinearLayout.parse(str(ll)) == ll
     assert eval(repr(ll), {"LinearLayout": LinearLayout}) == ll
     if not ll.is_surjective():
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"pseudoinvert needs a surjective layout"):
             ll.pseudoinvert()
         return
     inv = ll.pseudoinvert()
@@ -129,7 +129,7 @@ def test_operation_preconditions_are_typed_errors() -> None:
     ("(empty layout) x", 1, 16, "end of input"),
 ])
 def test_parse_errors_name_line_and_column(text: str, line: int, column: int, expected: str) -> None:
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=r"expected .* at line \d+, column \d+") as info:
         LinearLayout.parse(text)
     assert (info.value.line, info.value.column) == (line, column), str(info.value)
     assert expected in str(info.value)

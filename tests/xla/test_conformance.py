@@ -131,7 +131,7 @@ def test_parse(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", current("invalid"))
 def test_invalid(case: dict[str, Any]) -> None:
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=r"at line 1, column") as info:
         parse_shape(case["input"])
     if "error_contains" in case:
         assert case["error_contains"] in str(info.value)
@@ -219,7 +219,7 @@ def test_float_type_info(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", current("primitive_type_names"))
 def test_primitive_type_names(case: dict[str, Any]) -> None:
     if case["expected"] is None:
-        with pytest.raises(LayoutError):
+        with pytest.raises(LayoutError, match=r"expected an XLA element type name, but got '"):
             parse_element_type(case["input"])
     else:
         assert parse_element_type(case["input"]).name.upper() == case["expected"]
@@ -229,7 +229,7 @@ def test_primitive_type_names(case: dict[str, Any]) -> None:
 def test_lexer_int(case: dict[str, Any]) -> None:
     cur = Cursor(case["input"])
     if case["expected"] == "error":
-        with pytest.raises(ParseError):
+        with pytest.raises(ParseError, match=r"at line 1, column 1, but got '"):
             read_xla_int(cur)
             cur.expect_end()
     else:
@@ -401,7 +401,8 @@ def test_shape_queries(case: dict[str, Any]) -> None:
         "LastDimIsMinorMost": lambda: su.last_dim_is_minor_most(shape),
     }[fn]
     if isinstance(case["expected"], str) and case["expected"].startswith("fatal"):
-        with pytest.raises(TensorLayoutError):
+        with pytest.raises(TensorLayoutError,
+            match=r"expected a dimension number in \[-2, 1\] for f32\[2,3\], but"):
             call()
     else:
         assert call() == case["expected"]

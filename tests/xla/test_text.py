@@ -89,7 +89,7 @@ def test_random_text_raises_only_library_errors(text: str) -> None:
     ("f32[2]{0:E(4)T(2)}", 14),
 ])
 def test_parse_errors_name_the_column(text: str, column: int) -> None:
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=r"at line 1, column") as info:
         parse_shape(text)
     assert info.value.column == column
     assert "^" in info.value.caret()

@@ -12,11 +12,20 @@ take an IntTuple as well as a Layout:
 >>> flatten(((1, 2), 3)), take((2, 3, 4), 1, -1), ceil_div((7, 9), 2)
 ((1, 2, 3), (3, 4), (4, 9))
 
+CuTe's ``filter``, ``max``, ``min``, ``slice`` and ``sum`` are here under those names
+(``cute.filter(layout)``, ``cute.max(shape)``), but not in ``__all__``: ``from tensorlayout.cute
+import *`` leaves Python's builtins of those names alone (they are listed in ``BUILTIN_NAMES``).
+
+>>> namespace: dict = {}
+>>> exec("from tensorlayout.cute import *", namespace)
+>>> [n for n in BUILTIN_NAMES if n in namespace], str(filter(Layout.parse("(2,3):(0,1)")))
+([], '3:1')
+
 An IntTuple, and so a layout, nests at most ``int_tuple.MAX_DEPTH`` (100) levels, the limit of
 the text parser: ``Layout()`` and every IntTuple function refuse deeper values with a LayoutError.
 """
 
-from tensorlayout.cute import int_tuple, int_tuple_ops, layout_ops, tla
+from tensorlayout.cute import int_tuple, int_tuple_ops, layout, layout_ops, tla
 from tensorlayout.cute.algebra import (
     blocked_product,
     clear_caches,
@@ -86,12 +95,9 @@ from tensorlayout.cute.int_tuple_ops import (
     lex_leq,
     lex_less,
     make_int_tuple,
-    max,
-    min,
     product_each,
     product_like,
     round_up,
-    sum,
 )
 from tensorlayout.cute.layout import (
     Layout,
@@ -103,7 +109,6 @@ from tensorlayout.cute.layout import (
     cosize,
     depth,
     dice,
-    filter,
     filter_zeros,
     flatten,
     get,
@@ -116,7 +121,6 @@ from tensorlayout.cute.layout import (
     rank,
     select,
     size,
-    slice,
     slice_and_offset,
     take,
     unflatten,
@@ -142,10 +146,21 @@ from tensorlayout.cute.recast import downcast, recast_layout, upcast
 from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, make_swizzle, parse_layout
 from tensorlayout.cute.tla import TlaLayout
 
+# CuTe's names for these shadow Python's builtins: public as cute.<name>, kept out of __all__
+filter = layout.filter
+slice = layout.slice
+max = int_tuple_ops.max
+min = int_tuple_ops.min
+sum = int_tuple_ops.sum
+
 product = int_tuple._require(product)  # the public one checks its argument
 ceil_div = int_tuple_ops.tuple_ceil_div  # C++'s: ints and IntTuples, rounding as (a + b - 1) / b
 
+#: The public CuTe functions named like Python builtins, kept out of ``__all__`` (see above).
+BUILTIN_NAMES = ("filter", "max", "min", "slice", "sum")
+
 __all__ = [
+    "BUILTIN_NAMES",
     "ArithmeticTuple",
     "ComposedLayout",
     "CoordLayout",
@@ -193,7 +208,6 @@ __all__ = [
     "elem_less",
     "elem_scale",
     "evenly_divides",
-    "filter",
     "filter_zeros",
     "flat_divide",
     "flat_product",
@@ -228,11 +242,9 @@ __all__ = [
     "make_layout_like",
     "make_ordered_layout",
     "make_swizzle",
-    "max",
     "max_alignment",
     "max_common_layout",
     "max_common_vector",
-    "min",
     "nullspace",
     "parse_int_tuple",
     "parse_layout",
@@ -252,10 +264,8 @@ __all__ = [
     "shape_div",
     "shape_mod",
     "size",
-    "slice",
     "slice_and_offset",
     "suffix_product",
-    "sum",
     "take",
     "tile_to_shape",
     "tile_unzip",

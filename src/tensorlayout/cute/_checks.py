@@ -1,6 +1,6 @@
 """Point-by-point and digit checks behind the algebra: where C++'s answer may be wrong, is it?
 
->>> max_digit(5, 3, 1, 4)
+>>> max_digit(5, 3, 12, Prefixes([4]), 0, 4)
 3
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from itertools import accumulate
 
 import numpy as np
 
@@ -31,15 +32,22 @@ def holds(lhs: Layout, rhs: Layout, out: Layout) -> bool:
     return bool(np.array_equal(out.offsets(), np.asarray(lhs(inner), dtype=np.int64)))
 
 
-def max_digit(s: int, d: int, prefix: int, radix: int) -> int:
-    """``max over j < s of (j·d // prefix) mod radix``, in O(1) for the common cases."""
-    top = (s - 1) * d // prefix
+def max_digit(s: int, d: int, reach: int, pre: Prefixes, p: int, radix: int) -> int:
+    """``max over j < s of (j·d // pre[p]) mod radix`` (``reach`` is ``(s-1)·d``), in O(1) for the
+    common cases (a power-of-two prefix divides by a shift).
+
+    >>> max_digit(5, 3, 12, Prefixes([4]), 0, 4)
+    3
+    """
+    prefix = pre[p]
+    top = div(reach, pre, p)
     if top < radix:  # no wrap-around: the digits only grow
         return top
     if d <= prefix:  # the digit steps by 0 or 1, so it passes through every value below radix
         return radix - 1
-    if d % prefix == 0:  # the digit steps by q mod radix: a full cycle reaches radix - gcd
-        q = (d // prefix) % radix
+    q, r = (d >> pre.zeros[p], d & (prefix - 1)) if pre.pow2[p] else divmod(d, prefix)
+    if r == 0:  # the digit steps by q mod radix: a full cycle reaches radix - gcd
+        q %= radix
         if q == 0:
             return 0
         g = math.gcd(q, radix)
@@ -49,19 +57,54 @@ def max_digit(s: int, d: int, prefix: int, radix: int) -> int:
     return max((j * d // prefix) % radix for j in range(s))
 
 
-def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
-    """The most ``j <= m`` with ``pre[j]`` dividing ``x > 0``, by bisection: ``pre`` are products
-    of leading extents (``pre[0] = 1``), each dividing the next, so the ones dividing ``x`` are a
-    prefix. Powers of two are decided by trailing zeros, without a long division.
+_WORD = 1 << 62  # ints below this in magnitude multiply any int in time linear in its bits
 
-    >>> dividing_prefix(Prefixes([2, 4, 3, 5]), 16, 3)
-    2
+
+def mul(x: int, y: int) -> int:
+    """``x * y`` in time linear in the bits of both when one of them is a power of two times a
+    word-sized odd part (strides and prefix products of the big-stride layouts are): the trailing
+    zero bits become one shift instead of a long multiplication.
+
+    >>> mul(3 << 100, 5 << 200) == 15 << 300, mul(-7, 1 << 90) == -7 << 90
+    (True, True)
+    """
+    if -_WORD < x < _WORD or -_WORD < y < _WORD:
+        return y if x == 1 else x * y  # one word: linear already (times 1: no copy)
+    zx = (x & -x).bit_length() - 1
+    zy = (y & -y).bit_length() - 1
+    return ((x >> zx) * (y >> zy)) << (zx + zy)
+
+
+def div(x: int, pre: Prefixes, k: int) -> int:
+    """``x // pre[k]``, by a shift when ``pre[k]`` is a power of two (a long division costs the
+    product of the two lengths; a shift, their difference).
+
+    >>> div(-96, Prefixes([4, 8, 3]), 2), div(100, Prefixes([4, 3]), 1)
+    (-3, 25)
+    """
+    if pre.pow2[k]:
+        return x >> pre.zeros[k]
+    return x // pre[k]
+
+
+def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
+    """The most ``j <= m`` with ``pre[j]`` dividing ``x > 0``: ``pre`` are products of leading
+    extents (``pre[0] = 1``), each dividing the next, so the ones dividing ``x`` are a prefix.
+    Powers of two (a prefix of ``pre`` too) are decided by trailing zeros and bisected in C;
+    past them, a bisection by long divisions.
+
+    >>> dividing_prefix(Prefixes([2, 4, 3, 5]), 16, 3), dividing_prefix(Prefixes([2, 4, 3, 5]), 24, 3)
+    (2, 3)
     """
     zeros = (x & -x).bit_length() - 1
-    lo, hi = 0, min(m, bisect.bisect_right(pre.bits, x.bit_length()) - 1)  # no pre[j] > x divides x
+    hi = min(m, bisect.bisect_right(pre.bits, x.bit_length()) - 1,  # no pre[j] > x divides x
+             bisect.bisect_right(pre.zeros, zeros) - 1)  # nor one with more trailing zeros
+    if hi < pre.twos:
+        return hi
+    lo = pre.twos - 1  # a power of two with no more trailing zeros than x: it divides x
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if zeros < pre.zeros[mid] or (not pre.pow2[mid] and x % pre[mid]):
+        if x % pre[mid]:
             hi = mid - 1
         else:
             lo = mid
@@ -70,69 +113,72 @@ def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
 
 class Prefixes(list[int]):
     """The products of the leading extents of ``cs`` (``[1, c0, c0·c1, …]``, one per extent),
-    with each one's trailing zero bits and whether it is a power of two."""
+    with each one's trailing zero bits, whether it is a power of two and how many are (kept as
+    the products grow: the work is the products' own, linear in their bits).
+
+    >>> pre = Prefixes([4, 6, 5]); pre, pre.zeros, pre.pow2
+    ([1, 4, 24], [0, 2, 3], [True, True, False])
+    """
 
     def __init__(self, cs: list[int]) -> None:
-        super().__init__([1])
+        super().__init__(accumulate(cs[:-1], mul, initial=1))
+        self.zeros = list(accumulate([(c & -c).bit_length() - 1 for c in cs[:-1]], initial=0))
+        self.bits = list(map(int.bit_length, self))
+        twos = 1
         for c in cs[:-1]:
-            self.append(self[-1] * c)
-        self.zeros = [(p & -p).bit_length() - 1 for p in self]
-        self.bits = [p.bit_length() for p in self]
-        self.pow2 = [p.bit_length() - 1 == z for p, z in zip(self, self.zeros, strict=True)]
+            if c & (c - 1):
+                break
+            twos += 1
+        self.twos = twos  # the powers of two come first
+        self.pow2 = [True] * twos + [False] * (len(self) - twos)
 
 
-def carries(cs: list[int], live: list[tuple[int, int]]) -> bool:
+def carries(pre: Prefixes, cs: list[int], live: list[tuple[int, int, int]]) -> bool:
     """Whether adding the values of ``B``'s modes may carry between digits of ``A``.
 
     ``A ∘ (B0, B1, …)`` is built mode by mode, which is right only if the sum never carries
     (CuTe assumes it; C++ returns a wrong layout when it does). Digit ``p`` of the coalesced ``A``
-    (extents ``cs``; radix ``a_p``, not the top one) is safe when ``Σ_k max_j digit_p(j·d_k) < a_p``
-    over ``B``'s leaf modes ``s_k:d_k`` with ``s_k > 1`` and ``d_k != 0`` (``live``). A mode adds
-    nothing to the digits whose prefix products times radix divide its stride, nor to those past
-    its reach, so each mode visits only the digits between (not every digit of ``A``).
+    (extents ``cs``, prefix products ``pre``; radix ``a_p``, not the top one) is safe when
+    ``Σ_k max_j digit_p(j·d_k) < a_p`` over ``B``'s leaf modes ``s_k:d_k`` with ``s_k > 1`` and
+    ``d_k != 0`` (``live``, with ``k_k``: :func:`dividing_prefix` of ``d_k``). A mode adds nothing
+    to the digits whose prefix products times radix divide its stride, nor to those past its
+    reach, so each mode visits only the digits between (not every digit of ``A``).
 
-    >>> carries([4, 8], [(2, 1), (2, 2)]), carries([4, 8], [(2, 1), (4, 1)])
-    (False, True)
+    >>> carries(Prefixes([4, 8]), [4, 8], [(2, 1, 0), (2, 2, 0)])
+    False
+    >>> carries(Prefixes([4, 8]), [4, 8], [(2, 1, 0), (4, 1, 0)])
+    True
     """
     if len(live) < 2 or len(cs) < 2:
         return False
-    for _, d in live:
+    for _, d, _ in live:
         if d < 0:
             return False
     digits = len(cs) - 1
-    pre = Prefixes(cs)  # pre[p]: the product of the extents below digit p
     totals = [0] * digits
-    for s, d in live:
+    for s, d, p in live:  # below p, d is a multiple of the digit's whole cycle
         reach = (s - 1) * d
-        p = dividing_prefix(pre, d, digits)  # below p, d is a multiple of the digit's whole cycle
         while p < digits and pre[p] <= reach:
-            totals[p] += max_digit(s, d, pre[p], cs[p])
+            totals[p] += max_digit(s, d, reach, pre, p, cs[p])
             p += 1
     return any(t >= c for t, c in zip(totals, cs, strict=False))
 
 
-def nested(cs: list[int], cd: list[int]) -> bool:
+def nested(cs: list[int], cd: list[int], order: list[int]) -> bool:
     """Injective with each stride at least the span of the smaller ones (``R(L(i)) = i`` holds),
-    for the flat modes ``cs:cd``.
+    for the flat modes ``cs:cd`` with non-negative strides, ``order`` their positions by stride.
 
-    >>> nested([2, 3], [3, 1]), nested([2, 3], [2, 1])
+    >>> nested([2, 3], [3, 1], [1, 0]), nested([2, 3], [2, 1], [1, 0])
     (True, False)
     """
-    live = []
-    i = 0
-    for s in cs:
-        d = cd[i]
-        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        if s != 1:
-            if d == 0:
-                return False
-            live.append((d if d > 0 else -d, s))
-    live.sort()
     span = 0
-    for d, s in live:
-        if d < span:
-            return False
-        span = d * s
+    for k in order:
+        s = cs[k]
+        if s != 1:
+            d = cd[k]
+            if d == 0 or d < span:
+                return False
+            span = d * s
     return True
 
 

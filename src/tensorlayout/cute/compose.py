@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Union
 
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute._checks import Prefixes, carries, dividing_prefix, holds
+from tensorlayout.cute._checks import Prefixes, carries, div, dividing_prefix, holds, mul
 from tensorlayout.cute.int_tuple import Int
 from tensorlayout.cute.layout import (
     Layout,
@@ -87,8 +87,13 @@ def _check_readable(shape: Any, stride: Any, op: str) -> None:
         raise AlgebraError(f"{op}: the result nests {depth} levels deep; CuTe text reads back at "
                            f"most {it.MAX_DEPTH}")
     if max(big_shape, big_stride).bit_length() > it.MAX_BITS:
-        raise AlgebraError(f"{op}: the result holds an integer of more than {it.MAX_DIGITS} digits, "
-                           "past what CuTe text reads back")
+        raise _too_long(op)
+
+
+def _too_long(op: str) -> AlgebraError:
+    """The refusal of a result holding an integer past what CuTe text reads back."""
+    return AlgebraError(f"{op}: the result holds an integer of more than {it.MAX_DIGITS} digits, "
+                        "past what CuTe text reads back")
 
 
 def _extremes(x: Any) -> tuple[int, int]:
@@ -164,10 +169,11 @@ def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
     return cs, cd
 
 
-def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
+def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, live: list[tuple[int, int, int]],
                   exact: list[bool], pre: Prefixes) -> tuple[Any, Any]:
     """``lhs ∘ s:d`` by C++'s fold over the coalesced ``lhs`` (``cs:cd``), as (shape, stride);
-    clears ``exact[0]`` when a step wraps unevenly.
+    clears ``exact[0]`` when a step wraps unevenly; a mode that moves (``s > 1``) over several
+    modes of ``lhs`` goes to ``live`` as ``(s, d, the modes its stride skips)`` for the carry check.
 
     Each step is C++'s ``(next_shape, next_stride)`` after its static "Stride Divisibility
     Condition" (``rest_stride % cs == 0 or rest_stride < cs``). A step wraps unevenly when
@@ -181,12 +187,14 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
                            "needs extents >= 1")
     m = len(cs) - 1
     if m == 0:
-        return s, d * cd[0]
+        return s, mul(d, cd[0])
     shapes: list[int] = []
     strides: list[int] = []
     rest_shape, rest_stride = s, d
     k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
-    rest_stride //= pre[k]
+    if s > 1:
+        live.append((s, d, k))
+    rest_stride = div(rest_stride, pre, k)
     while k < m:
         if rest_shape == 1 and (rest_stride == 1 or rest_stride == -1):
             break  # every later step keeps this state: nothing is appended
@@ -210,29 +218,29 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int,
                 if c % ars and rest_shape > new_shape:
                     exact[0] = False
                 shapes.append(new_shape)
-                strides.append(rest_stride * cd[k])
+                strides.append(mul(rest_stride, cd[k]))
                 rest_shape //= new_shape
             rest_stride = 1 if rest_stride > 0 else -1
         k += 1
     last_d = cd[m]
     if not shapes:
-        return rest_shape, rest_stride * last_d
+        return rest_shape, mul(rest_stride, last_d)
     if rest_shape != 1:
         shapes.append(rest_shape)
-        strides.append(rest_stride * last_d)
+        strides.append(mul(rest_stride, last_d))
     if len(shapes) == 1:
         return shapes[0], strides[0]
     return tuple(shapes), tuple(strides)
 
 
 def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstride: Any,
-                    live: list[tuple[int, int]], exact: list[bool], pre: Prefixes) -> tuple[Any, Any]:
-    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride); the right-hand leaf modes
-    with extent > 1 and a nonzero stride are added to ``live`` (for the carry check)."""
+                    live: list[tuple[int, int, int]], exact: list[bool], pre: Prefixes,
+                    limit: int) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride), filling ``live`` (see
+    :func:`_compose_mode`); refuses at once a mode's stride of more than ``limit`` bits (the
+    public call's result could not be read back: no need to build the rest)."""
     if type(rshape) is not tuple:
-        if rshape > 1 and rstride != 0:
-            live.append((rshape, rstride))
-        return _compose_mode(lhs, cs, cd, rshape, rstride, exact, pre)
+        return _compose_mode(lhs, cs, cd, rshape, rstride, live, exact, pre)
     shapes = []
     strides = []
     i = 0
@@ -240,25 +248,28 @@ def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstr
         d = rstride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
         if type(s) is tuple:
-            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact, pre)
+            ps, pd = _compose_layout(lhs, cs, cd, s, d, live, exact, pre, limit)
         else:
-            if s > 1 and d != 0:
-                live.append((s, d))
-            ps, pd = _compose_mode(lhs, cs, cd, s, d, exact, pre)
+            ps, pd = _compose_mode(lhs, cs, cd, s, d, live, exact, pre)
+            if type(pd) is int and pd.bit_length() > limit:
+                raise _too_long("composition")
         shapes.append(ps)
         strides.append(pd)
     return tuple(shapes), tuple(strides)
 
 
-def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None) -> Layout:
+def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None,
+                   limit: int = -1) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
 
-    ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already."""
+    ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already; ``limit`` (when not
+    negative) the most bits a result's stride may have (see :func:`_compose_layout`)."""
     cs, cd = _coalesce_x(a) if flat is None else flat
     exact = [True]
-    live: list[tuple[int, int]] = []
+    live: list[tuple[int, int, int]] = []
     pre = Prefixes(cs)  # the products of the leading extents
-    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact, pre)
+    shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact, pre,
+                                    limit if limit >= 0 else 1 << 62)
     out = _mk(shape, stride)
     if not exact[0]:
         if holds(a, b, out):
@@ -266,7 +277,7 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
         raise AlgebraError(
             f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
             "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
-    if carries(cs, live) and not holds(a, b, out):
+    if carries(pre, cs, live) and not holds(a, b, out):
         raise AlgebraError(
             f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
             "built mode by mode; C++ returns a wrong layout here")
@@ -286,7 +297,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
     '2:4'
     """
     if type(a) is Layout and type(b) is Layout:  # the common case, first
-        return _readable(_compose_plain(a, b), "composition")
+        return _readable(_compose_plain(a, b, limit=it.MAX_BITS), "composition")
     return _readable(_composition(a, b), "composition")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import ceil_div as _ceil_div
 from tensorlayout.core.intmath import fits_int64
-from tensorlayout.errors import AlgebraError, LayoutError, ParseError
+from tensorlayout.errors import AlgebraError, ArgumentTypeError, LayoutError, expect_text
 
 _make_dot: Callable[[type[int]], Callable[[Any, Any, Any], int | None]] | None
 try:
@@ -162,9 +162,18 @@ def describe(x: Any) -> str:
 
 
 def not_int_tuple(what: str, x: Any) -> LayoutError:
-    """The error for ``x`` where ``what`` needs an IntTuple (see :func:`_valid`)."""
-    return LayoutError(f"{what}: expected an int or a tuple of ints nested at most {MAX_DEPTH} "
-                       f"levels, got {describe(x)}")
+    """The error for ``x`` where ``what`` needs an IntTuple (see :func:`_valid`): an
+    :class:`ArgumentTypeError` when a leaf is not an int (a float, text), else too deep."""
+    kind = ArgumentTypeError if _wrong_leaf(x, 0) else LayoutError
+    return kind(f"{what}: expected an int or a tuple of ints nested at most {MAX_DEPTH} "
+                f"levels, got {describe(x)}")
+
+
+def _wrong_leaf(x: Any, level: int) -> bool:
+    """Some leaf of ``x`` (within the depth limit) is neither an int nor a tuple."""
+    if isinstance(x, tuple):
+        return level < MAX_DEPTH and any(_wrong_leaf(y, level + 1) for y in x)
+    return not is_int(x)
 
 
 def _require(fn: _F) -> _F:
@@ -707,6 +716,4 @@ _T = TypeVar("_T")
 
 def parse_whole(text: str, read: Callable[[Cursor], _T], what: str) -> _T:
     """Run the reader ``read`` over all of ``text``: a ParseError unless it reads everything."""
-    if not isinstance(text, str):
-        raise ParseError(describe(text), 0, what)
-    return read_whole(text, read)
+    return read_whole(expect_text(text, what), read)

@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+import operator
+from collections import deque
+from itertools import accumulate, islice
 
 from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute._checks import nested, quasi_holds
+from tensorlayout.cute._checks import mul, nested, quasi_holds
 from tensorlayout.cute.compose import _flat_result, _layout_arg, _readable, _require_extents, composition
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import (
@@ -92,70 +94,118 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     return shapes, strides, abs(m) + cur  # every int is within |m| + cur
 
 
-Modes = tuple[list[int], list[int], list[tuple[int, int]], list[int]]
+Modes = tuple[list[int], list[int], list[int], list[int]]
 
 
 def _by_stride(layout: Layout, op: str) -> Modes:
     """The coalesced modes of ``layout`` (refusing a zero extent) as extents ``cs`` and strides
-    ``cd``, their ``(stride, position)`` pairs in C++'s order of the strides
-    (:func:`exchange_order`), and the exclusive prefix products of ``cs`` (their compact
-    column-major strides)."""
+    ``cd``, their positions in C++'s order of the strides (:func:`stride_order`), and the
+    prefix products of ``cs`` (their compact column-major strides, then the size)."""
     cs, cd = coalesce_lists(layout._shape, layout._stride)
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, op)
-    keys = []
-    pre = []
-    p = 1
-    k = 0
-    for d in cd:
-        keys.append((d, k))
-        pre.append(p)
-        p *= cs[k]
-        k += 1
-    if len(set(cd)) == k:
-        keys.sort()  # distinct strides: every sort gives C++'s order
-    else:
-        keys = [(cd[j], j) for j in exchange_order(cd)]
-    return cs, cd, keys, pre
+    return cs, cd, stride_order(cd), list(accumulate(cs, mul, initial=1))
+
+
+def stride_order(cd: list[int]) -> list[int]:
+    """The positions of the strides ``cd`` in C++'s sorted order: any sort's when they are
+    distinct, else :func:`exchange_order`'s. Big strides cost their comparisons only (no hashing).
+
+    >>> stride_order([4, 1, 8]), stride_order([2, 1, 2])
+    ([1, 0, 2], [1, 0, 2])
+    """
+    if len(cd) <= _SMALL_SORT:
+        return _exchange_sort(cd)
+    order = sorted(range(len(cd)), key=cd.__getitem__)
+    ranked = [cd[k] for k in order]
+    if any(map(operator.eq, ranked, islice(ranked, 1, None))):
+        return exchange_order(cd)
+    return order
 
 
 def exchange_order(keys: list[int]) -> list[int]:
     """The positions of ``keys`` in the order C++'s ``SortByKey`` (an ``exchange_sort``, not
     stable) leaves them: equal keys need not stay left to right.
 
+    In O(n log n): the sort extracts the keys in increasing order, each group of equal keys in
+    the order it has once every smaller key is out (:func:`_group_order`).
+
     >>> exchange_order([1, 2, 1]), exchange_order([1, 1, 1, 0])
     ([0, 2, 1], [3, 1, 2, 0])
     """
     n = len(keys)
-    if n > _SMALL_SORT:
-        return _exchange_order_numpy(keys)
-    order = list(range(n))
-    for i in range(n):
-        for j in range(i + 1, n):
+    if n <= _SMALL_SORT:
+        return _exchange_sort(keys)
+    ranked = sorted(range(n), key=keys.__getitem__)  # stable: equal keys by position
+    smaller = _Fenwick(n)  # the positions of the keys already out
+    out: list[int] = []
+    start = 0
+    for end in range(1, n + 1):
+        if end == n or keys[ranked[end]] != keys[ranked[start]]:
+            at = ranked[start:end]
+            out.extend(_group_order(at, smaller) if len(at) > 1 else at)
+            for k in at:
+                smaller.add(k)
+            start = end
+    return out
+
+
+def _exchange_sort(keys: list[int]) -> list[int]:
+    """:func:`exchange_order` as C++ writes it, in O(n^2): the fastest for a few keys."""
+    order = list(range(len(keys)))
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
             if keys[order[j]] < keys[order[i]]:
                 order[i], order[j] = order[j], order[i]
     return order
 
 
-#: Up to this many keys the exchange sort runs as written; past it, step by step in numpy.
-_SMALL_SORT = 48
+#: Up to this many keys the exchange sort runs as written (fastest there).
+_SMALL_SORT = 16
 
 
-def _exchange_order_numpy(keys: list[int]) -> list[int]:
-    """:func:`exchange_order` with each step's swaps at once: step ``i`` swaps position ``i``
-    with every later key below all keys seen since ``i`` (the strict running minima), which
-    rotates those positions by one; keys enter as their ranks (any int compares in int64)."""
-    rank = {k: r for r, k in enumerate(sorted(set(keys)))}
-    ranks = np.array([rank[k] for k in keys], dtype=np.int64)
-    order = np.arange(len(keys), dtype=np.int64)
-    for i in range(len(keys) - 1):
-        seg = ranks[order[i:]]
-        low = np.minimum.accumulate(seg)
-        records = np.flatnonzero(low[1:] < low[:-1]) + 1
-        if records.size:
-            at = np.concatenate(([i], records + i))
-            order[at] = np.roll(order[at], 1)
-    return order.tolist()
+def _group_order(at: list[int], smaller: _Fenwick) -> list[int]:
+    """The order in which C++'s exchange sort extracts the equal keys at positions ``at``
+    (ascending), ``smaller`` holding the positions of the smaller keys.
+
+    Read on the keys no larger than these (larger ones never change it), each exchange step
+    either drops a leading smaller key or, when an equal key leads, moves that first equal key
+    onto the first smaller key's place: so a run of equal keys rotates by one per smaller key
+    met after it, and joins the next run once those are used up.
+    """
+    run: deque[int] = deque()
+    before = smaller.count(at[0])
+    for j, k in enumerate(at):
+        run.append(k)
+        after = smaller.count(at[j + 1]) if j + 1 < len(at) else smaller.total
+        if after > before:
+            run.rotate(-((after - before) % len(run)))
+        before = after
+    return list(run)
+
+
+class _Fenwick:
+    """Counts of marked positions below any position, in O(log n) per call."""
+
+    def __init__(self, n: int) -> None:
+        self.tree = [0] * (n + 1)
+        self.total = 0
+
+    def add(self, k: int) -> None:
+        """Mark position ``k``."""
+        self.total += 1
+        k += 1
+        while k < len(self.tree):
+            self.tree[k] += 1
+            k += k & -k
+
+    def count(self, k: int) -> int:
+        """How many marked positions are below ``k``."""
+        c = 0
+        while k > 0:
+            c += self.tree[k]
+            k -= k & -k
+        return c
 
 
 def right_inverse(layout: Layout) -> Layout:
@@ -169,30 +219,27 @@ def right_inverse(layout: Layout) -> Layout:
     cs, cd = coalesce_lists(layout._shape, layout._stride)
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "right_inverse")
-    pre = [1]  # compact column-major strides, then the size
-    at: dict[int, int] = {}  # stride -> position (plain loops: a comprehension or accumulate cost 2x here)
-    p = 1
-    for k, d in enumerate(cd):
-        at[d] = k
-        p *= cs[k]
-        pre.append(p)
-    if len(at) == len(cd):
-        shapes, strides = _spans_by_lookup(cs, pre, at)
+    if len(cd) <= _SMALL_SORT:
+        shapes, strides, size = _spans_small(cs, cd)
     else:
-        shapes, strides = _spans_in_order(cs, pre, [(cd[j], j) for j in exchange_order(cd)])
+        pre = list(accumulate(cs, mul, initial=1))
+        shapes, strides = _spans_in_order(cs, cd, stride_order(cd), pre)
+        size = pre[-1]
     # bounds every int: distinct extents, their strides already coalesced: two result modes
     # k, k+1 join only where the input's modes k, k+1 did
-    return _flat_result(shapes, strides, pre[-1], "right_inverse")
+    return _flat_result(shapes, strides, size, "right_inverse")
 
 
-def _spans_in_order(cs: list[int], pre: list[int], keys: list[tuple[int, int]]
+def _spans_in_order(cs: list[int], cd: list[int], order: list[int], pre: list[int]
                     ) -> tuple[list[int], list[int]]:
-    """right_inverse's modes: walking the (stride, position) ``keys`` in C++'s order, each mode
-    whose stride is the span so far joins (sorted: past the span, none can)."""
+    """right_inverse's modes: walking the positions ``order`` (C++'s order of the strides ``cd``),
+    each mode whose stride is the span so far joins (sorted: past the span, none can; a negative
+    stride never joins). Big strides cost a comparison each (the walk stops at the first gap)."""
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
-    for d, k in keys:  # C++ sorts the signed strides: a negative one never extends
+    for k in order:
+        d = cd[k]
         if d == cur:
             shapes.append(cs[k])
             strides.append(pre[k])
@@ -202,28 +249,37 @@ def _spans_in_order(cs: list[int], pre: list[int], keys: list[tuple[int, int]]
     return shapes, strides
 
 
-def _spans_by_lookup(cs: list[int], pre: list[int], at: dict[int, int]) -> tuple[list[int], list[int]]:
-    """:func:`_spans_in_order` for distinct strides (``at``: stride -> position), without the
-    sort: the only mode that can join next is the one whose stride is the span so far, and it
-    comes later in the sorted order than every mode taken (each extent is at least 2 after
-    coalescing; a lone extent-1 mode joins once, the loop taking each mode at most once)."""
+def _spans_small(cs: list[int], cd: list[int]) -> tuple[list[int], list[int], int]:
+    """:func:`_spans_in_order` for a few modes, and the size: distinct strides are looked up by
+    the span so far (no sort: the only mode that can join next is the one whose stride is the
+    span, and it comes later in the sorted order than every mode taken, each extent being at
+    least 2 after coalescing); repeated ones walk C++'s exchange order."""
+    pre = [1]  # compact column-major strides, then the size
+    at: dict[int, int] = {}  # stride -> position (plain loops: a comprehension or accumulate cost 2x here)
+    p = 1
+    for k, d in enumerate(cd):
+        at[d] = k
+        p *= cs[k]
+        pre.append(p)
+    if len(at) != len(cd):
+        return (*_spans_in_order(cs, cd, _exchange_sort(cd), pre), p)
     shapes: list[int] = []
     strides: list[int] = []
     cur = 1
     for _ in cs:
-        k = at.get(cur)
-        if k is None:
+        j = at.get(cur)
+        if j is None:
             break
-        shapes.append(cs[k])
-        strides.append(pre[k])
-        cur *= cs[k]
-    return shapes, strides
+        shapes.append(cs[j])
+        strides.append(pre[j])
+        cur *= cs[j]
+    return shapes, strides, p
 
 
 def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
     """C++'s left_inverse fold over the coalesced modes of ``layout`` (:func:`_by_stride`)."""
-    cs, cd, keys, pre = modes
-    order = [k for d, k in keys if d]
+    cs, cd, order, pre = modes
+    order = [k for k in order if cd[k]]
     if not order:  # all strides 0: C++ keeps the shape of the last mode, stride 0
         return layout_of_lists(*coalesce_lists([cs[-1]], [0]))
     shapes: list[int] = []
@@ -231,10 +287,11 @@ def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
     covered = 1
     for k in order:
         d = cd[k]
-        if d % covered:
+        q, r = divmod(d, covered)
+        if r:
             raise AlgebraError(f"left_inverse: stride {d} of {layout} is not a multiple of {covered}, the "
                                "span below it (C++'s left inverse divisibility condition)")
-        shapes.append(d // covered)
+        shapes.append(q)
         strides.append(pre[k])
         covered = d
     shapes.append(cs[order[-1]])
@@ -256,13 +313,13 @@ def left_inverse(layout: Layout) -> Layout:
     layout = _layout_arg(layout)
     modes = _by_stride(layout, "left_inverse")
     if not modes[0]:
-        modes = ([1], [0], [(0, 0)], [1])
+        modes = ([1], [0], [0], [1, 1])
     cs, cd = modes[0], modes[1]
     if min(cd) < 0:  # C++ sorts signed strides: the first is its first extent, negative
         raise AlgebraError(f"left_inverse: {layout} has a negative stride, where C++'s quasi-inverse "
                            "has a negative extent (not a layout)")
     inv = _quasi_inverse(modes, layout)
-    if nested(cs, cd) or quasi_holds(layout, inv):
+    if nested(cs, cd, modes[2]) or quasi_holds(layout, inv):
         return _readable(inv, "left_inverse")
     raise AlgebraError(f"left_inverse: C++'s quasi-inverse {inv} of {layout} breaks L(R(L(i))) = L(i), "
                        "so no left inverse is given")

@@ -38,7 +38,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.errors import LayoutError, UnsupportedError, expect_text
+from tensorlayout.triton._bases import MAX_DIM_SIZE
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -340,7 +341,11 @@ def _encoding_object(enc: Encoding, shape: list[int]) -> Any:
 
 
 def to_layout(enc: Encoding, shape: Sequence[int]) -> LinearLayout:
-    """The linear layout of a parsed encoding over a tensor of ``shape``."""
+    """The linear layout of a parsed encoding over a tensor of ``shape`` (each dim an out dim:
+    at most ``MAX_DIM_SIZE``, as the printed form re-reads)."""
+    for d in shape:
+        if type(d) is int and d > MAX_DIM_SIZE:
+            raise LayoutError(f"tensor dim {d} is past 2**30, the largest out-dim size of a linear layout")
     kind, attrs, _ = enc
     if kind == "linear":
         bases = [(name, attrs[name]) for name in attrs]
@@ -351,7 +356,7 @@ def to_layout(enc: Encoding, shape: Sequence[int]) -> LinearLayout:
 def parse_layout(text: str, shape: Sequence[int] | None = None) -> LinearLayout:
     """A linear layout from Triton text: a printed ``LinearLayout`` or an encoding (its shape
     from the tensor type around it, else ``shape``)."""
-    if not text.lstrip().startswith(_STARTS):
+    if not expect_text(text, "Triton layout text").lstrip().startswith(_STARTS):
         return LinearLayout.parse(text)
     enc, inner = parse_encoding(text)
     if inner is not None and shape is not None and list(shape) != inner:

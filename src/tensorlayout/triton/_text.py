@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import expect_text
 
 __all__ = ["Bases", "OutDims", "format_layout", "parse_layout"]
 
@@ -126,9 +126,7 @@ def parse_layout(text: str) -> tuple[list[tuple[str, tuple[tuple[int, ...], ...]
     >>> parse_layout(" - lane=1 -> (1, 0)\\nwhere out dims are: [dim0 (size 2), dim1 (size 1)]")
     ([('lane', ((1, 0),))], [('dim0', 2), ('dim1', 1)])
     """
-    if not isinstance(text, str):
-        raise ParseError(repr(text), 0, "the text of a linear layout (a str)")
-    cur = Cursor(text)
+    cur = Cursor(expect_text(text, "the text of a linear layout"))
     bases: list[tuple[str, tuple[tuple[int, ...], ...]]] = []
     if cur.accept("(empty layout"):
         out: list[tuple[str, int]] = []

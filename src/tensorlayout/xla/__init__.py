@@ -15,6 +15,7 @@ from tensorlayout.xla import (
     shape_util,
     tpu,
 )
+from tensorlayout.xla.advice import layout_warnings
 from tensorlayout.xla.layout import (
     COMBINE_DIMENSION,
     MEMORY_SPACE_NAMES,
@@ -76,6 +77,7 @@ __all__ = [
     "is_reshape_or_transpose_bitcast",
     "layout_util",
     "layout_util_linear_index",
+    "layout_warnings",
     "linear_index",
     "linear_indices",
     "memory_space_name",

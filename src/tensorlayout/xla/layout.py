@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
-from tensorlayout.errors import LayoutError
+from tensorlayout.errors import LayoutError, expect_text
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
 if TYPE_CHECKING:
@@ -501,8 +501,7 @@ def parse_layout(text: str) -> Layout:
     >>> parse_layout("{:T(256)}").tiles
     (Tile(dims=(256,)),)
     """
-    if not isinstance(text, str):
-        raise LayoutError(f"expected layout text (str), but got {type(text).__name__}")
+    expect_text(text, "layout text")
     return _parse_layout_cached(text)
 
 

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod
-from tensorlayout.errors import LayoutError, ParseError
+from tensorlayout.errors import LayoutError, ParseError, expect_text
 from tensorlayout.xla.layout import Layout, read_layout, read_xla_int
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
@@ -560,8 +560,7 @@ def parse_shape(text: str) -> Shape:
     >>> parse_shape("(f32[2], s32[])").is_tuple
     True
     """
-    if not isinstance(text, str):
-        raise LayoutError(f"expected shape text (str), but got {type(text).__name__}")
+    expect_text(text, "shape text")
     return _parse_shape_cached(text)
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from tensorlayout.core.intmath import nested_lists, prod, row_major_coords
+from tensorlayout.xla.advice import layout_warnings
 from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.sizes import array_size, byte_size, padding_overhead
@@ -104,6 +105,7 @@ def format_show(shape: Shape) -> str:
         lines.append(f"  bytes          {facts['byte_size']} logical (ByteSizeOf), "
                      f"{facts['array_size']} allocated (ArraySize), "
                      f"overhead {facts['padding_overhead']:.2f}x")
+    lines += [f"  warning        {w}" for w in layout_warnings(shape)]
     if "offsets" not in facts:
         if "allocated_elements" in facts:
             lines.append(f"  ({facts['allocated_elements']} slots: too many to draw; "

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 
 from tensorlayout.core.intmath import prod, round_up
-from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.errors import LayoutError, UnsupportedError, expect_text
 from tensorlayout.xla.layout import Layout, Tile
 from tensorlayout.xla.shape import Shape, problems
 from tensorlayout.xla.types import PrimitiveType, element_type
@@ -74,8 +74,7 @@ def canonical_generation(name: str | None) -> str:
     """
     if name is None:
         return DEFAULT_GENERATION
-    if not isinstance(name, str):
-        raise LayoutError(f"expected a TPU generation name, but got {name!r}")
+    expect_text(name, "a TPU generation name")
     key = re.sub(r"[\s_\-]+", "", name.lower())
     key = key[3:] if key.startswith("tpu") else key
     key = _ALIASES.get(key, key)

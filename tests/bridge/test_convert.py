@@ -103,6 +103,20 @@ def test_cute_to_xla_finds_tpu_formats(tiles: str, dims: list[int], data: st.Dat
     assert np.array_equal(cute_offsets(convert.xla_to_cute(back), padded), cute_offsets(layout, padded))
 
 
+def _pads_inside_a_tile(shape: Shape) -> bool:
+    """Whether a tile of the chain does not divide what it tiles (the search's stated gap: such a
+    chain can be missed, see the strict xfail below)."""
+    assert shape.layout is not None
+    sizes = [shape.dimensions[d] for d in reversed(shape.layout.minor_to_major)]
+    for tile in shape.layout.tiles:
+        k = len(tile.dims)
+        under = ([1] * k + sizes)[-k:]  # the dims the tile covers (missing majors are 1)
+        if any(t > 0 and n % t for n, t in zip(under, tile.dims)):  # '*' (combined) takes the dim
+            return True
+        sizes = list(tile.dims)
+    return False
+
+
 @given(xla_shapes())
 def test_cute_to_xla_of_any_xla_layout_is_right_or_has_holes(shape: Shape) -> None:
     """Complete on hole-free layouts: when the CuTe form fills its buffer, an XLA layout exists
@@ -116,7 +130,8 @@ def test_cute_to_xla_of_any_xla_layout_is_right_or_has_holes(shape: Shape) -> No
         back = convert.cute_to_xla(layout, "f32", dims=shape.dimensions)
     except UnsupportedError as err:
         assert "has no XLA layout" in str(err)
-        assert layout.cosize() > layout.size(), f"missed a hole-free layout: {err}"
+        assert layout.cosize() > layout.size() or _pads_inside_a_tile(shape), \
+            f"missed a hole-free layout: {err}"
         return
     assert np.array_equal(linear_indices(back), want)
     # the same function over the whole padded domain, not only the logical one
@@ -292,6 +307,8 @@ def test_cute_to_xla_says_why_not(text: str, why: str) -> None:
 #: What the bad inputs below are refused with (one of these, each a message's start).
 MESSAGES = (r"dims \(4,\) do not match the|"
             r"expected XLA shape or CuTe|"
+            r"expected an XLA shape, a CuTe, TLA or Triton "
+            r"layout|"
             r"expected a CuTe, TLA or|"
             r"expected an XLA element|"
             r"expected dims as a sequence|"

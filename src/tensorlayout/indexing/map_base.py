@@ -23,9 +23,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.expr import CONST, VAR, Expr, ExprLike, const, out_of_int64
 from tensorlayout.indexing.interval import Interval
 from tensorlayout.indexing.map_fields import MapFields
-from tensorlayout.indexing.variables import (
-    Variable,
-)
+from tensorlayout.indexing.variables import Variable
 
 __all__ = ["IndexingMapBase", "SimplifyPointDimensions"]
 

@@ -16,7 +16,7 @@ from tensorlayout.indexing.canonical import canonicalize, largest_known_divisor
 from tensorlayout.indexing.compose import compose, compose_indexing_maps
 from tensorlayout.indexing.expr import Expr, compare, const, install_printer, var
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap, MapOperations, install_operations
+from tensorlayout.indexing.map import IndexingMap
 from tensorlayout.indexing.parse import (
     ParsedOperandIndexing,
     SymbolicMap,
@@ -54,23 +54,8 @@ from tensorlayout.indexing.variables import (
 )
 from tensorlayout.indexing.verify import VerifyResult, verify_equivalent
 
-# Expr and IndexingMap live below the printer, the parser and the rewrites that their methods
-# delegate to; the package installs those once, here (see ``map.MapOperations``).
+# Expr lives below the printer that its __str__ delegates to; the package installs it once, here.
 install_printer(expr_to_string)
-install_operations(
-    MapOperations(
-        parse=parse_indexing_map,
-        from_symbolic_map=indexing_map_from_symbolic_map,
-        parse_expr=lambda text, names: parse_expr(text, names=names),
-        result_ranges=compute_result_ranges,
-        simplify=lambda m, mode, exact: simplify_with_status(m, mode, exact=exact),
-        cached_simplification=cached_simplification,
-        remove_unused=lambda m, symbols_only: remove_unused(m, symbols_only=symbols_only),
-        rescale_symbols=rescale_symbols,
-        convert_range_variables_to_dimensions=convert_range_variables_to_dimensions,
-        compose=compose,
-    )
-)
 
 __all__ = [
     "Expr",

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.expr import var
-from tensorlayout.indexing.map import IndexingMap, _State
+from tensorlayout.indexing.map_base import IndexingMapBase, M, _State
 
 __all__ = ["compose", "compose_indexing_maps"]
 
 
-def compose(first: IndexingMap, second: IndexingMap) -> IndexingMap:
+def compose(first: M, second: IndexingMapBase) -> M:
     """``second ∘ first`` with XLA's symbol order and constraint propagation."""
-    if not isinstance(first, IndexingMap) or not isinstance(second, IndexingMap):
+    if not isinstance(first, IndexingMapBase) or not isinstance(second, IndexingMapBase):
         raise IndexingError("compose expects two IndexingMaps")
     if first.is_undefined or second.is_undefined:
-        return IndexingMap.undefined()
+        return type(first).undefined()
     if first.num_results != second.num_dims:
         raise IndexingError(
             f"cannot compose: the first map has {first.num_results} results but the second map "
@@ -50,6 +50,7 @@ def compose(first: IndexingMap, second: IndexingMap) -> IndexingMap:
         second_map[m2 + r2 + k] = var(n + r2 + r1 + k)
     results = [r.replace_variables(second_map) for r in second.results]
     state = _State(
+        type(first),
         results,
         list(first.dim_vars),
         [*second.range_vars, *first.range_vars],

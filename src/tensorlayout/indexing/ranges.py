@@ -17,7 +17,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
 from tensorlayout.indexing.expr import ADD, CEILDIV, CONST, FLOORDIV, MAX, MIN, MOD, MUL, VAR, Expr
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap
+from tensorlayout.indexing.map_base import IndexingMapBase
 
 __all__ = ["FULL", "RangeEvaluator", "compute_result_ranges"]
 
@@ -39,9 +39,9 @@ class RangeEvaluator:
         self._cache: dict[Expr, Interval] = {}
 
     @classmethod
-    def for_map(cls, m: IndexingMap, use_constraints: bool = True) -> RangeEvaluator:
+    def for_map(cls, m: IndexingMapBase, use_constraints: bool = True) -> RangeEvaluator:
         """An evaluator over an :class:`~tensorlayout.indexing.map.IndexingMap`'s domain box."""
-        if not isinstance(m, IndexingMap):
+        if not isinstance(m, IndexingMapBase):
             raise IndexingError("RangeEvaluator.for_map needs an IndexingMap")
         return cls([v.bounds for v in m.all_vars()], m.constraints if use_constraints else None)
 
@@ -116,9 +116,10 @@ class RangeEvaluator:
         return FULL  # pragma: no cover
 
 
-def compute_result_ranges(m: IndexingMap) -> list[Interval]:
+def compute_result_ranges(m: IndexingMapBase) -> list[Interval]:
     """The range of every result over the map's domain box, using the constraints.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> from tensorlayout.indexing.expr import var
     >>> m = IndexingMap([var(0) // 4], [(0, 99)], constraints=[(var(0), (0, 9))])
     >>> compute_result_ranges(m)

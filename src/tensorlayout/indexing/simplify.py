@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
 from tensorlayout.errors import IndexingError
 from tensorlayout.indexing._guard import guarded
@@ -26,7 +28,7 @@ from tensorlayout.indexing.expr import (
     out_of_int64,
 )
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap, SimplifyMode, SimplifyPointDimensions, _State
+from tensorlayout.indexing.map_base import IndexingMapBase, M, SimplifyMode, SimplifyPointDimensions, _State
 from tensorlayout.indexing.ranges import RangeEvaluator
 from tensorlayout.indexing.rules import rewrite_once
 from tensorlayout.indexing.transforms import merge_mod_constraints
@@ -172,7 +174,8 @@ def _constraint_range_step(expr: Expr, iv: Interval, ev: RangeEvaluator, exact: 
     return None
 
 
-def _replace_constraints(state: _State, to_remove: list[Expr], to_add: list[tuple[Expr, Interval]]) -> None:
+def _replace_constraints(state: _State[M], to_remove: list[Expr],
+                         to_add: list[tuple[Expr, Interval]]) -> None:
     for e in to_remove:
         state.constraints.pop(e, None)
     for e, iv in to_add:
@@ -220,7 +223,7 @@ def _simplify_result(simp: ExprSimplifier, r: Expr, exact: bool, box: RangeEvalu
     return r if out_of_int64(s) is not None else s
 
 
-def _simplify_constraint_exprs(state: _State, exact: bool = False) -> bool:
+def _simplify_constraint_exprs(state: _State[M], exact: bool = False) -> bool:
     """Simplify every constraint expression; drop the always-true ones. True if any was rewritten.
 
     ``exact`` leaves constraints on partial expressions (:func:`is_partial`) as they are.
@@ -244,7 +247,7 @@ def _simplify_constraint_exprs(state: _State, exact: bool = False) -> bool:
     return bool(to_add)
 
 
-def _simplify_constraint_ranges(state: _State, exact: bool) -> bool:
+def _simplify_constraint_ranges(state: _State[M], exact: bool) -> bool:
     """Apply :func:`_constraint_range_step` to every constraint until none applies. True if any did."""
     ev = RangeEvaluator(state.bounds())
     to_remove: list[Expr] = []
@@ -278,7 +281,7 @@ def _normalize_mode(mode: SimplifyMode) -> bool:
 
 
 @guarded
-def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool, bool]:
+def _compute(m: M, replace: bool, exact: bool) -> tuple[M, bool, bool]:
     """``(simplified map, changed, stable)``; ``stable``: simplifying the result changes nothing.
 
     The constraint loop runs to a fixed point and results are fixed points of the expression
@@ -314,9 +317,9 @@ def _compute(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, b
     return out, changed, stable
 
 
-# Results by structure (interned expressions make the key cheap), so simplifying an equal map
-# again, e.g. one parsed from the printed output, is a dictionary lookup.
-_CACHE: dict[tuple[object, ...], tuple[IndexingMap, bool]] = {}
+# Results by class and structure (interned expressions make the key cheap), so simplifying an
+# equal map again, e.g. one parsed from the printed output, is a dictionary lookup.
+_CACHE: dict[tuple[object, ...], tuple[IndexingMapBase, bool]] = {}
 _CACHE_LIMIT = 1 << 15
 
 
@@ -328,42 +331,43 @@ def clear_caches() -> None:
     clear_memos()
 
 
-def _simplify(m: IndexingMap, replace: bool, exact: bool) -> tuple[IndexingMap, bool]:
-    if not isinstance(m, IndexingMap):
+def _simplify(m: M, replace: bool, exact: bool) -> tuple[M, bool]:
+    if not isinstance(m, IndexingMapBase):
         raise IndexingError(f"simplify expects an IndexingMap, got {type(m).__name__}")
     if m.is_undefined or m.is_known_empty:
         return m, False
-    key = (m._struct_key(), replace, exact)
+    key = (type(m), m._struct_key(), replace, exact)
     hit = _CACHE.get(key)
     if hit is not None:
-        return hit
+        return cast("tuple[M, bool]", hit)  # the key holds the class
     out, changed, stable = _compute(m, replace, exact)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = (out, changed)
     if stable:  # simplifying ``out`` again would give ``out`` back, unchanged
-        _CACHE.setdefault((out._struct_key(), replace, exact), (out, False))
+        _CACHE.setdefault((type(out), out._struct_key(), replace, exact), (out, False))
     return out, changed
 
 
-def cached_simplification(m: IndexingMap, mode: SimplifyMode = "replace", *,
-                          exact: bool = False) -> IndexingMap | None:
+def cached_simplification(m: M, mode: SimplifyMode = "replace", *,
+                          exact: bool = False) -> M | None:
     """``simplify(m, mode, exact=exact)`` if it is already memoised, else None (never computes).
 
     A map that ``simplify`` returned and found stable is memoised as its own simplification.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0) -> (d0 mod 42), domain: d0 in [53, 71]")
     >>> s = simplify(m)
     >>> cached_simplification(s) is s
     True
     """
-    hit = _CACHE.get((m._struct_key(), _normalize_mode(mode), exact))
-    return None if hit is None else hit[0]
+    hit = _CACHE.get((type(m), m._struct_key(), _normalize_mode(mode), exact))
+    return None if hit is None else cast(M, hit[0])  # the key holds the class
 
 
 def simplify_with_status(
-    m: IndexingMap, mode: SimplifyMode = "replace", *, exact: bool = False
-) -> tuple[IndexingMap, bool]:
+    m: M, mode: SimplifyMode = "replace", *, exact: bool = False
+) -> tuple[M, bool]:
     """XLA's ``Simplify(mode)``: the new map and XLA's return value (did anything change).
 
     ``mode`` is ``"replace"`` (default; expressions whose range is one point, such as a dim
@@ -378,6 +382,7 @@ def simplify_with_status(
     truncating division, which can drop valid negative values (§3.4). ``exact=True`` (CLI
     ``--exact``) gives the exact result in all three cases.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0)[s0] -> (d0), domain: d0 in [0, 9], s0 in [-99, 99], s0 / -3 in [-11, -5]")
     >>> print(m.simplify().range_vars[0].bounds, m.simplify(exact=True).range_vars[0].bounds)
     [15, 35] [13, 33]
@@ -386,10 +391,11 @@ def simplify_with_status(
 
 
 def simplify(
-    m: IndexingMap, mode: SimplifyMode = "replace", *, exact: bool = False
-) -> IndexingMap:
+    m: M, mode: SimplifyMode = "replace", *, exact: bool = False
+) -> M:
     """The simplified map (cached); see :func:`simplify_with_status` for ``mode`` and ``exact``.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0, d1) -> ((d0 mod 8) * 128 + d1 + (d0 / 8) * 1024), "
     ...                       "domain: d0 in [0, 1023], d1 in [0, 127]")
     >>> print(m.simplify())

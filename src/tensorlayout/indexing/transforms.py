@@ -16,7 +16,7 @@ from tensorlayout.errors import IndexingError
 from tensorlayout.indexing.canonical import const_rhs
 from tensorlayout.indexing.expr import ADD, MOD, MUL, VAR, Expr, const, make, var
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map import IndexingMap, _State
+from tensorlayout.indexing.map_base import IndexingMapBase, M, _State
 
 __all__ = [
     "convert_range_variables_to_dimensions",
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-def merge_mod_constraints(state: _State, exact: bool = False) -> bool:
+def merge_mod_constraints(state: _State[M], exact: bool = False) -> bool:
     """MergeModConstraints (spec §3.4), in place on a working state; True if anything changed.
 
     Constraints ``L mod c_i in [r, r]`` with the same ``L`` and ``r`` merge into one
@@ -79,7 +79,7 @@ def _only_unused(vs: frozenset[int], unused: set[int], first: int) -> bool:
     return all(v >= first and v in unused for v in vs)
 
 
-def _unused_variables(m: IndexingMap, first: int) -> tuple[set[int], list[Expr]]:
+def _unused_variables(m: IndexingMapBase, first: int) -> tuple[set[int], list[Expr]]:
     """XLA's DetectUnusedVariables: the removable variables and the constraints to drop.
 
     Unused means: in no result, and in no constraint that also uses a variable that stays.
@@ -100,13 +100,14 @@ def _unused_variables(m: IndexingMap, first: int) -> tuple[set[int], list[Expr]]
     return unused, [e for e in candidates if _only_unused(e.variables(), unused, first)]
 
 
-def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list[bool]]:
+def remove_unused(m: M, symbols_only: bool) -> tuple[M, list[bool]]:
     """RemoveUnusedSymbols / RemoveUnusedVars; the mask marks removed symbols (resp. dims++symbols).
 
     Runtime variables are symbols like range variables. Removed variables become 0 in the
     constraints that stay, which are then re-added (XLA's CompressVars). The mask is empty when
     nothing was removed.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0)[s0, s1] -> (d0), domain: d0 in [0, 3], s0 in [0, 5], "
     ...                       "s1 in [0, 7], s0 + s1 in [0, 5], s1 + d0 in [0, 9]")
     >>> print(m.remove_unused_symbols())
@@ -123,7 +124,7 @@ def remove_unused(m: IndexingMap, symbols_only: bool) -> tuple[IndexingMap, list
     repl.update({i: const(0) for i in removed})
     all_vars = m.all_vars()
     n, r1 = m.num_dims, m.num_dims + m.num_range_vars
-    state = _State([e.replace_variables(repl) for e in m.results],
+    state = _State(type(m), [e.replace_variables(repl) for e in m.results],
                    [all_vars[i] for i in order if i < n],
                    [all_vars[i] for i in order if n <= i < r1],
                    [all_vars[i] for i in order if i >= r1], known_empty=m.is_known_empty)
@@ -150,7 +151,7 @@ def _rescalable(expr: Expr, iv: Interval, num_dims: int) -> int | None:
     return c
 
 
-def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
+def rescale_symbols(m: M) -> tuple[M, bool]:
     """RescaleSymbols: for ``s mod c in [k, k]`` substitute ``s -> s * c + k`` (spec §3.3).
 
     As XLA: MergeModConstraints runs first; each symbol (range or runtime) is rescaled by its
@@ -159,6 +160,7 @@ def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
     bounds), and infeasible new bounds are kept as they are. Returns the map and whether it
     rescaled.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0)[s0] -> (s0), domain: d0 in [0, 3], s0 in [0, 9], s0 mod 6 in [3, 3]")
     >>> print(m.rescale_symbols())
     (d0)[s0] -> (s0 * 6 + 3), domain: d0 in [0, 3], s0 in [0, 1]
@@ -201,11 +203,12 @@ def get_used_parameters(exprs: Iterable[Expr], num_dims: int) -> tuple[list[int]
     return sorted(i for i in used if i < num_dims), sorted(i - num_dims for i in used if i >= num_dims)
 
 
-def convert_range_variables_to_dimensions(m: IndexingMap, indices: Iterable[int]) -> IndexingMap:
+def convert_range_variables_to_dimensions(m: M, indices: Iterable[int]) -> M:
     """XLA's ``ConvertRangeVariablesToDimensions``: move range vars to the end of the dims.
 
     The chosen range variables keep their names and bounds; runtime variables stay.
 
+    >>> from tensorlayout.indexing import IndexingMap
     >>> m = IndexingMap.parse("(d0)[a, b] -> (d0 + a + b), domain: d0 in [0, 3], a in [0, 1], b in [0, 2]")
     >>> print(convert_range_variables_to_dimensions(m, [1]))
     (d0, b)[a] -> (d0 + a + b), domain: d0 in [0, 3], b in [0, 2], a in [0, 1]
@@ -221,4 +224,4 @@ def convert_range_variables_to_dimensions(m: IndexingMap, indices: Iterable[int]
     ranges = tuple(m.range_vars[j] for j in rest)
     results = tuple(e.replace_variables(repl) for e in m.results)
     cons = tuple((e.replace_variables(repl), iv) for e, iv in m._constraints)
-    return IndexingMap._make(results, dims, ranges, m.rt_vars, cons, m.is_known_empty, m.is_undefined)
+    return type(m)._make(results, dims, ranges, m.rt_vars, cons, m.is_known_empty, m.is_undefined)

@@ -23,7 +23,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "tensorlayout"
 
 LAYERS = {
-    "errors": 0, "_cursor": 0, "__init__": 0, "__main__": 7,
+    "errors": 0, "_cursor": 0, "_lazy": 0, "__init__": 0, "__main__": 7,
     "core": 1,
     "xla": 2, "cute": 2, "triton": 2,
     "lowering": 2.5,

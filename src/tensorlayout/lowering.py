@@ -6,7 +6,8 @@ swizzled/composed, TLA), a Triton linear layout or the text of any of them lower
 the command line) read. Each notation's own lowering stays in its package
 (:func:`tensorlayout.xla.lowering.lower_shape`, :func:`tensorlayout.cute.lowering.lower_layout`,
 :func:`tensorlayout.triton.element_layout`); this module only chooses between them, by the
-table :data:`LOWERINGS`. A new notation adds one row here.
+table ``_LOWERINGS`` (:data:`LOWERINGS` keyed by the types); a new notation adds one row
+there. A notation's modules load when a value or text of it first comes.
 
 >>> lower("f32[3,5]{1,0:T(2,2)}").offset((2, 3)), lower("((2,2),(2,3)):((2,12),(1,4))").offset((2, 3))
 (17, 17)
@@ -14,33 +15,48 @@ table :data:`LOWERINGS`. A new notation adds one row here.
 
 from __future__ import annotations
 
+import operator
 import re
+import sys
 from collections.abc import Callable
-from typing import Any
+from functools import reduce
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute.basis import CoordLayout, CountingTensor
-from tensorlayout.cute.layout import Layout
-from tensorlayout.cute.lowering import lower_layout
-from tensorlayout.cute.swizzle import ComposedLayout
-from tensorlayout.cute.swizzle import parse_layout as parse_cute
-from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.triton._mlir import is_triton_text
-from tensorlayout.triton._mlir import parse_layout as parse_triton
-from tensorlayout.triton.bridge import element_layout
-from tensorlayout.triton.linear_layout import LinearLayout
-from tensorlayout.xla.lowering import lower_shape
-from tensorlayout.xla.shape import Shape, parse_shape
+from tensorlayout.triton._sniff import is_triton_text
+
+if TYPE_CHECKING:  # the notations as mypy sees them; at run time each loads when a value of it comes
+    from tensorlayout.core.layout import CoreLayout
+    from tensorlayout.cute.basis import CoordLayout, CountingTensor
+    from tensorlayout.cute.layout import Layout
+    from tensorlayout.cute.swizzle import ComposedLayout
+    from tensorlayout.cute.tla import TlaLayout
+    from tensorlayout.triton.linear_layout import LinearLayout
+    from tensorlayout.xla.shape import Shape
+
+    #: Any value :func:`lower` accepts.
+    Notation = Shape | Layout | ComposedLayout | TlaLayout | LinearLayout | CoreLayout | str
+    #: Per notation type, its lowering into the core (made on first use from ``_LOWERINGS``).
+    LOWERINGS: dict[type, Callable[[Any], CoreLayout]]
 
 __all__ = ["LOWERINGS", "Notation", "as_cute", "is_xla_text", "lower", "lowers", "parse_text",
            "parse_xla_or_cute"]
 
-#: Any value :func:`lower` accepts.
-Notation = Shape | Layout | ComposedLayout | TlaLayout | LinearLayout | CoreLayout | str
-
 #: CuTe's only ``[``: the shared-memory pointer flag of a composed layout.
 _SMEM_PTR = re.compile(r"smem_ptr\[")
+
+
+def _load(module: str, name: str) -> Any:
+    """``module.name``, importing ``module`` on first use (a notation loads only when used)."""
+    return getattr(import_module(module), name)
+
+
+def _instance(x: object, module: str, name: str) -> bool:
+    """``isinstance(x, module.name)``, without importing ``module``: if it is not loaded, no
+    value of its class exists."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(x, getattr(loaded, name))
 
 
 def is_xla_text(text: str) -> bool:
@@ -62,7 +78,9 @@ def parse_xla_or_cute(text: str) -> Shape | Layout | ComposedLayout | CoordLayou
     """
     if not isinstance(text, str):
         raise LayoutError(f"expected XLA shape or CuTe layout text, but got {type(text).__name__}")
-    return parse_shape(text.strip()) if is_xla_text(text) else parse_cute(text.strip())
+    if is_xla_text(text):
+        return _load("tensorlayout.xla.shape", "parse_shape")(text.strip())
+    return _load("tensorlayout.cute.swizzle", "parse_layout")(text.strip())
 
 
 def parse_text(text: str) -> Shape | Layout | ComposedLayout | CoordLayout | CountingTensor | LinearLayout:
@@ -75,7 +93,7 @@ def parse_text(text: str) -> Shape | Layout | ComposedLayout | CoordLayout | Cou
     ('LinearLayout', '(4,8):(8,1)')
     """
     if isinstance(text, str) and is_triton_text(text):
-        return parse_triton(text)
+        return _load("tensorlayout.triton._mlir", "parse_layout")(text)
     return parse_xla_or_cute(text)
 
 
@@ -83,7 +101,7 @@ def _xla(shape: Shape) -> CoreLayout:
     """An XLA array shape (a tuple or a token holds no array to lay out)."""
     if not shape.is_array:
         raise UnsupportedError(f"{shape} is a {shape.kind} shape, which holds no array elements")
-    return lower_shape(shape)
+    return _load("tensorlayout.xla.lowering", "lower_shape")(shape)
 
 
 def _coordinates(x: CoordLayout | CountingTensor) -> CoreLayout:
@@ -92,25 +110,62 @@ def _coordinates(x: CoordLayout | CountingTensor) -> CoreLayout:
 
 def _triton(ll: LinearLayout) -> CoreLayout:
     """A one-to-one Triton layout through the CuTe layout of where each element lives."""
-    return lower_layout(element_layout(ll))
+    return _lower_layout(_load("tensorlayout.triton.bridge", "element_layout")(ll))
 
 
 def _text(text: str) -> CoreLayout:
     return lower(parse_text(text))
 
 
-#: Per notation type, its lowering into the core (the first type in an object's MRO wins).
-LOWERINGS: dict[type, Callable[[Any], CoreLayout]] = {
-    CoreLayout: lambda lay: lay,
-    Shape: _xla,
-    Layout: lower_layout,
-    ComposedLayout: lower_layout,
-    TlaLayout: lower_layout,
-    LinearLayout: _triton,
-    CoordLayout: _coordinates,
-    CountingTensor: _coordinates,
-    str: _text,
+def _lower_layout(lay: Layout | ComposedLayout | TlaLayout) -> CoreLayout:
+    """A CuTe layout (plain, swizzled or TLA) through CuTe's own lowering."""
+    return _load("tensorlayout.cute.lowering", "lower_layout")(lay)
+
+
+def _core(lay: CoreLayout) -> CoreLayout:
+    return lay
+
+
+#: Per notation type, by ``(module, class)``, its lowering into the core (the first type in an
+#: object's MRO wins). Keyed by name, so that a notation's modules load only when a value of it
+#: comes; :data:`LOWERINGS` is the same table keyed by the types.
+_LOWERINGS: dict[tuple[str, str], Callable[[Any], CoreLayout]] = {
+    ("tensorlayout.core.layout", "CoreLayout"): _core,
+    ("tensorlayout.xla.shape", "Shape"): _xla,
+    ("tensorlayout.cute.layout", "Layout"): _lower_layout,
+    ("tensorlayout.cute.swizzle", "ComposedLayout"): _lower_layout,
+    ("tensorlayout.cute.tla", "TlaLayout"): _lower_layout,
+    ("tensorlayout.triton.linear_layout", "LinearLayout"): _triton,
+    ("tensorlayout.cute.basis", "CoordLayout"): _coordinates,
+    ("tensorlayout.cute.basis", "CountingTensor"): _coordinates,
+    ("builtins", "str"): _text,
 }
+
+
+#: The types of ``Notation`` besides ``str``, in its order.
+_NOTATION_TYPES = (("tensorlayout.xla.shape", "Shape"), ("tensorlayout.cute.layout", "Layout"),
+                   ("tensorlayout.cute.swizzle", "ComposedLayout"), ("tensorlayout.cute.tla", "TlaLayout"),
+                   ("tensorlayout.triton.linear_layout", "LinearLayout"),
+                   ("tensorlayout.core.layout", "CoreLayout"))
+
+
+def _lowering(obj: object) -> Callable[[Any], CoreLayout] | None:
+    """The lowering of ``obj``'s notation, None if it has none."""
+    for cls in type(obj).__mro__:
+        lowering = _LOWERINGS.get((cls.__module__, cls.__qualname__))
+        if lowering is not None:
+            return lowering
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`LOWERINGS` (every notation's types, so it loads them all) and ``Notation``, made
+    on first use."""
+    if name == "LOWERINGS":
+        return {_load(module, cls): lowering for (module, cls), lowering in _LOWERINGS.items()}
+    if name == "Notation":
+        return reduce(operator.or_, [*(_load(module, cls) for module, cls in _NOTATION_TYPES), str])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def lowers(obj: object) -> bool:
@@ -119,7 +174,7 @@ def lowers(obj: object) -> bool:
     >>> lowers("8:1"), lowers(3)
     (True, False)
     """
-    return any(cls in LOWERINGS for cls in type(obj).__mro__)
+    return _lowering(obj) is not None
 
 
 def lower(obj: object) -> CoreLayout:
@@ -129,13 +184,13 @@ def lower(obj: object) -> CoreLayout:
     Pre: ``obj`` is one of :data:`LOWERINGS`' types (else :class:`LayoutError`). Post: the
     result's offsets are the notation's own (differentially tested per notation).
 
+    >>> from tensorlayout.cute import Layout
     >>> lower("bf16[16,256]{1,0:T(8,128)(2,1)}").slots, lower(Layout((4, 8), (8, 1))).slots
     (4096, 32)
     """
-    for cls in type(obj).__mro__:
-        lowering = LOWERINGS.get(cls)
-        if lowering is not None:
-            return lowering(obj)
+    lowering = _lowering(obj)
+    if lowering is not None:
+        return lowering(obj)
     raise LayoutError("expected an XLA shape, a CuTe, TLA or Triton layout, or the text of one, "
                       f"but got {type(obj).__name__}")
 
@@ -149,13 +204,13 @@ def as_cute(x: Any) -> tuple[Layout, tuple[int, ...] | None]:
     >>> str(as_cute(SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([4, 8]))[0])
     '(4,8):(8,1)'
     """
-    if isinstance(x, LinearLayout):
-        return element_layout(x), None
-    if isinstance(x, TlaLayout):
+    if _instance(x, "tensorlayout.triton.linear_layout", "LinearLayout"):
+        return _load("tensorlayout.triton.bridge", "element_layout")(x), None
+    if _instance(x, "tensorlayout.cute.tla", "TlaLayout"):
         return x.layout, tuple(int(n) for n in x.origin_shape)
     if isinstance(x, str):
-        return Layout.parse(x), None
-    if isinstance(x, Layout):
+        return _load("tensorlayout.cute.layout", "Layout").parse(x), None
+    if _instance(x, "tensorlayout.cute.layout", "Layout"):
         return x, None
     raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
                       f"{type(x).__name__}")

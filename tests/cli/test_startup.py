@@ -3,12 +3,17 @@ code, and the package's subpackages load on first use."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
 import pytest
 
 import tensorlayout
+from tensorlayout import cute, triton
+from tensorlayout.cute.layout import Layout
+from tensorlayout.errors import LayoutError
+from tensorlayout.triton.linear_layout import LinearLayout
 
 PROBE = """
 import sys
@@ -34,3 +39,46 @@ def test_subpackages_load_on_first_use() -> None:
     assert out.strip() == "False"
     with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
         tensorlayout.nonexistent  # noqa: B018
+
+
+LOADED = """
+import sys
+from tensorlayout.cli import main
+main(["show", "f32[3,5]{1,0:T(2,2)}"])
+print(" ".join(sorted(k for k in sys.modules if k.startswith("tensorlayout."))))
+"""
+
+#: What `show` of an XLA shape used to import and needs none of: Triton's parser, bridge and linear
+#: layouts, the conversions' CuTe search, the indexing maps, the CuTe algebra and swizzles, the
+#: Triton pictures and the TPU padding of `--tpu`.
+NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
+    "triton._mlir", "triton.bridge", "triton.linear_layout", "triton.encodings", "convert._search",
+    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "render._triton",
+    "render._draw", "xla.padding")}
+
+
+def test_show_of_a_shape_imports_only_what_it_needs() -> None:
+    out = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True, check=True).stdout
+    lines = out.strip().splitlines()
+    loaded = set(lines[-1].split())
+    assert "tensorlayout.xla.lowering" in loaded and "offset of each element" in out  # it did show the shape
+    assert not loaded & NOT_FOR_A_SHAPE, sorted(loaded & NOT_FOR_A_SHAPE)
+
+
+@pytest.mark.parametrize("package", ["cute", "xla", "triton", "convert"])
+def test_lazy_packages_give_every_public_name(package: str) -> None:
+    probe = (f"import tensorlayout.{package} as p; missing = [n for n in p.__all__ if n not in dir(p)]; "
+             "values = [getattr(p, n) for n in p.__all__]; "
+             "print(missing, all(v is not None for v in values))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[] True"
+    module = importlib.import_module(f"tensorlayout.{package}")
+    with pytest.raises(AttributeError, match=f"'tensorlayout.{package}' has no attribute 'nonexistent'"):
+        module.nonexistent  # noqa: B018
+
+
+def test_lazy_names_are_the_modules_own() -> None:
+    assert cute.Layout is Layout and triton.LinearLayout is LinearLayout
+    assert cute.ceil_div((7, 9), 2) == (4, 9)
+    with pytest.raises(LayoutError, match="expected an int or a tuple of ints"):
+        cute.product("x")

@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from tensorlayout import cute
 from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
 from tensorlayout.core.intmath import nested_lists, row_major_coords
-from tensorlayout.cute import ComposedLayout, Layout, coalesce, cosize
-from tensorlayout.cute.tla import TlaLayout
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.lowering import lower
 from tensorlayout.xla import Shape
@@ -36,13 +35,13 @@ __all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset"]
 def cute_facts(layout: object) -> dict[str, Any]:
     """Size, cosize, rank, depth and the coalesced form of a CuTe layout; for a swizzled one,
     the swizzle and offset, and the facts of the layout it swizzles."""
-    if isinstance(layout, ComposedLayout) and isinstance(layout.inner, Layout):
+    if isinstance(layout, cute.ComposedLayout) and isinstance(layout.inner, cute.Layout):
         return {**cute_facts(layout.inner), "layout": str(layout), "swizzle": str(layout.outer),
                 "offset": str(layout.offset), "cosize": lower(layout).slots}
-    if not isinstance(layout, Layout):
+    if not isinstance(layout, cute.Layout):
         raise UnsupportedError(f"{layout}: show reads a Swizzle over a plain layout, not nested compositions")
-    return {"layout": str(layout), "size": layout.size(), "cosize": int(cosize(layout)),
-            "rank": layout.rank(), "depth": layout.depth(), "coalesced": str(coalesce(layout))}
+    return {"layout": str(layout), "size": layout.size(), "cosize": int(cute.cosize(layout)),
+            "rank": layout.rank(), "depth": layout.depth(), "coalesced": str(cute.coalesce(layout))}
 
 
 def _own_facts(target: Target) -> dict[str, Any]:
@@ -52,7 +51,7 @@ def _own_facts(target: Target) -> dict[str, Any]:
         for key in ("offsets", "memory_order", "dimensions"):
             facts.pop(key, None)
         return facts
-    if isinstance(lay, TlaLayout):
+    if isinstance(lay, cute.TlaLayout):
         return {**cute_facts(lay.layout), "origin_shape": list(lay.origin_shape)}
     return cute_facts(lay)
 

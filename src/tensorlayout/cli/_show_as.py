@@ -16,13 +16,16 @@ tensorlayout.errors.UnsupportedError: Sw<3,3,3> o _0 o (8,64):(64,1) has no XLA 
 
 from __future__ import annotations
 
-from tensorlayout import convert
+from typing import TYPE_CHECKING
+
+from tensorlayout import convert, cute, triton
 from tensorlayout.cli._target import Target
-from tensorlayout.cute import ComposedLayout, Layout, tla
+from tensorlayout.cute import tla
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.triton import LinearLayout
-from tensorlayout.triton.bridge import shared_layout
 from tensorlayout.xla import Shape
+
+if TYPE_CHECKING:  # Triton's modules load when `--as triton` asks for them
+    from tensorlayout.triton import LinearLayout
 
 __all__ = ["NOTATIONS", "converted"]
 
@@ -40,7 +43,7 @@ def converted(target: Target, notation: str) -> str:
     if notation == "cute-tv":
         raise UnsupportedError(f"--as cute-tv is the (thread, value) form of a Triton distributed layout; "
                                f"{target.text} maps elements to offsets (--as cute gives its CuTe layout)")
-    if isinstance(src, ComposedLayout) and notation in _NO_SWIZZLE:
+    if isinstance(src, cute.ComposedLayout) and notation in _NO_SWIZZLE:
         raise UnsupportedError(f"{target.text} has {_NO_SWIZZLE[notation]}")
     if notation == "triton":
         return str(_triton(src)).strip("\n")
@@ -52,7 +55,7 @@ def converted(target: Target, notation: str) -> str:
         return str(src.layout if isinstance(src, tla.TlaLayout) else src)
     if target.tla_format is not None:
         return str(convert.tla_to_xla(*target.tla_format))
-    if isinstance(src, Layout):
+    if isinstance(src, cute.Layout):
         return str(convert.cute_to_xla(src))
     if isinstance(src, Shape):
         return str(src)  # already XLA: its canonical print
@@ -62,6 +65,6 @@ def converted(target: Target, notation: str) -> str:
 def _triton(src: object) -> LinearLayout:
     """The Triton shared layout (offset -> element) of an XLA, CuTe (swizzled too) or TLA layout."""
     lay = src.layout if isinstance(src, tla.TlaLayout) else src
-    if not isinstance(lay, (Shape, Layout, ComposedLayout)):
+    if not isinstance(lay, (Shape, cute.Layout, cute.ComposedLayout)):
         raise UnsupportedError(f"{src} has no Triton shared layout")
-    return shared_layout(lay)
+    return triton.shared_layout(lay)

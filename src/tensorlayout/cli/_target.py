@@ -14,17 +14,20 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from tensorlayout import convert
+from tensorlayout import convert, cute
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, size
-from tensorlayout.cute.tla import FORMATS, TlaLayout, make_format
+from tensorlayout.cute.tla import FORMATS, make_format
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.lowering import lower
 from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.tiling import allocated_elements
+
+if TYPE_CHECKING:  # at run time, the CuTe names load from `cute` when a CuTe layout comes
+    from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
@@ -51,9 +54,11 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if not self.has_grid:  # an XLA tuple, token or dynamic shape: its own dims, no offsets
             return tuple(getattr(self.layout, "dimensions", ()))
-        if isinstance(self.layout, (CoordLayout, CountingTensor)):
-            lay = self.layout.layout if isinstance(self.layout, CountingTensor) else self.layout
-            return tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (lay.size(),)
+        if isinstance(self.layout, (cute.CoordLayout, cute.CountingTensor)):
+            lay = self.layout.layout if isinstance(self.layout, cute.CountingTensor) else self.layout
+            if not isinstance(lay.shape, tuple):
+                return (lay.size(),)
+            return tuple(int(cute.size(m)) for m in lay.shape)
         return self.core.shape
 
     @cached_property

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import argparse
 import re
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from tensorlayout import convert
+from tensorlayout import convert, triton
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.render._triton import is_distributed, is_shared
-from tensorlayout.triton import LinearLayout, element_layout, get_distributed_view, get_shared_view, to_cute
-from tensorlayout.triton._mlir import is_triton_text, parse_layout
+from tensorlayout.triton._sniff import is_triton_text
 from tensorlayout.xla.types import ELEMENT_TYPES
+
+if TYPE_CHECKING:  # Triton's modules load when Triton text comes (`show` of a shape needs none)
+    from tensorlayout.triton import LinearLayout
 
 __all__ = ["NOTATIONS", "SHOWN_POINTS", "add_shape_argument", "converted", "cute_tv", "picture_dims",
            "show_text", "tensor_element", "triton_layout"]
+
+def _render() -> Any:
+    """The Triton pictures' module (which layouts are distributed or shared), on first use."""
+    return import_module("tensorlayout.render._triton")
+
 
 #: what `show --as` turns a Triton layout into
 NOTATIONS = ("cute", "xla", "cute-tv")
@@ -65,14 +73,14 @@ def triton_layout(args: argparse.Namespace) -> LinearLayout | None:
         if args.shape is not None:
             raise UsageError("--shape gives the tensor shape of a Triton encoding; TARGET is not one")
         return None
-    return parse_layout(text, _shape(args.shape))
+    return triton.parse_layout(text, _shape(args.shape))
 
 
 def picture_dims(ll: LinearLayout) -> tuple[int, ...]:
     """The dims a picture window of ``ll`` ranges over: rows x columns of a distributed
     layout's tensor, the out dims of a shared one."""
     sizes = ll.get_out_dim_sizes()
-    if is_shared(ll) or len(sizes) <= 1:
+    if _render().is_shared(ll) or len(sizes) <= 1:
         return tuple(sizes) if sizes else (1,)
     rows = 1
     for n in sizes[:-1]:
@@ -105,7 +113,7 @@ def cute_tv(ll: LinearLayout) -> str:
     '((8,4),2):((8,1),4)'
     """
     ins = ll.get_in_dim_names()
-    if not is_distributed(ll):
+    if not _render().is_distributed(ll):
         raise UnsupportedError(f"--as cute-tv is the thread-value form of a distributed layout (in dims "
                                f"register, lane, warp, block); this one has {ins}: --as cute gives it")
     threads = [d for d in _THREAD_DIMS if d in ins and ll.get_in_dim_size(d) > 1]
@@ -113,7 +121,7 @@ def cute_tv(ll: LinearLayout) -> str:
     if not threads or not values:
         raise UnsupportedError(f"a CuTe TV layout needs threads and values; this layout has "
                                f"{' and '.join(f'{d} {ll.get_in_dim_size(d)}' for d in ins)}")
-    cute = to_cute(ll, threads + values)
+    cute = triton.to_cute(ll, threads + values)
     shape, stride = cute.shape, cute.stride
     assert isinstance(shape, tuple) and isinstance(stride, tuple)
     thr = (shape[:-1], stride[:-1]) if len(threads) > 1 else (shape[0], stride[0])
@@ -134,7 +142,7 @@ def converted(ll: LinearLayout, notation: str, element: str, text: str = "") -> 
     if notation == "cute-tv":
         return cute_tv(ll)
     try:
-        cute = element_layout(ll)
+        cute = triton.element_layout(ll)
     except UnsupportedError as err:
         raise UnsupportedError(f"no {'XLA' if notation == 'xla' else 'CuTe'} layout places the elements "
                                f"of this Triton layout: {err}") from None
@@ -143,7 +151,7 @@ def converted(ll: LinearLayout, notation: str, element: str, text: str = "") -> 
     found = tensor_element(text)
     origin = "from the tensor type" if found else "from --dtype (default f16; an encoding has none)"
     sizes = {d: ll.get_in_dim_size(d) if ll.has_in_dim(d) else 1 for d in ("register", "lane", "warp")}
-    codomain = ("shared-memory offset of each element" if is_shared(ll) else
+    codomain = ("shared-memory offset of each element" if _render().is_shared(ll) else
                 f"index of the point holding each element, register + {sizes['register']} * (lane + "
                 f"{sizes['lane']} * (warp + {sizes['warp']} * block))")
     return f"{convert.cute_to_xla(cute, found or element)}\n(offsets: {codomain}; element type {origin})"
@@ -161,8 +169,8 @@ def show_text(ll: LinearLayout, header: str | None, hw_view: bool = False) -> st
     if points > SHOWN_POINTS:
         lines.append(f"(Triton's picture of {points} points is left out past {SHOWN_POINTS}: "
                      "`tensorlayout render` draws a window of it)")
-    elif is_distributed(ll) and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
-        lines.append(get_distributed_view(ll, hw_view).rstrip("\n"))
-    elif is_shared(ll) and {"offset", "block"} <= set(ll.get_in_dim_names()):
-        lines.append(get_shared_view(ll, hw_view).rstrip("\n"))
+    elif _render().is_distributed(ll) and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
+        lines.append(triton.get_distributed_view(ll, hw_view).rstrip("\n"))
+    elif _render().is_shared(ll) and {"offset", "block"} <= set(ll.get_in_dim_names()):
+        lines.append(triton.get_shared_view(ll, hw_view).rstrip("\n"))
     return "\n".join(lines)

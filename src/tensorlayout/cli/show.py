@@ -11,28 +11,27 @@ import argparse
 import json
 import shutil
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tensorlayout import cute
 from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _triton
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
-from tensorlayout.cute import CoordLayout, CountingTensor, Layout, format_grid, parse_layout, size
-from tensorlayout.cute.basis import format_value
-from tensorlayout.cute.grid import coord_cells
 from tensorlayout.cute.tla import TlaLayout, element_bits
 from tensorlayout.errors import TensorLayoutError
-from tensorlayout.triton import LinearLayout
 from tensorlayout.xla import Shape
-from tensorlayout.xla.padding import tpu_shape
 from tensorlayout.xla.show import format_show
-from tensorlayout.xla.tpu import canonical_generation
+
+if TYPE_CHECKING:
+    from tensorlayout.triton import LinearLayout
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
 #: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
 _LAZY = {"banks": "tensorlayout.cli._banks", "coalescing": "tensorlayout.gpu.coalescing",
-         "tv": "tensorlayout.gpu.tv"}
+         "tv": "tensorlayout.gpu.tv", "grid": "tensorlayout.cute.grid", "padding": "tensorlayout.xla.padding",
+         "tpu": "tensorlayout.xla.tpu"}
 
 
 def _lazy(name: str) -> Any:
@@ -192,15 +191,15 @@ def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
 def _show_coords(target: Target, args: argparse.Namespace) -> int:
     """A scaled-basis layout or counting tensor: CuTe's text and each element's coordinate."""
     lay = target.layout
-    assert isinstance(lay, (CoordLayout, CountingTensor))
+    assert isinstance(lay, (cute.CoordLayout, cute.CountingTensor))
     for flag in ("offset", "window", "tpu", "as_"):
         if getattr(args, flag):
             raise UsageError(f"--{flag.rstrip('_')} needs offsets: {target.text} maps elements "
                              "to coordinates")
-    inner = lay.layout if isinstance(lay, CountingTensor) else lay
-    dims = [int(size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
+    inner = lay.layout if isinstance(lay, cute.CountingTensor) else lay
+    dims = [int(cute.size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
     if args.index:
-        found = {text: format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
+        found = {text: cute.basis.format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
         if args.json:
             print(json.dumps({"notation": "cute", "target": target.text,
                               "lookups": [{"index": k, "coordinate": v} for k, v in found.items()]}))
@@ -209,9 +208,9 @@ def _show_coords(target: Target, args: argparse.Namespace) -> int:
         return 0
     if args.json:
         print(json.dumps({"notation": "cute", "target": target.text, "dimensions": dims,
-                          "coordinates": [row for row in coord_cells(lay, max_cells=1 << 16)]}))
+                          "coordinates": [row for row in _lazy("grid").coord_cells(lay, max_cells=1 << 16)]}))
         return 0
-    print(format_grid(lay, title=f"{target.text}\nsize {inner.size()}, rank {inner.rank()}, "
+    print(cute.format_grid(lay, title=f"{target.text}\nsize {inner.size()}, rank {inner.rank()}, "
                                  f"depth {inner.depth()}: the coordinate of each element "
                                  "(rows = mode 0, columns = the other modes)"))
     return 0
@@ -221,18 +220,18 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
     """--coalescing: vector width and sectors per warp request over the global layout."""
     glay = None
     if args.global_layout is not None:
-        parsed = parse_layout(args.global_layout)
-        if not isinstance(parsed, Layout):
+        parsed = cute.parse_layout(args.global_layout)
+        if not isinstance(parsed, cute.Layout):
             raise UsageError(f"--global takes a plain CuTe layout shape:stride, got {args.global_layout!r}")
         glay = parsed
     if ll is not None:
         source: Any = ll
     else:
         tv = target_of(args, missing=TensorLayoutError).layout
-        if not isinstance(tv, Layout) or glay is None or glay.rank() != 2:
+        if not isinstance(tv, cute.Layout) or glay is None or glay.rank() != 2:
             raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
                              "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
-        source = _lazy("tv").TVLayout(tv, (int(size(glay[0])), int(size(glay[1]))))
+        source = _lazy("tv").TVLayout(tv, (int(cute.size(glay[0])), int(cute.size(glay[1]))))
     rep = _lazy("coalescing").coalescing(source, glay, element_bits(args.dtype))
     if args.json:
         print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
@@ -273,10 +272,11 @@ def run(args: argparse.Namespace) -> int:
     if args.hw_view:
         raise UsageError("--hw-view is Triton's hardware view of Triton text; TARGET is not Triton text")
     target = target_of(args, missing=TensorLayoutError)
-    if isinstance(target.layout, (CoordLayout, CountingTensor)):
+    if isinstance(target.layout, (cute.CoordLayout, cute.CountingTensor)):
         return _show_coords(target, args)
     if args.tpu is not None and isinstance(target.layout, Shape):
-        shape = tpu_shape(target.layout, generation=canonical_generation(args.tpu))
+        generation = _lazy("tpu").canonical_generation(args.tpu)
+        shape = _lazy("padding").tpu_shape(target.layout, generation=generation)
         target = Target("xla", shape, str(shape))
     if args.as_:
         if args.index or args.offset or args.window:

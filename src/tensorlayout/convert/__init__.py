@@ -17,10 +17,27 @@ and tail padding (``L(n)``) do not move elements, so the CuTe and map forms drop
 
 from __future__ import annotations
 
-from tensorlayout.convert._search import cute_to_xla
-from tensorlayout.convert._text import is_xla_text, parse_target
-from tensorlayout.convert._tla import tla_to_xla
-from tensorlayout.convert._xla_cute import to_indexing_map, xla_to_cute
+from typing import TYPE_CHECKING
+
+from tensorlayout._lazy import lazy_names
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first use
+    from tensorlayout.convert._search import cute_to_xla
+    from tensorlayout.convert._text import is_xla_text, parse_target
+    from tensorlayout.convert._tla import tla_to_xla
+    from tensorlayout.convert._xla_cute import to_indexing_map, xla_to_cute
 
 __all__ = ["cute_to_xla", "is_xla_text", "parse_target", "tla_to_xla", "to_indexing_map",
            "xla_to_cute"]
+
+#: name -> (module, attribute; None: the module itself): where each public name lives
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "cute_to_xla": ("tensorlayout.convert._search", "cute_to_xla"),
+    "is_xla_text": ("tensorlayout.convert._text", "is_xla_text"),
+    "parse_target": ("tensorlayout.convert._text", "parse_target"),
+    "tla_to_xla": ("tensorlayout.convert._tla", "tla_to_xla"),
+    "to_indexing_map": ("tensorlayout.convert._xla_cute", "to_indexing_map"),
+    "xla_to_cute": ("tensorlayout.convert._xla_cute", "xla_to_cute"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -40,6 +40,7 @@ from typing import Any
 from tensorlayout._cursor import Cursor
 from tensorlayout.errors import LayoutError, UnsupportedError, expect_text
 from tensorlayout.triton._bases import MAX_DIM_SIZE
+from tensorlayout.triton._sniff import STARTS, TYPES, is_triton_text
 from tensorlayout.triton.encodings import (
     BlockedLayout,
     DotOperandLayout,
@@ -58,21 +59,9 @@ _NAME = re.compile(r"#[A-Za-z_][A-Za-z0-9_.]*")
 _TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _DEFINITION = re.compile(r"#[A-Za-z_][A-Za-z0-9_.]*[ \t]*=")
 _CTA_KEYS = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
-_TYPES = ("tensor<", "!ttg.memdesc<")
-_STARTS = ("#", *_TYPES)
 Attrs = dict[str, Any]
 Encoding = tuple[str, Attrs, int]
 Aliases = dict[str, Encoding]
-
-
-def is_triton_text(text: str) -> bool:
-    """Whether ``text`` is Triton's (an encoding, a tensor type, or a printed linear layout).
-
-    >>> is_triton_text("#ttg.blocked<{order = [0]}>"), is_triton_text("f32[4]{0}")
-    (True, False)
-    """
-    head = text.lstrip()
-    return head.startswith(_STARTS) or "where out dims are" in text or "(empty layout" in text
 
 
 def _value(cur: Cursor, aliases: Aliases) -> Any:
@@ -203,7 +192,7 @@ def parse_encoding(text: str) -> tuple[Encoding, list[int] | None]:
     definitions) and the tensor shape when it is a tensor or memdesc type (else None)."""
     cur = Cursor(text)
     aliases = _definitions(cur)
-    if any(cur.peek(t) for t in _TYPES):
+    if any(cur.peek(t) for t in TYPES):
         shape, enc = _tensor(cur, aliases)
         cur.expect_end()
         return enc, shape
@@ -356,7 +345,7 @@ def to_layout(enc: Encoding, shape: Sequence[int]) -> LinearLayout:
 def parse_layout(text: str, shape: Sequence[int] | None = None) -> LinearLayout:
     """A linear layout from Triton text: a printed ``LinearLayout`` or an encoding (its shape
     from the tensor type around it, else ``shape``)."""
-    if not expect_text(text, "Triton layout text").lstrip().startswith(_STARTS):
+    if not expect_text(text, "Triton layout text").lstrip().startswith(STARTS):
         return LinearLayout.parse(text)
     enc, inner = parse_encoding(text)
     if inner is not None and shape is not None and list(shape) != inner:

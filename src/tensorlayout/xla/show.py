@@ -70,8 +70,10 @@ def describe(shape: Shape) -> dict[str, Any]:
     facts["tiled_shape"] = list(tiled_shape(shape))
     slots = allocated_elements(shape)
     facts["allocated_elements"] = slots
-    # the innermost lists count too: an empty s32[3,2147483648,0] nests 6e9 of them
-    if slots <= MAX_SHOWN and prod(shape.dimensions[:-1]) <= MAX_SHOWN:
+    # the lists count too: an empty s32[3,2147483648,0] nests 6e9 of them, bf16[2**62,0,2] 2**62
+    dims = list(shape.dimensions)
+    lists = prod(dims[:dims.index(0)] if 0 in dims else dims[:-1])
+    if slots <= MAX_SHOWN and lists <= MAX_SHOWN:
         offsets = linear_indices(shape)
         facts["offsets"] = nested_lists(offsets.tolist(), shape.dimensions)
         order: list[list[int] | None] = [None] * slots

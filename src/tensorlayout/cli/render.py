@@ -111,11 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "tensor), each cell its value index")
     p.add_argument("--operand", choices=("a", "b", "c", "s", "d"),
                    help="with --thread: the MMA's A, B or C (default c) or the copy's S or D (default s)")
-    p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
-                   help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
-                        "to row-major)")
-    p.add_argument("--access", default="row", metavar="ACCESS",
-                   help="with --banks: " + _gpu_names.ACCESS_HELP)
+    _gpu_names.add_global_and_access(p)
     p.add_argument("--warps", metavar="M,N,K",
                    help="with --mma or --copy: atoms (warps, for SM80's warp-wide MMAs) along M, N and K "
                         "(CuTe's AtomLayoutMNK; default 1,1,1)")

@@ -88,14 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="for a Triton distributed layout, or a CuTe thread-value layout with --global: "
                         "the widest vector each thread can use and the 32-byte sectors of each warp "
                         "request, for elements of --dtype")
-    p.add_argument("--global", dest="global_layout", metavar="LAYOUT",
-                   help="with --coalescing: the global tensor's CuTe layout (a Triton tensor defaults "
-                        "to row-major)")
+    _gpu_names.add_global_and_access(p)
     p.add_argument("--banks", metavar="BITS", type=int,
                    help="TARGET as a 2-D shared-memory tile (CuTe layout, swizzled ones too) of BITS-bit "
                         "elements: the bank conflicts of warp 0's --access, phase by phase")
-    p.add_argument("--access", default="row", metavar="ACCESS",
-                   help="with --banks: " + _gpu_names.ACCESS_HELP)
     p.add_argument("--hw-view", action="store_true",
                    help="Triton text: print Triton's picture from the hardware's point of view (each "
                         "thread's or offset's element), as triton-tensor-layout --use-hw-view does")

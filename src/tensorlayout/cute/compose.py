@@ -208,13 +208,7 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
                 f"of nor is smaller than extent {c} of mode {k} of coalesced {lhs}")
         else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
             if rest_shape != 1:
-                new_shape = -(-c // ars)
-                if new_shape > rest_shape:
-                    new_shape = rest_shape
-                if rest_shape % new_shape:
-                    raise AlgebraError(
-                        f"composition: shape divisibility fails: {rest_shape} elements remain but mode "
-                        f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+                new_shape = _supplied(lhs, k, c, ars, rest_shape)
                 if c % ars and rest_shape > new_shape:
                     exact[0] = False
                 shapes.append(new_shape)
@@ -222,12 +216,27 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
                 rest_shape //= new_shape
             rest_stride = 1 if rest_stride > 0 else -1
         k += 1
-    last_d = cd[m]
+    return _mode_result(shapes, strides, rest_shape, mul(rest_stride, cd[m]))
+
+
+def _supplied(lhs: Layout, k: int, c: int, ars: int, rest_shape: int) -> int:
+    """How many of the ``rest_shape`` remaining elements mode ``k`` (extent ``c``, stepped by
+    ``ars < c``) supplies: ``ceil(c / ars)`` at most; C++'s static check that it divides the rest."""
+    new_shape = min(-(-c // ars), rest_shape)
+    if rest_shape % new_shape:
+        raise AlgebraError(
+            f"composition: shape divisibility fails: {rest_shape} elements remain but mode "
+            f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+    return new_shape
+
+
+def _mode_result(shapes: list[int], strides: list[Any], rest_shape: int, last: Any) -> tuple[Any, Any]:
+    """The composed mode: the pieces taken, then the rest over the last mode (stride ``last``)."""
     if not shapes:
-        return rest_shape, mul(rest_stride, last_d)
+        return rest_shape, last
     if rest_shape != 1:
         shapes.append(rest_shape)
-        strides.append(mul(rest_stride, last_d))
+        strides.append(last)
     if len(shapes) == 1:
         return shapes[0], strides[0]
     return tuple(shapes), tuple(strides)

@@ -87,15 +87,7 @@ def fast_rank(cols: Sequence[int]) -> int:
     2
     """
     pivots: dict[int, int] = {}
-    for c in cols:
-        while c:
-            low = c & -c
-            hit = pivots.get(low)
-            if hit is None:
-                pivots[low] = c
-                break
-            c ^= hit
-    return len(pivots)
+    return sum(_insert(pivots, c) for c in cols)
 
 
 def independent(cols: Sequence[int]) -> bool:
@@ -106,17 +98,20 @@ def independent(cols: Sequence[int]) -> bool:
     (False, True)
     """
     pivots: dict[int, int] = {}
-    for c in cols:
-        while c:
-            low = c & -c
-            hit = pivots.get(low)
-            if hit is None:
-                pivots[low] = c
-                break
-            c ^= hit
-        else:
-            return False
-    return True
+    return all(_insert(pivots, c) for c in cols)
+
+
+def _insert(pivots: dict[int, int], c: int) -> bool:
+    """Reduce column ``c`` by ``pivots`` (keyed by their lowest set bit) and keep what is left as a
+    new pivot: whether ``c`` was independent of them."""
+    while c:
+        low = c & -c
+        hit = pivots.get(low)
+        if hit is None:
+            pivots[low] = c
+            return True
+        c ^= hit
+    return False
 
 
 def solve(pivots: dict[int, tuple[int, int]], target: int) -> int | None:

@@ -79,6 +79,18 @@ def _order(order: Any, rank: int) -> tuple[int, ...]:
     return got
 
 
+class _RankOfOrder:
+    """A layout whose rank is the length of its ``order`` list (blocked and swizzled shared)."""
+
+    __slots__ = ()
+    order: Sequence[int]
+
+    @property
+    def rank(self) -> int:
+        """The tensor rank the layout is for."""
+        return _rank(self.order, "order")
+
+
 def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
     """``in_dim`` laid over ``shape`` minor-to-major in ``order`` (out dims in that order).
 
@@ -217,7 +229,7 @@ def _shape(shape: Any, rank: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class BlockedLayout:
+class BlockedLayout(_RankOfOrder):
     """``#blocked``: each thread owns ``size_per_thread``, tiled over lanes, warps (and CTAs).
 
     >>> print(BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0]).to_linear_layout([4, 8]))
@@ -238,11 +250,6 @@ class BlockedLayout:
     warps_per_cta: Sequence[int]
     order: Sequence[int]
     cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
-
-    @property
-    def rank(self) -> int:
-        """The tensor rank the layout is for."""
-        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The layout for a tensor of ``shape`` (Triton's ``toLinearLayout``)."""
@@ -469,7 +476,7 @@ def positive(value: Any, what: str) -> int:
 
 
 @dataclass(frozen=True)
-class SwizzledSharedLayout:
+class SwizzledSharedLayout(_RankOfOrder):
     """``#swizzled_shared``: row ``r`` of the two minor dims stores column ``c`` at
     ``c ^ ((r // per_phase % max_phase) * vec)``.
 
@@ -483,11 +490,6 @@ class SwizzledSharedLayout:
     max_phase: int
     order: Sequence[int]
     cga_layout: Sequence[Sequence[int]] = field(default_factory=list)
-
-    @property
-    def rank(self) -> int:
-        """The tensor rank the layout is for."""
-        return _rank(self.order, "order")
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         """The ``offset -> element`` layout for a tensor of ``shape``."""

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from tensorlayout.errors import ParseError
 
-__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor", "read_whole"]
+__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor", "parsed_as", "read_whole"]
 
 #: Deepest nesting (tuples, parentheses) a parser reads before it refuses the text.
 MAX_DEPTH = 64
@@ -179,4 +179,16 @@ def read_whole(text: str, read: Callable[[Cursor], _T], end: str = "end of input
     cur = Cursor(text, comments=comments)
     out = read(cur)
     cur.expect_end(end)
+    return out
+
+
+def parsed_as(out: object, kind: type[_T], text: str, expected: str) -> _T:
+    """``out`` (what a general parser read from ``text``) when it is a ``kind``; otherwise a
+    ParseError at the start of ``text`` saying ``expected``.
+
+    >>> parsed_as(42, int, "42", "an integer")
+    42
+    """
+    if not isinstance(out, kind):
+        raise ParseError(text, 0, expected)
     return out

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Union
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, parsed_as
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute.int_tuple import Int, IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout, read_layout
@@ -321,10 +321,8 @@ class CoordLayout:
     @staticmethod
     def parse(text: str) -> CoordLayout:
         """Read ``shape:stride`` text with scaled-basis strides."""
-        out = parse_coord_layout(text)
-        if not isinstance(out, CoordLayout):
-            raise ParseError(text, 0, "a stride with a scaled basis such as _1@0")
-        return out
+        return parsed_as(parse_coord_layout(text), CoordLayout, text,
+                         "a stride with a scaled basis such as _1@0")
 
 
 def make_basis_like(shape: IntTuple, path: tuple[int, ...] = ()) -> Any:

@@ -190,33 +190,26 @@ def _named(inputs: Sequence[tuple[str, Value]]) -> list[Step]:
     return [Step(n, "input", v, "as given") for n, v in inputs]
 
 
-def _divide(op: str) -> Callable[[list[str]], Derivation]:
+def _tiling(op: str) -> Callable[[list[str]], Derivation]:
+    """The rule of ``op`` (``<kind>_divide`` or ``<kind>_product``): the logical operation mode by
+    mode, then (but for ``logical_``) the regrouping of its result."""
+    kind, family = op.split("_")
+
     def rule(args: list[str]) -> Derivation:
         a, t = _two(op, args)
         tiler = tiler_of(t)
-        steps = _per_mode(a, tiler, _divide_steps)
-        result = getattr(algebra, op)(a, tiler)
-        if op != "logical_divide":
-            steps.append(Step("R", f"{op} regrouping of logical_divide(A, B)", result,
-                              _REGROUP[op.split("_")[0]]))
-        return Derivation(op, (("A", a), ("B", tiler)), tuple(steps), result)
-    return rule
-
-
-def _product(op: str) -> Callable[[list[str]], Derivation]:
-    def rule(args: list[str]) -> Derivation:
-        a, t = _two(op, args)
-        tiler = tiler_of(t)
-        if op in ("blocked_product", "raked_product") and not isinstance(tiler, Layout):
+        if kind in ("blocked", "raked") and not isinstance(tiler, Layout):
             tiler = make_layout(tiler)  # C++ takes a layout here: a shape is its compact layout
-        steps = _per_mode(a, tiler, _product_steps)
+        steps = _per_mode(a, tiler, _FAMILY_STEPS[family])
         result = getattr(algebra, op)(a, tiler)
-        if op != "logical_product":
-            steps.append(Step("R", f"{op} regrouping of logical_product(A, B)", result,
-                              _REGROUP[op.split("_")[0]]))
+        if kind != "logical":
+            steps.append(Step("R", f"{op} regrouping of logical_{family}(A, B)", result, _REGROUP[kind]))
         return Derivation(op, (("A", a), ("B", tiler)), tuple(steps), result)
     return rule
 
+
+#: The per-mode steps of each family of tiling operations.
+_FAMILY_STEPS = {"divide": _divide_steps, "product": _product_steps}
 
 _REGROUP = {
     "zipped": "the tile modes gathered in mode 0, the rest in mode 1",
@@ -297,8 +290,8 @@ OPERATIONS: dict[str, Callable[[list[str]], Derivation]] = {
     "right_inverse": _inverse("right_inverse"),
     "left_inverse": _inverse("left_inverse"),
     "coalesce": _coalesce,
-    **{f"{k}_divide": _divide(f"{k}_divide") for k in ("logical", "zipped", "tiled", "flat")},
-    **{f"{k}_product": _product(f"{k}_product")
+    **{f"{k}_divide": _tiling(f"{k}_divide") for k in ("logical", "zipped", "tiled", "flat")},
+    **{f"{k}_product": _tiling(f"{k}_product")
        for k in ("logical", "zipped", "tiled", "flat", "blocked", "raked")},
 }
 

@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, parsed_as
 from tensorlayout.core.intmath import fits_int64, show_int, wrap_int64
 from tensorlayout.core.layout import XorSwizzle
 from tensorlayout.cute import int_tuple as it
@@ -155,10 +155,7 @@ class ComposedLayout:
     @staticmethod
     def parse(text: str) -> ComposedLayout:
         """Read CuTe's ``A o offset o B`` text (``A`` a ``Sw<B,M,S>`` or a layout)."""
-        out = parse_layout(text)
-        if not isinstance(out, ComposedLayout):
-            raise ParseError(text, 0, "a composed layout 'A o offset o B'")
-        return out
+        return parsed_as(parse_layout(text), ComposedLayout, text, "a composed layout 'A o offset o B'")
 
 
 #: A composed layout whose inner offsets leave int64 is listed element by element up to this size.

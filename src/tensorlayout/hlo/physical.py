@@ -14,6 +14,8 @@ of that mode; :func:`linearized_output_to_input` gives element offsets with tili
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.hlo import analysis
 from tensorlayout.hlo.model import HloInstruction
@@ -129,10 +131,7 @@ def physical_output_to_input_indexing(instr: HloInstruction, output_id: int = 0,
     result = analysis.output_to_input_indexing(instr, output_id)
     if not physical:
         return result
-    try:
-        return to_physical_output_to_input(result, instr, output_id)
-    except TensorLayoutError:
-        return HloInstructionIndexing.unknown(len(instr.operands))
+    return _or_unknown(lambda: to_physical_output_to_input(result, instr, output_id), len(instr.operands))
 
 
 def physical_input_to_output_indexing(instr: HloInstruction, input_id: int, *,
@@ -149,10 +148,15 @@ def physical_input_to_output_indexing(instr: HloInstruction, input_id: int, *,
     result = analysis.input_to_output_indexing(instr, input_id)
     if not physical:
         return result
+    return _or_unknown(lambda: to_physical_input_to_output(result, instr, input_id), len(result))
+
+
+def _or_unknown(convert: Callable[[], HloInstructionIndexing], count: int) -> HloInstructionIndexing:
+    """``convert()``, or ``count`` unknown maps where a layout does not let it say (XLA's answer)."""
     try:
-        return to_physical_input_to_output(result, instr, input_id)
+        return convert()
     except TensorLayoutError:
-        return HloInstructionIndexing.unknown(len(result))
+        return HloInstructionIndexing.unknown(count)
 
 
 #: The former names of :func:`physical_output_to_input_indexing` and

@@ -24,7 +24,7 @@ from html import escape
 import numpy as np
 
 __all__ = ["CELL", "GAP", "LEGEND", "PALETTE", "STYLE", "TITLE", "document", "index_labels", "owner_cells",
-           "owner_panel", "warp_lines"]
+           "owner_panel", "thread_cell", "warp_lines"]
 
 CELL = 34  # px per cell
 GAP = 2 * CELL  # px between panels
@@ -48,15 +48,25 @@ def owner_cells(owners: tuple[np.ndarray, np.ndarray], x0: int, y0: int, ms: ran
         for n in ns:
             r, c = (n - ns.start, m - ms.start) if transpose else (m - ms.start, n - ns.start)
             t, v = int(thr[m, n]), int(val[m, n])
-            x, y = x0 + c * CELL, y0 + r * CELL
-            fill = PALETTE[t % len(PALETTE)] if t >= 0 else "#ffffff"
-            label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
-                     f'<text x="{x + CELL / 2}" y="{y + 27}">{value}{v}</text>') if t >= 0 else ""
-            out.append(f'<g class="cell" data-index="{m},{n}" data-m="{m}" data-n="{n}" data-thread="{t}" '
-                       f'data-value="{v}" data-warp="{t // lanes if t >= 0 else -1}">'
-                       f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
-                       f'stroke="#000" stroke-width="0.5"/>{label}</g>')
+            data = (f'data-index="{m},{n}" data-m="{m}" data-n="{n}" data-thread="{t}" '
+                    f'data-value="{v}" data-warp="{t // lanes if t >= 0 else -1}"')
+            out.append(thread_cell(x0 + c * CELL, y0 + r * CELL, t, t, f"{value}{v}", data))
     return out
+
+
+def thread_cell(x: int, y: int, thread: int, colour: int, below: str, data: str) -> str:
+    """One cell at ``(x, y)``: ``T{thread}`` over ``below`` in palette colour ``colour``, or blank
+    and white where ``thread`` is -1 (nobody); ``data`` is its ``data-*`` attributes.
+
+    >>> thread_cell(0, 0, -1, -1, "V0", 'data-m="0"')
+    '<g class="cell" data-m="0"><rect x="0" y="0" width="34" height="34" fill="#ffffff" \
+stroke="#000" stroke-width="0.5"/></g>'
+    """
+    fill = PALETTE[colour % len(PALETTE)] if thread >= 0 else "#ffffff"
+    label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{thread}</text>'
+             f'<text x="{x + CELL / 2}" y="{y + 27}">{below}</text>') if thread >= 0 else ""
+    return (f'<g class="cell" {data}><rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" '
+            f'stroke="#000" stroke-width="0.5"/>{label}</g>')
 
 
 def index_labels(x0: int, y0: int, rows: Sequence[int], cols: Sequence[int]) -> list[str]:

@@ -24,7 +24,8 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
 from tensorlayout.gpu.partition import get_slice
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
-from tensorlayout.render._tv import CELL, PALETTE, TITLE, _window_note, _windowed, document
+from tensorlayout.render._cells import PALETTE
+from tensorlayout.render._tv import CELL, TITLE, _window_note, _windowed, document
 
 __all__ = ["OPERANDS", "partition_svg", "thread_coords"]
 

@@ -36,12 +36,12 @@ from tensorlayout.gpu.tv import TVLayout
 from tensorlayout.render._cells import (
     CELL,
     GAP,
-    PALETTE,
     TITLE,
     document,
     index_labels,
     owner_cells,
     owner_panel,
+    thread_cell,
     warp_lines,
 )
 from tensorlayout.render._draw import hsl
@@ -159,14 +159,10 @@ def tmem_svg(atom: CopyAtom, title: str = "", window: Sequence[range] | None = N
     for m in ms:
         for n in ns:
             t, r = int(thread[m, n]), int(reg[m, n])
-            x, y = CELL + (n - ns.start) * CELL, TITLE + CELL + (m - ms.start) * CELL
-            fill = PALETTE[t // 32 % len(PALETTE)] if t >= 0 else "#ffffff"
-            label = (f'<text x="{x + CELL / 2}" y="{y + 14}">T{t}</text>'
-                     f'<text x="{x + CELL / 2}" y="{y + 27}">R{r}</text>') if t >= 0 else ""
-            body.append(f'<g class="cell" data-index="{m},{n}" data-lane="{m}" data-column="{n}" '
-                        f'data-thread="{t}" data-warp="{t // 32 if t >= 0 else -1}" data-register="{r}">'
-                        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
-                        f'fill="{fill}" stroke="#000" stroke-width="0.5"/>{label}</g>')
+            data = (f'data-index="{m},{n}" data-lane="{m}" data-column="{n}" '
+                    f'data-thread="{t}" data-warp="{t // 32 if t >= 0 else -1}" data-register="{r}"')
+            body.append(thread_cell(CELL + (n - ns.start) * CELL, TITLE + CELL + (m - ms.start) * CELL,
+                                    t, t // 32, f"R{r}", data))
     body += [*index_labels(CELL, TITLE + CELL, ms, ns), *warp_lines(thread, CELL, TITLE + CELL, ms, ns)]
     head = (title or f"{atom.name}: TMEM lanes x columns, by warp") + _window_note(thread.shape, (ms, ns))
     return document((len(ns) + 2) * CELL, (len(ms) + 2) * CELL + TITLE, head, body)

@@ -26,10 +26,14 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tensorlayout import triton as tt
 from tensorlayout.triton import LinearLayout
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' generators
+from tests.triton._random import perm, split
 
 try:
     from triton._C.libtriton import gluon_ir, ir
@@ -256,19 +260,6 @@ def bench_apply_all(n: int, rounds: int, seed: int) -> list[tuple[float, float, 
 
 
 # ----- encodings -> linear layout -----------------------------------------------------------------
-def _split(rng: random.Random, bits: int, rank: int) -> list[int]:
-    out = [1] * rank
-    for _ in range(bits):
-        out[rng.randrange(rank)] *= 2
-    return out
-
-
-def _perm(rng: random.Random, rank: int) -> list[int]:
-    order = list(range(rank))
-    rng.shuffle(order)
-    return order
-
-
 def rand_encoding(rng: random.Random) -> tuple[str, dict[str, Any], list[int]]:
     """One of blocked / NVMMA v2 / swizzled shared / NVMMA shared (Gluon field names) and a shape."""
     kind = rng.choice(["BlockedLayout", "NVMMADistributedLayout", "SwizzledSharedLayout",
@@ -277,14 +268,14 @@ def rand_encoding(rng: random.Random) -> tuple[str, dict[str, Any], list[int]]:
     shape = [1 << rng.randint(3, 7) for _ in range(rank)]
     if kind == "BlockedLayout":
         args: dict[str, Any] = {"size_per_thread": [1 << rng.randint(0, 2) for _ in range(rank)],
-                                "threads_per_warp": _split(rng, 5, rank),
-                                "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
-                                "order": _perm(rng, rank)}
+                                "threads_per_warp": split(rng, 5, rank),
+                                "warps_per_cta": split(rng, rng.randint(0, 3), rank),
+                                "order": perm(rng, rank)}
     elif kind == "NVMMADistributedLayout":
-        args = {"version": [2, 0], "warps_per_cta": _split(rng, rng.randint(0, 3), 2), "instr_shape": [16, 8]}
+        args = {"version": [2, 0], "warps_per_cta": split(rng, rng.randint(0, 3), 2), "instr_shape": [16, 8]}
     elif kind == "SwizzledSharedLayout":
         args = {"vec": 1 << rng.randint(0, 3), "per_phase": 1 << rng.randint(0, 2),
-                "max_phase": 1 << rng.randint(0, 3), "order": _perm(rng, rank)}
+                "max_phase": 1 << rng.randint(0, 3), "order": perm(rng, rank)}
     else:
         bits = rng.choice([8, 16, 32])
         swz = rng.choice([0, 32, 64, 128])

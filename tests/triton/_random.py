@@ -10,7 +10,7 @@ def _pow2(rng: random.Random, lo: int, hi: int) -> int:
     return 1 << rng.randint(lo, hi)
 
 
-def _split(rng: random.Random, bits: int, rank: int) -> list[int]:
+def split(rng: random.Random, bits: int, rank: int) -> list[int]:
     """``2**bits`` split over ``rank`` dims as powers of two."""
     out = [1] * rank
     for _ in range(bits):
@@ -18,7 +18,7 @@ def _split(rng: random.Random, bits: int, rank: int) -> list[int]:
     return out
 
 
-def _perm(rng: random.Random, rank: int) -> list[int]:
+def perm(rng: random.Random, rank: int) -> list[int]:
     order = list(range(rank))
     rng.shuffle(order)
     return order
@@ -45,8 +45,8 @@ def _cga(rng: random.Random, rank: int) -> list[list[int]]:
 def blocked(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
     rank = rng.randint(1, 3)
     layout = {"kind": "BlockedLayout", "size_per_thread": [_pow2(rng, 0, 2) for _ in range(rank)],
-              "threads_per_warp": _split(rng, 5, rank), "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
-              "order": _perm(rng, rank), "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
+              "threads_per_warp": split(rng, 5, rank), "warps_per_cta": split(rng, rng.randint(0, 3), rank),
+              "order": perm(rng, rank), "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
     return layout, _shape(rng, rank)
 
 
@@ -55,7 +55,7 @@ def _mma_parent(rng: random.Random, version: int | None = None) -> dict[str, Any
     if version == 2:
         rank = rng.choice([2, 2, 2, 3])
         instr = [16, 8] if rank == 2 else [1, 16, 8]
-        wpc = _split(rng, rng.randint(0, 3), rank)
+        wpc = split(rng, rng.randint(0, 3), rank)
     else:
         instr = [16, _pow2(rng, 3, 8), 16]
         wpc = [4 * _pow2(rng, 0, 1), _pow2(rng, 0, 1)]
@@ -82,7 +82,7 @@ def dot_operand(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
 def swizzled_shared(rng: random.Random) -> tuple[dict[str, Any], list[int]]:
     rank = rng.randint(1, 3)
     layout = {"kind": "SwizzledSharedLayout", "vec": _pow2(rng, 0, 4), "per_phase": _pow2(rng, 0, 3),
-              "max_phase": _pow2(rng, 0, 4), "order": _perm(rng, rank),
+              "max_phase": _pow2(rng, 0, 4), "order": perm(rng, rank),
               "cga_layout": _cga(rng, rank) if rng.random() < 0.3 else []}
     shape = _shape(rng, rank)
     if shape == [1] * rank:  # Gluon's wrapper refuses an empty offset list
@@ -126,18 +126,18 @@ def bank_case(rng: random.Random) -> dict[str, Any]:
     shape = [_pow2(rng, 3, 7), _pow2(rng, 3, 7)]
     if rng.random() < 0.8:
         spt = [_pow2(rng, 0, 3) for _ in range(2)]
-        tpw = _split(rng, 5, 2)
+        tpw = split(rng, 5, 2)
         reg: dict[str, Any] = {"kind": "BlockedLayout", "size_per_thread": spt, "threads_per_warp": tpw,
-                               "warps_per_cta": _split(rng, rng.randint(0, 2), 2), "order": _perm(rng, 2),
+                               "warps_per_cta": split(rng, rng.randint(0, 2), 2), "order": perm(rng, 2),
                                "cga_layout": []}
     else:
         reg = _mma_parent(rng, 2)
-        reg["warps_per_cta"] = _split(rng, rng.randint(0, 2), 2)
+        reg["warps_per_cta"] = split(rng, rng.randint(0, 2), 2)
         reg["instr_shape"] = [16, 8]
     if rng.random() < 0.7:
         shared: dict[str, Any] = {"kind": "SwizzledSharedLayout", "vec": _pow2(rng, 0, 3),
                                   "per_phase": _pow2(rng, 0, 2), "max_phase": _pow2(rng, 0, 3),
-                                  "order": _perm(rng, 2), "cga_layout": []}
+                                  "order": perm(rng, 2), "cga_layout": []}
     else:
         shared = {"kind": "NVMMASharedLayout", "swizzle_byte_width": rng.choice([0, 32, 64, 128]),
                   "element_bitwidth": bits, "rank": 2, "transposed": rng.random() < 0.3, "fp4_padded": False,

@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +84,7 @@ def case_expr(op: str, args: Sequence[Any]) -> str:
     raise ValueError(f"no C++ form for {op}")
 
 
-def _source(exprs: Sequence[str | None]) -> tuple[str, dict[int, int]]:
+def _source(exprs: list[str | None]) -> tuple[str, dict[int, int]]:
     head = ['#include "cute_oracle.hpp"']
     line_of: dict[int, int] = {}
     body = []
@@ -123,29 +123,46 @@ def run_exprs(cases: Sequence[str]) -> list[str | None]:
     does not compile it. A case starting with ``!`` is a statement instead, ``@ID`` standing for
     its case number (a call of one of the printing helpers of cute_oracle.hpp)."""
     exprs: list[str | None] = list(cases)
-    key = hashlib.sha256(("\n".join(map(str, exprs)) + str(cute_include())).encode()).hexdigest()[:20]
+
+    def answer() -> list[str | None]:
+        answers: list[str | None] = [None] * len(exprs)
+        for line in compile_and_run(exprs, _source, "CuTe oracle").splitlines():
+            k, text = line.split(" ", 1)
+            answers[int(k)] = text
+        return answers
+    return cached_answers("", exprs, answer)
+
+
+def cached_answers(prefix: str, cases: Sequence[str | None], answer: Callable[[], list[Any]]) -> list[Any]:
+    """``answer()``, cached as JSON in :data:`CACHE` (file name ``prefix`` + a hash of ``cases``
+    and of CuTe's include dir)."""
+    key = hashlib.sha256(("\n".join(map(str, cases)) + str(cute_include())).encode()).hexdigest()[:20]
     CACHE.mkdir(parents=True, exist_ok=True)
-    cached = CACHE / f"{key}.json"
+    cached = CACHE / f"{prefix}{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())  # type: ignore[no-any-return]
+    answers = answer()
+    cached.write_text(json.dumps(answers))
+    return answers
+
+
+def compile_and_run(cases: list[str | None], source: Callable[[list[str | None]], tuple[str, dict[int, int]]],
+                    what: str, rounds: int = 8) -> str:
+    """Build ``source(cases)`` (the program text and the case on each line) and return what it
+    prints; each case whose line C++ rejects is set to None in ``cases`` and the build retried."""
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
         work = Path(tmp)
-        for _round in range(8):
-            src, line_of = _source(exprs)
+        for _round in range(rounds):
+            src, line_of = source(cases)
             ok, err = _compile(src, work)
             if ok:
                 break
             bad = {line_of[int(n)] for n in re.findall(r"gen\.cpp:(\d+):", err) if int(n) in line_of}
             if not bad:
-                raise RuntimeError("the CuTe oracle does not compile:\n" + err[-4000:])
+                raise RuntimeError(f"the {what} does not compile:\n" + err[-4000:])
             for k in bad:
-                exprs[k] = None
+                cases[k] = None
         else:
-            raise RuntimeError("the CuTe oracle still fails after dropping rejected cases")
-        out = subprocess.run([str(work / "gen")], capture_output=True, text=True, timeout=600, check=True)
-    answers: list[str | None] = [None] * len(exprs)
-    for line in out.stdout.splitlines():
-        k, text = line.split(" ", 1)
-        answers[int(k)] = text
-    cached.write_text(json.dumps(answers))
-    return answers
+            raise RuntimeError(f"the {what} still fails after dropping rejected cases")
+        run = subprocess.run([str(work / "gen")], capture_output=True, text=True, timeout=600, check=True)
+    return run.stdout

@@ -6,13 +6,7 @@ it. One program, compiled once per sample and cached like ``tests/cute/cpp_oracl
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +18,7 @@ from tensorlayout.gpu.mma_async import gmma_names
 from tensorlayout.gpu.mma_sync import MMA_SYNC_NAMES
 from tensorlayout.gpu.smem_atoms import matrix_descriptor, smem_layout_atom, tile_to_shape
 from tensorlayout.gpu.tmem import TMEM_COPY_NAMES, accumulator_cell
-from tests.cute.cpp_oracle import CACHE, CUDA_INCLUDES, available, compiler, cute_include
+from tests.cute.cpp_oracle import available, cached_answers, compile_and_run
 
 pytestmark = pytest.mark.skipif(not available(), reason="CuTe headers or g++ missing")
 
@@ -155,35 +149,16 @@ def _source(stmts: list[str | None]) -> tuple[str, dict[int, int]]:
 def _run(stmts: list[str]) -> list[str | None]:
     """C++'s printed answer of each statement, None where it does not compile."""
     cases: list[str | None] = list(stmts)
-    key = hashlib.sha256(("\n".join(stmts) + str(cute_include())).encode()).hexdigest()[:20]
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cached = CACHE / f"atoms-{key}.json"
-    if cached.exists():
-        return json.loads(cached.read_text())  # type: ignore[no-any-return]
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        work = Path(tmp)
-        for _round in range(12):
-            src, line_of = _source(cases)
-            (work / "gen.cpp").write_text(src)
-            cmd = [str(compiler()), "-std=c++17", "-O0", "-w", f"-I{cute_include()}",
-                   *(f"-I{d}" for d in CUDA_INCLUDES if Path(d).exists()),
-                   str(work / "gen.cpp"), "-o", str(work / "gen")]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-            if proc.returncode == 0:
-                break
-            bad = {line_of[int(n)] for n in re.findall(r"gen\.cpp:(\d+):", proc.stderr) if int(n) in line_of}
-            if not bad:
-                raise RuntimeError("the atom oracle does not compile:\n" + proc.stderr[-4000:])
-            for k in bad:
-                cases[k] = None
-        run = subprocess.run([str(work / "gen")], capture_output=True, text=True, timeout=600, check=True)
-        out = run.stdout
-    answers: list[str | None] = [None] * len(cases)
-    for chunk in out.split("@@")[1:]:
-        k, text = chunk.split("\n", 1)
-        answers[int(k)] = "\n".join(ln for ln in text.rstrip("\n").split("\n") if not ln.startswith("ERROR:"))
-    cached.write_text(json.dumps(answers))
-    return answers
+
+    def answer() -> list[str | None]:
+        out = compile_and_run(cases, _source, "atom oracle", rounds=12)
+        answers: list[str | None] = [None] * len(cases)
+        for chunk in out.split("@@")[1:]:
+            k, text = chunk.split("\n", 1)
+            lines = text.rstrip("\n").split("\n")
+            answers[int(k)] = "\n".join(ln for ln in lines if not ln.startswith("ERROR:"))
+        return answers
+    return cached_answers("atoms-", cases, answer)
 
 
 @pytest.fixture(scope="module")

@@ -92,17 +92,23 @@ def _as_layout(t: Any) -> Layout:
 def _divide_spec(a: Layout, t: Any) -> Layout | None:
     """``logical_divide`` from its definition, by mode (None: not defined here)."""
     if isinstance(t, tuple):
-        modes = a.modes()
-        parts = [m if ti is _ else _divide_spec(m, ti) for m, ti in zip(modes, t)]
-        if any(p is None for p in parts):
-            return None
-        return cute.make_layout(*parts, *modes[len(t):])  # type: ignore[arg-type]
+        return _by_mode(_divide_spec, a, t)
     b = _as_layout(t)
     return cute.composition(a, cute.make_layout(b, cute.complement(b, a.size())))
 
 
 def composes(a: Layout, b: Layout, r: Layout) -> bool:
     return r.size() == b.size() and bool(np.array_equal(values(r), np.asarray(a(values(b)))))
+
+
+def _by_mode(spec: Callable[[Layout, Any], Layout | None], a: Layout, t: tuple[Any, ...]) -> Layout | None:
+    """``spec`` of each mode of ``a`` by the tiler's entry for it (``_`` keeps the mode); the modes
+    past the tiler unchanged; None where ``spec`` is."""
+    modes = a.modes()
+    parts = [m if ti is _ else spec(m, ti) for m, ti in zip(modes, t)]
+    if any(p is None for p in parts):
+        return None
+    return cute.make_layout(*parts, *modes[len(t):])  # type: ignore[arg-type]
 
 
 def _leaves(r: Layout) -> list[tuple[int, int]]:
@@ -117,11 +123,7 @@ def _tiled_spec(op: str, a: Layout, t: Any) -> Layout | None:
 
 def _product_spec(a: Layout, t: Any) -> Layout | None:
     if isinstance(t, tuple):
-        modes = a.modes()
-        parts = [m if ti is _ else _product_spec(m, ti) for m, ti in zip(modes, t)]
-        if any(p is None for p in parts):
-            return None
-        return cute.make_layout(*parts, *modes[len(t):])  # type: ignore[arg-type]
+        return _by_mode(_product_spec, a, t)
     b = _as_layout(t)
     rest = cute.complement(a, a.size() * cute.cosize(b))
     return cute.make_layout(a, cute.composition(rest, b))

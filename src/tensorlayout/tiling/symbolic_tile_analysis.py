@@ -28,6 +28,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.hlo import HloComputation, HloInstruction, OperandIndexing, output_to_input_indexing
@@ -43,7 +44,7 @@ from tensorlayout.tiling._parameters import (
 )
 from tensorlayout.tiling.constraint_expression import ConstraintExpression
 from tensorlayout.tiling.symbolic_tile import SymbolicTile
-from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction, hlo_to_string
+from tensorlayout.tiling.symbolic_tiled_hlo import SymbolicTiledHloInstruction, hlo_to_string, tile_listing
 from tensorlayout.tiling.tiled_computation import compute_tiled_computation
 from tensorlayout.tiling.tiled_hlo import TiledHloComputation
 from tensorlayout.tiling.tiled_hlo_schedule import (
@@ -463,41 +464,21 @@ class SymbolicTileAnalysis:
 
     def to_string(self) -> str:
         """Per instruction ``name.tile_0 = opcode(operand tiles)`` then its fields; regions nested."""
-        names: dict[int, str] = {}
-        counts: dict[str, int] = {}
-        lines: list[str] = []
-        _print_symbolic(self.instructions, names, counts, lines, "")
-        return "\n".join(lines)
+        return tile_listing(self.instructions, _print_symbolic)
 
 
-def _tile_name(t: SymbolicTiledHloInstruction, names: dict[int, str], counts: dict[str, int]) -> str:
-    if id(t) not in names:
-        n = counts.get(t.hlo.name, 0)
-        counts[t.hlo.name] = n + 1
-        names[id(t)] = f"{t.hlo.name}.tile_{n}"
-    return names[id(t)]
-
-
-def _print_symbolic(
-    instrs: Sequence[SymbolicTiledHloInstruction],
-    names: dict[int, str],
-    counts: dict[str, int],
-    lines: list[str],
-    indent: str,
-) -> None:
+def _print_symbolic(instrs: Sequence[SymbolicTiledHloInstruction], name: Callable[[Any], str],
+                    lines: list[str], indent: str) -> None:
     """XLA's analysis printout: each instruction after the regions that define its operands."""
     for t in instrs:
         for region in t.regions:
             for r in region:
-                _tile_name(r, names, counts)
-        name = _tile_name(t, names, counts)
-        lines.append(
-            f"{indent}{name} = {t.hlo.opcode}({', '.join(_tile_name(o, names, counts) for o in t.operands)})"
-        )
+                name(r)
+        lines.append(f"{indent}{name(t)} = {t.hlo.opcode}({', '.join(name(o) for o in t.operands)})")
         lines.extend(f"{indent}{line}" for line in t.to_string().split("\n"))
         for i, region in enumerate(t.regions):
             lines.append(f"{indent}region {i} {{")
-            _print_symbolic(region, names, counts, lines, indent + "  ")
+            _print_symbolic(region, name, lines, indent + "  ")
             lines.append(f"{indent}}}")
 
 

@@ -12,6 +12,7 @@ indexing map: (d0) -> (d0), domain: d0 in [0, 3]
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,39 @@ from tensorlayout.hlo import HloInstruction
 from tensorlayout.indexing import IndexingMap
 from tensorlayout.tiling.symbolic_tile import SymbolicTile
 
-__all__ = ["SymbolicTiledHloInstruction", "hlo_to_string"]
+__all__ = ["SymbolicTiledHloInstruction", "hlo_to_string", "tile_listing"]
 
 _SKIPPED_ATTRIBUTES = ("metadata", "backend_config", "frontend_attributes", "statistics")
+
+
+#: Prints tiles into ``lines`` at an indent, naming each with the given namer.
+TilePrinter = Callable[[Sequence[Any], Callable[[Any], str], list[str], str], None]
+
+
+def tile_listing(tiles: Sequence[Any], print_tiles: TilePrinter) -> str:
+    """XLA's printout of tiled instructions: ``print_tiles(tiles, name, lines, "")`` with one
+    namer for the whole listing (``<hlo name>.tile_<n>``, ``n`` counting that instruction's tiles in
+    the order they are first named), the lines joined.
+
+    >>> from types import SimpleNamespace as NS
+    >>> a, b = NS(hlo=NS(name="p")), NS(hlo=NS(name="p"))
+    >>> print(tile_listing([a, b, a], lambda ts, name, lines, indent: lines.extend(map(name, ts))))
+    p.tile_0
+    p.tile_1
+    p.tile_0
+    """
+    names: dict[int, str] = {}
+    counts: dict[str, int] = {}
+
+    def name(tile: Any) -> str:
+        if id(tile) not in names:
+            n = counts.get(tile.hlo.name, 0)
+            counts[tile.hlo.name] = n + 1
+            names[id(tile)] = f"{tile.hlo.name}.tile_{n}"
+        return names[id(tile)]
+    lines: list[str] = []
+    print_tiles(tiles, name, lines, "")
+    return "\n".join(lines)
 
 
 def hlo_to_string(hlo: HloInstruction, *, full: bool = False) -> str:

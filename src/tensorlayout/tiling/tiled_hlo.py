@@ -16,14 +16,15 @@ tile_offsets_indexing: (pid_0) -> ((pid_0 / 4) * 16, (pid_0 mod 4) * 16), domain
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
+from typing import Any
 
 from tensorlayout.errors import HloError
 from tensorlayout.hlo import HloInstruction
 from tensorlayout.indexing import IndexingMap
-from tensorlayout.tiling.symbolic_tiled_hlo import hlo_to_string
+from tensorlayout.tiling.symbolic_tiled_hlo import hlo_to_string, tile_listing
 
 __all__ = ["TiledHloComputation", "TiledHloInstruction"]
 
@@ -115,24 +116,19 @@ class TiledHloComputation:
 
     def to_string(self) -> str:
         """Each instruction as ``name.tile_0 = opcode(operand tiles)`` and its fields, indented."""
-        names: dict[int, str] = {}
-        counts: dict[str, int] = {}
-        lines: list[str] = []
-        _print_block(self.instructions, names, counts, lines, "")
-        return "\n".join(lines)
+        return tile_listing(self.instructions, _print_block)
 
     def __str__(self) -> str:
         return self.to_string()
 
 
-def _print_block(instrs: Sequence[TiledHloInstruction], names: dict[int, str], counts: dict[str, int],
-                 lines: list[str], indent: str) -> None:
+def _print_block(instrs: Sequence[TiledHloInstruction], name: Callable[[Any], str], lines: list[str],
+                 indent: str) -> None:
     for t in instrs:
         for region in t.regions:
             for r in region:
-                _name(r, names, counts)
-        name = _name(t, names, counts)
-        lines.append(f"{indent}{name} = {t.hlo.opcode}({', '.join(names[id(o)] for o in t.operands)})")
+                name(r)
+        lines.append(f"{indent}{name(t)} = {t.hlo.opcode}({', '.join(name(o) for o in t.operands)})")
         lines.extend(f"{indent}  {line}" for line in t.to_string().split("\n"))
         if t.operands:
             lines.append(f"{indent}  operands:")
@@ -141,13 +137,7 @@ def _print_block(instrs: Sequence[TiledHloInstruction], names: dict[int, str], c
             lines.append(f"{indent}  region sizes: {_tuple_text([len(r) for r in t.regions])}")
             for i, region in enumerate(t.regions):
                 lines.append(f"{indent}  region.{i} {{")
-                _print_block(region, names, counts, lines, indent + "    ")
+                _print_block(region, name, lines, indent + "    ")
                 lines.append(f"{indent}  }}")
 
 
-def _name(t: TiledHloInstruction, names: dict[int, str], counts: dict[str, int]) -> str:
-    if id(t) not in names:
-        n = counts.get(t.hlo.name, 0)
-        counts[t.hlo.name] = n + 1
-        names[id(t)] = f"{t.hlo.name}.tile_{n}"
-    return names[id(t)]

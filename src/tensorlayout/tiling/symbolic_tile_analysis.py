@@ -467,18 +467,15 @@ class SymbolicTileAnalysis:
         return tile_listing(self.instructions, _print_symbolic)
 
 
-def _print_symbolic(instrs: Sequence[SymbolicTiledHloInstruction], name: Callable[[Any], str],
+def _print_symbolic(instrs: Sequence[SymbolicTiledHloInstruction], head: Callable[[Any], str],
                     lines: list[str], indent: str) -> None:
     """XLA's analysis printout: each instruction after the regions that define its operands."""
     for t in instrs:
-        for region in t.regions:
-            for r in region:
-                name(r)
-        lines.append(f"{indent}{name(t)} = {t.hlo.opcode}({', '.join(name(o) for o in t.operands)})")
+        lines.append(f"{indent}{head(t)}")
         lines.extend(f"{indent}{line}" for line in t.to_string().split("\n"))
         for i, region in enumerate(t.regions):
             lines.append(f"{indent}region {i} {{")
-            _print_symbolic(region, name, lines, indent + "  ")
+            _print_symbolic(region, head, lines, indent + "  ")
             lines.append(f"{indent}}}")
 
 

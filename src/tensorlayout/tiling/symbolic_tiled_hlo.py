@@ -25,21 +25,22 @@ __all__ = ["SymbolicTiledHloInstruction", "hlo_to_string", "tile_listing"]
 _SKIPPED_ATTRIBUTES = ("metadata", "backend_config", "frontend_attributes", "statistics")
 
 
-#: Prints tiles into ``lines`` at an indent, naming each with the given namer.
+#: Prints tiles into ``lines`` at an indent, given each tile's head line.
 TilePrinter = Callable[[Sequence[Any], Callable[[Any], str], list[str], str], None]
 
 
 def tile_listing(tiles: Sequence[Any], print_tiles: TilePrinter) -> str:
-    """XLA's printout of tiled instructions: ``print_tiles(tiles, name, lines, "")`` with one
-    namer for the whole listing (``<hlo name>.tile_<n>``, ``n`` counting that instruction's tiles in
-    the order they are first named), the lines joined.
+    """XLA's printout of tiled instructions: ``print_tiles(tiles, head, lines, "")`` where
+    ``head(tile)`` is ``name = opcode(operand names)``, the tiles of its regions named first; one
+    naming for the whole listing (``<hlo name>.tile_<n>``, ``n`` counting that instruction's tiles
+    in the order they are first named); the lines joined.
 
     >>> from types import SimpleNamespace as NS
-    >>> a, b = NS(hlo=NS(name="p")), NS(hlo=NS(name="p"))
-    >>> print(tile_listing([a, b, a], lambda ts, name, lines, indent: lines.extend(map(name, ts))))
-    p.tile_0
-    p.tile_1
-    p.tile_0
+    >>> a = NS(hlo=NS(name="p", opcode="parameter"), regions=(), operands=())
+    >>> b = NS(hlo=NS(name="n", opcode="negate"), regions=(), operands=(a,))
+    >>> print(tile_listing([a, b], lambda ts, head, lines, indent: lines.extend(map(head, ts))))
+    p.tile_0 = parameter()
+    n.tile_0 = negate(p.tile_0)
     """
     names: dict[int, str] = {}
     counts: dict[str, int] = {}
@@ -50,8 +51,14 @@ def tile_listing(tiles: Sequence[Any], print_tiles: TilePrinter) -> str:
             counts[tile.hlo.name] = n + 1
             names[id(tile)] = f"{tile.hlo.name}.tile_{n}"
         return names[id(tile)]
+
+    def head(tile: Any) -> str:
+        for region in tile.regions:
+            for r in region:
+                name(r)
+        return f"{name(tile)} = {tile.hlo.opcode}({', '.join(name(o) for o in tile.operands)})"
     lines: list[str] = []
-    print_tiles(tiles, name, lines, "")
+    print_tiles(tiles, head, lines, "")
     return "\n".join(lines)
 
 

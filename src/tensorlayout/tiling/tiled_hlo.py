@@ -122,13 +122,10 @@ class TiledHloComputation:
         return self.to_string()
 
 
-def _print_block(instrs: Sequence[TiledHloInstruction], name: Callable[[Any], str], lines: list[str],
+def _print_block(instrs: Sequence[TiledHloInstruction], head: Callable[[Any], str], lines: list[str],
                  indent: str) -> None:
     for t in instrs:
-        for region in t.regions:
-            for r in region:
-                name(r)
-        lines.append(f"{indent}{name(t)} = {t.hlo.opcode}({', '.join(name(o) for o in t.operands)})")
+        lines.append(f"{indent}{head(t)}")
         lines.extend(f"{indent}  {line}" for line in t.to_string().split("\n"))
         if t.operands:
             lines.append(f"{indent}  operands:")
@@ -137,7 +134,7 @@ def _print_block(instrs: Sequence[TiledHloInstruction], name: Callable[[Any], st
             lines.append(f"{indent}  region sizes: {_tuple_text([len(r) for r in t.regions])}")
             for i, region in enumerate(t.regions):
                 lines.append(f"{indent}  region.{i} {{")
-                _print_block(region, name, lines, indent + "    ")
+                _print_block(region, head, lines, indent + "    ")
                 lines.append(f"{indent}  }}")
 
 

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from tensorlayout.errors import ParseError
 
-__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor", "parsed_as", "read_whole"]
+__all__ = ["MAX_DEPTH", "MAX_INTEGER_DIGITS", "Cursor", "parsed_as", "read_braced", "read_whole"]
 
 #: Deepest nesting (tuples, parentheses) a parser reads before it refuses the text.
 MAX_DEPTH = 64
@@ -192,3 +192,21 @@ def parsed_as(out: object, kind: type[_T], text: str, expected: str) -> _T:
     if not isinstance(out, kind):
         raise ParseError(text, 0, expected)
     return out
+
+
+def read_braced(cur: Cursor, read: Callable[[Cursor], _T], start: str, between: str) -> list[_T]:
+    """``{item, item, ...}`` (``{}`` is empty; no comma after the last item), each item read by
+    ``read``; ``start`` and ``between`` say what was expected where the ``{`` or a ``,`` is missing.
+
+    >>> read_braced(Cursor("{1, 2}"), Cursor.integer, "'{' to start a list", "',' or '}' in a list")
+    [1, 2]
+    """
+    cur.expect("{", start)
+    items: list[_T] = []
+    if not cur.accept("}"):
+        while True:
+            items.append(read(cur))
+            if cur.accept("}"):
+                break
+            cur.expect(",", between)
+    return items

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_braced
 from tensorlayout.core.intmath import literal_in_range
 from tensorlayout.errors import ParseError
 from tensorlayout.hlo._scan import scan_value, string_or_json_dict_end
@@ -159,14 +159,8 @@ def _int_list(text: str) -> tuple[int, ...]:
     if _INT_LIST.match(text) and max(map(len, text[1:-1].replace(",", " ").split()), default=0) <= 20:
         return tuple(int(x) for x in text[1:-1].replace(",", " ").split())  # else the checked path
     cur = Cursor(text, comments=True)
-    cur.expect("{", "'{' to start a list of integers")
-    values: list[int] = []
-    if not cur.accept("}"):
-        while True:
-            values.append(cur.integer())
-            if cur.accept("}"):
-                break
-            cur.expect(",", "',' or '}' in a list of integers")
+    values = read_braced(cur, Cursor.integer, "'{' to start a list of integers",
+                         "',' or '}' in a list of integers")
     cur.expect_end("end of the integer list")
     return tuple(values)
 
@@ -285,19 +279,17 @@ def _name(text: str) -> str:
     return m.group(1)
 
 
+def _read_name(cur: Cursor) -> str:
+    m = cur.match(_NAME)
+    if not m:
+        raise cur.error("a computation name")
+    return m.group(1)
+
+
 def _name_list(text: str) -> tuple[str, ...]:
     cur = Cursor(text, comments=True)
-    cur.expect("{", "'{' to start a list of computations")
-    names: list[str] = []
-    if not cur.accept("}"):
-        while True:
-            m = cur.match(_NAME)
-            if not m:
-                raise cur.error("a computation name")
-            names.append(m.group(1))
-            if cur.accept("}"):
-                break
-            cur.expect(",", "',' or '}' in a list of computations")
+    names = read_braced(cur, _read_name, "'{' to start a list of computations",
+                        "',' or '}' in a list of computations")
     cur.expect_end("end of the computation list")
     return tuple(names)
 
@@ -311,22 +303,20 @@ def _string(text: str) -> str:
 # slice := '{' ['[' INT ':' INT [':' INT] ']' (',' ...)*] '}'
 def _slice(text: str) -> tuple[SliceDimension, ...]:
     cur = Cursor(text)
-    cur.expect("{", "'{' to start a slice")
-    dims: list[SliceDimension] = []
-    if not cur.accept("}"):
-        while True:
-            cur.expect("[", "'[' to start a slice dimension")
-            start = cur.integer("a slice start")
-            cur.expect(":", "':' after the slice start")
-            limit = cur.integer("a slice limit")
-            stride = cur.integer("a slice stride") if cur.accept(":") else 1
-            cur.expect("]", "']' to end a slice dimension")
-            dims.append(SliceDimension(start, limit, stride))
-            if cur.accept("}"):
-                break
-            cur.expect(",", "',' or '}' in a slice")
+    dims = read_braced(cur, _slice_dimension, "'{' to start a slice", "',' or '}' in a slice")
     cur.expect_end("end of the slice")
     return tuple(dims)
+
+
+def _slice_dimension(cur: Cursor) -> SliceDimension:
+    """``[start:limit]`` or ``[start:limit:stride]``."""
+    cur.expect("[", "'[' to start a slice dimension")
+    start = cur.integer("a slice start")
+    cur.expect(":", "':' after the slice start")
+    limit = cur.integer("a slice limit")
+    stride = cur.integer("a slice stride") if cur.accept(":") else 1
+    cur.expect("]", "']' to end a slice dimension")
+    return SliceDimension(start, limit, stride)
 
 
 def _adjacent_int(cur: Cursor, what: str) -> int:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorlayout._cursor import Cursor
+from tensorlayout._cursor import Cursor, read_braced, read_whole
 from tensorlayout.core.intmath import prod
 from tensorlayout.errors import HloError
 
@@ -282,12 +282,8 @@ def mesh_replica_groups(mesh: Mesh, axes: tuple[AxisRef, ...]) -> tuple[tuple[in
 
 def _mesh_groups(cur: Cursor) -> ReplicaGroups:
     mesh = _mesh(cur)
-    cur.expect("{", "'{' to start the replica-group axes")
-    axes: list[AxisRef] = []
-    while not cur.accept("}"):
-        if axes:
-            cur.expect(",", "',' or '}' in the replica-group axes")
-        axes.append(_axis_ref(cur, mesh))
+    axes = read_braced(cur, lambda c: _axis_ref(c, mesh), "'{' to start the replica-group axes",
+                       "',' or '}' in the replica-group axes")
     try:
         groups = mesh_replica_groups(mesh, tuple(axes))
     except HloError as err:
@@ -304,12 +300,8 @@ def _iota_groups(cur: Cursor) -> ReplicaGroups:
 
 
 def _list_groups(cur: Cursor) -> ReplicaGroups:
-    cur.expect("{", "'{', '[' or 'mesh[' to start replica groups")
-    groups: list[tuple[int, ...]] = []
-    while not cur.accept("}"):
-        if groups:
-            cur.expect(",", "',' or '}' in the replica groups")
-        groups.append(_ints(cur, "{", "}", "a replica group"))
+    groups = read_braced(cur, lambda c: _ints(c, "{", "}", "a replica group"),
+                         "'{', '[' or 'mesh[' to start replica groups", "',' or '}' in the replica groups")
     return ReplicaGroups("list", tuple(groups))
 
 
@@ -473,22 +465,18 @@ def parse_frontend_attributes(text: str) -> dict[str, str]:
     >>> parse_frontend_attributes('{a="x", b={c = 1}}')
     {'a': 'x', 'b': '{c = 1}'}
     """
-    cur = Cursor(text)
-    cur.expect("{", "'{' to start frontend attributes")
-    out: dict[str, str] = {}
-    if not cur.accept("}"):
-        while True:
-            key = _quoted_name(cur, "a frontend attribute name")
-            cur.expect("=", "'=' after a frontend attribute name")
-            if cur.peek("{"):
-                out[key] = _balanced(cur, "a frontend attribute")
-            else:
-                out[key] = _quoted_name(cur, "a quoted frontend attribute value")
-            if cur.accept("}"):
-                break
-            cur.expect(",", "',' or '}' in frontend attributes")
-    cur.expect_end("end of the frontend attributes")
-    return out
+    return dict(read_whole(text, lambda cur: read_braced(
+        cur, _frontend_attribute, "'{' to start frontend attributes", "',' or '}' in frontend attributes"),
+        "end of the frontend attributes"))
+
+
+def _frontend_attribute(cur: Cursor) -> tuple[str, str]:
+    """``key="value"`` or ``key={...}`` (the braces kept)."""
+    key = _quoted_name(cur, "a frontend attribute name")
+    cur.expect("=", "'=' after a frontend attribute name")
+    if cur.peek("{"):
+        return key, _balanced(cur, "a frontend attribute")
+    return key, _quoted_name(cur, "a quoted frontend attribute value")
 
 
 # -- Shardy (sdy) attribute text, as JAX stores it in frontend_attributes ---------------------
@@ -622,16 +610,15 @@ def sdy_meshes(text: str) -> dict[str, Mesh]:
     >>> sdy_meshes('{mesh = #sdy.mesh<["x"=4, "y"=2]>}')["mesh"].axis_names
     ('x', 'y')
     """
-    cur = Cursor(text)
-    cur.expect("{", "'{' to start the Shardy meshes")
-    out: dict[str, Mesh] = {}
-    while not cur.accept("}"):
-        if out:
-            cur.expect(",", "',' or '}' in the Shardy meshes")
-        name = _quoted_name(cur, "a mesh name")
-        cur.expect("=", "'=' after a mesh name")
-        cur.expect("#sdy.", "'#sdy.mesh<'")
-        out[name] = _sdy_mesh(cur)
-    cur.expect_end("end of the Shardy meshes")
-    return out
+    return dict(read_whole(text, lambda cur: read_braced(
+        cur, _named_sdy_mesh, "'{' to start the Shardy meshes", "',' or '}' in the Shardy meshes"),
+        "end of the Shardy meshes"))
+
+
+def _named_sdy_mesh(cur: Cursor) -> tuple[str, Mesh]:
+    """``name = #sdy.mesh<...>``."""
+    name = _quoted_name(cur, "a mesh name")
+    cur.expect("=", "'=' after a mesh name")
+    cur.expect("#sdy.", "'#sdy.mesh<'")
+    return name, _sdy_mesh(cur)
 

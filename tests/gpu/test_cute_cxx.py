@@ -32,18 +32,10 @@ from tensorlayout.gpu import (
     mma_atom,
     universal_copy,
 )
+from tests.cute.cpp_oracle import CUDA_INCLUDES, cute_include
 
 SRC = Path(__file__).with_name("cute_tv_print.cpp")
-CUDA_INC = [Path("/usr/local/cuda/include"), Path("/usr/local/cuda/include/cccl")]
-
-
-def _cute_include() -> Path | None:
-    try:
-        import cutlass_library  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    inc = Path(cutlass_library.__file__).parent / "source" / "include"
-    return inc if (inc / "cute" / "layout.hpp").exists() else None
+CUDA_INC = [Path(d) for d in CUDA_INCLUDES]
 
 
 def _build_command(src: Path, inc: Path, out: Path) -> list[str] | None:
@@ -58,7 +50,7 @@ def _build_command(src: Path, inc: Path, out: Path) -> list[str] | None:
 def run_cute_program(src: Path) -> str:
     """Build the CuTe program ``src`` host-only (cached by source hash; built only when cached
     or ``TENSORLAYOUT_BUILD_CUTE=1``, else the test skips) and return what it prints."""
-    inc = _cute_include()
+    inc = cute_include()
     if inc is None:
         pytest.skip("nvidia-cutlass (CuTe headers) is not installed")
     key = hashlib.sha256(src.read_bytes() + str(inc).encode()).hexdigest()[:16]

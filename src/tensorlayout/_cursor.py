@@ -194,19 +194,21 @@ def parsed_as(out: object, kind: type[_T], text: str, expected: str) -> _T:
     return out
 
 
-def read_braced(cur: Cursor, read: Callable[[Cursor], _T], start: str, between: str) -> list[_T]:
-    """``{item, item, ...}`` (``{}`` is empty; no comma after the last item), each item read by
-    ``read``; ``start`` and ``between`` say what was expected where the ``{`` or a ``,`` is missing.
+def read_braced(cur: Cursor, read: Callable[[Cursor], _T], start: str, between: str,
+                brackets: str = "{}") -> list[_T]:
+    """``{item, item, ...}`` (``{}`` is empty; no comma after the last item; other ``brackets``
+    such as ``"()"`` likewise), each item read by ``read``; ``start`` and ``between`` say what was
+    expected where the opening bracket or a ``,`` is missing.
 
     >>> read_braced(Cursor("{1, 2}"), Cursor.integer, "'{' to start a list", "',' or '}' in a list")
     [1, 2]
     """
-    cur.expect("{", start)
+    cur.expect(brackets[0], start)
     items: list[_T] = []
-    if not cur.accept("}"):
+    if not cur.accept(brackets[1]):
         while True:
             items.append(read(cur))
-            if cur.accept("}"):
+            if cur.accept(brackets[1]):
                 break
             cur.expect(",", between)
     return items

@@ -162,8 +162,7 @@ def _axis_sizes(cur: Cursor, *, bare: bool) -> tuple[tuple[str, ...], tuple[int,
     while not cur.accept("]"):
         if names:
             cur.expect(",", "',' or ']' in the mesh axes")
-        names.append(_quoted_name(cur, "a mesh axis name", bare=bare))
-        cur.expect("=", "'=' after a mesh axis name")
+        names.append(_quoted_key(cur, "a mesh axis", bare=bare))
         sizes.append(cur.integer("a mesh axis size"))
     return tuple(names), tuple(sizes)
 
@@ -470,10 +469,16 @@ def parse_frontend_attributes(text: str) -> dict[str, str]:
         "end of the frontend attributes"))
 
 
+def _quoted_key(cur: Cursor, what: str, *, bare: bool = True) -> str:
+    """``name =`` (the name quoted, or bare where ``bare``): the name; ``what`` names it in errors."""
+    key = _quoted_name(cur, f"{what} name", bare=bare)
+    cur.expect("=", f"'=' after {what} name")
+    return key
+
+
 def _frontend_attribute(cur: Cursor) -> tuple[str, str]:
     """``key="value"`` or ``key={...}`` (the braces kept)."""
-    key = _quoted_name(cur, "a frontend attribute name")
-    cur.expect("=", "'=' after a frontend attribute name")
+    key = _quoted_key(cur, "a frontend attribute")
     if cur.peek("{"):
         return key, _balanced(cur, "a frontend attribute")
     return key, _quoted_name(cur, "a quoted frontend attribute value")
@@ -617,8 +622,7 @@ def sdy_meshes(text: str) -> dict[str, Mesh]:
 
 def _named_sdy_mesh(cur: Cursor) -> tuple[str, Mesh]:
     """``name = #sdy.mesh<...>``."""
-    name = _quoted_name(cur, "a mesh name")
-    cur.expect("=", "'=' after a mesh name")
+    name = _quoted_key(cur, "a mesh")
     cur.expect("#sdy.", "'#sdy.mesh<'")
     return name, _sdy_mesh(cur)
 

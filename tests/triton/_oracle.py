@@ -14,7 +14,24 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tensorlayout.errors import TensorLayoutError
+from tensorlayout.triton import LinearLayout
+
 Result = tuple[str, Any, Any]
+
+
+def agrees(ours: LinearLayout | TensorLayoutError, result: Result, shape: Sequence[int], case: Any) -> bool:
+    """Assert that our layout for ``shape`` (or our error) is Triton's ``result``: the same layout
+    over dims ``dim0, dim1, ...``, or an error where Triton gave none. Whether Triton gave a layout."""
+    kind, bases, _ = result
+    if kind != "ll":
+        assert isinstance(ours, TensorLayoutError), (case, shape, kind, bases, ours)
+        return False
+    assert isinstance(ours, LinearLayout), (case, shape, ours)
+    names = [f"dim{i}" for i in range(len(shape))]
+    expected = LinearLayout.from_bases(bases, names, shape, require_surjective=False)
+    assert ours == expected, (case, shape, str(ours), str(expected))
+    return True
 
 
 def _child(fn: Callable[[Any], Any], items: Sequence[Any]) -> tuple[list[Result], str]:

@@ -61,8 +61,8 @@ _LOW = (1 << 60) - 1
 
 
 def trailing_zeros(x: int) -> int:
-    """The trailing zero bits of ``x != 0``, reading only its lowest word when one is set and
-    counting (not copying) a big positive power of two.
+    """The trailing zero bits of ``x != 0``, reading only the lowest word of a positive ``x``
+    when one of its bits is set there.
 
     >>> trailing_zeros(40), trailing_zeros(1 << 300), trailing_zeros(-3 << 200)
     (3, 300, 200)
@@ -70,8 +70,6 @@ def trailing_zeros(x: int) -> int:
     low = x & _LOW  # of a positive x: its lowest word only
     if low:
         return (low & -low).bit_length() - 1
-    if x > 0 and x.bit_count() == 1:
-        return x.bit_length() - 1
     return (x & -x).bit_length() - 1
 
 

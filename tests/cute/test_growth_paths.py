@@ -15,7 +15,7 @@ import pytest
 
 from tensorlayout import cute
 from tensorlayout.cute import compose
-from tensorlayout.cute._checks import Prefixes, carries, dividing_prefix, trailing_zeros
+from tensorlayout.cute._checks import Prefixes, _below, carries, dividing_prefix, nested, trailing_zeros
 from tensorlayout.cute.inverses import _exchange_sort, _smaller_before, exchange_order
 from tensorlayout.errors import AlgebraError, TensorLayoutError
 
@@ -150,3 +150,30 @@ def test_inverses_of_permuted_compact_layouts_by_definition() -> None:
         for i in [0, 1, 2, 3, 2**n - 1] + [rng.randrange(2**n) for _ in range(50)]:
             assert lay(right(i)) == i
             assert left(lay(i)) == i
+
+
+_LONG = 2**15000  # 4,516 digits: past what str() of an int prints
+
+
+@pytest.mark.parametrize("call", [
+    lambda: cute.composition(cute.Layout((2, 2), (3, _LONG)), cute.Layout(2, _LONG + 1)),
+    lambda: cute.composition(cute.Layout(4, 1), -_LONG),
+    lambda: cute.left_inverse(cute.Layout((2, 2), (3, 3 * _LONG + 1))),
+    lambda: cute.complement(cute.Layout((2, 2), (_LONG, _LONG + 1))),
+])
+def test_refusals_holding_long_integers_are_typed(call: Any) -> None:
+    with pytest.raises(TensorLayoutError, match=r"about -?2\^\d+|past the 4000-digit limit"):
+        call()
+
+
+def test_nested_decides_long_spans_by_their_leading_words() -> None:
+    rng = random.Random(12)
+    for _ in range(20000):
+        p = rng.choice([0, 1, rng.randrange(1 << 70), rng.randrange(1 << 200), 1 << rng.randrange(300)])
+        s = rng.choice([1, 2, 3, rng.randrange(1, 1 << 70)])
+        d = max(0, rng.choice([p * s, p * s - 1, p * s + 1, rng.randrange(1 << 300), p]))
+        assert _below(d, p, s) == (d < p * s), (d, p, s)
+    n = 300
+    gapped = [4**i for i in range(n)]
+    assert nested([2] * n, gapped, list(range(n)))
+    assert not nested([3] * n, [2**i for i in range(n)], list(range(n)))

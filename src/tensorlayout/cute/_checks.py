@@ -218,15 +218,30 @@ def nested(cs: list[int], cd: list[int], order: list[int]) -> bool:
     >>> nested([2, 3], [3, 1], [1, 0]), nested([2, 3], [2, 1], [1, 0])
     (True, False)
     """
-    span = 0
+    low, s_low = 0, 1  # the span of the smaller modes is low * s_low, built only when needed
     for k in order:
         s = cs[k]
         if s != 1:
             d = cd[k]
-            if d == 0 or d < span:
+            if d == 0 or _below(d, low, s_low):
                 return False
-            span = d * s
+            low, s_low = d, s
     return True
+
+
+def _below(d: int, p: int, s: int) -> bool:
+    """``d < p * s`` for ``d, p >= 0`` and ``s >= 1``, decided on the leading word of ``p`` where
+    that does (no long product built): with ``p = a·2^t + r``, ``r < 2^t``, the product lies in
+    ``[a·s·2^t, (a+1)·s·2^t)``."""
+    t = p.bit_length() - 62
+    if t > 0 and s < _WORD:
+        a = p >> t
+        b = d >> t
+        if b >= (a + 1) * s:
+            return False
+        if b < a * s:
+            return True
+    return d < p * s
 
 
 def _small_strides(layout: Layout) -> bool:

@@ -130,7 +130,7 @@ def _tiler(b: Any, level: int = 0) -> Any:
         return it._ if b.strip() == "_" else Layout.parse(b)
     if it.is_int(b):
         if b < 1:
-            raise AlgebraError(f"a tiler extent must be positive, got {b}")
+            raise AlgebraError(f"a tiler extent must be positive, got {_count(b)}")
         return _mk(b, 0 if b == 1 else 1)  # make_layout(Int<1>) is 1:0 in C++
     if isinstance(b, (tuple, list)):
         if not b:
@@ -210,8 +210,8 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
             rest_stride //= c
         elif ars > c:
             raise AlgebraError(
-                f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
-                f"of nor is smaller than extent {c} of mode {k} of coalesced {lhs}")
+                f"composition: stride divisibility fails: stride {_count(rest_stride)} neither is a "
+                f"multiple of nor is smaller than extent {_count(c)} of mode {k} of coalesced {lhs}")
         else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
             if rest_shape != 1:
                 new_shape = _supplied(lhs, k, c, ars, rest_shape)
@@ -232,7 +232,7 @@ def _supplied(lhs: Layout, k: int, c: int, ars: int, rest_shape: int) -> int:
     if rest_shape % new_shape:
         raise AlgebraError(
             f"composition: shape divisibility fails: {_count(rest_shape)} elements remain but mode "
-            f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+            f"{k} of coalesced {lhs} supplies {_count(new_shape)}, which does not divide it")
     return new_shape
 
 

@@ -19,6 +19,7 @@ from tensorlayout.cute.compose import _flat_result, _layout_arg, _readable, _req
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import (
     Layout,
+    _count,
     _mk,
     as_layout,
     coalesce,
@@ -80,11 +81,13 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     cur = 1
     for d, s in live:
         if d < cur:
-            raise AlgebraError(f"complement: {a} is not injective: stride {d} of mode {s}:{d} falls "
-                               f"inside the span {cur} of the smaller-stride modes")
+            raise AlgebraError(f"complement: {a} is not injective: stride {_count(d)} of mode "
+                               f"{_count(s)}:{_count(d)} falls inside the span {_count(cur)} of the "
+                               "smaller-stride modes")
         if strict and d % cur:
-            raise AlgebraError(f"complement: stride {d} of mode {s}:{d} is not a multiple of {cur}, the "
-                               f"span of the smaller-stride modes of {a}, so no complement exists")
+            raise AlgebraError(f"complement: stride {_count(d)} of mode {_count(s)}:{_count(d)} is not a "
+                               f"multiple of {_count(cur)}, the span of the smaller-stride modes of {a}, "
+                               "so no complement exists")
         if d // cur != 1:  # modes never merge: each span (d // cur)·cur <= d stops short of d·s
             shapes.append(d // cur)
             strides.append(cur)
@@ -298,12 +301,19 @@ def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
     shapes: list[int] = []
     strides: list[int] = [0]
     covered = 1
+    shift = 0  # covered is 1 << shift while it is a power of two, else -1
     for k in order:
         d = cd[k]
-        q, r = divmod(d, covered)
-        if r:
-            raise AlgebraError(f"left_inverse: stride {d} of {layout} is not a multiple of {covered}, the "
-                               "span below it (C++'s left inverse divisibility condition)")
+        if shift > 62 and d.bit_count() == 1:  # two long powers of two, d >= covered: a shift
+            q = d >> shift
+            shift = d.bit_length() - 1
+        else:
+            q, r = divmod(d, covered)
+            if r:
+                raise AlgebraError(f"left_inverse: stride {_count(d)} of {layout} is not a multiple of "
+                                   f"{_count(covered)}, the span below it (C++'s left inverse divisibility "
+                                   "condition)")
+            shift = d.bit_length() - 1 if d.bit_count() == 1 else -1
         shapes.append(q)
         strides.append(pre[k])
         covered = d

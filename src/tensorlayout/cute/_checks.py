@@ -223,7 +223,7 @@ def nested(cs: list[int], cd: list[int], order: list[int]) -> bool:
         s = cs[k]
         if s != 1:
             d = cd[k]
-            if d == 0 or _below(d, low, s_low):
+            if d == 0 or (d < low * s_low if low < _WORD else _below(d, low, s_low)):
                 return False
             low, s_low = d, s
     return True

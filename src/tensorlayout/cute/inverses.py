@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from itertools import islice, pairwise
+from itertools import accumulate, islice, pairwise
 
 import numpy as np
 
 from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute._checks import Prefixes, nested, quasi_holds
+from tensorlayout.cute._checks import _WORD, Prefixes, mul, nested, quasi_holds
 from tensorlayout.cute.compose import _flat_result, _layout_arg, _readable, _require_extents, composition
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import (
@@ -99,17 +99,18 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     return shapes, strides, abs(m) + cur  # every int is within |m| + cur
 
 
-Modes = tuple[list[int], list[int], list[int], Prefixes]
+Modes = tuple[list[int], list[int], list[int], list[int]]
 
 
 def _by_stride(layout: Layout, op: str) -> Modes:
     """The coalesced modes of ``layout`` (refusing a zero extent) as extents ``cs`` and strides
     ``cd``, their positions in C++'s order of the strides (:func:`stride_order`), and the
-    prefix products of ``cs`` (their compact column-major strides, built as they are asked for)."""
+    prefix products of ``cs`` (their compact column-major strides, then the size: a left inverse
+    takes every one)."""
     cs, cd = coalesce_lists(layout._shape, layout._stride)
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, op)
-    return cs, cd, stride_order(cd), Prefixes(cs)
+    return cs, cd, stride_order(cd), list(accumulate(cs, mul, initial=1))
 
 
 def stride_order(cd: list[int]) -> list[int]:
@@ -313,7 +314,7 @@ def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
                 raise AlgebraError(f"left_inverse: stride {_count(d)} of {layout} is not a multiple of "
                                    f"{_count(covered)}, the span below it (C++'s left inverse divisibility "
                                    "condition)")
-            shift = d.bit_length() - 1 if d.bit_count() == 1 else -1
+            shift = d.bit_length() - 1 if d > _WORD and d.bit_count() == 1 else -1
         shapes.append(q)
         strides.append(pre[k])
         covered = d
@@ -336,7 +337,7 @@ def left_inverse(layout: Layout) -> Layout:
     layout = _layout_arg(layout)
     modes = _by_stride(layout, "left_inverse")
     if not modes[0]:
-        modes = ([1], [0], [0], Prefixes([1]))
+        modes = ([1], [0], [0], [1, 1])
     cs, cd = modes[0], modes[1]
     if min(cd) < 0:  # C++ sorts signed strides: the first is its first extent, negative
         raise AlgebraError(f"left_inverse: {layout} has a negative stride, where C++'s quasi-inverse "

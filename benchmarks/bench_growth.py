@@ -26,6 +26,9 @@ The rows, all over 100-10,000 modes (n) unless said otherwise:
   integer of more than 4,000 digits as soon as one is built: its sizes stop at 3,000 modes (at
   10,000 its time would be the time to that refusal). ``exact`` is the algebra's inner call,
   which builds the whole answer at every size.
+- ``floor: A∘A's answer ints, 4^i``: only building the integers of that answer's strides
+  (shifts of 1, no algebra): the least any exact composition of those inputs must spend, whose
+  growth past ~3,000 modes is the machine's (allocating and writing tens of megabytes).
 - ``right_inverse, repeated strides, bounded``: n modes of extent 2 with strides ``k mod 13``:
   C++'s exchange order of n strides with repeats, then the walk, every int bounded by the
   positions taken. No bounded layout keeps every mode here: the modes a right inverse keeps
@@ -118,6 +121,12 @@ def _on(build: Callable[[int], cute.Layout], op: Callable[[cute.Layout], Any]) -
     return make
 
 
+def _answer_ints(n: int) -> tuple[Callable[[], Any], int]:
+    def build() -> list[int]:
+        return [1 << (4 * i) if 2 * i < n else 1 << (2 * i + n - 1) for i in range(n)]
+    return build, _bits(_gapped(n))
+
+
 def _compose_identity(n: int) -> tuple[Callable[[], Any], int]:
     a, b = _small_strides(n), cute.Layout(2**n, 1)
     return (lambda: cute.composition(a, b)), _bits(a, b)
@@ -155,6 +164,7 @@ def cases() -> list[Case]:
         ("compose by an n-mode tiler, bounded", MODES, _compose_tiler, False),
         ("compose A∘A, 4^i, exact", MODES, _on(_gapped, lambda a: _composition(a, a)), True),
         ("compose A∘A, 4^i, public", PUBLIC_MODES, _on(_gapped, lambda a: cute.composition(a, a)), True),
+        ("floor: A∘A's answer ints, 4^i", MODES, _answer_ints, True),
         ("right_inverse, repeated strides, bounded", MODES,
          _on(lambda n: cute.Layout((2,) * n, tuple(k % 13 for k in range(n))), cute.right_inverse), False),
         ("right_inverse, permuted compact", MODES, _on(_permuted_compact, cute.right_inverse), True),

@@ -1,29 +1,57 @@
 """How the cost of parse, offsets, composition, the inverses and pictures grows with their input.
 
-Each operation runs at a geometric series of sizes; the figure per size is the median over
-``--runs`` runs of the process's CPU time (inputs built before the clock starts; CPU time, not
-wall time, because the machine is shared). The growth exponent is the slope of log(time)
-against log(size) between the smallest and the largest size: 1 is linear, 2 quadratic, 0
-constant. The aim (issue 33): at most 1.1 for parse, offsets and the algebra over 100-10,000
-modes, and about 0 for a picture of a fixed 64x64 window over layouts of 2^16-2^24 elements.
+Each operation runs at a geometric series of sizes. A figure is the median over ``--runs``
+samples of the process's CPU time per call (CPU time, not wall time: the machine is shared),
+each sample repeating the call until it has run ``--min-ms`` milliseconds; inputs are built
+before the clock starts. Every call runs to its answer: no row times a typed refusal (the
+benchmark stops with an error if one is raised). The growth exponent is the slope of log(time)
+against log(size) between the smallest and the largest size (1 linear, 2 quadratic, 0
+constant); "last step" is the slope between the last two sizes, where a superlinear term shows
+first. Rows whose inputs hold integers that grow with the size print a third exponent, against
+the input's size in bits (the bit lengths of its extents and strides).
 
-Times include Python's big-int arithmetic where the ints grow with the size: the gapped
-layouts' strides 4^i have 2i bits, so their input grows quadratically in bits, and every
-operation that reads each stride once costs at least that. For those rows a second exponent is
-printed against the input's size in bits (the bit lengths of its extents and strides): at most
-1 means linear in what was read. The public composition refuses a result holding an integer of
-more than 4,000 digits as soon as one is built (from ~3,300 gapped modes on), so its 10,000-mode
-figure is the time to that refusal; the row "exact, unchecked" times the same composition
-through the algebra's inner call, which builds the whole result.
+The rows, all over 100-10,000 modes (n) unless said otherwise:
 
-    python benchmarks/bench_growth.py [--runs 3] [--quick]
+- ``parse``: the text of n small-int modes nested in pairs.
+- ``offsets``: every offset of a 64-row layout of 2^16-2^22 elements.
+- ``compose A∘size(A):1, bounded``: A has n modes of extent 2 with strides 3,5,7,9,11 repeating
+  (no two modes coalesce), B the one mode ``2^n:1`` (its extent, n bits, is the only integer
+  that grows). The walk runs over every mode of A for the one mode of B; the answer is A, every
+  mode kept.
+- ``compose by an n-mode tiler, bounded``: A has n modes ``(4,8):(3,40)``, the tiler n layouts
+  ``4:2``, one per mode (C++'s by-mode composition); every int stays below 200.
+- ``compose A∘A, 4^i``: A = B has n modes of extent 2 and strides 4^i: nothing coalesces and
+  every mode of B is kept, with stride 16^i (i < n/2) or 2^(2i+n-1) (the input has ~n^2 bits,
+  the answer ~2n^2). ``public`` is :func:`cute.composition`, which refuses a result holding an
+  integer of more than 4,000 digits as soon as one is built: its sizes stop at 3,000 modes (at
+  10,000 its time would be the time to that refusal). ``exact`` is the algebra's inner call,
+  which builds the whole answer at every size.
+- ``floor: A∘A's answer ints, 4^i``: only building the integers of that answer's strides
+  (shifts of 1, no algebra): the least any exact composition of those inputs must spend, whose
+  growth past ~3,000 modes is the machine's (allocating and writing tens of megabytes).
+- ``right_inverse, repeated strides, bounded``: n modes of extent 2 with strides ``k mod 13``:
+  C++'s exchange order of n strides with repeats, then the walk, every int bounded by the
+  positions taken. No bounded layout keeps every mode here: the modes a right inverse keeps
+  have the compact strides of their positions, so keeping n modes needs strides up to 2^n.
+- ``right/left inverse, permuted compact``: the compact layout of n extents 2 with its modes
+  in a fixed pseudo-random order (strides 2^perm(k)): the smallest strides with which an
+  injective layout can have n modes, so both inverses keep every mode (input ~n^2/2 bits).
+- ``right/left inverse, 4^i``: the gapped layout above: left_inverse keeps every mode,
+  right_inverse stops at the first gap (so it costs its coalesce and its stride order).
+- left_inverse has no bounded row: its answer is checked to be an inverse, which needs an
+  injective layout (else the check runs point by point and stops at 2^16 elements), and an
+  injective layout of n modes has a stride of at least 2^(n-1).
+- ``picture``: a fixed 64x64 window of ``Sw<3,3,3> o _0 o (side,side):(side,1)`` over layouts
+  of 2^16-2^24 elements (the exponent is taken against the element count).
+
+    python benchmarks/bench_growth.py [--runs 5] [--min-ms 20] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -31,31 +59,43 @@ from typing import Any
 
 from tensorlayout import cute, render
 from tensorlayout.cute.compose import _composition
-from tensorlayout.errors import TensorLayoutError
 
 MODES = (100, 300, 1000, 3000, 10000)
+PUBLIC_MODES = (100, 300, 1000, 3000)  # past ~3,300 gapped modes the public composition refuses
 PICTURE_SIDES = (256, 512, 1024, 2048, 4096)  # layouts of 2^16 .. 2^24 elements
 OFFSET_SIZES = (1 << 16, 1 << 18, 1 << 20, 1 << 22)
 
 
-def _timed(fn: Callable[[], Any], runs: int) -> float:
+def _timed(fn: Callable[[], Any], runs: int, min_ms: float) -> float:
+    """Median CPU seconds per call over ``runs`` samples of at least ``min_ms`` each."""
+    start = time.process_time()
+    fn()
+    once = time.process_time() - start
+    reps = max(1, int(min_ms / 1000 / max(once, 1e-6)))
     times = []
     for _ in range(runs):
         start = time.process_time()
-        with contextlib.suppress(TensorLayoutError):  # the time to a typed refusal counts too
+        for _ in range(reps):
             fn()
-        times.append(time.process_time() - start)
+        times.append((time.process_time() - start) / reps)
     return statistics.median(times)
 
 
 def _gapped(n: int) -> cute.Layout:
-    """n modes of extent 2 with strides 4^i: nothing coalesces, composition keeps every mode."""
+    """n modes of extent 2 with strides 4^i: nothing coalesces."""
     return cute.Layout((2,) * n, tuple(4**i for i in range(n)))
 
 
-def _bounded(n: int) -> cute.Layout:
-    """n modes 3:1 (small ints; composition answers with a typed refusal: the modes carry)."""
-    return cute.Layout((3,) * n, (1,) * n)
+def _small_strides(n: int) -> cute.Layout:
+    """n modes of extent 2, strides 3,5,7,9,11 repeating: no two coalesce."""
+    return cute.Layout((2,) * n, tuple(3 + 2 * (k % 5) for k in range(n)))
+
+
+def _permuted_compact(n: int) -> cute.Layout:
+    """The compact layout of n extents 2, its modes in a fixed pseudo-random order."""
+    order = list(range(n))
+    random.Random(n).shuffle(order)
+    return cute.Layout((2,) * n, tuple(1 << p for p in order))
 
 
 def _text(n: int) -> str:
@@ -65,79 +105,107 @@ def _text(n: int) -> str:
     return f"({shape}):({stride})"
 
 
-def _bits(lay: cute.Layout) -> int:
-    """The input's size in bits: the bit lengths of its extents and strides."""
-    return sum(abs(x).bit_length() for part in (lay.shape, lay.stride) for x in cute.flatten(part))
+def _bits(*layouts: cute.Layout) -> int:
+    """The inputs' size in bits: the bit lengths of their extents and strides."""
+    return sum(abs(x).bit_length() for lay in layouts for part in (lay.shape, lay.stride)
+               for x in (cute.flatten(part) if isinstance(part, tuple) else (part,)))
 
 
-Case = tuple[str, tuple[int, ...], Callable[[int], Callable[[], Any]], Callable[[int], int] | None]
+Make = Callable[[int], tuple[Callable[[], Any], int]]  # size -> (the call, its input's bits)
+
+
+def _on(build: Callable[[int], cute.Layout], op: Callable[[cute.Layout], Any]) -> Make:
+    def make(n: int) -> tuple[Callable[[], Any], int]:
+        lay = build(n)
+        return (lambda: op(lay)), _bits(lay)
+    return make
+
+
+def _answer_ints(n: int) -> tuple[Callable[[], Any], int]:
+    def build() -> list[int]:
+        return [1 << (4 * i) if 2 * i < n else 1 << (2 * i + n - 1) for i in range(n)]
+    return build, _bits(_gapped(n))
+
+
+def _compose_identity(n: int) -> tuple[Callable[[], Any], int]:
+    a, b = _small_strides(n), cute.Layout(2**n, 1)
+    return (lambda: cute.composition(a, b)), _bits(a, b)
+
+
+def _compose_tiler(n: int) -> tuple[Callable[[], Any], int]:
+    a = cute.Layout(((4, 8),) * n, ((3, 40),) * n)
+    tiler = (cute.Layout(4, 2),) * n
+    return (lambda: cute.composition(a, tiler)), _bits(a, *tiler)
+
+
+def _parse(n: int) -> tuple[Callable[[], Any], int]:
+    text = _text(n)
+    return (lambda: cute.Layout.parse(text)), 0
+
+
+def _offsets(n: int) -> tuple[Callable[[], Any], int]:
+    return cute.Layout((64, n // 64), (n // 64, 1)).offsets, 0
+
+
+def _picture(side: int) -> tuple[Callable[[], Any], int]:
+    text = f"Sw<3,3,3> o _0 o ({side},{side}):({side},1)"
+    return (lambda: render.to_svg(text, window=(range(64), range(64)))), 0
+
+
+Case = tuple[str, tuple[int, ...], Make, bool]  # name, sizes, maker, whether ints grow
 
 
 def cases() -> list[Case]:
-    """(name, sizes, size -> the call to time with its input built already, size -> input bits
-    for the rows whose ints grow with the size)."""
-    def parse(n: int) -> Callable[[], Any]:
-        text = _text(n)
-        return lambda: cute.Layout.parse(text)
-
-    def offsets(n: int) -> Callable[[], Any]:
-        lay = cute.Layout((64, n // 64), (n // 64, 1))
-        return lay.offsets
-
-    def on_gapped(op: Callable[[cute.Layout], Any]) -> Callable[[int], Callable[[], Any]]:
-        def make(n: int) -> Callable[[], Any]:
-            lay = _gapped(n)
-            return lambda: op(lay)
-        return make
-
-    def compose_bounded(n: int) -> Callable[[], Any]:
-        lay = _bounded(n)
-        return lambda: cute.composition(lay, lay)
-
-    def inverses_repeated(n: int) -> Callable[[], Any]:
-        lay = cute.Layout((2,) * n, tuple(k % 13 for k in range(n)))  # C++'s exchange order
-        return lambda: (cute.right_inverse(lay), cute.left_inverse(lay))
-
-    def picture(side: int) -> Callable[[], Any]:
-        text = f"Sw<3,3,3> o _0 o ({side},{side}):({side},1)"
-        return lambda: render.to_svg(text, window=(range(64), range(64)))
-
-    def gapped_bits(n: int) -> int:
-        return _bits(_gapped(n))
-
-    return [("parse (modes)", MODES, parse, None), ("offsets (elements)", OFFSET_SIZES, offsets, None),
-            ("composition, 4^i strides (modes)", MODES, on_gapped(lambda a: cute.composition(a, a)),
-             gapped_bits),
-            ("composition, 4^i, exact unchecked (modes)", MODES, on_gapped(lambda a: _composition(a, a)),
-             gapped_bits),
-            ("composition, small ints (modes)", MODES, compose_bounded, None),
-            ("right+left inverse, 4^i (modes)", MODES,
-             on_gapped(lambda a: (cute.right_inverse(a), cute.left_inverse(a))), gapped_bits),
-            ("right inverse, 4^i (modes)", MODES, on_gapped(cute.right_inverse), gapped_bits),
-            ("left inverse, 4^i (modes)", MODES, on_gapped(cute.left_inverse), gapped_bits),
-            ("right+left inverse, repeated strides (modes)", MODES, inverses_repeated, None),
-            ("picture 64x64 window (side; size = side^2)", PICTURE_SIDES, picture, None)]
+    """The rows, in the order printed (see the module docstring for what each measures)."""
+    return [
+        ("parse (modes)", MODES, _parse, False),
+        ("offsets (elements)", OFFSET_SIZES, _offsets, False),
+        ("compose A∘size(A):1, bounded", MODES, _compose_identity, False),
+        ("compose by an n-mode tiler, bounded", MODES, _compose_tiler, False),
+        ("compose A∘A, 4^i, exact", MODES, _on(_gapped, lambda a: _composition(a, a)), True),
+        ("compose A∘A, 4^i, public", PUBLIC_MODES, _on(_gapped, lambda a: cute.composition(a, a)), True),
+        ("floor: A∘A's answer ints, 4^i", MODES, _answer_ints, True),
+        ("right_inverse, repeated strides, bounded", MODES,
+         _on(lambda n: cute.Layout((2,) * n, tuple(k % 13 for k in range(n))), cute.right_inverse), False),
+        ("right_inverse, permuted compact", MODES, _on(_permuted_compact, cute.right_inverse), True),
+        ("left_inverse, permuted compact", MODES, _on(_permuted_compact, cute.left_inverse), True),
+        ("right_inverse, 4^i", MODES, _on(_gapped, cute.right_inverse), True),
+        ("left_inverse, 4^i", MODES, _on(_gapped, cute.left_inverse), True),
+        ("picture 64x64 window (side; size = side^2)", PICTURE_SIDES, _picture, False),
+    ]
 
 
-def exponent(sizes: tuple[int, ...], times: list[float], picture: bool) -> float:
-    """Slope of log time over log size (for pictures: over log side^2, the element count)."""
-    scale = 2 if picture else 1
-    return math.log(times[-1] / times[0]) / (scale * math.log(sizes[-1] / sizes[0]))
+def slope(xs: tuple[int, int], ys: tuple[float, float]) -> float:
+    """Slope of log y over log x between two points."""
+    return math.log(ys[1] / ys[0]) / math.log(xs[1] / xs[0])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--min-ms", type=float, default=20.0, help="CPU milliseconds per sample at least")
     ap.add_argument("--quick", action="store_true", help="stop every series at its 4th size")
+    ap.add_argument("--only", default="", help="run only the rows whose name contains this")
     args = ap.parse_args()
-    print(f"{'operation':<46} {'sizes':<34} {'CPU seconds (median)':<44} exponent  vs input bits")
-    for name, sizes, make, bits in cases():
+    print(f"{'operation':<44} {'sizes':<27} {'CPU ms per call (median)':<38} "
+          "exponent  last step  vs input bits")
+    for name, sizes, make, grows in cases():
+        if args.only not in name:
+            continue
         sizes = sizes[:4] if args.quick else sizes
-        times = [max(_timed(make(n), args.runs), 1e-6) for n in sizes]
-        shown = " ".join(f"{t:.4f}" for t in times)
-        per_bit = f"{exponent((bits(sizes[0]), bits(sizes[-1])), times, False):.2f}" if bits else ""
-        print(f"{name:<46} {','.join(map(str, sizes)):<34} {shown:<44} "
-              f"{exponent(sizes, times, name.startswith('picture')):<9.2f} {per_bit}", flush=True)
+        times, bits = [], []
+        for n in sizes:
+            fn, b = make(n)
+            times.append(max(_timed(fn, args.runs, args.min_ms), 1e-9))
+            bits.append(b)
+        scale = 2 if name.startswith("picture") else 1
+        ends = (sizes[0] ** scale, sizes[-1] ** scale)
+        per_bit = f"{slope((bits[0], bits[-1]), (times[0], times[-1])):.2f}" if grows else ""
+        shown = " ".join(f"{1000 * t:.3g}" for t in times)
+        print(f"{name:<44} {','.join(map(str, sizes)):<27} {shown:<38} "
+              f"{slope(ends, (times[0], times[-1])):<9.2f} "
+              f"{slope((sizes[-2] ** scale, sizes[-1] ** scale), (times[-2], times[-1])):<10.2f} {per_bit}",
+              flush=True)
 
 
 if __name__ == "__main__":

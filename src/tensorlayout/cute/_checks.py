@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from itertools import accumulate
 
 import numpy as np
 
@@ -39,13 +38,13 @@ def max_digit(s: int, d: int, reach: int, pre: Prefixes, p: int, radix: int) -> 
     >>> max_digit(5, 3, 12, Prefixes([4]), 0, 4)
     3
     """
-    prefix = pre[p]
     top = div(reach, pre, p)
     if top < radix:  # no wrap-around: the digits only grow
         return top
+    prefix = pre[p]
     if d <= prefix:  # the digit steps by 0 or 1, so it passes through every value below radix
         return radix - 1
-    q, r = (d >> pre.zeros[p], d & (prefix - 1)) if pre.pow2[p] else divmod(d, prefix)
+    q, r = (d >> pre.zeros[p], d & (prefix - 1)) if p < pre.twos else divmod(d, prefix)
     if r == 0:  # the digit steps by q mod radix: a full cycle reaches radix - gcd
         q %= radix
         if q == 0:
@@ -58,6 +57,20 @@ def max_digit(s: int, d: int, reach: int, pre: Prefixes, p: int, radix: int) -> 
 
 
 _WORD = 1 << 62  # ints below this in magnitude multiply any int in time linear in its bits
+_LOW = (1 << 60) - 1
+
+
+def trailing_zeros(x: int) -> int:
+    """The trailing zero bits of ``x != 0``, reading only the lowest word of a positive ``x``
+    when one of its bits is set there.
+
+    >>> trailing_zeros(40), trailing_zeros(1 << 300), trailing_zeros(-3 << 200)
+    (3, 300, 200)
+    """
+    low = x & _LOW  # of a positive x: its lowest word only
+    if low:
+        return (low & -low).bit_length() - 1
+    return (x & -x).bit_length() - 1
 
 
 def mul(x: int, y: int) -> int:
@@ -70,8 +83,8 @@ def mul(x: int, y: int) -> int:
     """
     if -_WORD < x < _WORD or -_WORD < y < _WORD:
         return y if x == 1 else x * y  # one word: linear already (times 1: no copy)
-    zx = (x & -x).bit_length() - 1
-    zy = (y & -y).bit_length() - 1
+    zx = trailing_zeros(x)
+    zy = trailing_zeros(y)
     return ((x >> zx) * (y >> zy)) << (zx + zy)
 
 
@@ -82,7 +95,7 @@ def div(x: int, pre: Prefixes, k: int) -> int:
     >>> div(-96, Prefixes([4, 8, 3]), 2), div(100, Prefixes([4, 3]), 1)
     (-3, 25)
     """
-    if pre.pow2[k]:
+    if k < pre.twos:
         return x >> pre.zeros[k]
     return x // pre[k]
 
@@ -96,9 +109,8 @@ def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
     >>> dividing_prefix(Prefixes([2, 4, 3, 5]), 16, 3), dividing_prefix(Prefixes([2, 4, 3, 5]), 24, 3)
     (2, 3)
     """
-    zeros = (x & -x).bit_length() - 1
     hi = min(m, bisect.bisect_right(pre.bits, x.bit_length()) - 1,  # no pre[j] > x divides x
-             bisect.bisect_right(pre.zeros, zeros) - 1)  # nor one with more trailing zeros
+             bisect.bisect_right(pre.zeros, trailing_zeros(x)) - 1)  # nor one with more trailing zeros
     if hi < pre.twos:
         return hi
     lo = pre.twos - 1  # a power of two with no more trailing zeros than x: it divides x
@@ -111,26 +123,61 @@ def dividing_prefix(pre: Prefixes, x: int, m: int) -> int:
     return lo
 
 
-class Prefixes(list[int]):
+class Prefixes:
     """The products of the leading extents of ``cs`` (``[1, c0, c0·c1, …]``, one per extent),
-    with each one's trailing zero bits, whether it is a power of two and how many are (kept as
-    the products grow: the work is the products' own, linear in their bits).
+    each built only when asked for (a walk that stops early never builds the long ones; the
+    powers of two, which come first, are shifts of 1), with each one's trailing zero bits, a
+    lower bound on its bit length (exact for the powers of two) and how many are powers of two.
 
-    >>> pre = Prefixes([4, 6, 5]); pre, pre.zeros, pre.pow2
-    ([1, 4, 24], [0, 2, 3], [True, True, False])
+    >>> pre = Prefixes([4, 6, 5]); [pre[k] for k in range(3)], pre.zeros, pre.bits, pre.twos
+    ([1, 4, 24], [0, 2, 3], [1, 3, 5], 2)
     """
 
+    __slots__ = ("_built", "bits", "cs", "twos", "zeros")
+
     def __init__(self, cs: list[int]) -> None:
-        super().__init__(accumulate(cs[:-1], mul, initial=1))
-        self.zeros = list(accumulate([(c & -c).bit_length() - 1 for c in cs[:-1]], initial=0))
-        self.bits = list(map(int.bit_length, self))
+        self.cs = cs
+        zeros = [0]
+        bits = [1]
+        z = 0
+        b = 1
         twos = 1
         for c in cs[:-1]:
-            if c & (c - 1):
-                break
-            twos += 1
+            t = (c & -c).bit_length() - 1 if c < _WORD else trailing_zeros(c)
+            z += t
+            b += c.bit_length() - 1  # c·p has at least bits(c) + bits(p) - 1 bits
+            zeros.append(z)
+            bits.append(b)
+            if twos == len(zeros) - 1 and c == 1 << t:
+                twos += 1
+        self.zeros = zeros
+        self.bits = bits
         self.twos = twos  # the powers of two come first
-        self.pow2 = [True] * twos + [False] * (len(self) - twos)
+        self._built: list[int] = []  # the products from index twos - 1 on, as far as asked for
+
+    def __getitem__(self, k: int) -> int:
+        twos = self.twos
+        if k < twos:
+            return 1 << self.zeros[k]
+        built = self._built
+        if not built:
+            built.append(1 << self.zeros[twos - 1])
+        cs = self.cs
+        while len(built) <= k - twos + 1:
+            built.append(mul(built[-1], cs[twos - 2 + len(built)]))
+        return built[k - twos + 1]
+
+    def __len__(self) -> int:
+        return len(self.zeros)
+
+    def at_most(self, k: int, x: int) -> bool:
+        """``self[k] <= x`` for ``x > 0``, by bit lengths where they decide (no product built)."""
+        bl = x.bit_length()
+        if self.bits[k] > bl:
+            return False
+        if k < self.twos:
+            return self.zeros[k] < bl
+        return self[k] <= x
 
 
 def carries(pre: Prefixes, cs: list[int], live: list[tuple[int, int, int]]) -> bool:
@@ -157,8 +204,8 @@ def carries(pre: Prefixes, cs: list[int], live: list[tuple[int, int, int]]) -> b
     digits = len(cs) - 1
     totals = [0] * digits
     for s, d, p in live:  # below p, d is a multiple of the digit's whole cycle
-        reach = (s - 1) * d
-        while p < digits and pre[p] <= reach:
+        reach = d if s == 2 else (s - 1) * d  # times 1: no copy of a long d
+        while p < digits and pre.at_most(p, reach):
             totals[p] += max_digit(s, d, reach, pre, p, cs[p])
             p += 1
     return any(t >= c for t, c in zip(totals, cs, strict=False))
@@ -171,15 +218,30 @@ def nested(cs: list[int], cd: list[int], order: list[int]) -> bool:
     >>> nested([2, 3], [3, 1], [1, 0]), nested([2, 3], [2, 1], [1, 0])
     (True, False)
     """
-    span = 0
+    low, s_low = 0, 1  # the span of the smaller modes is low * s_low, built only when needed
     for k in order:
         s = cs[k]
         if s != 1:
             d = cd[k]
-            if d == 0 or d < span:
+            if d == 0 or (d < low * s_low if low < _WORD else _below(d, low, s_low)):
                 return False
-            span = d * s
+            low, s_low = d, s
     return True
+
+
+def _below(d: int, p: int, s: int) -> bool:
+    """``d < p * s`` for ``d, p >= 0`` and ``s >= 1``, decided on the leading word of ``p`` where
+    that does (no long product built): with ``p = a·2^t + r``, ``r < 2^t``, the product lies in
+    ``[a·s·2^t, (a+1)·s·2^t)``."""
+    t = p.bit_length() - 62
+    if t > 0 and s < _WORD:
+        a = p >> t
+        b = d >> t
+        if b >= (a + 1) * s:
+            return False
+        if b < a * s:
+            return True
+    return d < p * s
 
 
 def _small_strides(layout: Layout) -> bool:

@@ -18,6 +18,7 @@ from tensorlayout.cute.layout import (
     Layout,
     _as_modes,
     _concat,
+    _count,
     _mk,
     as_layout,
     coalesce_lists,
@@ -105,7 +106,7 @@ def _extremes(x: Any) -> tuple[int, int]:
         if type(y) is int:
             if y > big:
                 big = y
-            elif -y > big:
+            elif y < 0 and -y > big:  # no negation of a positive long int
                 big = -y
         elif type(y) is tuple:
             d, b = _extremes(y)
@@ -129,7 +130,7 @@ def _tiler(b: Any, level: int = 0) -> Any:
         return it._ if b.strip() == "_" else Layout.parse(b)
     if it.is_int(b):
         if b < 1:
-            raise AlgebraError(f"a tiler extent must be positive, got {b}")
+            raise AlgebraError(f"a tiler extent must be positive, got {_count(b)}")
         return _mk(b, 0 if b == 1 else 1)  # make_layout(Int<1>) is 1:0 in C++
     if isinstance(b, (tuple, list)):
         if not b:
@@ -196,6 +197,11 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
         live.append((s, d, k))
     rest_stride = div(rest_stride, pre, k)
     while k < m:
+        if rest_shape > _MANY:  # the steps that supply few of many elements, in batches
+            k, rest_shape, rest_stride = _take_batched(lhs, cs, cd, k, rest_shape, rest_stride, shapes,
+                                                       strides, exact)
+            if k == m:
+                break
         if rest_shape == 1 and (rest_stride == 1 or rest_stride == -1):
             break  # every later step keeps this state: nothing is appended
         c = cs[k]
@@ -204,8 +210,8 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
             rest_stride //= c
         elif ars > c:
             raise AlgebraError(
-                f"composition: stride divisibility fails: stride {rest_stride} neither is a multiple "
-                f"of nor is smaller than extent {c} of mode {k} of coalesced {lhs}")
+                f"composition: stride divisibility fails: stride {_count(rest_stride)} neither is a "
+                f"multiple of nor is smaller than extent {_count(c)} of mode {k} of coalesced {lhs}")
         else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
             if rest_shape != 1:
                 new_shape = _supplied(lhs, k, c, ars, rest_shape)
@@ -225,9 +231,58 @@ def _supplied(lhs: Layout, k: int, c: int, ars: int, rest_shape: int) -> int:
     new_shape = min(-(-c // ars), rest_shape)
     if rest_shape % new_shape:
         raise AlgebraError(
-            f"composition: shape divisibility fails: {rest_shape} elements remain but mode "
-            f"{k} of coalesced {lhs} supplies {new_shape}, which does not divide it")
+            f"composition: shape divisibility fails: {_count(rest_shape)} elements remain but mode "
+            f"{k} of coalesced {lhs} supplies {_count(new_shape)}, which does not divide it")
     return new_shape
+
+
+_MANY = 1 << 128  # past this many elements left, _compose_mode's steps run in batches
+_WORD = 1 << 62
+
+
+def _take_batched(lhs: Layout, cs: list[int], cd: list[int], k: int, rest_shape: int, rest_stride: int,
+                  shapes: list[int], strides: list[int], exact: list[bool]) -> tuple[int, int, int]:
+    """:func:`_compose_mode`'s steps from mode ``k`` while each supplies a word-sized number of
+    elements and at least 2^63 times that many remain: then no step takes all that remain, and
+    their divisibility is one long division per word of supplied extents (not one per step).
+    Returns ``(k, rest_shape, rest_stride)`` where the step-by-step walk takes over."""
+    m = len(cs) - 1
+    batch: list[int] = []  # the modes whose pieces are not divided out of rest_shape yet
+    acc = 1  # the product of those pieces
+    room = rest_shape.bit_length() - 64
+    while k < m:
+        c = cs[k]
+        ars = rest_stride if rest_stride > 0 else -rest_stride
+        if ars % c == 0:
+            rest_stride //= c
+        else:
+            new = -(-c // ars)
+            if ars > c or (acc * new).bit_length() > room:
+                break  # a refusal or a step that needs the exact remainder: step by step
+            if c % ars:
+                exact[0] = False
+            shapes.append(new)
+            strides.append(mul(rest_stride, cd[k]))
+            batch.append(k)
+            acc *= new
+            rest_stride = 1 if rest_stride > 0 else -1
+            if acc >= _WORD:
+                rest_shape = _divide_out(lhs, rest_shape, acc, batch, shapes)
+                acc = 1
+                room = rest_shape.bit_length() - 64
+        k += 1
+    return k, _divide_out(lhs, rest_shape, acc, batch, shapes), rest_stride
+
+
+def _divide_out(lhs: Layout, rest_shape: int, acc: int, batch: list[int], shapes: list[int]) -> int:
+    """``rest_shape // acc``, ``acc`` the product of the last ``len(batch)`` pieces (supplied by
+    the modes ``batch``, which it clears); where it does not divide, the step that fails raises."""
+    q, r = divmod(rest_shape, acc) if acc != 1 else (rest_shape, 0)
+    if r:
+        for k, new in zip(batch, shapes[len(shapes) - len(batch):]):
+            rest_shape //= _supplied(lhs, k, new, 1, rest_shape)
+    batch.clear()
+    return q
 
 
 def _mode_result(shapes: list[int], strides: list[Any], rest_shape: int, last: Any) -> tuple[Any, Any]:

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from itertools import accumulate, islice
+from itertools import accumulate, islice, pairwise
+
+import numpy as np
 
 from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
-from tensorlayout.cute._checks import mul, nested, quasi_holds
+from tensorlayout.cute._checks import _WORD, Prefixes, mul, nested, quasi_holds
 from tensorlayout.cute.compose import _flat_result, _layout_arg, _readable, _require_extents, composition
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import (
     Layout,
+    _count,
     _mk,
     as_layout,
     coalesce,
@@ -78,11 +81,13 @@ def _complement_modes(a: Layout, cotarget: IntTuple | None, strict: bool) -> tup
     cur = 1
     for d, s in live:
         if d < cur:
-            raise AlgebraError(f"complement: {a} is not injective: stride {d} of mode {s}:{d} falls "
-                               f"inside the span {cur} of the smaller-stride modes")
+            raise AlgebraError(f"complement: {a} is not injective: stride {_count(d)} of mode "
+                               f"{_count(s)}:{_count(d)} falls inside the span {_count(cur)} of the "
+                               "smaller-stride modes")
         if strict and d % cur:
-            raise AlgebraError(f"complement: stride {d} of mode {s}:{d} is not a multiple of {cur}, the "
-                               f"span of the smaller-stride modes of {a}, so no complement exists")
+            raise AlgebraError(f"complement: stride {_count(d)} of mode {_count(s)}:{_count(d)} is not a "
+                               f"multiple of {_count(cur)}, the span of the smaller-stride modes of {a}, "
+                               "so no complement exists")
         if d // cur != 1:  # modes never merge: each span (d // cur)·cur <= d stops short of d·s
             shapes.append(d // cur)
             strides.append(cur)
@@ -100,7 +105,8 @@ Modes = tuple[list[int], list[int], list[int], list[int]]
 def _by_stride(layout: Layout, op: str) -> Modes:
     """The coalesced modes of ``layout`` (refusing a zero extent) as extents ``cs`` and strides
     ``cd``, their positions in C++'s order of the strides (:func:`stride_order`), and the
-    prefix products of ``cs`` (their compact column-major strides, then the size)."""
+    prefix products of ``cs`` (their compact column-major strides, then the size: a left inverse
+    takes every one)."""
     cs, cd = coalesce_lists(layout._shape, layout._stride)
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, op)
@@ -127,8 +133,9 @@ def exchange_order(keys: list[int]) -> list[int]:
     """The positions of ``keys`` in the order C++'s ``SortByKey`` (an ``exchange_sort``, not
     stable) leaves them: equal keys need not stay left to right.
 
-    In O(n log n): the sort extracts the keys in increasing order, each group of equal keys in
-    the order it has once every smaller key is out (:func:`_group_order`).
+    In O(n log^2 n), the log factors in numpy: the sort extracts the keys in increasing order,
+    each group of equal keys in the order it has once every smaller key is out
+    (:func:`_group_order`, given how many smaller keys precede each position).
 
     >>> exchange_order([1, 2, 1]), exchange_order([1, 1, 1, 0])
     ([0, 2, 1], [3, 1, 2, 0])
@@ -137,16 +144,22 @@ def exchange_order(keys: list[int]) -> list[int]:
     if n <= _SMALL_SORT:
         return _exchange_sort(keys)
     ranked = sorted(range(n), key=keys.__getitem__)  # stable: equal keys by position
-    smaller = _Fenwick(n)  # the positions of the keys already out
+    rank = [0] * n  # the position's group: how many distinct keys are smaller
+    starts = [0]  # where each group of equal keys starts in ranked
+    prev = keys[ranked[0]]
+    for i, k in enumerate(ranked):
+        if keys[k] != prev:
+            starts.append(i)
+            prev = keys[k]
+        rank[k] = len(starts) - 1
+    if len(starts) == n:  # distinct keys: any sort's order
+        return ranked
+    starts.append(n)
+    below = _smaller_before(rank)
     out: list[int] = []
-    start = 0
-    for end in range(1, n + 1):
-        if end == n or keys[ranked[end]] != keys[ranked[start]]:
-            at = ranked[start:end]
-            out.extend(_group_order(at, smaller) if len(at) > 1 else at)
-            for k in at:
-                smaller.add(k)
-            start = end
+    for start, end in pairwise(starts):
+        at = ranked[start:end]
+        out.extend(_group_order(at, below, start) if end - start > 1 else at)
     return out
 
 
@@ -164,9 +177,9 @@ def _exchange_sort(keys: list[int]) -> list[int]:
 _SMALL_SORT = 16
 
 
-def _group_order(at: list[int], smaller: _Fenwick) -> list[int]:
+def _group_order(at: list[int], below: list[int], total: int) -> list[int]:
     """The order in which C++'s exchange sort extracts the equal keys at positions ``at``
-    (ascending), ``smaller`` holding the positions of the smaller keys.
+    (ascending): ``below[p]`` smaller keys precede position ``p``, ``total`` in all.
 
     Read on the keys no larger than these (larger ones never change it), each exchange step
     either drops a leading smaller key or, when an equal key leads, moves that first equal key
@@ -174,38 +187,43 @@ def _group_order(at: list[int], smaller: _Fenwick) -> list[int]:
     met after it, and joins the next run once those are used up.
     """
     run: deque[int] = deque()
-    before = smaller.count(at[0])
+    before = below[at[0]]
+    last = len(at) - 1
     for j, k in enumerate(at):
         run.append(k)
-        after = smaller.count(at[j + 1]) if j + 1 < len(at) else smaller.total
+        after = below[at[j + 1]] if j < last else total
         if after > before:
             run.rotate(-((after - before) % len(run)))
         before = after
     return list(run)
 
 
-class _Fenwick:
-    """Counts of marked positions below any position, in O(log n) per call."""
+def _smaller_before(rank: list[int]) -> list[int]:
+    """For each position ``p``, how many positions ``q < p`` have ``rank[q] < rank[p]``: a
+    bottom-up merge sort whose every level counts, for all blocks at once, the smaller values in
+    the left sibling of each right-hand element (one ``searchsorted``).
 
-    def __init__(self, n: int) -> None:
-        self.tree = [0] * (n + 1)
-        self.total = 0
-
-    def add(self, k: int) -> None:
-        """Mark position ``k``."""
-        self.total += 1
-        k += 1
-        while k < len(self.tree):
-            self.tree[k] += 1
-            k += k & -k
-
-    def count(self, k: int) -> int:
-        """How many marked positions are below ``k``."""
-        c = 0
-        while k > 0:
-            c += self.tree[k]
-            k -= k & -k
-        return c
+    >>> _smaller_before([2, 0, 1, 2, 0])
+    [0, 0, 1, 2, 0]
+    """
+    vals = np.asarray(rank, dtype=np.int64)
+    n = len(vals)
+    pos = np.arange(n)
+    where = pos.copy()  # the original position of each value as the blocks get sorted
+    counts = np.zeros(n, dtype=np.int64)
+    width = int(vals.max()) + 1  # block j's keys lie in [j * width, (j + 1) * width)
+    half = 1
+    while half < n:
+        pair = pos // (2 * half)
+        right = pos % (2 * half) >= half
+        key = pair * width + vals  # left blocks sorted, so their keys ascend across pairs
+        found = np.searchsorted(key[~right], key[right])
+        counts[where[right]] += found - pair[right] * half
+        order = np.argsort(key, kind="stable")
+        vals = vals[order]
+        where = where[order]
+        half *= 2
+    return [int(c) for c in counts.tolist()]
 
 
 def right_inverse(layout: Layout) -> Layout:
@@ -220,17 +238,16 @@ def right_inverse(layout: Layout) -> Layout:
     if 0 in cs:  # coalescing keeps a zero extent (it drops only 1s)
         _require_extents(layout, "right_inverse")
     if len(cd) <= _SMALL_SORT:
-        shapes, strides, size = _spans_small(cs, cd)
-    else:
-        pre = list(accumulate(cs, mul, initial=1))
-        shapes, strides = _spans_in_order(cs, cd, stride_order(cd), pre)
-        size = pre[-1]
-    # bounds every int: distinct extents, their strides already coalesced: two result modes
-    # k, k+1 join only where the input's modes k, k+1 did
-    return _flat_result(shapes, strides, size, "right_inverse")
+        shapes, strides, bound = _spans_small(cs, cd)  # bound: the size
+    else:  # the compact strides of the modes taken only (a walk that stops early builds no more)
+        shapes, strides = _spans_in_order(cs, cd, stride_order(cd), Prefixes(cs))
+        bound = max(max(strides), max(shapes)) if shapes else 1
+    # distinct extents, their strides already coalesced: two result modes k, k+1 join only
+    # where the input's modes k, k+1 did
+    return _flat_result(shapes, strides, bound, "right_inverse")
 
 
-def _spans_in_order(cs: list[int], cd: list[int], order: list[int], pre: list[int]
+def _spans_in_order(cs: list[int], cd: list[int], order: list[int], pre: Prefixes | list[int]
                     ) -> tuple[list[int], list[int]]:
     """right_inverse's modes: walking the positions ``order`` (C++'s order of the strides ``cd``),
     each mode whose stride is the span so far joins (sorted: past the span, none can; a negative
@@ -285,12 +302,19 @@ def _quasi_inverse(modes: Modes, layout: Layout) -> Layout:
     shapes: list[int] = []
     strides: list[int] = [0]
     covered = 1
+    shift = 0  # covered is 1 << shift while it is a power of two, else -1
     for k in order:
         d = cd[k]
-        q, r = divmod(d, covered)
-        if r:
-            raise AlgebraError(f"left_inverse: stride {d} of {layout} is not a multiple of {covered}, the "
-                               "span below it (C++'s left inverse divisibility condition)")
+        if shift > 62 and d.bit_count() == 1:  # two long powers of two, d >= covered: a shift
+            q = d >> shift
+            shift = d.bit_length() - 1
+        else:
+            q, r = divmod(d, covered)
+            if r:
+                raise AlgebraError(f"left_inverse: stride {_count(d)} of {layout} is not a multiple of "
+                                   f"{_count(covered)}, the span below it (C++'s left inverse divisibility "
+                                   "condition)")
+            shift = d.bit_length() - 1 if d > _WORD and d.bit_count() == 1 else -1
         shapes.append(q)
         strides.append(pre[k])
         covered = d

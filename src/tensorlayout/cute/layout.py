@@ -237,7 +237,7 @@ def _too_long(n: int) -> bool:
 
 def _count(n: int) -> str:
     """``n`` in decimal, or its order of magnitude when too long to print."""
-    return f"about 2^{n.bit_length()}" if _too_long(n) else str(n)
+    return f"about {'-' if n < 0 else ''}2^{n.bit_length()}" if _too_long(n) else str(n)
 
 
 def read_layout(cur: Cursor) -> Layout:

@@ -49,12 +49,14 @@ print(" ".join(sorted(k for k in sys.modules if k.startswith("tensorlayout."))))
 """
 
 #: What `show` of an XLA shape used to import and needs none of: Triton's parser, bridge and linear
-#: layouts, the conversions' CuTe search, the indexing maps, the CuTe algebra and swizzles, the
-#: Triton pictures and the TPU padding of `--tpu`.
+#: layouts, the conversions' CuTe search, the indexing maps, any CuTe code (layouts, IntTuples, TLA
+#: formats, scaled bases, the algebra and swizzles; only the lazy `tensorlayout.cute` package), the
+#: pictures and the TPU padding of `--tpu`.
 NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
     "triton._mlir", "triton.bridge", "triton.linear_layout", "triton.encodings", "convert._search",
-    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "render._triton",
-    "render._draw", "xla.padding")}
+    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "cute.layout",
+    "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render._triton",
+    "render._draw", "render._pictures", "xla.padding")}
 
 
 def test_show_of_a_shape_imports_only_what_it_needs() -> None:

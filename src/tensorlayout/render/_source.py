@@ -18,21 +18,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from tensorlayout.core.intmath import prod, show_int
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute.basis import CoordLayout, CountingTensor
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.lowering import lower, lowers, parse_xla_or_cute
+from tensorlayout.lowering import _instance, lower, lowers, parse_xla_or_cute
 from tensorlayout.render._coords import coord_target
+
+if TYPE_CHECKING:
+    from tensorlayout.cute.basis import CoordLayout, CountingTensor
 
 __all__ = ["MAX_ENUMERATED", "Listed", "Source", "source_of"]
 
 MAX_ENUMERATED = 1 << 24  # a layout given as explicit offsets is listed in full: at most this many
 _LIMIT = 1 << 62  # offsets and element counts must fit int64 with room to add
+_COORDINATES = ("CoordLayout", "CountingTensor")  # CuTe's coordinate layouts (cute.basis): no offsets
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,8 @@ def source_of(obj: object) -> Source:
     listed offsets)."""
     if isinstance(obj, str):
         obj = parse_xla_or_cute(obj)
-    if isinstance(obj, (CoordLayout, CountingTensor)):  # coordinates: slots of their extent
-        return _enumerated_source(coord_target(obj))
+    if any(_instance(obj, "tensorlayout.cute.basis", cls) for cls in _COORDINATES):  # slots of their extent
+        return _enumerated_source(coord_target(cast("CoordLayout | CountingTensor", obj)))
     if lowers(obj):
         return _core_source(lower(obj))
     to_target = getattr(obj, "to_physical_target", None)

@@ -5,7 +5,9 @@ console-script wrapper; the console script ``tensorlayout`` runs the same ``cli.
 ``runpy``), output to /dev/null. Per round each command runs once, numpy's import in between
 each, and the order within a round alternates, so all of them share the machine's noise; the
 wall time of each process (fork to exit) is recorded. It prints per command the median time,
-the spread (least-largest) and the median of its ratios to the numpy runs next to it.
+the spread (least-largest) and the median of its ratios to the numpy runs next to it; then the
+same for the CPU time of the process (user + system, from ``getrusage``), which other load on
+the machine disturbs less than wall time.
 
 Two settings, each over a private copy of ``src/tensorlayout`` (its C extensions included) put
 first on PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so that no run writes bytecode:
@@ -20,13 +22,19 @@ empty PYTHONPYCACHEPREFIX would make Python ignore every ``__pycache__``, numpy'
 so time the anchor uncached too. The aim (issue 30, item 8) is ``show`` of an XLA shape within
 1.3x of numpy's import in both settings.
 
-    python benchmarks/bench_startup.py [--rounds 15] [--setting cached|uncached|both]
+    python benchmarks/bench_startup.py [--rounds 15] [--setting cached|uncached|both] [--package DIR]
+        [--compare DIR]
+
+(``--package`` times another tree's ``tensorlayout`` package directory; ``--compare`` times a second
+one alternately in the same run, e.g. an older commit's exported with ``git archive``: before and
+after under the same load.)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -49,58 +57,84 @@ COMMANDS = [
 ]
 
 
-def wall(argv: list[str], env: dict[str, str]) -> float:
-    """Seconds from start to exit of one process running ``argv``; it must succeed."""
-    t = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one process running ``argv`` (start to exit); it must succeed."""
+    t, c = time.perf_counter(), _cpu()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _cpu() - c
 
 
-def package_copy(root: Path, compiled: bool) -> Path:
-    """A copy of the package under ``root`` (the PYTHONPATH entry to use), compiled or not."""
-    shutil.copytree(PACKAGE, root / "tensorlayout", ignore=shutil.ignore_patterns("__pycache__"))
+def package_copy(package: Path, root: Path, compiled: bool) -> Path:
+    """A copy of ``package`` under ``root`` (the PYTHONPATH entry to use), compiled or not."""
+    shutil.copytree(package, root / "tensorlayout", ignore=shutil.ignore_patterns("__pycache__"))
     if compiled:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "tensorlayout")],
                        check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
     return root
 
 
-def measure(env: dict[str, str], rounds: int) -> dict[str, tuple[list[float], list[float]]]:
-    """Per command label: its times and its ratios to the numpy run just before it."""
-    out: dict[str, tuple[list[float], list[float]]] = {label: ([], []) for label, _ in [NUMPY, *COMMANDS]}
-    for argv in (NUMPY[1], COMMANDS[0][1]):  # warm the file cache
-        wall(argv, env)
+Series = dict[str, tuple[list[float], list[float]]]  # label -> (times, ratios to the numpy run before)
+Job = tuple[str, list[str], dict[str, str]]  # label, argv, environment
+
+
+def measure(anchor_env: dict[str, str], jobs: list[Job], rounds: int) -> tuple[Series, Series]:
+    """Wall and CPU times per job label, each with its ratios to the numpy run just before it."""
+    labels = [NUMPY[0], *(label for label, _, _ in jobs)]
+    wall: Series = {label: ([], []) for label in labels}
+    cpu: Series = {label: ([], []) for label in labels}
+    for _, argv, env in [("", NUMPY[1], anchor_env), *jobs]:  # warm the file cache
+        run(argv, env)
     for r in range(rounds):
-        for label, argv in (COMMANDS if r % 2 == 0 else COMMANDS[::-1]):
-            anchor = wall(NUMPY[1], env)
-            mine = wall(argv, env)
-            out[NUMPY[0]][0].append(anchor)
-            out[label][0].append(mine)
-            out[label][1].append(mine / anchor)
-    return out
+        for label, argv, env in (jobs if r % 2 == 0 else jobs[::-1]):
+            anchor, mine = run(NUMPY[1], anchor_env), run(argv, env)
+            for k, series in enumerate((wall, cpu)):
+                series[NUMPY[0]][0].append(anchor[k])
+                series[label][0].append(mine[k])
+                series[label][1].append(mine[k] / anchor[k])
+    return wall, cpu
 
 
-def report(setting: str, results: dict[str, tuple[list[float], list[float]]]) -> None:
-    print(f"\n{setting}: wall time per process, ms (median, least-largest), ratio to `import numpy`")
+def report(title: str, results: Series) -> None:
+    print(f"\n{title} per process, ms (median, least-largest), ratio to `import numpy`")
     for label, (times, ratios) in results.items():
         ms = [1e3 * t for t in times]
         ratio = f"{statistics.median(ratios):5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})" if ratios else ""
-        print(f"  {label:18} {statistics.median(ms):6.1f} ({min(ms):5.1f}-{max(ms):6.1f})  {ratio}")
+        print(f"  {label:28} {statistics.median(ms):6.1f} ({min(ms):5.1f}-{max(ms):6.1f})  {ratio}")
+
+
+def _env(root: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "120"}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--setting", choices=("cached", "uncached", "both"), default="both")
+    parser.add_argument("--package", type=Path, default=PACKAGE, help="the tensorlayout package to time")
+    parser.add_argument("--compare", type=Path, metavar="PACKAGE",
+                        help="also time this package, alternately in the same run (before/after)")
     args = parser.parse_args()
     settings = ("cached", "uncached") if args.setting == "both" else (args.setting,)
-    print(f"python {sys.version.split()[0]}, {args.rounds} rounds, commands run as `python -m tensorlayout`")
+    print(f"python {sys.version.split()[0]}, {args.rounds} rounds, commands run as `python -m tensorlayout`, "
+          f"package {args.package}" + (f", [compare] = package {args.compare}" if args.compare else ""))
     for setting in settings:
         with tempfile.TemporaryDirectory() as tmp:
-            root = package_copy(Path(tmp), compiled=setting == "cached")
-            env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "120"}
-            env.pop("PYTHONPYCACHEPREFIX", None)
-            report(setting, measure(env, args.rounds))
+            env = _env(package_copy(args.package, Path(tmp) / "a", compiled=setting == "cached"))
+            jobs: list[Job] = [(label, argv, env) for label, argv in COMMANDS]
+            if args.compare:
+                other = _env(package_copy(args.compare, Path(tmp) / "b", compiled=setting == "cached"))
+                jobs = [job for label, argv in COMMANDS
+                        for job in ((label, argv, env), (f"{label} [compare]", argv, other))]
+            wall, cpu = measure(env, jobs, args.rounds)
+            report(f"{setting}, wall time", wall)
+            report(f"{setting}, CPU time", cpu)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Every notation answers the same questions through one object: its logical shape (a TLA
 format's origin shape, a CuTe layout's top-level mode sizes), its physical slots, and the
-offsets of any logical indices (:class:`tensorlayout.render.Source`).
+offsets of any logical indices, the owners of the first slots (:class:`tensorlayout.render.Source`).
 
 >>> t = target_from("(4,8):(8,1)")
 >>> t.notation, t.dims, t.slots
@@ -16,19 +16,21 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from tensorlayout import convert, cute
+from tensorlayout import convert, cute, render
 from tensorlayout._lazy import lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.lowering import lower
-from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.tiling import allocated_elements
 
 if TYPE_CHECKING:  # at run time, the CuTe names load from `cute` when a CuTe layout comes
+    import numpy as np
+
     from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
     from tensorlayout.cute.tla import FORMATS as TLA_FORMATS
+    from tensorlayout.render import Source
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
@@ -85,7 +87,13 @@ class Target:
     @cached_property
     def source(self) -> Source:
         """Offsets of given indices and owners of the first slots, without listing them all."""
-        return source_of(self.layout)
+        return render.source_of(self.layout)
+
+    def owners(self, n: int) -> np.ndarray:
+        """For slots ``0 … n-1``, the C-order position of the element stored there (-1: padding).
+        An XLA shape answers from its core form, as its :attr:`source` would (whose checks are for
+        pictures): showing a shape loads no picture code."""
+        return self.core.owners(n) if self.notation == "xla" else self.source.owners(n)
 
 
 def add_target_arguments(p: argparse.ArgumentParser) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import tensorlayout
 from tensorlayout import cute, triton
+from tensorlayout.cli import _target
 from tensorlayout.cli._target import target_from
 from tensorlayout.cute.layout import Layout
 from tensorlayout.errors import LayoutError
@@ -118,3 +119,17 @@ def test_owners_of_a_coordinate_layout_come_from_its_source() -> None:
     target = target_from("ArithTuple(0,6) o ((_2,_2),_1,_1):((_1@1,_8@0),_0,_0)")
     assert target.owners(72).tolist() == target.source.owners(72).tolist()
     assert sorted(k for k in target.owners(72).tolist() if k >= 0) == [0, 1, 2, 3]
+
+
+def test_tla_formats_load_only_when_named() -> None:
+    """Registering `--tla` loads no TLA code; its help still lists every format, and the lazy
+    `TLA_FORMATS` is `cute.tla`'s own."""
+    probe = ("import sys; from tensorlayout.cli import build_parser; p = build_parser(['show']); "
+             "print('tensorlayout.cute.tla' in sys.modules); "
+             "sub = next(a for a in p._actions if a.dest == 'command'); "
+             "print(' '.join(sub.choices['show'].format_help().split()))")
+    loaded, text = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+    assert loaded == "False" and "instead of TARGET: RowMajor, ColumnMajor, VectorLayout, zN," in text
+    from_target = _target.TLA_FORMATS
+    assert from_target is cute.tla.FORMATS and "Weight4BitnZ" in from_target

@@ -16,26 +16,23 @@ which answers all three questions; only a layout given as explicit offsets (a
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from tensorlayout.core.intmath import prod, show_int
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.lowering import _instance, lower, lowers, parse_xla_or_cute
+from tensorlayout.lowering import lower, lowers, parse_xla_or_cute
 from tensorlayout.render._coords import coord_target
-
-if TYPE_CHECKING:
-    from tensorlayout.cute.basis import CoordLayout, CountingTensor
 
 __all__ = ["MAX_ENUMERATED", "Listed", "Source", "source_of"]
 
 MAX_ENUMERATED = 1 << 24  # a layout given as explicit offsets is listed in full: at most this many
 _LIMIT = 1 << 62  # offsets and element counts must fit int64 with room to add
-_COORDINATES = ("CoordLayout", "CountingTensor")  # CuTe's coordinate layouts (cute.basis): no offsets
 
 
 @dataclass(frozen=True)
@@ -91,8 +88,9 @@ def source_of(obj: object) -> Source:
     listed offsets)."""
     if isinstance(obj, str):
         obj = parse_xla_or_cute(obj)
-    if any(_instance(obj, "tensorlayout.cute.basis", cls) for cls in _COORDINATES):  # slots of their extent
-        return _enumerated_source(coord_target(cast("CoordLayout | CountingTensor", obj)))
+    basis = sys.modules.get("tensorlayout.cute.basis")  # not loaded: no coordinate layout exists
+    if basis is not None and isinstance(obj, (basis.CoordLayout, basis.CountingTensor)):
+        return _enumerated_source(coord_target(obj))  # coordinates: slots of their extent
     if lowers(obj):
         return _core_source(lower(obj))
     to_target = getattr(obj, "to_physical_target", None)

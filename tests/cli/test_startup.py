@@ -4,13 +4,17 @@ code, and the package's subpackages load on first use."""
 from __future__ import annotations
 
 import importlib
+import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tensorlayout
 from tensorlayout import cute, triton
+from tensorlayout.cli import _target
+from tensorlayout.cli._target import target_from
 from tensorlayout.cute.layout import Layout
 from tensorlayout.errors import LayoutError
 from tensorlayout.triton.linear_layout import LinearLayout
@@ -49,12 +53,14 @@ print(" ".join(sorted(k for k in sys.modules if k.startswith("tensorlayout."))))
 """
 
 #: What `show` of an XLA shape used to import and needs none of: Triton's parser, bridge and linear
-#: layouts, the conversions' CuTe search, the indexing maps, the CuTe algebra and swizzles, the
-#: Triton pictures and the TPU padding of `--tpu`.
+#: layouts, the conversions' CuTe search, the indexing maps, any CuTe code (layouts, IntTuples, TLA
+#: formats, scaled bases, the algebra and swizzles; only the lazy `tensorlayout.cute` package), the
+#: pictures and the TPU padding of `--tpu`.
 NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
     "triton._mlir", "triton.bridge", "triton.linear_layout", "triton.encodings", "convert._search",
-    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "render._triton",
-    "render._draw", "xla.padding")}
+    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "cute.layout",
+    "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render._triton",
+    "render._draw", "render._pictures", "render._source", "render._coords", "xla.padding")}
 
 
 def test_show_of_a_shape_imports_only_what_it_needs() -> None:
@@ -82,3 +88,48 @@ def test_lazy_names_are_the_modules_own() -> None:
     assert cute.ceil_div((7, 9), 2) == (4, 9)
     with pytest.raises(LayoutError, match="expected an int or a tuple of ints"):
         cute.product("x")
+
+
+def _random_shape(rng: random.Random) -> str:
+    """XLA shape text: rank 0-3, any dim order, maybe tiled (a second tile for narrow types)."""
+    rank = rng.randint(0, 3)
+    dims = [rng.randint(1, 9) for _ in range(rank)]
+    order = rng.sample(range(rank), rank)
+    dtype = rng.choice(["f32", "bf16", "s8", "pred", "s4"])
+    if not rank:
+        return f"{dtype}[]"
+    tiles = ""
+    if rng.random() < 0.7:
+        tile = [rng.choice([1, 2, 4, 8]) for _ in range(rng.randint(1, rank))]
+        second = rng.choice(["", "(2,1)", "(4,1)"]) if dtype != "f32" else ""
+        tiles = f":T({','.join(map(str, tile))}){second}"
+    return f"{dtype}[{','.join(map(str, dims))}]{{{','.join(map(str, order))}{tiles}}}"
+
+
+def test_owners_of_a_shape_from_its_core_are_the_pictures_owners() -> None:
+    """`Target.owners` of an XLA shape skips the picture source; it answers as the source does."""
+    rng = random.Random(30)
+    for _ in range(200):
+        target = target_from(_random_shape(rng))
+        n = target.slots + 3  # past the end too
+        assert np.array_equal(target.owners(n), target.source.owners(n)), target.text
+
+
+def test_owners_of_a_coordinate_layout_come_from_its_source() -> None:
+    target = target_from("ArithTuple(0,6) o ((_2,_2),_1,_1):((_1@1,_8@0),_0,_0)")
+    assert target.owners(72).tolist() == target.source.owners(72).tolist()
+    assert sorted(k for k in target.owners(72).tolist() if k >= 0) == [0, 1, 2, 3]
+
+
+def test_tla_formats_load_only_when_named() -> None:
+    """Registering `--tla` loads no TLA code; its help still lists every format, and the lazy
+    `TLA_FORMATS` is `cute.tla`'s own."""
+    probe = ("import sys; from tensorlayout.cli import build_parser; p = build_parser(['show']); "
+             "print('tensorlayout.cute.tla' in sys.modules); "
+             "sub = next(a for a in p._actions if a.dest == 'command'); "
+             "print(' '.join(sub.choices['show'].format_help().split()))")
+    loaded, text = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+    assert loaded == "False" and "instead of TARGET: RowMajor, ColumnMajor, VectorLayout, zN," in text
+    from_target = _target.TLA_FORMATS
+    assert from_target is cute.tla.FORMATS and "Weight4BitnZ" in from_target

@@ -66,7 +66,7 @@ def head(target: Target) -> dict[str, Any]:
 
 def memory_order(target: Target) -> list[list[int] | None]:
     """The logical index in each of the first `MAX_ORDER_SLOTS` slots (None: padding)."""
-    owners = np.asarray(target.source.owners(min(target.slots, MAX_ORDER_SLOTS)))
+    owners = np.asarray(target.owners(min(target.slots, MAX_ORDER_SLOTS)))
     return [None if k < 0 else list(row_major_coords(int(k), target.dims)) for k in owners]
 
 

@@ -191,7 +191,7 @@ def _packed(cells: list[str], max_width: int) -> list[list[str]]:
 def memory_order_lines(target: Target, max_width: int) -> list[str]:
     """The first slots in memory order (at most `MAX_ORDER_LINES` lines)."""
     n = min(target.slots, MAX_ORDER_SLOTS)
-    rows = _packed(_order_cells(np.asarray(target.source.owners(n)), target.dims), max_width)
+    rows = _packed(_order_cells(target.owners(n), target.dims), max_width)
     lines = ["memory order (offset: logical index; '.' = padding slot):"]
     lines += ["  " + " ".join(row) for row in rows[:MAX_ORDER_LINES]]
     if len(rows) > MAX_ORDER_LINES or n < target.slots:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from tensorlayout import convert, cute, triton
 from tensorlayout.cli._target import Target
-from tensorlayout.cute import tla
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.xla import Shape
 
@@ -52,7 +51,7 @@ def converted(target: Target, notation: str) -> str:
     if notation == "cute":
         if isinstance(src, Shape):
             return str(convert.xla_to_cute(src))
-        return str(src.layout if isinstance(src, tla.TlaLayout) else src)
+        return str(src.layout if isinstance(src, cute.TlaLayout) else src)
     if target.tla_format is not None:
         return str(convert.tla_to_xla(*target.tla_format))
     if isinstance(src, cute.Layout):
@@ -64,7 +63,7 @@ def converted(target: Target, notation: str) -> str:
 
 def _triton(src: object) -> LinearLayout:
     """The Triton shared layout (offset -> element) of an XLA, CuTe (swizzled too) or TLA layout."""
-    lay = src.layout if isinstance(src, tla.TlaLayout) else src
+    lay = src.layout if isinstance(src, cute.TlaLayout) else src
     if not isinstance(lay, (Shape, cute.Layout, cute.ComposedLayout)):
         raise UnsupportedError(f"{src} has no Triton shared layout")
     return triton.shared_layout(lay)

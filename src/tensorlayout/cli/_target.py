@@ -2,7 +2,7 @@
 
 Every notation answers the same questions through one object: its logical shape (a TLA
 format's origin shape, a CuTe layout's top-level mode sizes), its physical slots, and the
-offsets of any logical indices (:class:`tensorlayout.render.Source`).
+offsets of any logical indices, the owners of the first slots (:class:`tensorlayout.render.Source`).
 
 >>> t = target_from("(4,8):(8,1)")
 >>> t.notation, t.dims, t.slots
@@ -16,23 +16,34 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from tensorlayout import convert, cute
+from tensorlayout import convert, cute, render
+from tensorlayout._lazy import lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute.tla import FORMATS, make_format
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.lowering import lower
-from tensorlayout.render import Source, source_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.tiling import allocated_elements
 
 if TYPE_CHECKING:  # at run time, the CuTe names load from `cute` when a CuTe layout comes
+    import numpy as np
+
     from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
+    from tensorlayout.cute.tla import FORMATS as TLA_FORMATS
+    from tensorlayout.render import Source
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
-#: The TLA formats `--tla` accepts (`VectorLayout` is a vector of `--cols` elements).
-TLA_FORMATS = FORMATS
+#: ``TLA_FORMATS``, the formats `--tla` accepts, loads from :mod:`tensorlayout.cute.tla` on first use
+__getattr__, __dir__ = lazy_names(__name__, {"TLA_FORMATS": ("tensorlayout.cute.tla", "FORMATS")}, __all__)
+
+
+class _FormatNames:
+    """The TLA formats `--tla` accepts (`VectorLayout` is a vector of `--cols` elements), read
+    from :mod:`tensorlayout.cute.tla` only when printed: registering `--tla` loads no CuTe code."""
+
+    def __str__(self) -> str:
+        return ", ".join(cute.tla.FORMATS)
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,7 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if not self.has_grid:  # an XLA tuple, token or dynamic shape: its own dims, no offsets
             return tuple(getattr(self.layout, "dimensions", ()))
-        if isinstance(self.layout, (cute.CoordLayout, cute.CountingTensor)):
+        if self.notation == "cute" and isinstance(self.layout, (cute.CoordLayout, cute.CountingTensor)):
             lay = self.layout.layout if isinstance(self.layout, cute.CountingTensor) else self.layout
             if not isinstance(lay.shape, tuple):
                 return (lay.size(),)
@@ -76,7 +87,13 @@ class Target:
     @cached_property
     def source(self) -> Source:
         """Offsets of given indices and owners of the first slots, without listing them all."""
-        return source_of(self.layout)
+        return render.source_of(self.layout)
+
+    def owners(self, n: int) -> np.ndarray:
+        """For slots ``0 … n-1``, the C-order position of the element stored there (-1: padding).
+        An XLA shape answers from its core form, as its :attr:`source` would (whose checks are for
+        pictures): showing a shape loads no picture code."""
+        return self.core.owners(n) if self.notation == "xla" else self.source.owners(n)
 
 
 def add_target_arguments(p: argparse.ArgumentParser) -> None:
@@ -85,8 +102,9 @@ def add_target_arguments(p: argparse.ArgumentParser) -> None:
                    help="XLA shape text ('f32[3,5]{1,0:T(2,2)}'), CuTe layout text "
                         "('((4,2),(4,3)):((4,16),(1,32))'), Triton text (a printed "
                         "LinearLayout or an encoding, see above), or '-' to read it from stdin")
-    p.add_argument("--tla", metavar="FORMAT",
-                   help="an Ascend TLA format instead of TARGET: " + ", ".join(TLA_FORMATS))
+    tla = p.add_argument("--tla", metavar="FORMAT",
+                         help="an Ascend TLA format instead of TARGET: %(formats)s")
+    vars(tla)["formats"] = _FormatNames()  # argparse fills %(name)s from the action's attributes
     p.add_argument("--rows", type=int, help="rows of the TLA matrix")
     p.add_argument("--cols", type=int, help="columns of the TLA matrix")
     p.add_argument("--dtype", default="f16", help="element type of the TLA matrix (default f16)")
@@ -94,14 +112,14 @@ def add_target_arguments(p: argparse.ArgumentParser) -> None:
 
 def _format_name(text: str) -> str:
     """A TLA format name in its canonical spelling (`zn` -> `zN`)."""
-    name = next((f for f in TLA_FORMATS if f.lower() == text.strip().lower()), None)
+    name = next((f for f in cute.tla.FORMATS if f.lower() == text.strip().lower()), None)
     if name is None:
-        raise LayoutError(f"unknown TLA format {text!r}; expected one of {', '.join(TLA_FORMATS)}")
+        raise LayoutError(f"unknown TLA format {text!r}; expected one of {_FormatNames()}")
     return name
 
 
 def _tla_hint(text: str) -> str | None:
-    name = next((f for f in FORMATS if f.lower() == text.lower()), None)
+    name = next((f for f in cute.tla.FORMATS if f.lower() == text.lower()), None)
     if name is None:
         return None
     return (f"{text!r} names a TLA format, not a layout: use --tla {name} --rows R --cols C "
@@ -138,6 +156,6 @@ def target_of(args: argparse.Namespace, missing: type[TensorLayoutError] = Usage
     name = _format_name(args.tla)
     if args.rows is None or args.cols is None:
         raise missing(f"a TLA format needs --rows R and --cols C (--tla {name})")
-    tla = make_format(name, args.rows, args.cols, args.dtype)
+    tla = cute.tla.make_format(name, args.rows, args.cols, args.dtype)
     return Target("tla", tla, f"{name} {args.rows}x{args.cols} {args.dtype}: {tla}",
                   (name, args.rows, args.cols, args.dtype))

@@ -18,7 +18,6 @@ from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _trit
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
-from tensorlayout.cute.tla import TlaLayout, element_bits
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.xla import Shape
 from tensorlayout.xla.show import format_show
@@ -132,7 +131,7 @@ def _header(target: Target, window: Window) -> list[str]:
         elif rank > 1:
             lines.append(f"offset of each element (rows = dim {rank - 2}, columns = dim {rank - 1}):")
     else:
-        facts = _facts.cute_facts(lay.layout if isinstance(lay, TlaLayout) else lay)
+        facts = _facts.cute_facts(lay.layout if isinstance(lay, cute.TlaLayout) else lay)
         lines = [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
                               f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
     if any(r.stop - r.start != n for r, n in zip(window, target.dims, strict=True)):  # len() overflows
@@ -148,7 +147,7 @@ def _text(target: Target, window: Window | None, max_width: int) -> str:
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
     if isinstance(target.layout, Shape) and target.slots and all(r.start == 0 for r in window):
         lines += ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
-    elif isinstance(target.layout, TlaLayout) and target.slots > 0:
+    elif target.notation == "tla" and isinstance(target.layout, cute.TlaLayout) and target.slots > 0:
         padded = [int(m.size()) for m in target.layout.layout.modes()]
         if padded != list(target.dims):
             lines.append(f"(the origin shape ({','.join(map(str, target.dims))}) of a "
@@ -228,7 +227,7 @@ def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
             raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
                              "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
         source = _lazy("tv").TVLayout(tv, (int(cute.size(glay[0])), int(cute.size(glay[1]))))
-    rep = _lazy("coalescing").coalescing(source, glay, element_bits(args.dtype))
+    rep = _lazy("coalescing").coalescing(source, glay, cute.tla.element_bits(args.dtype))
     if args.json:
         print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
                           "sectors_per_request": list(rep.sectors_per_request),
@@ -268,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hw_view:
         raise UsageError("--hw-view is Triton's hardware view of Triton text; TARGET is not Triton text")
     target = target_of(args, missing=TensorLayoutError)
-    if isinstance(target.layout, (cute.CoordLayout, cute.CountingTensor)):
+    if target.notation == "cute" and isinstance(target.layout, (cute.CoordLayout, cute.CountingTensor)):
         return _show_coords(target, args)
     if args.tpu is not None and isinstance(target.layout, Shape):
         generation = _lazy("tpu").canonical_generation(args.tpu)

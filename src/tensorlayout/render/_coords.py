@@ -12,13 +12,15 @@ thread's partition, the coordinates the thread owns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tensorlayout.cute import CoordLayout, CountingTensor, size
-from tensorlayout.cute.basis import as_arithmetic_tuple, format_value
+from tensorlayout import cute
 from tensorlayout.errors import UnsupportedError
+
+if TYPE_CHECKING:  # at run time CuTe's names load from `cute` when a coordinate layout comes
+    from tensorlayout.cute import CoordLayout, CountingTensor
 
 __all__ = ["MAX_COORDS", "CoordOffsets", "coord_target"]
 
@@ -40,13 +42,13 @@ class CoordOffsets:
 
 
 def _leaves(v: Any) -> list[int]:
-    v = as_arithmetic_tuple(v)
+    v = cute.basis.as_arithmetic_tuple(v)  # `cute.basis` is loaded: a coordinate layout exists
     return [x for y in v for x in _leaves(y)] if isinstance(v, tuple) else [int(v)]
 
 
 def coord_target(obj: CoordLayout | CountingTensor) -> CoordOffsets:
     """The listed offsets of a coordinate layout: slot = column-major index of the coordinate."""
-    lay = obj.layout if isinstance(obj, CountingTensor) else obj
+    lay = obj.layout if isinstance(obj, cute.CountingTensor) else obj
     n = int(lay.size())
     if n > MAX_COORDS:
         raise UnsupportedError(f"{obj} has {n} elements; pictures of coordinates list them all "
@@ -58,10 +60,10 @@ def coord_target(obj: CoordLayout | CountingTensor) -> CoordOffsets:
         raise UnsupportedError(f"{obj} has negative coordinates; a picture needs them >= 0")
     extent = table.max(axis=0) + 1 if n else np.ones(rank, dtype=np.int64)
     weights = np.cumprod(np.concatenate([[1], extent[:-1]])).astype(np.int64)
-    dims = tuple(int(size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (n,)
+    dims = tuple(int(cute.size(m)) for m in lay.shape) if isinstance(lay.shape, tuple) else (n,)
     # the logical grid is C order over the top-level modes; CuTe's index i is column-major
     order = np.arange(n).reshape(dims[::-1]).T.ravel() if dims else np.arange(n)
     offsets = (table @ weights)[order] if rank else np.zeros(n, dtype=np.int64)
-    name = f"{obj} (slots: coordinates in {format_value(tuple(extent.tolist()))})"
+    name = f"{obj} (slots: coordinates in {cute.basis.format_value(tuple(extent.tolist()))})"
     offsets.flags.writeable = False
     return CoordOffsets(dims, offsets, int(np.prod(extent)), name)

@@ -16,6 +16,7 @@ which answers all three questions; only a layout given as explicit offsets (a
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -24,7 +25,6 @@ import numpy as np
 
 from tensorlayout.core.intmath import prod, show_int
 from tensorlayout.core.layout import CoreLayout
-from tensorlayout.cute.basis import CoordLayout, CountingTensor
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.lowering import lower, lowers, parse_xla_or_cute
 from tensorlayout.render._coords import coord_target
@@ -88,8 +88,9 @@ def source_of(obj: object) -> Source:
     listed offsets)."""
     if isinstance(obj, str):
         obj = parse_xla_or_cute(obj)
-    if isinstance(obj, (CoordLayout, CountingTensor)):  # coordinates: slots of their extent
-        return _enumerated_source(coord_target(obj))
+    basis = sys.modules.get("tensorlayout.cute.basis")  # not loaded: no coordinate layout exists
+    if basis is not None and isinstance(obj, (basis.CoordLayout, basis.CountingTensor)):
+        return _enumerated_source(coord_target(obj))  # coordinates: slots of their extent
     if lowers(obj):
         return _core_source(lower(obj))
     to_target = getattr(obj, "to_physical_target", None)

@@ -36,7 +36,7 @@ from typing import Generic
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
-from tensorlayout.errors import IndexingError, ParseError
+from tensorlayout.errors import IndexingError, ParseError, expect_text
 from tensorlayout.indexing.expr import Expr, var
 from tensorlayout.indexing.exprparse import (
     _NAME,
@@ -107,7 +107,8 @@ def from_symbolic_map_as(
     >>> print(from_symbolic_map_as(IndexingMap, "(d0)[s0] -> (d0 + s0)", [(0, 3)], [(0, 1)]))
     (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]
     """
-    sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(str(symbolic_map))
+    sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(
+        expect_text(symbolic_map, "a SymbolicMap or its text"))
     if len(dim_vars) != sm.num_dims:
         raise IndexingError(
             f"number of dim vars ({len(dim_vars)}) must match the number of dimensions in the "
@@ -299,9 +300,7 @@ def instruction_indexing_as(cls: type[M], text: str) -> dict[int, list[ParsedOpe
     >>> [(k, [str(p.map) for p in v]) for k, v in blocks.items()]
     [(0, ['(d0) -> (d0), domain: d0 in [0, 9]']), (1, ['UNDEFINED'])]
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "instruction indexing text")
-    cur = Cursor(text)
+    cur = Cursor(expect_text(text, "instruction indexing text"))
     return _blocks(cls, cur)
 
 
@@ -319,9 +318,7 @@ def parse_map_as(cls: type[M], text: str) -> M:
     >>> print(parse_map_as(IndexingMap, "(d0) -> (d0)\\ndomain:\\nd0 in [0, 9]\\nis_simplified: false"))
     (d0) -> (d0), domain: d0 in [0, 9]
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "indexing map text")
-    inner = _unwrap_attribute(text)
+    inner = _unwrap_attribute(expect_text(text, "indexing map text"))
     if inner is not None:
         return parse_map_as(cls, inner)
     cur = Cursor(text)

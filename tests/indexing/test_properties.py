@@ -6,6 +6,7 @@ random domains used here. Run ``pytest tests/indexing --hypothesis-profile=thoro
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import pytest
@@ -32,6 +33,7 @@ NUM_SYMS = 1
 DIVISORS = [-7, -3, -2, 2, 3, 4, 5, 8, 16]
 
 
+@functools.cache  # one strategy object per shape: hypothesis re-validates every new one (slow)
 def exprs(num_vars: int, max_leaves: int = 8) -> st.SearchStrategy[Expr]:
     leaves = st.one_of(
         st.integers(0, num_vars - 1).map(var),

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
-from tensorlayout.errors import ParseError
-from tensorlayout.indexing import IndexingMap, parse_expr, parse_instruction_indexing
+from tensorlayout.errors import ArgumentTypeError, ParseError
+from tensorlayout.indexing import (
+    IndexingMap,
+    SymbolicMap,
+    indexing_map_from_symbolic_map,
+    parse_expr,
+    parse_indexing_map,
+    parse_instruction_indexing,
+    parse_symbolic_expr_and_advance,
+    parse_symbolic_map,
+    parse_symbolic_map_and_advance,
+    to_variable_type,
+)
 from tensorlayout.indexing.parse import ParsedOperandIndexing
 from tests.conftest import DATA
 
@@ -149,3 +161,24 @@ def test_print_floordiv_or_slash() -> None:
     assert IndexingMap.parse(old) == m
     assert "floordiv" not in m.to_string() and str(m) == m.to_string(floordiv=False)
     assert parse_expr("v0 / 3 * 2").to_string(floordiv=True) == "(v0 floordiv 3) * 2"
+
+
+_TEXT_READERS = {
+    "expression text": [parse_expr, parse_symbolic_expr_and_advance,
+                        lambda x: IndexingMap.parse(MAP).parse_expr(x)],
+    "symbolic map text": [parse_symbolic_map, parse_symbolic_map_and_advance, SymbolicMap.parse],
+    "indexing map text": [IndexingMap.parse, parse_indexing_map],
+    "instruction indexing text": [parse_instruction_indexing],
+    "a SymbolicMap or its text": [lambda x: IndexingMap.from_symbolic_map(x, []),
+                                  lambda x: indexing_map_from_symbolic_map(x, [])],
+    "a variable name": [to_variable_type],
+}
+
+
+@pytest.mark.parametrize(("what", "read"), [(w, r) for w, rs in _TEXT_READERS.items() for r in rs])
+@pytest.mark.parametrize("bad", [5, None, b"(d0) -> (d0)", ["d0"]])
+def test_a_reader_given_no_text_raises_argument_type_error(what: str, read: Any, bad: object) -> None:
+    # not a ParseError of str(bad): bytes or a list would parse as their repr
+    message = rf"^expected {re.escape(what)} \(a str\), but got {type(bad).__name__}$"
+    with pytest.raises(ArgumentTypeError, match=message):
+        read(bad)

@@ -6,6 +6,7 @@ with an empty-tuple parameter; dynamic slices and gathers (maps with runtime var
 TPU v5e. Run as a script in a fresh process::
 
     XLA_FLAGS=--xla_force_host_platform_device_count=8 python jax_modules.py OUT [tpu]
+    XLA_FLAGS=--xla_force_host_platform_device_count=8 python jax_modules.py OUT --kinds cpu,shardy
 
 Each module's text goes to ``OUT/<kind>_<n>.<name>.txt`` (``before`` and ``after``
 optimizations). Not a test module: nothing runs on import.
@@ -102,17 +103,29 @@ def _spmd_on(out: Path, kind: str, mesh: Any) -> None:
     _write(out, kind, coll.lower(x))
 
 
-def main(out: Path, tpu: bool) -> None:
+#: The kinds of module written, each by its own function (the test runs them in two processes).
+KINDS = ("cpu", "shardy", "gspmd", "tpu")
+
+
+def write_kind(out: Path, kind: str) -> None:
+    """Write the modules of one kind (see :data:`KINDS`) into ``out``."""
     import jax
 
     out.mkdir(parents=True, exist_ok=True)
-    single_device(out, lambda f, *a: jax.jit(f).lower(*a), "cpu")
-    spmd(out, "shardy")
-    jax.config.update("jax_use_shardy_partitioner", False)
-    spmd(out, "gspmd")
-    jax.config.update("jax_use_shardy_partitioner", True)
-    if tpu:
+    if kind == "cpu":
+        single_device(out, lambda f, *a: jax.jit(f).lower(*a), "cpu")
+    elif kind == "tpu":
         single_device(out, tpu_lower("v5e:2x2"), "tpu")
+    else:
+        shardy = jax.config.jax_use_shardy_partitioner
+        jax.config.update("jax_use_shardy_partitioner", kind == "shardy")
+        spmd(out, kind)
+        jax.config.update("jax_use_shardy_partitioner", shardy)
+
+
+def main(out: Path, kinds: list[str]) -> None:
+    for kind in kinds:
+        write_kind(out, kind)
 
 
 def tpu_lower(topology: str) -> Callable[..., Any]:
@@ -133,4 +146,8 @@ def tpu_lower(topology: str) -> Callable[..., Any]:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), len(sys.argv) > 2 and sys.argv[2] == "tpu")
+    # OUT [tpu] writes every kind (tpu only when asked); OUT --kinds K1,K2 writes those
+    if len(sys.argv) > 3 and sys.argv[2] == "--kinds":
+        main(Path(sys.argv[1]), sys.argv[3].split(","))
+    else:
+        main(Path(sys.argv[1]), [k for k in KINDS if k != "tpu" or sys.argv[2:] == ["tpu"]])

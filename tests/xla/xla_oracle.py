@@ -33,11 +33,19 @@ class XlaOracle:
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[str] | None = None
+        self._spare: subprocess.Popen[str] | None = None
+
+    @staticmethod
+    def _spawn() -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
     def _start(self) -> subprocess.Popen[str]:
+        # a spare worker imports jaxlib while this one answers, so a crash costs no start-up
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self._proc, self._spare = self._spare or self._spawn(), None
+        if self._spare is None or self._spare.poll() is not None:
+            self._spare = self._spawn()
         return self._proc
 
     def __call__(self, shape: str) -> str | None:
@@ -56,7 +64,8 @@ class XlaOracle:
         return answer
 
     def close(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            self._proc.wait(timeout=30)
+        for proc in (self._proc, self._spare):
+            if proc is not None and proc.poll() is None:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=30)

@@ -114,7 +114,10 @@ def _unmerge_steps(state: tuple[Digit, ...]) -> list[tuple[tuple[Digit, ...], Ti
             for c in range(m - t, min(m, n - t) + 1):
                 head, counts, tiles = state[:n - t - c], state[n - t - c:n - t], state[n - t:]
                 for t_slots in itertools.combinations(range(m), t):
+                    bare = set(range(m)).difference(t_slots)  # slots only a count axis can fill
                     for c_slots in itertools.combinations(range(m), c):
+                        if not bare.issubset(c_slots):
+                            continue  # (a slot left empty: _merge_slots would say None)
                         undone = _merge_slots(m, dict(zip(t_slots, tiles)), dict(zip(c_slots, counts)))
                         if undone is not None:
                             out.append((head + undone[0], undone[1]))

@@ -330,13 +330,13 @@ class CoreLayout:
         """The logical index stored at ``offset``, or None for a slot no element uses.
 
         Exact for any layout: digit values are read off by the strides (largest first), then
-        checked by evaluating the offset again; a non-injective or swizzled layout that
-        defeats that falls back to enumeration.
+        checked by evaluating the offset again; where the digits do not decide the index (see
+        :meth:`decides_indices`; a dense layout's do too) and that finds none, by enumeration.
         """
         guess = self._greedy_index(int(offset))
         if guess is not None and self.offset(guess) == offset:
             return guess
-        if self.post is None and self.is_dense():
+        if self.decides_indices():
             return None
         hits = np.flatnonzero(self.offsets() == offset)
         return tuple(int(i) for i in np.unravel_index(int(hits[0]), self.shape)) if hits.size else None
@@ -367,20 +367,20 @@ class CoreLayout:
 
     def _greedy_index(self, offset: int) -> tuple[int, ...] | None:
         rest = offset - self.base
-        values: dict[int, int] = {}
-        for k in sorted(range(len(self.digits)), key=lambda k: -self.digits[k].stride):
-            d = self.digits[k]
+        pairs = []
+        for d in sorted(self.digits, key=_falling_stride):
             if d.extent <= 1 or d.stride <= 0:
                 continue
             v = rest // d.stride
             if not 0 <= v < d.extent:
                 return None
-            values[k] = v
             rest -= v * d.stride
+            if v:  # (a zero digit adds nothing to its source)
+                pairs.append((d, v))
         if rest:
             return None
         coords = [0] * self.rank
-        _accumulate(((d, values.get(k, 0)) for k, d in enumerate(self.digits)), coords)
+        _accumulate(pairs, coords)
         ok = all(0 <= c < n for c, n in zip(coords, self.shape, strict=True))
         return tuple(coords) if ok else None
 
@@ -444,7 +444,8 @@ def _mixed_radix(digits: list[Digit], n: int, source: int) -> tuple[Digit, ...] 
 
 def _accumulate(pairs: Iterable[tuple[Digit, int]], coords: list[int]) -> None:
     """Add each digit's ``value · block`` into its source; a merge, once all of its digits
-    are in, splits back into its parts (nested merges first: they feed the ones they split)."""
+    are in, splits back into its parts (the deepest merge first: a merge only feeds the
+    shallower ones its parts read, so each is split once, complete)."""
     totals: dict[Merge, int] = {}
 
     def add(d: Digit, v: int) -> None:
@@ -455,14 +456,16 @@ def _accumulate(pairs: Iterable[tuple[Digit, int]], coords: list[int]) -> None:
 
     for d, v in pairs:
         add(d, v)
-    done: set[Merge] = set()
-    while len(done) < len(totals):
-        m = max((m for m in totals if m not in done), key=_depth)
-        done.add(m)
-        total = totals[m]
+    while totals:
+        m = max(totals, key=_depth)
+        total = totals.pop(m)
         for part in reversed(m.parts):
             total, v = divmod(total, part.extent)
             add(part, v)
+
+
+def _falling_stride(d: Digit) -> int:
+    return -d.stride
 
 
 def _depth(m: Merge) -> int:

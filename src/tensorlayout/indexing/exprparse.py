@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import ParseError, expect_text
 from tensorlayout.indexing._guard import TOO_DEEP
 from tensorlayout.indexing.canonical import _canon as canonicalize
 from tensorlayout.indexing.expr import (
@@ -210,9 +210,7 @@ def parse_symbolic_expr_and_advance(
     >>> parse_symbolic_expr_and_advance("d0 + 1 in [0, 3]")
     (Expr('v0 + 1'), 'in [0, 3]')
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "expression text")
-    cur = Cursor(text)
+    cur = Cursor(expect_text(text, "expression text"))
     e = _run(cur, _ExprParser(cur, _table(names), num_dims).expr)
     return e, text[cur.pos:]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from tensorlayout.errors import IndexingError, expect_text
 from tensorlayout.indexing.compose import compose
 from tensorlayout.indexing.expr import Expr
 from tensorlayout.indexing.exprparse import parse_expr
@@ -27,9 +28,10 @@ from tensorlayout.indexing.map_base import (
     SimplifyMode,
     SimplifyPointDimensions,
 )
-from tensorlayout.indexing.map_text import from_symbolic_map_as, parse_map_as
+from tensorlayout.indexing.map_text import parse_map_as
 from tensorlayout.indexing.ranges import compute_result_ranges
 from tensorlayout.indexing.simplify import cached_simplification, simplify_with_status
+from tensorlayout.indexing.symbolic_map import SymbolicMap
 from tensorlayout.indexing.transforms import (
     convert_range_variables_to_dimensions,
     remove_unused,
@@ -83,7 +85,19 @@ class IndexingMap(IndexingMapBase):
         >>> print(IndexingMap.from_symbolic_map("(d0)[s0] -> (d0 + s0)", [(0, 3)], [(0, 1)]))
         (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]
         """
-        return from_symbolic_map_as(cls, symbolic_map, dim_vars, range_vars, rt_vars, constraints)
+        sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(
+            expect_text(symbolic_map, "a SymbolicMap or its text"))
+        if len(dim_vars) != sm.num_dims:
+            raise IndexingError(
+                f"number of dim vars ({len(dim_vars)}) must match the number of dimensions in the "
+                f"symbolic map ({sm.num_dims})"
+            )
+        if len(range_vars) + len(rt_vars) != sm.num_symbols:
+            raise IndexingError(
+                f"number of range ({len(range_vars)}) + runtime ({len(rt_vars)}) variables must match "
+                f"the number of symbols in the symbolic map ({sm.num_symbols})"
+            )
+        return cls(sm.results, dim_vars, range_vars, rt_vars, constraints)
 
     @classmethod
     def from_tensor_sizes(cls, symbolic_map: object, dim_sizes: Sequence[int],

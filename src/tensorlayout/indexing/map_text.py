@@ -30,13 +30,12 @@ Grammar (``sep`` is ``,`` or a line break)::
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN
-from tensorlayout.errors import IndexingError, ParseError
+from tensorlayout.errors import ParseError, expect_text
 from tensorlayout.indexing.expr import Expr, var
 from tensorlayout.indexing.exprparse import (
     _NAME,
@@ -44,16 +43,15 @@ from tensorlayout.indexing.exprparse import (
     _run,
 )
 from tensorlayout.indexing.interval import Interval
-from tensorlayout.indexing.map_base import ConstraintsLike, M
+from tensorlayout.indexing.map_base import M
 from tensorlayout.indexing.symbolic_map import (
-    SymbolicMap,
     _checked,
     _header,
     _Names,
 )
 from tensorlayout.indexing.variables import Variable
 
-__all__ = ["ParsedOperandIndexing", "from_symbolic_map_as", "instruction_indexing_as", "parse_map_as"]
+__all__ = ["ParsedOperandIndexing", "instruction_indexing_as", "parse_map_as"]
 
 _ATTR = re.compile(r'\s*(?:#[A-Za-z_][A-Za-z0-9_.$-]*\s*=\s*)?#xla(?:_gpu)?\.indexing_map\s*<')
 _IDS = r"\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:,\s*[A-Za-z_][A-Za-z0-9_]*\s*)*)?"
@@ -89,36 +87,6 @@ def _keyword(cur: Cursor, word: str) -> None:
     if not m or m.group() != word:
         raise cur.error(repr(word))
     cur.pos = m.end()
-
-
-def from_symbolic_map_as(
-    cls: type[M],
-    symbolic_map: object,
-    dim_vars: Sequence[object],
-    range_vars: Sequence[object] = (),
-    rt_vars: Sequence[object] = (),
-    constraints: ConstraintsLike = (),
-) -> M:
-    """A ``cls`` map from a :class:`SymbolicMap` (or its text) and variables.
-
-    The counts are checked with the messages of XLA's ``Verify``.
-
-    >>> from tensorlayout.indexing import IndexingMap
-    >>> print(from_symbolic_map_as(IndexingMap, "(d0)[s0] -> (d0 + s0)", [(0, 3)], [(0, 1)]))
-    (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]
-    """
-    sm = symbolic_map if isinstance(symbolic_map, SymbolicMap) else SymbolicMap.parse(str(symbolic_map))
-    if len(dim_vars) != sm.num_dims:
-        raise IndexingError(
-            f"number of dim vars ({len(dim_vars)}) must match the number of dimensions in the "
-            f"symbolic map ({sm.num_dims})"
-        )
-    if len(range_vars) + len(rt_vars) != sm.num_symbols:
-        raise IndexingError(
-            f"number of range ({len(range_vars)}) + runtime ({len(rt_vars)}) variables must match "
-            f"the number of symbols in the symbolic map ({sm.num_symbols})"
-        )
-    return cls(sm.results, dim_vars, range_vars, rt_vars, constraints)
 
 
 # ---- indexing maps ------------------------------------------------------------------------
@@ -299,9 +267,7 @@ def instruction_indexing_as(cls: type[M], text: str) -> dict[int, list[ParsedOpe
     >>> [(k, [str(p.map) for p in v]) for k, v in blocks.items()]
     [(0, ['(d0) -> (d0), domain: d0 in [0, 9]']), (1, ['UNDEFINED'])]
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "instruction indexing text")
-    cur = Cursor(text)
+    cur = Cursor(expect_text(text, "instruction indexing text"))
     return _blocks(cls, cur)
 
 
@@ -319,9 +285,7 @@ def parse_map_as(cls: type[M], text: str) -> M:
     >>> print(parse_map_as(IndexingMap, "(d0) -> (d0)\\ndomain:\\nd0 in [0, 9]\\nis_simplified: false"))
     (d0) -> (d0), domain: d0 in [0, 9]
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "indexing map text")
-    inner = _unwrap_attribute(text)
+    inner = _unwrap_attribute(expect_text(text, "indexing map text"))
     if inner is not None:
         return parse_map_as(cls, inner)
     cur = Cursor(text)

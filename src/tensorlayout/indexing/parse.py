@@ -9,8 +9,6 @@ parses them into a map of any class; the functions here build :class:`IndexingMa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from tensorlayout.indexing.exprparse import (
     VariableMap,
     parse_expr,
@@ -18,10 +16,8 @@ from tensorlayout.indexing.exprparse import (
     parse_symbolic_expr_and_advance,
 )
 from tensorlayout.indexing.map import IndexingMap
-from tensorlayout.indexing.map_base import ConstraintsLike
 from tensorlayout.indexing.map_text import (
     ParsedOperandIndexing,
-    from_symbolic_map_as,
     instruction_indexing_as,
     parse_map_as,
 )
@@ -42,21 +38,8 @@ __all__ = [
 ]
 
 
-def indexing_map_from_symbolic_map(
-    symbolic_map: object,
-    dim_vars: Sequence[object],
-    range_vars: Sequence[object] = (),
-    rt_vars: Sequence[object] = (),
-    constraints: ConstraintsLike = (),
-) -> IndexingMap:
-    """``IndexingMap.from_symbolic_map``: a map from a :class:`SymbolicMap` (or its text) and variables.
-
-    The counts are checked with the messages of XLA's ``Verify``.
-
-    >>> print(indexing_map_from_symbolic_map("(d0)[s0] -> (d0 + s0)", [(0, 3)], [(0, 1)]))
-    (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]
-    """
-    return from_symbolic_map_as(IndexingMap, symbolic_map, dim_vars, range_vars, rt_vars, constraints)
+#: ``IndexingMap.from_symbolic_map`` under the free-function name, one definition for both.
+indexing_map_from_symbolic_map = IndexingMap.from_symbolic_map
 
 
 def parse_instruction_indexing(text: str) -> dict[int, list[ParsedOperandIndexing[IndexingMap]]]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import show_int
-from tensorlayout.errors import IndexingError, ParseError
+from tensorlayout.errors import IndexingError, ParseError, expect_text
 from tensorlayout.indexing.expr import CONST, VAR, Expr, out_of_int64, var
 from tensorlayout.indexing.exprparse import _KEYWORDS, _NAME, _ExprParser, _run
 
@@ -323,9 +323,7 @@ def parse_symbolic_map_and_advance(text: str) -> tuple[SymbolicMap, str]:
     >>> str(sm), rest.strip()
     ('(d0) -> (d0)', 'domain: d0 in [0, 1]')
     """
-    if not isinstance(text, str):
-        raise ParseError(str(text), 0, "symbolic map text")
-    cur = Cursor(text)
+    cur = Cursor(expect_text(text, "symbolic map text"))
     dims, syms, rts, results = _run(cur, lambda: _header(cur))
     return SymbolicMap(len(dims), len(syms) + len(rts), tuple(results)), text[cur.pos:]
 

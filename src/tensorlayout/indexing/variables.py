@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import NamedTuple
 
-from tensorlayout.errors import IndexingError
+from tensorlayout.errors import IndexingError, expect_text
 from tensorlayout.indexing.interval import Interval
 
 __all__ = [
@@ -70,6 +70,7 @@ class VariableKind(str, Enum):
 
 def to_variable_type(name: str) -> VariableKind:
     """XLA's ``ToVariableType``: the kind a variable name stands for (``default`` if none)."""
+    expect_text(name, "a variable name")
     try:
         return VariableKind(name)
     except ValueError:

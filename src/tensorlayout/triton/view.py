@@ -111,7 +111,7 @@ def get_distributed_view(ll: LinearLayout, use_hw_point_of_view: bool = False) -
     shape = ll.get_out_dim_sizes()
     lanes, warps = ll.get_in_dim_size("lane"), ll.get_in_dim_size("warp")
     blocks, regs = ll.get_in_dim_size("block"), ll.get_in_dim_size("register")
-    cells = [""] * ll.get_total_out_dim_size()
+    holders: list[list[str]] = [[] for _ in range(ll.get_total_out_dim_size())]  # labels of each cell
     owned: list[str] = []
     for block in range(blocks):
         for warp in range(warps):
@@ -120,13 +120,12 @@ def get_distributed_view(ll: LinearLayout, use_hw_point_of_view: bool = False) -
                 for reg in range(regs):
                     point = {"block": block, "warp": warp, "lane": lane, "register": reg}
                     out = list(ll.apply(point).values())
-                    cell = cells[_row_major(out, shape)]
                     pad = _pad(block, blocks) + _pad(thread, warps * lanes) + _pad(reg, regs)
                     label = (f"B{block}:" if blocks > 1 else "") + f"T{thread}:{reg}"
-                    cells[_row_major(out, shape)] = cell + ("|" if cell else "") + " " * pad + label
+                    holders[_row_major(out, shape)].append(" " * pad + label)
                     owned.append("(" + ",".join(_padded(o, s) for o, s in zip(out, shape)) + ")")
     if not use_hw_point_of_view:
-        return _tensor_text(cells, shape, ", ")
+        return _tensor_text(["|".join(labels) for labels in holders], shape, ", ")
     lines = []
     for block in range(blocks):
         if blocks > 1:

@@ -175,7 +175,7 @@ class _IndexMath:
     code, which raises the precise error.
     """
 
-    __slots__ = ("base", "decode", "dims", "lay", "padded", "per_dim", "shape", "total")
+    __slots__ = ("base", "decode", "dims", "lay", "padded", "per_dim", "shape", "text", "total")
 
     def __init__(self, shape: Shape) -> None:
         lay = lower_shape(shape)
@@ -185,6 +185,7 @@ class _IndexMath:
         self.per_dim: tuple[tuple[tuple[int, int, int], ...], ...] | None = None
         self.decode: tuple[tuple[int, int, int, int], ...] | None = None
         self.padded: tuple[tuple[int, int], ...] = ()
+        self.text: str | None = None  # the shape's text, for error messages, once needed
         if chains is not None:
             self.per_dim = tuple(tuple((d.block, d.extent, d.stride) for d in ds if d.extent > 1 and d.stride)
                                  for ds in chains[0])
@@ -208,20 +209,19 @@ class _IndexMath:
 
     def multi(self, offset: int) -> tuple[int, ...]:
         if self.decode is not None and type(offset) is int and 0 <= offset < self.total:
+            # the digits decide the index (positive nested strides): an offset they do not
+            # read back to an in-bounds index holds no element
             rest = offset - self.base
             idx = [0] * len(self.dims)
             for s, e, b, k in self.decode:
                 v = rest // s
-                if v >= e:
-                    break
+                if not 0 <= v < e:
+                    raise self._padding(offset)
                 rest -= v * s
                 idx[k] += v * b
-            else:
-                if rest == 0:
-                    for k, n in self.padded:
-                        if idx[k] >= n:
-                            return self.slow_multi(offset)
-                    return tuple(idx)
+            if rest or any(idx[k] >= n for k, n in self.padded):
+                raise self._padding(offset)
+            return tuple(idx)
         return self.slow_multi(offset)
 
     def slow_multi(self, offset: int) -> tuple[int, ...]:
@@ -230,8 +230,13 @@ class _IndexMath:
             raise LayoutError(f"expected an offset in [0, {self.total}) for {self.shape}, but got {offset!r}")
         found = self.lay.index_of(int(offset))
         if found is None:
-            raise LayoutError(f"offset {offset} of {self.shape} is a padding slot")
+            raise self._padding(offset)
         return found
+
+    def _padding(self, offset: int) -> LayoutError:
+        if self.text is None:
+            self.text = str(self.shape)
+        return LayoutError(f"offset {offset} of {self.text} is a padding slot")
 
 
 #: Prepared index math by the identity of the caller's shape object (a Shape or its text), and

@@ -41,7 +41,7 @@ def _ours(text: str) -> str | None:
 
 
 @pytest.mark.parametrize("text", SPLIT_CONFIGS)
-def test_empty_split_config_on_any_dimension_as_xla(xla, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_empty_split_config_on_any_dimension_as_xla(xla: XlaOracle, text: str) -> None:
     assert _ours(text) == xla(text)
 
 

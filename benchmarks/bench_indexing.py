@@ -88,6 +88,16 @@ def _per_map(seconds: float, count: int) -> str:
     return f"{seconds / count * 1e6:.1f} us/map"
 
 
+def _simplify_seconds(maps: list[IndexingMap], cleared: bool = False) -> float:
+    """Seconds to simplify each of ``maps``, after clearing the caches if ``cleared``."""
+    if cleared:
+        clear_caches()
+    t0 = time.perf_counter()
+    for m in maps:
+        m.simplify()
+    return time.perf_counter() - t0
+
+
 def terms_map(n: int, family: str) -> str:
     """A map of ``n`` terms over ``n`` dims (coefficients kept within int64)."""
     dims = ", ".join(f"d{i}" for i in range(n))
@@ -152,26 +162,16 @@ def main() -> None:
     t1 = time.perf_counter()
     print(f"random maps: {len(maps)} simplified in {t1 - t0:.3f} s = {len(maps) / (t1 - t0):,.0f} maps/s")
 
-    t0 = time.perf_counter()
-    for s in simplified:
-        s.simplify()
-    t1 = time.perf_counter()
-    print(f"re-simplify the same object (per-map cache): {(t1 - t0) / len(maps) * 1e6:.2f} us/map")
+    seconds = _simplify_seconds(simplified)
+    print(f"re-simplify the same object (per-map cache): {seconds / len(maps) * 1e6:.2f} us/map")
 
     copies = [IndexingMap.parse(str(s)) for s in simplified[:2000]]
-    t0 = time.perf_counter()
-    for c in copies:
-        c.simplify()
-    t1 = time.perf_counter()
-    print(f"re-simplify a fresh copy of a simplified map (result cache): {_per_map(t1 - t0, len(copies))}")
+    seconds = _simplify_seconds(copies)
+    print(f"re-simplify a fresh copy of a simplified map (result cache): {_per_map(seconds, len(copies))}")
 
     copies = [IndexingMap.parse(str(s)) for s in simplified[:2000]]
-    clear_caches()
-    t0 = time.perf_counter()
-    for c in copies:
-        c.simplify()
-    t1 = time.perf_counter()
-    print(f"re-simplify a fresh copy, all caches cleared first: {_per_map(t1 - t0, len(copies))}")
+    seconds = _simplify_seconds(copies, cleared=True)
+    print(f"re-simplify a fresh copy, all caches cleared first: {_per_map(seconds, len(copies))}")
 
     big = vector_maps()
     texts = [str(m) for m in big]
@@ -184,12 +184,7 @@ def main() -> None:
     parse_time = t1 - t0
     simplify_time = 0.0
     for _ in range(reps):
-        fresh = [IndexingMap.parse(t) for t in texts]
-        clear_caches()
-        t0 = time.perf_counter()
-        for m in fresh:
-            m.simplify()
-        simplify_time += time.perf_counter() - t0
+        simplify_time += _simplify_seconds([IndexingMap.parse(t) for t in texts], cleared=True)
     sizes = ", ".join(str(len(t)) for t in texts)
     n = reps * len(big)
     print(f"largest vector maps ({len(big)} maps, text sizes {sizes}): "

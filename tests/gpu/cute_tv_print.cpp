@@ -11,40 +11,45 @@
 
 using namespace cute;
 
+// One output line: "name|what|value", the value as CuTe prints it.
+template <class T>
+void line(char const* name, char const* what, T const& value) {
+  printf("%s|%s|", name, what); print(value); printf("\n");
+}
+
 template <class Atom>
 void atom(char const* name) {
   using T = MMA_Traits<Atom>;
-  printf("%s|Shape_MNK|", name); print(typename T::Shape_MNK{}); printf("\n");
-  printf("%s|ThrID|", name); print(typename T::ThrID{}); printf("\n");
-  printf("%s|A|", name); print(typename T::ALayout{}); printf("\n");
-  printf("%s|B|", name); print(typename T::BLayout{}); printf("\n");
-  printf("%s|C|", name); print(typename T::CLayout{}); printf("\n");
+  line(name, "Shape_MNK", typename T::Shape_MNK{});
+  line(name, "ThrID", typename T::ThrID{});
+  line(name, "A", typename T::ALayout{});
+  line(name, "B", typename T::BLayout{});
+  line(name, "C", typename T::CLayout{});
 }
 
 template <class TM>
 void tiled(char const* name, TM const& mma) {
-  printf("%s|tiled_A|", name); print(mma.get_layoutA_TV()); printf("\n");
-  printf("%s|tiled_B|", name); print(mma.get_layoutB_TV()); printf("\n");
-  printf("%s|tiled_C|", name); print(mma.get_layoutC_TV()); printf("\n");
-  printf("%s|tile|", name);
-  print(make_shape(tile_size<0>(mma), tile_size<1>(mma), tile_size<2>(mma))); printf("\n");
+  line(name, "tiled_A", mma.get_layoutA_TV());
+  line(name, "tiled_B", mma.get_layoutB_TV());
+  line(name, "tiled_C", mma.get_layoutC_TV());
+  line(name, "tile", make_shape(tile_size<0>(mma), tile_size<1>(mma), tile_size<2>(mma)));
 }
 
 template <class Op>
 void copy(char const* name) {
   using T = Copy_Traits<Op>;
   using A = Copy_Atom<Op, half_t>;
-  printf("%s|Src|", name); print(typename T::SrcLayout{}); printf("\n");
-  printf("%s|Dst|", name); print(typename T::DstLayout{}); printf("\n");
-  printf("%s|SrcHalf|", name); print(typename A::ValLayoutSrc{}); printf("\n");
-  printf("%s|DstHalf|", name); print(typename A::ValLayoutDst{}); printf("\n");
+  line(name, "Src", typename T::SrcLayout{});
+  line(name, "Dst", typename T::DstLayout{});
+  line(name, "SrcHalf", typename A::ValLayoutSrc{});
+  line(name, "DstHalf", typename A::ValLayoutDst{});
 }
 
 template <class TC>
 void tiled_copy(char const* name, TC const& tc) {
-  printf("%s|tiled_S|", name); print(tc.get_layoutS_TV()); printf("\n");
-  printf("%s|tiled_D|", name); print(tc.get_layoutD_TV()); printf("\n");
-  printf("%s|tiler|", name); print(typename TC::Tiler_MN{}); printf("\n");
+  line(name, "tiled_S", tc.get_layoutS_TV());
+  line(name, "tiled_D", tc.get_layoutD_TV());
+  line(name, "tiler", typename TC::Tiler_MN{});
 }
 
 int main() {

@@ -19,7 +19,7 @@ import pytest
 from tensorlayout.cli import main
 from tensorlayout.cli.memory import reports
 from tensorlayout.errors import ParseError
-from tensorlayout.jax.memory import parse_buffer_assignment, parse_live_ranges
+from tensorlayout.jax.memory import MemoryReport, parse_buffer_assignment, parse_live_ranges
 
 SCRIPT = Path(__file__).parent / "memory_programs.py"
 HAVE_LIBTPU = importlib.util.find_spec("libtpu") is not None
@@ -47,13 +47,20 @@ def tpu_dump(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return out, _compile(out, "tpu")
 
 
-def test_cpu_buffer_assignment_is_memory_analysis(cpu_dump: tuple[Path, dict[str, int]]) -> None:
-    out, stats = cpu_dump
+def _matching_memory_analysis(dump: tuple[Path, dict[str, int]]) -> tuple[MemoryReport, dict[str, int]]:
+    """The dump's report (not estimated for TPU), its parameter and output bytes checked against the
+    compiler's memory analysis ``stats``; returns it with its kinds' bytes."""
+    out, stats = dump
     [(_, report)] = reports(str(out), "jit_block", False, "v5e")
     kinds = report.by_kind()
     assert kinds["parameter"] == stats["argument_size_in_bytes"]
     assert kinds["output"] == stats["output_size_in_bytes"]
-    assert kinds["temporary"] == stats["temp_size_in_bytes"]
+    return report, kinds
+
+
+def test_cpu_buffer_assignment_is_memory_analysis(cpu_dump: tuple[Path, dict[str, int]]) -> None:
+    report, kinds = _matching_memory_analysis(cpu_dump)
+    assert kinds["temporary"] == cpu_dump[1]["temp_size_in_bytes"]
     assert not report.tiled
     sources = [report.sources[v.instruction] for a in report.allocations for v in a.values]
     assert any(s.source.endswith("(block)") and "memory_programs.py:" in s.source for s in sources)
@@ -72,13 +79,9 @@ def test_tpu_estimate_from_the_cpu_dump_is_the_tpu_compile(cpu_dump: tuple[Path,
 
 
 def test_tpu_dump_against_memory_analysis(tpu_dump: tuple[Path, dict[str, int]]) -> None:
-    out, stats = tpu_dump
-    [(_, report)] = reports(str(out), "jit_block", False, "v5e")
-    kinds = report.by_kind()
-    assert kinds["parameter"] == stats["argument_size_in_bytes"]
-    assert kinds["output"] == stats["output_size_in_bytes"]
+    report, _kinds = _matching_memory_analysis(tpu_dump)
     assert report.tiled and set(report.by_memory_space()) >= {0, 1}  # HBM and VMEM
-    assert report.live_peak == stats["peak_memory_in_bytes"]
+    assert report.live_peak == tpu_dump[1]["peak_memory_in_bytes"]
 
 
 def test_cli_text_json_and_errors(cpu_dump: tuple[Path, dict[str, int]],

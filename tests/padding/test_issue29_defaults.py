@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -20,6 +21,7 @@ from tensorlayout.hlo import parse_module
 from tensorlayout.xla.padding import padding_report, tpu_shape
 from tensorlayout.xla.shape import parse_shape
 from tensorlayout.xla.tpu import default_layout, default_shape
+from tests.xla.xla_oracle import XlaOracle, running_oracle
 
 SPLIT_CONFIGS = ["s8[0]{0:SC(0:)}", "s8[?]{0:SC(0:)}", "(s8[0]{0:SC(0:)}, f32[2])", "(s8[?]{0:SC(0:)})",
                  "(s8[?]{0:SC(0:3)})", "(s8[0]{0:SC(0:0)})", "(s8[<=4]{0:SC(0:2)})", "(s8[<=4]{0:SC(0:4)})",
@@ -27,13 +29,8 @@ SPLIT_CONFIGS = ["s8[0]{0:SC(0:)}", "s8[?]{0:SC(0:)}", "(s8[0]{0:SC(0:)}, f32[2]
 
 
 @pytest.fixture(scope="module")
-def xla():  # type: ignore[no-untyped-def]
-    pytest.importorskip("jaxlib")
-    from tests.xla.xla_oracle import XlaOracle
-
-    oracle = XlaOracle()
-    yield oracle
-    oracle.close()
+def xla() -> Iterator[XlaOracle]:
+    yield from running_oracle()
 
 
 def _ours(text: str) -> str | None:
@@ -44,7 +41,7 @@ def _ours(text: str) -> str | None:
 
 
 @pytest.mark.parametrize("text", SPLIT_CONFIGS)
-def test_empty_split_config_on_any_dimension_as_xla(xla, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_empty_split_config_on_any_dimension_as_xla(xla: XlaOracle, text: str) -> None:
     assert _ours(text) == xla(text)
 
 

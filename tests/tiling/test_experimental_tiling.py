@@ -14,7 +14,7 @@ import random
 import pytest
 
 from tensorlayout.core.intmath import ceil_div
-from tensorlayout.hlo import parse_module
+from tensorlayout.hlo import HloInstruction, parse_module
 from tensorlayout.hlo.analysis import output_to_input_indexing
 from tensorlayout.tiling.experimental.errors import TilingStatusError
 from tensorlayout.tiling.experimental.tile import Tile
@@ -103,10 +103,15 @@ def _check(space: TilingSpace, root, tiles: list[Tile]) -> None:
             assert covered == _read(list(indexing.indexing_maps[k]), outputs), (root.opcode, k, tids)
 
 
+def _root_space(body: str, computations: str = "") -> tuple[HloInstruction, TilingSpace]:
+    """The root of ``ENTRY e { body }`` (after the ``computations`` it calls) and its tiling space."""
+    root = parse_module(f"HloModule m\n{computations}ENTRY e {{\n{body}\n}}").entry.root
+    return root, TilingSpace.create(root)
+
+
 @pytest.mark.parametrize(("name", "body"), OPS, ids=[n for n, _ in OPS])
 def test_propagated_tiles_read_what_the_indexing_maps_read(name: str, body: str) -> None:
-    root = parse_module(f"HloModule m\n{ADD}ENTRY e {{\n{body}\n}}").entry.root
-    symbolic = TilingSpace.create(root)
+    root, symbolic = _root_space(body, ADD)
     rng = random.Random(name)
     tilings = get_flat_tilings_for_input_space([d.dimension_size for d in symbolic.dimensions])
     checked = 0
@@ -123,30 +128,23 @@ def test_propagated_tiles_read_what_the_indexing_maps_read(name: str, body: str)
 
 
 def test_output_propagation_inverts_input_propagation_for_permutations() -> None:
-    root = parse_module(
-        "HloModule m\nENTRY e {\n p0 = f32[3,5,4] parameter(0)\n"
-        " ROOT r = f32[4,3,5] transpose(p0), dimensions={2,0,1}\n}"
-    ).entry.root
-    space = TilingSpace.create(root)
+    root, space = _root_space(" p0 = f32[3,5,4] parameter(0)\n"
+                              " ROOT r = f32[4,3,5] transpose(p0), dimensions={2,0,1}")
     (operand_tile,) = propagate_tile_to_input(space, root, space.tiled_roots[0], 0)
     assert propagate_tile_to_output(space, root, operand_tile, 0) == [space.tiled_roots[0]]
 
 
 def test_errors_carry_xla_status_codes() -> None:
-    root = parse_module(
-        "HloModule m\nENTRY e {\n p0 = f32[4] parameter(0)\n c = f32[] constant(0)\n"
-        " ROOT r = f32[10] pad(p0, c), padding=1_2_1\n}"
-    ).entry.root
-    space = TilingSpace.create(root)
+    root, space = _root_space(" p0 = f32[4] parameter(0)\n c = f32[] constant(0)\n"
+                              " ROOT r = f32[10] pad(p0, c), padding=1_2_1")
     with pytest.raises(TilingStatusError, match="interior padding") as info:
         propagate_tile_to_input(space, root, space.tiled_roots[0], 0)
     assert info.value.code == "kUnimplemented"
-    sort = parse_module(
-        "HloModule m\nlt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-        " ROOT c = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n p0 = f32[4] parameter(0)\n"
-        " ROOT s = f32[4] sort(p0), dimensions={0}, to_apply=lt\n}"
-    ).entry.root
+    sort, sort_space = _root_space(
+        " p0 = f32[4] parameter(0)\n ROOT s = f32[4] sort(p0), dimensions={0}, to_apply=lt",
+        "lt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+        " ROOT c = pred[] compare(a, b), direction=LT\n}\n")
     with pytest.raises(TilingStatusError, match="not implemented for sort"):
-        propagate_tile_to_input(TilingSpace.create(sort), sort, TilingSpace.create(sort).tiled_roots[0], 0)
+        propagate_tile_to_input(sort_space, sort, sort_space.tiled_roots[0], 0)
     with pytest.raises(TilingStatusError, match="already been assigned"):
         space.assign_tile_sizes([2]).assign_tile_sizes([2])

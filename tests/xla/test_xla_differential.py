@@ -25,7 +25,7 @@ from tensorlayout.errors import ParseError, TensorLayoutError
 from tensorlayout.xla import parse_shape
 
 from ..robustness.xla_text import fuzz_text
-from .xla_oracle import XlaOracle
+from .xla_oracle import XlaOracle, running_oracle
 
 SEED = 15_000_000
 DEFAULT_INPUTS = 300
@@ -86,10 +86,7 @@ KNOWN_DIFFERENCES = ("nested at most", "unsigned integer type", "')' to end the 
 
 @pytest.fixture(scope="module")
 def oracle() -> Iterator[XlaOracle]:
-    pytest.importorskip("jaxlib._hlo")
-    xla = XlaOracle()
-    yield xla
-    xla.close()
+    yield from running_oracle()
 
 
 def ours(text: str) -> str | None:

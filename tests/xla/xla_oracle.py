@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+
+import pytest
 
 _WORKER = r"""
 import json, sys
@@ -69,3 +72,11 @@ class XlaOracle:
                 assert proc.stdin is not None
                 proc.stdin.close()
                 proc.wait(timeout=30)
+
+
+def running_oracle() -> Iterator[XlaOracle]:
+    """A test module's XLA oracle (the module is skipped without jaxlib), closed after its tests."""
+    pytest.importorskip("jaxlib._hlo")
+    oracle = XlaOracle()
+    yield oracle
+    oracle.close()

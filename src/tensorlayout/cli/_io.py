@@ -12,8 +12,8 @@ from typing import BinaryIO
 
 from tensorlayout.errors import ParseError, TensorLayoutError
 
-__all__ = ["STDIO", "UsageError", "binary_stdout", "file_path", "is_folder", "read_argument", "read_text",
-           "write_binary", "write_output"]
+__all__ = ["STDIO", "UsageError", "binary_stdout", "file_path", "is_folder", "positive_ints", "read_argument",
+           "read_text", "write_binary", "write_output"]
 
 #: The argument that means "standard input" (for an input) or "standard output" (for `-o`).
 STDIO = "-"
@@ -66,6 +66,21 @@ def read_argument(text: str | None, what: str) -> str:
     if not value:
         raise UsageError(f"expected {what}, but got empty text")
     return value
+
+
+def positive_ints(text: str, flag: str, form: str) -> list[int]:
+    """``text``'s comma-separated positive integers; otherwise a usage error saying ``flag`` takes ``form``.
+
+    >>> positive_ints("16,16", "--shape", "dims like 16,16")
+    [16, 16]
+    """
+    try:
+        parts = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{flag} takes {form}, but got {text!r}") from None
+    if min(parts) < 1:
+        raise UsageError(f"{flag} takes positive {form}, but got {text!r}")
+    return parts
 
 
 def write_output(path: str, text: str) -> None:

@@ -16,7 +16,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tensorlayout import convert, triton
-from tensorlayout.cli._io import UsageError, read_argument
+from tensorlayout.cli._io import UsageError, positive_ints, read_argument
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.triton._sniff import is_triton_text
 from tensorlayout.xla.types import ELEMENT_TYPES
@@ -51,15 +51,7 @@ def add_shape_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _shape(text: str | None) -> list[int] | None:
-    if text is None:
-        return None
-    try:
-        dims = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise UsageError(f"--shape takes dims like 16,16, but got {text!r}") from None
-    if not dims or any(d <= 0 for d in dims):
-        raise UsageError(f"--shape takes positive dims like 16,16, but got {text!r}")
-    return dims
+    return None if text is None else positive_ints(text, "--shape", "dims like 16,16")
 
 
 def triton_layout(args: argparse.Namespace) -> LinearLayout | None:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from tensorlayout import render
 from tensorlayout.cli import _banks, _gpu_names, _triton
-from tensorlayout.cli._io import STDIO, UsageError, binary_stdout, read_argument, write_binary, write_output
+from tensorlayout.cli._io import (
+    STDIO,
+    UsageError,
+    binary_stdout,
+    positive_ints,
+    read_argument,
+    write_binary,
+    write_output,
+)
 from tensorlayout.cli._target import add_target_arguments, target_of
 from tensorlayout.cli._window import Window, parse_window
 from tensorlayout.cute import Layout, parse_layout, size
@@ -144,13 +152,10 @@ def _triple(text: str | None, flag: str) -> tuple[int, int, int] | None:
     """``M,N,K`` (K defaults to 1) as positive ints."""
     if text is None:
         return None
-    try:
-        parts = [int(p) for p in text.split(",")]
-    except ValueError:
-        raise UsageError(f"{flag} takes M,N,K like 2,2,1, but got {text!r}") from None
+    parts = positive_ints(text, flag, "M,N,K like 2,2,1")
     if len(parts) == 2:
         parts.append(1)
-    if len(parts) != 3 or min(parts) < 1:
+    if len(parts) != 3:
         raise UsageError(f"{flag} takes three positive numbers M,N,K like 2,2,1, but got {text!r}")
     return parts[0], parts[1], parts[2]
 

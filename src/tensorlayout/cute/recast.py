@@ -30,7 +30,11 @@ def _second(t: Any) -> Any:
     return t[1] if isinstance(t, _Pair) else tuple(_second(x) for x in t)
 
 
-def _map_leaves(layout: Layout, f: Any) -> Layout:
+def _map_leaves(layout: Layout, n: int, what: str, f: Any) -> Layout:
+    """``layout`` with each leaf ``(s, d)`` as ``f(s, d)``, once ``n`` is a positive ``what`` factor."""
+    layout = as_layout(layout)
+    if not it.is_int(n) or n <= 0:
+        raise AlgebraError(f"{what} factor must be a positive int, got {it.describe(n)}")
     pairs = it.zip_leaves(layout.shape, layout.stride, lambda s, d: _Pair(f(s, d)))
     return _mk(_first(pairs), _second(pairs))
 
@@ -41,15 +45,11 @@ def upcast(layout: Layout, n: int) -> Layout:
     >>> str(upcast(Layout.parse("(8,4):(1,8)"), 2))
     '(4,4):(1,4)'
     """
-    layout = as_layout(layout)
-    if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"upcast factor must be a positive int, got {it.describe(n)}")
-
     def leaf(s: int, d: int) -> tuple[int, int]:
         if d == 0:
             return s, 0
         return ceil_div(s, ceil_div(n, abs(d))), it.signum(d) * ceil_div(abs(d), n)
-    return _map_leaves(layout, leaf)
+    return _map_leaves(layout, n, "upcast", leaf)
 
 
 def downcast(layout: Layout, n: int) -> Layout:
@@ -58,10 +58,7 @@ def downcast(layout: Layout, n: int) -> Layout:
     >>> str(downcast(Layout.parse("(8,4):(1,8)"), 4))
     '(32,4):(1,32)'
     """
-    layout = as_layout(layout)
-    if not it.is_int(n) or n <= 0:
-        raise AlgebraError(f"downcast factor must be a positive int, got {it.describe(n)}")
-    return _map_leaves(layout, lambda s, d: (s * n, d) if abs(d) == 1 else (s, d * n))
+    return _map_leaves(layout, n, "downcast", lambda s, d: (s * n, d) if abs(d) == 1 else (s, d * n))
 
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:

@@ -16,6 +16,7 @@ ArithTuple(0,6) o ((_2,_2),_1,_1):((_1@1,_8@0),_0,_0)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -135,6 +136,15 @@ def _thrfrg(tm: TiledMMA, ref: Layout, dims: tuple[int, int], atom_tv: Layout) -
     return _zipped_divide_by_guide(tv, thr)
 
 
+def _check_slice(view: Any, tiled: object, kind: type, threads: Callable[[Any], Any]) -> None:
+    """``view`` (a ThrMMA or ThrCopy) slices a ``kind``; ``threads(tiled)``'s size bounds ``view.thr_idx``."""
+    if not isinstance(tiled, kind):
+        raise LayoutError(f"{type(view).__name__} slices a {kind.__name__}, got {type(tiled).__name__}")
+    n = int(size(threads(tiled)))
+    if not isinstance(view.thr_idx, int) or not 0 <= view.thr_idx < n:
+        raise LayoutError(f"a thread index of this {kind.__name__} is in [0, {n}), got {view.thr_idx!r}")
+
+
 #: operand -> (tensor modes among M, N, K; ThrLayoutVMNK modes of its threads)
 _OPERANDS = {"A": ((0, 2), (1, 3)), "B": ((1, 2), (2, 3)), "C": ((0, 1), (1, 2))}
 
@@ -147,11 +157,7 @@ class ThrMMA:
     thr_idx: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tiled_mma, TiledMMA):
-            raise LayoutError(f"ThrMMA slices a TiledMMA, got {type(self.tiled_mma).__name__}")
-        n = int(size(self.tiled_mma.thr_layout_vmnk))
-        if not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
-            raise LayoutError(f"a thread index of this TiledMMA is in [0, {n}), got {self.thr_idx!r}")
+        _check_slice(self, self.tiled_mma, TiledMMA, lambda tm: tm.thr_layout_vmnk)
 
     def thr_vmnk(self) -> tuple[Any, ...]:
         """``(v, m, n, k)``: the thread's coordinate in ``ThrLayoutVMNK``."""
@@ -241,11 +247,7 @@ class ThrCopy:
     thr_idx: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tiled_copy, TiledCopy):
-            raise LayoutError(f"ThrCopy slices a TiledCopy, got {type(self.tiled_copy).__name__}")
-        n = int(size(self.tiled_copy.layout_tv[0]))
-        if not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
-            raise LayoutError(f"a thread index of this TiledCopy is in [0, {n}), got {self.thr_idx!r}")
+        _check_slice(self, self.tiled_copy, TiledCopy, lambda tc: tc.layout_tv[0])
 
     def _partition(self, trg: Layout, tensor: Tensor) -> Part:
         view = _View(tensor)

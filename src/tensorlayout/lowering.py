@@ -6,8 +6,10 @@ swizzled/composed, TLA), a Triton linear layout or the text of any of them lower
 the command line) read. Each notation's own lowering stays in its package
 (:func:`tensorlayout.xla.lowering.lower_shape`, :func:`tensorlayout.cute.lowering.lower_layout`,
 :func:`tensorlayout.triton.element_layout`); this module only chooses between them, by the
-table ``_LOWERINGS`` (:data:`LOWERINGS` keyed by the types); a new notation adds one row
-there. A notation's modules load when a value or text of it first comes.
+table ``_NOTATIONS`` (:data:`LOWERINGS` keyed by the types); a new notation adds one row
+there. The same table names each value's notation (:func:`notation_of`), so that consumers
+showing a notation's own facts key their tables on that name instead of matching on types.
+A notation's modules load when a value or text of it first comes.
 
 >>> lower("f32[3,5]{1,0:T(2,2)}").offset((2, 3)), lower("((2,2),(2,3)):((2,12),(1,4))").offset((2, 3))
 (17, 17)
@@ -37,10 +39,10 @@ if TYPE_CHECKING:  # the notations as mypy sees them; at run time each loads whe
 
     #: Any value :func:`lower` accepts.
     Notation = Shape | Layout | ComposedLayout | TlaLayout | LinearLayout | CoreLayout | str
-    #: Per notation type, its lowering into the core (made on first use from ``_LOWERINGS``).
+    #: Per notation type, its lowering into the core (made on first use from ``_NOTATIONS``).
     LOWERINGS: dict[type, Callable[[Any], CoreLayout]]
 
-__all__ = ["LOWERINGS", "Notation", "as_cute", "is_xla_text", "lower", "lowers", "parse_text",
+__all__ = ["LOWERINGS", "Notation", "as_cute", "is_xla_text", "lower", "lowers", "notation_of", "parse_text",
            "parse_xla_or_cute"]
 
 #: CuTe's only ``[``: the shared-memory pointer flag of a composed layout.
@@ -126,19 +128,21 @@ def _core(lay: CoreLayout) -> CoreLayout:
     return lay
 
 
-#: Per notation type, by ``(module, class)``, its lowering into the core (the first type in an
-#: object's MRO wins). Keyed by name, so that a notation's modules load only when a value of it
-#: comes; :data:`LOWERINGS` is the same table keyed by the types.
-_LOWERINGS: dict[tuple[str, str], Callable[[Any], CoreLayout]] = {
-    ("tensorlayout.core.layout", "CoreLayout"): _core,
-    ("tensorlayout.xla.shape", "Shape"): _xla,
-    ("tensorlayout.cute.layout", "Layout"): _lower_layout,
-    ("tensorlayout.cute.swizzle", "ComposedLayout"): _lower_layout,
-    ("tensorlayout.cute.tla", "TlaLayout"): _lower_layout,
-    ("tensorlayout.triton.linear_layout", "LinearLayout"): _triton,
-    ("tensorlayout.cute.basis", "CoordLayout"): _coordinates,
-    ("tensorlayout.cute.basis", "CountingTensor"): _coordinates,
-    ("builtins", "str"): _text,
+#: Per notation type, by ``(module, class)``: the notation's name (what :func:`notation_of`
+#: answers, the key the consumers' own tables use) and its lowering into the core. The first
+#: type in an object's MRO wins. Keyed by name, so that a notation's modules load only when a
+#: value of it comes; :data:`LOWERINGS` is the lowerings keyed by the types. The only place
+#: that knows which class belongs to which notation.
+_NOTATIONS: dict[tuple[str, str], tuple[str, Callable[[Any], CoreLayout]]] = {
+    ("tensorlayout.core.layout", "CoreLayout"): ("core", _core),
+    ("tensorlayout.xla.shape", "Shape"): ("xla", _xla),
+    ("tensorlayout.cute.layout", "Layout"): ("cute", _lower_layout),
+    ("tensorlayout.cute.swizzle", "ComposedLayout"): ("cute", _lower_layout),
+    ("tensorlayout.cute.tla", "TlaLayout"): ("tla", _lower_layout),
+    ("tensorlayout.triton.linear_layout", "LinearLayout"): ("triton", _triton),
+    ("tensorlayout.cute.basis", "CoordLayout"): ("cute", _coordinates),
+    ("tensorlayout.cute.basis", "CountingTensor"): ("cute", _coordinates),
+    ("builtins", "str"): ("text", _text),
 }
 
 
@@ -149,20 +153,36 @@ _NOTATION_TYPES = (("tensorlayout.xla.shape", "Shape"), ("tensorlayout.cute.layo
                    ("tensorlayout.core.layout", "CoreLayout"))
 
 
-def _lowering(obj: object) -> Callable[[Any], CoreLayout] | None:
-    """The lowering of ``obj``'s notation, None if it has none."""
+def _row(obj: object) -> tuple[str, Callable[[Any], CoreLayout]] | None:
+    """The row of ``obj``'s notation in ``_NOTATIONS``, None if it has none."""
     for cls in type(obj).__mro__:
-        lowering = _LOWERINGS.get((cls.__module__, cls.__qualname__))
-        if lowering is not None:
-            return lowering
+        row = _NOTATIONS.get((cls.__module__, cls.__qualname__))
+        if row is not None:
+            return row
     return None
+
+
+def notation_of(obj: object) -> str | None:
+    """The notation ``obj`` is written in, as the consumers key their tables: ``xla`` (a
+    :class:`~tensorlayout.xla.Shape`), ``cute`` (a plain, composed/swizzled or scaled-basis CuTe
+    layout), ``tla`` (a TLA format), ``triton`` (a linear layout), ``core`` (a
+    :class:`~tensorlayout.core.layout.CoreLayout`), ``text`` (a ``str``, read by :func:`lower`);
+    None for a value of no notation. Answers from the same table :func:`lower` dispatches on,
+    without loading any notation.
+
+    >>> from tensorlayout.cute import Layout
+    >>> notation_of(Layout((4, 8), (8, 1))), notation_of("8:1"), notation_of(3)
+    ('cute', 'text', None)
+    """
+    row = _row(obj)
+    return None if row is None else row[0]
 
 
 def __getattr__(name: str) -> Any:
     """:data:`LOWERINGS` (every notation's types, so it loads them all) and ``Notation``, made
     on first use."""
     if name == "LOWERINGS":
-        return {_load(module, cls): lowering for (module, cls), lowering in _LOWERINGS.items()}
+        return {_load(module, cls): lowering for (module, cls), (_, lowering) in _NOTATIONS.items()}
     if name == "Notation":
         return reduce(operator.or_, [*(_load(module, cls) for module, cls in _NOTATION_TYPES), str])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -174,7 +194,7 @@ def lowers(obj: object) -> bool:
     >>> lowers("8:1"), lowers(3)
     (True, False)
     """
-    return _lowering(obj) is not None
+    return _row(obj) is not None
 
 
 def lower(obj: object) -> CoreLayout:
@@ -188,9 +208,9 @@ def lower(obj: object) -> CoreLayout:
     >>> lower("bf16[16,256]{1,0:T(8,128)(2,1)}").slots, lower(Layout((4, 8), (8, 1))).slots
     (4096, 32)
     """
-    lowering = _lowering(obj)
-    if lowering is not None:
-        return lowering(obj)
+    row = _row(obj)
+    if row is not None:
+        return row[1](obj)
     raise LayoutError("expected an XLA shape, a CuTe, TLA or Triton layout, or the text of one, "
                       f"but got {type(obj).__name__}")
 

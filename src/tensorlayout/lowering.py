@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import operator
 import re
-import sys
 from collections.abc import Callable
 from functools import reduce
 from importlib import import_module
@@ -52,13 +51,6 @@ _SMEM_PTR = re.compile(r"smem_ptr\[")
 def _load(module: str, name: str) -> Any:
     """``module.name``, importing ``module`` on first use (a notation loads only when used)."""
     return getattr(import_module(module), name)
-
-
-def _instance(x: object, module: str, name: str) -> bool:
-    """``isinstance(x, module.name)``, without importing ``module``: if it is not loaded, no
-    value of its class exists."""
-    loaded = sys.modules.get(module)
-    return loaded is not None and isinstance(x, getattr(loaded, name))
 
 
 def is_xla_text(text: str) -> bool:
@@ -215,6 +207,28 @@ def lower(obj: object) -> CoreLayout:
                       f"but got {type(obj).__name__}")
 
 
+def _triton_as_cute(ll: LinearLayout) -> tuple[Layout, None]:
+    return _load("tensorlayout.triton.bridge", "element_layout")(ll), None
+
+
+def _tla_as_cute(tla: TlaLayout) -> tuple[Layout, tuple[int, ...]]:
+    return tla.layout, tuple(int(n) for n in tla.origin_shape)
+
+
+def _text_as_cute(text: str) -> tuple[Layout, None]:
+    return _load("tensorlayout.cute.layout", "Layout").parse(text), None
+
+
+def _plain_cute(lay: object) -> tuple[Layout, None] | None:
+    """A plain CuTe layout as itself; None for a composed or scaled-basis one."""
+    return (lay, None) if isinstance(lay, _load("tensorlayout.cute.layout", "Layout")) else None
+
+
+#: Per notation (:func:`notation_of`), its CuTe layout and TLA origin shape (None: it has none).
+_AS_CUTE: dict[str | None, Callable[[Any], tuple[Layout, tuple[int, ...] | None] | None]] = {
+    "triton": _triton_as_cute, "tla": _tla_as_cute, "text": _text_as_cute, "cute": _plain_cute}
+
+
 def as_cute(x: Any) -> tuple[Layout, tuple[int, ...] | None]:
     """``x`` (CuTe text or layout, TLA layout, Triton :class:`LinearLayout`) as a CuTe layout
     from logical index to offset, and the TLA origin shape (None for the others). A Triton
@@ -224,13 +238,9 @@ def as_cute(x: Any) -> tuple[Layout, tuple[int, ...] | None]:
     >>> str(as_cute(SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([4, 8]))[0])
     '(4,8):(8,1)'
     """
-    if _instance(x, "tensorlayout.triton.linear_layout", "LinearLayout"):
-        return _load("tensorlayout.triton.bridge", "element_layout")(x), None
-    if _instance(x, "tensorlayout.cute.tla", "TlaLayout"):
-        return x.layout, tuple(int(n) for n in x.origin_shape)
-    if isinstance(x, str):
-        return _load("tensorlayout.cute.layout", "Layout").parse(x), None
-    if _instance(x, "tensorlayout.cute.layout", "Layout"):
-        return x, None
-    raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
-                      f"{type(x).__name__}")
+    rule = _AS_CUTE.get(notation_of(x))
+    found = None if rule is None else rule(x)
+    if found is None:
+        raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
+                          f"{type(x).__name__}")
+    return found

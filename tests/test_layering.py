@@ -9,8 +9,10 @@ padding advice, the JAX bridge); pictures, which read layouts through the core a
 relayout; the command line.
 
 The dispatch is written once: only ``lowering`` (and a notation's own package) calls a
-notation's lowering, and no other function matches on the types of two notations, except
-the listed ones that show each notation's own facts and lower nothing.
+notation's lowering, and no other function matches on the types of two notations (by
+``isinstance``, ``type(x) is``, ``match``, a table keyed on the types, or their names);
+consumers that show each notation's own facts key their tables on
+``lowering.notation_of``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from tensorlayout import lowering
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tensorlayout"
 
@@ -36,7 +40,7 @@ LAYERS = {
 #: Modules that sit above their package's layer (they bridge into a higher one).
 MODULE_LAYERS: dict[str, float] = {
     "indexing.layouts": 3,
-    "triton.bridge": 2.5,  # Triton <-> CuTe/XLA, where the notations meet (the dispatch uses it)
+    "triton.bridge": 2.5,  # Triton <-> CuTe/XLA: it lowers through lower(), which loads its element_layout
 }
 #: The notations: none imports another (element types and integer math live in the core).
 NOTATIONS = ("xla", "cute", "triton")
@@ -134,24 +138,21 @@ def test_notations_do_not_read_each_other_and_render_not_relayout(module: str, p
 #: A notation's own lowering; outside its package only the dispatch calls it.
 LOWERING_NAMES = {"lower_shape", "lower_layout"}
 DISPATCH = "lowering"
-#: Functions that match on the types of two notations and lower nothing: each shows a
-#: notation's own facts or text (``show --as``, headers, TikZ per kind). Entries must match.
-SHOWS_EACH_NOTATION = {
-    ("cli._facts", "_own_facts"), ("cli._show_as", "converted"), ("cli._show_as", "_triton"),
-    ("cli.show", "_header"), ("cli.show", "_text"), ("cli.show", "run"), ("render._tikz", "to_tikz"),
-    # the Triton package is imported by the dispatch, so its bridge cannot call it back:
-    ("triton.bridge", "shared_layout"),
-}
 FAMILIES = (*NOTATIONS, "core")
 
 
+def _is_class_name(name: str) -> bool:
+    """CapWords (``Shape``, ``MMAAtom``), not a CONSTANT."""
+    return name[:1].isupper() and not name.isupper()
+
+
 def _families(expr: ast.AST, names: dict[str, str]) -> set[str]:
-    """The notations whose classes ``expr`` (isinstance's second argument) names."""
+    """The notations whose classes ``expr`` (a class test's class) names."""
     out = set()
     for n in ast.walk(expr):
-        if isinstance(n, ast.Name) and n.id[:1].isupper() and names.get(n.id) in FAMILIES:
+        if isinstance(n, ast.Name) and _is_class_name(n.id) and names.get(n.id) in FAMILIES:
             out.add(names[n.id])
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr[:1].isupper() \
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and _is_class_name(n.attr) \
                 and names.get(n.value.id) in FAMILIES:
             out.add(names[n.value.id])
     return out
@@ -168,6 +169,40 @@ def _imported_names(tree: ast.AST) -> dict[str, str]:
     return out
 
 
+#: The class names of the notations, as the dispatch's table knows them.
+NOTATION_CLASSES = frozenset(t.__name__ for t in lowering.LOWERINGS if t is not str)
+
+
+def _class_tests(fn: ast.AST) -> list[ast.AST]:
+    """What ``fn`` tests values against: ``isinstance``/``issubclass``'s classes, the classes
+    compared with ``is``/``==``/``in`` (``type(x) is Shape``), ``match`` class patterns, and
+    the keys of dict displays (``{Shape: ..., Layout: ...}[type(x)]``)."""
+    found: list[ast.AST] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            found.append(node.args[1])
+        elif isinstance(node, ast.Compare):
+            found += [n for n in (node.left, *node.comparators) if not isinstance(n, ast.Call)]
+        elif isinstance(node, ast.MatchClass):
+            found.append(node.cls)
+        elif isinstance(node, ast.Dict):
+            found += [k for k in node.keys if k is not None and not isinstance(k, ast.Call)]
+    return found
+
+
+def _named_families(fn: ast.AST) -> set[str]:
+    """The notations whose class names ``fn`` compares a ``__name__``/``__qualname__`` with."""
+    out = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Compare) and any(isinstance(n, ast.Attribute) and n.attr in
+                                                 ("__name__", "__qualname__")
+                                                 for n in (node.left, *node.comparators)):
+            out |= {f"name {n.value}" for n in ast.walk(node)
+                    if isinstance(n, ast.Constant) and n.value in NOTATION_CLASSES}
+    return out
+
+
 def notation_matches(tree: ast.AST, own: str) -> list[tuple[str, int, set[str]]]:
     """Functions that test a value against the classes of two or more notations (the core
     counts as one; a notation's own classes do not count inside its package)."""
@@ -175,11 +210,7 @@ def notation_matches(tree: ast.AST, own: str) -> list[tuple[str, int, set[str]]]
     found = []
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            fams: set[str] = set()
-            for call in ast.walk(fn):
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
-                        and call.func.id in ("isinstance", "issubclass") and len(call.args) == 2:
-                    fams |= _families(call.args[1], names)
+            fams = {f for test in _class_tests(fn) for f in _families(test, names)} | _named_families(fn)
             fams.discard(own)
             if len(fams) >= 2:
                 found.append((fn.name, fn.lineno, fams))
@@ -193,22 +224,36 @@ def test_the_notation_dispatch_is_written_once() -> None:
             continue
         tree = ast.parse(path.read_text())
         top = module.split(".")[0]
-        matches += [(module, fn, line, fams) for fn, line, fams in notation_matches(tree, top)
-                    if (module, fn) not in SHOWS_EACH_NOTATION]
+        matches += [(module, fn, line, fams) for fn, line, fams in notation_matches(tree, top)]
         if top not in NOTATIONS:
             lowerings += [(module, a.name, node.lineno) for node in ast.walk(tree)
                           if isinstance(node, ast.ImportFrom) for a in node.names if a.name in LOWERING_NAMES]
-    assert not matches, f"functions that dispatch on notation types outside {DISPATCH}.lower: {matches}"
+    assert not matches, (f"functions that dispatch on notation types outside {DISPATCH}.lower (key a "
+                         f"table on {DISPATCH}.notation_of instead): {matches}")
     assert not lowerings, f"modules that lower a notation themselves instead of calling lower(): {lowerings}"
-    listed = {(m, fn) for m, p in _modules() for fn, _, _ in notation_matches(ast.parse(p.read_text()),
-                                                                              m.split(".")[0])}
-    assert listed >= SHOWS_EACH_NOTATION, f"stale entries: {SHOWS_EACH_NOTATION - listed}"
 
 
-def test_the_dispatch_check_finds_a_copy() -> None:
-    copy = ast.parse("from tensorlayout.xla import Shape\nfrom tensorlayout.cute import Layout\n"
-                     "def core(x):\n"
-                     "    return 1 if isinstance(x, Shape) else 2 if isinstance(x, Layout) else 3\n")
-    assert notation_matches(copy, "render") == [("core", 3, {"xla", "cute"})]
-    single = ast.parse("from tensorlayout.cute import Layout\ndef f(x):\n    return isinstance(x, Layout)\n")
+_HEAD = "from tensorlayout.xla import Shape\nfrom tensorlayout.cute import Layout\n"
+
+
+@pytest.mark.parametrize("copy", [
+    "def core(x):\n    return 1 if isinstance(x, Shape) else 2 if isinstance(x, Layout) else 3\n",
+    "def core(x):\n    return 1 if type(x) is Shape else 2 if type(x) in (Layout,) else 3\n",
+    "def core(x):\n    match x:\n        case Shape():\n            return 1\n        case Layout():\n"
+    "            return 2\n",
+    "def core(x):\n    return {Shape: 1, Layout: 2}[type(x)]\n",
+], ids=["isinstance", "type-is", "match", "type-table"])
+def test_the_dispatch_check_finds_a_copy(copy: str) -> None:
+    assert notation_matches(ast.parse(_HEAD + copy), "render") == [("core", 3, {"xla", "cute"})]
+
+
+def test_the_dispatch_check_finds_a_copy_by_class_name() -> None:
+    copy = ast.parse("def core(x):\n    return 1 if type(x).__name__ == 'Shape' else "
+                     "2 if type(x).__qualname__ in ('Layout', 'TlaLayout') else 3\n")
+    assert notation_matches(copy, "render") == [("core", 1, {"name Shape", "name Layout", "name TlaLayout"})]
+
+
+def test_the_dispatch_check_passes_one_notation_and_its_values() -> None:
+    single = ast.parse(_HEAD + "def f(x):\n    return isinstance(x, Layout) and x == Layout(4, 1) "
+                       "and Shape.parse('f32[4]{0}') == x\n")
     assert notation_matches(single, "render") == []

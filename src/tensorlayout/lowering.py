@@ -6,8 +6,10 @@ swizzled/composed, TLA), a Triton linear layout or the text of any of them lower
 the command line) read. Each notation's own lowering stays in its package
 (:func:`tensorlayout.xla.lowering.lower_shape`, :func:`tensorlayout.cute.lowering.lower_layout`,
 :func:`tensorlayout.triton.element_layout`); this module only chooses between them, by the
-table ``_LOWERINGS`` (:data:`LOWERINGS` keyed by the types); a new notation adds one row
-there. A notation's modules load when a value or text of it first comes.
+table ``_NOTATIONS`` (:data:`LOWERINGS` keyed by the types); a new notation adds one row
+there. The same table names each value's notation (:func:`notation_of`), so that consumers
+showing a notation's own facts key their tables on that name instead of matching on types.
+A notation's modules load when a value or text of it first comes.
 
 >>> lower("f32[3,5]{1,0:T(2,2)}").offset((2, 3)), lower("((2,2),(2,3)):((2,12),(1,4))").offset((2, 3))
 (17, 17)
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import operator
 import re
-import sys
 from collections.abc import Callable
 from functools import reduce
 from importlib import import_module
@@ -37,10 +38,10 @@ if TYPE_CHECKING:  # the notations as mypy sees them; at run time each loads whe
 
     #: Any value :func:`lower` accepts.
     Notation = Shape | Layout | ComposedLayout | TlaLayout | LinearLayout | CoreLayout | str
-    #: Per notation type, its lowering into the core (made on first use from ``_LOWERINGS``).
+    #: Per notation type, its lowering into the core (made on first use from ``_NOTATIONS``).
     LOWERINGS: dict[type, Callable[[Any], CoreLayout]]
 
-__all__ = ["LOWERINGS", "Notation", "as_cute", "is_xla_text", "lower", "lowers", "parse_text",
+__all__ = ["LOWERINGS", "Notation", "as_cute", "is_xla_text", "lower", "lowers", "notation_of", "parse_text",
            "parse_xla_or_cute"]
 
 #: CuTe's only ``[``: the shared-memory pointer flag of a composed layout.
@@ -50,13 +51,6 @@ _SMEM_PTR = re.compile(r"smem_ptr\[")
 def _load(module: str, name: str) -> Any:
     """``module.name``, importing ``module`` on first use (a notation loads only when used)."""
     return getattr(import_module(module), name)
-
-
-def _instance(x: object, module: str, name: str) -> bool:
-    """``isinstance(x, module.name)``, without importing ``module``: if it is not loaded, no
-    value of its class exists."""
-    loaded = sys.modules.get(module)
-    return loaded is not None and isinstance(x, getattr(loaded, name))
 
 
 def is_xla_text(text: str) -> bool:
@@ -126,19 +120,21 @@ def _core(lay: CoreLayout) -> CoreLayout:
     return lay
 
 
-#: Per notation type, by ``(module, class)``, its lowering into the core (the first type in an
-#: object's MRO wins). Keyed by name, so that a notation's modules load only when a value of it
-#: comes; :data:`LOWERINGS` is the same table keyed by the types.
-_LOWERINGS: dict[tuple[str, str], Callable[[Any], CoreLayout]] = {
-    ("tensorlayout.core.layout", "CoreLayout"): _core,
-    ("tensorlayout.xla.shape", "Shape"): _xla,
-    ("tensorlayout.cute.layout", "Layout"): _lower_layout,
-    ("tensorlayout.cute.swizzle", "ComposedLayout"): _lower_layout,
-    ("tensorlayout.cute.tla", "TlaLayout"): _lower_layout,
-    ("tensorlayout.triton.linear_layout", "LinearLayout"): _triton,
-    ("tensorlayout.cute.basis", "CoordLayout"): _coordinates,
-    ("tensorlayout.cute.basis", "CountingTensor"): _coordinates,
-    ("builtins", "str"): _text,
+#: Per notation type, by ``(module, class)``: the notation's name (what :func:`notation_of`
+#: answers, the key the consumers' own tables use) and its lowering into the core. The first
+#: type in an object's MRO wins. Keyed by name, so that a notation's modules load only when a
+#: value of it comes; :data:`LOWERINGS` is the lowerings keyed by the types. The only place
+#: that knows which class belongs to which notation.
+_NOTATIONS: dict[tuple[str, str], tuple[str, Callable[[Any], CoreLayout]]] = {
+    ("tensorlayout.core.layout", "CoreLayout"): ("core", _core),
+    ("tensorlayout.xla.shape", "Shape"): ("xla", _xla),
+    ("tensorlayout.cute.layout", "Layout"): ("cute", _lower_layout),
+    ("tensorlayout.cute.swizzle", "ComposedLayout"): ("cute", _lower_layout),
+    ("tensorlayout.cute.tla", "TlaLayout"): ("tla", _lower_layout),
+    ("tensorlayout.triton.linear_layout", "LinearLayout"): ("triton", _triton),
+    ("tensorlayout.cute.basis", "CoordLayout"): ("cute", _coordinates),
+    ("tensorlayout.cute.basis", "CountingTensor"): ("cute", _coordinates),
+    ("builtins", "str"): ("text", _text),
 }
 
 
@@ -149,20 +145,36 @@ _NOTATION_TYPES = (("tensorlayout.xla.shape", "Shape"), ("tensorlayout.cute.layo
                    ("tensorlayout.core.layout", "CoreLayout"))
 
 
-def _lowering(obj: object) -> Callable[[Any], CoreLayout] | None:
-    """The lowering of ``obj``'s notation, None if it has none."""
+def _row(obj: object) -> tuple[str, Callable[[Any], CoreLayout]] | None:
+    """The row of ``obj``'s notation in ``_NOTATIONS``, None if it has none."""
     for cls in type(obj).__mro__:
-        lowering = _LOWERINGS.get((cls.__module__, cls.__qualname__))
-        if lowering is not None:
-            return lowering
+        row = _NOTATIONS.get((cls.__module__, cls.__qualname__))
+        if row is not None:
+            return row
     return None
+
+
+def notation_of(obj: object) -> str | None:
+    """The notation ``obj`` is written in, as the consumers key their tables: ``xla`` (a
+    :class:`~tensorlayout.xla.Shape`), ``cute`` (a plain, composed/swizzled or scaled-basis CuTe
+    layout), ``tla`` (a TLA format), ``triton`` (a linear layout), ``core`` (a
+    :class:`~tensorlayout.core.layout.CoreLayout`), ``text`` (a ``str``, read by :func:`lower`);
+    None for a value of no notation. Answers from the same table :func:`lower` dispatches on,
+    without loading any notation.
+
+    >>> from tensorlayout.cute import Layout
+    >>> notation_of(Layout((4, 8), (8, 1))), notation_of("8:1"), notation_of(3)
+    ('cute', 'text', None)
+    """
+    row = _row(obj)
+    return None if row is None else row[0]
 
 
 def __getattr__(name: str) -> Any:
     """:data:`LOWERINGS` (every notation's types, so it loads them all) and ``Notation``, made
     on first use."""
     if name == "LOWERINGS":
-        return {_load(module, cls): lowering for (module, cls), lowering in _LOWERINGS.items()}
+        return {_load(module, cls): lowering for (module, cls), (_, lowering) in _NOTATIONS.items()}
     if name == "Notation":
         return reduce(operator.or_, [*(_load(module, cls) for module, cls in _NOTATION_TYPES), str])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -174,7 +186,7 @@ def lowers(obj: object) -> bool:
     >>> lowers("8:1"), lowers(3)
     (True, False)
     """
-    return _lowering(obj) is not None
+    return _row(obj) is not None
 
 
 def lower(obj: object) -> CoreLayout:
@@ -188,11 +200,33 @@ def lower(obj: object) -> CoreLayout:
     >>> lower("bf16[16,256]{1,0:T(8,128)(2,1)}").slots, lower(Layout((4, 8), (8, 1))).slots
     (4096, 32)
     """
-    lowering = _lowering(obj)
-    if lowering is not None:
-        return lowering(obj)
+    row = _row(obj)
+    if row is not None:
+        return row[1](obj)
     raise LayoutError("expected an XLA shape, a CuTe, TLA or Triton layout, or the text of one, "
                       f"but got {type(obj).__name__}")
+
+
+def _triton_as_cute(ll: LinearLayout) -> tuple[Layout, None]:
+    return _load("tensorlayout.triton.bridge", "element_layout")(ll), None
+
+
+def _tla_as_cute(tla: TlaLayout) -> tuple[Layout, tuple[int, ...]]:
+    return tla.layout, tuple(int(n) for n in tla.origin_shape)
+
+
+def _text_as_cute(text: str) -> tuple[Layout, None]:
+    return _load("tensorlayout.cute.layout", "Layout").parse(text), None
+
+
+def _plain_cute(lay: object) -> tuple[Layout, None] | None:
+    """A plain CuTe layout as itself; None for a composed or scaled-basis one."""
+    return (lay, None) if isinstance(lay, _load("tensorlayout.cute.layout", "Layout")) else None
+
+
+#: Per notation (:func:`notation_of`), its CuTe layout and TLA origin shape (None: it has none).
+_AS_CUTE: dict[str | None, Callable[[Any], tuple[Layout, tuple[int, ...] | None] | None]] = {
+    "triton": _triton_as_cute, "tla": _tla_as_cute, "text": _text_as_cute, "cute": _plain_cute}
 
 
 def as_cute(x: Any) -> tuple[Layout, tuple[int, ...] | None]:
@@ -204,13 +238,9 @@ def as_cute(x: Any) -> tuple[Layout, tuple[int, ...] | None]:
     >>> str(as_cute(SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([4, 8]))[0])
     '(4,8):(8,1)'
     """
-    if _instance(x, "tensorlayout.triton.linear_layout", "LinearLayout"):
-        return _load("tensorlayout.triton.bridge", "element_layout")(x), None
-    if _instance(x, "tensorlayout.cute.tla", "TlaLayout"):
-        return x.layout, tuple(int(n) for n in x.origin_shape)
-    if isinstance(x, str):
-        return _load("tensorlayout.cute.layout", "Layout").parse(x), None
-    if _instance(x, "tensorlayout.cute.layout", "Layout"):
-        return x, None
-    raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
-                      f"{type(x).__name__}")
+    rule = _AS_CUTE.get(notation_of(x))
+    found = None if rule is None else rule(x)
+    if found is None:
+        raise LayoutError("expected a CuTe, TLA or Triton linear layout (or CuTe text), but got "
+                          f"{type(x).__name__}")
+    return found

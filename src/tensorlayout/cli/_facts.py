@@ -15,6 +15,7 @@ notation come first, under the keys its own printers use.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,11 +26,10 @@ from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
 from tensorlayout.core.intmath import nested_lists, row_major_coords
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.lowering import lower
-from tensorlayout.xla import Shape
+from tensorlayout.lowering import lower, notation_of
 from tensorlayout.xla import show as xla_show
 
-__all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset"]
+__all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset", "own_facts"]
 
 
 def cute_facts(layout: object) -> dict[str, Any]:
@@ -44,16 +44,32 @@ def cute_facts(layout: object) -> dict[str, Any]:
             "rank": layout.rank(), "depth": layout.depth(), "coalesced": str(cute.coalesce(layout))}
 
 
-def _own_facts(target: Target) -> dict[str, Any]:
-    lay = target.layout
-    if isinstance(lay, Shape):
-        facts = xla_show.describe(lay)
-        for key in ("offsets", "memory_order", "dimensions"):
-            facts.pop(key, None)
-        return facts
-    if isinstance(lay, cute.TlaLayout):
-        return {**cute_facts(lay.layout), "origin_shape": list(lay.origin_shape)}
-    return cute_facts(lay)
+def _xla_facts(shape: Any) -> dict[str, Any]:
+    """What XLA's ``show`` says of a shape, but the keys the common part gives."""
+    facts = xla_show.describe(shape)
+    for key in ("offsets", "memory_order", "dimensions"):
+        facts.pop(key, None)
+    return facts
+
+
+def _tla_facts(tla: Any) -> dict[str, Any]:
+    """The facts of a TLA format's CuTe layout, and its origin shape."""
+    return {**cute_facts(tla.layout), "origin_shape": list(tla.origin_shape)}
+
+
+#: Per notation (:func:`tensorlayout.lowering.notation_of`), the facts its own printers give;
+#: any other value is read as CuTe's (which refuses what is not a CuTe layout).
+_OWN_FACTS: dict[str | None, Callable[[Any], dict[str, Any]]] = {"xla": _xla_facts, "tla": _tla_facts}
+
+
+def own_facts(target: Target) -> dict[str, Any]:
+    """The facts peculiar to the target's notation, under the keys its own printers use.
+
+    >>> from tensorlayout.cli._target import target_from
+    >>> own_facts(target_from("(2,3):(1,2)"))["coalesced"], own_facts(target_from("f32[4]{0}"))["byte_size"]
+    ('6:1', 16)
+    """
+    return _OWN_FACTS.get(notation_of(target.layout), cute_facts)(target.layout)
 
 
 def head(target: Target) -> dict[str, Any]:
@@ -72,7 +88,7 @@ def memory_order(target: Target) -> list[list[int] | None]:
 
 def describe(target: Target, window: Window | None) -> dict[str, Any]:
     """The whole `show --json` object (without `--index`/`--offset`)."""
-    facts = {**_own_facts(target), **head(target)}
+    facts = {**own_facts(target), **head(target)}
     if target.has_grid and window is not None:
         facts["window"] = [[r.start, r.stop] for r in window]
         facts["offsets"] = nested_lists(window_offsets(target, window).reshape(-1).tolist(),

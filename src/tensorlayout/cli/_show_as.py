@@ -16,11 +16,13 @@ tensorlayout.errors.UnsupportedError: Sw<3,3,3> o _0 o (8,64):(64,1) has no XLA 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tensorlayout import convert, cute, triton
 from tensorlayout.cli._target import Target
 from tensorlayout.errors import UnsupportedError
+from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape
 
 if TYPE_CHECKING:  # Triton's modules load when `--as triton` asks for them
@@ -36,6 +38,47 @@ _NO_SWIZZLE = {
 }
 
 
+def _xla_as_cute(target: Target) -> str:
+    """An XLA shape's CuTe layout over its padded domain."""
+    assert isinstance(target.layout, Shape)
+    return str(convert.xla_to_cute(target.layout))
+
+
+def _tla_as_cute(target: Target) -> str:
+    """A TLA format's shape:stride (its origin shape is the map's domain)."""
+    assert isinstance(target.layout, cute.TlaLayout)
+    return str(target.layout.layout)
+
+
+def _own_text(target: Target) -> str:
+    """A layout already in the notation asked for: its canonical print."""
+    return str(target.layout)
+
+
+def _tla_as_xla(target: Target) -> str:
+    assert target.tla_format is not None
+    return str(convert.tla_to_xla(*target.tla_format))
+
+
+def _cute_as_xla(target: Target) -> str:
+    """A plain CuTe layout's XLA shape, where one places every element at the same offset."""
+    if not isinstance(target.layout, cute.Layout):
+        raise UnsupportedError(f"{target.text} ({type(target.layout).__name__}) has no XLA layout")
+    return str(convert.cute_to_xla(target.layout))
+
+
+#: Per (notation of the target, as :func:`tensorlayout.lowering.notation_of` names it;
+#: notation asked for), its text there.
+_CONVERSIONS: dict[tuple[str | None, str], Callable[[Target], str]] = {
+    ("xla", "cute"): _xla_as_cute, ("tla", "cute"): _tla_as_cute, ("cute", "cute"): _own_text,
+    ("xla", "xla"): _own_text, ("tla", "xla"): _tla_as_xla, ("cute", "xla"): _cute_as_xla,
+}
+
+
+#: How the messages name a notation asked for.
+_NAMES = {"xla": "XLA", "cute": "CuTe"}
+
+
 def converted(target: Target, notation: str) -> str:
     """The text of `target` in `notation` (one of `NOTATIONS`)."""
     src = target.layout
@@ -48,22 +91,14 @@ def converted(target: Target, notation: str) -> str:
         return str(_triton(src)).strip("\n")
     if notation == "map":
         return str(convert.to_indexing_map(src))
-    if notation == "cute":
-        if isinstance(src, Shape):
-            return str(convert.xla_to_cute(src))
-        return str(src.layout if isinstance(src, cute.TlaLayout) else src)
-    if target.tla_format is not None:
-        return str(convert.tla_to_xla(*target.tla_format))
-    if isinstance(src, cute.Layout):
-        return str(convert.cute_to_xla(src))
-    if isinstance(src, Shape):
-        return str(src)  # already XLA: its canonical print
-    raise UnsupportedError(f"{target.text} ({type(src).__name__}) has no XLA layout")
+    conversion = _CONVERSIONS.get((notation_of(src), notation))
+    if conversion is None:
+        name = _NAMES.get(notation, notation)
+        raise UnsupportedError(f"{target.text} ({type(src).__name__}) has no {name} layout")
+    return conversion(target)
 
 
-def _triton(src: object) -> LinearLayout:
-    """The Triton shared layout (offset -> element) of an XLA, CuTe (swizzled too) or TLA layout."""
-    lay = src.layout if isinstance(src, cute.TlaLayout) else src
-    if not isinstance(lay, (Shape, cute.Layout, cute.ComposedLayout)):
-        raise UnsupportedError(f"{src} has no Triton shared layout")
-    return triton.shared_layout(lay)
+def _triton(src: Any) -> LinearLayout:
+    """The Triton shared layout (offset -> element) of an XLA, CuTe (swizzled too) or TLA layout
+    (its shape:stride, the origin shape aside)."""
+    return triton.shared_layout(src.layout if isinstance(src, cute.TlaLayout) else src)

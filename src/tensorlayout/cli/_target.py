@@ -21,7 +21,7 @@ from tensorlayout._lazy import lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
-from tensorlayout.lowering import lower
+from tensorlayout.lowering import lower, notation_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.tiling import allocated_elements
 
@@ -135,9 +135,7 @@ def target_from(text: str) -> Target:
         if hint is not None:
             raise LayoutError(hint) from None
         raise
-    if isinstance(layout, Shape):
-        return Target("xla", layout, str(layout))
-    return Target("cute", layout, str(layout))
+    return Target(notation_of(layout) or "cute", layout, str(layout))
 
 
 def target_of(args: argparse.Namespace, missing: type[TensorLayoutError] = UsageError) -> Target:

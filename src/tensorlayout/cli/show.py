@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.errors import TensorLayoutError
+from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.show import format_show
 
@@ -115,25 +117,52 @@ def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[
     return lines, records
 
 
-def _xla_header(shape: Shape) -> list[str]:
-    """The summary lines `format_show` prints above its grid."""
-    head = format_show(shape).split("\n\n")[0].splitlines()
-    return [line for line in head if not line.startswith("  (")]  # its note on a grid it omits
+def _xla_header(target: Target) -> list[str]:
+    """The summary lines `format_show` prints above its grid, and what the grid shows."""
+    assert isinstance(target.layout, Shape)
+    head = format_show(target.layout).split("\n\n")[0].splitlines()
+    lines = [line for line in head if not line.startswith("  (")] + [""]  # its note on a grid it omits
+    rank = len(target.dims)
+    if rank == 1:
+        lines.append("offset of each element (one row, columns = dim 0):")
+    elif rank > 1:
+        lines.append(f"offset of each element (rows = dim {rank - 2}, columns = dim {rank - 1}):")
+    return lines
+
+
+def _cute_header(target: Target) -> list[str]:
+    """The text and CuTe's facts of the layout (a TLA format's shape:stride)."""
+    facts = _facts.own_facts(target)
+    return [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
+                         f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
+
+
+def _xla_footer(target: Target, window: Window, max_width: int) -> list[str]:
+    """The memory order of the first slots, when the window starts at slot 0."""
+    if target.slots and all(r.start == 0 for r in window):
+        return ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
+    return []
+
+
+def _tla_footer(target: Target, window: Window, max_width: int) -> list[str]:
+    """Where a TLA format pads its origin shape."""
+    assert isinstance(target.layout, cute.TlaLayout)
+    padded = [int(m.size()) for m in target.layout.layout.modes()]
+    if target.slots > 0 and padded != list(target.dims):
+        return [f"(the origin shape ({','.join(map(str, target.dims))}) of a "
+                f"{'x'.join(map(str, padded))} layout: the other slots are padding)"]
+    return []
+
+
+#: Per notation (:func:`tensorlayout.lowering.notation_of`), the lines above its grid (any other:
+#: CuTe's) and below it (any other: none).
+_HEADERS: dict[str | None, Callable[[Target], list[str]]] = {"xla": _xla_header}
+_FOOTERS: dict[str | None, Callable[[Target, Window, int], list[str]]] = {"xla": _xla_footer,
+                                                                         "tla": _tla_footer}
 
 
 def _header(target: Target, window: Window) -> list[str]:
-    lay = target.layout
-    if isinstance(lay, Shape):
-        rank = len(target.dims)
-        lines = [*_xla_header(lay), ""]
-        if rank == 1:
-            lines.append("offset of each element (one row, columns = dim 0):")
-        elif rank > 1:
-            lines.append(f"offset of each element (rows = dim {rank - 2}, columns = dim {rank - 1}):")
-    else:
-        facts = _facts.cute_facts(lay.layout if isinstance(lay, cute.TlaLayout) else lay)
-        lines = [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
-                              f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
+    lines = _HEADERS.get(notation_of(target.layout), _cute_header)(target)
     if any(r.stop - r.start != n for r, n in zip(window, target.dims, strict=True)):  # len() overflows
         lines.append(f"window {window_text(window)} of [{','.join(map(str, target.dims))}] "
                      "(--window picks another part)")
@@ -144,15 +173,9 @@ def _text(target: Target, window: Window | None, max_width: int) -> str:
     if window is None:  # an XLA tuple, token or dynamic shape: no grid
         assert isinstance(target.layout, Shape)
         return format_show(target.layout)
+    footer = _FOOTERS.get(notation_of(target.layout))
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
-    if isinstance(target.layout, Shape) and target.slots and all(r.start == 0 for r in window):
-        lines += ["", *_grid.memory_order_lines(target, max_width)]  # the first slots: the window's
-    elif target.notation == "tla" and isinstance(target.layout, cute.TlaLayout) and target.slots > 0:
-        padded = [int(m.size()) for m in target.layout.layout.modes()]
-        if padded != list(target.dims):
-            lines.append(f"(the origin shape ({','.join(map(str, target.dims))}) of a "
-                         f"{'x'.join(map(str, padded))} layout: the other slots are padding)")
-    return "\n".join(lines)
+    return "\n".join(lines + (footer(target, window, max_width) if footer else []))
 
 
 def _window(target: Target, args: argparse.Namespace) -> Window | None:
@@ -269,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
     target = target_of(args, missing=TensorLayoutError)
     if target.notation == "cute" and isinstance(target.layout, (cute.CoordLayout, cute.CountingTensor)):
         return _show_coords(target, args)
-    if args.tpu is not None and isinstance(target.layout, Shape):
+    if args.tpu is not None and notation_of(target.layout) == "xla":
         generation = _lazy("tpu").canonical_generation(args.tpu)
         shape = _lazy("padding").tpu_shape(target.layout, generation=generation)
         target = Target("xla", shape, str(shape))

@@ -28,7 +28,8 @@ composed coordinate tensors instead).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from tensorlayout.errors import LayoutError
 from tensorlayout.gpu.atoms import MMAAtom
 from tensorlayout.gpu.tiled import TiledCopy, TiledMMA, make_tiled_mma
 from tensorlayout.gpu.tv import TVLayout
+from tensorlayout.lowering import notation_of
 from tensorlayout.render._draw import Picture, border_segments, cell_tiles, picture
 from tensorlayout.render._extent import Window, check_window
 from tensorlayout.render._source import Source, source_of
@@ -197,6 +199,27 @@ def _distributed_tikz(ll: LinearLayout, window: Sequence[range] | None) -> str:
                     _grid(0, 0, len(ms), len(ns)), *_axes(ms, ns, -1, -1), FOOTER])
 
 
+def _triton_tikz(ll: LinearLayout, window: Sequence[range] | None, title: str) -> str:
+    """A distributed layout by its holders, a shared one by its offsets."""
+    if is_distributed(ll):
+        return _distributed_tikz(ll, window)
+    return _layout_tikz(shared_source(ll), window, title)
+
+
+def _cute_or_layout_tikz(lay: Any, window: Sequence[range] | None, title: str) -> str:
+    """A CuTe layout of rank <= 2 as ``print_latex`` prints it, any other as a layout."""
+    src = source_of(lay)
+    if isinstance(lay, (Layout, ComposedLayout)) and len(src.shape) <= 2:
+        return _cute_tikz(lay, window, title)
+    return _layout_tikz(src, window, title)
+
+
+#: Per notation (:func:`tensorlayout.lowering.notation_of`), how it prints; any other value
+#: prints over its picture's source.
+_NOTATION_TIKZ: dict[str | None, Callable[[Any, Sequence[range] | None, str], str]] = {
+    "triton": _triton_tikz, "cute": _cute_or_layout_tikz}
+
+
 def to_tikz(obj: object, *, window: Sequence[range] | None = None, title: str = "") -> str:
     """A standalone LaTeX/TikZ document of ``obj`` (see the module doc); ``window`` as for
     :func:`~tensorlayout.render.to_svg`; ``title`` names a layout in its comment line."""
@@ -208,10 +231,7 @@ def to_tikz(obj: object, *, window: Sequence[range] | None = None, title: str = 
         return _copy_tikz(obj, window)
     if isinstance(obj, TVLayout):
         return _tv_tikz(obj, window)
-    if isinstance(obj, LinearLayout) and is_distributed(obj):
-        return _distributed_tikz(obj, window)
-    if isinstance(obj, (Layout, ComposedLayout)) and len(source_of(obj).shape) <= 2:
-        return _cute_tikz(obj, window, title)
-    if isinstance(obj, LinearLayout):
-        return _layout_tikz(shared_source(obj), window, title)
+    draw = _NOTATION_TIKZ.get(notation_of(obj))
+    if draw is not None:
+        return draw(obj, window, title)
     return _layout_tikz(source_of(obj), window, title)

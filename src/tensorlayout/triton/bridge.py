@@ -23,12 +23,11 @@ from tensorlayout.core.intmath import prod
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.cute import ComposedLayout, Layout, TlaLayout
 from tensorlayout.cute.int_tuple import flatten
-from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.errors import LayoutError, UnsupportedError
+from tensorlayout.lowering import lower
 from tensorlayout.triton._dims import dim_pairs, names_list, split_index
 from tensorlayout.triton.linear_layout import LinearLayout
 from tensorlayout.xla import Shape, parse_shape
-from tensorlayout.xla.lowering import lower_shape
 
 __all__ = ["element_layout", "from_cute", "from_xla", "shared_from_offsets", "shared_layout", "to_cute"]
 
@@ -184,16 +183,17 @@ def from_xla(shape: Shape | str) -> LinearLayout:
 
 
 def shared_layout(x: Shape | Layout | ComposedLayout | TlaLayout | CoreLayout | str) -> LinearLayout:
-    """The Triton shared layout of an XLA shape or a CuTe layout (swizzled ones too; text is
-    read as CuTe's) whose offsets are linear over GF(2), as :func:`from_xla` says. CuTe's 128-byte
-    swizzle of a 16-bit ``8x64`` tile is Triton's NVMMA 128-byte shared layout:
+    """The Triton shared layout of an XLA shape or a CuTe layout (swizzled ones too; anything
+    :func:`tensorlayout.lowering.lower` reads, text included) whose offsets are linear over
+    GF(2), as :func:`from_xla` says. CuTe's 128-byte swizzle of a 16-bit ``8x64`` tile is
+    Triton's NVMMA 128-byte shared layout:
 
     >>> from tensorlayout.triton import NVMMASharedLayout
     >>> sw128 = NVMMASharedLayout(128, 16).to_linear_layout([8, 64])
     >>> shared_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)") == sw128
     True
     """
-    lay = x if isinstance(x, CoreLayout) else lower_shape(x) if isinstance(x, Shape) else lower_layout(x)
+    lay = lower(x)
     name = lay.name or str(x)
     dims = tuple(lay.shape)
     if any(n <= 0 or n & (n - 1) for n in dims):

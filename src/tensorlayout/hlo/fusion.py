@@ -35,6 +35,7 @@ from tensorlayout.hlo.operand_indexing import (
     OperandIndexing,
     OrderedSet,
     compose_operand_indexing,
+    compose_simplified,
 )
 from tensorlayout.hlo.ops._common import identity_map, output_shape
 
@@ -160,7 +161,7 @@ def group_by_producers(adaptor: FusionAdaptor, target: HloInstruction,
             bucket = groups.setdefault(key, OrderedSet())
             for p in producer_maps:
                 for c in consumers:
-                    bucket.add(compose_operand_indexing(c, p).simplify())
+                    bucket.add(compose_simplified(c, p))
     return groups
 
 

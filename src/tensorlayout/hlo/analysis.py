@@ -145,7 +145,8 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
 def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
     """:func:`output_to_input_indexing` without the copy, remembered in a parsed module's graph;
     callers only read the result (a fusion's walk)."""
-    _check_id(instr, output_id, max(1, _output_count(instr)), "output")
+    if output_id.__class__ is not int or output_id:  # every instruction has an output 0
+        _check_id(instr, output_id, max(1, _output_count(instr)), "output")
     graph = instr.graph
     key = (_O2I, instr, output_id)
     hit: HloInstructionIndexing | None = graph.memo.get(key)

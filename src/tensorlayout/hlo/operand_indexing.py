@@ -86,7 +86,10 @@ class OperandIndexing:
 
     @classmethod
     def undefined(cls) -> OperandIndexing:
-        return cls(IndexingMap.undefined())
+        """The undefined map ("unknown indexing"); one shared value, since values never change."""
+        if cls is not OperandIndexing:
+            return cls(IndexingMap.undefined())
+        return _UNDEFINED
 
     @property
     def is_undefined(self) -> bool:
@@ -131,6 +134,9 @@ class OperandIndexing:
 
     def __repr__(self) -> str:
         return f"OperandIndexing({self.to_string()!r})"
+
+
+_UNDEFINED = OperandIndexing(IndexingMap.undefined())
 
 
 def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
@@ -263,7 +269,7 @@ class HloInstructionIndexing:
     @classmethod
     def unknown(cls, count: int) -> HloInstructionIndexing:
         """``count`` operands (or outputs), each with one undefined map."""
-        return cls([[OperandIndexing.undefined()] for _ in range(count)])
+        return cls([[_UNDEFINED] for _ in range(count)])
 
     def copy(self) -> HloInstructionIndexing:
         """A new indexing whose sets can be changed without touching this one's.

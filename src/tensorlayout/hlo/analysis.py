@@ -169,14 +169,17 @@ _NOT_READ = SKIPPED | {"metadata"}
 #: the shapes (the parser shares equal shapes), so their ids stay theirs while the entry lives.
 _BY_VALUE_MEMO: dict[tuple[object, ...], tuple[tuple[Shape, ...], HloInstructionIndexing]] = {}
 _BY_VALUE_LIMIT = 1 << 14
+_NO_OPERANDS = HloInstructionIndexing([])
 
 
 def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
     """Run the opcode's rule; for :data:`_BY_VALUE` opcodes, once per distinct value."""
+    if not instr.operands:  # no operand, no map: whatever the rule gives, or unknown(0), is empty
+        return _NO_OPERANDS
     rule = OUTPUT_TO_INPUT.get(instr.opcode)
     if rule is None:
         return HloInstructionIndexing.unknown(len(instr.operands))
-    if instr.opcode not in _BY_VALUE or not instr.operand_names:  # nothing read: nothing to remember
+    if instr.opcode not in _BY_VALUE:
         return _run(rule, instr, output_id)
     shapes = (instr.shape, *[op.shape for op in instr.operands])
     key = (instr.opcode, output_id, *map(id, shapes),

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tensorlayout.errors import HloError, TensorLayoutError, UnsupportedError
-from tensorlayout.hlo import fusion
+from tensorlayout.hlo import fusion, operand_indexing
+from tensorlayout.hlo.attributes import SKIPPED
 from tensorlayout.hlo.fusion import FusionAdaptor
 from tensorlayout.hlo.model import HloInstruction
 from tensorlayout.hlo.opcodes import ELEMENTWISE_OPCODES
@@ -42,6 +43,7 @@ __all__ = [
     "HloInstructionIndexing",
     "OperandIndexing",
     "RuntimeVar",
+    "clear_caches",
     "epilogue_input_to_output_indexing",
     "group_indexing_maps_by_producers",
     "grouped_output_to_input_indexing",
@@ -52,7 +54,7 @@ __all__ = [
 
 def _fusion_o2i(instr: HloInstruction, output_id: int) -> list[list[OperandIndexing]]:
     """The ``fusion`` rule: the body's maps from root ``output_id`` to each fusion operand."""
-    return fusion.fusion_output_to_input(instr, output_id, output_to_input_indexing)
+    return fusion.fusion_output_to_input(instr, output_id, _shared_o2i)
 
 
 def _async_start_o2i(instr: HloInstruction, output_id: int) -> list[list[OperandIndexing]]:
@@ -64,7 +66,7 @@ def _async_start_o2i(instr: HloInstruction, output_id: int) -> list[list[Operand
     if output_id != 1 or not called:
         raise HloError(f"async-start {instr.name}: only output 1 (the wrapped result) has maps")
     adaptor = FusionAdaptor.for_computation(called[0], instr)
-    groups = fusion.group_by_producers(adaptor, called[0].root, output_to_input_indexing)
+    groups = fusion.group_by_producers(adaptor, called[0].root, _shared_o2i)
     return [list(groups.get(op, ())) for op in instr.operands]
 
 
@@ -132,17 +134,82 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
                              physical: bool = False) -> HloInstructionIndexing:
     """Per operand, the maps from ``instr``'s output ``output_id`` index to the operand index.
 
-    ``physical`` is accepted (False only) while callers move to :mod:`tensorlayout.hlo.physical`.
+    Computed once per instruction of a parsed module (a fusion's walk reuses its body's maps);
+    each call returns its own copy. ``physical`` is accepted (False only) while callers move to
+    :mod:`tensorlayout.hlo.physical`.
     """
     _no_physical(physical)
-    _check_id(instr, output_id, max(1, _output_count(instr)), "output")
+    return _shared_o2i(instr, output_id).copy()
+
+
+def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
+    """:func:`output_to_input_indexing` without the copy, remembered in a parsed module's graph;
+    callers only read the result (a fusion's walk)."""
+    if output_id.__class__ is not int or output_id:  # every instruction has an output 0
+        _check_id(instr, output_id, max(1, _output_count(instr)), "output")
+    graph = instr.graph
+    key = (_O2I, instr, output_id)
+    hit: HloInstructionIndexing | None = graph.memo.get(key)
+    if hit is None:
+        hit = _compute_o2i(instr, output_id)
+        if graph.module is not None:  # a parsed module: its links no longer change
+            graph.memo[key] = hit
+    return hit
+
+
+_O2I = "output_to_input"
+
+#: Opcodes whose rule reads only the instruction's opcode, shapes (its own and its operands')
+#: and attributes: never which instruction an operand is, nor its value. Their maps are
+#: remembered by value, across instructions and modules.
+_BY_VALUE = frozenset(shape.OUTPUT_TO_INPUT) | frozenset(compute.OUTPUT_TO_INPUT)
+#: Attributes no rule reads (kept as raw text): left out of the key.
+_NOT_READ = SKIPPED | {"metadata"}
+#: ``(opcode, output id, ids of the shapes, attributes) -> (the shapes, maps)``; the value holds
+#: the shapes (the parser shares equal shapes), so their ids stay theirs while the entry lives.
+_BY_VALUE_MEMO: dict[tuple[object, ...], tuple[tuple[Shape, ...], HloInstructionIndexing]] = {}
+_BY_VALUE_LIMIT = 1 << 14
+_NO_OPERANDS = HloInstructionIndexing([])
+
+
+def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
+    """Run the opcode's rule; for :data:`_BY_VALUE` opcodes, once per distinct value."""
+    if not instr.operands:  # no operand, no map: whatever the rule gives, or unknown(0), is empty
+        return _NO_OPERANDS
     rule = OUTPUT_TO_INPUT.get(instr.opcode)
     if rule is None:
         return HloInstructionIndexing.unknown(len(instr.operands))
+    if instr.opcode not in _BY_VALUE:
+        return _run(rule, instr, output_id)
+    shapes = (instr.shape, *[op.shape for op in instr.operands])
+    key = (instr.opcode, output_id, *map(id, shapes),
+           *[(k, v) for k, v in instr.attributes.items() if k not in _NOT_READ])
+    try:
+        hit = _BY_VALUE_MEMO.get(key)
+    except TypeError:  # an attribute value that cannot be a key
+        return _run(rule, instr, output_id)
+    if hit is None:
+        if len(_BY_VALUE_MEMO) >= _BY_VALUE_LIMIT:
+            _BY_VALUE_MEMO.clear()
+        hit = _BY_VALUE_MEMO[key] = (shapes, _run(rule, instr, output_id))
+    return hit[1]
+
+
+def _run(rule: Rule, instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
     # an empty tuple (``() parameter(0)`` of a switch branch) has output 0 only: itself
     tuple_out = instr.shape.is_tuple and bool(instr.shape.tuple_shapes)
     out_shape = instr.shape.tuple_shapes[output_id] if tuple_out else instr.shape
     return _apply(rule, instr, output_id, _rank(out_shape), [_rank(op.shape) for op in instr.operands])
+
+
+def clear_caches() -> None:
+    """Forget the maps remembered by value and the remembered compositions (results are
+    unaffected, only speed; a parsed module's own memo goes with the module).
+
+    >>> clear_caches()
+    """
+    _BY_VALUE_MEMO.clear()
+    operand_indexing.clear_caches()
 
 
 def input_to_output_indexing(instr: HloInstruction, input_id: int, *,
@@ -166,7 +233,7 @@ def grouped_output_to_input_indexing(adaptor: FusionAdaptor, target: HloInstruct
     Keys are the adaptor's instructions plus the outside instructions feeding it (fused
     parameters are replaced by the fusion operands); values are deduplicated sets.
     """
-    return fusion.group_by_producers(adaptor, target, output_to_input_indexing)
+    return fusion.group_by_producers(adaptor, target, _shared_o2i)
 
 
 def epilogue_input_to_output_indexing(parent: HloInstruction, root: HloInstruction) -> OperandIndexing:
@@ -177,3 +244,4 @@ def epilogue_input_to_output_indexing(parent: HloInstruction, root: HloInstructi
 def _check_id(instr: HloInstruction, k: object, count: int, what: str) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < count:
         raise HloError(f"expected an {what} id in [0, {count - 1}] of {instr.name}, but got {k!r}")
+

@@ -35,6 +35,7 @@ from tensorlayout.hlo.operand_indexing import (
     OperandIndexing,
     OrderedSet,
     compose_operand_indexing,
+    compose_simplified,
 )
 from tensorlayout.hlo.ops._common import identity_map, output_shape
 
@@ -143,24 +144,23 @@ def group_by_producers(adaptor: FusionAdaptor, target: HloInstruction,
     ``output_to_input`` gives each op's own maps.
     """
     shape = output_shape(target, 0)
-    groups: dict[HloInstruction, OrderedSet] = {}
     start = adaptor.resolve(target)
-    groups[start] = OrderedSet([OperandIndexing(identity_map(shape.dimensions))])
+    groups = {start: OrderedSet([OperandIndexing(identity_map(shape.dimensions))])}
+    parameters, resolve = adaptor.parameters, adaptor.resolve
     for instr in reversed(adaptor.post_order):
-        if instr not in groups or instr in adaptor.parameters:
+        consumers = groups.get(instr)
+        if consumers is None or instr in parameters or (instr.opcode == "parameter" and instr is not start):
             continue
-        if instr.opcode == "parameter" and instr is not start:
-            continue
-        consumers = list(groups[instr])
+        consumers_now = list(consumers)
         producers = output_to_input(instr, _WALK_OUTPUT.get(instr.opcode, 0))
-        for k, producer_maps in enumerate(producers.indexing_maps):
-            if k >= len(instr.operands):
-                break
-            key = adaptor.resolve(instr.operands[k])
-            bucket = groups.setdefault(key, OrderedSet())
+        for producer_maps, operand in zip(producers.indexing_maps, instr.operands):  # extra maps: none
+            key = resolve(operand) if operand in parameters else operand
+            bucket = groups.get(key)
+            if bucket is None:
+                bucket = groups[key] = OrderedSet()
             for p in producer_maps:
-                for c in consumers:
-                    bucket.add(compose_operand_indexing(c, p).simplify())
+                for c in consumers_now:
+                    bucket.add(compose_simplified(c, p))
     return groups
 
 

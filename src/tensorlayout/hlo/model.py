@@ -35,14 +35,15 @@ class HloGraph:
 
     The parser creates one graph per module, hands it to every instruction and computation it
     builds, then records the links; after :func:`~tensorlayout.hlo.parse_module` returns,
-    nothing changes it.
+    nothing changes them. ``memo`` remembers what pure analyses computed for the module's
+    instructions (keyed by analysis, instruction and id), so each is computed once per module.
 
     >>> g = HloGraph()
     >>> g.fusion_bodies, g.module is None
     (set(), True)
     """
 
-    __slots__ = ("called", "callers", "fusion_bodies", "module", "operands", "parent", "users")
+    __slots__ = ("called", "callers", "fusion_bodies", "memo", "module", "operands", "parent", "users")
 
     def __init__(self) -> None:
         self.operands: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
@@ -52,6 +53,7 @@ class HloGraph:
         self.callers: dict[HloComputation, tuple[HloInstruction, ...]] = {}
         self.fusion_bodies: set[HloComputation] = set()
         self.module: HloModule | None = None
+        self.memo: dict[tuple[object, HloInstruction, int], Any] = {}
 
 
 _NO_GRAPH = HloGraph()

@@ -26,7 +26,9 @@ __all__ = [
     "OrderedSet",
     "Rule",
     "RuntimeVar",
+    "clear_caches",
     "compose_operand_indexing",
+    "compose_simplified",
     "group_indexing_maps_by_producers",
     "runtime_var_label",
 ]
@@ -84,7 +86,10 @@ class OperandIndexing:
 
     @classmethod
     def undefined(cls) -> OperandIndexing:
-        return cls(IndexingMap.undefined())
+        """The undefined map ("unknown indexing"); one shared value, since values never change."""
+        if cls is not OperandIndexing:
+            return cls(IndexingMap.undefined())
+        return _UNDEFINED
 
     @property
     def is_undefined(self) -> bool:
@@ -131,6 +136,9 @@ class OperandIndexing:
         return f"OperandIndexing({self.to_string()!r})"
 
 
+_UNDEFINED = OperandIndexing(IndexingMap.undefined())
+
+
 def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
     """XLA's ``ComposeOperandIndexing``: ``second ∘ first`` with runtime variables and replica maps."""
     if first.replica_map is not None and second.replica_map is not None:
@@ -142,6 +150,46 @@ def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) ->
     if replica is None and second.replica_map is not None:
         replica = compose(first.map, second.replica_map)
     return OperandIndexing(m, rts, replica)
+
+
+#: ``(id(first.map), id(second.map)) -> (first.map, second.map, result)`` of
+#: :func:`compose_simplified` for operand indexings of plain maps; the value holds both maps, so
+#: their ids stay theirs while the entry lives.
+_COMPOSED: dict[tuple[int, int], tuple[IndexingMap, IndexingMap, OperandIndexing]] = {}
+_COMPOSED_LIMIT = 1 << 14
+
+
+def compose_simplified(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
+    """``compose_operand_indexing(first, second).simplify()``, remembered per pair of map objects.
+
+    Only indexings without runtime variables or replica maps are remembered (their result
+    depends on the two maps alone); the fusion walk composes the same shared maps (identities,
+    one rule result per instruction, interned simplifications) again and again.
+
+    >>> from tensorlayout.indexing import IndexingMap
+    >>> t = OperandIndexing(IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 3], d1 in [0, 7]"))
+    >>> s = OperandIndexing(IndexingMap.parse("(d0, d1) -> (d0 * 2, d1), domain: d0 in [0, 7], d1 in [0, 3]"))
+    >>> print(compose_simplified(t, s))
+    (d0, d1) -> (d1 * 2, d0), domain: d0 in [0, 3], d1 in [0, 7]
+    """
+    if first.runtime_vars or second.runtime_vars or first.replica_map is not None \
+            or second.replica_map is not None:
+        return compose_operand_indexing(first, second).simplify()
+    a, b = first.map, second.map
+    key = (id(a), id(b))
+    hit = _COMPOSED.get(key)
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    out = compose_operand_indexing(first, second).simplify()
+    if len(_COMPOSED) >= _COMPOSED_LIMIT:
+        _COMPOSED.clear()
+    _COMPOSED[key] = (a, b, out)
+    return out
+
+
+def clear_caches() -> None:
+    """Forget remembered compositions (results are unaffected, only speed)."""
+    _COMPOSED.clear()
 
 
 def _same_bounds(a: IndexingMap, b: IndexingMap) -> bool:
@@ -185,6 +233,12 @@ class OrderedSet:
     def __iter__(self) -> Iterator[OperandIndexing]:
         return iter(self._items)
 
+    def copy(self) -> OrderedSet:
+        """A new set with the same items (the items themselves are shared: they are values)."""
+        new = OrderedSet.__new__(OrderedSet)
+        new._items = self._items.copy()
+        return new
+
     def __len__(self) -> int:
         return len(self._items)
 
@@ -215,7 +269,21 @@ class HloInstructionIndexing:
     @classmethod
     def unknown(cls, count: int) -> HloInstructionIndexing:
         """``count`` operands (or outputs), each with one undefined map."""
-        return cls([[OperandIndexing.undefined()] for _ in range(count)])
+        return cls([[_UNDEFINED] for _ in range(count)])
+
+    def copy(self) -> HloInstructionIndexing:
+        """A new indexing whose sets can be changed without touching this one's.
+
+        >>> from tensorlayout.indexing import IndexingMap
+        >>> a = HloInstructionIndexing([[IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3]")]])
+        >>> b = a.copy()
+        >>> b.indexing_maps[0].add(OperandIndexing.undefined())
+        >>> len(a[0]), len(b[0])
+        (1, 2)
+        """
+        new = HloInstructionIndexing.__new__(HloInstructionIndexing)
+        new.indexing_maps = [group.copy() for group in self.indexing_maps]
+        return new
 
     def __len__(self) -> int:
         return len(self.indexing_maps)

@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.errors import ParseError, TensorLayoutError, expect_text
 from tensorlayout.hlo._checks import check_operand_shapes, check_parameter_numbers, check_reshapes
 from tensorlayout.hlo.async_ops import expand_async_shorthand
 from tensorlayout.hlo.attributes import MODULE_ATTRIBUTES
@@ -66,13 +66,13 @@ def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
 def parse_module(text: str) -> HloModule:
     """Parse a whole HLO module (``HloModule name, ...`` then computations).
 
-    Raises :class:`~tensorlayout.errors.ParseError` with line and column on malformed text.
+    Raises :class:`~tensorlayout.errors.ParseError` with line and column on malformed text, and
+    :class:`~tensorlayout.errors.ArgumentTypeError` for anything but a ``str``.
 
     >>> parse_module("HloModule m\\nENTRY e {\\n ROOT c = s32[] constant(7)\\n}").entry.root.literal
     '7'
     """
-    if not isinstance(text, str):
-        raise ParseError(repr(text), 0, "HLO module text (a str)")
+    expect_text(text, "HLO module text")
     _refuse_stablehlo(text)
     enabled = gc.isenabled()
     gc.disable()  # the parse allocates many long-lived objects and no cycles worth collecting

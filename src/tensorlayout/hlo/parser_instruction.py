@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from tensorlayout._cursor import Cursor
-from tensorlayout.errors import ParseError, TensorLayoutError
+from tensorlayout.errors import ParseError, TensorLayoutError, expect_text
 from tensorlayout.hlo._checks import check_scalar_constant
 from tensorlayout.hlo._scan import literal_end
 from tensorlayout.hlo.attributes import (
@@ -114,7 +114,7 @@ class InstructionReader:
     """Reads instructions (and the names, shapes and attributes around them) from module text."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self.text = expect_text(text, "HLO text")
         self.cur = Cursor(text, comments=True)
         self.graph = HloGraph()
 

@@ -34,6 +34,7 @@ import numpy as np
 from tensorlayout.relayout._buffers import allocate
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
@@ -59,6 +60,8 @@ __all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_p
            "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
+#: per destination target and (source target, strides, item size, pieces): direct relayout tasks
+DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 #: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
 #: ones too. On this 2-core VM the caller's part of waking a thread measured ~9 us, and the
 #: thread starts 20-60 us later; shared, copies measured even at 5 MiB and ahead from 6 MiB
@@ -261,15 +264,11 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     if np.may_share_memory(data, buf):  # before the padding overwrites it
         data = data.copy()
     _fill_padding(buf, copy_plan(dst), pad_value)
-    cache: dict[tuple, list[Task]] = dst._cache.setdefault("direct_tasks", {})
 
     def tasks(pieces: int) -> list[Task]:
         key = (src, data.strides, buf.strides, data.itemsize, pieces)
-        if key not in cache:
-            if len(cache) >= 16:
-                cache.clear()
-            cache[key] = pair_tasks(direct_pairs(src, dst, data, buf), data, buf, True, pieces)
-        return cache[key]
+        return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
+                                                             True, pieces))
 
     _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
 

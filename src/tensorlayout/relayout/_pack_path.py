@@ -32,6 +32,7 @@ import numpy as np
 
 from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import by_piece, cuts, thread_count
@@ -49,6 +50,8 @@ STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page,
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
+#: per target and (logical strides, direction, pieces): (whole-byte tasks, the others)
+PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task]]] = TargetMemo()
 
 
 def pack_available() -> bool:
@@ -188,11 +191,14 @@ def _split(task: Task, pieces: int, per: int) -> list[Task]:
 
 def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
            ) -> tuple[list[Task], list[Task]]:
-    """(whole-byte tasks in ``pieces`` per box, the others) for one copy; cached on the target."""
-    cache: dict[tuple, tuple[list[Task], list[Task]]] = t._cache.setdefault("pack_tasks", {})
+    """(whole-byte tasks in ``pieces`` per box, the others) for one copy; remembered per target
+    (``PACK_TASKS``)."""
     key = (lstrides, to_physical, pieces)
-    if key in cache:
-        return cache[key]
+    return PACK_TASKS.get(t, key, lambda: _make_tasks(t, lstrides, to_physical, pieces))
+
+
+def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
+                ) -> tuple[list[Task], list[Task]]:
     plan = copy_plan(t)
     ext = (0,) * len(t.leading_digits) + lstrides
     per = 8 // t.packed_bits
@@ -208,9 +214,6 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
-    if len(cache) >= 16:  # a few stride patterns per target are plenty
-        cache.clear()
-    cache[key] = (whole, rest)
     return whole, rest
 
 

@@ -60,6 +60,7 @@ __all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_p
            "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
+DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 #: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
@@ -305,11 +306,29 @@ def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
 Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides
 
 
+def _dense(box: Box, item: int) -> Box:
+    """``box`` with its finest axis, when its slots are at most ``DENSE_FILL_GAP`` items apart,
+    widened to the run from its first slot to its last: the fills come before any data is
+    copied, so writing the data slots between too costs nothing wrong, and one run is far
+    faster than single items (a ragged (4,1) sub-tile's missing row of bytes: 4 bytes apart).
+
+    >>> _dense((0, (5, 4096), (16384, 4)), 1)
+    (0, (5, 16381), (16384, 1))
+    """
+    off, shape, strides = box
+    axes = [k for k in range(len(shape)) if shape[k] > 1]
+    k = min(axes, key=lambda k: abs(strides[k]), default=None)
+    if k is None or not item < strides[k] <= DENSE_FILL_GAP * item or strides[k] % item:
+        return box
+    run = (shape[k] - 1) * strides[k] // item + 1
+    return off, (*shape[:k], run, *shape[k + 1:]), (*strides[:k], item, *strides[k + 1:])
+
+
 def _padding_boxes(plan: Plan, item: int) -> list[Box]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements."""
-    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
-             for box in plan.padding]
+    elements (their finest axis widened where dense: see ``_dense``)."""
+    boxes = [_dense((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
+                    item) for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

@@ -86,6 +86,7 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
         if (read_task(PyList_GET_ITEM(tasks, i), &plans[i], &dv, &sv, dlo, dhi, slo, shi) < 0)
             goto done;
         plans[i].stream = stream && HAVE_STREAM;
+        plans[i].alone = workers <= 1;
     }
     Py_BEGIN_ALLOW_THREADS
     pool_run(run_one, plans, count, workers, stream && HAVE_STREAM);

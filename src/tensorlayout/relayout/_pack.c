@@ -324,8 +324,20 @@ static void unpack_bytes(const ctx_t *c, const task_t *t, char *log, const uint8
 
 #if HAVE_SSE2
 
+/* The 32-bit lane k of x (SSE2 has no extract of 32-bit lanes). */
+ALWAYS_INLINE uint32_t lane32(__m128i x, const int k)
+{
+    switch (k) {
+    case 0: return (uint32_t)_mm_cvtsi128_si32(x);
+    case 1: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 4));
+    case 2: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 8));
+    default: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 12));
+    }
+}
+
 /* Byte j of column i of the registers goes to out[i*P + j]: interleaved in registers when
- * the columns' bytes are adjacent (P == q), else byte by byte (the gaps are not ours). */
+ * the columns' bytes are adjacent (P == q), else each column's q = 2 or 4 bytes interleaved
+ * the same way and stored as one word (the gaps between are not ours), other q byte by byte. */
 ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, const int q, int stream)
 {
     int st = stream && ((uintptr_t)out & 15) == 0;
@@ -338,6 +350,21 @@ ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, c
         __m128i y[4];
         interleave4(y, v);
         for (int i = 0; i < 4; i++) put(out + 16 * i, y[i], st);
+    } else if (q == 4) {
+        __m128i y[4];
+        interleave4(y, v); /* y[i]: columns 4i..4i+3, 4 bytes each */
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 4; k++) {
+                uint32_t w = lane32(y[i], k);
+                memcpy(out + (4 * i + k) * P, &w, 4);
+            }
+    } else if (q == 2) {
+        __m128i y[2] = {_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1])};
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 8; k++) {
+                uint16_t w = (uint16_t)_mm_extract_epi16(y[i], k);
+                memcpy(out + (8 * i + k) * P, &w, 2);
+            }
     } else {
         _Alignas(16) uint8_t tmp[MAX_Q][LANES];
         for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
@@ -407,6 +434,25 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
             for (int i = 0; i < 4; i++) x[i] = _mm_and_si128(_mm_srl_epi32(o[i], sh), ff);
             v[j] = _mm_packus_epi16(_mm_packs_epi32(x[0], x[1]), _mm_packs_epi32(x[2], x[3]));
         }
+    } else if (q == 4) { /* a word per column, then as P == 4 */
+        __m128i o[4], y[4];
+        for (int i = 0; i < 4; i++) {
+            int32_t w[4];
+            for (int k = 0; k < 4; k++) memcpy(&w[k], in + (4 * i + k) * P, 4);
+            o[i] = _mm_setr_epi32(w[0], w[1], w[2], w[3]);
+        }
+        interleave4(y, o);
+        interleave4(v, y);
+    } else if (q == 2) { /* a word per column, then as P == 2 */
+        __m128i o[2], ff = _mm_set1_epi16(0xFF);
+        for (int i = 0; i < 2; i++) {
+            uint16_t w[8];
+            for (int k = 0; k < 8; k++) memcpy(&w[k], in + (8 * i + k) * P, 2);
+            o[i] = _mm_setr_epi16((short)w[0], (short)w[1], (short)w[2], (short)w[3], (short)w[4], (short)w[5],
+                                  (short)w[6], (short)w[7]);
+        }
+        v[0] = _mm_packus_epi16(_mm_and_si128(o[0], ff), _mm_and_si128(o[1], ff));
+        v[1] = _mm_packus_epi16(_mm_srli_epi16(o[0], 8), _mm_srli_epi16(o[1], 8));
     } else {
         _Alignas(16) uint8_t tmp[MAX_Q][LANES];
         for (int i = 0; i < LANES; i++)

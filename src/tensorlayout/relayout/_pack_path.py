@@ -7,7 +7,8 @@ slot stride. Tasks that fill whole bytes are claimed by the kernel's threads for
 copies; the others (ragged edges, whose bytes hold slots of other boxes too) run afterwards
 in one thread. Where the plan leaves slots between its boxes (``fill_all``) the buffer is
 filled with the pad code first, unless data tasks owning their column groups (kind 2) write
-every byte themselves.
+every byte themselves; so is every buffer whose padding would otherwise be written mostly slot
+by slot (``_fill_first``).
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -50,8 +51,9 @@ STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page,
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
-#: per target and (logical strides, direction, pieces): (whole-byte tasks, the others)
-PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task]]] = TargetMemo()
+#: per target and (logical strides, direction, pieces): (whole-byte tasks, the others, fill first)
+PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task], bool]] = TargetMemo()
+FILL_FIRST_SLOTS = 1 / 16  # pad slots shared with data, per buffer byte, from which all is filled first
 
 
 def pack_available() -> bool:
@@ -190,15 +192,15 @@ def _split(task: Task, pieces: int, per: int) -> list[Task]:
 
 
 def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
-           ) -> tuple[list[Task], list[Task]]:
-    """(whole-byte tasks in ``pieces`` per box, the others) for one copy; remembered per target
-    (``PACK_TASKS``)."""
+           ) -> tuple[list[Task], list[Task], bool]:
+    """(whole-byte tasks in ``pieces`` per box, the others, whether the buffer is filled with
+    the pad code first) for one copy; remembered per target (``PACK_TASKS``)."""
     key = (lstrides, to_physical, pieces)
     return PACK_TASKS.get(t, key, lambda: _make_tasks(t, lstrides, to_physical, pieces))
 
 
 def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
-                ) -> tuple[list[Task], list[Task]]:
+                ) -> tuple[list[Task], list[Task], bool]:
     plan = copy_plan(t)
     ext = (0,) * len(t.leading_digits) + lstrides
     per = 8 // t.packed_bits
@@ -206,15 +208,30 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
     if to_physical and plan.fill_all:
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
+    fill = to_physical and plan.fill_all and not _groups_cover(tasks, t.physical_elements, per)
     if to_physical and not plan.fill_all:
-        tasks += [_task(box, ext, True, per) for box in plan.padding]
+        pads = [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail
         if start < end:
-            tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
+            pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
+        fill = _fill_first(pads, t.buffer_bytes or 0, per)
+        tasks += [] if fill else pads
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
-    return whole, rest
+    return whole, rest, fill
+
+
+def _fill_first(pads: list[Task], nbytes: int, per: int) -> bool:
+    """Filling the whole buffer with the pad code before the data beats writing the pad tasks:
+    those sharing bytes with data (a ragged sub-tile's missing rows) go slot by slot, read-
+    modify-write, and hold at least ``FILL_FIRST_SLOTS`` slots per buffer byte.
+
+    >>> _fill_first([(1, 1, 0, (100, 7), (8, 1), (0, 0))], 800, 2)
+    True
+    """
+    shared = sum(prod(shape) for task in pads if not _whole_bytes(task, per) for shape in [task[3]])
+    return shared >= FILL_FIRST_SLOTS * nbytes
 
 
 def _workers(nbytes: int, threads: int | None) -> int:
@@ -246,8 +263,7 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     if np.may_share_memory(low, result):
         low = low.copy()
     workers = _workers(low.nbytes, threads)
-    whole, rest = _tasks(t, low.strides, True, engine.pieces(workers))
-    fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
+    whole, rest, fill = _tasks(t, low.strides, True, engine.pieces(workers))
     if fill:
         result.fill(sum(pad << (k * bits) for k in range(per)))
     if t.physical_elements % per:  # the last byte's unused high bits are 0

@@ -1,5 +1,6 @@
 """The C kernel's partial weaves (``weave_part`` / ``unweave_part`` in ``_kernel_nest.h``): m
-rows woven into (out of) groups of M > m items, a ragged sub-tile's last rows. On random
+rows woven into (out of) groups of M > m items, a ragged sub-tile's last rows (and whole groups,
+m = M, whose 4-byte items go through SSE2 transposes). On random
 hand-made tasks against numpy's strided assignment: every item width, group and row count,
 outer axes, cached or streamed, one thread (the weave rewrites the other items of its groups
 with what they hold) or several (then item by item); the bytes no task writes stay as they
@@ -32,7 +33,7 @@ def _case(seed: int) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray, bool]:
     item = int(rng.choice(list(ITEMS)))
     dtype = ITEMS[item]
     group = int(rng.choice([4, 8]))
-    m = int(rng.integers(2, group))
+    m = int(rng.integers(2, group + 1))  # (whole groups too: the vector weaves of 4-byte items)
     ng, nr = int(rng.integers(1, 700)), int(rng.integers(1, 4))
     weave = bool(rng.integers(0, 2))
     grouped = rng.integers(0, 1 << 30, size=nr * ng * group + int(rng.integers(0, 3))).astype(dtype)

@@ -60,6 +60,8 @@ __all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_p
            "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
+#: per target and item size: its padding as boxes of bytes (_padding_boxes)
+PADDING_BOXES: TargetMemo[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = TargetMemo()
 DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
@@ -195,7 +197,7 @@ class Prepared:
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
-            _fill_padding(buf, self.plan, pad_value)
+            _fill_padding(buf, self.target, pad_value)
         nbytes = self.nbytes
         if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
                 and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
@@ -264,7 +266,7 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     pass (``is_direct(src, dst)`` holds), padding slots = ``pad_value``."""
     if np.may_share_memory(data, buf):  # before the padding overwrites it
         data = data.copy()
-    _fill_padding(buf, copy_plan(dst), pad_value)
+    _fill_padding(buf, dst, pad_value)
 
     def tasks(pieces: int) -> list[Task]:
         key = (src, data.strides, buf.strides, data.itemsize, pieces)
@@ -293,13 +295,15 @@ def _fill_order(box: Box) -> Box:
     return off, tuple(n for n, _ in merged), tuple(s for _, s in merged)
 
 
-def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
-    """Write ``pad_value`` into the padding slots of the contiguous ``buf`` (all slots if they
-    are not boxes)."""
+def _fill_padding(buf: np.ndarray, target: PhysicalTarget, pad_value: object) -> None:
+    """Write ``pad_value`` into the padding slots of the contiguous ``buf`` under ``target``
+    (all slots if they are not boxes)."""
+    plan = copy_plan(target)
     if plan.fill_all:
         buf[...] = pad_value
         return
-    for off, shape, strides in _padding_boxes(plan, buf.itemsize):  # views built directly
+    boxes = PADDING_BOXES.get(target, buf.itemsize, lambda: _padding_boxes(plan, buf.itemsize))
+    for off, shape, strides in boxes:  # views built directly
         np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
 
 

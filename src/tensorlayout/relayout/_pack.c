@@ -324,6 +324,21 @@ static void unpack_bytes(const ctx_t *c, const task_t *t, char *log, const uint8
 
 #if HAVE_SSE2
 
+/* gather_byte and scatter_byte for constant bits (unrolled), the columns' tails. */
+ALWAYS_INLINE uint8_t gather_k(const char *log, Py_ssize_t ls, const int bits)
+{
+    const unsigned mask = (1u << bits) - 1;
+    unsigned v = 0;
+    for (int k = 0; k < 8 / bits; k++) v |= ((unsigned)(uint8_t)log[k * ls] & mask) << (k * bits);
+    return (uint8_t)v;
+}
+
+ALWAYS_INLINE void scatter_k(char *log, Py_ssize_t ls, unsigned byte, const int bits, unsigned half)
+{
+    const unsigned mask = (1u << bits) - 1;
+    for (int k = 0; k < 8 / bits; k++) log[k * ls] = (char)((((byte >> (k * bits)) & mask) ^ half) - half);
+}
+
 /* The 32-bit lane k of x (SSE2 has no extract of 32-bit lanes). */
 ALWAYS_INLINE uint32_t lane32(__m128i x, const int k)
 {
@@ -512,7 +527,7 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
             for (Py_ssize_t r = r0; r < r1; r++) {
                 uint8_t *out = out0 + r * pb;
                 const char *log = log0 + r * rows->ls;
-                for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
+                for (int j = 0; j < q; j++) out[col * P + j] = gather_k(log + j * per * ls + col, ls, bits);
                 if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
             }
     }
@@ -540,6 +555,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    const unsigned hb = c->sign ? 1u << (bits - 1) : 0u; /* (the tails) */
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
@@ -550,7 +566,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         for (; col < nc; col++)
             for (Py_ssize_t r = r0; r < r1; r++)
                 for (int j = 0; j < q; j++)
-                    scatter_byte(c, log0 + r * rows->ls + j * per * ls + col, ls, in0[r * pb + col * P + j]);
+                    scatter_k(log0 + r * rows->ls + j * per * ls + col, ls, in0[r * pb + col * P + j], bits, hb);
     }
     for (Py_ssize_t r = 0; rb == 1 && r < rows->n; r++) {
         char *log = log0 + r * rows->ls;
@@ -580,7 +596,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         for (; col + LANES <= nc; col += LANES)
             unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
         for (; col < nc; col++)
-            for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
+            for (int j = 0; j < q; j++) scatter_k(log + j * per * ls + col, ls, in[col * P + j], bits, hb);
     }
 }
 

@@ -47,6 +47,7 @@ except ImportError:  # installed without a C compiler: the numpy path
 __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
+FAR_ROWS = 1 << 16  # logical bytes between a sub-tile's rows from which columns read on (_reading_on)
 STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
@@ -114,9 +115,27 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
+    outer = _reading_on(axes, outer, cols, inner)
     merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
+
+
+def _reading_on(axes: list[Axis], outer: list[int], cols: list[int], inner: list[int]) -> list[int]:
+    """``outer`` with the axis that continues the columns' logical run moved innermost (just
+    outside the columns), when the sub-tile's rows lie at least ``FAR_ROWS`` logical bytes
+    apart: then each row of columns reads its rows on from where the last one stopped (a
+    few streams the prefetchers follow) instead of a fresh line per row, far apart
+    (s4[16,128,128,64]{3,0,1,2:T(8,128)(8,1)E(4)}: rows 1 MiB apart).
+
+    >>> _reading_on([(128, 262144, 64), (2, 1024, 8388608), (64, 8, 1), (8, 1, 1048576)], [0, 1], [2], [3])
+    [1, 0]
+    """
+    if not cols or not inner or abs(axes[inner[0]][2]) < FAR_ROWS:
+        return outer
+    run = axes[cols[0]][0]
+    on = next((k for k in outer if axes[k][2] == run), None)
+    return outer if on is None else [*(k for k in outer if k != on), on]
 
 
 def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:

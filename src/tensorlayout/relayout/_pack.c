@@ -79,6 +79,8 @@ typedef struct {
     uint8_t pad;      /* pack: the pad code (pad tasks read it, with logical strides 0) */
     uint8_t pad_byte; /* ... repeated over a byte */
     uint64_t swar_mask[4]; /* after each level of the word trick, finest first */
+    const char *log_lo, *log_hi; /* pack: the logical array's bytes, first to past the last (a
+                                  * columns tail reads whole vectors inside them) */
 } ctx_t;
 
 typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
@@ -497,6 +499,88 @@ ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_
         store_columns(out, v, P, q, c->stream);
 }
 
+/* The last n < 16 columns of one row of lines as a block, when every row's 16 bytes from
+ * there lie inside the logical array (lanes past the n columns are read, never stored):
+ * the rows packed in registers, each column's q bytes (and gaps, when owned) stored. 0 when
+ * a row's vector would leave the array (then the caller goes byte by byte). */
+ALWAYS_INLINE int pack_tail(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                            int own, __m128i m, const int bits, const int q, Py_ssize_t n)
+{
+    const int per = 8 / bits;
+    if (c->log_lo == NULL) return 0;
+    for (int r = 0; r < per * q; r++) {
+        uintptr_t row = (uintptr_t)(log + r * ls);
+        if (row < (uintptr_t)c->log_lo || row + LANES > (uintptr_t)c->log_hi) return 0;
+    }
+    _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+    for (int j = 0; j < q; j++) {
+        const char *row = log + j * per * ls;
+        __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
+        for (int k = 1; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
+            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        }
+        _mm_store_si128((__m128i *)tmp[j], acc);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (int j = 0; j < q; j++) out[i * P + j] = tmp[j][i];
+        if (own) memset(out + i * P + q, c->pad_byte, (size_t)(P - q));
+    }
+    return 1;
+}
+
+/* n < 16 bytes from src to dst in fixed-size moves (no call of the library's memcpy). */
+ALWAYS_INLINE void copy_short(char *dst, const uint8_t *src, Py_ssize_t n)
+{
+    if (n & 8) {
+        memcpy(dst, src, 8);
+        dst += 8, src += 8;
+    }
+    if (n & 4) {
+        memcpy(dst, src, 4);
+        dst += 4, src += 4;
+    }
+    if (n & 2) {
+        memcpy(dst, src, 2);
+        dst += 2, src += 2;
+    }
+    if (n & 1) *dst = (char)*src;
+}
+
+/* unpack_block for the last n < 16 columns of one row of lines: the columns' bytes read one
+ * by one, unpacked in registers, and each logical row's first n bytes stored. */
+ALWAYS_INLINE void unpack_tail(const uint8_t *in, char *log, Py_ssize_t P, Py_ssize_t ls, const int bits,
+                               const int q, __m128i m, __m128i half, Py_ssize_t n)
+{
+    const int per = 8 / bits;
+    _Alignas(16) uint8_t row[LANES];
+    __m128i v[MAX_Q];
+    if (q == 4) { /* a word per column, built in registers (a vector load of bytes just stored
+                   * stalls), then as load_columns */
+        __m128i o[4], y[4];
+        int32_t w[LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++) {
+            w[i] = 0;
+            if (i < n) memcpy(&w[i], in + i * P, 4);
+        }
+        for (int i = 0; i < 4; i++) o[i] = _mm_setr_epi32(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+        interleave4(y, o);
+        interleave4(v, y);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) tmp[j][i] = i < n ? in[i * P + j] : 0;
+        for (int j = 0; j < q; j++) v[j] = _mm_load_si128((const __m128i *)tmp[j]);
+    }
+    for (int j = 0; j < q; j++) {
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            _mm_store_si128((__m128i *)row, _mm_sub_epi8(_mm_xor_si128(x, half), half));
+            copy_short(log + (j * per + k) * ls, row, n);
+        }
+    }
+}
+
 /* Columns a line or more apart (P >= 64) whose rows of lines lie side by side (at most 16 bytes
  * apart) go COLUMN_ROWS rows at a time for each block of 16 columns, so that each column's line
  * is written (read) in a row rather than once per row of lines, in turn with every other
@@ -523,13 +607,14 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);
-        for (; col < nc; col++)
-            for (Py_ssize_t r = r0; r < r1; r++) {
-                uint8_t *out = out0 + r * pb;
-                const char *log = log0 + r * rows->ls;
-                for (int j = 0; j < q; j++) out[col * P + j] = gather_k(log + j * per * ls + col, ls, bits);
-                if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
-            }
+        for (Py_ssize_t r = r0; col < nc && r < r1; r++) /* the tail as a block where it may */
+            if (!pack_tail(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q, nc - col))
+                for (Py_ssize_t k = col; k < nc; k++) {
+                    uint8_t *out = out0 + r * pb;
+                    const char *log = log0 + r * rows->ls;
+                    for (int j = 0; j < q; j++) out[k * P + j] = gather_k(log + j * per * ls + k, ls, bits);
+                    if (own) memset(out + k * P + q, c->pad_byte, (size_t)(P - q));
+                }
     }
 }
 
@@ -555,7 +640,6 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, ls = t->ls[last];
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
-    const unsigned hb = c->sign ? 1u << (bits - 1) : 0u; /* (the tails) */
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
@@ -563,10 +647,8 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
             for (Py_ssize_t r = r0; r < r1; r++)
                 unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,
                              col + LANES < nc);
-        for (; col < nc; col++)
-            for (Py_ssize_t r = r0; r < r1; r++)
-                for (int j = 0; j < q; j++)
-                    scatter_k(log0 + r * rows->ls + j * per * ls + col, ls, in0[r * pb + col * P + j], bits, hb);
+        for (Py_ssize_t r = r0; col < nc && r < r1; r++)
+            unpack_tail(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half, nc - col);
     }
     for (Py_ssize_t r = 0; rb == 1 && r < rows->n; r++) {
         char *log = log0 + r * rows->ls;
@@ -595,8 +677,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         }
         for (; col + LANES <= nc; col += LANES)
             unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
-        for (; col < nc; col++)
-            for (int j = 0; j < q; j++) scatter_k(log + j * per * ls + col, ls, in[col * P + j], bits, hb);
+        if (col < nc) unpack_tail(in + col * P, log + col, P, ls, bits, q, m, half, nc - col);
     }
 }
 
@@ -1020,6 +1101,7 @@ static void init_ctx(ctx_t *c, uint8_t *bytes, int bits, int sign, int stream, i
     c->stream = stream && HAVE_SSE2;
     c->pad = (uint8_t)((unsigned)pad & c->mask);
     c->pad_byte = 0;
+    c->log_lo = c->log_hi = NULL;
     for (int k = 0; k < c->per; k++) c->pad_byte |= (uint8_t)(c->pad << (k * bits));
     swar_masks(c);
 }
@@ -1038,6 +1120,10 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     bounds_t b = {0};
     if (get_buffers(dst, src, 1, &pv, &lv, &b, bits, nslots) < 0) return NULL;
     init_ctx(&c, (uint8_t *)pv.buf, bits, 0, stream, pad);
+    if (b.log != NULL) {
+        c.log_lo = b.log + b.llo;
+        c.log_hi = b.log + b.lhi;
+    }
     b.pad = &c.pad;
     b.allow_pad = 1;
     task_t *ts = read_tasks(tasks, &b, &count);

@@ -311,21 +311,25 @@ Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte s
 
 
 def _dense(box: Box, item: int) -> Box:
-    """``box`` with its finest axis, when its slots are at most ``DENSE_FILL_GAP`` items apart,
-    widened to the run from its first slot to its last: the fills come before any data is
-    copied, so writing the data slots between too costs nothing wrong, and one run is far
-    faster than single items (a ragged (4,1) sub-tile's missing row of bytes: 4 bytes apart).
+    """``box`` in fill order (``_fill_order``), its finest runs widened to one where they are at
+    most ``DENSE_FILL_GAP`` items apart: from the first run's start to the last run's end. The
+    fills come before any data is copied, so writing the data slots between too costs nothing
+    wrong, and one run is far faster than many short ones (a ragged (4,1) sub-tile's missing
+    rows of bytes: runs of 1 to 3 bytes, 4 bytes apart).
 
     >>> _dense((0, (5, 4096), (16384, 4)), 1)
-    (0, (5, 16381), (16384, 1))
+    (0, (81917,), (1,))
+    >>> _dense((1, (105, 3, 3, 128), (41472, 1, 512, 4)), 1)
+    (1, (105, 1535), (41472, 1))
     """
-    off, shape, strides = box
-    axes = [k for k in range(len(shape)) if shape[k] > 1]
-    k = min(axes, key=lambda k: abs(strides[k]), default=None)
-    if k is None or not item < strides[k] <= DENSE_FILL_GAP * item or strides[k] % item:
-        return box
-    run = (shape[k] - 1) * strides[k] // item + 1
-    return off, (*shape[:k], run, *shape[k + 1:]), (*strides[:k], item, *strides[k + 1:])
+    off, shape, strides = _fill_order(box)
+    if not shape or strides[-1] <= 0:
+        return off, shape, strides
+    run, k = (shape[-1], len(shape) - 2) if strides[-1] == item else (1, len(shape) - 1)
+    if k < 0 or not run * item < strides[k] <= DENSE_FILL_GAP * item or strides[k] % item:
+        return off, shape, strides
+    wide = (shape[k] - 1) * strides[k] // item + run
+    return off, (*shape[:k], wide), (*strides[:k], item)
 
 
 def _padding_boxes(plan: Plan, item: int) -> list[Box]:

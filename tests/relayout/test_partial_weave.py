@@ -1,10 +1,11 @@
 """The C kernel's partial weaves (``weave_part`` / ``unweave_part`` in ``_kernel_nest.h``): m
 rows woven into (out of) groups of M > m items, a ragged sub-tile's last rows (and whole groups,
-m = M, whose 4-byte items go through SSE2 transposes). On random
-hand-made tasks against numpy's strided assignment: every item width, group and row count,
-outer axes, cached or streamed, one thread (the weave rewrites the other items of its groups
-with what they hold) or several (then item by item); the bytes no task writes stay as they
-were. And through the ragged (4,1) / (2,1) layouts that take the path, against their offsets."""
+m = M, whose 4-byte items go through SSE2 transposes). On random hand-made tasks against
+numpy's strided assignment: every item width, group and row count, outer axes, cached or
+streamed, into a padded destination on one thread (the weave rewrites the other items of its
+groups with what they hold), on several or into a destination whose gaps are not padding (then
+item by item); the bytes no task writes stay as they were. And through the ragged (4,1) / (2,1)
+layouts that take the path, against their offsets."""
 
 from __future__ import annotations
 
@@ -52,8 +53,8 @@ def test_raw_partial_weaves_match_numpy(seed: int) -> None:
     kernel = _kernel()
     dst, src, task, want, _ = _case(seed)
     assert kernel.weave_axes(task[2], task[3], task[4], dst.itemsize) is not None  # type: ignore[attr-defined]
-    stream, workers = bool(seed % 2), 1 + seed % 3 // 2
-    kernel.copy(dst, src, [task], stream, workers)  # type: ignore[attr-defined]
+    stream, workers, padded = bool(seed % 2), 1 + seed % 3 // 2, seed % 5 != 0
+    kernel.copy(dst, src, [task], stream, workers, padded)  # type: ignore[attr-defined]
     assert np.array_equal(dst, want)
 
 
@@ -65,7 +66,7 @@ def test_partial_weaves_of_pieces_on_threads_match_numpy(seed: int) -> None:
     _, _, shape, ds, ss = task
     cuts = sorted({0, shape[1], *np.random.default_rng(seed).integers(0, shape[1], 5).tolist()})
     tasks = [(a * ds[1], a * ss[1], (shape[0], b - a, shape[2]), ds, ss) for a, b in itertools.pairwise(cuts)]
-    kernel.copy(dst, src, tasks, False, 3)  # type: ignore[attr-defined]
+    kernel.copy(dst, src, tasks, False, 3, True)  # type: ignore[attr-defined]
     assert np.array_equal(dst, want)
 
 
@@ -89,3 +90,15 @@ def test_ragged_sub_tile_layouts_match_their_offsets(text: str, threads: int,
     got = to_physical(data, t, 1, threads=threads)
     assert np.array_equal(got, want)
     assert np.array_equal(from_physical(got, t, threads=threads), data)
+
+
+def test_a_logical_out_with_gaps_of_user_data_keeps_them() -> None:
+    # out's rows of 3 bytes are 4 apart in a larger array: the 4th byte is the caller's, never
+    # the kernel's to rewrite (its partial weaves write only into padded buffers)
+    t = as_target("u8[5000,3]{0,1}")
+    data = np.random.default_rng(3).integers(0, 256, t.logical_shape).astype(np.uint8)
+    big = np.full((5000, 4), 7, np.uint8)
+    got = from_physical(to_physical(data, t), t, out=big[:, :3], threads=1)
+    assert np.array_equal(got, data) and (big[:, 3] == 7).all()
+    task = _kernel().weave_axes((5000, 3), big[:, :3].strides, (1, 5000), 1)  # type: ignore[attr-defined]
+    assert task is not None  # the pair is a partial weave (taken item by item here)

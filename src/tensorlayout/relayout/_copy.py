@@ -158,7 +158,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
         dst, src = (buf, logical) if to_physical else (logical, buf)
         stream = nbytes >= STREAM_MIN_BYTES
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
-            _kernel.copy(dst, src, tasks(1), stream)
+            _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return
         _kernel.copy(dst, src, tasks(pieces(workers)), stream, workers)
         return
@@ -202,7 +202,7 @@ class Prepared:
         if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
                 and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
             if self.to_physical:
-                _kernel.copy(buf, logical, self.tasks, False)
+                _kernel.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
             else:
                 _kernel.copy(logical, buf, self.tasks, False)
             return

@@ -94,9 +94,9 @@ static inner_t choose_inner(const plan_t *p)
             in.weave = (w > 0 ? weave_table : unweave_table)[lg][m - 1];
             return in;
         }
-        /* (one group: the strided loop; a weave's other items may be another task's, which
-         * only tasks run in turn on one thread may rewrite) */
-        if (w != 0 && p->shape[last - 1] > 1 && (w < 0 || p->alone)) {
+        /* (one group: the strided loop; a weave rewrites its groups' other items, which only
+         * a call into padding on one thread may: plan_t.gaps_ours) */
+        if (w != 0 && p->shape[last - 1] > 1 && (w < 0 || p->gaps_ours)) {
             in.kind = w > 0 ? K_WEAVE_PART : K_UNWEAVE_PART;
             in.inner = 2;
             in.group = w > 0 ? w : -w;
@@ -129,8 +129,8 @@ static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const ch
 /* A partial weave (K_WEAVE_PART: m < M rows into every group of M items of dst) through an L1
  * stage: each chunk of whole groups is unwoven from dst into the stage, its m rows replaced
  * from src, and woven back, so the other M - m items of each group are rewritten with the
- * values they hold (before, or after, another task of the call writes them: only in a call
- * whose tasks run in turn on one thread, plan_t.alone). The last
+ * values they hold (padding, written before the call; or another task's, before or after it
+ * in turn: only where plan_t.gaps_ours). The last
  * group, whose other items may lie past the task's checked bytes, goes item by item. */
 static void weave_part(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
 {

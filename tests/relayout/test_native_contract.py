@@ -109,13 +109,17 @@ def test_no_module_reads_another_modules_globals_from_c() -> None:
 
 
 def _rule(item: int, m: int, ds_k: int, ss_k: int, ds_b: int, ss_b: int) -> int:
-    """The weave rule from its definition: b (m = 2, 4, 8 items) contiguous in dst, k in src
-    and m items apart in dst (1); the same with src and dst swapped (-1)."""
-    if m not in (2, 4, 8):
-        return 0
-    if (ds_b, ss_k, ds_k) == (item, item, m * item):
-        return 1
-    return -1 if (ss_b, ds_k, ss_k) == (item, item, m * item) else 0
+    """The weave rule from its definition: b (m items) contiguous in dst, k in src and M = 2,
+    4 or 8 items apart in dst, m = M or a partial group 2 <= m < M (M); the same with src and
+    dst swapped (-M); the smallest such M."""
+    for group in (2, 4, 8):
+        if not 2 <= m <= group:
+            continue
+        if (ds_b, ss_k, ds_k) == (item, item, group * item):
+            return group
+        if (ss_b, ds_k, ss_k) == (item, item, group * item):
+            return -group
+    return 0
 
 
 def test_the_weave_rule_is_the_kernels() -> None:

@@ -64,7 +64,7 @@ def test_groups_cover_says_exactly_when_the_tasks_write_every_slot_once(text: st
     # brute force from the tasks: the slots each one writes (its groups' gaps included)
     t = as_target(text)
     per = 8 // t.packed_bits
-    whole, rest = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 3)
+    whole, rest, _ = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 3)
     tasks = [*whole, *rest]
     count = np.zeros(-(-t.physical_elements // per) * per, np.int64)
     for task in tasks:
@@ -81,7 +81,7 @@ def test_targets_packed_without_a_fill_are_there() -> None:
     # the cover holds where the columns fill the tile rows (ragged rows included), not else
     def covers(text: str) -> bool:
         t = as_target(text)
-        whole, rest = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 1)
+        whole, rest, _ = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 1)
         return pack_path._groups_cover([*whole, *rest], t.physical_elements, 8 // t.packed_bits)
 
     assert covers("u1[4096,4096]{1,0:T(8,128)(32,1)E(1)}")
@@ -164,3 +164,28 @@ def test_kind2_tasks_of_other_shapes_are_refused() -> None:
         with pytest.raises(ValueError, match="kind-2"):
             kernel.pack(packed, logical, [(2, 0, 0, shape, ps, (1,) * len(shape))], 1, 512, 0, True)
     assert not packed.any()
+
+
+FILLED_FIRST = ["s4[43,41,69]{0,1,2:T(8,128)(8,1)E(4)}", "u4[65,21,23,5]{0,1,2,3:T(8,128)(8,1)E(4)}",
+                "u2[9,35,130]{1,2,0:T(8,128)(16,1)E(2)}", "u1[33,17]{0,1:T(8,128)(32,1)E(1)}"]
+
+
+@pytest.mark.parametrize("text", FILLED_FIRST)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_buffers_filled_first_match_the_numpy_path(monkeypatch: pytest.MonkeyPatch, text: str,
+                                                    threads: int) -> None:
+    # ragged sub-tiles over permuted dims: their missing rows' pad slots share bytes with data,
+    # so the whole buffer is filled first and those pad tasks are dropped (_fill_first)
+    if not pack_path.pack_available():
+        pytest.skip("the _pack extension is not built")
+    t = as_target(text)
+    whole, rest, fill = pack_path._tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 1)
+    assert fill and not any(task[0] == pack_path.PAD for task in [*whole, *rest])
+    rng = np.random.default_rng(threads)
+    for pad in (0, 1, -1) if t.signed else (0, 1, (1 << t.packed_bits) - 1):
+        data = random_data(t, rng)
+        want = reference(data, text, pad)
+        _path(monkeypatch, "pack")
+        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage shows
+        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+        assert np.array_equal(out, want), pad

@@ -34,6 +34,7 @@ import numpy as np
 from tensorlayout.relayout._buffers import allocate
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
@@ -59,6 +60,11 @@ __all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_p
            "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
+#: per target and item size: its padding as boxes of bytes (_padding_boxes)
+PADDING_BOXES: TargetMemo[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = TargetMemo()
+DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
+#: per destination target and (source target, strides, item size, pieces): direct relayout tasks
+DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 #: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
 #: ones too. On this 2-core VM the caller's part of waking a thread measured ~9 us, and the
 #: thread starts 20-60 us later; shared, copies measured even at 5 MiB and ahead from 6 MiB
@@ -152,7 +158,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
         dst, src = (buf, logical) if to_physical else (logical, buf)
         stream = nbytes >= STREAM_MIN_BYTES
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
-            _kernel.copy(dst, src, tasks(1), stream)
+            _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return
         _kernel.copy(dst, src, tasks(pieces(workers)), stream, workers)
         return
@@ -191,12 +197,12 @@ class Prepared:
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
-            _fill_padding(buf, self.plan, pad_value)
+            _fill_padding(buf, self.target, pad_value)
         nbytes = self.nbytes
         if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
                 and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
             if self.to_physical:
-                _kernel.copy(buf, logical, self.tasks, False)
+                _kernel.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
             else:
                 _kernel.copy(logical, buf, self.tasks, False)
             return
@@ -260,16 +266,12 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     pass (``is_direct(src, dst)`` holds), padding slots = ``pad_value``."""
     if np.may_share_memory(data, buf):  # before the padding overwrites it
         data = data.copy()
-    _fill_padding(buf, copy_plan(dst), pad_value)
-    cache: dict[tuple, list[Task]] = dst._cache.setdefault("direct_tasks", {})
+    _fill_padding(buf, dst, pad_value)
 
     def tasks(pieces: int) -> list[Task]:
         key = (src, data.strides, buf.strides, data.itemsize, pieces)
-        if key not in cache:
-            if len(cache) >= 16:
-                cache.clear()
-            cache[key] = pair_tasks(direct_pairs(src, dst, data, buf), data, buf, True, pieces)
-        return cache[key]
+        return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
+                                                             True, pieces))
 
     _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
 
@@ -293,24 +295,48 @@ def _fill_order(box: Box) -> Box:
     return off, tuple(n for n, _ in merged), tuple(s for _, s in merged)
 
 
-def _fill_padding(buf: np.ndarray, plan: Plan, pad_value: object) -> None:
-    """Write ``pad_value`` into the padding slots of the contiguous ``buf`` (all slots if they
-    are not boxes)."""
+def _fill_padding(buf: np.ndarray, target: PhysicalTarget, pad_value: object) -> None:
+    """Write ``pad_value`` into the padding slots of the contiguous ``buf`` under ``target``
+    (all slots if they are not boxes)."""
+    plan = copy_plan(target)
     if plan.fill_all:
         buf[...] = pad_value
         return
-    for off, shape, strides in _padding_boxes(plan, buf.itemsize):  # views built directly
+    boxes = PADDING_BOXES.get(target, buf.itemsize, lambda: _padding_boxes(plan, buf.itemsize))
+    for off, shape, strides in boxes:  # views built directly
         np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
 
 
 Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides
 
 
+def _dense(box: Box, item: int) -> Box:
+    """``box`` in fill order (``_fill_order``), its finest runs widened to one where they are at
+    most ``DENSE_FILL_GAP`` items apart: from the first run's start to the last run's end. The
+    fills come before any data is copied, so writing the data slots between too costs nothing
+    wrong, and one run is far faster than many short ones (a ragged (4,1) sub-tile's missing
+    rows of bytes: runs of 1 to 3 bytes, 4 bytes apart).
+
+    >>> _dense((0, (5, 4096), (16384, 4)), 1)
+    (0, (81917,), (1,))
+    >>> _dense((1, (105, 3, 3, 128), (41472, 1, 512, 4)), 1)
+    (1, (105, 1535), (41472, 1))
+    """
+    off, shape, strides = _fill_order(box)
+    if not shape or strides[-1] <= 0:
+        return off, shape, strides
+    run, k = (shape[-1], len(shape) - 2) if strides[-1] == item else (1, len(shape) - 1)
+    if k < 0 or not run * item < strides[k] <= DENSE_FILL_GAP * item or strides[k] % item:
+        return off, shape, strides
+    wide = (shape[k] - 1) * strides[k] // item + run
+    return off, (*shape[:k], wide), (*strides[:k], item)
+
+
 def _padding_boxes(plan: Plan, item: int) -> list[Box]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements."""
-    boxes = [(box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes))
-             for box in plan.padding]
+    elements (their finest axis widened where dense: see ``_dense``)."""
+    boxes = [_dense((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
+                    item) for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import ceil_div, prod
 from tensorlayout.core.layout import Digit
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import has_fast_path, range_boxes
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, coalesce
@@ -29,6 +30,8 @@ from tensorlayout.relayout._views import Pair, coalesce
 __all__ = ["common_digits", "direct_pairs", "is_direct", "swapped"]
 
 Refined = list[tuple[int, int, int]]  # per dim, major first: (size, src stride, dst stride)
+#: per destination target and source target: the digits both refine to (None: no one pass)
+REFINED: TargetMemo[PhysicalTarget, list[Refined] | None] = TargetMemo()
 
 
 def _stride(digits: tuple[Digit, ...], block: int) -> int:
@@ -84,9 +87,10 @@ def swapped(digits: list[tuple[int, int, int]]) -> bool:
 
 
 def _refined(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:
-    cache: dict[PhysicalTarget, list[Refined] | None] = dst._cache.setdefault("direct", {})
-    if src in cache:
-        return cache[src]
+    return REFINED.get(dst, src, lambda: _refine(src, dst))
+
+
+def _refine(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:
     out: list[Refined] | None = None
     if has_fast_path(src) and has_fast_path(dst) and src.logical_shape == dst.logical_shape \
             and not src.leading_digits and not dst.leading_digits \
@@ -95,9 +99,6 @@ def _refined(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:
         dims = [common_digits(s, d, n) for s, d, n in zip(src.digits, dst.digits, src.logical_shape,
                                                           strict=True)]
         out = None if any(r is None for r in dims) else [r for r in dims if r is not None]
-    if len(cache) >= 16:
-        cache.clear()
-    cache[src] = out
     return out
 
 

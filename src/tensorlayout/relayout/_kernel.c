@@ -62,8 +62,9 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst_obj, *src_obj, *tasks;
-    int stream = 0, workers = 1;
-    if (!PyArg_ParseTuple(args, "OOO!|pi:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream, &workers))
+    int stream = 0, workers = 1, padded = 0;
+    if (!PyArg_ParseTuple(args, "OOO!|pip:copy", &dst_obj, &src_obj, &PyList_Type, &tasks, &stream, &workers,
+                          &padded))
         return NULL;
     Py_buffer dv, sv;
     if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
@@ -86,6 +87,7 @@ static PyObject *kernel_copy(PyObject *self, PyObject *args)
         if (read_task(PyList_GET_ITEM(tasks, i), &plans[i], &dv, &sv, dlo, dhi, slo, shi) < 0)
             goto done;
         plans[i].stream = stream && HAVE_STREAM;
+        plans[i].gaps_ours = workers <= 1 && padded;
     }
     Py_BEGIN_ALLOW_THREADS
     pool_run(run_one, plans, count, workers, stream && HAVE_STREAM);
@@ -125,14 +127,16 @@ static PyObject *kernel_weave_axes(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"copy", kernel_copy, METH_VARARGS,
-     "copy(dst, src, tasks, stream=False, workers=1): for each task (dst_offset, src_offset, shape, "
+     "copy(dst, src, tasks, stream=False, workers=1, padded=False): for each task (dst_offset, src_offset, shape, "
      "dst_strides, src_strides[, swap[, item]]), in bytes from each array's first element, copy "
      "that strided box of src into dst, outer axes in the order given; every box is checked to "
      "lie inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
      "1- or 2-byte items, written as [a, c, b, d]. item: the box's items are runs of this many "
      "bytes (2, 4 or 8; 0: the arrays' item size). stream: non-temporal stores where dst is "
      "contiguous. workers: the calling thread and up to workers - 1 of the kernel's threads claim "
-     "the tasks one at a time (they must write disjoint bytes)."},
+     "the tasks one at a time (they must write disjoint bytes). padded: dst is a physical buffer "
+     "whose padding is already written (then, on one thread, a ragged sub-tile's rows may be woven "
+     "in whole groups, its padding rewritten as it is)."},
     POOL_INFO_METHOD,
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "

@@ -337,7 +337,8 @@ static void copy_plan(const plan_t *p)
     for (int g = woven_inner(p, &in) ? -1 : p->ndim - 3; g >= 0; g--) { /* (none below three axes: the small calls' copies) */
         gather_t gt;
         if (p->shape[g] > 1 && gather_axes(p, g, &gt)) {
-            if (p->stream ? gt.piece < 64 || in.kind == K_STRIDED : gathers_in_cache(p, &in, &gt)) {
+            int strided = in.kind == K_STRIDED || in.kind == K_WEAVE_PART || in.kind == K_UNWEAVE_PART;
+            if (p->stream ? gt.piece < 64 || strided : gathers_in_cache(p, &in, &gt)) {
                 gather_rows(p, &gt);
                 return;
             }

@@ -9,15 +9,17 @@
 
 /* ---- the outer loops ---------------------------------------------------------------- */
 
-typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_TRANSPOSE, K_STRIDED } kind_t;
+typedef enum { K_RUN, K_WEAVE, K_UNWEAVE, K_TRANSPOSE, K_STRIDED, K_WEAVE_PART, K_UNWEAVE_PART } kind_t;
 
 typedef struct {
     kind_t kind;
     int inner;            /* axes handled by the inner loop: 1 or 2 */
     Py_ssize_t bytes;     /* K_RUN: bytes per run */
     line_fn line;         /* K_RUN (fixed size) or K_STRIDED */
-    weave_fn weave;       /* K_WEAVE / K_UNWEAVE */
+    weave_fn weave;       /* K_WEAVE / K_UNWEAVE; the full weave of the group for the _PART kinds */
     int lg;               /* K_TRANSPOSE: log2 of the item size */
+    weave_fn unweave;     /* the _PART kinds: the full unweave of the group */
+    Py_ssize_t group;     /* the _PART kinds: items per group (M) */
 } inner_t;
 
 /* Whether the innermost axes are a transpose (see K_TRANSPOSE); sets *in if so. */
@@ -36,23 +38,27 @@ static int transposing(const plan_t *p, inner_t *in, int lg)
 }
 
 /* The weave rule, the one place it is decided (_kernel_path.py orders a box's axes by it, through
- * weave_axes): an axis k of `item`-byte items and an axis b of m = 2, 4 or 8 items form a
- * weave when b is contiguous in dst, k contiguous in src and m items apart in dst
- * (dst[k*m + b] = src_b[k]; returns 1), an unweave when the same holds with src and dst
- * swapped (-1); else 0. */
+ * weave_axes): an axis k of `item`-byte items and an axis b of m items form a weave when b is
+ * contiguous in dst, k contiguous in src and M = 2, 4 or 8 items apart in dst (dst[k*M + b] =
+ * src_b[k]; returns M), an unweave when the same holds with src and dst swapped (-M); else 0.
+ * m is M, or 2 <= m < M: a partial group (a ragged sub-tile's last rows), whose other M - m
+ * items per group are not the task's (the _PART loops). */
 static int weave_rule(Py_ssize_t item, Py_ssize_t m, Py_ssize_t ds_k, Py_ssize_t ss_k, Py_ssize_t ds_b,
                       Py_ssize_t ss_b)
 {
-    if (m != 2 && m != 4 && m != 8) return 0;
-    if (ds_b == item && ss_k == item && ds_k == m * item) return 1;
-    if (ss_b == item && ds_k == item && ss_k == m * item) return -1;
+    if (m < 2 || m > 8) return 0;
+    for (int M = 2; M <= 8; M *= 2) {
+        if (m > M) continue;
+        if (ds_b == item && ss_k == item && ds_k == M * item) return M;
+        if (ss_b == item && ds_k == item && ss_k == M * item) return -M;
+    }
     return 0;
 }
 
 /* Swapped units: a transpose, else unit by unit. */
 static inner_t choose_swapped(const plan_t *p)
 {
-    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0, NULL, 0};
     in.line = p->item == 4 ? strided_swap_uint32_t : strided_swap_uint64_t;
     transposing(p, &in, log2_small(p->item) + SWAPPED);
     return in;
@@ -61,7 +67,7 @@ static inner_t choose_swapped(const plan_t *p)
 static inner_t choose_inner(const plan_t *p)
 {
     if (p->swap) return choose_swapped(p);
-    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0};
+    inner_t in = {K_STRIDED, 1, 0, NULL, NULL, 0, NULL, 0};
     int last = p->ndim - 1;
     Py_ssize_t item = p->item;
     int lg = log2_small(item);
@@ -79,13 +85,23 @@ static inner_t choose_inner(const plan_t *p)
         }
         return in;
     }
-    int m = log2_small(n);
     if (lg >= 0 && last >= 1) {
         int w = weave_rule(item, n, p->ds[last - 1], p->ss[last - 1], p->ds[last], p->ss[last]);
-        if (w != 0) {
+        int m = log2_small(w > 0 ? w : -w);
+        if (w != 0 && (w == n || w == -n)) {
             in.kind = w > 0 ? K_WEAVE : K_UNWEAVE;
             in.inner = 2;
             in.weave = (w > 0 ? weave_table : unweave_table)[lg][m - 1];
+            return in;
+        }
+        /* (one group: the strided loop; a weave rewrites its groups' other items, which only
+         * a call into padding on one thread may: plan_t.gaps_ours) */
+        if (w != 0 && p->shape[last - 1] > 1 && (w < 0 || p->gaps_ours)) {
+            in.kind = w > 0 ? K_WEAVE_PART : K_UNWEAVE_PART;
+            in.inner = 2;
+            in.group = w > 0 ? w : -w;
+            in.weave = weave_table[lg][m - 1];
+            in.unweave = unweave_table[lg][m - 1];
             return in;
         }
     }
@@ -108,6 +124,45 @@ static void weave_streamed(const plan_t *p, const inner_t *in, char *d, const ch
         in->weave(stage, s + k * item, c, p->ss[last]);
         stream_out(d + k * m * item, stage, (size_t)(c * m * item));
     }
+}
+
+/* A partial weave (K_WEAVE_PART: m < M rows into every group of M items of dst) through an L1
+ * stage: each chunk of whole groups is unwoven from dst into the stage, its m rows replaced
+ * from src, and woven back, so the other M - m items of each group are rewritten with the
+ * values they hold (padding, written before the call; or another task's, before or after it
+ * in turn: only where plan_t.gaps_ours). The last
+ * group, whose other items may lie past the task's checked bytes, goes item by item. */
+static void weave_part(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
+{
+    int last = p->ndim - 1;
+    const Py_ssize_t m = p->shape[last], M = in->group, item = p->item, sb = p->ss[last];
+    const Py_ssize_t chunk = STAGE_BYTES / (M * item), row = chunk * item, whole = n - 1;
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (Py_ssize_t k = 0; k < whole; k += chunk) {
+        Py_ssize_t c = whole - k < chunk ? whole - k : chunk;
+        char *dk = d + k * M * item;
+        in->unweave(stage, dk, c, row);
+        for (Py_ssize_t b = 0; b < m; b++) memcpy(stage + b * row, s + b * sb + k * item, (size_t)(c * item));
+        in->weave(dk, stage, c, row);
+    }
+    for (Py_ssize_t b = 0; b < m; b++) memcpy(d + (whole * M + b) * item, s + b * sb + whole * item, (size_t)item);
+}
+
+/* The same out of a partial group (K_UNWEAVE_PART: m rows of dst from every group of M items
+ * of src): chunks of whole groups unwoven into the stage (the other items read, not kept),
+ * the m rows copied out; the last group item by item. */
+static void unweave_part(const plan_t *p, const inner_t *in, char *d, const char *s, Py_ssize_t n)
+{
+    int last = p->ndim - 1;
+    const Py_ssize_t m = p->shape[last], M = in->group, item = p->item, db = p->ds[last];
+    const Py_ssize_t chunk = STAGE_BYTES / (M * item), row = chunk * item, whole = n - 1;
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (Py_ssize_t k = 0; k < whole; k += chunk) {
+        Py_ssize_t c = whole - k < chunk ? whole - k : chunk;
+        in->unweave(stage, s + k * M * item, c, row);
+        for (Py_ssize_t b = 0; b < m; b++) memcpy(d + b * db + k * item, stage + b * row, (size_t)(c * item));
+    }
+    for (Py_ssize_t b = 0; b < m; b++) memcpy(d + b * db + whole * item, s + (whole * M + b) * item, (size_t)item);
 }
 
 /* The loop nest over `shape`: outer axes in order, the inner loop last. */
@@ -208,6 +263,12 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             else
                 transpose_rows_ahead(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg);
         }
+            break;
+        case K_WEAVE_PART:
+            weave_part(p, in, d, s, shape[last - 1]);
+            break;
+        case K_UNWEAVE_PART:
+            unweave_part(p, in, d, s, shape[last - 1]);
             break;
         case K_UNWEAVE: /* M short row pieces: streaming them measured slower */
             in->weave(d, s, shape[last - 1], p->ds[last]);

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import prod
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import by_piece, cuts
@@ -27,6 +28,8 @@ except ImportError:  # no compiler: the tasks go unused (the numpy path copies)
 MAX_READ_STREAMS = 16  # interleaved logical rows the kernel reads at once (see _kernel_views)
 MAX_WRITE_STREAMS = 256  # … and writes at once (stores do not stall; 256 lines fit in L1)
 Task = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, int]  # see _kernel.c
+#: per target and both arrays' strides, item size, direction and pieces: the kernel's tasks
+KERNEL_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 
 
 def _kernel_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair:
@@ -108,15 +111,10 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
                  to_physical: bool, pieces: int) -> list[Task]:
     """The kernel's tasks for one copy, in bytes from each array's first element: the boxes
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
-    depend only on both arrays' strides, so they are cached on the target."""
-    cache: dict[tuple, list[Task]] = target._cache.setdefault("kernel_tasks", {})
+    depend only on both arrays' strides, so they are remembered per target (``KERNEL_TASKS``)."""
     key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
-    if key not in cache:
-        if len(cache) >= 16:  # a few stride patterns per target are plenty
-            cache.clear()
-        pairs = [box_views(box, logical, buf) for box in plan.data]
-        cache[key] = pair_tasks(pairs, logical, buf, to_physical, pieces)
-    return cache[key]
+    return KERNEL_TASKS.get(target, key, lambda: pair_tasks(
+        [box_views(box, logical, buf) for box in plan.data], logical, buf, to_physical, pieces))
 
 
 def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,

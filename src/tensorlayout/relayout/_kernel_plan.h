@@ -47,6 +47,9 @@ typedef struct {
     int ndim;
     int stream;           /* use non-temporal stores where the destination is contiguous */
     int swap;             /* items are 2 x 2 blocks of the arrays' items, moved as [a, c, b, d] */
+    int gaps_ours;        /* a partial weave may rewrite the other items of its groups with the
+                           * values they hold: the call's tasks run in turn on one thread, and
+                           * dst is a physical buffer whose gaps are padding, filled before */
     const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
     char *dlo, *dhi;      /* ... and the destination bytes */
     Py_ssize_t item;

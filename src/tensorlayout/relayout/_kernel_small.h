@@ -214,6 +214,7 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
         p->slo = p->shi = NULL; /* set per call, from that call's arrays (run_small) */
         p->dlo = p->dhi = NULL;
         p->stream = 0;
+        p->gaps_ours = to_physical; /* run_small fills the padding, then runs the tasks in turn */
         span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
         if (c->doff[i] + lo < c->dmin) c->dmin = c->doff[i] + lo;
         if (c->doff[i] + hi > c->dmax) c->dmax = c->doff[i] + hi;

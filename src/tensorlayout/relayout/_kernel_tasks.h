@@ -42,6 +42,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
                                           "the arrays' (and not with swapped units)");
         return -1;
     }
+    p->gaps_ours = 0; /* (the caller says when the gaps are its padding) */
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
     if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");

@@ -79,6 +79,8 @@ typedef struct {
     uint8_t pad;      /* pack: the pad code (pad tasks read it, with logical strides 0) */
     uint8_t pad_byte; /* ... repeated over a byte */
     uint64_t swar_mask[4]; /* after each level of the word trick, finest first */
+    const char *log_lo, *log_hi; /* pack: the logical array's bytes, first to past the last (a
+                                  * columns tail reads whole vectors inside them) */
 } ctx_t;
 
 typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
@@ -324,8 +326,35 @@ static void unpack_bytes(const ctx_t *c, const task_t *t, char *log, const uint8
 
 #if HAVE_SSE2
 
+/* gather_byte and scatter_byte for constant bits (unrolled), the columns' tails. */
+ALWAYS_INLINE uint8_t gather_k(const char *log, Py_ssize_t ls, const int bits)
+{
+    const unsigned mask = (1u << bits) - 1;
+    unsigned v = 0;
+    for (int k = 0; k < 8 / bits; k++) v |= ((unsigned)(uint8_t)log[k * ls] & mask) << (k * bits);
+    return (uint8_t)v;
+}
+
+ALWAYS_INLINE void scatter_k(char *log, Py_ssize_t ls, unsigned byte, const int bits, unsigned half)
+{
+    const unsigned mask = (1u << bits) - 1;
+    for (int k = 0; k < 8 / bits; k++) log[k * ls] = (char)((((byte >> (k * bits)) & mask) ^ half) - half);
+}
+
+/* The 32-bit lane k of x (SSE2 has no extract of 32-bit lanes). */
+ALWAYS_INLINE uint32_t lane32(__m128i x, const int k)
+{
+    switch (k) {
+    case 0: return (uint32_t)_mm_cvtsi128_si32(x);
+    case 1: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 4));
+    case 2: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 8));
+    default: return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x, 12));
+    }
+}
+
 /* Byte j of column i of the registers goes to out[i*P + j]: interleaved in registers when
- * the columns' bytes are adjacent (P == q), else byte by byte (the gaps are not ours). */
+ * the columns' bytes are adjacent (P == q), else each column's q = 2 or 4 bytes interleaved
+ * the same way and stored as one word (the gaps between are not ours), other q byte by byte. */
 ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, const int q, int stream)
 {
     int st = stream && ((uintptr_t)out & 15) == 0;
@@ -338,6 +367,21 @@ ALWAYS_INLINE void store_columns(uint8_t *out, const __m128i *v, Py_ssize_t P, c
         __m128i y[4];
         interleave4(y, v);
         for (int i = 0; i < 4; i++) put(out + 16 * i, y[i], st);
+    } else if (q == 4) {
+        __m128i y[4];
+        interleave4(y, v); /* y[i]: columns 4i..4i+3, 4 bytes each */
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 4; k++) {
+                uint32_t w = lane32(y[i], k);
+                memcpy(out + (4 * i + k) * P, &w, 4);
+            }
+    } else if (q == 2) {
+        __m128i y[2] = {_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1])};
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 8; k++) {
+                uint16_t w = (uint16_t)_mm_extract_epi16(y[i], k);
+                memcpy(out + (8 * i + k) * P, &w, 2);
+            }
     } else {
         _Alignas(16) uint8_t tmp[MAX_Q][LANES];
         for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
@@ -407,6 +451,25 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
             for (int i = 0; i < 4; i++) x[i] = _mm_and_si128(_mm_srl_epi32(o[i], sh), ff);
             v[j] = _mm_packus_epi16(_mm_packs_epi32(x[0], x[1]), _mm_packs_epi32(x[2], x[3]));
         }
+    } else if (q == 4) { /* a word per column, then as P == 4 */
+        __m128i o[4], y[4];
+        for (int i = 0; i < 4; i++) {
+            int32_t w[4];
+            for (int k = 0; k < 4; k++) memcpy(&w[k], in + (4 * i + k) * P, 4);
+            o[i] = _mm_setr_epi32(w[0], w[1], w[2], w[3]);
+        }
+        interleave4(y, o);
+        interleave4(v, y);
+    } else if (q == 2) { /* a word per column, then as P == 2 */
+        __m128i o[2], ff = _mm_set1_epi16(0xFF);
+        for (int i = 0; i < 2; i++) {
+            uint16_t w[8];
+            for (int k = 0; k < 8; k++) memcpy(&w[k], in + (8 * i + k) * P, 2);
+            o[i] = _mm_setr_epi16((short)w[0], (short)w[1], (short)w[2], (short)w[3], (short)w[4], (short)w[5],
+                                  (short)w[6], (short)w[7]);
+        }
+        v[0] = _mm_packus_epi16(_mm_and_si128(o[0], ff), _mm_and_si128(o[1], ff));
+        v[1] = _mm_packus_epi16(_mm_srli_epi16(o[0], 8), _mm_srli_epi16(o[1], 8));
     } else {
         _Alignas(16) uint8_t tmp[MAX_Q][LANES];
         for (int i = 0; i < LANES; i++)
@@ -436,6 +499,88 @@ ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_
         store_columns(out, v, P, q, c->stream);
 }
 
+/* The last n < 16 columns of one row of lines as a block, when every row's 16 bytes from
+ * there lie inside the logical array (lanes past the n columns are read, never stored):
+ * the rows packed in registers, each column's q bytes (and gaps, when owned) stored. 0 when
+ * a row's vector would leave the array (then the caller goes byte by byte). */
+ALWAYS_INLINE int pack_tail(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                            int own, __m128i m, const int bits, const int q, Py_ssize_t n)
+{
+    const int per = 8 / bits;
+    if (c->log_lo == NULL) return 0;
+    for (int r = 0; r < per * q; r++) {
+        uintptr_t row = (uintptr_t)(log + r * ls);
+        if (row < (uintptr_t)c->log_lo || row + LANES > (uintptr_t)c->log_hi) return 0;
+    }
+    _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+    for (int j = 0; j < q; j++) {
+        const char *row = log + j * per * ls;
+        __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
+        for (int k = 1; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
+            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        }
+        _mm_store_si128((__m128i *)tmp[j], acc);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (int j = 0; j < q; j++) out[i * P + j] = tmp[j][i];
+        if (own) memset(out + i * P + q, c->pad_byte, (size_t)(P - q));
+    }
+    return 1;
+}
+
+/* n < 16 bytes from src to dst in fixed-size moves (no call of the library's memcpy). */
+ALWAYS_INLINE void copy_short(char *dst, const uint8_t *src, Py_ssize_t n)
+{
+    if (n & 8) {
+        memcpy(dst, src, 8);
+        dst += 8, src += 8;
+    }
+    if (n & 4) {
+        memcpy(dst, src, 4);
+        dst += 4, src += 4;
+    }
+    if (n & 2) {
+        memcpy(dst, src, 2);
+        dst += 2, src += 2;
+    }
+    if (n & 1) *dst = (char)*src;
+}
+
+/* unpack_block for the last n < 16 columns of one row of lines: the columns' bytes read one
+ * by one, unpacked in registers, and each logical row's first n bytes stored. */
+ALWAYS_INLINE void unpack_tail(const uint8_t *in, char *log, Py_ssize_t P, Py_ssize_t ls, const int bits,
+                               const int q, __m128i m, __m128i half, Py_ssize_t n)
+{
+    const int per = 8 / bits;
+    _Alignas(16) uint8_t row[LANES];
+    __m128i v[MAX_Q];
+    if (q == 4) { /* a word per column, built in registers (a vector load of bytes just stored
+                   * stalls), then as load_columns */
+        __m128i o[4], y[4];
+        int32_t w[LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++) {
+            w[i] = 0;
+            if (i < n) memcpy(&w[i], in + i * P, 4);
+        }
+        for (int i = 0; i < 4; i++) o[i] = _mm_setr_epi32(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+        interleave4(y, o);
+        interleave4(v, y);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) tmp[j][i] = i < n ? in[i * P + j] : 0;
+        for (int j = 0; j < q; j++) v[j] = _mm_load_si128((const __m128i *)tmp[j]);
+    }
+    for (int j = 0; j < q; j++) {
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            _mm_store_si128((__m128i *)row, _mm_sub_epi8(_mm_xor_si128(x, half), half));
+            copy_short(log + (j * per + k) * ls, row, n);
+        }
+    }
+}
+
 /* Columns a line or more apart (P >= 64) whose rows of lines lie side by side (at most 16 bytes
  * apart) go COLUMN_ROWS rows at a time for each block of 16 columns, so that each column's line
  * is written (read) in a row rather than once per row of lines, in turn with every other
@@ -462,13 +607,14 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);
-        for (; col < nc; col++)
-            for (Py_ssize_t r = r0; r < r1; r++) {
-                uint8_t *out = out0 + r * pb;
-                const char *log = log0 + r * rows->ls;
-                for (int j = 0; j < q; j++) out[col * P + j] = gather_byte(c, log + j * per * ls + col, ls);
-                if (own) memset(out + col * P + q, c->pad_byte, (size_t)(P - q));
-            }
+        for (Py_ssize_t r = r0; col < nc && r < r1; r++) /* the tail as a block where it may */
+            if (!pack_tail(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q, nc - col))
+                for (Py_ssize_t k = col; k < nc; k++) {
+                    uint8_t *out = out0 + r * pb;
+                    const char *log = log0 + r * rows->ls;
+                    for (int j = 0; j < q; j++) out[k * P + j] = gather_k(log + j * per * ls + k, ls, bits);
+                    if (own) memset(out + k * P + q, c->pad_byte, (size_t)(P - q));
+                }
     }
 }
 
@@ -501,10 +647,8 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
             for (Py_ssize_t r = r0; r < r1; r++)
                 unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,
                              col + LANES < nc);
-        for (; col < nc; col++)
-            for (Py_ssize_t r = r0; r < r1; r++)
-                for (int j = 0; j < q; j++)
-                    scatter_byte(c, log0 + r * rows->ls + j * per * ls + col, ls, in0[r * pb + col * P + j]);
+        for (Py_ssize_t r = r0; col < nc && r < r1; r++)
+            unpack_tail(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half, nc - col);
     }
     for (Py_ssize_t r = 0; rb == 1 && r < rows->n; r++) {
         char *log = log0 + r * rows->ls;
@@ -533,8 +677,7 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         }
         for (; col + LANES <= nc; col += LANES)
             unpack_block(in + col * P, log + col, P, ls, bits, q, m, half, col + LANES < nc);
-        for (; col < nc; col++)
-            for (int j = 0; j < q; j++) scatter_byte(c, log + j * per * ls + col, ls, in[col * P + j]);
+        if (col < nc) unpack_tail(in + col * P, log + col, P, ls, bits, q, m, half, nc - col);
     }
 }
 
@@ -958,6 +1101,7 @@ static void init_ctx(ctx_t *c, uint8_t *bytes, int bits, int sign, int stream, i
     c->stream = stream && HAVE_SSE2;
     c->pad = (uint8_t)((unsigned)pad & c->mask);
     c->pad_byte = 0;
+    c->log_lo = c->log_hi = NULL;
     for (int k = 0; k < c->per; k++) c->pad_byte |= (uint8_t)(c->pad << (k * bits));
     swar_masks(c);
 }
@@ -976,6 +1120,10 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     bounds_t b = {0};
     if (get_buffers(dst, src, 1, &pv, &lv, &b, bits, nslots) < 0) return NULL;
     init_ctx(&c, (uint8_t *)pv.buf, bits, 0, stream, pad);
+    if (b.log != NULL) {
+        c.log_lo = b.log + b.llo;
+        c.log_hi = b.log + b.lhi;
+    }
     b.pad = &c.pad;
     b.allow_pad = 1;
     task_t *ts = read_tasks(tasks, &b, &count);

@@ -7,7 +7,8 @@ slot stride. Tasks that fill whole bytes are claimed by the kernel's threads for
 copies; the others (ragged edges, whose bytes hold slots of other boxes too) run afterwards
 in one thread. Where the plan leaves slots between its boxes (``fill_all``) the buffer is
 filled with the pad code first, unless data tasks owning their column groups (kind 2) write
-every byte themselves.
+every byte themselves; so is every buffer whose padding would otherwise be written mostly slot
+by slot (``_fill_first``).
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -32,6 +33,7 @@ import numpy as np
 
 from tensorlayout.core.intmath import prod
 from tensorlayout.relayout import _copy as engine
+from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Box, copy_plan, has_fast_path
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import by_piece, cuts, thread_count
@@ -45,10 +47,14 @@ except ImportError:  # installed without a C compiler: the numpy path
 __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
+FAR_ROWS = 1 << 16  # logical bytes between a sub-tile's rows from which columns read on (_reading_on)
 STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
+#: per target and (logical strides, direction, pieces): (whole-byte tasks, the others, fill first)
+PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task], bool]] = TargetMemo()
+FILL_FIRST_SLOTS = 1 / 16  # pad slots shared with data, per buffer byte, from which all is filled first
 
 
 def pack_available() -> bool:
@@ -109,9 +115,27 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
+    outer = _reading_on(axes, outer, cols, inner)
     merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
+
+
+def _reading_on(axes: list[Axis], outer: list[int], cols: list[int], inner: list[int]) -> list[int]:
+    """``outer`` with the axis that continues the columns' logical run moved innermost (just
+    outside the columns), when the sub-tile's rows lie at least ``FAR_ROWS`` logical bytes
+    apart: then each row of columns reads its rows on from where the last one stopped (a
+    few streams the prefetchers follow) instead of a fresh line per row, far apart
+    (s4[16,128,128,64]{3,0,1,2:T(8,128)(8,1)E(4)}: rows 1 MiB apart).
+
+    >>> _reading_on([(128, 262144, 64), (2, 1024, 8388608), (64, 8, 1), (8, 1, 1048576)], [0, 1], [2], [3])
+    [1, 0]
+    """
+    if not cols or not inner or abs(axes[inner[0]][2]) < FAR_ROWS:
+        return outer
+    run = axes[cols[0]][0]
+    on = next((k for k in outer if axes[k][2] == run), None)
+    return outer if on is None else [*(k for k in outer if k != on), on]
 
 
 def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:
@@ -187,12 +211,15 @@ def _split(task: Task, pieces: int, per: int) -> list[Task]:
 
 
 def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
-           ) -> tuple[list[Task], list[Task]]:
-    """(whole-byte tasks in ``pieces`` per box, the others) for one copy; cached on the target."""
-    cache: dict[tuple, tuple[list[Task], list[Task]]] = t._cache.setdefault("pack_tasks", {})
+           ) -> tuple[list[Task], list[Task], bool]:
+    """(whole-byte tasks in ``pieces`` per box, the others, whether the buffer is filled with
+    the pad code first) for one copy; remembered per target (``PACK_TASKS``)."""
     key = (lstrides, to_physical, pieces)
-    if key in cache:
-        return cache[key]
+    return PACK_TASKS.get(t, key, lambda: _make_tasks(t, lstrides, to_physical, pieces))
+
+
+def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, pieces: int
+                ) -> tuple[list[Task], list[Task], bool]:
     plan = copy_plan(t)
     ext = (0,) * len(t.leading_digits) + lstrides
     per = 8 // t.packed_bits
@@ -200,18 +227,30 @@ def _tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool, piec
     if to_physical and plan.fill_all:
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
+    fill = to_physical and plan.fill_all and not _groups_cover(tasks, t.physical_elements, per)
     if to_physical and not plan.fill_all:
-        tasks += [_task(box, ext, True, per) for box in plan.padding]
+        pads = [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail
         if start < end:
-            tasks.append((PAD, start, 0, (end - start,), (1,), (0,)))
+            pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
+        fill = _fill_first(pads, t.buffer_bytes or 0, per)
+        tasks += [] if fill else pads
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
-    if len(cache) >= 16:  # a few stride patterns per target are plenty
-        cache.clear()
-    cache[key] = (whole, rest)
-    return whole, rest
+    return whole, rest, fill
+
+
+def _fill_first(pads: list[Task], nbytes: int, per: int) -> bool:
+    """Filling the whole buffer with the pad code before the data beats writing the pad tasks:
+    those sharing bytes with data (a ragged sub-tile's missing rows) go slot by slot, read-
+    modify-write, and hold at least ``FILL_FIRST_SLOTS`` slots per buffer byte.
+
+    >>> _fill_first([(1, 1, 0, (100, 7), (8, 1), (0, 0))], 800, 2)
+    True
+    """
+    shared = sum(prod(shape) for task in pads if not _whole_bytes(task, per) for shape in [task[3]])
+    return shared >= FILL_FIRST_SLOTS * nbytes
 
 
 def _workers(nbytes: int, threads: int | None) -> int:
@@ -243,8 +282,7 @@ def to_physical_packed(a: np.ndarray, t: PhysicalTarget, pad_value: object, out:
     if np.may_share_memory(low, result):
         low = low.copy()
     workers = _workers(low.nbytes, threads)
-    whole, rest = _tasks(t, low.strides, True, engine.pieces(workers))
-    fill = copy_plan(t).fill_all and not _groups_cover([*whole, *rest], t.physical_elements, per)
+    whole, rest, fill = _tasks(t, low.strides, True, engine.pieces(workers))
     if fill:
         result.fill(sum(pad << (k * bits) for k in range(per)))
     if t.physical_elements % per:  # the last byte's unused high bits are 0

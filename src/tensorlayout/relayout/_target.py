@@ -100,7 +100,6 @@ class PhysicalTarget:
     form: CoreLayout | OffsetTable = field(repr=False)
     name: str = ""
     # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
-    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # the engine's tasks
     _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
     _small_calls: SmallCalls = field(default_factory=lambda: SmallCalls(), init=False, repr=False)
 

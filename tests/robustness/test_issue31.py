@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from tensorlayout import cute, triton, xla
+from tensorlayout import cute, hlo, triton, xla
 from tensorlayout.errors import ArgumentTypeError, LayoutError, TensorLayoutError
 from tensorlayout.xla.show import format_show
 from tests.fuzz._cli import run_cli
@@ -37,6 +37,10 @@ WRONG_TYPES = {  # a public parser or constructor, fed a value of the wrong Pyth
     "xla.tpu.default_layout": lambda: xla.tpu.default_shape("f32", (8, 128), generation=5),
     "triton.parse_layout": lambda: triton.parse_layout(3),
     "triton.LinearLayout.parse": lambda: triton.LinearLayout.parse([1]),
+    "hlo.parse_attribute": lambda: hlo.parse_attribute("window", 5),
+    "hlo.parse_attribute name": lambda: hlo.parse_attribute(["window"], "{size=2}"),
+    "hlo.parse_literal": lambda: hlo.parse_literal(5),
+    "hlo.parse_module": lambda: hlo.parse_module(b"HloModule m"),
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from tensorlayout._cursor import Cursor, read_braced
 from tensorlayout.core.intmath import literal_in_range
-from tensorlayout.errors import ParseError
+from tensorlayout.errors import ParseError, expect_text
 from tensorlayout.hlo._scan import scan_value, string_or_json_dict_end
 from tensorlayout.hlo.sharding import (
     attribute_value_end,
@@ -484,7 +484,7 @@ def parse_attribute(name: str, text: str) -> Any:
     >>> parse_attribute("padding", "0_1_2x3_4")
     (PaddingDimension(low=0, high=1, interior=2), PaddingDimension(low=3, high=4, interior=0))
     """
-    key = (name, text)
+    key = (expect_text(name, "an attribute name"), expect_text(text, "attribute text"))
     try:
         return _CACHE[key]
     except KeyError:
@@ -522,6 +522,7 @@ def parse_literal(text: str) -> Any:
     >>> parse_literal("{ {1, 2}, {3, 4} }"), parse_literal("-inf"), parse_literal("{...}")
     (((1, 2), (3, 4)), -inf, None)
     """
+    expect_text(text, "literal text")
     pos = 0
     stack: list[list[Any]] = [[]]
     closers: list[str] = []

@@ -15,6 +15,7 @@ from tensorlayout import cute
 from tensorlayout.cute import Layout, Swizzle, _
 from tensorlayout.cute.int_tuple import MAX_DEPTH, MAX_DIGITS, flatten, unflatten
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError, TensorLayoutError
+from tests.fuzz._common import parse_or_none, roundtrip
 
 INTS = st.one_of(st.integers(-3, 9), st.integers(-(2**70), 2**70),
                  st.sampled_from(["_2", "_0", "_-1", "9" * 5000]))
@@ -42,13 +43,9 @@ def layout_text(draw: st.DrawFn) -> str:
 
 
 def check_text(text: str) -> None:
-    try:
-        layout = Layout.parse(text)
-    except TensorLayoutError:
-        return
-    printed = str(layout)
-    again = Layout.parse(printed)
-    assert again == layout and str(again) == printed
+    layout = parse_or_none(Layout.parse, text)
+    if layout is not None:
+        roundtrip(Layout.parse, layout, "Layout")
 
 
 @given(layout_text())

@@ -13,7 +13,10 @@ import pytest
 
 from tensorlayout import cute, hlo, relayout, render, triton, xla
 from tensorlayout.core.intmath import show_int
-from tensorlayout.cute.inverses import exchange_order
+from tensorlayout.cute.inverses import (  # C++'s O(n^2) exchange sort, as written
+    _exchange_sort,
+    exchange_order,
+)
 from tensorlayout.cute.lowering import lower_layout
 from tensorlayout.cute.swizzle import Swizzle, parse_layout
 from tensorlayout.errors import HloError, LayoutError, ParseError, TensorLayoutError, UnsupportedError
@@ -228,16 +231,6 @@ def test_the_buffer_limit_is_the_callers_to_set(monkeypatch: pytest.MonkeyPatch)
         relayout.to_physical(np.zeros(1, np.uint8), "u8[1]{0:T(128)}")
     monkeypatch.setattr(relayout, "MAX_BUFFER_BYTES", 128)
     assert relayout.to_physical(np.ones(1, np.uint8), "u8[1]{0:T(128)}").tolist() == [1] + [0] * 127
-
-
-def _exchange_sort(keys: list[int]) -> list[int]:
-    """C++'s exchange sort as written: the reference order of equal keys."""
-    order = list(range(len(keys)))
-    for i in range(len(keys)):
-        for j in range(i + 1, len(keys)):
-            if keys[order[j]] < keys[order[i]]:
-                order[i], order[j] = order[j], order[i]
-    return order
 
 
 def test_exchange_order_past_the_small_sort_matches_the_exchange_sort() -> None:

@@ -69,14 +69,14 @@ def _partition(shape: Shape, middle: Sequence[int]) -> tuple[int, int, int]:
 
 
 def reduction_dimensions(reduce: HloInstruction) -> ReductionDimensions:
-    """``GetReductionKindAndContiguousComponents`` of a reduce.
+    """``GetReductionKindAndContiguousComponents`` of a reduce (a column reduction: module doc).
 
     >>> from tensorlayout.hlo import parse_module
     >>> m = parse_module("HloModule m\\nadd {\\n a = f32[] parameter(0)\\n b = f32[] parameter(1)\\n"
-    ...   " ROOT s = f32[] add(a, b)\\n}\\nENTRY e {\\n p = f32[100,64,32] parameter(0)\\n"
-    ...   " c = f32[] constant(0)\\n ROOT r = f32[100,32] reduce(p, c), dimensions={1}, to_apply=add\\n}")
-    >>> reduction_dimensions(m.entry.root)
-    ReductionDimensions(is_row_reduction=False, dimensions=(100, 64, 32))
+    ...   " ROOT s = f32[] add(a, b)\\n}\\nENTRY e {\\n p = f32[8,16,64] parameter(0)\\n"
+    ...   " c = f32[] constant(0)\\n ROOT r = f32[8] reduce(p, c), dimensions={1,2}, to_apply=add\\n}")
+    >>> reduction_dimensions(m.entry.root)  # a row reduction: the reduced dims are minor
+    ReductionDimensions(is_row_reduction=True, dimensions=(1, 8, 1024))
     """
     shape = reduce.operands[0].shape
     reduced = list(reduce.attribute("dimensions", ()))

@@ -13,7 +13,8 @@ import pytest
 
 import tensorlayout
 from tensorlayout import cute, triton
-from tensorlayout.cli import _target
+from tensorlayout.cli import _target, build_parser
+from tensorlayout.cli._commands import HELP, MODULES
 from tensorlayout.cli._target import target_from
 from tensorlayout.cute.layout import Layout
 from tensorlayout.errors import LayoutError
@@ -133,3 +134,31 @@ def test_tla_formats_load_only_when_named() -> None:
     assert loaded == "False" and "instead of TARGET: RowMajor, ColumnMajor, VectorLayout, zN," in text
     from_target = _target.TLA_FORMATS
     assert from_target is cute.tla.FORMATS and "Weight4BitnZ" in from_target
+
+
+def test_top_level_help_loads_no_subcommand_module() -> None:
+    """`--help`, a bad command and no command answer from the table of one-line helps: no
+    subcommand module loads, and the text is the whole parser's, byte for byte."""
+    probe = ("import sys, io; from contextlib import redirect_stderr, redirect_stdout\n"
+             "from tensorlayout.cli import main\n"
+             "for argv in (['--help'], ['bogus'], []):\n"
+             "    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):\n"
+             "        try:\n"
+             "            main(argv)\n"
+             "        except SystemExit:\n"
+             "            pass\n"
+             "print(sorted(k for k in sys.modules if k.startswith('tensorlayout.cli.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['tensorlayout.cli._commands', 'tensorlayout.cli._io']"
+    assert build_parser(["--help"]).format_help() == build_parser().format_help()
+    assert build_parser(["bogus"]).format_usage() == build_parser().format_usage()
+
+
+def test_each_command_loads_its_own_module_only() -> None:
+    """A command line naming a command (`convert-layout` too, whose module is `convert_layout`)
+    registers that command alone, with the help line the table gives it."""
+    for name, module in MODULES.items():
+        sub = next(a for a in build_parser([name, "x"])._actions if a.dest == "command")
+        assert list(sub.choices) == [name], name
+        assert [a.help for a in sub._choices_actions] == [HELP[name]], name
+        assert importlib.import_module(f"tensorlayout.cli.{module}").register

@@ -17,15 +17,11 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from tensorlayout import __version__
+from tensorlayout.cli._commands import HELP, MODULES
 from tensorlayout.cli._io import UsageError
 from tensorlayout.errors import TensorLayoutError
 
 __all__ = ["build_parser", "main", "plain", "report"]
-
-# Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("show", "simplify", "maps", "render", "padding", "tiles", "design", "convert_layout",
-             "explore", "explain")
-_JAX_COMMANDS = ("memory", "blocks", "doctor", "layouts")  # JAX/TPU tools: memory as the compiler sees it
 
 #: Exit codes: bad input (any notation, any command) and a bug in tensorlayout.
 EXIT_BAD_INPUT = 2
@@ -57,20 +53,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _wanted(argv: Sequence[str] | None) -> tuple[str, ...]:
-    """The subcommand modules a command line needs: only its own when it names one (start-up
-    imports what that command uses, not the whole package), else all of them (help, errors).
+    """The commands whose modules a command line needs: only its own when it names one (start-up
+    imports what that command uses, not the whole package), every one for the whole parser
+    (``argv`` None), else none: help, version and usage errors need only :data:`HELP`.
 
-    >>> _wanted(["show", "f32[4]"]), len(_wanted(["--help"])) == len(_COMMANDS + _JAX_COMMANDS)
-    (('show',), True)
+    >>> _wanted(["convert-layout", "x"]), _wanted(["--help"]), len(_wanted(None)) == len(MODULES)
+    (('convert-layout',), (), True)
     """
-    names = _COMMANDS + _JAX_COMMANDS
-    first = next(iter(argv), None) if argv is not None else None
-    return (first,) if first in names else names
+    if argv is None:
+        return tuple(MODULES)
+    first = next(iter(argv), None)
+    return (first,) if first in MODULES else ()
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser of the whole command line (every subcommand registered); given the command
-    line ``argv`` that names a subcommand, the parser of that subcommand only."""
+    line ``argv``, the parser of the subcommand it names only (one naming none gets each command
+    with its one-line help, enough for `--help`, `--version` and usage errors)."""
     parser = _Parser(
         prog="tensorlayout",
         description="Where does element (i, j, ...) of a tensor live? "
@@ -79,9 +78,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tensorlayout {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in _wanted(argv):
+    wanted = _wanted(argv)
+    for name in MODULES:
+        if name not in wanted:
+            if argv is not None and not wanted:
+                sub.add_parser(name, help=HELP[name])
+            continue
         try:
-            module = import_module(f"tensorlayout.cli.{name}")
+            module = import_module(f"tensorlayout.cli.{MODULES[name]}")
         except ModuleNotFoundError as exc:  # a pillar not built yet: keep the others usable
             if exc.name and exc.name.startswith("tensorlayout"):
                 continue

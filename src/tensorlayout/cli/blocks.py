@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError
 from tensorlayout.jax.blocks import BlockCheck, check_block_spec
 from tensorlayout.xla.padding import binary_bytes
@@ -19,7 +20,7 @@ from tensorlayout.xla.tpu import GENERATIONS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("blocks", help="check a Pallas TPU block shape against the lowering's rules",
+    p = sub.add_parser("blocks", help=HELP["blocks"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("block", help="block shape, e.g. 8,128 or None,8,128")
     p.add_argument("array", help="array shape, e.g. 64,256")

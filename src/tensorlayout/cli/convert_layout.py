@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError, read_argument, write_output
 from tensorlayout.cute import Layout
 from tensorlayout.cute.swizzle import parse_layout as parse_cute
@@ -39,7 +40,7 @@ _PATHS = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("convert-layout", help="Triton's lowering of a convert_layout, before compiling",
+    p = sub.add_parser("convert-layout", help=HELP["convert-layout"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("src", metavar="SRC", help="the source layout (Triton text)")
     p.add_argument("dst", metavar="DST", help="the destination layout (Triton text)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError
 from tensorlayout.design import DTYPES, design_smem
 from tensorlayout.design.smem import SmemDesign
@@ -24,7 +25,7 @@ from tensorlayout.render import design_svg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("design", help="choose a shared-memory layout for given accesses, with a proof",
+    p = sub.add_parser("design", help=HELP["design"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=("smem",), help="what to design: smem (a shared-memory layout)")
     p.add_argument("--tile", required=True, metavar="MNxK", help="the tile, e.g. 128x32")

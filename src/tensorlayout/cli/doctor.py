@@ -17,6 +17,7 @@ import argparse
 import json
 from functools import partial
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
 from tensorlayout.hlo.model import HloModule
 from tensorlayout.jax.doctor import Diagnosis, diagnose
@@ -24,7 +25,7 @@ from tensorlayout.xla.tpu import GENERATIONS, canonical_generation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="each buffer that pads on TPU, why, and the fix as JAX code",
+    p = sub.add_parser("doctor", help=HELP["doctor"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_module_arguments(p)
     p.add_argument("--tpu", metavar="GEN", default=None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import read_argument
 from tensorlayout.cute.explain import OPERATIONS, explain, format_derivation
 
@@ -28,7 +29,7 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("explain", help="derive a CuTe algebra result step by step",
+    p = sub.add_parser("explain", help=HELP["explain"],
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("expression", metavar="OP(ARGS)",
                    help="the operation, e.g. 'logical_divide((8,8):(8,1),(2,4))' ('-' reads it from stdin)")

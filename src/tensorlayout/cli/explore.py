@@ -8,6 +8,7 @@ import webbrowser
 from urllib.parse import quote
 
 from tensorlayout import explore
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError, write_output
 
 __all__ = ["DESCRIPTION", "register", "run"]
@@ -39,7 +40,7 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("explore", help="the explorer page: type a layout, see its views (served or saved)",
+    p = sub.add_parser("explore", help=HELP["explore"],
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("layouts", nargs="*", metavar="LAYOUT",
                    help="layouts to list on the page (with -o: the layouts the saved page shows)")

@@ -14,6 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import is_folder, read_text
 from tensorlayout.cli.dump import discover, select, stage_kind
 from tensorlayout.errors import TensorLayoutError
@@ -24,8 +25,7 @@ from tensorlayout.xla.padding import binary_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("layouts", help="the copies and transposes layout assignment inserted, "
-                       "what forced each, the bytes moved",
+    p = sub.add_parser("layouts", help=HELP["layouts"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", help="an --xla_dump_to directory or an optimized HLO module file")
     p.add_argument("--before", metavar="FILE", help="the unoptimized module (with a module FILE)")

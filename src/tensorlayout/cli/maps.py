@@ -21,6 +21,7 @@ from collections import Counter
 from functools import partial
 from typing import Any
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import is_folder
 from tensorlayout.cli.dump import Progress, add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, LayoutError
@@ -38,7 +39,7 @@ PROGRESS_THRESHOLD = 500
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("maps", help="print the HLO indexing maps of a module's instructions",
+    p = sub.add_parser("maps", help=HELP["maps"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_module_arguments(p)
     p.add_argument("--instruction", metavar="NAME", help="only this instruction")

@@ -15,6 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import is_folder
 from tensorlayout.cli.dump import DumpModule, discover, select
 from tensorlayout.errors import TensorLayoutError
@@ -26,8 +27,7 @@ from tensorlayout.xla.tpu import GENERATIONS, canonical_generation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("memory", help="a dumped module's buffer assignment: parameters, outputs, "
-                       "temporaries, peak, per buffer with its source line",
+    p = sub.add_parser("memory", help=HELP["memory"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dump", help="an --xla_dump_to directory")
     p.add_argument("--module", dest="module_name", metavar="NAME",

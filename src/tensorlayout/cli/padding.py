@@ -16,6 +16,7 @@ import errno
 import json
 from functools import partial
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import STDIO, file_path
 from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
 from tensorlayout.hlo.model import HloModule
@@ -33,7 +34,7 @@ from tensorlayout.xla.tpu import GENERATIONS, canonical_generation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("padding", help="explain the padding of a shape or of a module's buffers",
+    p = sub.add_parser("padding", help=HELP["padding"],
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_module_arguments(p)
     p.add_argument("--tpu", metavar="GEN", nargs="?", const="v5e",

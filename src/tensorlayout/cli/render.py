@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tensorlayout import render
 from tensorlayout.cli import _banks, _gpu_names, _triton
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import (
     STDIO,
     UsageError,
@@ -93,7 +94,7 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("render", help="draw a layout as SVG, HTML, TikZ, PNG or PDF",
+    p = sub.add_parser("render", help=HELP["render"],
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
     _triton.add_shape_argument(p)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tensorlayout import cute
 from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _triton
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
@@ -64,7 +65,7 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("show", help="show where each element of a layout lives",
+    p = sub.add_parser("show", help=HELP["show"],
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
     p.add_argument("--index", metavar="I", action="append",

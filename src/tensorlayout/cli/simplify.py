@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import read_argument
 from tensorlayout.indexing import IndexingMap, verify_equivalent
 
@@ -28,7 +29,7 @@ example:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simplify", help="simplify an XLA indexing map", description=DESCRIPTION,
+    p = sub.add_parser("simplify", help=HELP["simplify"], description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("map", help="indexing map text, e.g. '(d0) -> (d0 mod 42), domain: d0 in [53, 71]' "
                                "('-' reads it from stdin)")

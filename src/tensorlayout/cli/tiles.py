@@ -18,6 +18,7 @@ import json
 from functools import partial
 from typing import Any
 
+from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError, is_folder
 from tensorlayout.cli.dump import add_module_arguments, job_count, process_modules
 from tensorlayout.errors import HloError, TensorLayoutError
@@ -35,7 +36,7 @@ SHOWN = 5
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "tiles",
-        help="XLA's symbolic tiles of each fusion (or why it cannot be tiled)",
+        help=HELP["tiles"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

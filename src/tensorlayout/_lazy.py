@@ -1,4 +1,5 @@
-"""Names of a package loaded on first use: a module ``__getattr__`` and ``__dir__`` over a table.
+"""Names of a package loaded on first use: a module ``__getattr__`` and ``__dir__`` over a table;
+and :func:`lazy_modules`, a module's accessor of the modules only some of its paths use.
 
 A package's ``__init__`` lists where each public name lives, ``name -> (module, attribute)``
 (attribute None: the module itself), and exposes them with :func:`lazy_names`; importing the
@@ -35,3 +36,18 @@ def lazy_names(package: str, table: Mapping[str, tuple[str, str | None]], public
         return sorted({*vars(sys.modules[package]), *public})
 
     return __getattr__, __dir__
+
+
+def lazy_modules(table: Mapping[str, str]) -> Callable[[str], Any]:
+    """The accessor ``name -> the module table[name]``, imported on its first use: a module loads
+    what only some of its paths need (a command's rarer options) when one of them runs.
+
+    >>> lazy = lazy_modules({"json": "json"})
+    >>> lazy("json").dumps([1])
+    '[1]'
+    """
+
+    def lazy(name: str) -> Any:
+        return import_module(table[name])
+
+    return lazy

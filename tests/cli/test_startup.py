@@ -50,18 +50,20 @@ LOADED = """
 import sys
 from tensorlayout.cli import main
 main(["show", "f32[3,5]{1,0:T(2,2)}"])
-print(" ".join(sorted(k for k in sys.modules if k.startswith("tensorlayout."))))
+print(" ".join(sorted(k for k in sys.modules if k.startswith("tensorlayout.") or k == "json")))
 """
 
 #: What `show` of an XLA shape used to import and needs none of: Triton's parser, bridge and linear
-#: layouts, the conversions' CuTe search, the indexing maps, any CuTe code (layouts, IntTuples, TLA
-#: formats, scaled bases, the algebra and swizzles; only the lazy `tensorlayout.cute` package), the
-#: pictures and the TPU padding of `--tpu`.
+#: layouts, the conversions' CuTe search, the indexing maps, any CuTe code (the `tensorlayout.cute`
+#: package too), the pictures (their package too) and the TPU padding of `--tpu`; and of the
+#: command's own modules, those of `--as`, `--json`, `--index`/`--offset`, Triton text, coordinate
+#: layouts, `--coalescing` and `--banks`.
 NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
     "triton._mlir", "triton.bridge", "triton.linear_layout", "triton.encodings", "convert._search",
-    "convert._xla_cute", "indexing", "cute.algebra", "cute.swizzle", "cute.layout_ops", "cute.layout",
-    "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render._triton",
-    "render._draw", "render._pictures", "render._source", "render._coords", "xla.padding")}
+    "convert._xla_cute", "indexing", "cute", "cute.algebra", "cute.swizzle", "cute.layout_ops", "cute.layout",
+    "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render", "render._triton",
+    "render._draw", "render._pictures", "render._source", "render._coords", "xla.padding", "cli._show_as",
+    "cli._show_extra", "cli._triton", "cli._facts", "cli._locate", "cli._banks")}
 
 
 def test_show_of_a_shape_imports_only_what_it_needs() -> None:
@@ -70,6 +72,7 @@ def test_show_of_a_shape_imports_only_what_it_needs() -> None:
     loaded = set(lines[-1].split())
     assert "tensorlayout.xla.lowering" in loaded and "offset of each element" in out  # it did show the shape
     assert not loaded & NOT_FOR_A_SHAPE, sorted(loaded & NOT_FOR_A_SHAPE)
+    assert "json" not in loaded  # only --json prints JSON
 
 
 @pytest.mark.parametrize("package", ["cute", "xla", "triton", "convert"])

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tensorlayout import convert, cute, triton
 from tensorlayout.cli._target import Target
+from tensorlayout.cli.show import AS_NOTATIONS
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape
@@ -30,7 +31,9 @@ if TYPE_CHECKING:  # Triton's modules load when `--as triton` asks for them
 
 __all__ = ["NOTATIONS", "converted"]
 
-NOTATIONS = ("xla", "cute", "map", "triton", "cute-tv")
+#: the notations `show --as` prints a layout in (one table: `show` offers them without loading this module)
+NOTATIONS = AS_NOTATIONS
+
 #: notations that cannot say where the elements of a swizzled layout live, and why
 _NO_SWIZZLE = {
     "xla": "no XLA layout: its swizzle XORs offset bits, which no XLA tiling or dim order does",
@@ -80,7 +83,7 @@ _NAMES = {"xla": "XLA", "cute": "CuTe"}
 
 
 def converted(target: Target, notation: str) -> str:
-    """The text of `target` in `notation` (one of `NOTATIONS`)."""
+    """The text of `target` in `notation` (one of :data:`NOTATIONS`)."""
     src = target.layout
     if notation == "cute-tv":
         raise UnsupportedError(f"--as cute-tv is the (thread, value) form of a Triton distributed layout; "

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from tensorlayout import convert, cute, render
-from tensorlayout._lazy import lazy_names
+from tensorlayout import convert
+from tensorlayout._lazy import lazy_modules, lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
@@ -36,6 +36,8 @@ __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "targ
 
 #: ``TLA_FORMATS``, the formats `--tla` accepts, loads from :mod:`tensorlayout.cute.tla` on first use
 __getattr__, __dir__ = lazy_names(__name__, {"TLA_FORMATS": ("tensorlayout.cute.tla", "FORMATS")}, __all__)
+#: the packages only CuTe layouts, TLA formats and pictures need: an XLA shape loads neither
+_lazy = lazy_modules({"cute": "tensorlayout.cute", "render": "tensorlayout.render"})
 
 
 class _FormatNames:
@@ -43,7 +45,7 @@ class _FormatNames:
     from :mod:`tensorlayout.cute.tla` only when printed: registering `--tla` loads no CuTe code."""
 
     def __str__(self) -> str:
-        return ", ".join(cute.tla.FORMATS)
+        return ", ".join(_lazy("cute").tla.FORMATS)
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ class Target:
         """The logical shape: XLA dimensions, TLA origin shape, CuTe top-level mode sizes."""
         if not self.has_grid:  # an XLA tuple, token or dynamic shape: its own dims, no offsets
             return tuple(getattr(self.layout, "dimensions", ()))
-        if self.notation == "cute" and isinstance(self.layout, (cute.CoordLayout, cute.CountingTensor)):
+        cute = _lazy("cute") if self.notation == "cute" else None
+        if cute is not None and isinstance(self.layout, (cute.CoordLayout, cute.CountingTensor)):
             lay = self.layout.layout if isinstance(self.layout, cute.CountingTensor) else self.layout
             if not isinstance(lay.shape, tuple):
                 return (lay.size(),)
@@ -87,7 +90,7 @@ class Target:
     @cached_property
     def source(self) -> Source:
         """Offsets of given indices and owners of the first slots, without listing them all."""
-        return render.source_of(self.layout)
+        return _lazy("render").source_of(self.layout)
 
     def owners(self, n: int) -> np.ndarray:
         """For slots ``0 … n-1``, the C-order position of the element stored there (-1: padding).
@@ -112,14 +115,14 @@ def add_target_arguments(p: argparse.ArgumentParser) -> None:
 
 def _format_name(text: str) -> str:
     """A TLA format name in its canonical spelling (`zn` -> `zN`)."""
-    name = next((f for f in cute.tla.FORMATS if f.lower() == text.strip().lower()), None)
+    name = next((f for f in _lazy("cute").tla.FORMATS if f.lower() == text.strip().lower()), None)
     if name is None:
         raise LayoutError(f"unknown TLA format {text!r}; expected one of {_FormatNames()}")
     return name
 
 
 def _tla_hint(text: str) -> str | None:
-    name = next((f for f in cute.tla.FORMATS if f.lower() == text.lower()), None)
+    name = next((f for f in _lazy("cute").tla.FORMATS if f.lower() == text.lower()), None)
     if name is None:
         return None
     return (f"{text!r} names a TLA format, not a layout: use --tla {name} --rows R --cols C "
@@ -154,6 +157,6 @@ def target_of(args: argparse.Namespace, missing: type[TensorLayoutError] = Usage
     name = _format_name(args.tla)
     if args.rows is None or args.cols is None:
         raise missing(f"a TLA format needs --rows R and --cols C (--tla {name})")
-    tla = cute.tla.make_format(name, args.rows, args.cols, args.dtype)
+    tla = _lazy("cute").tla.make_format(name, args.rows, args.cols, args.dtype)
     return Target("tla", tla, f"{name} {args.rows}x{args.cols} {args.dtype}: {tla}",
                   (name, args.rows, args.cols, args.dtype))

@@ -1,31 +1,30 @@
-"""Triton text on the command line (`show`, `render`): a printed `LinearLayout`, an encoding
-(`#ttg.blocked<{...}>`, ...) with `--shape A,B` or inside `tensor<AxBxT, ...>`.
+"""What `show` and `render` do with Triton text (:mod:`tensorlayout.cli._triton_text` reads it):
+a printed `LinearLayout`, an encoding (`#ttg.blocked<{...}>`, ...) with `--shape A,B` or inside
+`tensor<AxBxT, ...>`.
 
 >>> import argparse
 >>> args = argparse.Namespace(target="tensor<2x4xf16, #ttg.blocked<{sizePerThread = [1, 1], "
 ...     "threadsPerWarp = [2, 4], warpsPerCTA = [1, 1], order = [1, 0]}>>", tla=None, shape=None)
+>>> from tensorlayout.cli._triton_text import triton_layout
 >>> print(show_text(triton_layout(args), None).splitlines()[-2])
 [[T0:0, T1:0, T2:0, T3:0]
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tensorlayout import convert, triton
-from tensorlayout.cli._io import UsageError, positive_ints, read_argument
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.triton._sniff import is_triton_text
 from tensorlayout.xla.types import ELEMENT_TYPES
 
 if TYPE_CHECKING:  # Triton's modules load when Triton text comes (`show` of a shape needs none)
     from tensorlayout.triton import LinearLayout
 
-__all__ = ["NOTATIONS", "SHOWN_POINTS", "add_shape_argument", "converted", "cute_tv", "picture_dims",
-           "show_text", "tensor_element", "triton_layout"]
+__all__ = ["NOTATIONS", "SHOWN_POINTS", "converted", "cute_tv", "picture_dims", "show_text",
+           "tensor_element"]
 
 def _render() -> Any:
     """The Triton pictures' module (which layouts are distributed or shared), on first use."""
@@ -43,29 +42,6 @@ _TENSOR_TYPE = re.compile(r"^\s*(?:tensor|!ttg\.memdesc)<(?:[0-9]+x)+([A-Za-z][A
 _THREAD_DIMS = ("lane", "warp", "block")
 #: `show` prints Triton's picture of a layout up to this many points (a 128x128 tile).
 SHOWN_POINTS = 1 << 14
-
-
-def add_shape_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--shape", metavar="A,B",
-                   help="the tensor shape of a Triton encoding given without tensor<...>, e.g. 16,16")
-
-
-def _shape(text: str | None) -> list[int] | None:
-    return None if text is None else positive_ints(text, "--shape", "dims like 16,16")
-
-
-def triton_layout(args: argparse.Namespace) -> LinearLayout | None:
-    """The Triton layout TARGET names, or None when TARGET is not Triton text (a TARGET read
-    from stdin is kept in ``args.target`` for the other notations)."""
-    if args.tla or not args.target:
-        return None  # nothing to read: the other notations' checks say what is missing
-    text = read_argument(args.target, "a TARGET")
-    args.target = text
-    if not is_triton_text(text):
-        if args.shape is not None:
-            raise UsageError("--shape gives the tensor shape of a Triton encoding; TARGET is not one")
-        return None
-    return triton.parse_layout(text, _shape(args.shape))
 
 
 def picture_dims(ll: LinearLayout) -> tuple[int, ...]:

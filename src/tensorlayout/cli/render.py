@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tensorlayout import render
-from tensorlayout.cli import _banks, _gpu_names, _triton
+from tensorlayout.cli import _banks, _gpu_names, _triton, _triton_text
 from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import (
     STDIO,
@@ -97,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("render", help=HELP["render"],
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
-    _triton.add_shape_argument(p)
+    _triton_text.add_shape_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file; its suffix (.svg .html .tex .png .pdf) chooses the format; "
                         "'-' is stdout")
@@ -223,7 +223,7 @@ def _coalescing_svg(args: argparse.Namespace) -> str:
             raise UsageError(f"--global takes a 2-D plain CuTe layout shape:stride, "
                              f"got {args.global_layout!r}")
         glay = parsed
-    ll = _triton.triton_layout(args)
+    ll = _triton_text.triton_layout(args)
     if ll is not None:
         source: LinearLayout | TVLayout = ll
     else:
@@ -239,7 +239,7 @@ def _coalescing_svg(args: argparse.Namespace) -> str:
 
 def _layout(args: argparse.Namespace) -> tuple[object, tuple[int, ...]]:
     """The layout TARGET (or --tla) names and the dims a window ranges over."""
-    ll = _triton.triton_layout(args)
+    ll = _triton_text.triton_layout(args)
     if ll is not None:
         return ll, _triton.picture_dims(ll)
     target = target_of(args, missing=UnsupportedError)

@@ -8,16 +8,13 @@ TARGET is an XLA shape (`'f32[3,5]{1,0:T(2,2)}'`), a CuTe layout
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 from collections.abc import Callable
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
-from tensorlayout import cute
-from tensorlayout.cli import _facts, _gpu_names, _grid, _locate, _show_as, _triton
+from tensorlayout._lazy import lazy_modules
+from tensorlayout.cli import _gpu_names, _grid, _triton_text
 from tensorlayout.cli._commands import HELP
-from tensorlayout.cli._io import UsageError, read_argument
+from tensorlayout.cli._io import UsageError
 from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.errors import TensorLayoutError
@@ -25,20 +22,24 @@ from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape
 from tensorlayout.xla.show import format_show
 
-if TYPE_CHECKING:
-    from tensorlayout.triton import LinearLayout
-
 __all__ = ["DESCRIPTION", "register", "run"]
 
 #: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
-_LAZY = {"banks": "tensorlayout.cli._banks", "coalescing": "tensorlayout.gpu.coalescing",
-         "tv": "tensorlayout.gpu.tv", "grid": "tensorlayout.cute.grid", "padding": "tensorlayout.xla.padding",
-         "tpu": "tensorlayout.xla.tpu"}
+_LAZY = {"extra": "tensorlayout.cli._show_extra", "show_as": "tensorlayout.cli._show_as",
+         "facts": "tensorlayout.cli._facts", "locate": "tensorlayout.cli._locate", "json": "json",
+         "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu"}
+#: the notations `--as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
+#: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
+AS_NOTATIONS = ("xla", "cute", "map", "triton", "cute-tv")
 
 
-def _lazy(name: str) -> Any:
-    """The module ``_LAZY[name]``, imported on first use."""
-    return import_module(_LAZY[name])
+_lazy = lazy_modules(_LAZY)
+
+
+def _json(value: object) -> str:
+    """``value`` as one line of JSON (the `--json` output)."""
+    return str(_lazy("json").dumps(value))
+
 
 DESCRIPTION = """\
 Where does each element of a layout live? Prints the offset of every element of a window
@@ -82,7 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tpu", metavar="GEN", nargs="?", const="v5e",
                    help="give an XLA shape without tiles the layout a TPU of generation GEN "
                         "chooses (v5e, v6e; default v5e)")
-    p.add_argument("--as", dest="as_", choices=_show_as.NOTATIONS,
+    p.add_argument("--as", dest="as_", choices=AS_NOTATIONS,
                    help="print the layout in another notation instead (cute-tv: a Triton distributed "
                         "layout as CuTe's (thread, value) -> element layout); refused, with the reason, "
                         "where the notation cannot say where the elements live")
@@ -97,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hw-view", action="store_true",
                    help="Triton text: print Triton's picture from the hardware's point of view (each "
                         "thread's or offset's element), as triton-tensor-layout --use-hw-view does")
-    _triton.add_shape_argument(p)
+    _triton_text.add_shape_argument(p)
     p.set_defaults(func=run)
 
 
@@ -106,15 +107,15 @@ def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[
         raise UsageError(f"{target.text} is not one static array: --index and --offset need one")
     lines, records = [], []
     for text in args.index or ():
-        index = _locate.parse_index(text, target.dims)
-        offset = _locate.offset_of(target, index)
+        index = _lazy("locate").parse_index(text, target.dims)
+        offset = _lazy("locate").offset_of(target, index)
         lines.append(f"index ({','.join(map(str, index))}): offset {offset}")
-        records.append(_facts.lookup_index(index, offset))
+        records.append(_lazy("facts").lookup_index(index, offset))
     for offset in args.offset or ():
-        found = _locate.elements_at(target, offset)
+        found = _lazy("locate").elements_at(target, offset)
         where = " ".join("index (" + ",".join(map(str, i)) + ")" for i in found) or "padding"
         lines.append(f"offset {offset}: {where}")
-        records.append(_facts.lookup_offset(offset, found))
+        records.append(_lazy("facts").lookup_offset(offset, found))
     return lines, records
 
 
@@ -133,7 +134,7 @@ def _xla_header(target: Target) -> list[str]:
 
 def _cute_header(target: Target) -> list[str]:
     """The text and CuTe's facts of the layout (a TLA format's shape:stride)."""
-    facts = _facts.own_facts(target)
+    facts = _lazy("facts").own_facts(target)
     return [target.text, f"size {facts['size']}, cosize {facts['cosize']}, rank {facts['rank']}, "
                          f"depth {facts['depth']}, coalesced {facts['coalesced']}"]
 
@@ -147,7 +148,7 @@ def _xla_footer(target: Target, window: Window, max_width: int) -> list[str]:
 
 def _tla_footer(target: Target, window: Window, max_width: int) -> list[str]:
     """Where a TLA format pads its origin shape."""
-    assert isinstance(target.layout, cute.TlaLayout)
+    assert isinstance(target.layout, _lazy("cute").TlaLayout)
     padded = [int(m.size()) for m in target.layout.layout.modes()]
     if target.slots > 0 and padded != list(target.dims):
         return [f"(the origin shape ({','.join(map(str, target.dims))}) of a "
@@ -187,112 +188,24 @@ def _window(target: Target, args: argparse.Namespace) -> Window | None:
     return parse_window(args.window, target.dims) if args.window else default_window(target.dims)
 
 
-def _show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
-    """Triton text: the layout, its facts and Triton's picture; --as cute/xla converts it."""
-    for flag in ("index", "offset", "window", "tpu"):
-        if getattr(args, flag):
-            raise UsageError(f"--{flag} is for XLA, CuTe and TLA layouts, not Triton text")
-    if args.as_:
-        if args.as_ not in _triton.NOTATIONS:
-            raise UsageError(f"--as {args.as_}: a Triton layout converts to {' or '.join(_triton.NOTATIONS)}")
-        text = _triton.converted(ll, args.as_, args.dtype, args.target)
-        print(json.dumps({"notation": "triton", "as": args.as_, "text": text}) if args.json else text)
-        return 0
-    if args.json:
-        print(json.dumps({"notation": "triton", "text": str(ll), "in_dims": ll.get_in_dim_names(),
-                          "out_dims": [list(d) for d in ll.out_dims], "injective": ll.is_injective(),
-                          "surjective": ll.is_surjective()}))
-        return 0
-    print(_triton.show_text(ll, None, args.hw_view))
-    return 0
-
-
-def _show_coords(target: Target, args: argparse.Namespace) -> int:
-    """A scaled-basis layout or counting tensor: CuTe's text and each element's coordinate."""
-    lay = target.layout
-    assert isinstance(lay, (cute.CoordLayout, cute.CountingTensor))
-    for flag in ("offset", "window", "tpu", "as_"):
-        if getattr(args, flag):
-            raise UsageError(f"--{flag.rstrip('_')} needs offsets: {target.text} maps elements "
-                             "to coordinates")
-    inner = lay.layout if isinstance(lay, cute.CountingTensor) else lay
-    dims = [int(cute.size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
-    if args.index:
-        found = {text: cute.basis.format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
-        if args.json:
-            print(json.dumps({"notation": "cute", "target": target.text,
-                              "lookups": [{"index": k, "coordinate": v} for k, v in found.items()]}))
-        else:
-            print("\n".join(f"index ({k}): coordinate {v}" for k, v in found.items()))
-        return 0
-    if args.json:
-        print(json.dumps({"notation": "cute", "target": target.text, "dimensions": dims,
-                          "coordinates": [row for row in _lazy("grid").coord_cells(lay, max_cells=1 << 16)]}))
-        return 0
-    print(cute.format_grid(lay, title=f"{target.text}\nsize {inner.size()}, rank {inner.rank()}, "
-                                 f"depth {inner.depth()}: the coordinate of each element "
-                                 "(rows = mode 0, columns = the other modes)"))
-    return 0
-
-
-def _show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
-    """--coalescing: vector width and sectors per warp request over the global layout."""
-    glay = None
-    if args.global_layout is not None:
-        parsed = cute.parse_layout(args.global_layout)
-        if not isinstance(parsed, cute.Layout):
-            raise UsageError(f"--global takes a plain CuTe layout shape:stride, got {args.global_layout!r}")
-        glay = parsed
-    if ll is not None:
-        source: Any = ll
-    else:
-        tv = target_of(args, missing=TensorLayoutError).layout
-        if not isinstance(tv, cute.Layout) or glay is None or glay.rank() != 2:
-            raise UsageError("--coalescing reads a Triton distributed layout, or a CuTe thread-value "
-                             "layout (thread, value) -> m + M*n with --global giving the M x N tensor")
-        source = _lazy("tv").TVLayout(tv, (int(cute.size(glay[0])), int(cute.size(glay[1]))))
-    rep = _lazy("coalescing").coalescing(source, glay, cute.tla.element_bits(args.dtype))
-    if args.json:
-        print(json.dumps({"vector": rep.vector, "vector_bytes": rep.vector_bytes, "requests": rep.requests,
-                          "sectors_per_request": list(rep.sectors_per_request),
-                          "ideal_sectors": rep.ideal_sectors, "efficiency": rep.efficiency}))
-    else:
-        print(rep)
-    return 0
-
-
-def _show_banks(args: argparse.Namespace) -> int:
-    """--banks BITS: warp 0's --access to TARGET as shared memory, phase by phase."""
-    if args.target is None:
-        raise UsageError("--banks reads TARGET, a CuTe shared-memory layout: give one")
-    for flag in ("index", "offset", "window", "tpu", "as_", "coalescing", "hw_view"):
-        if getattr(args, flag):
-            name = flag.rstrip("_").replace("_", "-")
-            raise UsageError(f"--banks prints a bank report; it takes no --{name}")
-    smem = read_argument(args.target, "a shared-memory layout")
-    banks = _lazy("banks")
-    print(json.dumps(banks.bank_facts(smem, args.banks, args.access)) if args.json else
-          banks.bank_text(smem, args.banks, args.access))
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     if args.banks is not None:
-        return _show_banks(args)
+        return int(_lazy("extra").show_banks(args))
     if args.access != "row":
         raise UsageError("--access names the warp access of --banks")
-    ll = _triton.triton_layout(args)
+    ll = _triton_text.triton_layout(args)
     if args.coalescing:
-        return _show_coalescing(ll, args)
+        return int(_lazy("extra").show_coalescing(ll, args))
     if args.global_layout is not None:
         raise UsageError("--global gives the global tensor of --coalescing")
     if ll is not None:
-        return _show_triton(ll, args)
+        return int(_lazy("extra").show_triton(ll, args))
     if args.hw_view:
         raise UsageError("--hw-view is Triton's hardware view of Triton text; TARGET is not Triton text")
     target = target_of(args, missing=TensorLayoutError)
-    if target.notation == "cute" and isinstance(target.layout, (cute.CoordLayout, cute.CountingTensor)):
-        return _show_coords(target, args)
+    if target.notation == "cute" and isinstance(target.layout, (_lazy("cute").CoordLayout,
+                                                                _lazy("cute").CountingTensor)):
+        return int(_lazy("extra").show_coords(target, args))
     if args.tpu is not None and notation_of(target.layout) == "xla":
         generation = _lazy("tpu").canonical_generation(args.tpu)
         shape = _lazy("padding").tpu_shape(target.layout, generation=generation)
@@ -301,18 +214,18 @@ def run(args: argparse.Namespace) -> int:
         if args.index or args.offset or args.window:
             raise UsageError("--as prints the layout in another notation: it takes no "
                              "--index, --offset or --window")
-        text = _show_as.converted(target, args.as_)
-        print(json.dumps({**_facts.head(target), "as": args.as_, "text": text}) if args.json else text)
+        text = _lazy("show_as").converted(target, args.as_)
+        print(_json({**_lazy("facts").head(target), "as": args.as_, "text": text}) if args.json else text)
         return 0
     if args.index or args.offset:
         if args.window:
             raise UsageError("--window chooses what the grid shows: it does not go with --index/--offset")
         lines, records = _lookups(target, args)
-        print(json.dumps({**_facts.head(target), "lookups": records}) if args.json else "\n".join(lines))
+        print(_json({**_lazy("facts").head(target), "lookups": records}) if args.json else "\n".join(lines))
         return 0
     window = _window(target, args)
     if args.json:
-        print(json.dumps(_facts.describe(target, window)))
+        print(_json(_lazy("facts").describe(target, window)))
         return 0
     width = args.max_width if args.max_width is not None else shutil.get_terminal_size((120, 24)).columns
     print(_text(target, window, width))

@@ -28,12 +28,10 @@ __all__ = ["DESCRIPTION", "register", "run"]
 _LAZY = {"extra": "tensorlayout.cli._show_extra", "show_as": "tensorlayout.cli._show_as",
          "facts": "tensorlayout.cli._facts", "locate": "tensorlayout.cli._locate", "json": "json",
          "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu"}
+_lazy = lazy_modules(_LAZY)
 #: the notations `--as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
 #: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
 AS_NOTATIONS = ("xla", "cute", "map", "triton", "cute-tv")
-
-
-_lazy = lazy_modules(_LAZY)
 
 
 def _json(value: object) -> str:

@@ -33,7 +33,13 @@ from tensorlayout.hlo.model import (
     HloModule,
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODES
-from tensorlayout.hlo.parser_instruction import _SHAPE_RE, MAX_TUPLE_DEPTH, RESERVED_NAMES, InstructionReader
+from tensorlayout.hlo.parser_instruction import (
+    _NAME_RE,
+    _SHAPE_RE,
+    MAX_TUPLE_DEPTH,
+    RESERVED_NAMES,
+    InstructionReader,
+)
 from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 
@@ -48,6 +54,29 @@ _SHAPES = "(?:" + _SHAPE_RE + ")(?:, " + _SHAPE_RE + ")*"
 #: after each comma, as XLA prints it.
 _COMPUTATION_LAYOUT = re.compile(
     r"\{\((" + _SHAPES + r")?\)->(" + _SHAPE_RE + r"|\(" + _SHAPES + r"\))\}", re.A)
+
+
+_NAMED = r"%?(" + _NAME_RE + r"): (" + _SHAPE_RE + r"|\((?:" + _SHAPES + r")?\))"
+#: ``(name: shape, ...) -> shape`` of plain (or tuple of plain) shapes, as XLA prints a
+#: computation's signature, followed by the ``{`` of the body (not of a layout).
+_SIGNATURE = re.compile(r"\(((?:" + _NAMED + r")(?:, " + _NAMED + r")*)?\) -> (" + _SHAPE_RE + r"|\((?:"
+                        + _SHAPES + r")?\))(?=\s*\{\s*[%A-Za-z_}])", re.A)
+_SIGNATURE_PARAM = re.compile(_NAMED, re.A)
+
+
+def _simple_signature(text: str, at: int) -> tuple[tuple[tuple[tuple[str, Shape], ...], Shape], int] | None:
+    """The signature at ``at`` in its common form (plain or tuple shapes, XLA's spacing), read
+    with the cached shape parser, and where it ends; None for any other form (the careful reader
+    then reads it)."""
+    m = _SIGNATURE.match(text, at)
+    if m is None:
+        return None
+    try:
+        params = tuple([(name, parse_shape(shape)) for name, shape in _SIGNATURE_PARAM.findall(m.group(1))]) \
+            if m.group(1) else ()
+        return (params, parse_shape(m.group(6))), m.end()
+    except TensorLayoutError:
+        return None
 
 
 def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
@@ -242,6 +271,11 @@ class _Parser(InstructionReader):
 
     def _signature(self) -> tuple[tuple[tuple[str, Shape], ...], Shape]:
         cur = self.cur
+        cur.skip()
+        fast = _simple_signature(self.text, cur.pos)
+        if fast is not None:
+            signature, cur.pos = fast
+            return signature
         cur.expect("(")
         params: list[tuple[str, Shape]] = []
         if not cur.accept(")"):

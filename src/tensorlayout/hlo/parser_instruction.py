@@ -30,7 +30,7 @@ from tensorlayout.hlo.attributes import (
 )
 from tensorlayout.hlo.model import HloGraph, HloInstruction
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
-from tensorlayout.xla.shape import Shape, parse_shape, read_shape
+from tensorlayout.xla.shape import Shape, _parse_shape_cached, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
 __all__ = ["MAX_TUPLE_DEPTH", "RESERVED_NAMES", "InstructionReader", "literal_shape"]
@@ -219,11 +219,11 @@ class InstructionReader:
         if m is None or m.group(2) in RESERVED_NAMES:
             return None
         try:
-            shape = parse_shape(m.group(3))
+            shape = _parse_shape_cached(m.group(3))  # a str: parse_shape's type check is not needed
         except TensorLayoutError:
             return None
         opcode = m.group(4)
-        if not _known_opcode(opcode):
+        if opcode not in XLA_OPCODES and not _known_opcode(opcode):
             return None
         items = m.group(6)
         operands = self._shaped_operands(opcode, m.end(5)) if items is None \

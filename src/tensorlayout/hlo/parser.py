@@ -92,6 +92,17 @@ def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
         return None
 
 
+def _layout_end(key: str, text: str, at: int) -> int | None:
+    """Where a computation layout in its common form ends (its shapes read with the cached
+    parser: then its text is bracket-balanced and holds no string, so this is where the careful
+    scanner ends it too); None otherwise."""
+    if key not in ("entry_computation_layout", "host_entry_computation_layout") \
+            or _simple_computation_layout(text, at) is None:
+        return None
+    m = _COMPUTATION_LAYOUT.match(text, at)
+    return None if m is None else m.end()
+
+
 def parse_module(text: str) -> HloModule:
     """Parse a whole HLO module (``HloModule name, ...`` then computations).
 
@@ -160,7 +171,7 @@ class _Parser(InstructionReader):
             cur.pos += len("HloModule")
             name = self._name("a module name")
             while cur.accept(","):
-                key, value, at = self._attribute()
+                key, value, at = self._attribute(_layout_end)
                 if key not in MODULE_ATTRIBUTES or key in attributes:
                     raise ParseError(text, text.rfind(key, 0, at), "a module attribute XLA allows, once: "
                                      + ", ".join(sorted(MODULE_ATTRIBUTES)), repr(key))
@@ -309,7 +320,7 @@ class _Parser(InstructionReader):
                 missing = next(n for n in names if n not in defined)
                 self._undefined_operand(comp_name, inst, missing, missing in by_name)
             defined.add(inst.name)
-            operands = tuple([by_name[n] for n in names])
+            operands = tuple(map(by_name.__getitem__, names))
             graph.operands[inst] = operands
             for op in (operands if len(operands) == 1 else dict.fromkeys(operands)):
                 users.setdefault(op, []).append(inst)

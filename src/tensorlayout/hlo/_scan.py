@@ -34,10 +34,16 @@ _CLOSER = {"[": "]", "{": "}", "(": ")"}
 # What may follow a top-level ``]`` inside one value: an iota list goes on (``[2,2]<=[4]T(1,0)``).
 _AFTER_SQUARE = re.compile(r"<=|T\(")
 _JSON_DICT = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]|[^"{}]+', re.S)
+#: ``_STRING`` with possessive runs: a failed match gives up at once instead of backtracking
+_STRING_POSSESSIVE = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+
+
 def _json_dict_pattern(depth: int) -> str:
-    """A JSON dict with dicts nested in it at most ``depth`` levels deep, strings unrolled."""
-    inner = _STRING if depth == 0 else "(?:" + _STRING + "|" + _json_dict_pattern(depth - 1) + ")"
-    return r'\{[^{}"]*(?:' + inner + r'[^{}"]*)*\}'
+    """A JSON dict with dicts nested in it at most ``depth`` levels deep, strings unrolled; every
+    run possessive (no text matches two ways, so this only saves the backtracking)."""
+    inner = _STRING_POSSESSIVE if depth == 0 \
+        else "(?:" + _STRING_POSSESSIVE + "|" + _json_dict_pattern(depth - 1) + ")"
+    return r'\{[^{}"]*+(?:' + inner + r'[^{}"]*+)*+\}'
 
 
 # a JSON dict nested at most four deep, in one match (the loop below reads any depth)

@@ -174,14 +174,15 @@ _NO_OPERANDS = HloInstructionIndexing([])
 
 def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing:
     """Run the opcode's rule; for :data:`_BY_VALUE` opcodes, once per distinct value."""
-    if not instr.operands:  # no operand, no map: whatever the rule gives, or unknown(0), is empty
+    operands = instr.operands
+    if not operands:  # no operand, no map: whatever the rule gives, or unknown(0), is empty
         return _NO_OPERANDS
     rule = OUTPUT_TO_INPUT.get(instr.opcode)
     if rule is None:
-        return HloInstructionIndexing.unknown(len(instr.operands))
+        return HloInstructionIndexing.unknown(len(operands))
     if instr.opcode not in _BY_VALUE:
         return _run(rule, instr, output_id)
-    shapes = (instr.shape, *[op.shape for op in instr.operands])
+    shapes = (instr.shape, *[op.shape for op in operands])
     key = (instr.opcode, output_id, *map(id, shapes),
            *[(k, v) for k, v in instr.attributes.items() if k not in _NOT_READ])
     try:

@@ -59,9 +59,10 @@ def _post_order(roots: Sequence[HloInstruction], members: set[HloInstruction] | 
             continue
         stack: list[tuple[HloInstruction, int]] = [(root, 0)]
         seen.add(id(root))
+        operands_of = root.graph.operands  # what ``.operands`` reads: one module, one graph
         while stack:
             node, k = stack[-1]
-            ops = node.operands
+            ops = operands_of.get(node, ())
             if k < len(ops):
                 stack[-1] = (node, k + 1)
                 op = ops[k]

@@ -13,7 +13,7 @@ the parser fills before it returns the module.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -59,7 +59,7 @@ class HloGraph:
 _NO_GRAPH = HloGraph()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class HloInstruction:
     """One instruction: ``[ROOT] name = shape opcode(operands), attr=value, ...``.
 
@@ -68,6 +68,10 @@ class HloInstruction:
     ``raw_attributes`` holds the raw text of all of them. ``literal`` is a constant's payload
     text, ``parameter_number`` a parameter's number. ``offset`` is where the instruction starts
     in the module text; ``graph`` the links of its module.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> HloInstruction("n", "negate", parse_shape("f32[4]"), ("p",))
+    <HloInstruction n = f32[4]{0} negate>
     """
 
     name: str
@@ -83,6 +87,29 @@ class HloInstruction:
     operand_shapes: tuple[Shape | None, ...] = ()
     offset: int = 0
     graph: HloGraph = field(default=_NO_GRAPH, repr=False)
+
+    def __init__(self, name: str, opcode: str, shape: Shape, operand_names: tuple[str, ...] = (),
+                 attributes: Mapping[str, Any] | None = None, raw_attributes: Mapping[str, str] | None = None,
+                 called_computation_names: tuple[str, ...] = (), is_root: bool = False,
+                 literal: str | None = None, parameter_number: int | None = None,
+                 operand_shapes: tuple[Shape | None, ...] = (), offset: int = 0,
+                 graph: HloGraph = _NO_GRAPH) -> None:
+        # the fields are set once, here, through their slots (what the generated __init__ of a
+        # frozen dataclass does through object.__setattr__, at half the cost: the parser makes
+        # one instruction per line)
+        _set_name(self, name)
+        _set_opcode(self, opcode)
+        _set_shape(self, shape)
+        _set_operand_names(self, operand_names)
+        _set_attributes(self, {} if attributes is None else attributes)
+        _set_raw_attributes(self, {} if raw_attributes is None else raw_attributes)
+        _set_called_computation_names(self, called_computation_names)
+        _set_is_root(self, is_root)
+        _set_literal(self, literal)
+        _set_parameter_number(self, parameter_number)
+        _set_operand_shapes(self, operand_shapes)
+        _set_offset(self, offset)
+        _set_graph(self, graph)
 
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
@@ -129,6 +156,27 @@ class HloInstruction:
 
     def __repr__(self) -> str:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode}>"
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The setter of slot ``name`` of ``cls`` (for its own ``__init__``)."""
+    setter: Callable[[Any, Any], None] = cls.__dict__[name].__set__
+    return setter
+
+
+_set_name = _slot_setter(HloInstruction, "name")
+_set_opcode = _slot_setter(HloInstruction, "opcode")
+_set_shape = _slot_setter(HloInstruction, "shape")
+_set_operand_names = _slot_setter(HloInstruction, "operand_names")
+_set_attributes = _slot_setter(HloInstruction, "attributes")
+_set_raw_attributes = _slot_setter(HloInstruction, "raw_attributes")
+_set_called_computation_names = _slot_setter(HloInstruction, "called_computation_names")
+_set_is_root = _slot_setter(HloInstruction, "is_root")
+_set_literal = _slot_setter(HloInstruction, "literal")
+_set_parameter_number = _slot_setter(HloInstruction, "parameter_number")
+_set_operand_shapes = _slot_setter(HloInstruction, "operand_shapes")
+_set_offset = _slot_setter(HloInstruction, "offset")
+_set_graph = _slot_setter(HloInstruction, "graph")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

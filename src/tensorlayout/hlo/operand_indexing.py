@@ -156,11 +156,15 @@ def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) ->
 #: :func:`compose_simplified` for operand indexings of plain maps; the value holds both maps, so
 #: their ids stay theirs while the entry lives.
 _COMPOSED: dict[tuple[int, int], tuple[IndexingMap, IndexingMap, OperandIndexing]] = {}
+#: The same results by value: ``(class and structural key of each map) -> result``, for equal maps
+#: that arrive as different objects.
+_COMPOSED_BY_VALUE: dict[tuple[object, ...], OperandIndexing] = {}
 _COMPOSED_LIMIT = 1 << 14
 
 
 def compose_simplified(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
-    """``compose_operand_indexing(first, second).simplify()``, remembered per pair of map objects.
+    """``compose_operand_indexing(first, second).simplify()``, remembered per pair of maps (by
+    object, then by :meth:`~tensorlayout.indexing.IndexingMap.structural_key`).
 
     Only indexings without runtime variables or replica maps are remembered (their result
     depends on the two maps alone); the fusion walk composes the same shared maps (identities,
@@ -180,7 +184,13 @@ def compose_simplified(first: OperandIndexing, second: OperandIndexing) -> Opera
     hit = _COMPOSED.get(key)
     if hit is not None and hit[0] is a and hit[1] is b:
         return hit[2]
-    out = compose_operand_indexing(first, second).simplify()
+    value_key = (type(a), a.structural_key(), type(b), b.structural_key())
+    out = _COMPOSED_BY_VALUE.get(value_key)
+    if out is None:
+        out = compose_operand_indexing(first, second).simplify()
+        if len(_COMPOSED_BY_VALUE) >= _COMPOSED_LIMIT:
+            _COMPOSED_BY_VALUE.clear()
+        _COMPOSED_BY_VALUE[value_key] = out
     if len(_COMPOSED) >= _COMPOSED_LIMIT:
         _COMPOSED.clear()
     _COMPOSED[key] = (a, b, out)
@@ -190,6 +200,7 @@ def compose_simplified(first: OperandIndexing, second: OperandIndexing) -> Opera
 def clear_caches() -> None:
     """Forget remembered compositions (results are unaffected, only speed)."""
     _COMPOSED.clear()
+    _COMPOSED_BY_VALUE.clear()
 
 
 def _same_bounds(a: IndexingMap, b: IndexingMap) -> bool:

@@ -33,7 +33,13 @@ from tensorlayout.hlo.model import (
     HloModule,
 )
 from tensorlayout.hlo.opcodes import XLA_OPCODES
-from tensorlayout.hlo.parser_instruction import _SHAPE_RE, MAX_TUPLE_DEPTH, RESERVED_NAMES, InstructionReader
+from tensorlayout.hlo.parser_instruction import (
+    _NAME_RE,
+    _SHAPE_RE,
+    MAX_TUPLE_DEPTH,
+    RESERVED_NAMES,
+    InstructionReader,
+)
 from tensorlayout.hlo.stack_frames import read_stack_frame_tables
 from tensorlayout.xla.shape import Shape, parse_shape, read_shape
 
@@ -50,6 +56,29 @@ _COMPUTATION_LAYOUT = re.compile(
     r"\{\((" + _SHAPES + r")?\)->(" + _SHAPE_RE + r"|\(" + _SHAPES + r"\))\}", re.A)
 
 
+_NAMED = r"%?(" + _NAME_RE + r"): (" + _SHAPE_RE + r"|\((?:" + _SHAPES + r")?\))"
+#: ``(name: shape, ...) -> shape`` of plain (or tuple of plain) shapes, as XLA prints a
+#: computation's signature, followed by the ``{`` of the body (not of a layout).
+_SIGNATURE = re.compile(r"\(((?:" + _NAMED + r")(?:, " + _NAMED + r")*)?\) -> (" + _SHAPE_RE + r"|\((?:"
+                        + _SHAPES + r")?\))(?=\s*\{\s*[%A-Za-z_}])", re.A)
+_SIGNATURE_PARAM = re.compile(_NAMED, re.A)
+
+
+def _simple_signature(text: str, at: int) -> tuple[tuple[tuple[tuple[str, Shape], ...], Shape], int] | None:
+    """The signature at ``at`` in its common form (plain or tuple shapes, XLA's spacing), read
+    with the cached shape parser, and where it ends; None for any other form (the careful reader
+    then reads it)."""
+    m = _SIGNATURE.match(text, at)
+    if m is None:
+        return None
+    try:
+        params = tuple([(name, parse_shape(shape)) for name, shape in _SIGNATURE_PARAM.findall(m.group(1))]) \
+            if m.group(1) else ()
+        return (params, parse_shape(m.group(6))), m.end()
+    except TensorLayoutError:
+        return None
+
+
 def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
     """The computation layout at ``at`` in its common form (plain array shapes), read with the
     cached shape parser; None for any other form (the careful reader then reads it)."""
@@ -61,6 +90,17 @@ def _simple_computation_layout(text: str, at: int) -> ComputationLayout | None:
         return ComputationLayout(params, parse_shape(m.group(2)))
     except TensorLayoutError:
         return None
+
+
+def _layout_end(key: str, text: str, at: int) -> int | None:
+    """Where a computation layout in its common form ends (its shapes read with the cached
+    parser: then its text is bracket-balanced and holds no string, so this is where the careful
+    scanner ends it too); None otherwise."""
+    if key not in ("entry_computation_layout", "host_entry_computation_layout") \
+            or _simple_computation_layout(text, at) is None:
+        return None
+    m = _COMPUTATION_LAYOUT.match(text, at)
+    return None if m is None else m.end()
 
 
 def parse_module(text: str) -> HloModule:
@@ -131,7 +171,7 @@ class _Parser(InstructionReader):
             cur.pos += len("HloModule")
             name = self._name("a module name")
             while cur.accept(","):
-                key, value, at = self._attribute()
+                key, value, at = self._attribute(_layout_end)
                 if key not in MODULE_ATTRIBUTES or key in attributes:
                     raise ParseError(text, text.rfind(key, 0, at), "a module attribute XLA allows, once: "
                                      + ", ".join(sorted(MODULE_ATTRIBUTES)), repr(key))
@@ -242,6 +282,11 @@ class _Parser(InstructionReader):
 
     def _signature(self) -> tuple[tuple[tuple[str, Shape], ...], Shape]:
         cur = self.cur
+        cur.skip()
+        fast = _simple_signature(self.text, cur.pos)
+        if fast is not None:
+            signature, cur.pos = fast
+            return signature
         cur.expect("(")
         params: list[tuple[str, Shape]] = []
         if not cur.accept(")"):
@@ -275,7 +320,7 @@ class _Parser(InstructionReader):
                 missing = next(n for n in names if n not in defined)
                 self._undefined_operand(comp_name, inst, missing, missing in by_name)
             defined.add(inst.name)
-            operands = tuple([by_name[n] for n in names])
+            operands = tuple(map(by_name.__getitem__, names))
             graph.operands[inst] = operands
             for op in (operands if len(operands) == 1 else dict.fromkeys(operands)):
                 users.setdefault(op, []).append(inst)

@@ -14,6 +14,7 @@ column.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tensorlayout._cursor import Cursor
@@ -30,7 +31,7 @@ from tensorlayout.hlo.attributes import (
 )
 from tensorlayout.hlo.model import HloGraph, HloInstruction
 from tensorlayout.hlo.opcodes import XLA_OPCODE_ARITY, XLA_OPCODES, async_shorthand
-from tensorlayout.xla.shape import Shape, parse_shape, read_shape
+from tensorlayout.xla.shape import Shape, _parse_shape_cached, parse_shape, read_shape
 from tensorlayout.xla.types import ELEMENT_TYPES
 
 __all__ = ["MAX_TUPLE_DEPTH", "RESERVED_NAMES", "InstructionReader", "literal_shape"]
@@ -45,6 +46,9 @@ RESERVED_NAMES = (frozenset(ELEMENT_TYPES) - {"tuple"}) | frozenset({
 #: How deep tuple shapes may nest in module text (deeper input is refused with a ParseError
 #: before the recursive shape parser sees it).
 MAX_TUPLE_DEPTH = 64
+
+#: ``(attribute name, text, value offset) -> where the value ends``, or None if it cannot say
+_FastEnd = Callable[[str, str, int], "int | None"]
 
 #: A parsed operand list: constant literal, parameter number, operand names, inline operand shapes.
 _Operands = tuple[str | None, int | None, tuple[str, ...], tuple[Shape | None, ...]]
@@ -124,8 +128,9 @@ class InstructionReader:
             raise self.cur.error(what)
         return m.group(1)
 
-    def _attribute(self) -> tuple[str, str, int]:
-        """``name=value`` at the cursor: the name, the raw value text and its offset."""
+    def _attribute(self, fast_end: _FastEnd | None = None) -> tuple[str, str, int]:
+        """``name=value`` at the cursor: the name, the raw value text and its offset; ``fast_end``
+        may say where a value ends (None: :func:`value_end` says)."""
         cur = self.cur
         m = cur.match(_ATTR_NAME)
         if not m:
@@ -135,7 +140,8 @@ class InstructionReader:
         cur.pos += 1
         cur.skip()
         at = cur.pos
-        cur.pos = value_end(m.group(), self.text, at)
+        end = None if fast_end is None else fast_end(m.group(), self.text, at)
+        cur.pos = value_end(m.group(), self.text, at) if end is None else end
         return m.group(), self.text[at : cur.pos], at
 
     def _typed(self, key: str, value: str, at: int) -> Any:
@@ -219,11 +225,11 @@ class InstructionReader:
         if m is None or m.group(2) in RESERVED_NAMES:
             return None
         try:
-            shape = parse_shape(m.group(3))
+            shape = _parse_shape_cached(m.group(3))  # a str: parse_shape's type check is not needed
         except TensorLayoutError:
             return None
         opcode = m.group(4)
-        if not _known_opcode(opcode):
+        if opcode not in XLA_OPCODES and not _known_opcode(opcode):
             return None
         items = m.group(6)
         operands = self._shaped_operands(opcode, m.end(5)) if items is None \

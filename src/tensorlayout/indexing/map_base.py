@@ -365,10 +365,21 @@ class IndexingMapBase(MapFields):
         return type(self)._make(self._results, dims, (), (), self._constraints, self._known_empty, False)
 
     # ---- identity, printing ----------------------------------------------------------
-    def _struct_key(self) -> tuple[object, ...]:
-        """The whole structure, names and constraint order included: equal keys simplify identically."""
+    def structural_key(self) -> tuple[object, ...]:
+        """The whole structure as a hashable value, names and constraint order included: maps with
+        equal keys (and of one class) are the same map to every operation, so results may be
+        remembered by it (``==`` is coarser: it ignores names and constraint order).
+
+        >>> from tensorlayout.indexing import IndexingMap
+        >>> a = IndexingMap.parse("(d0) -> (d0 * 2), domain: d0 in [0, 3]")
+        >>> b = IndexingMap.parse("(d0) -> (d0 * 2), domain: d0 in [0, 3]")
+        >>> a is b, a.structural_key() == b.structural_key()
+        (False, True)
+        """
         return (self._results, self._dims, self._ranges, self._rts, self._constraints,
                 self._known_empty, self._undefined)
+
+    _struct_key = structural_key
 
     def _key(self) -> tuple[object, ...]:
         return (

@@ -336,7 +336,7 @@ def _simplify(m: M, replace: bool, exact: bool) -> tuple[M, bool]:
         raise IndexingError(f"simplify expects an IndexingMap, got {type(m).__name__}")
     if m.is_undefined or m.is_known_empty:
         return m, False
-    key = (type(m), m._struct_key(), replace, exact)
+    key = (type(m), m.structural_key(), replace, exact)
     hit = _CACHE.get(key)
     if hit is not None:
         return cast("tuple[M, bool]", hit)  # the key holds the class
@@ -345,7 +345,7 @@ def _simplify(m: M, replace: bool, exact: bool) -> tuple[M, bool]:
         _CACHE.clear()
     _CACHE[key] = (out, changed)
     if stable:  # simplifying ``out`` again would give ``out`` back, unchanged
-        _CACHE.setdefault((type(out), out._struct_key(), replace, exact), (out, False))
+        _CACHE.setdefault((type(out), out.structural_key(), replace, exact), (out, False))
     return out, changed
 
 
@@ -361,7 +361,7 @@ def cached_simplification(m: M, mode: SimplifyMode = "replace", *,
     >>> cached_simplification(s) is s
     True
     """
-    hit = _CACHE.get((type(m), m._struct_key(), _normalize_mode(mode), exact))
+    hit = _CACHE.get((type(m), m.structural_key(), _normalize_mode(mode), exact))
     return None if hit is None else cast(M, hit[0])  # the key holds the class
 
 

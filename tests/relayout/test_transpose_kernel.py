@@ -380,3 +380,20 @@ def test_woven_sub_tiles_match_the_reference(engine_mode: str, text: str, thread
     want = _reference(data, text, target.physical_elements, 1)
     assert np.array_equal(to_physical(data, target, pad_value=1, threads=threads), want)
     assert np.array_equal(from_physical(want, target, threads=threads), data)
+
+
+@pytest.mark.parametrize("na, nb", [(3, 4), (3, 5), (3, 7), (3, 128), (3, 131), (4, 3), (6, 3), (128, 3),
+                                    (131, 3)])
+@pytest.mark.parametrize("gaps", [(0, 0), (4, 12), (2036, 500)])
+def test_raw_three_row_transposes_of_four_byte_items(na: int, nb: int, gaps: tuple[int, int]) -> None:
+    # three rows against a longer side (a ragged (2,1) sub-tile's last pairs of rows): 4 x 4
+    # tiles with exactly the three rows' bytes loaded and stored; nothing outside the rows moves
+    kernel = _kernel()
+    da, sb = nb * 4 + gaps[0], na * 4 + gaps[1]
+    src_raw = np.random.default_rng(na * nb).integers(1, 1 << 32, (nb * sb + 64) // 4, dtype=np.uint32)
+    dst_raw = np.full(na * da + 64, 0xAB, np.uint8)
+    kernel.copy(dst_raw.view(np.uint32), src_raw, [(0, 0, (na, nb), (da, 4), (4, sb))], False)  # type: ignore[attr-defined]
+    src = np.lib.stride_tricks.as_strided(src_raw, (nb, na), (sb, 4))
+    dst = np.lib.stride_tricks.as_strided(dst_raw.view(np.uint32), (na, nb), (da, 4))
+    assert np.array_equal(dst, src.T)
+    _assert_only_rows_written(dst_raw, 0, na, da, nb * 4)

@@ -397,6 +397,61 @@ transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ss
     if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
 }
 
+/* Three rows of four-byte items against a longer side (a ragged (2,1) sub-tile's last three
+ * pairs of rows: bf16[1246,89,15]{0,2,1:T(8,128)(2,1)}), below the 4 x 4 tiles, which the
+ * scalar loop took: 4 x 4 tiles in registers with exactly the three rows' bytes loaded and
+ * stored (a row of 12 bytes as 8 + 4), the fourth row a zero vector; the last b (a) past a
+ * multiple of 4 through the scalar loop. na == 3: dst rows of 4 b at a time; nb == 3: the
+ * source's. Returns 0 (nothing done) for any other shape. */
+static int transpose_u32_three(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                               Py_ssize_t sb)
+{
+#if HAVE_STREAM
+    const __m128i z = _mm_setzero_si128();
+    if (na == 3 && nb >= 4) {
+        Py_ssize_t eb = nb - nb % 4;
+        for (Py_ssize_t b = 0; b < eb; b += 4) {
+            __m128i r[4];
+            for (int j = 0; j < 4; j++) {
+                const char *q = s + (b + j) * sb;
+                int32_t w;
+                memcpy(&w, q + 8, 4);
+                r[j] = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)q), _mm_cvtsi32_si128(w));
+            }
+            __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpacklo_epi32(r[2], r[3]);
+            __m128i t2 = _mm_unpackhi_epi32(r[0], r[1]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+            char *o = d + b * 4;
+            _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(o + da), _mm_unpackhi_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(o + 2 * da), _mm_unpacklo_epi64(t2, t3));
+        }
+        if (eb < nb) transpose_table[2](d + eb * 4, s + eb * sb, na, nb - eb, da, sb);
+        return 1;
+    }
+    if (nb == 3 && na >= 4) {
+        Py_ssize_t ea = na - na % 4;
+        for (Py_ssize_t a = 0; a < ea; a += 4) {
+            __m128i r0 = LD(s + a * 4), r1 = LD(s + sb + a * 4), r2 = LD(s + 2 * sb + a * 4);
+            __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, z);
+            __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, z);
+            __m128i y[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                            _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+            for (int j = 0; j < 4; j++) {
+                char *o = d + (a + j) * da;
+                int32_t w = _mm_cvtsi128_si32(_mm_srli_si128(y[j], 8));
+                _mm_storel_epi64((__m128i *)o, y[j]);
+                memcpy(o + 8, &w, 4);
+            }
+        }
+        if (ea < na) transpose_table[2](d + ea * da, s + ea * 4, na - ea, nb, da, sb);
+        return 1;
+    }
+#else
+    (void)d, (void)s, (void)na, (void)nb, (void)da, (void)sb;
+#endif
+    return 0;
+}
+
 /* The transpose of transpose_T in vector tiles of V x V items, grouped in blocks of one
  * cache line per row on both sides (so each source line is used whole while in L1, and each
  * destination line is written whole by consecutive tiles: streamed stores then combine);
@@ -406,6 +461,7 @@ transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ss
 static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
                             Py_ssize_t sb, int lg, int nt)
 {
+    if (lg == 2 && !nt && (na == 3 || nb == 3) && transpose_u32_three(d, s, na, nb, da, sb)) return;
     const tiler_t *t = &tilers[lg];
     if ((na < t->v || nb < t->v) && narrow_tilers[lg].tile != NULL && na >= narrow_tilers[lg].v
         && nb >= narrow_tilers[lg].v)

@@ -478,12 +478,10 @@ ALWAYS_INLINE void load_columns(const uint8_t *in, __m128i *v, Py_ssize_t P, con
     }
 }
 
-/* 16 columns of one row of lines: q bytes each, P bytes apart, from per*q logical rows. */
-ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
-                              int own, __m128i m, const int bits, const int q)
+/* 16 columns of per*q logical rows (ls bytes apart) packed into q registers, bits per item. */
+ALWAYS_INLINE void pack_lines(__m128i *v, const char *log, Py_ssize_t ls, __m128i m, const int bits, const int q)
 {
     const int per = 8 / bits;
-    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
     for (int j = 0; j < q; j++) {
         const char *row = log + j * per * ls;
         __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
@@ -493,6 +491,14 @@ ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_
         }
         v[j] = acc;
     }
+}
+
+/* 16 columns of one row of lines: q bytes each, P bytes apart, from per*q logical rows. */
+ALWAYS_INLINE void pack_block(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                              int own, __m128i m, const int bits, const int q)
+{
+    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+    pack_lines(v, log, ls, m, bits, q);
     if (own)
         store_owned(out, v, P, q, c->pad_byte, c->stream);
     else
@@ -513,15 +519,9 @@ ALWAYS_INLINE int pack_tail(const ctx_t *c, uint8_t *out, const char *log, Py_ss
         if (row < (uintptr_t)c->log_lo || row + LANES > (uintptr_t)c->log_hi) return 0;
     }
     _Alignas(16) uint8_t tmp[MAX_Q][LANES];
-    for (int j = 0; j < q; j++) {
-        const char *row = log + j * per * ls;
-        __m128i acc = _mm_and_si128(_mm_loadu_si128((const __m128i *)row), m);
-        for (int k = 1; k < per; k++) {
-            __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + k * ls)), m);
-            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
-        }
-        _mm_store_si128((__m128i *)tmp[j], acc);
-    }
+    __m128i v[MAX_Q] = {0}; /* (q of them are set) */
+    pack_lines(v, log, ls, m, bits, q);
+    for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
     for (Py_ssize_t i = 0; i < n; i++) {
         for (int j = 0; j < q; j++) out[i * P + j] = tmp[j][i];
         if (own) memset(out + i * P + q, c->pad_byte, (size_t)(P - q));

@@ -13,10 +13,10 @@ a printed `LinearLayout`, an encoding (`#ttg.blocked<{...}>`, ...) with `--shape
 from __future__ import annotations
 
 import re
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tensorlayout import convert, triton
+from tensorlayout._lazy import lazy_modules
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.xla.types import ELEMENT_TYPES
 
@@ -26,9 +26,8 @@ if TYPE_CHECKING:  # Triton's modules load when Triton text comes (`show` of a s
 __all__ = ["NOTATIONS", "SHOWN_POINTS", "converted", "cute_tv", "picture_dims", "show_text",
            "tensor_element"]
 
-def _render() -> Any:
-    """The Triton pictures' module (which layouts are distributed or shared), on first use."""
-    return import_module("tensorlayout.render._triton")
+#: the Triton pictures' module (which layouts are distributed or shared), loaded on first use
+_lazy = lazy_modules({"render": "tensorlayout.render._triton"})
 
 
 #: what `show --as` turns a Triton layout into
@@ -48,7 +47,7 @@ def picture_dims(ll: LinearLayout) -> tuple[int, ...]:
     """The dims a picture window of ``ll`` ranges over: rows x columns of a distributed
     layout's tensor, the out dims of a shared one."""
     sizes = ll.get_out_dim_sizes()
-    if _render().is_shared(ll) or len(sizes) <= 1:
+    if _lazy("render").is_shared(ll) or len(sizes) <= 1:
         return tuple(sizes) if sizes else (1,)
     rows = 1
     for n in sizes[:-1]:
@@ -81,7 +80,7 @@ def cute_tv(ll: LinearLayout) -> str:
     '((8,4),2):((8,1),4)'
     """
     ins = ll.get_in_dim_names()
-    if not _render().is_distributed(ll):
+    if not _lazy("render").is_distributed(ll):
         raise UnsupportedError(f"--as cute-tv is the thread-value form of a distributed layout (in dims "
                                f"register, lane, warp, block); this one has {ins}: --as cute gives it")
     threads = [d for d in _THREAD_DIMS if d in ins and ll.get_in_dim_size(d) > 1]
@@ -119,7 +118,7 @@ def converted(ll: LinearLayout, notation: str, element: str, text: str = "") -> 
     found = tensor_element(text)
     origin = "from the tensor type" if found else "from --dtype (default f16; an encoding has none)"
     sizes = {d: ll.get_in_dim_size(d) if ll.has_in_dim(d) else 1 for d in ("register", "lane", "warp")}
-    codomain = ("shared-memory offset of each element" if _render().is_shared(ll) else
+    codomain = ("shared-memory offset of each element" if _lazy("render").is_shared(ll) else
                 f"index of the point holding each element, register + {sizes['register']} * (lane + "
                 f"{sizes['lane']} * (warp + {sizes['warp']} * block))")
     return f"{convert.cute_to_xla(cute, found or element)}\n(offsets: {codomain}; element type {origin})"
@@ -137,8 +136,9 @@ def show_text(ll: LinearLayout, header: str | None, hw_view: bool = False) -> st
     if points > SHOWN_POINTS:
         lines.append(f"(Triton's picture of {points} points is left out past {SHOWN_POINTS}: "
                      "`tensorlayout render` draws a window of it)")
-    elif _render().is_distributed(ll) and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
+    elif (pictures := _lazy("render")).is_distributed(ll) \
+            and {"register", "lane", "warp", "block"} <= set(ll.get_in_dim_names()):
         lines.append(triton.get_distributed_view(ll, hw_view).rstrip("\n"))
-    elif _render().is_shared(ll) and {"offset", "block"} <= set(ll.get_in_dim_names()):
+    elif pictures.is_shared(ll) and {"offset", "block"} <= set(ll.get_in_dim_names()):
         lines.append(triton.get_shared_view(ll, hw_view).rstrip("\n"))
     return "\n".join(lines)

@@ -327,6 +327,7 @@ class Row:
     default: float  # ours / copy, default threads
     one: float  # ours / copy, threads=1
     vs_numpy: float  # ours / numpy's transposing copy, both one thread
+    vs_numpy_pad: float  # ours / numpy's transposing copy and a fill of the target's padding bytes
     mib: float
 
 
@@ -335,6 +336,16 @@ def _numpy_transpose(src: np.ndarray, perm: tuple[int, ...]) -> Callable[[], obj
     view = src.transpose(perm)
     out = np.empty(view.shape, src.dtype)
     return lambda: np.copyto(out, view)
+
+
+def _padded_anchor(numpy_copy: Callable[[], object], pad_bytes: int) -> Callable[[], object]:
+    """``numpy_copy`` followed by ``ndarray.fill`` of ``pad_bytes`` bytes (the target's padding)."""
+    pad = np.empty(pad_bytes, np.uint8)
+
+    def copy_and_fill() -> None:
+        numpy_copy()
+        pad.fill(0)
+    return copy_and_fill
 
 
 def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callable[[], float]) -> list[Row]:
@@ -347,10 +358,10 @@ def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callab
     order = _major_first(s.text)
     ordered = np.ascontiguousarray(data.transpose(order))
     calls = [("to", lambda th: to_physical(data, t, out=out_buf, threads=th),
-              _numpy_transpose(data, order), max(buf.nbytes, data.nbytes)),
+              _numpy_transpose(data, order), max(buf.nbytes, data.nbytes), buf.nbytes - data.nbytes),
              ("from", lambda th: from_physical(buf, t, out=out_arr, threads=th),
               _numpy_transpose(ordered, tuple(int(k) for k in np.argsort(order))),
-              max(buf.nbytes, data.nbytes))]
+              max(buf.nbytes, data.nbytes), 0)]
     out_buf, out_arr = np.empty_like(buf), np.empty_like(data)
     if s.relayout_to is not None:
         u = as_target(s.relayout_to)
@@ -361,23 +372,27 @@ def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callab
         calls.append((f"-> {s.relayout_to[s.relayout_to.index('{'):]}",
                       lambda th: relayout(buf, t, u, out=out_dst, threads=th),
                       _numpy_transpose(ordered, tuple(order.index(k) for k in dst_order)),
-                      max(buf.nbytes, want.nbytes)))
+                      max(buf.nbytes, want.nbytes), want.nbytes - data.nbytes))
     rows = []
-    for direction, ours, numpy_copy, moved in calls:
+    for direction, ours, numpy_copy, moved, pad_bytes in calls:
         src = np.full(moved, 1, dtype=np.uint8)
         dst = np.empty_like(src)
         copy = lambda: np.copyto(dst, src)  # noqa: B023, E731
         default = paired(lambda: ours(None), copy, repeat)[2]  # noqa: B023
         one = paired(lambda: ours(1), copy, repeat, clock=clock)[2]  # noqa: B023
         vs_numpy = paired(lambda: ours(1), numpy_copy, repeat, clock=clock)[2]  # noqa: B023
-        rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, moved / 2**20))
+        vs_pad = vs_numpy if pad_bytes <= 0 else paired(
+            lambda: ours(1), _padded_anchor(numpy_copy, pad_bytes), repeat, clock=clock)[2]  # noqa: B023
+        rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, vs_pad, moved / 2**20))
     return rows
 
 
 def _summary(rows: list[Row]) -> None:
     for label, get in (("default threads, ours / copy", lambda r: r.default),
                        ("threads=1, ours / copy", lambda r: r.one),
-                       ("threads=1, ours / numpy's transposing copy", lambda r: r.vs_numpy)):
+                       ("threads=1, ours / numpy's transposing copy", lambda r: r.vs_numpy),
+                       ("threads=1, ours / numpy's transposing copy and a fill of the padding",
+                        lambda r: r.vs_numpy_pad)):
         values = np.array([get(r) for r in rows])
         p = np.percentile(values, [50, 90, 95])
         print(f"\n{label}: n {len(values)}  median {p[0]:.2f}  p90 {p[1]:.2f}  p95 {p[2]:.2f}  "
@@ -391,7 +406,9 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     both directions and in a one-pass relayout where one was drawn, with default threads and
     threads=1 against a copy of max(logical, physical) bytes, and on one thread against
     numpy's transposing copy (the logical array into its minor_to_major order: a layout's
-    tiling aside, the same permutation): medians of alternate rounds, then the distributions.
+    tiling aside, the same permutation), and against that copy followed by a fill of the bytes
+    the target's padding adds (then numpy writes as many bytes as the relayout does): medians
+    of alternate rounds, then the distributions.
     ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
     machine), default threads always in wall time."""
     import tensorlayout.relayout._copy as engine
@@ -401,14 +418,14 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     print(f"relayout population: {samples} layouts, seed {seed}, {lo_mib}-{hi_mib} MiB, {repeat} rounds "
           f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}; one-thread "
           f"columns in {'CPU' if cpu else 'wall'} time")
-    print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6}")
+    print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6} {'np+pad':>6}")
     rows: list[Row] = []
     for _ in range(samples):
         s = sample(rng, seen, lo_mib, hi_mib)
         for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter):
             rows.append(r)
-            print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f}",
-                  flush=True)
+            print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f} "
+                  f"{r.vs_numpy_pad:6.2f}", flush=True)
     _summary(rows)
 
 

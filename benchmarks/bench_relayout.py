@@ -282,7 +282,8 @@ def sample(rng: np.random.Generator, seen: dict[str, list[Seen]], lo_mib: float,
         logical = t.size * max(bits, 8) // 8
         if not (lo_mib / 2 <= logical / 2**20 <= hi_mib * 1.5) or _bytes(t, bits) > max_padding * logical:
             continue
-        return Sample(cls, text, CLASSES[cls][s.etype], _second(rng, choices, s, dims, t))
+        pair_rng = np.random.default_rng(int(rng.integers(2**62)))  # one draw, whatever is_direct says
+        return Sample(cls, text, CLASSES[cls][s.etype], _second(pair_rng, choices, s, dims, t))
 
 
 def _bytes(t: object, bits: int) -> int:

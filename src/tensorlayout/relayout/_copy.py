@@ -55,9 +55,9 @@ if _kernel is not None:
     to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
     _new_small_call = _kernel.small_call
 
-__all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_physical_small",
-           "has_fast_path", "kernel_available", "pieces", "prepare", "settings", "small_call",
-           "to_physical_small"]
+__all__ = ["Prepared", "PreparedDirect", "Settings", "copy_direct", "copy_in", "copy_out",
+           "from_physical_small", "has_fast_path", "kernel_available", "pieces", "prepare", "prepare_direct",
+           "settings", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 #: per target and item size: its padding as boxes of bytes (_padding_boxes)
@@ -148,15 +148,16 @@ def _copy_boxes(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np
 
 
 def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int | None,
-         tasks: Callable[[int], list[Task]], pairs: Callable[[], list[Pair]]) -> None:
+         tasks: Callable[[int], list[Task]], pairs: Callable[[], list[Pair]], stream: bool = True) -> None:
     """Copy between ``logical`` and ``buf``: the kernel's ``tasks(pieces)``, or the numpy path
-    over the (physical, logical) view ``pairs``, shared among threads when large."""
+    over the (physical, logical) view ``pairs``, shared among threads when large; ``stream``:
+    False keeps the kernel's stores in the cache at any size."""
     nbytes = logical.nbytes
     workers = thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
     if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
             and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
         dst, src = (buf, logical) if to_physical else (logical, buf)
-        stream = nbytes >= STREAM_MIN_BYTES
+        stream = stream and nbytes >= STREAM_MIN_BYTES
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return
@@ -221,8 +222,8 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
 
 
-def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object,
-               alloc_shape: tuple[int, ...] | None) -> object | None:
+def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf: np.ndarray, key: tuple,
+               pad: object, alloc_shape: tuple[int, ...] | None) -> object | None:
     """``copy`` between arrays like ``logical`` and ``buf`` as a small call of the kernel, which
     repeats it under ``key`` (a remembered call's: the keyed array's dtype, strides and shape,
     the thread cap, then the raw pad value or out's strides) with every check of
@@ -237,7 +238,7 @@ def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key:
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = np.empty(1, buf.dtype)
         one.fill(pad)
-        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole \
+        boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
             else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
         fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
@@ -260,20 +261,87 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
     prepare(target, array, buf, True).run(array, buf, pad_value, threads)
 
 
+#: A one-pass relayout fills its whole destination with the pad value before the copy (one
+#: memset, no reads) when at least this share of it is padding: measured against the fill of
+#: the padding boxes, both followed by the copy, in rounds alternating with ``np.copyto``
+#: (one thread; f32[2,512,256,4]{2,0,3,1:T(4,128)} to itself, half padding in 1 KiB runs:
+#: 2.19 -> 1.61x a copy; pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)}
+#: 2.42 -> 1.92x; a tenth of padding, pred[5,52,4133] T(4,128)(4,1) -> T(8,128)(4,1): 1.36
+#: -> 1.64x, so the boxes stay below).
+FILL_WHOLE_SHARE = 0.25
+#: A one-pass copy of runs contiguous on both sides streams its stores (above
+#: ``STREAM_MIN_BYTES``) only when the runs are this long: glibc's memcpy of shorter runs
+#: through the cache measured faster (f8e4m3fn[131072,64]{1,0:T(4,128)(4,1)} to itself, 256-byte
+#: runs, 16 MiB: 2.29 -> 1.40x a copy; on a 64-byte aligned buffer 1.37 -> 1.21x).
+STREAM_MIN_RUN = 1 << 12
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedDirect:
+    """A one-pass relayout from ``src`` to ``dst`` prepared for 1-D contiguous buffers of one
+    item size: the kernel's one-thread tasks and how the padding is filled (see
+    :func:`prepare_direct`)."""
+
+    src: PhysicalTarget
+    dst: PhysicalTarget
+    tasks: list[Task]
+    nbytes: int  # of the source buffer
+    padded: bool  # the destination has padding slots
+    fill_whole: bool  # ... filled whole first (FILL_WHOLE_SHARE)
+    stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
+    to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
+
+    @property
+    def plan(self) -> Plan:
+        """The destination's copy plan (its padding boxes)."""
+        return copy_plan(self.dst)
+
+    def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
+            threads: int | None = None) -> None:
+        """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
+        if self.fill_whole:
+            buf.fill(pad_value)
+        elif self.padded:
+            _fill_padding(buf, self.dst, pad_value)
+        nbytes = self.nbytes
+        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
+                and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
+            _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
+            return
+        src, dst = self.src, self.dst
+
+        def tasks(pieces: int) -> list[Task]:
+            key = (src, data.strides, buf.strides, data.itemsize, pieces)
+            return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
+                                                                 True, pieces))
+
+        _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf), self.stream)
+
+
+def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
+                   buf: np.ndarray) -> PreparedDirect:
+    """The one-pass copy from the 1-D contiguous ``data`` under ``src`` into ``buf`` under
+    ``dst`` (``is_direct(src, dst)`` holds), prepared for their item size: it also copies any
+    other pair of such buffers."""
+    key = (src, data.strides, buf.strides, data.itemsize, 1)
+    tasks = DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
+                                                          True, 1))
+    padding = 1 - dst.size / dst.physical_elements if dst.physical_elements else 0.0
+    padded = padding > 0
+    plan = copy_plan(dst)
+    whole = padded and (plan.fill_all or padding >= FILL_WHOLE_SHARE)
+    runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
+    stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
+    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream)
+
+
 def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget,
                 pad_value: object, threads: int | None = None) -> None:
     """Write the 1-D buffer ``data`` under ``src`` into the 1-D ``buf`` under ``dst`` in one
     pass (``is_direct(src, dst)`` holds), padding slots = ``pad_value``."""
     if np.may_share_memory(data, buf):  # before the padding overwrites it
         data = data.copy()
-    _fill_padding(buf, dst, pad_value)
-
-    def tasks(pieces: int) -> list[Task]:
-        key = (src, data.strides, buf.strides, data.itemsize, pieces)
-        return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
-                                                             True, pieces))
-
-    _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
+    prepare_direct(src, dst, data, buf).run(data, buf, pad_value, threads)
 
 
 def _fill_order(box: Box) -> Box:

@@ -88,7 +88,8 @@ CASES = _cases(80)
 def min_run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """One pass for every nesting pair (short runs too), or as ``MIN_RUN`` decides."""
     if request.param is not None:
-        monkeypatch.setattr(direct, "MIN_RUN", request.param)
+        for name in ("MIN_RUN", "MIN_RUN_BYTES", "MIN_COMMON_BYTES"):
+            monkeypatch.setattr(direct, name, request.param)
 
 
 def _bytes(a: np.ndarray) -> np.ndarray:
@@ -150,3 +151,43 @@ def test_runs_shorter_than_a_page_are_not_streamed() -> None:
     assert not engine.prepare_direct(t, t, data, np.empty_like(data)).stream
     dense = np.zeros(flat.physical_elements, np.uint8)
     assert engine.prepare_direct(flat, flat, dense, np.empty_like(dense)).stream
+
+
+@pytest.mark.parametrize(("src", "dst"), [
+    ("pred[19,6,308]{2,0,1:T(8,128)(4,1)}", "pred[19,6,308]{2,0,1:T(32,128)(4,1)}"),  # 3 rows of 4
+    ("s8[5,39,192]{2,1,0:T(4,128)(4,1)}", "s8[5,39,192]{2,1,0:T(4,128)(4,1)}"),
+    ("bf16[5,33,130]{2,1,0:T(8,128)(2,1)}", "bf16[5,33,130]{2,1,0:T(16,128)(2,1)}"),  # 1 row of 2
+])
+def test_ragged_subtile_rows_copied_whole_then_refilled(engine_mode: str, src: str, dst: str) -> None:
+    s, d = PhysicalTarget.from_xla(src), PhysicalTarget.from_xla(dst)
+    assert direct.over_extents(s, d) != s.logical_shape and is_direct(s, d)
+    dtype = np.dtype(np.uint16 if s.element_bits == 16 else np.uint8)
+    raw = np.random.default_rng(1).bytes(s.size * dtype.itemsize)
+    data = np.frombuffer(raw, dtype).reshape(s.logical_shape)
+    buf = _source(s, data, 2)  # random padding, which the copy carries over and the refill replaces
+    copy = engine.prepare_direct(s, d, buf, np.empty(d.physical_elements, dtype))
+    assert copy.over
+    for pad in (0, 5):
+        assert np.array_equal(_bytes(relayout(buf, s, d, pad_value=pad)), _bytes(_definition(d, data, pad)))
+
+
+def test_a_ragged_row_mostly_padding_is_not_copied_whole() -> None:
+    s = PhysicalTarget.from_xla("s8[105,260]{1,0:T(4,128)(4,1)}")  # 1 row of 4: 3 slots to refill
+    assert direct.over_extents(s, s) == s.logical_shape
+
+
+@pytest.mark.parametrize(("src", "dst", "one_pass"), [
+    ("f32[64,64]{1,0:T(4,4)}", "f32[64,64]{0,1:T(4,4)}", True),  # 16-byte runs, no sub-tiles
+    ("u16[64,64]{1,0:T(4,4)}", "u16[64,64]{0,1:T(4,4)}", True),  # 8 bytes
+    ("u8[64,64]{1,0:T(4,4)}", "u8[64,64]{0,1:T(4,4)}", False),  # 4 bytes
+    ("bf16[64,256]{1,0:T(8,128)(2,1)}", "bf16[64,256]{0,1:T(8,128)}", False),  # a sub-tile against none
+    ("s8[64,256]{1,0:T(8,128)(4,1)}", "s8[64,256]{0,1:T(8,128)}", False),
+    ("bf16[64,32,2]{0,2,1:T(4,128)(2,1)}", "bf16[64,32,2]{1,2,0:T(4,128)(2,1)}", True),  # both (2,1)
+    ("s8[64,256]{1,0:T(8,128)(4,1)}", "s8[64,256]{1,0:T(8,128)(4,1)}", True),  # to itself
+])
+def test_one_pass_or_two_as_measured(src: str, dst: str, one_pass: bool) -> None:
+    s, d = PhysicalTarget.from_xla(src), PhysicalTarget.from_xla(dst)
+    assert is_direct(s, d) == one_pass
+    data = np.arange(s.size).astype(np.dtype(f"u{s.element_bits // 8}")).reshape(s.logical_shape)
+    want = to_physical(data, d, pad_value=1)
+    assert np.array_equal(relayout(to_physical(data, s), s, d, pad_value=1), want)

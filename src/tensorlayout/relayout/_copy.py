@@ -32,7 +32,7 @@ from types import ModuleType
 import numpy as np
 
 from tensorlayout.relayout._buffers import allocate
-from tensorlayout.relayout._direct import direct_pairs
+from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -230,9 +230,11 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     :meth:`Prepared.run`, or None when one kernel call does not do it (``_kernel.c``).
     ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
     ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
-    ``out`` must be given: ``from_physical`` made with one)."""
+    ``out`` must be given: ``from_physical`` made with one). A one-pass copy with padding to
+    fill again after it (``PreparedDirect.over``) is none: the kernel fills first."""
     if _new_small_call is None or copy is None or not logical.size \
-            or not (logical.flags.aligned and buf.flags.aligned):
+            or not (logical.flags.aligned and buf.flags.aligned) \
+            or (isinstance(copy, PreparedDirect) and copy.over):
         return None
     fill = None
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
@@ -274,6 +276,12 @@ FILL_WHOLE_SHARE = 0.25
 #: through the cache measured faster (f8e4m3fn[131072,64]{1,0:T(4,128)(4,1)} to itself, 256-byte
 #: runs, 16 MiB: 2.29 -> 1.40x a copy; on a 64-byte aligned buffer 1.37 -> 1.21x).
 STREAM_MIN_RUN = 1 << 12
+#: A one-pass copy runs ragged sub-tile rows whole into the padding past them, then fills
+#: that padding again (``_direct.over_extents``): measured alternately with ``np.copyto``, one
+#: thread, pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)} (3 rows of 4)
+#: 2.48 -> 1.97x, s8[39,497,192]{1,2,0:T(4,128)(4,1)} to itself 1.26 -> 1.19x; with 1 row of 4
+#: (f8e5m2[105,105,260]) 1.52 -> 2.32x, so over_extents leaves those. False: never.
+OVER_COPY = True
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -289,6 +297,7 @@ class PreparedDirect:
     padded: bool  # the destination has padding slots
     fill_whole: bool  # ... filled whole first (FILL_WHOLE_SHARE)
     stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
+    over: list[Box]  # padding the copy runs into (_direct.over_extents), filled again after it
     to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
 
     @property
@@ -307,32 +316,45 @@ class PreparedDirect:
         if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
                 and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
             _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
-            return
-        src, dst = self.src, self.dst
+        else:
+            src, dst, over = self.src, self.dst, bool(self.over)
 
-        def tasks(pieces: int) -> list[Task]:
-            key = (src, data.strides, buf.strides, data.itemsize, pieces)
-            return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
-                                                                 True, pieces))
+            def tasks(pieces: int) -> list[Task]:
+                return _direct_tasks(src, dst, data, buf, pieces, over)
 
-        _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf), self.stream)
+            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, over),
+                 self.stream)
+        for off, shape, strides in self.over:
+            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+
+
+def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
+                  over: bool) -> list[Task]:
+    """The kernel's tasks of a one-pass copy in ``pieces`` (remembered on ``dst``)."""
+    key = (src, data.strides, buf.strides, data.itemsize, pieces, over)
+    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, over), data, buf,
+                                                         True, pieces))
 
 
 def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
                    buf: np.ndarray) -> PreparedDirect:
     """The one-pass copy from the 1-D contiguous ``data`` under ``src`` into ``buf`` under
     ``dst`` (``is_direct(src, dst)`` holds), prepared for their item size: it also copies any
-    other pair of such buffers."""
-    key = (src, data.strides, buf.strides, data.itemsize, 1)
-    tasks = DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
-                                                          True, 1))
+    other pair of such buffers. Ragged sub-tile rows are copied whole where both sides have
+    the slots (``over_extents``), their padding filled again after the copy."""
+    over = OVER_COPY and over_extents(src, dst) != src.logical_shape
+    tasks = _direct_tasks(src, dst, data, buf, 1, over)
     padding = 1 - dst.size / dst.physical_elements if dst.physical_elements else 0.0
-    padded = padding > 0
-    plan = copy_plan(dst)
-    whole = padded and (plan.fill_all or padding >= FILL_WHOLE_SHARE)
+    whole = padding > 0 and (copy_plan(dst).fill_all or padding >= FILL_WHOLE_SHARE)
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
-    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream)
+    refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
+              for v in over_padding(src, dst, buf)] if over else []
+    return PreparedDirect(src, dst, tasks, data.nbytes, padding > 0, whole, stream, refill)
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
 
 
 def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget,

@@ -191,3 +191,23 @@ def test_one_pass_or_two_as_measured(src: str, dst: str, one_pass: bool) -> None
     data = np.arange(s.size).astype(np.dtype(f"u{s.element_bits // 8}")).reshape(s.logical_shape)
     want = to_physical(data, d, pad_value=1)
     assert np.array_equal(relayout(to_physical(data, s), s, d, pad_value=1), want)
+
+
+@pytest.mark.parametrize("text", ["s8[5,39,192]{2,1,0:T(4,128)(4,1)}", "f32[2,64,256,4]{2,0,3,1:T(4,128)}",
+                                  "bf16[700]{0:T(1024)(128)(2,1)}"])
+def test_a_repeated_relayout_in_place_reads_before_it_writes(text: str) -> None:
+    # out is the source buffer itself: the kernel's small calls refuse overlapping arrays, and
+    # the Python path copies the source before the padding is written
+    t = PhysicalTarget.from_xla(text)
+    dtype = np.dtype(f"u{t.element_bits // 8}")
+    raw = np.random.default_rng(3).bytes(t.size * dtype.itemsize)
+    data = np.frombuffer(raw, dtype).reshape(t.logical_shape)
+    want = _definition(t, data, 7)
+    for _ in range(3):
+        buf = _source(t, data, 4)
+        assert relayout(buf, t, t, pad_value=7, out=buf) is buf
+        assert np.array_equal(_bytes(buf), _bytes(want))
+        half = _source(t, data, 5)  # out overlapping a shifted source
+        store = np.concatenate([half, np.zeros(3, dtype)])
+        got = relayout(store[:t.physical_elements], t, t, pad_value=7, out=store[3:])
+        assert np.array_equal(_bytes(got), _bytes(want))

@@ -7,6 +7,9 @@ values, ``out=`` buffers inside guarded memory, repeated calls (the kernel's sma
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -138,10 +141,13 @@ def test_a_target_relaid_out_to_itself_is_a_copy_with_fresh_padding() -> None:
 def test_the_prepared_copy_fills_the_whole_buffer_first_when_mostly_padding() -> None:
     half = PhysicalTarget.from_xla("f32[2,512,256,4]{2,0,3,1:T(4,128)}")
     little = PhysicalTarget.from_xla("s8[39,497,192]{1,2,0:T(4,128)(4,1)}")
-    for t, whole in ((half, True), (little, False)):
-        data = np.zeros(t.physical_elements, np.dtype(f"u{t.element_bits // 8}"))
-        copy = engine.prepare_direct(t, t, data, np.empty_like(data))
-        assert copy.padded and copy.fill_whole == whole
+    other = PhysicalTarget.from_xla("s8[39,497,192]{1,2,0:T(8,128)(4,1)}")
+    for s, d, whole, how in ((half, half, True, "data"), (little, other, False, "data"),
+                             (little, little, False, "all")):  # the same offsets: one copy, then the padding
+        data = np.zeros(s.physical_elements, np.dtype(f"u{s.element_bits // 8}"))
+        prepared = engine.prepare_direct(s, d, data, np.empty(d.physical_elements, data.dtype))
+        got = (prepared.fill_whole, prepared.how, prepared.padded, bool(prepared.refill))
+        assert got == (whole, how, how != "all", how == "all")
 
 
 def test_runs_shorter_than_a_page_are_not_streamed() -> None:
@@ -155,7 +161,7 @@ def test_runs_shorter_than_a_page_are_not_streamed() -> None:
 
 @pytest.mark.parametrize(("src", "dst"), [
     ("pred[19,6,308]{2,0,1:T(8,128)(4,1)}", "pred[19,6,308]{2,0,1:T(32,128)(4,1)}"),  # 3 rows of 4
-    ("s8[5,39,192]{2,1,0:T(4,128)(4,1)}", "s8[5,39,192]{2,1,0:T(4,128)(4,1)}"),
+    ("s8[5,39,192]{2,1,0:T(4,128)(4,1)}", "s8[5,39,192]{2,1,0:T(8,128)(4,1)}"),
     ("bf16[5,33,130]{2,1,0:T(8,128)(2,1)}", "bf16[5,33,130]{2,1,0:T(16,128)(2,1)}"),  # 1 row of 2
 ])
 def test_ragged_subtile_rows_copied_whole_then_refilled(engine_mode: str, src: str, dst: str) -> None:
@@ -165,8 +171,8 @@ def test_ragged_subtile_rows_copied_whole_then_refilled(engine_mode: str, src: s
     raw = np.random.default_rng(1).bytes(s.size * dtype.itemsize)
     data = np.frombuffer(raw, dtype).reshape(s.logical_shape)
     buf = _source(s, data, 2)  # random padding, which the copy carries over and the refill replaces
-    copy = engine.prepare_direct(s, d, buf, np.empty(d.physical_elements, dtype))
-    assert copy.over
+    prepared = engine.prepare_direct(s, d, buf, np.empty(d.physical_elements, dtype))
+    assert prepared.how == "over" and prepared.refill
     for pad in (0, 5):
         assert np.array_equal(_bytes(relayout(buf, s, d, pad_value=pad)), _bytes(_definition(d, data, pad)))
 
@@ -211,3 +217,15 @@ def test_a_repeated_relayout_in_place_reads_before_it_writes(text: str) -> None:
         store = np.concatenate([half, np.zeros(3, dtype)])
         got = relayout(store[:t.physical_elements], t, t, pad_value=7, out=store[3:])
         assert np.array_equal(_bytes(got), _bytes(want))
+
+
+def test_a_target_with_remembered_one_pass_calls_pickles_and_deep_copies() -> None:
+    t = PhysicalTarget.from_xla("s8[9,49,192]{1,2,0:T(4,128)(4,1)}")
+    buf = np.zeros(t.physical_elements, np.int8)
+    for _ in range(2):
+        relayout(buf, t, t)
+    assert t._direct[t]._calls and t._direct[t]._small_calls
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        pair = next(iter(other._direct.values()))
+        assert not pair._calls and not pair._small_calls  # remade on first use
+        assert np.array_equal(relayout(buf, other, other, pad_value=1), relayout(buf, t, t, pad_value=1))

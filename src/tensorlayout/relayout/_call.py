@@ -147,6 +147,10 @@ class Direct:
     def __str__(self) -> str:
         return self.name
 
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        """A pickled or deep-copied pair starts afresh (its calls are remade on first use)."""
+        return Direct, (self.name,)
+
 
 def direct_pair(src: PhysicalTarget, dst: PhysicalTarget) -> Direct | None:
     """The remembered one-pass relayouts from ``src`` into ``dst`` (``dst._direct``, at most

@@ -32,7 +32,7 @@ from types import ModuleType
 import numpy as np
 
 from tensorlayout.relayout._buffers import allocate
-from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding
+from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding, same_offsets
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -231,10 +231,10 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
     ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
     ``out`` must be given: ``from_physical`` made with one). A one-pass copy with padding to
-    fill again after it (``PreparedDirect.over``) is none: the kernel fills first."""
+    fill again after it (``PreparedDirect.refill``) is none: the kernel fills first."""
     if _new_small_call is None or copy is None or not logical.size \
             or not (logical.flags.aligned and buf.flags.aligned) \
-            or (isinstance(copy, PreparedDirect) and copy.over):
+            or (isinstance(copy, PreparedDirect) and copy.refill):
         return None
     fill = None
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
@@ -297,7 +297,8 @@ class PreparedDirect:
     padded: bool  # the destination has padding slots
     fill_whole: bool  # ... filled whole first (FILL_WHOLE_SHARE)
     stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
-    over: list[Box]  # padding the copy runs into (_direct.over_extents), filled again after it
+    refill: list[Box]  # padding the copy writes over (how), filled again after it
+    how: str  # which boxes the copy moves (_direct.direct_pairs)
     to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
 
     @property
@@ -317,22 +318,22 @@ class PreparedDirect:
                 and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
             _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
         else:
-            src, dst, over = self.src, self.dst, bool(self.over)
+            src, dst, how = self.src, self.dst, self.how
 
             def tasks(pieces: int) -> list[Task]:
-                return _direct_tasks(src, dst, data, buf, pieces, over)
+                return _direct_tasks(src, dst, data, buf, pieces, how)
 
-            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, over),
+            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how),
                  self.stream)
-        for off, shape, strides in self.over:
+        for off, shape, strides in self.refill:
             np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
 
 
 def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
-                  over: bool) -> list[Task]:
+                  how: str) -> list[Task]:
     """The kernel's tasks of a one-pass copy in ``pieces`` (remembered on ``dst``)."""
-    key = (src, data.strides, buf.strides, data.itemsize, pieces, over)
-    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, over), data, buf,
+    key = (src, data.strides, buf.strides, data.itemsize, pieces, how)
+    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, how), data, buf,
                                                          True, pieces))
 
 
@@ -340,17 +341,27 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
                    buf: np.ndarray) -> PreparedDirect:
     """The one-pass copy from the 1-D contiguous ``data`` under ``src`` into ``buf`` under
     ``dst`` (``is_direct(src, dst)`` holds), prepared for their item size: it also copies any
-    other pair of such buffers. Ragged sub-tile rows are copied whole where both sides have
-    the slots (``over_extents``), their padding filled again after the copy."""
-    over = OVER_COPY and over_extents(src, dst) != src.logical_shape
-    tasks = _direct_tasks(src, dst, data, buf, 1, over)
+    other pair of such buffers. Where every element has the same offset on both sides and
+    little of ``dst`` is padding, the buffer is copied whole and its padding filled after;
+    ragged sub-tile rows are copied whole where both sides have the slots (``over_extents``),
+    their padding filled again after the copy."""
+    plan = copy_plan(dst)
     padding = 1 - dst.size / dst.physical_elements if dst.physical_elements else 0.0
-    whole = padding > 0 and (copy_plan(dst).fill_all or padding >= FILL_WHOLE_SHARE)
+    whole = padding > 0 and (plan.fill_all or padding >= FILL_WHOLE_SHARE)
+    if padding > 0 and not whole and same_offsets(src, dst):
+        how = "all"
+    else:
+        how = "over" if OVER_COPY and over_extents(src, dst) != src.logical_shape else "data"
+    tasks = _direct_tasks(src, dst, data, buf, 1, how)
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
-    refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
-              for v in over_padding(src, dst, buf)] if over else []
-    return PreparedDirect(src, dst, tasks, data.nbytes, padding > 0, whole, stream, refill)
+    if how == "all":
+        refill = _padding_boxes(plan, buf.itemsize, dense=False)
+    else:
+        refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
+                  for v in over_padding(src, dst, buf)] if how == "over" else []
+    padded = padding > 0 and how != "all"  # (the fill before the copy)
+    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how)
 
 
 def _address(a: np.ndarray) -> int:
@@ -422,11 +433,12 @@ def _dense(box: Box, item: int) -> Box:
     return off, (*shape[:k], wide), (*strides[:k], item)
 
 
-def _padding_boxes(plan: Plan, item: int) -> list[Box]:
+def _padding_boxes(plan: Plan, item: int, dense: bool = True) -> list[Box]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements (their finest axis widened where dense: see ``_dense``)."""
-    boxes = [_dense((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
-                    item) for box in plan.padding]
+    elements (their finest axis widened where dense: see ``_dense``; else in fill order)."""
+    order = _dense if dense else lambda box, _: _fill_order(box)
+    boxes = [order((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
+                   item) for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

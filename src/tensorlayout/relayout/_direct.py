@@ -28,7 +28,7 @@ from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, coalesce
 
 __all__ = ["common_digits", "common_run", "direct_pairs", "is_direct", "over_extents", "over_padding",
-           "swapped"]
+           "same_offsets", "swapped"]
 
 Refined = list[tuple[int, int, int]]  # per dim, major first: (size, src stride, dst stride)
 #: per destination target and source target: the digits both refine to (None: no one pass)
@@ -183,12 +183,29 @@ MAX_OVER = 8  # the largest sub-tile row rounded up (over_extents)
 
 
 def direct_pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
-                 out: np.ndarray, over: bool = False) -> list[Pair]:
+                 out: np.ndarray, how: str = "data") -> list[Pair]:
     """(destination view over ``out``, source view over ``data``) per box of a one-pass copy
-    (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged. ``over``:
-    the boxes run to ``over_extents``, into padding that ``over_padding`` then refills."""
-    extents = over_extents(src, dst) if over else src.logical_shape
+    (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged. ``how``:
+    the boxes of the valid range ("data"), or running to ``over_extents``, into padding that
+    ``over_padding`` then refills ("over"), or where every element has the same offset on both
+    sides (``same_offsets``), the buffers' common length whole ("all")."""
+    if how == "all":
+        n = min(src.physical_elements, dst.physical_elements)
+        return [(out[:n], data[:n])]
+    extents = over_extents(src, dst) if how == "over" else src.logical_shape
     return _pairs(src, dst, data, out, [(0, n) for n in extents])
+
+
+def same_offsets(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
+    """True when every logical element has the same offset in both buffers (a target and an
+    equal one; tilings that differ only where the shape does not reach).
+
+    >>> t = PhysicalTarget.from_xla("s8[39,192]{0,1:T(4,128)(4,1)}")
+    >>> same_offsets(t, PhysicalTarget.from_xla("s8[39,192]{0,1:T(4,128)(4,1)}"))
+    True
+    """
+    refined = _refined(src, dst)
+    return refined is not None and all(d[1] == d[2] for dim in refined for d in dim if d[0] > 1)
 
 
 def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> list[np.ndarray]:

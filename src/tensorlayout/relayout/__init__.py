@@ -14,7 +14,9 @@ names them (a text, a ``Shape``, a CuTe/TLA layout) and by their lowered core la
 form of a target reuses them. A repeated
 call whose copy is one kernel call (below 5 MiB) runs in C from lookup to copy, every check
 included: a 64 KiB array into ``out=`` takes about as long as a ``np.copyto`` of it (0.8 us),
-without ``out`` about 0.4 us more for the new array. ``threads=`` or
+without ``out`` about 0.4 us more for the new array. A one-pass ``relayout`` keeps its checked
+calls the same way, per pair of targets (``_call.Direct``, on the destination), and its
+repeated small calls run in C too. ``threads=`` or
 ``TENSORLAYOUT_THREADS`` caps the threads of large copies; results do not depend on it.
 
 Seed Figure 1: ``f32[3,5]{1,0:T(2,2)}`` pads the 3x5 array to 4x6 and stores 2x2 tiles:

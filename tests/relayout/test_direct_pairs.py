@@ -229,3 +229,13 @@ def test_a_target_with_remembered_one_pass_calls_pickles_and_deep_copies() -> No
         pair = next(iter(other._direct.values()))
         assert not pair._calls and not pair._small_calls  # remade on first use
         assert np.array_equal(relayout(buf, other, other, pad_value=1), relayout(buf, t, t, pad_value=1))
+
+
+def test_to_physical_fills_a_buffer_mostly_padding_whole_first() -> None:
+    t = PhysicalTarget.from_xla("f32[2,64,256,4]{2,0,3,1:T(4,128)}")  # half padding, 512 KiB
+    data = np.random.default_rng(6).random(t.logical_shape, dtype=np.float32)
+    buf = np.full(t.physical_elements, 5, np.float32)
+    assert engine.prepare(t, data, buf, True).fill_whole
+    for _ in range(3):  # the Python path, then the kernel's small call
+        got = to_physical(data, t, pad_value=-1, out=buf)
+        assert np.array_equal(_bytes(got), _bytes(_definition(t, data, -1)))

@@ -79,6 +79,17 @@ PIECES_PER_THREAD = 8
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
+#: A copy into a physical buffer (``to_physical``, a one-pass ``relayout``) fills the whole
+#: buffer with the pad value before the copy (one memset, no reads) when at least this share
+#: of it is padding: measured against the fill of the padding boxes, both followed by the
+#: copy, in rounds alternating with ``np.copyto`` (one thread). One-pass relayouts:
+#: f32[2,512,256,4]{2,0,3,1:T(4,128)} to itself (half padding in 1 KiB runs) 2.19 -> 1.61x a
+#: copy, pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)} 2.42 -> 1.92x,
+#: s64[256,32,8,64]{0,3,1,2:T(1,128)} -> {3,1,0,2:T(128)} 1.91 -> 1.45x; to_physical: the same
+#: f32 1.80-1.98 -> 0.95-1.20x, bf16[2048,1024,2]{0,2,1:T(4,128)(2,1)} 2.94-3.12 -> 2.49-2.61x,
+#: f16[524288,64]{1,0:T(4,128)(2,1)} 1.57 -> 1.35x. With a tenth of padding (pred[5,52,4133]
+#: T(4,128)(4,1) -> T(8,128)(4,1)) the boxes measured faster: 1.36 against 1.64x.
+FILL_WHOLE_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -218,7 +229,8 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     plan = copy_plan(target)
     tasks = kernel_tasks(plan, target, _extended(logical, target), buf, to_physical, 1)
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
-    whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES)
+    whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES
+                        or target.size <= (1 - FILL_WHOLE_SHARE) * target.physical_elements)
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
 
 
@@ -263,14 +275,6 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
     prepare(target, array, buf, True).run(array, buf, pad_value, threads)
 
 
-#: A one-pass relayout fills its whole destination with the pad value before the copy (one
-#: memset, no reads) when at least this share of it is padding: measured against the fill of
-#: the padding boxes, both followed by the copy, in rounds alternating with ``np.copyto``
-#: (one thread; f32[2,512,256,4]{2,0,3,1:T(4,128)} to itself, half padding in 1 KiB runs:
-#: 2.19 -> 1.61x a copy; pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)}
-#: 2.42 -> 1.92x; a tenth of padding, pred[5,52,4133] T(4,128)(4,1) -> T(8,128)(4,1): 1.36
-#: -> 1.64x, so the boxes stay below).
-FILL_WHOLE_SHARE = 0.25
 #: A one-pass copy of runs contiguous on both sides streams its stores (above
 #: ``STREAM_MIN_BYTES``) only when the runs are this long: glibc's memcpy of shorter runs
 #: through the cache measured faster (f8e4m3fn[131072,64]{1,0:T(4,128)(4,1)} to itself, 256-byte

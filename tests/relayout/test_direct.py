@@ -24,6 +24,8 @@ LAYOUTS = ["{1,0:T(8,128)(2,1)}", "{0,1:T(8,128)(2,1)}", "{1,0}", "{0,1}", "{1,0
 def one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every nesting pair copied in one pass, short runs too (so the one-pass copier is tested)."""
     monkeypatch.setattr(direct, "MIN_RUN", 1)
+    monkeypatch.setattr(direct, "MIN_RUN_BYTES", 1)
+    monkeypatch.setattr(direct, "MIN_COMMON_BYTES", 1)
 
 
 @settings(suppress_health_check=list(HealthCheck), max_examples=60, deadline=None)

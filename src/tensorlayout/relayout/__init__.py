@@ -14,7 +14,9 @@ names them (a text, a ``Shape``, a CuTe/TLA layout) and by their lowered core la
 form of a target reuses them. A repeated
 call whose copy is one kernel call (below 5 MiB) runs in C from lookup to copy, every check
 included: a 64 KiB array into ``out=`` takes about as long as a ``np.copyto`` of it (0.8 us),
-without ``out`` about 0.4 us more for the new array. ``threads=`` or
+without ``out`` about 0.4 us more for the new array. A one-pass ``relayout`` keeps its checked
+calls the same way, per pair of targets (``_call.Direct``, on the destination), and its
+repeated small calls run in C too. ``threads=`` or
 ``TENSORLAYOUT_THREADS`` caps the threads of large copies; results do not depend on it.
 
 Seed Figure 1: ``f32[3,5]{1,0:T(2,2)}`` pads the 3x5 array to 4x6 and stores 2x2 tiles:
@@ -38,18 +40,17 @@ import numpy as np
 from tensorlayout.core.intmath import show_int
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._buffers import as_array, out_buffer
-from tensorlayout.relayout._call import FromPhysical, ToPhysical, remember
+from tensorlayout.relayout._call import Direct, DirectCall, FromPhysical, ToPhysical, direct_pair, remember
 from tensorlayout.relayout._checks import check_threads, check_width, checked_pad
 from tensorlayout.relayout._copy import (
-    copy_direct,
     from_physical_small,
     has_fast_path,
     prepare,
+    prepare_direct,
     small_call,
     to_physical_small,
 )
 from tensorlayout.relayout._cute import as_target, from_cute, remembered_target
-from tensorlayout.relayout._direct import is_direct
 from tensorlayout.relayout._target import Digit, PhysicalTarget
 
 __all__ = [
@@ -213,6 +214,16 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
     >>> relayout(buf, "s32[2,3]{0,1}", "s32[2,3]{1,0}").tolist()
     [0, 1, 2, 3, 4, 5]
     """
+    if src is not None and dst is not None:
+        s = src if type(src) is PhysicalTarget else remembered_target(src)
+        d = dst if type(dst) is PhysicalTarget else remembered_target(dst)
+        pair = d._direct.get(s) or direct_pair(s, d)
+        if pair is not None:
+            if to_physical_small is not None:  # a remembered call, run in C
+                done = to_physical_small(pair, data, out, pad_value, threads)
+                if done is not None:
+                    return done
+            return _relayout_direct(as_array(data), s, d, pair, pad_value, out, threads)
     data = as_array(data)
     if dst is None:
         if src is not None:
@@ -226,23 +237,33 @@ def relayout(data: np.ndarray, src: TargetLike | None, dst: TargetLike | None,
                               f"dtype {logical.dtype}")
         np.copyto(out, logical)
         return out
-    if src is not None and is_direct(remembered_target(src), remembered_target(dst)):
-        return _relayout_direct(data, remembered_target(src), remembered_target(dst), pad_value, out, threads)
     logical = np.asarray(data) if src is None else from_physical(data, src, threads=threads)
     return to_physical(logical, dst, pad_value, out=out, threads=threads)
 
 
-def _relayout_direct(data: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget, pad_value: object,
-                     out: np.ndarray | None, threads: int | None) -> np.ndarray:
-    """``relayout`` in one pass from buffer to buffer (the targets' radices nest)."""
-    check_width(np.asarray(data).dtype, src)
-    check_width(np.asarray(data).dtype, dst)
+def _relayout_direct(data: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget, pair: Direct,
+                     pad_value: object, out: np.ndarray | None, threads: int | None) -> np.ndarray:
+    """``relayout`` in one pass from buffer to buffer (the targets' radices nest); the checked
+    call is remembered on ``pair`` under the key ``to_physical`` uses (the source buffer's)."""
+    plain = type(pad_value) is int and (threads is None or type(threads) is int)
+    key = (data.dtype, data.strides, data.shape, threads, pad_value) if plain else None
+    call = pair._calls.get(key) if key is not None else None
+    if call is not None:
+        return call(data, out)
+    check_width(data.dtype, src)
+    check_width(data.dtype, dst)
     check_threads(threads)
-    b = np.ascontiguousarray(data).reshape(-1)
-    if b.size != src.physical_elements:
-        raise LayoutError(f"{src}: expected a buffer of {src.physical_elements} elements, but got {b.size}")
-    pad = checked_pad(pad_value, b.dtype, dst)
-    _check_size(dst, b.dtype.itemsize)
-    buf = out_buffer(out, dst.physical_elements, b.dtype, dst)
-    copy_direct(b, buf, src, dst, pad, threads)
-    return buf if out is None else out
+    if data.size != src.physical_elements:
+        raise LayoutError(f"{src}: expected a buffer of {src.physical_elements} elements, "
+                          f"but got {data.size}")
+    pad = checked_pad(pad_value, data.dtype, dst)
+    _check_size(dst, data.dtype.itemsize)
+    buf = out_buffer(out, dst.physical_elements, data.dtype, dst)
+    flat = np.ascontiguousarray(data).reshape(-1)
+    copy = prepare_direct(src, dst, flat, buf)
+    call = DirectCall(dst, data.dtype, dst.physical_elements, pad, threads, copy)
+    small = None
+    if key is not None and data.flags.c_contiguous:
+        small = small_call(call.copy, data, buf, key, pad, (call.elements,))
+    remember(pair, key, call, small)
+    return call(data, out, buf)

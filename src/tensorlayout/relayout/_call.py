@@ -14,7 +14,7 @@ the public functions first ask the kernel, which runs a repeated call in C — t
 checks, the allocation (through ``_copy.allocate``) and the copy — or hands it to this path.
 
 >>> import numpy as np
->>> from tensorlayout.relayout._target import PhysicalTarget
+>>> from tensorlayout.relayout._target import PhysicalTarget, SmallCalls
 >>> t = PhysicalTarget.from_xla("f32[3,5]{1,0:T(2,2)}")
 >>> call = ToPhysical(t, np.dtype(np.float32), t.physical_elements, -1, None)
 >>> call(np.arange(15, dtype=np.float32).reshape(3, 5), None)[:8].tolist()
@@ -23,18 +23,20 @@ checks, the allocation (through ``_copy.allocate``) and the copy — or hands it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout._buffers import allocate, out_buffer, out_view
-from tensorlayout.relayout._copy import Prepared, copy_in, copy_out
+from tensorlayout.relayout._copy import Prepared, PreparedDirect, copy_in, copy_out
+from tensorlayout.relayout._direct import is_direct
 from tensorlayout.relayout._pack_numpy import pack, unpack
 from tensorlayout.relayout._pack_path import from_physical_packed, to_physical_packed
-from tensorlayout.relayout._target import PhysicalTarget
+from tensorlayout.relayout._target import PhysicalTarget, SmallCalls
 
-__all__ = ["FromPhysical", "ToPhysical", "apart", "remember"]
+__all__ = ["Direct", "DirectCall", "FromPhysical", "ToPhysical", "apart", "direct_pair", "remember"]
 
 MAX_CALLS = 64  # remembered calls per target (cleared when full)
 
@@ -44,7 +46,7 @@ def apart(x: np.ndarray, y: np.ndarray) -> bool:
     return (x is not y and x.flags.owndata and y.flags.owndata) or not np.may_share_memory(x, y)
 
 
-def remember(t: PhysicalTarget, key: tuple | None, call: ToPhysical | FromPhysical,
+def remember(t: PhysicalTarget | Direct, key: tuple | None, call: ToPhysical | FromPhysical | DirectCall,
              small: object | None = None) -> None:
     """Keep ``call`` under ``key`` (None: not at all), and its kernel ``small`` call if any."""
     if key is not None:
@@ -125,3 +127,67 @@ class FromPhysical:
             raise LayoutError(f"{t}: out must be a writeable array of shape {t.logical_shape} and "
                               f"dtype {self.dtype}")
         return out
+
+
+@dataclass(eq=False, slots=True)
+class Direct:
+    """The one-pass relayouts from one target into another (``dst._direct[src]``), remembered
+    as a target's calls are: checked calls per key in ``_calls``, the kernel's small calls in
+    ``_small_calls`` (the kernel's ``to_physical_small`` takes this in place of a target).
+    ``name``: the destination's, for errors.
+
+    >>> Direct("s8[4]{0}")._calls
+    {}
+    """
+
+    name: str
+    _calls: dict[tuple | None, Any] = field(default_factory=dict)  # DirectCall
+    _small_calls: SmallCalls = field(default_factory=SmallCalls)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        """A pickled or deep-copied pair starts afresh (its calls are remade on first use)."""
+        return Direct, (self.name,)
+
+
+def direct_pair(src: PhysicalTarget, dst: PhysicalTarget) -> Direct | None:
+    """The remembered one-pass relayouts from ``src`` into ``dst`` (``dst._direct``, at most
+    ``MAX_CALLS`` sources), or None when ``relayout`` takes two passes between them (not
+    remembered: ``is_direct``'s switches may change).
+
+    >>> t = PhysicalTarget.from_xla("s8[4]{0}")
+    >>> direct_pair(t, t) is direct_pair(t, t)
+    True
+    """
+    pair = dst._direct.get(src)
+    if pair is None and is_direct(src, dst):
+        if len(dst._direct) >= MAX_CALLS:
+            dst._direct.clear()
+        pair = dst._direct[src] = Direct(str(dst))
+    return pair
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DirectCall:
+    """A checked one-pass ``relayout`` into a buffer of ``elements`` ``dtype`` entries,
+    padding ``pad``; ``copy``: the prepared copy between 1-D contiguous buffers."""
+
+    dst: PhysicalTarget
+    dtype: np.dtype
+    elements: int
+    pad: int | float | complex
+    threads: int | None
+    copy: PreparedDirect
+
+    def __call__(self, data: np.ndarray, out: np.ndarray | None, buf: np.ndarray | None = None) -> np.ndarray:
+        """The buffer of ``data`` (the source buffer, any shape): ``out`` if given; ``buf``:
+        ``out`` already checked, or new."""
+        if buf is None:
+            buf = out_buffer(out, self.elements, self.dtype, self.dst)
+        flat = np.ascontiguousarray(data).reshape(-1)
+        if not apart(flat, buf):  # before the padding overwrites it
+            flat = flat.copy()
+        self.copy.run(flat, buf, self.pad, self.threads)
+        return buf if out is None else out

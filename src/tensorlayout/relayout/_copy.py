@@ -32,7 +32,7 @@ from types import ModuleType
 import numpy as np
 
 from tensorlayout.relayout._buffers import allocate
-from tensorlayout.relayout._direct import direct_pairs
+from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding, same_offsets
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
@@ -55,9 +55,9 @@ if _kernel is not None:
     to_physical_small, from_physical_small = _kernel.to_physical_small, _kernel.from_physical_small
     _new_small_call = _kernel.small_call
 
-__all__ = ["Prepared", "Settings", "copy_direct", "copy_in", "copy_out", "from_physical_small",
-           "has_fast_path", "kernel_available", "pieces", "prepare", "settings", "small_call",
-           "to_physical_small"]
+__all__ = ["Prepared", "PreparedDirect", "Settings", "copy_direct", "copy_in", "copy_out",
+           "from_physical_small", "has_fast_path", "kernel_available", "pieces", "prepare", "prepare_direct",
+           "settings", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
 #: per target and item size: its padding as boxes of bytes (_padding_boxes)
@@ -79,6 +79,17 @@ PIECES_PER_THREAD = 8
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
+#: A copy into a physical buffer (``to_physical``, a one-pass ``relayout``) fills the whole
+#: buffer with the pad value before the copy (one memset, no reads) when at least this share
+#: of it is padding: measured against the fill of the padding boxes, both followed by the
+#: copy, in rounds alternating with ``np.copyto`` (one thread). One-pass relayouts:
+#: f32[2,512,256,4]{2,0,3,1:T(4,128)} to itself (half padding in 1 KiB runs) 2.19 -> 1.61x a
+#: copy, pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)} 2.42 -> 1.92x,
+#: s64[256,32,8,64]{0,3,1,2:T(1,128)} -> {3,1,0,2:T(128)} 1.91 -> 1.45x; to_physical: the same
+#: f32 1.80-1.98 -> 0.95-1.20x, bf16[2048,1024,2]{0,2,1:T(4,128)(2,1)} 2.94-3.12 -> 2.49-2.61x,
+#: f16[524288,64]{1,0:T(4,128)(2,1)} 1.57 -> 1.35x. With a tenth of padding (pred[5,52,4133]
+#: T(4,128)(4,1) -> T(8,128)(4,1)) the boxes measured faster: 1.36 against 1.64x.
+FILL_WHOLE_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -148,15 +159,16 @@ def _copy_boxes(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: np
 
 
 def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int | None,
-         tasks: Callable[[int], list[Task]], pairs: Callable[[], list[Pair]]) -> None:
+         tasks: Callable[[int], list[Task]], pairs: Callable[[], list[Pair]], stream: bool = True) -> None:
     """Copy between ``logical`` and ``buf``: the kernel's ``tasks(pieces)``, or the numpy path
-    over the (physical, logical) view ``pairs``, shared among threads when large."""
+    over the (physical, logical) view ``pairs``, shared among threads when large; ``stream``:
+    False keeps the kernel's stores in the cache at any size."""
     nbytes = logical.nbytes
     workers = thread_count(threads) if nbytes >= THREAD_MIN_BYTES else 1
     if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
             and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
         dst, src = (buf, logical) if to_physical else (logical, buf)
-        stream = nbytes >= STREAM_MIN_BYTES
+        stream = stream and nbytes >= STREAM_MIN_BYTES
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return
@@ -217,27 +229,30 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     plan = copy_plan(target)
     tasks = kernel_tasks(plan, target, _extended(logical, target), buf, to_physical, 1)
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
-    whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES)
+    whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES
+                        or target.size <= (1 - FILL_WHOLE_SHARE) * target.physical_elements)
     return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
 
 
-def small_call(copy: Prepared | None, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object,
-               alloc_shape: tuple[int, ...] | None) -> object | None:
+def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf: np.ndarray, key: tuple,
+               pad: object, alloc_shape: tuple[int, ...] | None) -> object | None:
     """``copy`` between arrays like ``logical`` and ``buf`` as a small call of the kernel, which
     repeats it under ``key`` (a remembered call's: the keyed array's dtype, strides and shape,
     the thread cap, then the raw pad value or out's strides) with every check of
     :meth:`Prepared.run`, or None when one kernel call does not do it (``_kernel.c``).
     ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
     ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
-    ``out`` must be given: ``from_physical`` made with one)."""
+    ``out`` must be given: ``from_physical`` made with one). A one-pass copy with padding to
+    fill again after it (``PreparedDirect.refill``) is none: the kernel fills first."""
     if _new_small_call is None or copy is None or not logical.size \
-            or not (logical.flags.aligned and buf.flags.aligned):
+            or not (logical.flags.aligned and buf.flags.aligned) \
+            or (isinstance(copy, PreparedDirect) and copy.refill):
         return None
     fill = None
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = np.empty(1, buf.dtype)
         one.fill(pad)
-        boxes = [(0, buf.shape, buf.strides)] if copy.fill_whole \
+        boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
             else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
         fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
@@ -260,20 +275,110 @@ def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_valu
     prepare(target, array, buf, True).run(array, buf, pad_value, threads)
 
 
+#: A one-pass copy of runs contiguous on both sides streams its stores (above
+#: ``STREAM_MIN_BYTES``) only when the runs are this long: glibc's memcpy of shorter runs
+#: through the cache measured faster (f8e4m3fn[131072,64]{1,0:T(4,128)(4,1)} to itself, 256-byte
+#: runs, 16 MiB: 2.29 -> 1.40x a copy; on a 64-byte aligned buffer 1.37 -> 1.21x).
+STREAM_MIN_RUN = 1 << 12
+#: A one-pass copy runs ragged sub-tile rows whole into the padding past them, then fills
+#: that padding again (``_direct.over_extents``): measured alternately with ``np.copyto``, one
+#: thread, pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)} -> {...T(32,128)(4,1)} (3 rows of 4)
+#: 2.48 -> 1.97x, s8[39,497,192]{1,2,0:T(4,128)(4,1)} to itself 1.26 -> 1.19x; with 1 row of 4
+#: (f8e5m2[105,105,260]) 1.52 -> 2.32x, so over_extents leaves those. False: never.
+OVER_COPY = True
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedDirect:
+    """A one-pass relayout from ``src`` to ``dst`` prepared for 1-D contiguous buffers of one
+    item size: the kernel's one-thread tasks and how the padding is filled (see
+    :func:`prepare_direct`)."""
+
+    src: PhysicalTarget
+    dst: PhysicalTarget
+    tasks: list[Task]
+    nbytes: int  # of the source buffer
+    padded: bool  # the destination has padding slots
+    fill_whole: bool  # ... filled whole first (FILL_WHOLE_SHARE)
+    stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
+    refill: list[Box]  # padding the copy writes over (how), filled again after it
+    how: str  # which boxes the copy moves (_direct.direct_pairs)
+    to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
+
+    @property
+    def plan(self) -> Plan:
+        """The destination's copy plan (its padding boxes)."""
+        return copy_plan(self.dst)
+
+    def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
+            threads: int | None = None) -> None:
+        """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
+        if self.fill_whole:
+            buf.fill(pad_value)
+        elif self.padded:
+            _fill_padding(buf, self.dst, pad_value)
+        nbytes = self.nbytes
+        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
+                and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
+            _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
+        else:
+            src, dst, how = self.src, self.dst, self.how
+
+            def tasks(pieces: int) -> list[Task]:
+                return _direct_tasks(src, dst, data, buf, pieces, how)
+
+            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how),
+                 self.stream)
+        for off, shape, strides in self.refill:
+            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+
+
+def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
+                  how: str) -> list[Task]:
+    """The kernel's tasks of a one-pass copy in ``pieces`` (remembered on ``dst``)."""
+    key = (src, data.strides, buf.strides, data.itemsize, pieces, how)
+    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, how), data, buf,
+                                                         True, pieces))
+
+
+def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
+                   buf: np.ndarray) -> PreparedDirect:
+    """The one-pass copy from the 1-D contiguous ``data`` under ``src`` into ``buf`` under
+    ``dst`` (``is_direct(src, dst)`` holds), prepared for their item size: it also copies any
+    other pair of such buffers. Where every element has the same offset on both sides and
+    little of ``dst`` is padding, the buffer is copied whole and its padding filled after;
+    ragged sub-tile rows are copied whole where both sides have the slots (``over_extents``),
+    their padding filled again after the copy."""
+    plan = copy_plan(dst)
+    padding = 1 - dst.size / dst.physical_elements if dst.physical_elements else 0.0
+    whole = padding > 0 and (plan.fill_all or padding >= FILL_WHOLE_SHARE)
+    if padding > 0 and not whole and same_offsets(src, dst):
+        how = "all"
+    else:
+        how = "over" if OVER_COPY and over_extents(src, dst) != src.logical_shape else "data"
+    tasks = _direct_tasks(src, dst, data, buf, 1, how)
+    runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
+    stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
+    if how == "all":
+        refill = _padding_boxes(plan, buf.itemsize, dense=False)
+    else:
+        refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
+                  for v in over_padding(src, dst, buf)] if how == "over" else []
+    padded = padding > 0 and how != "all"  # (the fill before the copy)
+    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how)
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
 def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: PhysicalTarget,
                 pad_value: object, threads: int | None = None) -> None:
     """Write the 1-D buffer ``data`` under ``src`` into the 1-D ``buf`` under ``dst`` in one
     pass (``is_direct(src, dst)`` holds), padding slots = ``pad_value``."""
     if np.may_share_memory(data, buf):  # before the padding overwrites it
         data = data.copy()
-    _fill_padding(buf, dst, pad_value)
-
-    def tasks(pieces: int) -> list[Task]:
-        key = (src, data.strides, buf.strides, data.itemsize, pieces)
-        return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf), data, buf,
-                                                             True, pieces))
-
-    _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf))
+    prepare_direct(src, dst, data, buf).run(data, buf, pad_value, threads)
 
 
 def _fill_order(box: Box) -> Box:
@@ -332,11 +437,12 @@ def _dense(box: Box, item: int) -> Box:
     return off, (*shape[:k], wide), (*strides[:k], item)
 
 
-def _padding_boxes(plan: Plan, item: int) -> list[Box]:
+def _padding_boxes(plan: Plan, item: int, dense: bool = True) -> list[Box]:
     """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements (their finest axis widened where dense: see ``_dense``)."""
-    boxes = [_dense((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
-                    item) for box in plan.padding]
+    elements (their finest axis widened where dense: see ``_dense``; else in fill order)."""
+    order = _dense if dense else lambda box, _: _fill_order(box)
+    boxes = [order((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
+                   item) for box in plan.padding]
     if plan.tail[0] < plan.tail[1]:
         boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
     return boxes

@@ -27,7 +27,8 @@ from tensorlayout.relayout._plan import has_fast_path, range_boxes
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair, coalesce
 
-__all__ = ["common_digits", "direct_pairs", "is_direct", "swapped"]
+__all__ = ["common_digits", "common_run", "direct_pairs", "is_direct", "over_extents", "over_padding",
+           "same_offsets", "swapped"]
 
 Refined = list[tuple[int, int, int]]  # per dim, major first: (size, src stride, dst stride)
 #: per destination target and source target: the digits both refine to (None: no one pass)
@@ -53,22 +54,58 @@ def common_digits(src: tuple[Digit, ...], dst: tuple[Digit, ...], n: int) -> Ref
 
 
 #: The one-pass copy pays off when the runs contiguous on each side are this long (in
-#: elements) or are the same run, or are 2 x 2 blocks read as their transpose (``swapped``):
-#: other short ones leave the kernel tiles slower than two passes through the logical array.
+#: elements) where either target has sub-tiles, or are 2 x 2 blocks read as their transpose
+#: (``swapped``): other short ones leave the kernel tiles slower than two passes through the
+#: logical array, whose copies weave the sub-tiles (one thread, ratio to ``np.copyto``, one pass
+#: against two: s8[1024,2048]{1,0:T(8,128)(4,1)} -> {0,1:T(8,128)(4,1)} 21.2 / 4.7,
+#: f32[1024,1024]{1,0:T(8,128)(2,1)} -> {0,1:...} 7.0 / 4.1).
 MIN_RUN = 8
+#: ... or, between tilings without sub-tiles, this many bytes: their two passes are as slow
+#: (u16[1024,2048]{1,0:T(4,4)} -> {0,1:T(4,4)} 5.7 / 10.3, f32 T(2,2) 8.0 / 10.5, f64 T(2,2)
+#: 4.1 / 8.8, f32[1024,1024]{1,0:T(8,4)} -> {0,1:T(8,128)} 3.4 / 5.6).
+MIN_RUN_BYTES = 8
+#: Runs that are the same on both sides count when the run they start, contiguous on both
+#: sides, is this many bytes, or both targets have the same sub-tiles: a sub-tile against none
+#: leaves a transpose of short items (one pass against two: bf16[1000,3000]{1,0:T(8,128)(2,1)}
+#: -> {0,1:T(8,128)} 7.0 / 5.5, s8[1024,2048]{1,0:T(8,128)(4,1)} -> {0,1:T(8,128)} 10.3 / 6.3;
+#: both (2,1): bf16[2048,1024,2]{0,2,1:T(4,128)(2,1)} -> {1,2,0:...} 2.1 / 4.6).
+MIN_COMMON_BYTES = 16
 
 
 def is_direct(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
-    """True when ``relayout`` copies ``src`` to ``dst`` in one pass (cached on ``dst``): the
-    tilings nest and the contiguous runs are long enough (``MIN_RUN``) or swapped."""
+    """True when ``relayout`` copies ``src`` to ``dst`` in one pass: the tilings nest and the
+    contiguous runs are the same (``MIN_COMMON_BYTES``), or long enough on both sides
+    (``MIN_RUN``, ``MIN_RUN_BYTES``), or swapped."""
     refined = _refined(src, dst)
     if refined is None:
         return False
     digits = [digit for dim in refined for digit in dim if digit[0] > 1]
     src_run = [digit for digit in digits if digit[1] == 1]
     dst_run = [digit for digit in digits if digit[2] == 1]
-    return src_run == dst_run or all(d[0] >= MIN_RUN for d in (*src_run, *dst_run)) \
-        or (src.element_bits in (8, 16) and swapped(digits))
+    item = src.element_bits // 8
+    if src_run == dst_run:
+        return not item or src.subtile_elements == dst.subtile_elements \
+            or common_run(digits) * item >= MIN_COMMON_BYTES
+    if src.subtile_elements or dst.subtile_elements or not item:
+        long = all(d[0] >= MIN_RUN for d in (*src_run, *dst_run))
+    else:
+        long = all(d[0] * item >= MIN_RUN_BYTES for d in (*src_run, *dst_run))
+    return long or (src.element_bits in (8, 16) and swapped(digits))
+
+
+def common_run(digits: list[tuple[int, int, int]]) -> int:
+    """How many items from each start are contiguous on both sides: the product of the digits
+    of equal strides 1, then the size so far, and so on.
+
+    >>> common_run([(8, 512, 1024), (128, 4, 4), (4, 1, 1)])
+    512
+    """
+    run = 1
+    while True:
+        nxt = next((d for d in digits if d[0] > 1 and d[1] == d[2] == run), None)
+        if nxt is None:
+            return run
+        run *= nxt[0]
 
 
 def swapped(digits: list[tuple[int, int, int]]) -> bool:
@@ -102,11 +139,11 @@ def _refine(src: PhysicalTarget, dst: PhysicalTarget) -> list[Refined] | None:
     return out
 
 
-def _dim_boxes(refined: Refined, n: int) -> list[tuple[tuple[tuple[int, int, int], ...], int, int]]:
-    """The valid range of one dim as boxes: (axes (extent, src stride, dst stride), src
+def _dim_boxes(refined: Refined, lo: int, hi: int) -> list[tuple[tuple[tuple[int, int, int], ...], int, int]]:
+    """The range ``[lo, hi)`` of one dim as boxes: (axes (extent, src stride, dst stride), src
     offset, dst offset)."""
     out = []
-    for box in range_boxes(0, n, [size for size, _, _ in refined]):
+    for box in range_boxes(lo, hi, [size for size, _, _ in refined]):
         axes = tuple((hi - lo, ss, ds) for (lo, hi), (_, ss, ds) in zip(box, refined, strict=True)
                      if hi - lo > 1)
         s_off = sum(lo * ss for (lo, _), (_, ss, _) in zip(box, refined, strict=True))
@@ -115,14 +152,87 @@ def _dim_boxes(refined: Refined, n: int) -> list[tuple[tuple[tuple[int, int, int
     return out
 
 
+def _padded(digits: tuple[Digit, ...]) -> int:
+    """How far one dim's coordinate runs in a target's buffer (padding included)."""
+    return max((d.block * d.extent for d in digits if d.extent > 1), default=1)
+
+
+def over_extents(src: PhysicalTarget, dst: PhysicalTarget) -> tuple[int, ...]:
+    """Per dim, how far a one-pass copy may run: the logical size, rounded up to whole sub-tile
+    rows where the innermost common digit is contiguous on both sides (a ragged (4,1)
+    sub-tile's last rows: 3 bytes of every 4, moved as runs of 4 bytes), both buffers have
+    slots that far, and no more of them are padding than data; the slots past the size are
+    padding on both sides, which the destination's fill then overwrites (``over_padding``).
+
+    >>> s = PhysicalTarget.from_xla("s8[19,300]{1,0:T(8,128)(4,1)}")
+    >>> over_extents(s, PhysicalTarget.from_xla("s8[19,300]{1,0:T(32,128)(4,1)}"))
+    (20, 300)
+    """
+    refined = _refined(src, dst)
+    assert refined is not None and src.digits is not None and dst.digits is not None
+    out = []
+    for r, n, s, d in zip(refined, src.logical_shape, src.digits, dst.digits, strict=True):
+        size, s_stride, d_stride = r[-1]
+        b = size if s_stride == d_stride == 1 and 1 < size <= MAX_OVER else 1
+        m = ceil_div(n, b) * b  # (no more slots to fill again than the ragged rows hold)
+        out.append(m if m - n <= n % b and m <= min(_padded(s), _padded(d)) else n)
+    return tuple(out)
+
+
+MAX_OVER = 8  # the largest sub-tile row rounded up (over_extents)
+
+
 def direct_pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
-                 out: np.ndarray) -> list[Pair]:
+                 out: np.ndarray, how: str = "data") -> list[Pair]:
     """(destination view over ``out``, source view over ``data``) per box of a one-pass copy
-    (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged."""
+    (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged. ``how``:
+    the boxes of the valid range ("data"), or running to ``over_extents``, into padding that
+    ``over_padding`` then refills ("over"), or where every element has the same offset on both
+    sides (``same_offsets``), the buffers' common length whole ("all")."""
+    if how == "all":
+        n = min(src.physical_elements, dst.physical_elements)
+        return [(out[:n], data[:n])]
+    extents = over_extents(src, dst) if how == "over" else src.logical_shape
+    return _pairs(src, dst, data, out, [(0, n) for n in extents])
+
+
+def same_offsets(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
+    """True when every logical element has the same offset in both buffers (a target and an
+    equal one; tilings that differ only where the shape does not reach).
+
+    >>> t = PhysicalTarget.from_xla("s8[39,192]{0,1:T(4,128)(4,1)}")
+    >>> same_offsets(t, PhysicalTarget.from_xla("s8[39,192]{0,1:T(4,128)(4,1)}"))
+    True
+    """
+    refined = _refined(src, dst)
+    return refined is not None and all(d[1] == d[2] for dim in refined for d in dim if d[0] > 1)
+
+
+def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> list[np.ndarray]:
+    """Views over ``out`` of the destination's padding slots an ``over`` copy writes (those
+    past a dim's size, up to ``over_extents``).
+
+    >>> s = PhysicalTarget.from_xla("s8[7,300]{1,0:T(8,128)(4,1)}")  # row 7 of every 4-row group
+    >>> [(v.shape, v.strides) for v in over_padding(s, s, np.zeros(s.physical_elements, np.int8))]
+    [((2, 128), (1024, 4)), ((44,), (4,))]
+    """
+    extents = over_extents(src, dst)
+    views = []
+    for k, (n, m) in enumerate(zip(src.logical_shape, extents, strict=True)):
+        if m > n:
+            ranges = [(0, e) for e in extents]
+            ranges[k] = (n, m)
+            views += [dv for dv, _ in _pairs(src, dst, out, out, ranges)]
+    return views
+
+
+def _pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, out: np.ndarray,
+           ranges: list[tuple[int, int]]) -> list[Pair]:
+    """``direct_pairs`` over the box of coordinates ``ranges`` (per dim)."""
     refined = _refined(src, dst)
     assert refined is not None
     pairs = []
-    per_dim = [_dim_boxes(r, n) for r, n in zip(refined, src.logical_shape, strict=True)]
+    per_dim = [_dim_boxes(r, lo, hi) for r, (lo, hi) in zip(refined, ranges, strict=True)]
     for combo in product(*per_dim):
         axes = sorted((a for axes, _, _ in combo for a in axes), key=lambda a: -a[2])
         shape = tuple(a[0] for a in axes)

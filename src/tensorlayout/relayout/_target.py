@@ -102,6 +102,8 @@ class PhysicalTarget:
     # Caches, fresh in every copy (dataclasses.replace must not carry plans to another target):
     _calls: dict[tuple | None, Any] = field(default_factory=dict, init=False, repr=False)  # see _call
     _small_calls: SmallCalls = field(default_factory=lambda: SmallCalls(), init=False, repr=False)
+    #: per source target: its one-pass relayouts into this one (``_call.Direct``)
+    _direct: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod

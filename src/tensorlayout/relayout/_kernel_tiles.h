@@ -436,6 +436,33 @@ static Py_ssize_t tile_origin(const char *p, Py_ssize_t n, Py_ssize_t v, Py_ssiz
     return h != 0 && n >= 16 * v ? h : 0;
 }
 
+static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg, int nt);
+
+/* The edges of a transpose past its whole tiles ([0, ea) x [0, eb) done): the rows past ea over
+ * all of nb, the columns past eb over [0, ea); each through the narrower tiles where it is at
+ * least one of them wide (or, of 4-byte items, three: transpose_u32_three), else the scalar
+ * loop (pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}: 23 rows of 4-byte items, 7 past the 8 x 8
+ * tiles, whose scalar loop took a fifth of to_physical's time). */
+static void transpose_edges(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t ea, Py_ssize_t eb,
+                            Py_ssize_t da, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = narrow_tilers[lg].v;
+    const int tiles = narrow_tilers[lg].tile != NULL;
+    if (eb < nb) {
+        if (tiles && ea >= v && (nb - eb >= v || (lg == 2 && nb - eb == 3)))
+            transpose_tiled(d + eb * it, s + eb * sb, ea, nb - eb, da, sb, lg, 0);
+        else
+            transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
+    }
+    if (ea < na) {
+        if (tiles && nb >= v && (na - ea >= v || (lg == 2 && na - ea == 3)))
+            transpose_tiled(d + ea * da, s + ea * it, na - ea, nb, da, sb, lg, 0);
+        else
+            transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    }
+}
+
 /* transpose_tiled over at least 4 x 4 tiles: tiles aligned to the vectors of both
  * sides (tile_origin), the edges past the last whole tile through the scalar loop. */
 static __attribute__((noinline)) void /* inlined, it measured 30% slower on the small ones */
@@ -449,8 +476,7 @@ transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ss
     if (ha) tile_rect(t, d, s, 0, v, hb, eb, da, sb, it, 0);
     if (hb) tile_rect(t, d, s, ha, ea, 0, v, da, sb, it, 0);
     if (ha && hb) t->tile(d, s, da, sb, 0);
-    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
-    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    transpose_edges(d, s, na, nb, ea, eb, da, sb, lg);
 }
 
 /* Three rows of four-byte items against a longer side (a ragged (2,1) sub-tile's last three
@@ -546,8 +572,7 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
                     t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb, nt);
         }
     }
-    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
-    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    transpose_edges(d, s, na, nb, ea, eb, da, sb, lg);
 }
 
 /* Pick the widest tiles (and weaves) this CPU runs (called once at import). */

@@ -1,6 +1,6 @@
-"""The C kernel's transposes whose rows share L1 sets (``same_set_rows`` in ``_kernel_tiles.h``:
-rows a multiple of 2 KiB apart, whose destination rows go through an L1 stage and whose source
-rows are read down a line first). On random hand-made tasks against numpy's strided
+"""The C kernel's transposes whose rows share one or two L1 sets (a multiple of 2 KiB apart;
+those a multiple of 4 KiB apart go through ``same_set_rows``' paths in ``_kernel_tiles.h``: the
+destination rows through an L1 stage, the source rows read down a line first). On random hand-made tasks against numpy's strided
 assignment: every item width, rows 2, 4 or 6 KiB apart on either side, sizes around the tile
 and line, starts off the item boundary (items moved as runs of bytes); the bytes outside the
 task stay as they were. And through a layout that takes the path."""

@@ -315,15 +315,14 @@ static Py_ssize_t first_block(const char *p, Py_ssize_t line, Py_ssize_t v, Py_s
                                                                        : line;
 }
 
-/* Rows a multiple of 2 KiB apart share one or two L1 sets (and a block's 16 or 64 of them
- * overflow their ways). 2 KiB apart, as 4 KiB: to_physical of s8[39,497,192]{1,2,0:T(4,128)(4,1)}
- * (4-byte units into rows 2 KiB apart, one thread, ratio to a copy, alternating in one run)
- * 2.66 -> 1.52, its from_physical 2.72 -> 2.46; f64[1000,1000]{0,1:T(8,128)},
- * s8[3000,5000]{0,1:T(8,128)(4,1)}, f32[2,512,256,4]{2,0,3,1:T(4,128)}, u32[128,8192]{1,0:T(4,128)},
- * f32[64,32,128]{0,2,1:T(8,128)} alike either way (1 KiB measured no better). */
+/* Rows a multiple of 4 KiB apart share an L1 set (and 64 of them overflow its 12 ways). Rows
+ * 2 KiB apart taken as such measured no faster, run against run with separate builds
+ * (to_physical of s8[39,497,192]{1,2,0:T(4,128)(4,1)} 1.78-2.04 -> 2.01-2.10x a copy; its
+ * from_physical, source rows only, 1.86-2.11 -> 1.59-1.64, but f32[1024,1024]{0,1:T(8,128)}'s
+ * 4.05-4.59 -> 5.15-5.68). */
 static inline int same_set_rows(Py_ssize_t stride)
 {
-    return stride % 2048 == 0;
+    return stride % 4096 == 0;
 }
 
 #define OUT_STAGE_ROW 256 /* bytes per row of tile_rect_staged's stage: four lines */

@@ -1,9 +1,10 @@
 """The C kernel's transposes whose rows share one or two L1 sets (a multiple of 2 KiB apart;
 those a multiple of 4 KiB apart go through ``same_set_rows``' paths in ``_kernel_tiles.h``: the
-destination rows through an L1 stage, the source rows read down a line first). On random hand-made tasks against numpy's strided
-assignment: every item width, rows 2, 4 or 6 KiB apart on either side, sizes around the tile
-and line, starts off the item boundary (items moved as runs of bytes); the bytes outside the
-task stay as they were. And through a layout that takes the path."""
+destination rows through an L1 stage, the source rows read down a line first). On random
+hand-made tasks against numpy's strided assignment: every item width, rows 2, 4 or 6 KiB apart
+on either side, sizes around the tile and line, starts off the item boundary (items moved as
+runs of bytes); the bytes outside the task stay as they were. And through a layout whose rows
+are 2 KiB apart."""
 
 from __future__ import annotations
 

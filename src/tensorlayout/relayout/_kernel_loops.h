@@ -54,6 +54,36 @@ WEAVES(uint16_t)
 WEAVES(uint32_t)
 WEAVES(uint64_t)
 
+/* Three rows of bytes into (out of) 4-byte groups whose fourth byte is not theirs (a ragged
+ * (4,1) sub-tile's last three rows): the weave writes 0 there (the stage it fills is merged
+ * into the destination three bytes a group: merge3), the unweave skips it. */
+static void weave_u8_3(char *restrict d, const char *s, Py_ssize_t n, Py_ssize_t sb)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        d[4 * k] = s[k];
+        d[4 * k + 1] = s[sb + k];
+        d[4 * k + 2] = s[2 * sb + k];
+        d[4 * k + 3] = 0;
+    }
+}
+
+static void unweave_u8_3(char *d, const char *restrict s, Py_ssize_t n, Py_ssize_t db)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        d[k] = s[4 * k];
+        d[db + k] = s[4 * k + 1];
+        d[2 * db + k] = s[4 * k + 2];
+    }
+}
+
+/* d's n 4-byte groups get bytes 0..2 of the groups at s (their fourth bytes are left as they
+ * are; the caller may rewrite them with what they hold: merge3_avx2). */
+static void merge3(char *d, const char *s, Py_ssize_t n, const char *dhi)
+{
+    (void)dhi;
+    for (Py_ssize_t k = 0; k < n; k++) memcpy(d + 4 * k, s + 4 * k, 3);
+}
+
 /* dst[i*da + j] = src[i + j*sb] over na x nb items (item units for the contiguous sides,
  * bytes for the strides da and sb), in TB x TB blocks: the scalar loop, for the edges the
  * vector tiles below leave and for machines without SSE2. Inside a block the inner loop runs
@@ -307,7 +337,69 @@ __attribute__((target("avx2"))) static void unweave_u8_4_avx2(char *d, const cha
     }
     if (k < n) unweave_uint8_t_4(d + k, s + 4 * k, n - k, db);
 }
+
+/* weave_u8_3 in 32-byte vectors: weave_u8_4_avx2 with a fourth row of zeros */
+__attribute__((target("avx2"))) static void weave_u8_3_avx2(char *d, const char *s, Py_ssize_t n,
+                                                            Py_ssize_t sb)
+{
+    const __m256i z = _mm256_setzero_si256();
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i a[2], b[2];
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + k)),
+                _mm256_loadu_si256((const __m256i *)(s + sb + k)), &a[0], &a[1]);
+        pair_u8(_mm256_loadu_si256((const __m256i *)(s + 2 * sb + k)), z, &b[0], &b[1]);
+        for (int h = 0; h < 2; h++) {
+            __m256i x = _mm256_permute4x64_epi64(a[h], 0xD8), y = _mm256_permute4x64_epi64(b[h], 0xD8);
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h), _mm256_unpacklo_epi16(x, y));
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 64 * h + 32), _mm256_unpackhi_epi16(x, y));
+        }
+    }
+    if (k < n) weave_u8_3(d + 4 * k, s + k, n - k, sb);
+}
+
+/* unweave_u8_3 in 32-byte vectors: unweave_u8_4_avx2 without the fourth row */
+__attribute__((target("avx2"))) static void unweave_u8_3_avx2(char *d, const char *s, Py_ssize_t n,
+                                                              Py_ssize_t db)
+{
+    const __m256i split = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i gather = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        __m256i w[4];
+        for (int v = 0; v < 4; v++)
+            w[v] = _mm256_permutevar8x32_epi32(
+                _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + 4 * k + 32 * v)), split),
+                gather);
+        __m256i lo01 = _mm256_unpacklo_epi64(w[0], w[1]), hi01 = _mm256_unpackhi_epi64(w[0], w[1]);
+        __m256i lo23 = _mm256_unpacklo_epi64(w[2], w[3]), hi23 = _mm256_unpackhi_epi64(w[2], w[3]);
+        _mm256_storeu_si256((__m256i *)(d + k), _mm256_permute2x128_si256(lo01, lo23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + db + k), _mm256_permute2x128_si256(hi01, hi23, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + 2 * db + k), _mm256_permute2x128_si256(lo01, lo23, 0x31));
+    }
+    if (k < n) unweave_u8_3(d + k, s + 4 * k, n - k, db);
+}
+
+/* merge3 in 32-byte vectors: eight groups a round, read, blended and written back whole (each
+ * fourth byte rewritten with the value it holds), while the 32 bytes end by dhi (the last
+ * byte the task may touch, plus one); the rest group by group */
+__attribute__((target("avx2"))) static void merge3_avx2(char *d, const char *s, Py_ssize_t n, const char *dhi)
+{
+    const __m256i keep = _mm256_set1_epi32((int)0xFF000000u);
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n && d + 4 * k + 32 <= dhi; k += 8) {
+        __m256i old = _mm256_loadu_si256((const __m256i *)(d + 4 * k));
+        __m256i new = _mm256_loadu_si256((const __m256i *)(s + 4 * k));
+        _mm256_storeu_si256((__m256i *)(d + 4 * k), _mm256_blendv_epi8(new, old, keep));
+    }
+    if (k < n) merge3(d + 4 * k, s + 4 * k, n - k, dhi);
+}
 #endif
+
+typedef void (*merge_fn)(char *, const char *, Py_ssize_t, const char *);
+static weave_fn weave3 = weave_u8_3, unweave3 = unweave_u8_3; /* the widest this CPU runs */
+static merge_fn merge3_best = merge3;
 
 /* The AVX2 weaves where the CPU has them (from choose_tilers). */
 static void choose_weaves(void)
@@ -324,6 +416,9 @@ static void choose_weaves(void)
         unweave_table[1][0] = unweave_u16_2_avx2;
         weave_table[0][1] = weave_u8_4_avx2;
         unweave_table[0][1] = unweave_u8_4_avx2;
+        weave3 = weave_u8_3_avx2;
+        unweave3 = unweave_u8_3_avx2;
+        merge3_best = merge3_avx2;
     }
 #endif
 }

@@ -206,6 +206,127 @@ __attribute__((target("avx2"))) static void tile_u32_avx2_rows(char *const *drow
     for (int a = 0; a < 8; a++) _mm256_storeu_ps((float *)drow[a], o[a]);
 }
 
+/* unweave_uint32_t_8 and weave_uint32_t_8 as 8 x 8 tiles in registers: 8 groups (256
+ * contiguous bytes) a round, one 32-byte load or store per row (a (4,1) sub-tile of bytes,
+ * moved as 4-byte items, against a transposed tiling: pred[65536,32]{0,1:T(4,128)(4,1)}'s
+ * 8 rows of each logical row). The SSE2 loops' 4 x 4 tiles store 16 bytes per row a round. */
+__attribute__((target("avx2"))) static void unweave_u32_8_tiles(char *d, const char *s, Py_ssize_t n,
+                                                                 Py_ssize_t db)
+{
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        __m256 r[8], o[8];
+        for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(s + (k + i) * 32));
+        transpose_u32x8(r, o);
+        for (int b = 0; b < 8; b++) _mm256_storeu_ps((float *)(d + b * db + 4 * k), o[b]);
+    }
+    if (k < n) unweave_uint32_t_8(d + 4 * k, s + k * 32, n - k, db);
+}
+
+__attribute__((target("avx2"))) static void weave_u32_8_avx2(char *d, const char *s, Py_ssize_t n,
+                                                             Py_ssize_t sb)
+{
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        __m256 r[8], o[8];
+        for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb + 4 * k));
+        transpose_u32x8(r, o);
+        for (int i = 0; i < 8; i++) _mm256_storeu_ps((float *)(d + (k + i) * 32), o[i]);
+    }
+    if (k < n) weave_uint32_t_8(d + k * 32, s + 4 * k, n - k, sb);
+}
+
+#define UNWEAVE_STAGE_ITEMS 64 /* groups per round of unweave_u32_8_avx2's stage */
+/* unweave_u32_8_tiles; where the 8 destination rows share L1 sets (a multiple of 4 KiB apart),
+ * through an L1 stage whose rows do not: UNWEAVE_STAGE_ITEMS groups at a time, then each
+ * row's 256 bytes out at once (pred[65536,32]{0,1:T(4,128)(4,1)} to_physical, rows 256 KiB
+ * apart, one thread, ratio to a copy: SSE2 2.8, tiles 2.4, staged 1.5; rows 254 KiB apart,
+ * pred[65000,32]: SSE2 1.10, tiles 1.03, staged 1.28). */
+__attribute__((target("avx2"))) static void unweave_u32_8_avx2(char *d, const char *s, Py_ssize_t n,
+                                                               Py_ssize_t db)
+{
+    const Py_ssize_t c = UNWEAVE_STAGE_ITEMS, pitch = 4 * UNWEAVE_STAGE_ITEMS + 64;
+    _Alignas(64) char stage[8 * (4 * UNWEAVE_STAGE_ITEMS + 64)];
+    Py_ssize_t k = 0;
+    if (db % 4096 == 0)
+        for (; k + c <= n; k += c) {
+            unweave_u32_8_tiles(stage, s + k * 32, c, pitch);
+            for (int b = 0; b < 8; b++)
+                memcpy(d + b * db + 4 * k, stage + b * pitch, 4 * UNWEAVE_STAGE_ITEMS);
+        }
+    if (k < n) unweave_u32_8_tiles(d + 4 * k, s + k * 32, n - k, db);
+}
+
+/* A transpose of 4-byte items with a short side of 3 or 4 items against a long one (a (2,1)
+ * sub-tile's 4-byte pairs of a ragged 15-row tiling, 4 and 3 to a tile row, against logical
+ * rows 30 bytes long: bf16[1246,89,15]{0,2,1:T(8,128)(2,1)}), two 4 x 4 tiles at once, one in
+ * each 128-bit lane: 8 items of the long side a round, the short side's rows loaded and stored
+ * as 32-byte rows (to it) or its 3- or 4-item rows as 12- or 16-byte ones (from it). The 4 x 4
+ * SSE2 tiles (and the three-row loop) stored 16 bytes a row a round: to_physical of that layout,
+ * one thread, builds run against each other, 3.5-3.7 -> 3.1-3.3x a copy, from_physical 3.5-3.7
+ * -> 3.3-3.6. Past the last multiple of 8 items, the scalar loop. na short: dst rows (na of
+ * them) from nb source rows; nb short: the destination's rows of nb items. */
+__attribute__((target("avx2"))) static inline void transpose_lanes4(__m256i *r)
+{ /* in each lane, rows r[0..3] of 4 items to columns */
+    __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpacklo_epi32(r[2], r[3]);
+    __m256i t2 = _mm256_unpackhi_epi32(r[0], r[1]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    r[0] = _mm256_unpacklo_epi64(t0, t1);
+    r[1] = _mm256_unpackhi_epi64(t0, t1);
+    r[2] = _mm256_unpacklo_epi64(t2, t3);
+    r[3] = _mm256_unpackhi_epi64(t2, t3);
+}
+
+static inline __m128i load12(const char *p)
+{ /* 12 bytes, the rest 0 (8 + 4: masked loads measured slow here) */
+    int32_t w;
+    memcpy(&w, p + 8, 4);
+    return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)p), _mm_cvtsi32_si128(w));
+}
+
+__attribute__((target("avx2"))) static void transpose_u32_short_avx2(char *d, const char *s, Py_ssize_t na,
+                                                                     Py_ssize_t nb, Py_ssize_t da, Py_ssize_t sb)
+{
+    if (na <= 4) { /* source rows j of na items; dst rows i of nb */
+        Py_ssize_t e = nb - nb % 8;
+        for (Py_ssize_t j = 0; j < e; j += 8) {
+            __m256i r[4];
+            for (int b = 0; b < 4; b++) {
+                const char *p0 = s + (j + b) * sb, *p1 = s + (j + 4 + b) * sb;
+                __m128i x0 = na == 4 ? _mm_loadu_si128((const __m128i *)p0) : load12(p0);
+                __m128i x1 = na == 4 ? _mm_loadu_si128((const __m128i *)p1) : load12(p1);
+                r[b] = _mm256_inserti128_si256(_mm256_castsi128_si256(x0), x1, 1);
+            }
+            transpose_lanes4(r);
+            for (Py_ssize_t i = 0; i < na; i++) _mm256_storeu_si256((__m256i *)(d + i * da + j * 4), r[i]);
+        }
+        if (e < nb) transpose_uint32_t(d + e * 4, s + e * sb, na, nb - e, da, sb);
+        return;
+    }
+    const __m256i z = _mm256_setzero_si256();
+    Py_ssize_t e = na - na % 8;
+    for (Py_ssize_t i = 0; i < e; i += 8) {
+        __m256i r[4];
+        for (int b = 0; b < 4; b++)
+            r[b] = b < nb ? _mm256_loadu_si256((const __m256i *)(s + b * sb + i * 4)) : z;
+        transpose_lanes4(r);
+        for (int k = 0; k < 4; k++) {
+            __m128i lo = _mm256_castsi256_si128(r[k]), hi = _mm256_extracti128_si256(r[k], 1);
+            if (nb == 4) {
+                _mm_storeu_si128((__m128i *)(d + (i + k) * da), lo);
+                _mm_storeu_si128((__m128i *)(d + (i + 4 + k) * da), hi);
+            } else { /* 8 + 4 bytes (masked stores measured slow here) */
+                char *o = d + (i + k) * da, *q = d + (i + 4 + k) * da;
+                int32_t w = _mm_extract_epi32(lo, 2), x = _mm_extract_epi32(hi, 2);
+                _mm_storel_epi64((__m128i *)o, lo);
+                memcpy(o + 8, &w, 4);
+                _mm_storel_epi64((__m128i *)q, hi);
+                memcpy(q + 8, &x, 4);
+            }
+        }
+    }
+    if (e < na) transpose_uint32_t(d + e * da, s + e * 4, na - e, nb, da, sb);
+}
+
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
 tile_u64_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
 { /* 4 x 4 eight-byte items */
@@ -250,6 +371,8 @@ static tiler_t tilers[8] = SSE2_TILERS;
 typedef void (*rows_tile_fn)(char *const *drow, const char *const *srow);
 /* the 8 x 8 four-byte tile over rows anywhere (AVX2), or NULL */
 static rows_tile_fn rows_tile_u32;
+/* transpose_u32_short_avx2 where the CPU has AVX2, or NULL */
+static transpose_fn short_u32;
 /* the narrower tiles, for a transpose too short on a side for the wide ones (a (2,1) sub-tile's
  * 4-byte pairs, 4 to a tile row, against a transposed tiling: 4 x 4 tiles, not the scalar loop) */
 static const tiler_t narrow_tilers[8] = SSE2_TILERS;
@@ -264,7 +387,11 @@ static Py_ssize_t first_block(const char *p, Py_ssize_t line, Py_ssize_t v, Py_s
                                                                        : line;
 }
 
-/* Rows a multiple of 4 KiB apart share an L1 set (and 64 of them overflow its 12 ways). */
+/* Rows a multiple of 4 KiB apart share an L1 set (and 64 of them overflow its 12 ways). Rows
+ * 2 KiB apart taken as such measured no faster, run against run with separate builds
+ * (to_physical of s8[39,497,192]{1,2,0:T(4,128)(4,1)} 1.78-2.04 -> 2.01-2.10x a copy; its
+ * from_physical, source rows only, 1.86-2.11 -> 1.59-1.64, but f32[1024,1024]{0,1:T(8,128)}'s
+ * 4.05-4.59 -> 5.15-5.68). */
 static inline int same_set_rows(Py_ssize_t stride)
 {
     return stride % 4096 == 0;
@@ -380,6 +507,33 @@ static Py_ssize_t tile_origin(const char *p, Py_ssize_t n, Py_ssize_t v, Py_ssiz
     return h != 0 && n >= 16 * v ? h : 0;
 }
 
+static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
+                            Py_ssize_t sb, int lg, int nt);
+
+/* The edges of a transpose past its whole tiles ([0, ea) x [0, eb) done): the rows past ea over
+ * all of nb, the columns past eb over [0, ea); each through the narrower tiles where it is at
+ * least one of them wide (or, of 4-byte items, three: transpose_u32_three), else the scalar
+ * loop (pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}: 23 rows of 4-byte items, 7 past the 8 x 8
+ * tiles, whose scalar loop took a fifth of to_physical's time). */
+static void transpose_edges(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t ea, Py_ssize_t eb,
+                            Py_ssize_t da, Py_ssize_t sb, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = narrow_tilers[lg].v;
+    const int tiles = narrow_tilers[lg].tile != NULL;
+    if (eb < nb) {
+        if (tiles && ea >= v && (nb - eb >= v || (lg == 2 && nb - eb == 3)))
+            transpose_tiled(d + eb * it, s + eb * sb, ea, nb - eb, da, sb, lg, 0);
+        else
+            transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
+    }
+    if (ea < na) {
+        if (tiles && nb >= v && (na - ea >= v || (lg == 2 && na - ea == 3)))
+            transpose_tiled(d + ea * da, s + ea * it, na - ea, nb, da, sb, lg, 0);
+        else
+            transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    }
+}
+
 /* transpose_tiled over at least 4 x 4 tiles: tiles aligned to the vectors of both
  * sides (tile_origin), the edges past the last whole tile through the scalar loop. */
 static __attribute__((noinline)) void /* inlined, it measured 30% slower on the small ones */
@@ -393,8 +547,7 @@ transpose_aligned(const tiler_t *t, char *d, const char *s, Py_ssize_t na, Py_ss
     if (ha) tile_rect(t, d, s, 0, v, hb, eb, da, sb, it, 0);
     if (hb) tile_rect(t, d, s, ha, ea, 0, v, da, sb, it, 0);
     if (ha && hb) t->tile(d, s, da, sb, 0);
-    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
-    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    transpose_edges(d, s, na, nb, ea, eb, da, sb, lg);
 }
 
 /* Three rows of four-byte items against a longer side (a ragged (2,1) sub-tile's last three
@@ -461,6 +614,11 @@ static int transpose_u32_three(char *d, const char *s, Py_ssize_t na, Py_ssize_t
 static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
                             Py_ssize_t sb, int lg, int nt)
 {
+    if (lg == 2 && !nt && short_u32 != NULL
+        && (((na == 3 || na == 4) && nb >= 8) || ((nb == 3 || nb == 4) && na >= 8))) {
+        short_u32(d, s, na, nb, da, sb);
+        return;
+    }
     if (lg == 2 && !nt && (na == 3 || nb == 3) && transpose_u32_three(d, s, na, nb, da, sb)) return;
     const tiler_t *t = &tilers[lg];
     if ((na < t->v || nb < t->v) && narrow_tilers[lg].tile != NULL && na >= narrow_tilers[lg].v
@@ -490,8 +648,7 @@ static void transpose_tiled(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
                     t->tile(d + a * da + b * it, s + a * it + b * sb, da, sb, nt);
         }
     }
-    if (eb < nb) transpose_table[lg](d + eb * it, s + eb * sb, ea, nb - eb, da, sb);
-    if (ea < na) transpose_table[lg](d + ea * da, s + ea * it, na - ea, nb, da, sb);
+    transpose_edges(d, s, na, nb, ea, eb, da, sb, lg);
 }
 
 /* Pick the widest tiles (and weaves) this CPU runs (called once at import). */
@@ -508,9 +665,16 @@ static void choose_tilers(void)
         tilers[2 + SWAPPED] = (tiler_t){tile_u32_swap_avx2, 8};
         tilers[3 + SWAPPED] = (tiler_t){tile_u64_swap_avx2, 4};
         rows_tile_u32 = tile_u32_avx2_rows;
+        short_u32 = transpose_u32_short_avx2;
     }
 #endif
     choose_weaves();
+#if HAVE_AVX2_DISPATCH
+    if (__builtin_cpu_supports("avx2")) {
+        weave_table[2][2] = weave_u32_8_avx2;
+        unweave_table[2][2] = unweave_u32_8_avx2;
+    }
+#endif
 }
 
 #endif

@@ -168,7 +168,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
     if _kernel is not None and USE_KERNEL and not buf.dtype.hasobject \
             and logical.flags.aligned and buf.flags.aligned:  # its typed loops assume alignment
         dst, src = (buf, logical) if to_physical else (logical, buf)
-        stream = stream and nbytes >= STREAM_MIN_BYTES
+        stream = stream and max(nbytes, buf.nbytes) >= STREAM_MIN_BYTES  # on the bytes moved
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return

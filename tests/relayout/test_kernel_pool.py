@@ -17,16 +17,11 @@ import pytest
 
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import from_physical, to_physical
+from tests.relayout._reference import kernel_or_skip as _kernel
 
 # the last two are _pack's
 LAYOUTS = ["bf16[300,700]{1,0:T(8,128)(2,1)}", "f32[100,260]{0,1:T(8,128)}", "f32[40,24,100]{0,2,1:T(8,128)}",
            "s4[64,1000]{1,0:T(8,128)(8,1)E(4)}", "u1[40,1000]{1,0:T(8,128)(32,1)E(1)}"]
-
-
-def _kernel() -> object:
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
 
 
 def _data(text: str, seed: int) -> np.ndarray:

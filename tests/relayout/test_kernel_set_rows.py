@@ -12,15 +12,9 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
 from tensorlayout.xla import linear_indices, parse_shape
-
-
-def _kernel() -> object:
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
+from tests.relayout._reference import kernel_or_skip as _kernel
 
 
 def _view(raw: np.ndarray, off: int, shape: tuple[int, ...], strides: tuple[int, ...], it: int) -> np.ndarray:

@@ -17,14 +17,10 @@ from numpy.lib.stride_tricks import as_strided
 
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
+from tests.relayout._reference import kernel_or_skip as _kernel
 
 ITEMS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
-
-def _kernel() -> object:
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
 
 
 def _case(seed: int) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray, bool]:

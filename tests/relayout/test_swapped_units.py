@@ -16,6 +16,7 @@ import tensorlayout.relayout._copy as engine
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 from tensorlayout.relayout._direct import is_direct
+from tests.relayout._reference import kernel_or_skip as _kernel
 from tests.relayout._reference import reference_buffer
 
 TYPES = {"bf16": np.uint16, "u16": np.uint16, "s8": np.int8, "u8": np.uint8}
@@ -84,11 +85,6 @@ def test_swapped_relayout_large_streamed_threads(monkeypatch: pytest.MonkeyPatch
     for threads in (1, 2, 4):
         assert np.array_equal(relayout(buf, s, d, threads=threads), want)
 
-
-def _kernel() -> object:
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])

@@ -11,6 +11,7 @@ import pytest
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
 from tensorlayout.xla import linear_indices, parse_shape
+from tests.relayout._reference import kernel_or_skip as _kernel
 
 DTYPES = {8: np.uint8, 16: np.uint16, 32: np.float32, 64: np.int64}
 TYPES = {8: "u8", 16: "u16", 32: "f32", 64: "s64"}
@@ -22,12 +23,6 @@ LAYOUTS = [((37, 300), "{0,1:T(8,128)}"), ((256, 24), "{0,1:T(8,128)}"), ((9, 13
 
 
 
-
-def _kernel() -> object:
-    """The compiled kernel, or skip the test."""
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
 
 
 def _assert_only_rows_written(raw: np.ndarray, start: int, rows: int, pitch: int, width: int) -> None:

@@ -19,6 +19,7 @@ from tensorlayout.relayout._copy import _extended
 from tensorlayout.relayout._kernel_path import kernel_tasks
 from tensorlayout.relayout._plan import copy_plan
 from tensorlayout.xla import parse_shape
+from tests.relayout._reference import kernel_or_skip as _kernel
 from tests.relayout._reference import reference_buffer
 
 TYPES = {"bf16": np.uint16, "s8": np.int8, "u8": np.uint8, "f32": np.float32}
@@ -85,11 +86,6 @@ def test_transposed_sub_tiles_large_streamed_threads(monkeypatch: pytest.MonkeyP
             assert np.array_equal(got, want)
             assert np.array_equal(from_physical(got, text, threads=threads), data)
 
-
-def _kernel() -> object:
-    if engine._kernel is None:
-        pytest.skip("the C copy kernel was not built (no compiler at install time)")
-    return engine._kernel
 
 
 @pytest.mark.parametrize("start", [0, 2, 4, 6])

@@ -26,6 +26,15 @@
  *               slots) the bytes between are not ours and are written one by one, unless
  *               the task is of kind 2: then they get the pad code in the same vector
  *               stores (the tail columns', one by one);
+ *     words     ... the last axis 8 slots contiguous on the logical side (one 64-bit word),
+ *               the axis before it (the columns) at most WORDS_MAX_P bytes apart (a transposing
+ *               layout's (8,1) or (32,1) sub-tile): each column's word packed in a register,
+ *               16 columns at a time for every row of lines, so that each row writes (reads)
+ *               16 neighbouring columns and the next row continues the logical rows they read
+ *               (write), 8 rows at a time where they continue them (one logical line per
+ *               column), the buffer's lines fetched ahead (u1[3000,4000]{0,1:T(8,128)(32,1)
+ *               E(1)}: rows of lines 12 KiB apart, in one L1 set, byte by byte: 13-16x a
+ *               copy, now 2-3x). A kind-2 task's gaps go in the same stores;
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
@@ -58,10 +67,21 @@
 #include "_pool.h"
 #include "_task.h"
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
 #define MAX_Q 8  /* bytes per column the register path holds */
 #define STAGE_BYTES 4096 /* L1 staging area for runs of contiguous lines */
+#define WORDS_COLUMNS 16 /* words: columns per block (see words) */
+#define WORDS_AHEAD 8    /* words: rows of lines a line of the buffer is fetched ahead */
+#define WORDS_LOG_AHEAD 256 /* words: logical bytes a column's line is fetched ahead */
+#define WORDS_LINE_ROWS 8 /* words: rows of lines whose words make a column's logical line */
+#define WORDS_MAX_P 64   /* words: bytes per column at most (16 columns within a KiB) */
 #define STREAM_MIN_RUN 1024 /* unpack streams rows at least this long (shorter: slower, measured) */
 
 typedef struct {
@@ -83,7 +103,7 @@ typedef struct {
                                   * columns tail reads whole vectors inside them) */
 } ctx_t;
 
-typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
+typedef enum { L_COLUMNS, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
 
 /* The innermost outer axis, which runs inside a line function (one call per row of lines). */
 typedef struct {
@@ -103,6 +123,9 @@ static line_t choose(const task_t *t, int per)
 {
     if (!aligned(t, per)) return L_SLOTS;
     int last = t->ndim - 1;
+    if (HAVE_SWAR && t->ls[last] == 1 && t->shape[last] == 8 && last >= 1 && t->ps[last - 1] >= 8
+        && t->ps[last - 1] <= WORDS_MAX_P * per)
+        return L_WORDS;
     if (t->ls[last] == 1) return L_CONTIGUOUS;
     if (HAVE_SSE2 && last >= 1 && t->ls[last - 1] == 1 && t->ps[last - 1] > 0
         && t->shape[last] / per <= MAX_Q)
@@ -167,11 +190,6 @@ static inline uint64_t swar_unpack(const ctx_t *c, uint64_t x)
 /* ---- the aligned lines: q whole bytes per position ------------------------------------- */
 
 #if HAVE_SSE2
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
 
 /* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
  * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
@@ -734,6 +752,161 @@ static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t 
     }
 }
 
+/* ---- words: 8 contiguous codes per column ------------------------------------------------ */
+
+#if HAVE_SWAR
+/* 8 codes (one per byte, little-endian) -> their 8*bits bits, for constant bits. */
+ALWAYS_INLINE uint64_t word_pack(const ctx_t *c, uint64_t x, const int bits)
+{
+    if (bits == 1) /* bit 0 of byte k to bit 56 + k (no two products meet: no carries) */
+        return ((x & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56;
+    if (bits == 4) {
+        x &= 0x0F0F0F0F0F0F0F0FULL;
+        x = (x | (x >> 4)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x >> 8)) & 0x0000FFFF0000FFFFULL;
+        return (x | (x >> 16)) & 0xFFFFFFFFULL;
+    }
+    return swar_pack(c, x);
+}
+
+/* A column's q = bits packed bytes y and, when it owns its gaps, the pad bytes up to P. */
+ALWAYS_INLINE void word_store(uint8_t *out, uint64_t y, Py_ssize_t P, const int bits, int own, uint64_t pads)
+{
+    if (!own) {
+        memcpy(out, &y, (size_t)bits);
+    } else if (P == 4 && bits < 4) { /* u1 (32,1): the byte and 3 pad bytes in one store */
+        uint32_t w = (uint32_t)(y | (pads << (8 * bits)));
+        memcpy(out, &w, 4);
+    } else if (P == 8) {
+        uint64_t w = y | (pads << (8 * bits));
+        memcpy(out, &w, 8);
+    } else {
+        memcpy(out, &y, (size_t)bits);
+        memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
+    }
+}
+
+/* Columns c0.. c0+m of rows r0.. r0+k of lines: each column's words packed; with k == 8 and
+ * rows continuing the columns' logical runs (line: 8 bytes on) a column's 64 logical bytes
+ * are read in a row, one line. */
+ALWAYS_INLINE void pack_words_rows(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t m, Py_ssize_t k,
+                                   Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits,
+                                   int own, uint64_t pads)
+{
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const char *ahead = log + i * L + WORDS_LOG_AHEAD; /* (prefetched inside the array only) */
+        if (k == WORDS_LINE_ROWS && ahead >= c->log_lo && ahead < c->log_hi) __builtin_prefetch(ahead, 0, 3);
+        for (Py_ssize_t r = 0; r < k; r++) {
+            uint64_t x;
+            memcpy(&x, log + i * L + r * rl, 8);
+            word_store(out + r * pb + i * P, word_pack(c, x, bits), P, bits, own, pads);
+        }
+    }
+}
+
+ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
+                                const rows_t *rows, const int bits)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, L = t->ls[last - 1];
+    const Py_ssize_t pb = rows->ps / per, rl = rows->ls;
+    const Py_ssize_t R = rl == 8 ? WORDS_LINE_ROWS : 1; /* rows a column's logical line holds */
+    const int own = t->kind == 2 && P > bits;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t m = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += R) {
+            const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
+            uint8_t *out = out0 + r * pb + c0 * P;
+            for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
+                __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 3);
+            if (k == R)
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads);
+            else
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, k, P, L, pb, rl, bits, own, pads);
+        }
+    }
+}
+
+/* q = bits packed bytes -> 8 codes, one per byte (sign-extended if signed). */
+ALWAYS_INLINE uint64_t word_unpack(const ctx_t *c, uint64_t x, const int bits)
+{
+    if (bits == 1 && !c->sign) { /* byte k keeps bit k of the byte, then 0 or 1 */
+        uint64_t y = ((x & 0xFF) * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+        return ((y + 0x7F7F7F7F7F7F7F7FULL) >> 7) & 0x0101010101010101ULL;
+    }
+    if (bits == 4) {
+        x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+        x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        if (c->sign) x |= (x & 0x0808080808080808ULL) * 0x1E; /* bit 3 into bits 4-7 */
+        return x;
+    }
+    return swar_unpack(c, x);
+}
+
+/* unpack_words_rows: the same, the other way; a column's logical line written in a row, in
+ * 16-byte stores that bypass the cache when streaming a line-aligned line. */
+ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t m, Py_ssize_t k,
+                                     Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits)
+{
+    for (Py_ssize_t i = 0; i < m; i++) {
+#if HAVE_SSE2
+        if (k == WORDS_LINE_ROWS && rl == 8) {
+            uint64_t y[WORDS_LINE_ROWS];
+            for (Py_ssize_t r = 0; r < WORDS_LINE_ROWS; r++) {
+                uint64_t x = 0;
+                memcpy(&x, in + r * pb + i * P, (size_t)bits);
+                y[r] = word_unpack(c, x, bits);
+            }
+            uint8_t *to = (uint8_t *)log + i * L;
+            int st = c->stream && ((uintptr_t)to & 63) == 0;
+            for (int h = 0; h < WORDS_LINE_ROWS / 2; h++)
+                put(to + 16 * h, _mm_set_epi64x((long long)y[2 * h + 1], (long long)y[2 * h]), st);
+            continue;
+        }
+#endif
+        for (Py_ssize_t r = 0; r < k; r++) {
+            uint64_t x = 0, y;
+            memcpy(&x, in + r * pb + i * P, (size_t)bits);
+            y = word_unpack(c, x, bits);
+            memcpy(log + i * L + r * rl, &y, 8);
+        }
+    }
+}
+
+ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
+                                  const rows_t *rows, const int bits)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, L = t->ls[last - 1];
+    const Py_ssize_t pb = rows->ps / per, rl = rows->ls;
+    const Py_ssize_t R = rl == 8 ? WORDS_LINE_ROWS : 1;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t m = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += R) {
+            const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
+            const uint8_t *in = in0 + r * pb + c0 * P;
+            for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
+                __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 3);
+            unpack_words_rows(c, log0 + r * rl + c0 * L, in, m, k, P, L, pb, rl, bits);
+        }
+    }
+}
+
+static void words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+    switch (c->bits * 2 + unpack) {
+    case 2: pack_words_k(c, t, bytes, log, rows, 1); break;
+    case 3: unpack_words_k(c, t, log, bytes, rows, 1); break;
+    case 4: pack_words_k(c, t, bytes, log, rows, 2); break;
+    case 5: unpack_words_k(c, t, log, bytes, rows, 2); break;
+    case 8: pack_words_k(c, t, bytes, log, rows, 4); break;
+    default: unpack_words_k(c, t, log, bytes, rows, 4);
+    }
+}
+#endif
+
 /* ---- the outer loops ------------------------------------------------------------------ */
 
 /* One line per row: the inner axes (one, or two for columns) from slot and log on. */
@@ -747,6 +920,7 @@ static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ss
 #else
     case L_COLUMNS: /* not chosen without SSE2 */
 #endif
+    case L_WORDS: /* not reached (see lines) */
     case L_BYTES:
         if (unpack) unpack_bytes(c, t, log, bytes); else pack_bytes(c, t, bytes, log);
         break;
@@ -889,6 +1063,12 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
         return;
     }
 #endif
+#if HAVE_SWAR
+    if (kind == L_WORDS) { /* (the same) */
+        words(c, t, unpack, c->bytes + slot / c->per, log, rows);
+        return;
+    }
+#endif
     if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
         && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES)
         staged_rows(c, t, unpack, slot, log, rows);
@@ -901,7 +1081,7 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
 {
     line_t kind = choose(t, c->per);
-    int inner = kind == L_COLUMNS ? 2 : (t->ndim > 0 ? 1 : 0);
+    int inner = kind == L_COLUMNS || kind == L_WORDS ? 2 : (t->ndim > 0 ? 1 : 0);
     int outer = t->ndim - inner;
     rows_t rows = {1, 0, 0};
     if (outer > 0) { /* the innermost outer axis runs inside lines() */

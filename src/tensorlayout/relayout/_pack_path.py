@@ -48,6 +48,7 @@ __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
 FAR_ROWS = 1 << 16  # logical bytes between a sub-tile's rows from which columns read on (_reading_on)
+WORDS_MAX_P = 64  # the words path's widest columns, in bytes (_pack.c)
 STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
@@ -106,6 +107,29 @@ def _continuing(axes: list[Axis], per: int) -> list[Axis]:
     return [*rest, (n, aps, als), axes[-1]]
 
 
+def _words(axes: list[Axis], per: int) -> list[Axis] | None:
+    """The axes for the kernel's words path (``_pack.c``), or None where it does not apply:
+    the inner axis 8 slots of slot and logical stride 1 (a transposing layout's sub-tile, one
+    64-bit word per column), the axis outside it the columns, whole bytes at most
+    ``WORDS_MAX_P`` bytes apart; the axis continuing the columns' logical runs (if any) just
+    outside them, so that the next row of lines reads (writes) on where the last one stopped.
+
+    >>> _words([(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)], 8)
+    [(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)]
+    >>> _words([(1472, 32, 4000), (500, 98304, 8), (8, 1, 1)], 8)
+    [(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)]
+    """
+    if len(axes) < 2 or axes[-1] != (8, 1, 1):
+        return None
+    cols = max(axes[:-1], key=lambda a: (8 <= a[1] <= WORDS_MAX_P * per and a[1] % per == 0, -a[1]))
+    if not 8 <= cols[1] <= WORDS_MAX_P * per or cols[1] % per:
+        return None
+    rest = list(axes[:-1])
+    rest.remove(cols)
+    on = [a for a in rest if a[2] == 8][:1]
+    return [*(a for a in rest if a not in on), *on, cols, axes[-1]]
+
+
 def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
     then the rest by slot stride (major first)."""
@@ -116,7 +140,8 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
     outer = _reading_on(axes, outer, cols, inner)
-    merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
+    ordered = [axes[k] for k in outer + cols + inner]
+    merged = _coalesce(_words(ordered, per) or _continuing(ordered, per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
 

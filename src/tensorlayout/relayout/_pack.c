@@ -765,6 +765,23 @@ static Py_ssize_t column_rows(const rows_t *rows, Py_ssize_t P, int per)
     return P >= 64 && rows->n > 1 && rows->ps % per == 0 && rows->ps / per <= 16 ? COLUMN_ROWS : 1;
 }
 
+/* Far columns whose rows of lines lie side by side (rows q bytes apart, q <= STAGED_Q): a block
+ * of 16 columns' rows of lines (un)packed through an L1 stage laid out column by column, each
+ * column's run of the buffer written (read) in one go, not 16 columns in turn (columns 8 KiB
+ * apart share their cache sets: u4[1000,16,300]{0,1,2:T(8,128)(8,1)E(4)}, 17x a copy). */
+#define STAGED_Q 4
+ALWAYS_INLINE void pack_far_staged(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                                   Py_ssize_t rls, Py_ssize_t nr, __m128i m, const int bits, const int q)
+{
+    _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
+    const Py_ssize_t S = COLUMN_ROWS * q; /* stage bytes a column */
+    ctx_t cached = *c;
+    cached.stream = 0;
+    for (Py_ssize_t r = 0; r < nr; r++) pack_block(&cached, stage + r * q, log + r * rls, S, ls, 0, m, bits, q);
+    for (int i = 0; i < LANES; i++) memcpy(out + i * P, stage + i * S, (size_t)(nr * q));
+}
+
+
 /* The columns loop for constant bits and q (unrolled by the compiler). */
 ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
                                   const rows_t *rows, const int bits, const int q)
@@ -779,6 +796,9 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
     const Py_ssize_t first = avx2_first(c, out0, (char *)log0, rows, nc, P, ls, 0, q, own, rb);
     for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += rb) {
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = first;
+        for (; rb > 1 && pb == q && q <= STAGED_Q && !own && col + LANES <= nc; col += LANES)
+            pack_far_staged(c, out0 + r0 * pb + col * P, log0 + r0 * rows->ls + col, P, ls, rows->ls, r1 - r0, m,
+                            bits, q);
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);
@@ -808,6 +828,15 @@ ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_s
         }
 }
 
+ALWAYS_INLINE void unpack_far_staged(char *log, const uint8_t *in, Py_ssize_t P, Py_ssize_t ls, Py_ssize_t rls,
+                                     Py_ssize_t nr, __m128i m, __m128i half, const int bits, const int q)
+{
+    _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
+    const Py_ssize_t S = COLUMN_ROWS * q;
+    for (int i = 0; i < LANES; i++) memcpy(stage + i * S, in + i * P, (size_t)(nr * q));
+    for (Py_ssize_t r = 0; r < nr; r++) unpack_block(stage + r * q, log + r * rls, S, ls, bits, q, m, half, 0);
+}
+
 ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
                                     const rows_t *rows, const int bits, const int q)
 {
@@ -818,6 +847,9 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
+        for (; pb == q && q <= STAGED_Q && col + LANES <= nc; col += LANES)
+            unpack_far_staged(log0 + r0 * rows->ls + col, in0 + r0 * pb + col * P, P, ls, rows->ls, r1 - r0, m, half,
+                              bits, q);
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,

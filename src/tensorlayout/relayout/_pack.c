@@ -27,7 +27,9 @@
  *               the task is of kind 2: then they get the pad code in the same vector
  *               stores (the tail columns', one by one). Adjacent columns (and owned gaps
  *               of 2 or 4 bytes) go 32 at a time in AVX2 registers first where the CPU has
- *               them (s4[2097152]{0:T(1024)(128)(8,1)E(4)}: 2.1 -> 1.1x a copy);
+ *               them (s4[2097152]{0:T(1024)(128)(8,1)E(4)}: 2.1 -> 1.1x a copy). Fewer than
+ *               16 columns whose rows of lines continue their logical run are merged with
+ *               them into one run of columns at tabled offsets (table_columns_k);
  *     words     ... the last axis 8 slots contiguous on the logical side (one 64-bit word),
  *               the axis before it (the columns) at most WORDS_MAX_P bytes apart (a transposing
  *               layout's (8,1) or (32,1) sub-tile): each column's word packed in a register,
@@ -601,6 +603,112 @@ ALWAYS_INLINE void unpack_tail(const uint8_t *in, char *log, Py_ssize_t P, Py_ss
     }
 }
 
+/* ---- short columns merged with the axis continuing them (table columns) ------------------
+ * Fewer than 16 logically contiguous columns whose rows of lines continue their logical run
+ * (rows->ls == nc: a short minor dim moved outermost by the layout, the next dim with it) are
+ * one run of rows->n * nc columns, 16 a block, each column's bytes at its own offset (column
+ * k % nc, row k / nc), instead of a tail of nc columns per row of lines
+ * (u4[65,201,23,5]{0,1,2,3:T(8,128)(8,1)E(4)}: 5 columns a row, 17-19x a copy). */
+static int merges(const rows_t *rows, Py_ssize_t nc, Py_ssize_t P, int per, int own, int q)
+{
+    return nc < LANES && rows->n > 1 && rows->ls == nc && rows->ps % per == 0 && !own && q <= 4 && P >= q;
+}
+
+/* The byte offsets of columns p0.. p0+n of the merged run (nc a row, P apart; rows pb apart). */
+static inline void table_offsets(Py_ssize_t *off, Py_ssize_t p0, Py_ssize_t n, Py_ssize_t nc, Py_ssize_t P,
+                                 Py_ssize_t pb)
+{
+    Py_ssize_t d = p0 / nc, e = p0 % nc;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        off[i] = e * P + d * pb;
+        if (++e == nc) e = 0, d++;
+    }
+}
+
+/* n <= 16 contiguous columns from log, column i's q bytes to out + off[i]: packed in registers
+ * where every row's 16 bytes lie inside the logical array, else byte by byte. */
+ALWAYS_INLINE void pack_table_k(const ctx_t *c, uint8_t *out, const char *log, const Py_ssize_t *off,
+                                Py_ssize_t n, Py_ssize_t ls, __m128i m, const int bits, const int q)
+{
+    const int per = 8 / bits;
+    int inside = c->log_lo != NULL;
+    for (int r = 0; r < per * q && inside; r++) {
+        uintptr_t row = (uintptr_t)(log + r * ls);
+        inside = row >= (uintptr_t)c->log_lo && row + LANES <= (uintptr_t)c->log_hi;
+    }
+    if (!inside) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int j = 0; j < q; j++) out[off[i] + j] = gather_k(log + j * per * ls + i, ls, bits);
+        return;
+    }
+    __m128i v[MAX_Q] = {0};
+    pack_lines(v, log, ls, m, bits, q);
+    if (q == 4) {
+        _Alignas(16) uint8_t w[4 * LANES];
+        __m128i y[4];
+        interleave4(y, v);
+        for (int i = 0; i < 4; i++) _mm_store_si128((__m128i *)(w + 16 * i), y[i]);
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(out + off[i], w + 4 * i, 4);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int j = 0; j < q; j++) out[off[i] + j] = tmp[j][i];
+    }
+}
+
+/* The other way: column i's q bytes from in + off[i] -> per*q logical rows of n codes. */
+ALWAYS_INLINE void unpack_table_k(const uint8_t *in, char *log, const Py_ssize_t *off, Py_ssize_t n, Py_ssize_t ls,
+                                  const int bits, const int q, __m128i m, __m128i half)
+{
+    const int per = 8 / bits;
+    __m128i v[MAX_Q];
+    if (q == 4) {
+        __m128i o[4], y[4];
+        int32_t w[LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++) {
+            w[i] = 0;
+            if (i < n) memcpy(&w[i], in + off[i], 4);
+        }
+        for (int i = 0; i < 4; i++) o[i] = _mm_setr_epi32(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+        interleave4(y, o);
+        interleave4(v, y);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) tmp[j][i] = i < n ? in[off[i] + j] : 0;
+        for (int j = 0; j < q; j++) v[j] = _mm_load_si128((const __m128i *)tmp[j]);
+    }
+    _Alignas(16) uint8_t row[LANES];
+    for (int j = 0; j < q; j++)
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            x = _mm_sub_epi8(_mm_xor_si128(x, half), half);
+            if (n == LANES) {
+                _mm_storeu_si128((__m128i *)(log + (j * per + k) * ls), x);
+            } else {
+                _mm_store_si128((__m128i *)row, x);
+                copy_short(log + (j * per + k) * ls, row, n);
+            }
+        }
+}
+
+/* The merged run, packed or unpacked (the caller checked merges()). */
+ALWAYS_INLINE void table_columns_k(const ctx_t *c, uint8_t *bytes, char *log, const rows_t *rows, Py_ssize_t nc,
+                                   Py_ssize_t P, Py_ssize_t ls, int unpack, const int bits, const int q)
+{
+    const Py_ssize_t total = rows->n * nc, pb = rows->ps / (8 / bits);
+    const __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
+    const __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    Py_ssize_t off[LANES];
+    for (Py_ssize_t p0 = 0; p0 < total; p0 += LANES) {
+        Py_ssize_t n = total - p0 < LANES ? total - p0 : LANES;
+        table_offsets(off, p0, n, nc, P, pb);
+        if (unpack) unpack_table_k(bytes, log + p0, off, n, ls, bits, q, m, half);
+        else pack_table_k(c, bytes, log + p0, off, n, ls, m, bits, q);
+    }
+}
+
 /* ---- adjacent columns (P == q) 32 at a time in AVX2 registers, where the CPU has them -------
  * The same packing as pack_block / unpack_block, each 256-bit register two 16-column halves
  * (AVX2 shuffles stay inside 128-bit lanes), the halves put in order by lane permutes on the
@@ -793,6 +901,10 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
      * last column's gaps) */
     int own = t->kind == 2 && P > q;
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    if (merges(rows, nc, P, per, own, q)) {
+        table_columns_k(c, out0, (char *)log0, rows, nc, P, ls, 0, bits, q);
+        return;
+    }
     const Py_ssize_t first = avx2_first(c, out0, (char *)log0, rows, nc, P, ls, 0, q, own, rb);
     for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += rb) {
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = first;
@@ -845,6 +957,10 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    if (merges(rows, nc, P, per, 0, q)) {
+        table_columns_k(c, (uint8_t *)in0, log0, rows, nc, P, ls, 1, bits, q);
+        return;
+    }
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
         for (; pb == q && q <= STAGED_Q && col + LANES <= nc; col += LANES)
@@ -924,10 +1040,22 @@ static void unpack_columns(const ctx_t *c, const task_t *t, char *log, const uin
 static void pack_slots(const ctx_t *c, Py_ssize_t slot, const char *log, Py_ssize_t n, Py_ssize_t ps,
                        Py_ssize_t ls)
 {
+    if (ps == 1 && ls == 0 && n > 2 * c->per) { /* one code into a run of slots (padding): the
+                                                  * partial bytes at its ends slot by slot, whole
+                                                  * bytes between set at once */
+        Py_ssize_t head = (c->per - slot % c->per) % c->per, whole = (n - head) / c->per;
+        uint8_t byte = 0;
+        for (int j = 0; j < c->per; j++) byte |= (uint8_t)(((unsigned)(uint8_t)*log & c->mask) << (j * c->bits));
+        pack_slots(c, slot, log, head, 1, 0);
+        memset(c->bytes + (slot + head) / c->per, byte, (size_t)whole);
+        pack_slots(c, slot + head + whole * c->per, log, n - head - whole * c->per, 1, 0);
+        return;
+    }
+    const int lp = c->bits == 4 ? 1 : c->bits == 2 ? 2 : 3; /* log2(per): no division per slot */
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t s = slot + i * ps;
-        unsigned sh = (unsigned)(s % c->per) * (unsigned)c->bits;
-        uint8_t *b = c->bytes + s / c->per;
+        unsigned sh = (unsigned)(s & (c->per - 1)) * (unsigned)c->bits;
+        uint8_t *b = c->bytes + (s >> lp);
         unsigned v = (unsigned)(uint8_t)log[i * ls] & c->mask;
         *b = (uint8_t)((*b & ~(c->mask << sh)) | (v << sh));
     }
@@ -936,9 +1064,10 @@ static void pack_slots(const ctx_t *c, Py_ssize_t slot, const char *log, Py_ssiz
 static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t n, Py_ssize_t ps,
                          Py_ssize_t ls)
 {
+    const int lp = c->bits == 4 ? 1 : c->bits == 2 ? 2 : 3;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t s = slot + i * ps;
-        log[i * ls] = (char)code(c, (unsigned)c->bytes[s / c->per] >> ((s % c->per) * c->bits));
+        log[i * ls] = (char)code(c, (unsigned)c->bytes[s >> lp] >> ((s & (c->per - 1)) * c->bits));
     }
 }
 

@@ -130,6 +130,20 @@ def _words(axes: list[Axis], per: int) -> list[Axis] | None:
     return [*(a for a in rest if a not in on), *on, cols, axes[-1]]
 
 
+def _short_columns(axes: list[Axis], columns: bool) -> list[Axis]:
+    """Fewer than 16 columns (the logically contiguous axis before the inner one) get the axis
+    continuing their logical run just outside them, which the kernel merges with them into one
+    run (``merges`` in ``_pack.c``) instead of a short tail per row of lines.
+
+    >>> _short_columns([(11, 26624, 5), (65, 8, 23115), (5, 612352, 1), (8, 1, 115)], True)
+    [(65, 8, 23115), (11, 26624, 5), (5, 612352, 1), (8, 1, 115)]
+    """
+    if not columns or len(axes) < 3 or axes[-2][2] != 1 or axes[-2][0] >= 16:
+        return axes
+    on = next((a for a in axes[:-2] if a[2] == axes[-2][0]), None)
+    return axes if on is None else [*(a for a in axes[:-2] if a is not on), on, *axes[-2:]]
+
+
 def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
     then the rest by slot stride (major first)."""
@@ -140,7 +154,7 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
     outer = _reading_on(axes, outer, cols, inner)
-    ordered = [axes[k] for k in outer + cols + inner]
+    ordered = _short_columns([axes[k] for k in outer + cols + inner], bool(cols and inner))
     merged = _coalesce(_words(ordered, per) or _continuing(ordered, per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))

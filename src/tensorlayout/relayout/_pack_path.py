@@ -55,6 +55,9 @@ Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
 #: per target and (logical strides, direction, pieces): (whole-byte tasks, the others, fill first)
 PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task], bool]] = TargetMemo()
+UNCOVERED_MIN_BYTES = 1 << 20  # from this buffer size on, pad runs instead of a fill first (_uncovered)
+UNCOVERED_GROUPS = 1 << 24  # _uncovered: most column groups it maps
+UNCOVERED_RUNS = 1 << 12  # ... and most pad runs it makes (else the buffer is filled first)
 FILL_FIRST_SLOTS = 1 / 16  # pad slots shared with data, per buffer byte, from which all is filled first
 
 
@@ -232,6 +235,53 @@ def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
                              for _, slot, _, _, ps, _ in tasks) and columns * group == nslots
 
 
+def _uncovered(tasks: list[Task], nslots: int) -> list[Task] | None:
+    """Pad runs over the slots that kind-2 tasks (one column stride G, columns on the group
+    grid) leave: the groups none of them owns and the slots past the last whole group; None
+    when the tasks are not all such, or the runs would be many (then the buffer is filled).
+
+    >>> _uncovered([(2, 32, 0, (2, 8), (32, 1), (1, 4))], 130)  # groups 1 and 2 of 32 slots
+    [(1, 0, 0, (2, 32), (96, 1), (0, 0)), (1, 128, 0, (2,), (1,), (0,))]
+    """
+    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    group = groups.pop() if len(groups) == 1 else 0
+    count = nslots // group if group else 0
+    if not group or count > UNCOVERED_GROUPS or not all(
+            slot % group == 0 and all(p % group == 0 for p in ps[:-1]) for _, slot, _, _, ps, _ in tasks):
+        return None
+    covered = np.zeros(count, bool)
+    for _, slot, _, shape, ps, _ in tasks:
+        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
+        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
+            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
+        covered[index.reshape(-1)] = True
+    step = np.diff(np.concatenate(([0], ~covered, [0])).astype(np.int8))  # +1 a run starts, -1 it ends
+    starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+    if len(starts) > UNCOVERED_RUNS:
+        return None
+    runs = _strided_runs([(int(a) * group, int(b - a) * group) for a, b in zip(starts, ends)])
+    if count * group < nslots:
+        runs.append((PAD, count * group, 0, (nslots - count * group,), (1,), (0,)))
+    return runs
+
+
+def _strided_runs(runs: list[tuple[int, int]]) -> list[Task]:
+    """Pad tasks for runs (first slot, length) in order: equally long runs equally far apart
+    as one task of two axes.
+
+    >>> _strided_runs([(0, 4), (10, 4), (20, 4), (25, 2)])
+    [(1, 0, 0, (3, 4), (10, 1), (0, 0)), (1, 25, 0, (1, 2), (0, 1), (0, 0))]
+    """
+    out: list[Task] = []
+    for start, length in runs:
+        _, first, _, (n, last), (stride, _), _ = out[-1] if out else (PAD, 0, 0, (0, 0), (0, 0), (0, 0))
+        if out and last == length and (n == 1 or start - first == n * stride):
+            out[-1] = (PAD, first, 0, (n + 1, length), (start - first if n == 1 else stride, 1), (0, 0))
+        else:
+            out.append((PAD, start, 0, (1, length), (0, 1), (0, 0)))
+    return out
+
+
 def _whole_bytes(task: Task, per: int) -> bool:
     """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c."""
     _, slot, _, shape, ps, _ = task
@@ -267,6 +317,10 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
     fill = to_physical and plan.fill_all and not _groups_cover(tasks, t.physical_elements, per)
+    large = (t.buffer_bytes or 0) >= UNCOVERED_MIN_BYTES
+    uncovered = _uncovered(tasks, t.physical_elements) if fill and large else None
+    if uncovered is not None:  # the groups no data task owns, as pad runs (not the whole buffer)
+        tasks, fill = tasks + uncovered, False
     if to_physical and not plan.fill_all:
         pads = [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail

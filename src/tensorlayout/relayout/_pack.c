@@ -42,6 +42,10 @@
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
+ *   partial     columns (as above) of n rows, n not a multiple of 8/bits, whole bytes otherwise:
+ *               packed when of kind 2 (the partial byte's other slots are the column's gap, the
+ *               pad code), unpacked reading the partial byte whole (a ragged sub-tile: s4[5,5,N]
+ *               {2,1,0:T(8,128)(8,1)E(4)} holds 5 of 8 rows; slot by slot it was 30 / 23x a copy);
  *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
  *               Such tasks share bytes with others, so pack accepts them only when called
  *               with serial=True, which the caller does from one thread.
@@ -109,7 +113,7 @@ typedef struct {
                                   * columns tail reads whole vectors inside them) */
 } ctx_t;
 
-typedef enum { L_COLUMNS, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
+typedef enum { L_COLUMNS, L_PARTIAL, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
 
 /* The innermost outer axis, which runs inside a line function (one call per row of lines). */
 typedef struct {
@@ -125,8 +129,22 @@ static int aligned(const task_t *t, int per)
     return 1;
 }
 
-static line_t choose(const task_t *t, int per)
+/* Columns of n rows, n not a multiple of per, whole bytes otherwise: packed of kind 2 (the
+ * partial byte's other slots are the column's gap, padding), or unpacked (the partial byte is
+ * read whole, inside the buffer as its first slot is). */
+static int partial(const task_t *t, int per, int unpack)
 {
+    int last = t->ndim - 1;
+    if (!HAVE_SSE2 || last < 1 || t->ps[last] != 1 || t->shape[last] % per == 0 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    Py_ssize_t q = (t->shape[last] + per - 1) / per;
+    return t->kind == (unpack ? 0 : 2) && t->ls[last - 1] == 1 && t->ps[last - 1] >= q * per && q <= MAX_Q;
+}
+
+static line_t choose(const task_t *t, int per, int unpack)
+{
+    if (partial(t, per, unpack)) return L_PARTIAL;
     if (!aligned(t, per)) return L_SLOTS;
     int last = t->ndim - 1;
     if (HAVE_SWAR && t->ls[last] == 1 && t->shape[last] == 8 && last >= 1 && t->ps[last - 1] >= 8
@@ -1228,6 +1246,88 @@ static void words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, c
 }
 #endif
 
+/* ---- partial columns (see partial()): n rows, the last byte's other slots the pad code ---- */
+
+/* 16 columns' n rows (ls apart) -> q registers, rows past n the pad code. */
+static void pack_lines_n(__m128i *v, const char *log, Py_ssize_t ls, Py_ssize_t n, int bits, int q, uint8_t pad)
+{
+    const int per = 8 / bits;
+    const __m128i m = _mm_set1_epi8((char)((1u << bits) - 1)), pv = _mm_set1_epi8((char)pad);
+    for (int j = 0; j < q; j++) {
+        __m128i acc = _mm_setzero_si128();
+        for (int k = 0; k < per; k++) {
+            Py_ssize_t row = j * per + k;
+            __m128i x = row < n ? _mm_and_si128(_mm_loadu_si128((const __m128i *)(log + row * ls)), m) : pv;
+            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        }
+        v[j] = acc;
+    }
+}
+
+static void partial_pack(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0, const rows_t *rows)
+{
+    const int per = c->per, last = t->ndim - 1;
+    const Py_ssize_t n = t->shape[last], q = (n + per - 1) / per, nc = t->shape[last - 1];
+    const Py_ssize_t P = t->ps[last - 1] / per, ls = t->ls[last], pb = rows->ps / per;
+    const int own = t->kind == 2;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = out0 + r * pb;
+        const char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+            __m128i v[MAX_Q];
+            pack_lines_n(v, log + col, ls, n, c->bits, (int)q, c->pad);
+            for (Py_ssize_t j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
+            for (Py_ssize_t i = 0; i < LANES; i++) {
+                uint8_t *o = out + (col + i) * P;
+                for (Py_ssize_t j = 0; j < q; j++) o[j] = tmp[j][i];
+                if (own) memset(o + q, c->pad_byte, (size_t)(P - q));
+            }
+        }
+        for (; col < nc; col++) { /* the tail column by column */
+            uint8_t *o = out + col * P;
+            for (Py_ssize_t j = 0; j < q; j++) {
+                unsigned v = 0;
+                for (int k = 0; k < per; k++) {
+                    Py_ssize_t row = j * per + k;
+                    unsigned x = row < n ? (unsigned)(uint8_t)log[row * ls + col] & c->mask : c->pad;
+                    v |= x << (k * c->bits);
+                }
+                o[j] = (uint8_t)v;
+            }
+            if (own) memset(o + q, c->pad_byte, (size_t)(P - q));
+        }
+    }
+}
+
+static void partial_unpack(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0, const rows_t *rows)
+{
+    const int per = c->per, last = t->ndim - 1;
+    const Py_ssize_t n = t->shape[last], q = (n + per - 1) / per, nc = t->shape[last - 1];
+    const Py_ssize_t P = t->ps[last - 1] / per, ls = t->ls[last], pb = rows->ps / per;
+    const __m128i m = _mm_set1_epi8((char)c->mask);
+    const __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (c->bits - 1) : 0u));
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        const uint8_t *in = in0 + r * pb;
+        char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+            for (Py_ssize_t i = 0; i < LANES; i++)
+                for (Py_ssize_t j = 0; j < q; j++) tmp[j][i] = in[(col + i) * P + j];
+            for (Py_ssize_t row = 0; row < n; row++) {
+                __m128i v = _mm_load_si128((const __m128i *)tmp[row / per]);
+                __m128i x = _mm_and_si128(_mm_srl_epi16(v, _mm_cvtsi32_si128((int)(row % per) * c->bits)), m);
+                _mm_storeu_si128((__m128i *)(log + row * ls + col), _mm_sub_epi8(_mm_xor_si128(x, half), half));
+            }
+        }
+        for (; col < nc; col++)
+            for (Py_ssize_t row = 0; row < n; row++)
+                log[row * ls + col] = (char)code(c, (unsigned)in[col * P + row / per] >> ((row % per) * c->bits));
+    }
+}
+
 /* ---- the outer loops ------------------------------------------------------------------ */
 
 /* One line per row: the inner axes (one, or two for columns) from slot and log on. */
@@ -1242,6 +1342,7 @@ static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ss
     case L_COLUMNS: /* not chosen without SSE2 */
 #endif
     case L_WORDS: /* not reached (see lines) */
+    case L_PARTIAL:
     case L_BYTES:
         if (unpack) unpack_bytes(c, t, log, bytes); else pack_bytes(c, t, bytes, log);
         break;
@@ -1384,6 +1485,13 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
         return;
     }
 #endif
+#if HAVE_SSE2
+    if (kind == L_PARTIAL) { /* (a kind-2 task's gaps in the same loop) */
+        uint8_t *bytes = c->bytes + slot / c->per;
+        if (unpack) partial_unpack(c, t, log, bytes, rows); else partial_pack(c, t, bytes, log, rows);
+        return;
+    }
+#endif
 #if HAVE_SWAR
     if (kind == L_WORDS) { /* (the same) */
         words(c, t, unpack, c->bytes + slot / c->per, log, rows);
@@ -1401,8 +1509,8 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
 
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
 {
-    line_t kind = choose(t, c->per);
-    int inner = kind == L_COLUMNS || kind == L_WORDS ? 2 : (t->ndim > 0 ? 1 : 0);
+    line_t kind = choose(t, c->per, unpack);
+    int inner = kind == L_COLUMNS || kind == L_WORDS || kind == L_PARTIAL ? 2 : (t->ndim > 0 ? 1 : 0);
     int outer = t->ndim - inner;
     rows_t rows = {1, 0, 0};
     if (outer > 0) { /* the innermost outer axis runs inside lines() */
@@ -1630,7 +1738,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts == NULL) goto done;
     for (Py_ssize_t i = 0; i < count && !serial; i++)
-        if (ts[i].ndim >= 0 && choose(&ts[i], c.per) == L_SLOTS) {
+        if (ts[i].ndim >= 0 && choose(&ts[i], c.per, 0) == L_SLOTS) {
             PyErr_SetString(PyExc_ValueError, "pack: a task sharing bytes with others needs serial=True");
             goto done;
         }

@@ -214,6 +214,34 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
+def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
+    """The data tasks as kind 2 (``_owning_gaps``) when every one of them becomes one and no
+    two own a group in common (so each group's gap slots are padding of that task's columns:
+    a ragged sub-tile's missing rows, which the kernel then packs with its rows in whole
+    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill; else
+    the tasks unchanged.
+
+    >>> t = PhysicalTarget.from_xla("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
+    >>> _owning_disjoint([(0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))], t)[0][0]
+    2
+    """
+    group, extent = _gap_groups(t)
+    owning = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
+    if not owning or any(task[0] != DATA_OWNING_GAPS for task in owning) \
+            or t.physical_elements // group > UNCOVERED_GROUPS:
+        return tasks
+    count = np.zeros(t.physical_elements // group + 1, np.int64)
+    for _, slot, _, shape, ps, _ in owning:
+        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
+        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
+            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
+        np.add.at(count, index.reshape(-1), 1)
+    disjoint = count.max() <= 1
+    # (groups covering the whole buffer stay the mark of a fill_all plan: _groups_cover)
+    covers = _groups_cover(owning, t.physical_elements, 8 // t.packed_bits)
+    return owning if disjoint and not covers else tasks
+
+
 def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
     """True when the tasks write every slot of ``nslots`` (whole bytes of ``per``) themselves.
 
@@ -327,7 +355,9 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         if start < end:
             pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
         fill = _fill_first(pads, t.buffer_bytes or 0, per)
-        tasks += [] if fill else pads
+        # filled first, the pad tasks go; a ragged sub-tile's missing rows are then padding the
+        # data tasks may own (and write with their rows, in whole bytes)
+        tasks = _owning_disjoint(tasks, t) if fill else tasks + pads
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]

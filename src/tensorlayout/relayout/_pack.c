@@ -142,6 +142,17 @@ static int partial(const task_t *t, int per, int unpack)
     return t->kind == (unpack ? 0 : 2) && t->ls[last - 1] == 1 && t->ps[last - 1] >= q * per && q <= MAX_Q;
 }
 
+/* A kind-2 task whose column groups are whole bytes: it writes whole bytes on any path (the
+ * slots path included), so it may share a call with other threads' tasks. */
+static int owns_whole_bytes(const task_t *t, int per)
+{
+    int last = t->ndim - 1;
+    if (t->kind != 2 || last < 1 || t->ps[last] != 1 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    return 1;
+}
+
 static line_t choose(const task_t *t, int per, int unpack)
 {
     if (partial(t, per, unpack)) return L_PARTIAL;
@@ -1278,6 +1289,10 @@ static void partial_pack(const ctx_t *c, const task_t *t, uint8_t *out0, const c
             _Alignas(16) uint8_t tmp[MAX_Q][LANES];
             __m128i v[MAX_Q];
             pack_lines_n(v, log + col, ls, n, c->bits, (int)q, c->pad);
+            if (own && q <= 4 && (P == 2 || P == 4 || P == 8 || P == 16)) { /* in vector stores */
+                store_owned(out + col * P, v, P, (int)q, c->pad_byte, 0);
+                continue;
+            }
             for (Py_ssize_t j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
             for (Py_ssize_t i = 0; i < LANES; i++) {
                 uint8_t *o = out + (col + i) * P;
@@ -1738,7 +1753,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts == NULL) goto done;
     for (Py_ssize_t i = 0; i < count && !serial; i++)
-        if (ts[i].ndim >= 0 && choose(&ts[i], c.per, 0) == L_SLOTS) {
+        if (ts[i].ndim >= 0 && choose(&ts[i], c.per, 0) == L_SLOTS && !owns_whole_bytes(&ts[i], c.per)) {
             PyErr_SetString(PyExc_ValueError, "pack: a task sharing bytes with others needs serial=True");
             goto done;
         }

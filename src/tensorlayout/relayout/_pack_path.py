@@ -311,10 +311,18 @@ def _strided_runs(runs: list[tuple[int, int]]) -> list[Task]:
 
 
 def _whole_bytes(task: Task, per: int) -> bool:
-    """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c."""
-    _, slot, _, shape, ps, _ = task
-    return bool(shape) and ps[-1] == 1 and shape[-1] % per == 0 and slot % per == 0 \
-        and all(p % per == 0 for p in ps[:-1])
+    """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c,
+    or ``partial`` for a kind-2 task whose rows end inside a byte (its group has the rest).
+
+    >>> _whole_bytes((2, 0, 0, (4, 5), (8, 1), (1, 9)), 2), _whole_bytes((0, 0, 0, (4, 5), (8, 1), (1, 9)), 2)
+    (True, False)
+    """
+    kind, slot, _, shape, ps, ls = task
+    if not shape:
+        return False
+    rows = shape[-1] if per == 1 or kind != DATA_OWNING_GAPS or len(shape) < 2 or ls[-2] != 1 \
+        or -(-shape[-1] // per) > 8 else -(-shape[-1] // per) * per  # (8: MAX_Q in _pack.c)
+    return ps[-1] == 1 and rows % per == 0 and slot % per == 0 and all(p % per == 0 for p in ps[:-1])
 
 
 def _split(task: Task, pieces: int, per: int) -> list[Task]:

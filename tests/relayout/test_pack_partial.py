@@ -24,9 +24,10 @@ kernel = pytest.importorskip("tensorlayout.relayout._pack")
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
 @given(bits=st.sampled_from([1, 2, 4]), n=st.integers(1, 31), extra=st.integers(0, 2), nc=st.integers(1, 40),
        nr=st.integers(1, 3), offset=st.integers(0, 9), signed=st.booleans(), seed=st.integers(0, 99),
-       pad=st.integers(0, 15))
+       pad=st.integers(0, 15), serial=st.booleans())
 def test_partial_column_tasks_match_the_model(bits: int, n: int, extra: int, nc: int, nr: int, offset: int,
-                                              signed: bool, seed: int, pad: int) -> None:
+                                              signed: bool, seed: int, pad: int, serial: bool) -> None:
+    # (kind 2 of whole-byte groups: accepted off the serial call too, as whole-byte tasks)
     per = 8 // bits
     q = -(-n // per)
     if q > 8:
@@ -40,7 +41,7 @@ def test_partial_column_tasks_match_the_model(bits: int, n: int, extra: int, nc:
     task = (2, offset * per, 0, (nr, nc, n), (nc * G, G, 1), (n * row, 1, row))
     pbase, packed = _guarded(nbytes, 0xA5)
     want = packed.copy()
-    kernel.pack(packed, logical, [task], bits, nbytes * per, pad, True, False)
+    kernel.pack(packed, logical, [task], bits, nbytes * per, pad, serial, False, 1 if serial else 3)
     event(f"whole bytes {n % per == 0}")
     assert _model_pack(want, lbase, logical, [task], bits, pad)
     assert np.array_equal(packed, want)

@@ -117,3 +117,54 @@ def test_word_tasks_are_chosen_for_transposing_sub_tiles() -> None:
     assert whole[0][3][-3:] == (500, 128, 8) and whole[0][4][-2:] == (32, 1)
     assert whole[0][5][-3:] == (8, 4000, 1)
     assert whole[0][0] == 2  # the group's pad slots in the same stores
+
+
+@settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
+@given(bits=st.sampled_from([1, 2, 4]), n=st.integers(1, 7), gap=st.sampled_from([0, 1, 3]),
+       nc=st.integers(1, 40), seed=st.integers(0, 99), pad=st.integers(0, 15), signed=st.booleans(),
+       serial=st.booleans())
+def test_short_word_tasks_match_the_model(bits: int, n: int, gap: int, nc: int, seed: int, pad: int,
+                                          signed: bool, serial: bool) -> None:
+    # fewer than 8 rows a word: packed of kind 2 (the word's other codes the column's gap), the
+    # logical array ending with the last column's n bytes (no whole word to read there)
+    per = 8 // bits
+    P = bits + gap
+    lbase = np.random.default_rng(seed).integers(0, 256, nc * n + 2 * GUARD).astype(np.uint8)
+    logical = lbase[GUARD:GUARD + nc * n].reshape(nc, n)
+    nbytes = nc * P
+    task = (2, 0, 0, (nc, n), (P * per, 1), (n, 1))
+    pbase, packed = _guarded(nbytes, 0xA5)
+    want = packed.copy()
+    kernel.pack(packed, logical, [task], bits, nbytes * per, pad, serial, False, 1 if serial else 3)
+    assert _model_pack(want, lbase, logical, [task], bits, pad)
+    assert np.array_equal(packed, want)
+    assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
+    lback, back = _guarded(nc * n, 0x5A)
+    kernel.unpack(back.reshape(nc, n), packed, [(0, *task[1:])], bits, nbytes * per, signed)
+    low = logical.astype(np.int64) & ((1 << bits) - 1)
+    if signed:
+        low -= (low >> (bits - 1)) << bits
+    got = back.reshape(nc, n)
+    assert np.array_equal(got.view(np.int8) if signed else got, low.astype(np.int8 if signed else np.uint8))
+    assert (lback[:GUARD] == 0x5A).all() and (lback[GUARD + nc * n:] == 0x5A).all()
+
+
+SHORT = ["u4[900,5]{0,1:T(8,128)(8,1)E(4)}", "s4[301,3]{0,1:T(8,128)(8,1)E(4)}",
+         "u1[200,5]{0,1:T(8,128)(32,1)E(1)}", "s4[7,130,6]{1,0,2:T(8,128)(8,1)E(4)}"]
+
+
+@pytest.mark.parametrize("text", SHORT)
+def test_short_minor_dims_match_the_definition_and_numpy(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    t = as_target(text)
+    rng = np.random.default_rng(len(text))
+    data = random_data(t, rng)
+    pad = -1 if t.signed else 1
+    want = reference(data, text, pad)
+    _path(monkeypatch, "numpy")
+    assert np.array_equal(to_physical(data, text, pad_value=pad), want)
+    _path(monkeypatch, "pack")
+    out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
+    assert to_physical(data, text, pad_value=pad, out=out, threads=3) is out
+    assert np.array_equal(out, want)
+    back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
+    assert np.array_equal(from_physical(out, text, out=back, threads=3), codes(data, t))

@@ -38,7 +38,9 @@
  *               (write), 8 rows at a time where they continue them (one logical line per
  *               column), the buffer's lines fetched ahead (u1[3000,4000]{0,1:T(8,128)(32,1)
  *               E(1)}: rows of lines 12 KiB apart, in one L1 set, byte by byte: 13-16x a
- *               copy, now 2-3x). A kind-2 task's gaps go in the same stores;
+ *               copy, now 2-3x). A kind-2 task's gaps go in the same stores; fewer than 8
+ *               rows a word where the rest is the column's gap (kind 2), or unpacking
+ *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
@@ -132,6 +134,16 @@ static int aligned(const task_t *t, int per)
 /* Columns of n rows, n not a multiple of per, whole bytes otherwise: packed of kind 2 (the
  * partial byte's other slots are the column's gap, padding), or unpacked (the partial byte is
  * read whole, inside the buffer as its first slot is). */
+/* Slot stride 1 innermost, the first slot and every other slot stride whole bytes. */
+static int grouped(const task_t *t, int per)
+{
+    int last = t->ndim - 1;
+    if (last < 0 || t->ps[last] != 1 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    return 1;
+}
+
 static int partial(const task_t *t, int per, int unpack)
 {
     int last = t->ndim - 1;
@@ -156,11 +168,15 @@ static int owns_whole_bytes(const task_t *t, int per)
 static line_t choose(const task_t *t, int per, int unpack)
 {
     if (partial(t, per, unpack)) return L_PARTIAL;
-    if (!aligned(t, per)) return L_SLOTS;
     int last = t->ndim - 1;
+    if (HAVE_SWAR && last >= 1 && t->ls[last] == 1 && t->shape[last] < 8 && t->ps[last - 1] >= 8
+        && t->ps[last - 1] <= WORDS_MAX_P * per && t->kind == (unpack ? 0 : 2) && grouped(t, per))
+        return L_WORDS; /* fewer than 8 rows: the word's other codes are the column's gap (pad) */
+    if (!aligned(t, per)) return L_SLOTS;
     if (HAVE_SWAR && t->ls[last] == 1 && t->shape[last] == 8 && last >= 1 && t->ps[last - 1] >= 8
         && t->ps[last - 1] <= WORDS_MAX_P * per)
         return L_WORDS;
+
     if (t->ls[last] == 1) return L_CONTIGUOUS;
     if (HAVE_SSE2 && last >= 1 && t->ls[last - 1] == 1 && t->ps[last - 1] > 0
         && t->shape[last] / per <= MAX_Q)
@@ -1103,6 +1119,9 @@ static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t 
 }
 
 /* ---- words: 8 contiguous codes per column ------------------------------------------------ */
+#if !HAVE_SSE2
+static inline void copy_short(char *dst, const uint8_t *src, Py_ssize_t n) { memcpy(dst, src, (size_t)n); }
+#endif
 
 #if HAVE_SWAR
 /* 8 codes (one per byte, little-endian) -> their 8*bits bits, for constant bits. */
@@ -1141,14 +1160,23 @@ ALWAYS_INLINE void word_store(uint8_t *out, uint64_t y, Py_ssize_t P, const int 
  * are read in a row, one line. */
 ALWAYS_INLINE void pack_words_rows(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t m, Py_ssize_t k,
                                    Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits,
-                                   int own, uint64_t pads)
+                                   int own, uint64_t pads, Py_ssize_t n)
 {
     for (Py_ssize_t i = 0; i < m; i++) {
         const char *ahead = log + i * L + WORDS_LOG_AHEAD; /* (prefetched inside the array only) */
         if (k == WORDS_LINE_ROWS && ahead >= c->log_lo && ahead < c->log_hi) __builtin_prefetch(ahead, 0, 3);
         for (Py_ssize_t r = 0; r < k; r++) {
-            uint64_t x;
-            memcpy(&x, log + i * L + r * rl, 8);
+            uint64_t x = pads; /* (fewer than 8 rows: the rest the pad code) */
+            const char *at = log + i * L + r * rl;
+            if (n == 8) {
+                memcpy(&x, at, 8);
+            } else if (at + 8 <= c->log_hi) { /* a whole word read inside the array, the rest masked */
+                const uint64_t low = (1ULL << (8 * n)) - 1;
+                memcpy(&x, at, 8);
+                x = (x & low) | (pads & ~low);
+            } else {
+                copy_short((char *)&x, (const uint8_t *)at, n);
+            }
             word_store(out + r * pb + i * P, word_pack(c, x, bits), P, bits, own, pads);
         }
     }
@@ -1161,6 +1189,7 @@ ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, 
     const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, L = t->ls[last - 1];
     const Py_ssize_t pb = rows->ps / per, rl = rows->ls;
     const Py_ssize_t R = rl == 8 ? WORDS_LINE_ROWS : 1; /* rows a column's logical line holds */
+    const Py_ssize_t n = t->shape[last]; /* rows a word (8, or fewer of kind 2) */
     const int own = t->kind == 2 && P > bits;
     const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
     for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
@@ -1171,9 +1200,9 @@ ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, 
             for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
                 __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 1);
             if (k == R)
-                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads);
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads, n);
             else
-                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, k, P, L, pb, rl, bits, own, pads);
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, k, P, L, pb, rl, bits, own, pads, n);
         }
     }
 }
@@ -1198,8 +1227,22 @@ ALWAYS_INLINE uint64_t word_unpack(const ctx_t *c, uint64_t x, const int bits)
 /* unpack_words_rows: the same, the other way; a column's logical line written in a row, in
  * 16-byte stores that bypass the cache when streaming a line-aligned line. */
 ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t m, Py_ssize_t k,
-                                     Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits)
+                                     Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits,
+                                     Py_ssize_t n)
 {
+    if (n < 8) { /* fewer rows: the bytes holding them read, n codes written */
+        const size_t qn = (size_t)((n * bits + 7) / 8);
+        for (Py_ssize_t i = 0; i < m; i++)
+            for (Py_ssize_t r = 0; r < k; r++) {
+                const uint8_t *from = in + r * pb + i * P;
+                uint64_t x = from[0], y; /* built in a register (pieces stored then read whole stall) */
+                for (size_t b = 1; b < qn; b++) x |= (uint64_t)from[b] << (8 * b);
+                y = word_unpack(c, x, bits);
+                char *to = log + i * L + r * rl;
+                for (Py_ssize_t b = 0; b < n; b++, y >>= 8) to[b] = (char)(y & 0xFF);
+            }
+        return;
+    }
     for (Py_ssize_t i = 0; i < m; i++) {
 #if HAVE_SSE2
         if (k == WORDS_LINE_ROWS && rl == 8) {
@@ -1239,7 +1282,7 @@ ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, c
             const uint8_t *in = in0 + r * pb + c0 * P;
             for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
                 __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 1);
-            unpack_words_rows(c, log0 + r * rl + c0 * L, in, m, k, P, L, pb, rl, bits);
+            unpack_words_rows(c, log0 + r * rl + c0 * L, in, m, k, P, L, pb, rl, bits, t->shape[last]);
         }
     }
 }

@@ -122,8 +122,8 @@ def _words(axes: list[Axis], per: int) -> list[Axis] | None:
     >>> _words([(1472, 32, 4000), (500, 98304, 8), (8, 1, 1)], 8)
     [(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)]
     """
-    if len(axes) < 2 or axes[-1] != (8, 1, 1):
-        return None
+    if len(axes) < 2 or axes[-1][1:] != (1, 1) or not 0 < axes[-1][0] <= 8:
+        return None  # (fewer than 8 rows: the kernel takes them of kind 2, or unpacking)
     cols = max(axes[:-1], key=lambda a: (8 <= a[1] <= WORDS_MAX_P * per and a[1] % per == 0, -a[1]))
     if not 8 <= cols[1] <= WORDS_MAX_P * per or cols[1] % per:
         return None
@@ -311,18 +311,18 @@ def _strided_runs(runs: list[tuple[int, int]]) -> list[Task]:
 
 
 def _whole_bytes(task: Task, per: int) -> bool:
-    """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c,
-    or ``partial`` for a kind-2 task whose rows end inside a byte (its group has the rest).
+    """The task writes whole bytes (no slot of another task in them): ``aligned`` in _pack.c,
+    or of kind 2 with groups of whole bytes (``owns_whole_bytes``: its rows may end inside a
+    byte, the group has the rest).
 
     >>> _whole_bytes((2, 0, 0, (4, 5), (8, 1), (1, 9)), 2), _whole_bytes((0, 0, 0, (4, 5), (8, 1), (1, 9)), 2)
     (True, False)
     """
-    kind, slot, _, shape, ps, ls = task
+    kind, slot, _, shape, ps, _ = task
     if not shape:
         return False
-    rows = shape[-1] if per == 1 or kind != DATA_OWNING_GAPS or len(shape) < 2 or ls[-2] != 1 \
-        or -(-shape[-1] // per) > 8 else -(-shape[-1] // per) * per  # (8: MAX_Q in _pack.c)
-    return ps[-1] == 1 and rows % per == 0 and slot % per == 0 and all(p % per == 0 for p in ps[:-1])
+    rows_whole = (kind == DATA_OWNING_GAPS and len(shape) >= 2) or shape[-1] % per == 0
+    return rows_whole and ps[-1] == 1 and slot % per == 0 and all(p % per == 0 for p in ps[:-1])
 
 
 def _split(task: Task, pieces: int, per: int) -> list[Task]:

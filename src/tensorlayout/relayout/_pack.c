@@ -1199,8 +1199,8 @@ ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, 
             uint8_t *out = out0 + r * pb + c0 * P;
             for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
                 __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 1);
-            if (k == R)
-                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads, n);
+            if (k == R && n == 8) /* (constant rows: the common case compiled on its own) */
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads, 8);
             else
                 pack_words_rows(c, out, log0 + r * rl + c0 * L, m, k, P, L, pb, rl, bits, own, pads, n);
         }

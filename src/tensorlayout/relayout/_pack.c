@@ -90,7 +90,9 @@
 #define WORDS_COLUMNS 16 /* words: columns per block (see words) */
 #define WORDS_AHEAD 8    /* words: rows of lines a line of the buffer is fetched ahead, into L2 only: rows
                           * of lines a multiple of 4 KiB apart share one L1 set, which the group's 8 rows
-                          * fill (u1[2000,3001]{0,1:T(8,128)(32,1)E(1)}: 6.5 / 7.1 -> 5.1 / 5.9x a copy) */
+                          * fill (u1[2000,3001]{0,1:T(8,128)(32,1)E(1)}: 6.5 / 7.1 -> 5.1 / 5.9x a copy);
+                          * into L1 where the copy streams (u1[21989,1352]{0,1:...}: 4.3 / 6.6 in L2,
+                          * 3.7 / 5.5 in L1) */
 #define WORDS_LOG_AHEAD 256 /* words: logical bytes a column's line is fetched ahead */
 #define WORDS_LINE_ROWS 8 /* words: rows of lines whose words make a column's logical line */
 #define WORDS_MAX_P 64   /* words: bytes per column at most (16 columns within a KiB) */
@@ -1198,7 +1200,8 @@ ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, 
             const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
             uint8_t *out = out0 + r * pb + c0 * P;
             for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
-                __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 1);
+                if (c->stream) __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 3);
+                else __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 1);
             if (k == R && n == 8) /* (constant rows: the common case compiled on its own) */
                 pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads, 8);
             else
@@ -1281,7 +1284,8 @@ ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, c
             const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
             const uint8_t *in = in0 + r * pb + c0 * P;
             for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
-                __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 1);
+                if (c->stream) __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 3);
+                else __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 1);
             unpack_words_rows(c, log0 + r * rl + c0 * L, in, m, k, P, L, pb, rl, bits, t->shape[last]);
         }
     }

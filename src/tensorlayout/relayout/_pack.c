@@ -25,10 +25,29 @@
  *               columns are further apart than their bytes (u1 (32,1) holds 8 rows in 32
  *               slots) the bytes between are not ours and are written one by one, unless
  *               the task is of kind 2: then they get the pad code in the same vector
- *               stores (the tail columns', one by one);
+ *               stores (the tail columns', one by one). Adjacent columns (and owned gaps
+ *               of 2 or 4 bytes) go 32 at a time in AVX2 registers first where the CPU has
+ *               them (s4[2097152]{0:T(1024)(128)(8,1)E(4)}: 2.1 -> 1.1x a copy). Fewer than
+ *               16 columns whose rows of lines continue their logical run are merged with
+ *               them into one run of columns at tabled offsets (table_columns_k);
+ *     words     ... the last axis 8 slots contiguous on the logical side (one 64-bit word),
+ *               the axis before it (the columns) at most WORDS_MAX_P bytes apart (a transposing
+ *               layout's (8,1) or (32,1) sub-tile): each column's word packed in a register,
+ *               16 columns at a time for every row of lines, so that each row writes (reads)
+ *               16 neighbouring columns and the next row continues the logical rows they read
+ *               (write), 8 rows at a time where they continue them (one logical line per
+ *               column), the buffer's lines fetched ahead (u1[3000,4000]{0,1:T(8,128)(32,1)
+ *               E(1)}: rows of lines 12 KiB apart, in one L1 set, byte by byte: 13-16x a
+ *               copy, now 2-3x). A kind-2 task's gaps go in the same stores; fewer than 8
+ *               rows a word where the rest is the column's gap (kind 2), or unpacking
+ *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
+ *   partial     columns (as above) of n rows, n not a multiple of 8/bits, whole bytes otherwise:
+ *               packed when of kind 2 (the partial byte's other slots are the column's gap, the
+ *               pad code), unpacked reading the partial byte whole (a ragged sub-tile: s4[5,5,N]
+ *               {2,1,0:T(8,128)(8,1)E(4)} holds 5 of 8 rows; slot by slot it was 30 / 23x a copy);
  *   slots       anything else (ragged edges): slot by slot, read-modify-write of the byte.
  *               Such tasks share bytes with others, so pack accepts them only when called
  *               with serial=True, which the caller does from one thread.
@@ -58,10 +77,25 @@
 #include "_pool.h"
 #include "_task.h"
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 #define MAX_DIMS 32
 #define LANES 16 /* columns per register */
 #define MAX_Q 8  /* bytes per column the register path holds */
 #define STAGE_BYTES 4096 /* L1 staging area for runs of contiguous lines */
+#define WORDS_COLUMNS 16 /* words: columns per block (see words) */
+#define WORDS_AHEAD 8    /* words: rows of lines a line of the buffer is fetched ahead, into L2 only: rows
+                          * of lines a multiple of 4 KiB apart share one L1 set, which the group's 8 rows
+                          * fill (u1[2000,3001]{0,1:T(8,128)(32,1)E(1)}: 6.5 / 7.1 -> 5.1 / 5.9x a copy);
+                          * into L1 where the copy streams (u1[21989,1352]{0,1:...}: 4.3 / 6.6 in L2,
+                          * 3.7 / 5.5 in L1) */
+#define WORDS_LOG_AHEAD 256 /* words: logical bytes a column's line is fetched ahead */
+#define WORDS_LINE_ROWS 8 /* words: rows of lines whose words make a column's logical line */
+#define WORDS_MAX_P 64   /* words: bytes per column at most (16 columns within a KiB) */
 #define STREAM_MIN_RUN 1024 /* unpack streams rows at least this long (shorter: slower, measured) */
 
 typedef struct {
@@ -83,7 +117,7 @@ typedef struct {
                                   * columns tail reads whole vectors inside them) */
 } ctx_t;
 
-typedef enum { L_COLUMNS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
+typedef enum { L_COLUMNS, L_PARTIAL, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
 
 /* The innermost outer axis, which runs inside a line function (one call per row of lines). */
 typedef struct {
@@ -99,10 +133,52 @@ static int aligned(const task_t *t, int per)
     return 1;
 }
 
-static line_t choose(const task_t *t, int per)
+/* Columns of n rows, n not a multiple of per, whole bytes otherwise: packed of kind 2 (the
+ * partial byte's other slots are the column's gap, padding), or unpacked (the partial byte is
+ * read whole, inside the buffer as its first slot is). */
+/* Slot stride 1 innermost, the first slot and every other slot stride whole bytes. */
+static int grouped(const task_t *t, int per)
 {
-    if (!aligned(t, per)) return L_SLOTS;
     int last = t->ndim - 1;
+    if (last < 0 || t->ps[last] != 1 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    return 1;
+}
+
+static int partial(const task_t *t, int per, int unpack)
+{
+    int last = t->ndim - 1;
+    if (!HAVE_SSE2 || last < 1 || t->ps[last] != 1 || t->shape[last] % per == 0 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    Py_ssize_t q = (t->shape[last] + per - 1) / per;
+    return t->kind == (unpack ? 0 : 2) && t->ls[last - 1] == 1 && t->ps[last - 1] >= q * per && q <= MAX_Q;
+}
+
+/* A kind-2 task whose column groups are whole bytes: it writes whole bytes on any path (the
+ * slots path included), so it may share a call with other threads' tasks. */
+static int owns_whole_bytes(const task_t *t, int per)
+{
+    int last = t->ndim - 1;
+    if (t->kind != 2 || last < 1 || t->ps[last] != 1 || t->slot % per) return 0;
+    for (int k = 0; k < last; k++)
+        if (t->ps[k] % per) return 0;
+    return 1;
+}
+
+static line_t choose(const task_t *t, int per, int unpack)
+{
+    if (partial(t, per, unpack)) return L_PARTIAL;
+    int last = t->ndim - 1;
+    if (HAVE_SWAR && last >= 1 && t->ls[last] == 1 && t->shape[last] < 8 && t->ps[last - 1] >= 8
+        && t->ps[last - 1] <= WORDS_MAX_P * per && t->kind == (unpack ? 0 : 2) && grouped(t, per))
+        return L_WORDS; /* fewer than 8 rows: the word's other codes are the column's gap (pad) */
+    if (!aligned(t, per)) return L_SLOTS;
+    if (HAVE_SWAR && t->ls[last] == 1 && t->shape[last] == 8 && last >= 1 && t->ps[last - 1] >= 8
+        && t->ps[last - 1] <= WORDS_MAX_P * per)
+        return L_WORDS;
+
     if (t->ls[last] == 1) return L_CONTIGUOUS;
     if (HAVE_SSE2 && last >= 1 && t->ls[last - 1] == 1 && t->ps[last - 1] > 0
         && t->shape[last] / per <= MAX_Q)
@@ -167,11 +243,6 @@ static inline uint64_t swar_unpack(const ctx_t *c, uint64_t x)
 /* ---- the aligned lines: q whole bytes per position ------------------------------------- */
 
 #if HAVE_SSE2
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
 
 /* The 4-way byte interleave: bytes c of x[0..3] -> bytes 4c..4c+3 of y[0..3] (y in memory
  * order). As a map of byte positions (j, c) -> (c, j) it rotates a 6-bit index by 4 bits, so
@@ -581,15 +652,292 @@ ALWAYS_INLINE void unpack_tail(const uint8_t *in, char *log, Py_ssize_t P, Py_ss
     }
 }
 
+/* ---- short columns merged with the axis continuing them (table columns) ------------------
+ * Fewer than 16 logically contiguous columns whose rows of lines continue their logical run
+ * (rows->ls == nc: a short minor dim moved outermost by the layout, the next dim with it) are
+ * one run of rows->n * nc columns, 16 a block, each column's bytes at its own offset (column
+ * k % nc, row k / nc), instead of a tail of nc columns per row of lines
+ * (u4[65,201,23,5]{0,1,2,3:T(8,128)(8,1)E(4)}: 5 columns a row, 17-19x a copy). */
+static int merges(const rows_t *rows, Py_ssize_t nc, Py_ssize_t P, int per, int own, int q)
+{
+    return nc < LANES && rows->n > 1 && rows->ls == nc && rows->ps % per == 0 && !own && q <= 4 && P >= q;
+}
+
+/* The byte offsets of columns p0.. p0+n of the merged run (nc a row, P apart; rows pb apart). */
+static inline void table_offsets(Py_ssize_t *off, Py_ssize_t p0, Py_ssize_t n, Py_ssize_t nc, Py_ssize_t P,
+                                 Py_ssize_t pb)
+{
+    Py_ssize_t d = p0 / nc, e = p0 % nc;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        off[i] = e * P + d * pb;
+        if (++e == nc) e = 0, d++;
+    }
+}
+
+/* n <= 16 contiguous columns from log, column i's q bytes to out + off[i]: packed in registers
+ * where every row's 16 bytes lie inside the logical array, else byte by byte. */
+ALWAYS_INLINE void pack_table_k(const ctx_t *c, uint8_t *out, const char *log, const Py_ssize_t *off,
+                                Py_ssize_t n, Py_ssize_t ls, __m128i m, const int bits, const int q)
+{
+    const int per = 8 / bits;
+    int inside = c->log_lo != NULL;
+    for (int r = 0; r < per * q && inside; r++) {
+        uintptr_t row = (uintptr_t)(log + r * ls);
+        inside = row >= (uintptr_t)c->log_lo && row + LANES <= (uintptr_t)c->log_hi;
+    }
+    if (!inside) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int j = 0; j < q; j++) out[off[i] + j] = gather_k(log + j * per * ls + i, ls, bits);
+        return;
+    }
+    __m128i v[MAX_Q] = {0};
+    pack_lines(v, log, ls, m, bits, q);
+    if (q == 4) {
+        _Alignas(16) uint8_t w[4 * LANES];
+        __m128i y[4];
+        interleave4(y, v);
+        for (int i = 0; i < 4; i++) _mm_store_si128((__m128i *)(w + 16 * i), y[i]);
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(out + off[i], w + 4 * i, 4);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (int j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int j = 0; j < q; j++) out[off[i] + j] = tmp[j][i];
+    }
+}
+
+/* The other way: column i's q bytes from in + off[i] -> per*q logical rows of n codes. */
+ALWAYS_INLINE void unpack_table_k(const uint8_t *in, char *log, const Py_ssize_t *off, Py_ssize_t n, Py_ssize_t ls,
+                                  const int bits, const int q, __m128i m, __m128i half)
+{
+    const int per = 8 / bits;
+    __m128i v[MAX_Q];
+    if (q == 4) {
+        __m128i o[4], y[4];
+        int32_t w[LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++) {
+            w[i] = 0;
+            if (i < n) memcpy(&w[i], in + off[i], 4);
+        }
+        for (int i = 0; i < 4; i++) o[i] = _mm_setr_epi32(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+        interleave4(y, o);
+        interleave4(v, y);
+    } else {
+        _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+        for (Py_ssize_t i = 0; i < LANES; i++)
+            for (int j = 0; j < q; j++) tmp[j][i] = i < n ? in[off[i] + j] : 0;
+        for (int j = 0; j < q; j++) v[j] = _mm_load_si128((const __m128i *)tmp[j]);
+    }
+    _Alignas(16) uint8_t row[LANES];
+    for (int j = 0; j < q; j++)
+        for (int k = 0; k < per; k++) {
+            __m128i x = _mm_and_si128(_mm_srl_epi16(v[j], _mm_cvtsi32_si128(k * bits)), m);
+            x = _mm_sub_epi8(_mm_xor_si128(x, half), half);
+            if (n == LANES) {
+                _mm_storeu_si128((__m128i *)(log + (j * per + k) * ls), x);
+            } else {
+                _mm_store_si128((__m128i *)row, x);
+                copy_short(log + (j * per + k) * ls, row, n);
+            }
+        }
+}
+
+/* The merged run, packed or unpacked (the caller checked merges()). */
+ALWAYS_INLINE void table_columns_k(const ctx_t *c, uint8_t *bytes, char *log, const rows_t *rows, Py_ssize_t nc,
+                                   Py_ssize_t P, Py_ssize_t ls, int unpack, const int bits, const int q)
+{
+    const Py_ssize_t total = rows->n * nc, pb = rows->ps / (8 / bits);
+    const __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
+    const __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    Py_ssize_t off[LANES];
+    for (Py_ssize_t p0 = 0; p0 < total; p0 += LANES) {
+        Py_ssize_t n = total - p0 < LANES ? total - p0 : LANES;
+        table_offsets(off, p0, n, nc, P, pb);
+        if (unpack) unpack_table_k(bytes, log + p0, off, n, ls, bits, q, m, half);
+        else pack_table_k(c, bytes, log + p0, off, n, ls, m, bits, q);
+    }
+}
+
+/* ---- adjacent columns (P == q) 32 at a time in AVX2 registers, where the CPU has them -------
+ * The same packing as pack_block / unpack_block, each 256-bit register two 16-column halves
+ * (AVX2 shuffles stay inside 128-bit lanes), the halves put in order by lane permutes on the
+ * way out (in). Chosen at import (use_avx2); the SSE2 blocks do the last < 32 columns. */
+#if HAVE_SSE2 && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+#define AVX2 __attribute__((target("avx2")))
+#define AVX2_INLINE AVX2 static inline __attribute__((always_inline))
+static int use_avx2;
+
+AVX2_INLINE void put32(uint8_t *p, __m256i x, int stream)
+{
+    if (stream) _mm256_stream_si256((__m256i *)p, x); else _mm256_storeu_si256((__m256i *)p, x);
+}
+
+/* 32 columns of per*q logical rows (ls apart) -> their 32*P bytes, column by column: q bytes
+ * of codes, then P - q pad bytes (a column owning its gaps). */
+AVX2_INLINE void pack32_k(uint8_t *out, const char *log, Py_ssize_t ls, int stream, __m256i pad, const int bits,
+                          const int q, const int P)
+{
+    const int per = 8 / bits;
+    const __m256i m = _mm256_set1_epi8((char)((1u << bits) - 1));
+    __m256i v[4];
+    for (int j = 0; j < q; j++) {
+        const char *row = log + j * per * ls;
+        __m256i acc = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)row), m);
+        for (int k = 1; k < per; k++) {
+            __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(row + k * ls)), m);
+            acc = _mm256_or_si256(acc, _mm256_slli_epi16(x, k * bits));
+        }
+        v[j] = acc;
+    }
+    for (int j = q; j < P; j++) v[j] = pad;
+    int st = stream && ((uintptr_t)out & 31) == 0;
+    if (P == 1) {
+        put32(out, v[0], st);
+    } else if (P == 2) {
+        __m256i lo = _mm256_unpacklo_epi8(v[0], v[1]), hi = _mm256_unpackhi_epi8(v[0], v[1]);
+        put32(out, _mm256_permute2x128_si256(lo, hi, 0x20), st);
+        put32(out + 32, _mm256_permute2x128_si256(lo, hi, 0x31), st);
+    } else {
+        __m256i a = _mm256_unpacklo_epi8(v[0], v[1]), b = _mm256_unpackhi_epi8(v[0], v[1]);
+        __m256i e = _mm256_unpacklo_epi8(v[2], v[3]), f = _mm256_unpackhi_epi8(v[2], v[3]);
+        __m256i y0 = _mm256_unpacklo_epi16(a, e), y1 = _mm256_unpackhi_epi16(a, e);
+        __m256i y2 = _mm256_unpacklo_epi16(b, f), y3 = _mm256_unpackhi_epi16(b, f);
+        put32(out, _mm256_permute2x128_si256(y0, y1, 0x20), st);
+        put32(out + 32, _mm256_permute2x128_si256(y2, y3, 0x20), st);
+        put32(out + 64, _mm256_permute2x128_si256(y0, y1, 0x31), st);
+        put32(out + 96, _mm256_permute2x128_si256(y2, y3, 0x31), st);
+    }
+}
+
+/* The 4-way byte interleave of interleave4, in each 128-bit lane. */
+AVX2_INLINE void interleave4_256(__m256i *y, const __m256i *x)
+{
+    __m256i a = _mm256_unpacklo_epi8(x[0], x[1]), b = _mm256_unpackhi_epi8(x[0], x[1]);
+    __m256i e = _mm256_unpacklo_epi8(x[2], x[3]), f = _mm256_unpackhi_epi8(x[2], x[3]);
+    y[0] = _mm256_unpacklo_epi16(a, e);
+    y[1] = _mm256_unpackhi_epi16(a, e);
+    y[2] = _mm256_unpacklo_epi16(b, f);
+    y[3] = _mm256_unpackhi_epi16(b, f);
+}
+
+/* 32 columns' 32*P bytes (the first q of each column's P) -> per*q logical rows of 32 codes
+ * (ls apart), sign-extended by half. */
+AVX2_INLINE void unpack32_k(char *log, const uint8_t *in, Py_ssize_t ls, __m256i half, const int bits,
+                            const int q, const int P)
+{
+    const int per = 8 / bits;
+    const __m256i m = _mm256_set1_epi8((char)((1u << bits) - 1));
+    const __m256i *p = (const __m256i *)in;
+    __m256i v[4];
+    if (P == 1) {
+        v[0] = _mm256_loadu_si256(p);
+    } else if (P == 2) {
+        __m256i o0 = _mm256_loadu_si256(p), o1 = _mm256_loadu_si256(p + 1), ff = _mm256_set1_epi16(0xFF);
+        __m256i a = _mm256_permute2x128_si256(o0, o1, 0x20), b = _mm256_permute2x128_si256(o0, o1, 0x31);
+        v[0] = _mm256_packus_epi16(_mm256_and_si256(a, ff), _mm256_and_si256(b, ff));
+        if (q == 2) v[1] = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+    } else {
+        __m256i o[4], a[4], y[4];
+        for (int i = 0; i < 4; i++) o[i] = _mm256_loadu_si256(p + i);
+        a[0] = _mm256_permute2x128_si256(o[0], o[2], 0x20);
+        a[1] = _mm256_permute2x128_si256(o[0], o[2], 0x31);
+        a[2] = _mm256_permute2x128_si256(o[1], o[3], 0x20);
+        a[3] = _mm256_permute2x128_si256(o[1], o[3], 0x31);
+        interleave4_256(y, a);
+        interleave4_256(v, y);
+    }
+    for (int j = 0; j < q; j++)
+        for (int k = 0; k < per; k++) {
+            __m256i x = _mm256_and_si256(_mm256_srli_epi16(v[j], k * bits), m);
+            x = _mm256_sub_epi8(_mm256_xor_si256(x, half), half);
+            _mm256_storeu_si256((__m256i *)(log + (j * per + k) * ls), x);
+        }
+}
+
+/* The first nc - nc % 32 columns of every row of lines (q bytes each, P apart, the P - q
+ * between them owned when P > q); returns the columns done. */
+AVX2_INLINE Py_ssize_t columns32_k(const ctx_t *c, uint8_t *out0, char *log0, const rows_t *rows, Py_ssize_t nc,
+                                   Py_ssize_t ls, int unpack, const int bits, const int q, const int P)
+{
+    const Py_ssize_t pb = rows->ps / (8 / bits), done = nc - nc % 32;
+    const __m256i half = _mm256_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
+    const __m256i pad = _mm256_set1_epi8((char)c->pad_byte);
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = out0 + r * pb;
+        char *log = log0 + r * rows->ls;
+        if (unpack)
+            for (Py_ssize_t col = 0; col < done; col += 32)
+                unpack32_k(log + col, out + col * P, ls, half, bits, q, P);
+        else
+            for (Py_ssize_t col = 0; col < done; col += 32)
+                pack32_k(out + col * P, log + col, ls, c->stream, pad, bits, q, P);
+    }
+    return done;
+}
+
+#define COLUMNS32(B, Q, P) (((B) * 8 + (Q)) * 8 + (P))
+AVX2 static Py_ssize_t columns32(const ctx_t *c, uint8_t *out, char *log, const rows_t *rows, Py_ssize_t nc,
+                                 Py_ssize_t ls, int unpack, int q, int P)
+{
+    switch (COLUMNS32(c->bits, q, P)) {
+#define CASE(B, Q, P) case COLUMNS32(B, Q, P): return columns32_k(c, out, log, rows, nc, ls, unpack, B, Q, P)
+    CASE(1, 1, 1); CASE(1, 2, 2); CASE(1, 4, 4); CASE(1, 1, 2); CASE(1, 1, 4); CASE(1, 2, 4);
+    CASE(2, 1, 1); CASE(2, 2, 2); CASE(2, 4, 4); CASE(2, 1, 2); CASE(2, 1, 4); CASE(2, 2, 4);
+    CASE(4, 1, 1); CASE(4, 2, 2); CASE(4, 4, 4); CASE(4, 1, 2); CASE(4, 1, 4); CASE(4, 2, 4);
+#undef CASE
+    default: return 0;
+    }
+}
+
+/* Columns done in AVX2 first: adjacent (P == q), or P of 2 or 4 bytes whose gaps are owned (a
+ * kind-2 task; unpacking reads only the codes), one row of lines at a time (column_rows 1),
+ * unpacking only where nothing streams (its SSE2 loop streams whole lines). */
+static Py_ssize_t avx2_first(const ctx_t *c, uint8_t *out, char *log, const rows_t *rows, Py_ssize_t nc,
+                             Py_ssize_t P, Py_ssize_t ls, int unpack, int q, int own, Py_ssize_t rb)
+{
+    int fits = P == q || ((own || unpack) && (P == 2 || P == 4) && q < P);
+    if (!use_avx2 || !fits || rb != 1 || nc < 32 || (unpack && c->stream)) return 0;
+    return columns32(c, out, log, rows, nc, ls, unpack, q, (int)P);
+}
+#else
+static Py_ssize_t avx2_first(const ctx_t *c, uint8_t *out, char *log, const rows_t *rows, Py_ssize_t nc,
+                             Py_ssize_t P, Py_ssize_t ls, int unpack, int q, int own, Py_ssize_t rb)
+{
+    (void)c, (void)out, (void)log, (void)rows, (void)nc, (void)P, (void)ls, (void)unpack, (void)q, (void)own, (void)rb;
+    return 0;
+}
+#endif
+
 /* Columns a line or more apart (P >= 64) whose rows of lines lie side by side (at most 16 bytes
  * apart) go COLUMN_ROWS rows at a time for each block of 16 columns, so that each column's line
  * is written (read) in a row rather than once per row of lines, in turn with every other
- * column's (s4[4303,41,469]{0,1,2:T(8,128)(8,1)E(4)}: columns 102 KiB apart). */
-#define COLUMN_ROWS 16
+ * column's (s4[4303,41,469]{0,1,2:T(8,128)(8,1)E(4)}: columns 102 KiB apart; 128 rows, eight
+ * lines a column, measured 4.4 / 3.1x a copy to / from, 16 rows 5.6 / 4.1x, 256 rows 6.6 / 4.5x;
+ * s4[300,41,469]{0,1,2:...} 5.5 / 5.1x against 8.5 / 7.7x). */
+#define COLUMN_ROWS 128
 static Py_ssize_t column_rows(const rows_t *rows, Py_ssize_t P, int per)
 {
     return P >= 64 && rows->n > 1 && rows->ps % per == 0 && rows->ps / per <= 16 ? COLUMN_ROWS : 1;
 }
+
+/* Far columns whose rows of lines lie side by side (rows q bytes apart, q <= STAGED_Q): a block
+ * of 16 columns' rows of lines (un)packed through an L1 stage laid out column by column, each
+ * column's run of the buffer written (read) in one go, not 16 columns in turn (columns 8 KiB
+ * apart share their cache sets: u4[1000,16,300]{0,1,2:T(8,128)(8,1)E(4)}, 17x a copy). */
+#define STAGED_Q 4
+ALWAYS_INLINE void pack_far_staged(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
+                                   Py_ssize_t rls, Py_ssize_t nr, __m128i m, const int bits, const int q)
+{
+    _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
+    const Py_ssize_t S = COLUMN_ROWS * q; /* stage bytes a column */
+    ctx_t cached = *c;
+    cached.stream = 0;
+    for (Py_ssize_t r = 0; r < nr; r++) pack_block(&cached, stage + r * q, log + r * rls, S, ls, 0, m, bits, q);
+    for (int i = 0; i < LANES; i++) memcpy(out + i * P, stage + i * S, (size_t)(nr * q));
+}
+
 
 /* The columns loop for constant bits and q (unrolled by the compiler). */
 ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
@@ -602,8 +950,16 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
      * last column's gaps) */
     int own = t->kind == 2 && P > q;
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    if (merges(rows, nc, P, per, own, q)) {
+        table_columns_k(c, out0, (char *)log0, rows, nc, P, ls, 0, bits, q);
+        return;
+    }
+    const Py_ssize_t first = avx2_first(c, out0, (char *)log0, rows, nc, P, ls, 0, q, own, rb);
     for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += rb) {
-        Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
+        Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = first;
+        for (; rb > 1 && pb == q && q <= STAGED_Q && !own && col + LANES <= nc; col += LANES)
+            pack_far_staged(c, out0 + r0 * pb + col * P, log0 + r0 * rows->ls + col, P, ls, rows->ls, r1 - r0, m,
+                            bits, q);
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);
@@ -633,6 +989,15 @@ ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_s
         }
 }
 
+ALWAYS_INLINE void unpack_far_staged(char *log, const uint8_t *in, Py_ssize_t P, Py_ssize_t ls, Py_ssize_t rls,
+                                     Py_ssize_t nr, __m128i m, __m128i half, const int bits, const int q)
+{
+    _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
+    const Py_ssize_t S = COLUMN_ROWS * q;
+    for (int i = 0; i < LANES; i++) memcpy(stage + i * S, in + i * P, (size_t)(nr * q));
+    for (Py_ssize_t r = 0; r < nr; r++) unpack_block(stage + r * q, log + r * rls, S, ls, bits, q, m, half, 0);
+}
+
 ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
                                     const rows_t *rows, const int bits, const int q)
 {
@@ -641,8 +1006,15 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
     __m128i m = _mm_set1_epi8((char)((1u << bits) - 1));
     __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (bits - 1) : 0u));
     const Py_ssize_t rb = column_rows(rows, P, per), pb = rows->ps / per;
+    if (merges(rows, nc, P, per, 0, q)) {
+        table_columns_k(c, (uint8_t *)in0, log0, rows, nc, P, ls, 1, bits, q);
+        return;
+    }
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
+        for (; pb == q && q <= STAGED_Q && col + LANES <= nc; col += LANES)
+            unpack_far_staged(log0 + r0 * rows->ls + col, in0 + r0 * pb + col * P, P, ls, rows->ls, r1 - r0, m, half,
+                              bits, q);
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,
@@ -650,10 +1022,11 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         for (Py_ssize_t r = r0; col < nc && r < r1; r++)
             unpack_tail(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half, nc - col);
     }
+    const Py_ssize_t first = avx2_first(c, (uint8_t *)in0, log0, rows, nc, P, ls, 1, q, 0, rb);
     for (Py_ssize_t r = 0; rb == 1 && r < rows->n; r++) {
         char *log = log0 + r * rows->ls;
         const uint8_t *in = in0 + r * (rows->ps / per);
-        Py_ssize_t col = 0;
+        Py_ssize_t col = first;
         /* streaming: 4 blocks at a time, each row's 64-byte line stored one piece after the
          * other, so the write-combining buffers fill whole lines; only where every row's line
          * starts at the same column (after a head of plain blocks) */
@@ -716,10 +1089,22 @@ static void unpack_columns(const ctx_t *c, const task_t *t, char *log, const uin
 static void pack_slots(const ctx_t *c, Py_ssize_t slot, const char *log, Py_ssize_t n, Py_ssize_t ps,
                        Py_ssize_t ls)
 {
+    if (ps == 1 && ls == 0 && n > 2 * c->per) { /* one code into a run of slots (padding): the
+                                                  * partial bytes at its ends slot by slot, whole
+                                                  * bytes between set at once */
+        Py_ssize_t head = (c->per - slot % c->per) % c->per, whole = (n - head) / c->per;
+        uint8_t byte = 0;
+        for (int j = 0; j < c->per; j++) byte |= (uint8_t)(((unsigned)(uint8_t)*log & c->mask) << (j * c->bits));
+        pack_slots(c, slot, log, head, 1, 0);
+        memset(c->bytes + (slot + head) / c->per, byte, (size_t)whole);
+        pack_slots(c, slot + head + whole * c->per, log, n - head - whole * c->per, 1, 0);
+        return;
+    }
+    const int lp = c->bits == 4 ? 1 : c->bits == 2 ? 2 : 3; /* log2(per): no division per slot */
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t s = slot + i * ps;
-        unsigned sh = (unsigned)(s % c->per) * (unsigned)c->bits;
-        uint8_t *b = c->bytes + s / c->per;
+        unsigned sh = (unsigned)(s & (c->per - 1)) * (unsigned)c->bits;
+        uint8_t *b = c->bytes + (s >> lp);
         unsigned v = (unsigned)(uint8_t)log[i * ls] & c->mask;
         *b = (uint8_t)((*b & ~(c->mask << sh)) | (v << sh));
     }
@@ -728,9 +1113,280 @@ static void pack_slots(const ctx_t *c, Py_ssize_t slot, const char *log, Py_ssiz
 static void unpack_slots(const ctx_t *c, Py_ssize_t slot, char *log, Py_ssize_t n, Py_ssize_t ps,
                          Py_ssize_t ls)
 {
+    const int lp = c->bits == 4 ? 1 : c->bits == 2 ? 2 : 3;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t s = slot + i * ps;
-        log[i * ls] = (char)code(c, (unsigned)c->bytes[s / c->per] >> ((s % c->per) * c->bits));
+        log[i * ls] = (char)code(c, (unsigned)c->bytes[s >> lp] >> ((s & (c->per - 1)) * c->bits));
+    }
+}
+
+/* ---- words: 8 contiguous codes per column ------------------------------------------------ */
+#if !HAVE_SSE2
+static inline void copy_short(char *dst, const uint8_t *src, Py_ssize_t n) { memcpy(dst, src, (size_t)n); }
+#endif
+
+#if HAVE_SWAR
+/* 8 codes (one per byte, little-endian) -> their 8*bits bits, for constant bits. */
+ALWAYS_INLINE uint64_t word_pack(const ctx_t *c, uint64_t x, const int bits)
+{
+    if (bits == 1) /* bit 0 of byte k to bit 56 + k (no two products meet: no carries) */
+        return ((x & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56;
+    if (bits == 4) {
+        x &= 0x0F0F0F0F0F0F0F0FULL;
+        x = (x | (x >> 4)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x >> 8)) & 0x0000FFFF0000FFFFULL;
+        return (x | (x >> 16)) & 0xFFFFFFFFULL;
+    }
+    return swar_pack(c, x);
+}
+
+/* A column's q = bits packed bytes y and, when it owns its gaps, the pad bytes up to P. */
+ALWAYS_INLINE void word_store(uint8_t *out, uint64_t y, Py_ssize_t P, const int bits, int own, uint64_t pads)
+{
+    if (!own) {
+        memcpy(out, &y, (size_t)bits);
+    } else if (P == 4 && bits < 4) { /* u1 (32,1): the byte and 3 pad bytes in one store */
+        uint32_t w = (uint32_t)(y | (pads << (8 * bits)));
+        memcpy(out, &w, 4);
+    } else if (P == 8) {
+        uint64_t w = y | (pads << (8 * bits));
+        memcpy(out, &w, 8);
+    } else {
+        memcpy(out, &y, (size_t)bits);
+        memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
+    }
+}
+
+/* Columns c0.. c0+m of rows r0.. r0+k of lines: each column's words packed; with k == 8 and
+ * rows continuing the columns' logical runs (line: 8 bytes on) a column's 64 logical bytes
+ * are read in a row, one line. */
+ALWAYS_INLINE void pack_words_rows(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t m, Py_ssize_t k,
+                                   Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits,
+                                   int own, uint64_t pads, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const char *ahead = log + i * L + WORDS_LOG_AHEAD; /* (prefetched inside the array only) */
+        if (k == WORDS_LINE_ROWS && ahead >= c->log_lo && ahead < c->log_hi) __builtin_prefetch(ahead, 0, 3);
+        for (Py_ssize_t r = 0; r < k; r++) {
+            uint64_t x = pads; /* (fewer than 8 rows: the rest the pad code) */
+            const char *at = log + i * L + r * rl;
+            if (n == 8) {
+                memcpy(&x, at, 8);
+            } else if (at + 8 <= c->log_hi) { /* a whole word read inside the array, the rest masked */
+                const uint64_t low = (1ULL << (8 * n)) - 1;
+                memcpy(&x, at, 8);
+                x = (x & low) | (pads & ~low);
+            } else {
+                copy_short((char *)&x, (const uint8_t *)at, n);
+            }
+            word_store(out + r * pb + i * P, word_pack(c, x, bits), P, bits, own, pads);
+        }
+    }
+}
+
+ALWAYS_INLINE void pack_words_k(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0,
+                                const rows_t *rows, const int bits)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, L = t->ls[last - 1];
+    const Py_ssize_t pb = rows->ps / per, rl = rows->ls;
+    const Py_ssize_t R = rl == 8 ? WORDS_LINE_ROWS : 1; /* rows a column's logical line holds */
+    const Py_ssize_t n = t->shape[last]; /* rows a word (8, or fewer of kind 2) */
+    const int own = t->kind == 2 && P > bits;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t m = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += R) {
+            const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
+            uint8_t *out = out0 + r * pb + c0 * P;
+            for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
+                if (c->stream) __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 3);
+                else __builtin_prefetch(out + (WORDS_AHEAD + a) * pb, 1, 1);
+            if (k == R && n == 8) /* (constant rows: the common case compiled on its own) */
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, R, P, L, pb, rl, bits, own, pads, 8);
+            else
+                pack_words_rows(c, out, log0 + r * rl + c0 * L, m, k, P, L, pb, rl, bits, own, pads, n);
+        }
+    }
+}
+
+/* q = bits packed bytes -> 8 codes, one per byte (sign-extended if signed). */
+ALWAYS_INLINE uint64_t word_unpack(const ctx_t *c, uint64_t x, const int bits)
+{
+    if (bits == 1 && !c->sign) { /* byte k keeps bit k of the byte, then 0 or 1 */
+        uint64_t y = ((x & 0xFF) * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+        return ((y + 0x7F7F7F7F7F7F7F7FULL) >> 7) & 0x0101010101010101ULL;
+    }
+    if (bits == 4) {
+        x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+        x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        if (c->sign) x |= (x & 0x0808080808080808ULL) * 0x1E; /* bit 3 into bits 4-7 */
+        return x;
+    }
+    return swar_unpack(c, x);
+}
+
+/* unpack_words_rows: the same, the other way; a column's logical line written in a row, in
+ * 16-byte stores that bypass the cache when streaming a line-aligned line. */
+ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t m, Py_ssize_t k,
+                                     Py_ssize_t P, Py_ssize_t L, Py_ssize_t pb, Py_ssize_t rl, const int bits,
+                                     Py_ssize_t n)
+{
+    if (n < 8) { /* fewer rows: the bytes holding them read, n codes written */
+        const size_t qn = (size_t)((n * bits + 7) / 8);
+        for (Py_ssize_t i = 0; i < m; i++)
+            for (Py_ssize_t r = 0; r < k; r++) {
+                const uint8_t *from = in + r * pb + i * P;
+                uint64_t x = from[0], y; /* built in a register (pieces stored then read whole stall) */
+                for (size_t b = 1; b < qn; b++) x |= (uint64_t)from[b] << (8 * b);
+                y = word_unpack(c, x, bits);
+                char *to = log + i * L + r * rl;
+                for (Py_ssize_t b = 0; b < n; b++, y >>= 8) to[b] = (char)(y & 0xFF);
+            }
+        return;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+#if HAVE_SSE2
+        if (k == WORDS_LINE_ROWS && rl == 8) {
+            uint64_t y[WORDS_LINE_ROWS];
+            for (Py_ssize_t r = 0; r < WORDS_LINE_ROWS; r++) {
+                uint64_t x = 0;
+                memcpy(&x, in + r * pb + i * P, (size_t)bits);
+                y[r] = word_unpack(c, x, bits);
+            }
+            uint8_t *to = (uint8_t *)log + i * L;
+            int st = c->stream && ((uintptr_t)to & 63) == 0;
+            for (int h = 0; h < WORDS_LINE_ROWS / 2; h++)
+                put(to + 16 * h, _mm_set_epi64x((long long)y[2 * h + 1], (long long)y[2 * h]), st);
+            continue;
+        }
+#endif
+        for (Py_ssize_t r = 0; r < k; r++) {
+            uint64_t x = 0, y;
+            memcpy(&x, in + r * pb + i * P, (size_t)bits);
+            y = word_unpack(c, x, bits);
+            memcpy(log + i * L + r * rl, &y, 8);
+        }
+    }
+}
+
+ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
+                                  const rows_t *rows, const int bits)
+{
+    const int per = 8 / bits, last = t->ndim - 1;
+    const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / per, L = t->ls[last - 1];
+    const Py_ssize_t pb = rows->ps / per, rl = rows->ls;
+    const Py_ssize_t R = rl == 8 ? WORDS_LINE_ROWS : 1;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t m = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += R) {
+            const Py_ssize_t k = rows->n - r < R ? rows->n - r : R;
+            const uint8_t *in = in0 + r * pb + c0 * P;
+            for (Py_ssize_t a = 0; a < k && r + WORDS_AHEAD + a < rows->n; a++)
+                if (c->stream) __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 3);
+                else __builtin_prefetch(in + (WORDS_AHEAD + a) * pb, 0, 1);
+            unpack_words_rows(c, log0 + r * rl + c0 * L, in, m, k, P, L, pb, rl, bits, t->shape[last]);
+        }
+    }
+}
+
+static void words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+    switch (c->bits * 2 + unpack) {
+    case 2: pack_words_k(c, t, bytes, log, rows, 1); break;
+    case 3: unpack_words_k(c, t, log, bytes, rows, 1); break;
+    case 4: pack_words_k(c, t, bytes, log, rows, 2); break;
+    case 5: unpack_words_k(c, t, log, bytes, rows, 2); break;
+    case 8: pack_words_k(c, t, bytes, log, rows, 4); break;
+    default: unpack_words_k(c, t, log, bytes, rows, 4);
+    }
+}
+#endif
+
+/* ---- partial columns (see partial()): n rows, the last byte's other slots the pad code ---- */
+
+/* 16 columns' n rows (ls apart) -> q registers, rows past n the pad code. */
+static void pack_lines_n(__m128i *v, const char *log, Py_ssize_t ls, Py_ssize_t n, int bits, int q, uint8_t pad)
+{
+    const int per = 8 / bits;
+    const __m128i m = _mm_set1_epi8((char)((1u << bits) - 1)), pv = _mm_set1_epi8((char)pad);
+    for (int j = 0; j < q; j++) {
+        __m128i acc = _mm_setzero_si128();
+        for (int k = 0; k < per; k++) {
+            Py_ssize_t row = j * per + k;
+            __m128i x = row < n ? _mm_and_si128(_mm_loadu_si128((const __m128i *)(log + row * ls)), m) : pv;
+            acc = _mm_or_si128(acc, _mm_sll_epi16(x, _mm_cvtsi32_si128(k * bits)));
+        }
+        v[j] = acc;
+    }
+}
+
+static void partial_pack(const ctx_t *c, const task_t *t, uint8_t *out0, const char *log0, const rows_t *rows)
+{
+    const int per = c->per, last = t->ndim - 1;
+    const Py_ssize_t n = t->shape[last], q = (n + per - 1) / per, nc = t->shape[last - 1];
+    const Py_ssize_t P = t->ps[last - 1] / per, ls = t->ls[last], pb = rows->ps / per;
+    const int own = t->kind == 2;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = out0 + r * pb;
+        const char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+            __m128i v[MAX_Q];
+            pack_lines_n(v, log + col, ls, n, c->bits, (int)q, c->pad);
+            if (own && q <= 4 && (P == 2 || P == 4 || P == 8 || P == 16)) { /* in vector stores */
+                store_owned(out + col * P, v, P, (int)q, c->pad_byte, 0);
+                continue;
+            }
+            for (Py_ssize_t j = 0; j < q; j++) _mm_store_si128((__m128i *)tmp[j], v[j]);
+            for (Py_ssize_t i = 0; i < LANES; i++) {
+                uint8_t *o = out + (col + i) * P;
+                for (Py_ssize_t j = 0; j < q; j++) o[j] = tmp[j][i];
+                if (own) memset(o + q, c->pad_byte, (size_t)(P - q));
+            }
+        }
+        for (; col < nc; col++) { /* the tail column by column */
+            uint8_t *o = out + col * P;
+            for (Py_ssize_t j = 0; j < q; j++) {
+                unsigned v = 0;
+                for (int k = 0; k < per; k++) {
+                    Py_ssize_t row = j * per + k;
+                    unsigned x = row < n ? (unsigned)(uint8_t)log[row * ls + col] & c->mask : c->pad;
+                    v |= x << (k * c->bits);
+                }
+                o[j] = (uint8_t)v;
+            }
+            if (own) memset(o + q, c->pad_byte, (size_t)(P - q));
+        }
+    }
+}
+
+static void partial_unpack(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0, const rows_t *rows)
+{
+    const int per = c->per, last = t->ndim - 1;
+    const Py_ssize_t n = t->shape[last], q = (n + per - 1) / per, nc = t->shape[last - 1];
+    const Py_ssize_t P = t->ps[last - 1] / per, ls = t->ls[last], pb = rows->ps / per;
+    const __m128i m = _mm_set1_epi8((char)c->mask);
+    const __m128i half = _mm_set1_epi8((char)(c->sign ? 1u << (c->bits - 1) : 0u));
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        const uint8_t *in = in0 + r * pb;
+        char *log = log0 + r * rows->ls;
+        Py_ssize_t col = 0;
+        for (; col + LANES <= nc; col += LANES) {
+            _Alignas(16) uint8_t tmp[MAX_Q][LANES];
+            for (Py_ssize_t i = 0; i < LANES; i++)
+                for (Py_ssize_t j = 0; j < q; j++) tmp[j][i] = in[(col + i) * P + j];
+            for (Py_ssize_t row = 0; row < n; row++) {
+                __m128i v = _mm_load_si128((const __m128i *)tmp[row / per]);
+                __m128i x = _mm_and_si128(_mm_srl_epi16(v, _mm_cvtsi32_si128((int)(row % per) * c->bits)), m);
+                _mm_storeu_si128((__m128i *)(log + row * ls + col), _mm_sub_epi8(_mm_xor_si128(x, half), half));
+            }
+        }
+        for (; col < nc; col++)
+            for (Py_ssize_t row = 0; row < n; row++)
+                log[row * ls + col] = (char)code(c, (unsigned)in[col * P + row / per] >> ((row % per) * c->bits));
     }
 }
 
@@ -747,6 +1403,8 @@ static void line(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ss
 #else
     case L_COLUMNS: /* not chosen without SSE2 */
 #endif
+    case L_WORDS: /* not reached (see lines) */
+    case L_PARTIAL:
     case L_BYTES:
         if (unpack) unpack_bytes(c, t, log, bytes); else pack_bytes(c, t, bytes, log);
         break;
@@ -889,6 +1547,19 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
         return;
     }
 #endif
+#if HAVE_SSE2
+    if (kind == L_PARTIAL) { /* (a kind-2 task's gaps in the same loop) */
+        uint8_t *bytes = c->bytes + slot / c->per;
+        if (unpack) partial_unpack(c, t, log, bytes, rows); else partial_pack(c, t, bytes, log, rows);
+        return;
+    }
+#endif
+#if HAVE_SWAR
+    if (kind == L_WORDS) { /* (the same) */
+        words(c, t, unpack, c->bytes + slot / c->per, log, rows);
+        return;
+    }
+#endif
     if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
         && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES)
         staged_rows(c, t, unpack, slot, log, rows);
@@ -900,8 +1571,8 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
 
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
 {
-    line_t kind = choose(t, c->per);
-    int inner = kind == L_COLUMNS ? 2 : (t->ndim > 0 ? 1 : 0);
+    line_t kind = choose(t, c->per, unpack);
+    int inner = kind == L_COLUMNS || kind == L_WORDS || kind == L_PARTIAL ? 2 : (t->ndim > 0 ? 1 : 0);
     int outer = t->ndim - inner;
     rows_t rows = {1, 0, 0};
     if (outer > 0) { /* the innermost outer axis runs inside lines() */
@@ -1129,7 +1800,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts == NULL) goto done;
     for (Py_ssize_t i = 0; i < count && !serial; i++)
-        if (ts[i].ndim >= 0 && choose(&ts[i], c.per) == L_SLOTS) {
+        if (ts[i].ndim >= 0 && choose(&ts[i], c.per, 0) == L_SLOTS && !owns_whole_bytes(&ts[i], c.per)) {
             PyErr_SetString(PyExc_ValueError, "pack: a task sharing bytes with others needs serial=True");
             goto done;
         }
@@ -1187,4 +1858,10 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pack",
                                     "The sub-byte packing kernel of relayout (see _pack_path.py).",
                                     -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__pack(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__pack(void)
+{
+#ifdef HAVE_AVX2_PATH
+    use_avx2 = __builtin_cpu_supports("avx2");
+#endif
+    return PyModule_Create(&module);
+}

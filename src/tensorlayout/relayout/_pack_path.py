@@ -48,12 +48,16 @@ __all__ = ["from_physical_packed", "pack_available", "to_physical_packed"]
 
 USE_PACK = True  # False forces the numpy path for packed targets (tests check both)
 FAR_ROWS = 1 << 16  # logical bytes between a sub-tile's rows from which columns read on (_reading_on)
+WORDS_MAX_P = 64  # the words path's widest columns, in bytes (_pack.c)
 STAGED_PIECES = 64  # far-apart pieces one staged run writes (each its own page, see _continuing)
 Axis = tuple[int, int, int]  # (extent, slot stride, logical byte stride)
 Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # see _pack.c
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
 #: per target and (logical strides, direction, pieces): (whole-byte tasks, the others, fill first)
 PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task], bool]] = TargetMemo()
+UNCOVERED_MIN_BYTES = 1 << 20  # from this buffer size on, pad runs instead of a fill first (_uncovered)
+UNCOVERED_GROUPS = 1 << 24  # _uncovered: most column groups it maps
+UNCOVERED_RUNS = 1 << 12  # ... and most pad runs it makes (else the buffer is filled first)
 FILL_FIRST_SLOTS = 1 / 16  # pad slots shared with data, per buffer byte, from which all is filled first
 
 
@@ -106,6 +110,43 @@ def _continuing(axes: list[Axis], per: int) -> list[Axis]:
     return [*rest, (n, aps, als), axes[-1]]
 
 
+def _words(axes: list[Axis], per: int) -> list[Axis] | None:
+    """The axes for the kernel's words path (``_pack.c``), or None where it does not apply:
+    the inner axis 8 slots of slot and logical stride 1 (a transposing layout's sub-tile, one
+    64-bit word per column), the axis outside it the columns, whole bytes at most
+    ``WORDS_MAX_P`` bytes apart; the axis continuing the columns' logical runs (if any) just
+    outside them, so that the next row of lines reads (writes) on where the last one stopped.
+
+    >>> _words([(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)], 8)
+    [(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)]
+    >>> _words([(1472, 32, 4000), (500, 98304, 8), (8, 1, 1)], 8)
+    [(500, 98304, 8), (1472, 32, 4000), (8, 1, 1)]
+    """
+    if len(axes) < 2 or axes[-1][1:] != (1, 1) or not 0 < axes[-1][0] <= 8:
+        return None  # (fewer than 8 rows: the kernel takes them of kind 2, or unpacking)
+    cols = max(axes[:-1], key=lambda a: (8 <= a[1] <= WORDS_MAX_P * per and a[1] % per == 0, -a[1]))
+    if not 8 <= cols[1] <= WORDS_MAX_P * per or cols[1] % per:
+        return None
+    rest = list(axes[:-1])
+    rest.remove(cols)
+    on = [a for a in rest if a[2] == 8][:1]
+    return [*(a for a in rest if a not in on), *on, cols, axes[-1]]
+
+
+def _short_columns(axes: list[Axis], columns: bool) -> list[Axis]:
+    """Fewer than 16 columns (the logically contiguous axis before the inner one) get the axis
+    continuing their logical run just outside them, which the kernel merges with them into one
+    run (``merges`` in ``_pack.c``) instead of a short tail per row of lines.
+
+    >>> _short_columns([(11, 26624, 5), (65, 8, 23115), (5, 612352, 1), (8, 1, 115)], True)
+    [(65, 8, 23115), (11, 26624, 5), (5, 612352, 1), (8, 1, 115)]
+    """
+    if not columns or len(axes) < 3 or axes[-2][2] != 1 or axes[-2][0] >= 16:
+        return axes
+    on = next((a for a in axes[:-2] if a[2] == axes[-2][0]), None)
+    return axes if on is None else [*(a for a in axes[:-2] if a is not on), on, *axes[-2:]]
+
+
 def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
     then the rest by slot stride (major first)."""
@@ -116,7 +157,8 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int) -> Task:
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
                    key=lambda k: (-axes[k][1], -abs(axes[k][2])))
     outer = _reading_on(axes, outer, cols, inner)
-    merged = _coalesce(_continuing([axes[k] for k in outer + cols + inner], per))
+    ordered = _short_columns([axes[k] for k in outer + cols + inner], bool(cols and inner))
+    merged = _coalesce(_words(ordered, per) or _continuing(ordered, per))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
 
@@ -172,6 +214,34 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
+def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
+    """The data tasks as kind 2 (``_owning_gaps``) when every one of them becomes one and no
+    two own a group in common (so each group's gap slots are padding of that task's columns:
+    a ragged sub-tile's missing rows, which the kernel then packs with its rows in whole
+    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill; else
+    the tasks unchanged.
+
+    >>> t = PhysicalTarget.from_xla("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
+    >>> _owning_disjoint([(0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))], t)[0][0]
+    2
+    """
+    group, extent = _gap_groups(t)
+    owning = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
+    if not owning or any(task[0] != DATA_OWNING_GAPS for task in owning) \
+            or t.physical_elements // group > UNCOVERED_GROUPS:
+        return tasks
+    count = np.zeros(t.physical_elements // group + 1, np.int64)
+    for _, slot, _, shape, ps, _ in owning:
+        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
+        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
+            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
+        np.add.at(count, index.reshape(-1), 1)
+    disjoint = count.max() <= 1
+    # (groups covering the whole buffer stay the mark of a fill_all plan: _groups_cover)
+    covers = _groups_cover(owning, t.physical_elements, 8 // t.packed_bits)
+    return owning if disjoint and not covers else tasks
+
+
 def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
     """True when the tasks write every slot of ``nslots`` (whole bytes of ``per``) themselves.
 
@@ -193,11 +263,66 @@ def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
                              for _, slot, _, _, ps, _ in tasks) and columns * group == nslots
 
 
+def _uncovered(tasks: list[Task], nslots: int) -> list[Task] | None:
+    """Pad runs over the slots that kind-2 tasks (one column stride G, columns on the group
+    grid) leave: the groups none of them owns and the slots past the last whole group; None
+    when the tasks are not all such, or the runs would be many (then the buffer is filled).
+
+    >>> _uncovered([(2, 32, 0, (2, 8), (32, 1), (1, 4))], 130)  # groups 1 and 2 of 32 slots
+    [(1, 0, 0, (2, 32), (96, 1), (0, 0)), (1, 128, 0, (2,), (1,), (0,))]
+    """
+    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    group = groups.pop() if len(groups) == 1 else 0
+    count = nslots // group if group else 0
+    if not group or count > UNCOVERED_GROUPS or not all(
+            slot % group == 0 and all(p % group == 0 for p in ps[:-1]) for _, slot, _, _, ps, _ in tasks):
+        return None
+    covered = np.zeros(count, bool)
+    for _, slot, _, shape, ps, _ in tasks:
+        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
+        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
+            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
+        covered[index.reshape(-1)] = True
+    step = np.diff(np.concatenate(([0], ~covered, [0])).astype(np.int8))  # +1 a run starts, -1 it ends
+    starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+    if len(starts) > UNCOVERED_RUNS:
+        return None
+    runs = _strided_runs([(int(a) * group, int(b - a) * group) for a, b in zip(starts, ends)])
+    if count * group < nslots:
+        runs.append((PAD, count * group, 0, (nslots - count * group,), (1,), (0,)))
+    return runs
+
+
+def _strided_runs(runs: list[tuple[int, int]]) -> list[Task]:
+    """Pad tasks for runs (first slot, length) in order: equally long runs equally far apart
+    as one task of two axes.
+
+    >>> _strided_runs([(0, 4), (10, 4), (20, 4), (25, 2)])
+    [(1, 0, 0, (3, 4), (10, 1), (0, 0)), (1, 25, 0, (1, 2), (0, 1), (0, 0))]
+    """
+    out: list[Task] = []
+    for start, length in runs:
+        _, first, _, (n, last), (stride, _), _ = out[-1] if out else (PAD, 0, 0, (0, 0), (0, 0), (0, 0))
+        if out and last == length and (n == 1 or start - first == n * stride):
+            out[-1] = (PAD, first, 0, (n + 1, length), (start - first if n == 1 else stride, 1), (0, 0))
+        else:
+            out.append((PAD, start, 0, (1, length), (0, 1), (0, 0)))
+    return out
+
+
 def _whole_bytes(task: Task, per: int) -> bool:
-    """The task writes whole bytes (no slot of another task in them); ``aligned`` in _pack.c."""
-    _, slot, _, shape, ps, _ = task
-    return bool(shape) and ps[-1] == 1 and shape[-1] % per == 0 and slot % per == 0 \
-        and all(p % per == 0 for p in ps[:-1])
+    """The task writes whole bytes (no slot of another task in them): ``aligned`` in _pack.c,
+    or of kind 2 with groups of whole bytes (``owns_whole_bytes``: its rows may end inside a
+    byte, the group has the rest).
+
+    >>> _whole_bytes((2, 0, 0, (4, 5), (8, 1), (1, 9)), 2), _whole_bytes((0, 0, 0, (4, 5), (8, 1), (1, 9)), 2)
+    (True, False)
+    """
+    kind, slot, _, shape, ps, _ = task
+    if not shape:
+        return False
+    rows_whole = (kind == DATA_OWNING_GAPS and len(shape) >= 2) or shape[-1] % per == 0
+    return rows_whole and ps[-1] == 1 and slot % per == 0 and all(p % per == 0 for p in ps[:-1])
 
 
 def _split(task: Task, pieces: int, per: int) -> list[Task]:
@@ -228,13 +353,19 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
     fill = to_physical and plan.fill_all and not _groups_cover(tasks, t.physical_elements, per)
+    large = (t.buffer_bytes or 0) >= UNCOVERED_MIN_BYTES
+    uncovered = _uncovered(tasks, t.physical_elements) if fill and large else None
+    if uncovered is not None:  # the groups no data task owns, as pad runs (not the whole buffer)
+        tasks, fill = tasks + uncovered, False
     if to_physical and not plan.fill_all:
         pads = [_task(box, ext, True, per) for box in plan.padding]
         start, end = plan.tail
         if start < end:
             pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
         fill = _fill_first(pads, t.buffer_bytes or 0, per)
-        tasks += [] if fill else pads
+        # filled first, the pad tasks go; a ragged sub-tile's missing rows are then padding the
+        # data tasks may own (and write with their rows, in whole bytes)
+        tasks = _owning_disjoint(tasks, t) if fill else tasks + pads
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]

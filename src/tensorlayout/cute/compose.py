@@ -339,10 +339,18 @@ def _scale_modes(d0: int, rshape: Any, rstride: Any, limit: int, top: bool = Tru
     strides = []
     i = 0
     for s in rshape:
-        ps, pd = _scale_modes(d0, s, rstride[i], limit, False)
+        d = rstride[i]
         i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        shapes.append(ps)
-        strides.append(pd)
+        if type(s) is tuple:
+            s, d = _scale_modes(d0, s, d, limit, False)
+        elif d != 0:  # a leaf, inline: the rule above
+            if s == 0:
+                raise _zero_extent()
+            d = mul(d, d0)
+            if type(d) is int and d.bit_length() > limit:
+                raise _too_long("composition")
+        shapes.append(s)
+        strides.append(d)
     return tuple(shapes), tuple(strides)
 
 

@@ -367,10 +367,10 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
     ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already; ``limit`` (when not
     negative) the most bits a result's stride may have (see :func:`_compose_layout`)."""
     cs, cd = _coalesce_x(a) if flat is None else flat
-    exact = [True]
-    live: list[tuple[int, int, int]] = []
     if len(cs) == 1:  # one mode: no step, no uneven wrap, no carry (carries() needs two extents)
         return _mk(*_scale_modes(cd[0], b._shape, b._stride, limit if limit >= 0 else 1 << 62))
+    exact = [True]
+    live: list[tuple[int, int, int]] = []
     pre = Prefixes(cs)  # the products of the leading extents
     shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact, pre,
                                     limit if limit >= 0 else 1 << 62)

@@ -184,8 +184,7 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
     if d == 0:
         return s, 0
     if s == 0:
-        raise AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
-                           "needs extents >= 1")
+        raise _zero_extent()
     m = len(cs) - 1
     if m == 0:
         return s, mul(d, cd[0])
@@ -322,6 +321,45 @@ def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstr
     return tuple(shapes), tuple(strides)
 
 
+def _scale_modes(d0: int, rshape: Any, rstride: Any, limit: int, top: bool = True) -> tuple[Any, Any]:
+    """``lhs ∘ rshape:rstride`` for an ``lhs`` that coalesces to one mode ``c:d0``: the rule of
+    :func:`_compose_layout` with :func:`_compose_mode` at ``m == 0`` inlined (each leaf ``s:d``
+    gives ``s:0`` when ``d == 0``, else ``s:d·d0``, refusing ``s == 0``; strides past ``limit``
+    bits refused below the top level), in the same order, so the same answer or error."""
+    if type(rshape) is not tuple:
+        if rstride == 0:
+            return rshape, 0
+        if rshape == 0:
+            raise _zero_extent()
+        d = mul(rstride, d0)
+        if not top and type(d) is int and d.bit_length() > limit:
+            raise _too_long("composition")
+        return rshape, d
+    shapes = []
+    strides = []
+    i = 0
+    for s in rshape:
+        d = rstride[i]
+        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
+        if type(s) is tuple:
+            s, d = _scale_modes(d0, s, d, limit, False)
+        elif d != 0:  # a leaf, inline: the rule above
+            if s == 0:
+                raise _zero_extent()
+            d = mul(d, d0)
+            if type(d) is int and d.bit_length() > limit:
+                raise _too_long("composition")
+        shapes.append(s)
+        strides.append(d)
+    return tuple(shapes), tuple(strides)
+
+
+def _zero_extent() -> AlgebraError:
+    """The refusal of a right-hand mode with a zero extent (and a non-zero stride)."""
+    return AlgebraError("composition: the right-hand layout has a zero extent; CuTe's layout algebra "
+                        "needs extents >= 1")
+
+
 def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None,
                    limit: int = -1) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
@@ -329,6 +367,8 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
     ``flat`` is :func:`_coalesce_x` of ``a`` when the caller has it already; ``limit`` (when not
     negative) the most bits a result's stride may have (see :func:`_compose_layout`)."""
     cs, cd = _coalesce_x(a) if flat is None else flat
+    if len(cs) == 1:  # one mode: no step, no uneven wrap, no carry (carries() needs two extents)
+        return _mk(*_scale_modes(cd[0], b._shape, b._stride, limit if limit >= 0 else 1 << 62))
     exact = [True]
     live: list[tuple[int, int, int]] = []
     pre = Prefixes(cs)  # the products of the leading extents

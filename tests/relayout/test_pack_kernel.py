@@ -77,6 +77,15 @@ tasks_st = st.lists(st.tuples(st.integers(0, 2), st.integers(-4, 300), st.intege
                     max_size=4)
 
 
+def _codes(logical: np.ndarray, bits: int, signed: bool) -> np.ndarray:
+    """The ``bits``-bit codes of ``logical`` as unpack writes them back: the low bits, sign
+    extended when ``signed``, as int8 or uint8."""
+    low = logical.astype(np.int64) & ((1 << bits) - 1)
+    if signed:
+        low -= (low >> (bits - 1)) << bits
+    return low.astype(np.int8 if signed else np.uint8)
+
+
 def _as_tasks(raw: list) -> list:
     return [(kind, slot, loff, *(tuple(a[k] for a in axes) for k in range(3)))
             for kind, slot, loff, axes in raw]
@@ -196,7 +205,4 @@ def test_tile_like_tasks_match_the_model(bits: int, q: int, gap: int, nc: int, n
     assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
     back = _logical(np.full_like(lbase, 0x5A), rows, nc, how)  # the same strides
     kernel.unpack(back, packed, [(0, *task[1:])], bits, nbytes * per, signed)
-    low = logical.astype(np.int64) & ((1 << bits) - 1)
-    if signed:
-        low -= (low >> (bits - 1)) << bits
-    assert np.array_equal(back.view(np.int8) if signed else back, low.astype(np.int8 if signed else np.uint8))
+    assert np.array_equal(back.view(np.int8) if signed else back, _codes(logical, bits, signed))

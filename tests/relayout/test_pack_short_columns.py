@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from .test_pack_kernel import GUARD, _guarded, _model_pack
+from .test_pack_kernel import GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -44,11 +44,8 @@ def test_short_column_tasks_match_the_model(bits: int, q: int, nc: int, nr: int,
     bbase, back = _guarded(lrows * width, 0x5A)
     back2 = back.reshape(lrows, width)
     kernel.unpack(back2, packed, [(0, *task[1:])], bits, nbytes * per, signed)
-    low = logical[:, :nr * nc].astype(np.int64) & ((1 << bits) - 1)
-    if signed:
-        low -= (low >> (bits - 1)) << bits
     got = back2[:, :nr * nc]
-    want_back = low.astype(np.int8 if signed else np.uint8)
+    want_back = _codes(logical[:, :nr * nc], bits, signed)
     assert np.array_equal(got.view(np.int8) if signed else got, want_back)
     assert (back2[:, nr * nc:] == 0x5A).all()  # nothing past the run
     assert (bbase[:GUARD] == 0x5A).all() and (bbase[GUARD + lrows * width:] == 0x5A).all()

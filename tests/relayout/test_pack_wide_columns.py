@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
 from .test_pack import _path, codes, random_data, reference
-from .test_pack_kernel import GUARD, _guarded, _model_pack
+from .test_pack_kernel import GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -49,10 +49,7 @@ def test_wide_column_tasks_match_the_model(bits: int, q: int, gap: int, nc: int,
     back2 = back[offset:].reshape(rows, nc)
     back2 = back2[::-1] if reverse else back2
     kernel.unpack(back2, packed, [(0, *task[1:])], bits, nbytes * per, signed, stream)
-    low = logical.astype(np.int64) & ((1 << bits) - 1)
-    if signed:
-        low -= (low >> (bits - 1)) << bits
-    want_back = low.astype(np.int8 if signed else np.uint8)
+    want_back = _codes(logical, bits, signed)
     assert np.array_equal(back2.view(np.int8) if signed else back2, want_back)
     assert (bbase[:GUARD + offset] == 0x5A).all() and (bbase[GUARD + offset + rows * nc:] == 0x5A).all()
 

@@ -16,7 +16,7 @@ import tensorlayout.relayout._pack_path as pack_path
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
 from .test_pack import _path, codes, random_data, reference
-from .test_pack_kernel import ERRORS, GUARD, _guarded, _model_pack
+from .test_pack_kernel import ERRORS, GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -51,10 +51,7 @@ def test_word_tasks_match_the_model(bits: int, gap: int, nc: int, nr: int, shift
     lback, back = _guarded(nc * nr * 8, 0x5A)
     back2 = back.reshape(nc, nr * 8)[::-1] if reverse else back.reshape(nc, nr * 8)
     kernel.unpack(back2, packed, [(0, *task[1:])], bits, nbytes * per, signed)
-    low = logical.astype(np.int64) & ((1 << bits) - 1)
-    if signed:
-        low -= (low >> (bits - 1)) << bits
-    want_back = low.astype(np.int8 if signed else np.uint8)
+    want_back = _codes(logical, bits, signed)
     assert np.array_equal(back2.view(np.int8) if signed else back2, want_back)
     assert (lback[:GUARD] == 0x5A).all() and (lback[GUARD + nc * nr * 8:] == 0x5A).all()
 

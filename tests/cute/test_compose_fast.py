@@ -71,3 +71,60 @@ def test_one_mode_fast_path_matches_general_walk(seed: int) -> None:
 def test_one_mode_fast_path_refuses_zero_extent() -> None:
     with pytest.raises(AlgebraError, match="zero extent"):
         composition(Layout(4, 2), Layout((2, 0), (1, 3)))
+
+
+def _flat_a(rng: random.Random) -> Layout:
+    """A random A of 2-9 leaves: extents 1-8 (some 1s), strides mostly products of the extents
+    before (so modes coalesce or leave gaps), sometimes negative or zero."""
+    n = rng.randint(2, 9)
+    shape = [rng.choice((1, 2, 2, 3, 4, 6, 8)) for _ in range(n)]
+    stride, cur = [], 1
+    for s in shape:
+        cur *= rng.choice((1, 1, 2, 3))
+        stride.append(rng.choice((cur, cur, -cur, 0)))
+        cur *= s
+    return Layout(tuple(shape), tuple(stride))
+
+
+def _b_for(rng: random.Random, a: Layout) -> Layout:
+    """A random B whose strides are often products of A's leading extents (so the walk skips
+    modes), sometimes negative, zero or past a word."""
+    ps = [1]
+    for s in C._coalesce_x(a)[0]:
+        ps.append(ps[-1] * s)
+    shape = _shape(rng)
+
+    def stride(x: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(stride(y) for y in x)
+        return rng.choice((1, 2, 3, -1, 0, 1 << 70, rng.choice(ps), -rng.choice(ps), rng.choice(ps) * 3))
+    return Layout(shape, stride(shape))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_short_walk_matches_prefix_walk(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short coalesced A skips modes one by one (no Prefixes): the same answer, error, and
+    carry records as the walk by dividing_prefix."""
+    rng = random.Random(100 + seed)
+    cases = []
+    for _ in range(400):
+        a = _flat_a(rng)
+        b = _b_for(rng, a)
+        cs, cd = C._coalesce_x(a)
+        if len(cs) > 1 and C._short(cs):
+            cases.append((a, b, cs, cd, rng.choice((40, 1 << 62))))
+    assert len(cases) > 200
+    short = [_outcome(lambda: C._compose_plain(a, b, limit=lim)) for a, b, _, _, lim in cases]  # noqa: B023
+    lives = []
+    for a, b, cs, cd, lim in cases:
+        for pre in (None, Prefixes(cs)):
+            live: list[tuple[int, int, int]] = []
+            out = _outcome(lambda: C._compose_layout(a, cs, cd, b._shape, b._stride, live, [True],  # noqa: B023
+                                                     pre, lim))  # noqa: B023
+            lives.append((out, live))
+        assert lives[-1] == lives[-2], (a, b)
+    monkeypatch.setattr(C, "_short", lambda cs: False)
+    general = [_outcome(lambda: C._compose_plain(a, b, limit=lim)) for a, b, _, _, lim in cases]  # noqa: B023
+    assert short == general
+    assert any(isinstance(x, tuple) for x in short), "no input reached a refusal"
+    assert any(len(live) > 1 for _, live in lives), "no input reached the carry check"

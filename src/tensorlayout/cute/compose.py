@@ -171,10 +171,12 @@ def _coalesce_x(layout: Layout) -> tuple[list[int], list[int]]:
 
 
 def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, live: list[tuple[int, int, int]],
-                  exact: list[bool], pre: Prefixes) -> tuple[Any, Any]:
+                  exact: list[bool], pre: Prefixes | None) -> tuple[Any, Any]:
     """``lhs ∘ s:d`` by C++'s fold over the coalesced ``lhs`` (``cs:cd``), as (shape, stride);
     clears ``exact[0]`` when a step wraps unevenly; a mode that moves (``s > 1``) over several
     modes of ``lhs`` goes to ``live`` as ``(s, d, the modes its stride skips)`` for the carry check.
+    ``pre`` is None for a short ``lhs`` (see :func:`_short`): the skipped modes are then found one
+    by one instead of by :func:`dividing_prefix`.
 
     Each step is C++'s ``(next_shape, next_stride)`` after its static "Stride Divisibility
     Condition" (``rest_stride % cs == 0 or rest_stride < cs``). A step wraps unevenly when
@@ -191,10 +193,16 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
     shapes: list[int] = []
     strides: list[int] = []
     rest_shape, rest_stride = s, d
-    k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
+    if pre is None:  # a few word-sized extents: skip them one by one (each a short division)
+        k = 0
+        while k < m and rest_stride % cs[k] == 0:
+            rest_stride //= cs[k]
+            k += 1
+    else:
+        k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
+        rest_stride = div(rest_stride, pre, k)
     if s > 1:
         live.append((s, d, k))
-    rest_stride = div(rest_stride, pre, k)
     while k < m:
         if rest_shape > _MANY:  # the steps that supply few of many elements, in batches
             k, rest_shape, rest_stride = _take_batched(lhs, cs, cd, k, rest_shape, rest_stride, shapes,
@@ -213,7 +221,11 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
                 f"multiple of nor is smaller than extent {_count(c)} of mode {k} of coalesced {lhs}")
         else:  # ars < c: the mode supplies ceil(c / ars) elements, then the stride steps by one
             if rest_shape != 1:
-                new_shape = _supplied(lhs, k, c, ars, rest_shape)
+                new_shape = -(-c // ars)  # _supplied's rule, its call only where it refuses
+                if new_shape >= rest_shape:
+                    new_shape = rest_shape
+                elif rest_shape % new_shape:
+                    _supplied(lhs, k, c, ars, rest_shape)
                 if c % ars and rest_shape > new_shape:
                     exact[0] = False
                 shapes.append(new_shape)
@@ -297,7 +309,7 @@ def _mode_result(shapes: list[int], strides: list[Any], rest_shape: int, last: A
 
 
 def _compose_layout(lhs: Layout, cs: list[int], cd: list[int], rshape: Any, rstride: Any,
-                    live: list[tuple[int, int, int]], exact: list[bool], pre: Prefixes,
+                    live: list[tuple[int, int, int]], exact: list[bool], pre: Prefixes | None,
                     limit: int) -> tuple[Any, Any]:
     """``lhs ∘ rshape:rstride`` mode by mode, as plain (shape, stride), filling ``live`` (see
     :func:`_compose_mode`); refuses at once a mode's stride of more than ``limit`` bits (the
@@ -360,6 +372,19 @@ def _zero_extent() -> AlgebraError:
                         "needs extents >= 1")
 
 
+_SHORT = 8  # at most this many coalesced extents, each word-sized: no Prefixes for the walk
+
+
+def _short(cs: list[int]) -> bool:
+    """Whether the walk over the coalesced extents ``cs`` skips modes one by one (at most
+    ``_SHORT`` steps of a short division each: no slower than :func:`dividing_prefix`'s set-up).
+
+    >>> _short([4, 6, 5]), _short([2] * 9), _short([3, 1 << 70])
+    (True, False, False)
+    """
+    return len(cs) <= _SHORT and max(cs) < _WORD
+
+
 def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | None = None,
                    limit: int = -1) -> Layout:
     """``a ∘ b`` for a layout ``b``: C++'s answer, or AlgebraError where that answer is wrong.
@@ -371,7 +396,7 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
         return _mk(*_scale_modes(cd[0], b._shape, b._stride, limit if limit >= 0 else 1 << 62))
     exact = [True]
     live: list[tuple[int, int, int]] = []
-    pre = Prefixes(cs)  # the products of the leading extents
+    pre = None if _short(cs) else Prefixes(cs)  # the products of the leading extents
     shape, stride = _compose_layout(a, cs, cd, b._shape, b._stride, live, exact, pre,
                                     limit if limit >= 0 else 1 << 62)
     out = _mk(shape, stride)
@@ -381,7 +406,7 @@ def _compose_plain(a: Layout, b: Layout, flat: tuple[list[int], list[int]] | Non
         raise AlgebraError(
             f"composition: a stride of {b} does not divide an extent of coalesced {a} and the "
             "elements wrap past it, so the steps wrap unevenly; C++ returns a wrong layout here")
-    if carries(pre, cs, live) and not holds(a, b, out):
+    if len(live) > 1 and carries(Prefixes(cs) if pre is None else pre, cs, live) and not holds(a, b, out):
         raise AlgebraError(
             f"composition: the modes of {b} carry between digits of {a}, so A∘B is not a layout "
             "built mode by mode; C++ returns a wrong layout here")

@@ -35,8 +35,9 @@ class HloGraph:
 
     The parser creates one graph per module, hands it to every instruction and computation it
     builds, then records the links; after :func:`~tensorlayout.hlo.parse_module` returns,
-    nothing changes them. ``memo`` remembers what pure analyses computed for the module's
-    instructions (keyed by analysis, instruction and id), so each is computed once per module.
+    nothing changes them. ``memo`` remembers the output→input maps computed for the module's
+    instructions (keyed by the instruction for output 0, else by instruction and output id), so
+    each is computed once per module.
 
     >>> g = HloGraph()
     >>> g.fusion_bodies, g.module is None
@@ -53,7 +54,7 @@ class HloGraph:
         self.callers: dict[HloComputation, tuple[HloInstruction, ...]] = {}
         self.fusion_bodies: set[HloComputation] = set()
         self.module: HloModule | None = None
-        self.memo: dict[tuple[object, HloInstruction, int], Any] = {}
+        self.memo: dict[object, Any] = {}
 
 
 _NO_GRAPH = HloGraph()

@@ -148,7 +148,9 @@ def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing
     if output_id.__class__ is not int or output_id:  # every instruction has an output 0
         _check_id(instr, output_id, max(1, _output_count(instr)), "output")
     graph = instr.graph
-    key = (_O2I, instr, output_id)
+    # output 0 (nearly every call) is keyed by the instruction alone: no key tuple to build,
+    # nor one more container per instruction for the garbage collector to walk
+    key: object = (instr, output_id) if output_id else instr
     hit: HloInstructionIndexing | None = graph.memo.get(key)
     if hit is None:
         hit = _compute_o2i(instr, output_id)
@@ -156,8 +158,6 @@ def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing
             graph.memo[key] = hit
     return hit
 
-
-_O2I = "output_to_input"
 
 #: Opcodes whose rule reads only the instruction's opcode, shapes (its own and its operands')
 #: and attributes: never which instruction an operand is, nor its value. Their maps are

@@ -26,7 +26,7 @@ operand id = 0 (d0) -> (d0 * 2 + 1), domain: d0 in [0, 3]
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from tensorlayout.errors import HloError
 from tensorlayout.hlo.model import HloComputation, HloInstruction
@@ -57,18 +57,18 @@ def _post_order(roots: Sequence[HloInstruction], members: set[HloInstruction] | 
     for root in roots:
         if id(root) in seen:
             continue
-        stack: list[tuple[HloInstruction, int]] = [(root, 0)]
-        seen.add(id(root))
         operands_of = root.graph.operands  # what ``.operands`` reads: one module, one graph
+        # each entry: a node and where its operand walk stands (an iterator resumed in place)
+        stack: list[tuple[HloInstruction, Iterator[HloInstruction]]] = [
+            (root, iter(operands_of.get(root, ())))]
+        seen.add(id(root))
         while stack:
-            node, k = stack[-1]
-            ops = operands_of.get(node, ())
-            if k < len(ops):
-                stack[-1] = (node, k + 1)
-                op = ops[k]
+            node, pending = stack[-1]
+            for op in pending:
                 if id(op) not in seen and (members is None or op in members):
                     seen.add(id(op))
-                    stack.append((op, 0))
+                    stack.append((op, iter(operands_of.get(op, ()))))
+                    break
             else:
                 stack.pop()
                 order.append(node)
@@ -101,9 +101,10 @@ class FusionAdaptor:
         order = _post_order([root], members)
         params: dict[HloInstruction, HloInstruction] = {}
         if caller is not None:
+            feeds = caller.operands
             for p in comp.parameters:
-                if p.parameter_number is not None and p.parameter_number < len(caller.operands):
-                    params[p] = caller.operands[p.parameter_number]
+                if p.parameter_number is not None and p.parameter_number < len(feeds):
+                    params[p] = feeds[p.parameter_number]
         return cls(order, roots, params)
 
     @classmethod

@@ -13,7 +13,7 @@ the parser fills before it returns the module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -35,25 +35,65 @@ class HloGraph:
 
     The parser creates one graph per module, hands it to every instruction and computation it
     builds, then records the links; after :func:`~tensorlayout.hlo.parse_module` returns,
-    nothing changes them. ``memo`` remembers what pure analyses computed for the module's
-    instructions (keyed by analysis, instruction and id), so each is computed once per module.
+    nothing changes them. ``memo`` remembers the output→input maps computed for the module's
+    instructions (keyed by the instruction for output 0, else by instruction and output id), so
+    each is computed once per module.
 
     >>> g = HloGraph()
     >>> g.fusion_bodies, g.module is None
     (set(), True)
     """
 
-    __slots__ = ("called", "callers", "fusion_bodies", "memo", "module", "operands", "parent", "users")
+    __slots__ = ("_pending_users", "_users", "called", "callers", "fusion_bodies", "memo", "module",
+                 "operands", "parent")
 
     def __init__(self) -> None:
         self.operands: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
-        self.users: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
+        self._users: dict[HloInstruction, tuple[HloInstruction, ...]] = {}
+        self._pending_users: list[Sequence[HloInstruction]] = []
         self.called: dict[HloInstruction, tuple[HloComputation, ...]] = {}
         self.parent: dict[HloInstruction, HloComputation] = {}
         self.callers: dict[HloComputation, tuple[HloInstruction, ...]] = {}
         self.fusion_bodies: set[HloComputation] = set()
         self.module: HloModule | None = None
-        self.memo: dict[tuple[object, HloInstruction, int], Any] = {}
+        self.memo: dict[object, Any] = {}
+
+
+    @property
+    def users(self) -> dict[HloInstruction, tuple[HloInstruction, ...]]:
+        """Per instruction, the instructions of its computation that use it (each once, in text
+        order); found from :attr:`operands` on first use for the computations the parser handed
+        to :meth:`defer_users` (most analyses never ask, so the parse does not build them)."""
+        pending = self._pending_users
+        if pending:
+            for instructions in pending:  # recording twice (two threads) writes equal tuples
+                self._record_users(instructions)
+            pending.clear()
+        return self._users
+
+    def defer_users(self, instructions: Sequence[HloInstruction]) -> None:
+        """Find the users among ``instructions`` (one computation, in order) when first asked.
+
+        >>> from tensorlayout.xla.shape import parse_shape
+        >>> g, s = HloGraph(), parse_shape("f32[2]")
+        >>> p = HloInstruction("p", "parameter", s, graph=g)
+        >>> n = HloInstruction("n", "negate", s, ("p",), graph=g)
+        >>> g.operands[n] = (p,)
+        >>> g.defer_users([p, n])
+        >>> p.users
+        (<HloInstruction n = f32[2]{0} negate>,)
+        """
+        self._pending_users.append(instructions)
+
+    def _record_users(self, instructions: Sequence[HloInstruction]) -> None:
+        users: dict[HloInstruction, list[HloInstruction]] = {}
+        operands_of = self.operands
+        for inst in instructions:
+            operands = operands_of.get(inst, ())
+            for op in (operands if len(operands) == 1 else dict.fromkeys(operands)):
+                users.setdefault(op, []).append(inst)
+        for inst, us in users.items():
+            self._users[inst] = tuple(us)
 
 
 _NO_GRAPH = HloGraph()

@@ -246,7 +246,7 @@ class OrderedSet:
 
     def copy(self) -> OrderedSet:
         """A new set with the same items (the items themselves are shared: they are values)."""
-        new = OrderedSet.__new__(OrderedSet)
+        new = _new(OrderedSet)
         new._items = self._items.copy()
         return new
 
@@ -258,6 +258,11 @@ class OrderedSet:
 
     def __repr__(self) -> str:
         return f"OrderedSet({list(self._items)!r})"
+
+
+#: ``copy``'s pieces, looked up once (every output_to_input_indexing call copies)
+_new = object.__new__
+_copy_set = OrderedSet.copy
 
 
 class HloInstructionIndexing:
@@ -292,8 +297,8 @@ class HloInstructionIndexing:
         >>> len(a[0]), len(b[0])
         (1, 2)
         """
-        new = HloInstructionIndexing.__new__(HloInstructionIndexing)
-        new.indexing_maps = [group.copy() for group in self.indexing_maps]
+        new = _new(HloInstructionIndexing)
+        new.indexing_maps = [_copy_set(group) for group in self.indexing_maps]
         return new
 
     def __len__(self) -> int:

@@ -307,9 +307,9 @@ class _Parser(InstructionReader):
 
     def _resolve_operands(self, comp_name: str, instructions: list[HloInstruction],
                           by_name: dict[str, HloInstruction]) -> None:
-        """Record each instruction's operands and users; an operand must be defined before use."""
+        """Record each instruction's operands (its users when first asked); an operand must be
+        defined before use."""
         graph = self.graph
-        users: dict[HloInstruction, list[HloInstruction]] = {}
         defined: set[str] = set()
         for inst in instructions:
             names = inst.operand_names
@@ -320,12 +320,8 @@ class _Parser(InstructionReader):
                 missing = next(n for n in names if n not in defined)
                 self._undefined_operand(comp_name, inst, missing, missing in by_name)
             defined.add(inst.name)
-            operands = tuple(map(by_name.__getitem__, names))
-            graph.operands[inst] = operands
-            for op in (operands if len(operands) == 1 else dict.fromkeys(operands)):
-                users.setdefault(op, []).append(inst)
-        for inst, us in users.items():
-            graph.users[inst] = tuple(us)
+            graph.operands[inst] = tuple(map(by_name.__getitem__, names))
+        graph.defer_users(instructions)
 
     def _undefined_operand(self, comp_name: str, inst: HloInstruction, missing: str, later: bool) -> None:
         at = self.text.find(missing, inst.offset + len(inst.name) + 1)

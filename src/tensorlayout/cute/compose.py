@@ -192,15 +192,8 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
         return s, mul(d, cd[0])
     shapes: list[int] = []
     strides: list[int] = []
-    rest_shape, rest_stride = s, d
-    if pre is None:  # a few word-sized extents: skip them one by one (each a short division)
-        k = 0
-        while k < m and rest_stride % cs[k] == 0:
-            rest_stride //= cs[k]
-            k += 1
-    else:
-        k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
-        rest_stride = div(rest_stride, pre, k)
+    rest_shape = s
+    k, rest_stride = _skipped(cs, d, m, pre)
     if s > 1:
         live.append((s, d, k))
     while k < m:
@@ -234,6 +227,23 @@ def _compose_mode(lhs: Layout, cs: list[int], cd: list[int], s: int, d: int, liv
             rest_stride = 1 if rest_stride > 0 else -1
         k += 1
     return _mode_result(shapes, strides, rest_shape, mul(rest_stride, cd[m]))
+
+
+def _skipped(cs: list[int], d: int, m: int, pre: Prefixes | None) -> tuple[int, int]:
+    """How many leading modes of ``cs`` (of the first ``m``) stride ``d`` skips over, and the
+    stride left: one by one for a short ``lhs`` (``pre`` None), else by :func:`dividing_prefix`.
+
+    >>> _skipped([2, 3, 4], 12, 2, None)
+    (2, 2)
+    """
+    if pre is None:  # a few word-sized extents: each a short division
+        k = 0
+        while k < m and d % cs[k] == 0:
+            d //= cs[k]
+            k += 1
+        return k, d
+    k = dividing_prefix(pre, d if d > 0 else -d, m)  # the modes skipped over, at once
+    return k, div(d, pre, k)
 
 
 def _supplied(lhs: Layout, k: int, c: int, ars: int, rest_shape: int) -> int:

@@ -85,7 +85,7 @@ def synthetic_module(n: int) -> str:
 
 def _time(text: str, repeat: int = 1) -> tuple[float, int]:
     """Best of ``repeat`` parses; garbage from earlier runs is collected first, so every run
-    starts from the same heap (parse_module itself switches the cyclic GC off while it runs)."""
+    starts from the same heap (the cyclic GC stays on while the parse runs, as in a user's program)."""
     best, count = float("inf"), 0
     for _ in range(repeat):
         gc.collect()

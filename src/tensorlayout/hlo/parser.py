@@ -17,7 +17,6 @@ column. Metadata, shardings, backend configs and the stack-frame tables are skip
 from __future__ import annotations
 
 import dataclasses
-import gc
 import re
 from typing import Any
 
@@ -114,13 +113,7 @@ def parse_module(text: str) -> HloModule:
     """
     expect_text(text, "HLO module text")
     _refuse_stablehlo(text)
-    enabled = gc.isenabled()
-    gc.disable()  # the parse allocates many long-lived objects and no cycles worth collecting
-    try:
-        return _Parser(text).module()
-    finally:
-        if enabled:
-            gc.enable()
+    return _Parser(text).module()
 
 
 #: The start of MLIR text (what ``jax.jit(f).lower(...).as_text()`` prints by default).

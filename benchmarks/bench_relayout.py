@@ -93,6 +93,10 @@ CASES: list[Case] = [
     _row("bf16[4000,3000]{1,0:T(8,128)(2,1)}", np.uint16, "ragged 23MiB"),
     _row("bf16[4003,4001]{0,1:T(8,128)(2,1)}", np.uint16, "odd"),
     _row("f32[1000,1500]{0,1:T(8,128)}", np.float32, "6MiB"),
+    # the rows issue 30 measured next to the benchmark's own (packed, 1-byte and f64 transposes)
+    _row("s4[4000,6000]{0,1:T(8,128)(8,1)E(4)}", np.int8, high=8),
+    _row("s8[3000,5000]{0,1:T(8,128)(4,1)}", np.int8),
+    _row("f64[1000,1000]{0,1:T(8,128)}", np.float64),
     Case("relayout bf16 {1,0:T(8,128)(2,1)} -> {0,1:T(8,128)(2,1)}",
          _xla("bf16[4096,8192]{1,0:T(8,128)(2,1)}", np.uint16),
          direct_to="bf16[4096,8192]{0,1:T(8,128)(2,1)}"),

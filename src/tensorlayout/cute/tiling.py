@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.coalescing import layout_of_lists
 from tensorlayout.cute.compose import Tiler, _compose_plain, _layout_arg, _readable, _require_extents, _tiler
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.inverses import _complement, _complement_modes
@@ -20,7 +21,6 @@ from tensorlayout.cute.layout import (
     _concat,
     _mk,
     cosize,
-    layout_of_lists,
     make_layout,
     make_ordered_layout,
 )

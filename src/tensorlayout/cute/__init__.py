@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
     from tensorlayout.cute.coalescing import (
         filter as filter,
     )
+    from tensorlayout.cute.coords import crd2crd, crd2idx, idx2crd
     from tensorlayout.cute.grid import format_grid, grid_values, print_layout
     from tensorlayout.cute.int_tuple import (
         Int,
@@ -80,10 +81,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         _,
         compatible,
         congruent,
-        crd2crd,
-        crd2idx,
         elem_less,
-        idx2crd,
         inner_product,
         parse_int_tuple,
         prefix_product,
@@ -342,10 +340,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "_": ("tensorlayout.cute.int_tuple", "_"),
     "compatible": ("tensorlayout.cute.int_tuple", "compatible"),
     "congruent": ("tensorlayout.cute.int_tuple", "congruent"),
-    "crd2crd": ("tensorlayout.cute.int_tuple", "crd2crd"),
-    "crd2idx": ("tensorlayout.cute.int_tuple", "crd2idx"),
+    "crd2crd": ("tensorlayout.cute.coords", "crd2crd"),
+    "crd2idx": ("tensorlayout.cute.coords", "crd2idx"),
     "elem_less": ("tensorlayout.cute.int_tuple", "elem_less"),
-    "idx2crd": ("tensorlayout.cute.int_tuple", "idx2crd"),
+    "idx2crd": ("tensorlayout.cute.coords", "idx2crd"),
     "inner_product": ("tensorlayout.cute.int_tuple", "inner_product"),
     "parse_int_tuple": ("tensorlayout.cute.int_tuple", "parse_int_tuple"),
     "prefix_product": ("tensorlayout.cute.int_tuple", "prefix_product"),

@@ -19,6 +19,7 @@ import numpy as np
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute import coords
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute import int_tuple_ops as ops
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
@@ -142,12 +143,12 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else coord
-        out = it._fast_dot(crd, self._shape, self._stride)
+        out = coords._fast_dot(crd, self._shape, self._stride)
         if out is not None:
             return out
         if not it._valid_crd(crd):
             raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {it.describe(crd)}")
-        return it.checked_crd2idx(crd, self._shape, self._stride)
+        return coords.checked_crd2idx(crd, self._shape, self._stride)
 
     def size(self) -> int:
         return it.product(self.shape)
@@ -216,7 +217,7 @@ class Layout:
 
     def get_1d_coord(self, idx: int) -> int:
         """:meth:`get_hier_coord` as one colexicographic index (``3`` for index 4 of ``(2,3):(3,1)``)."""
-        return it.crd2idx(self.get_hier_coord(idx), self._shape)
+        return coords.crd2idx(self.get_hier_coord(idx), self._shape)
 
 
 _new = object.__new__

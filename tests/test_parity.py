@@ -50,7 +50,7 @@ KNOWN_GAPS = {
     "tensorlayout.cute.layout.Layout.shape": "no docstring",
     "tensorlayout.cute.layout.Layout.stride": "no docstring",
     "tensorlayout.cute.layout.depth": "no docstring",
-    "tensorlayout.cute.layout.filter_zeros": "untested",
+    "tensorlayout.cute.coalescing.filter_zeros": "untested",
     "tensorlayout.cute.layout.rank": "no docstring",
     "tensorlayout.cute.layout.size": "no docstring",
     "tensorlayout.cute.swizzle.ComposedLayout.inner": "no docstring",

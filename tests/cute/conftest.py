@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tensorlayout.cute import int_tuple
+from tensorlayout.cute import coords
 
 
 def c_dot_built() -> bool:
     """True when the optional C extension was built (so ``_fast_dot`` is its function)."""
-    return int_tuple._fast_dot is not int_tuple._dot
+    return coords._fast_dot is not coords._dot
 
 
 @pytest.fixture(params=["c", "python"])
@@ -18,5 +18,5 @@ def dot_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     if mode == "c" and not c_dot_built():
         pytest.skip("the C extension tensorlayout.cute._dot was not built (no compiler at install time)")
     if mode == "python":
-        monkeypatch.setattr(int_tuple, "_fast_dot", int_tuple._dot)
+        monkeypatch.setattr(coords, "_fast_dot", coords._dot)
     return mode

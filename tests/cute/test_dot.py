@@ -1,4 +1,4 @@
-"""The C inner product ``_dot.c`` against its reference, the Python ``int_tuple._dot``, and
+"""The C inner product ``_dot.c`` against its reference, the Python ``coords._dot``, and
 crd2idx on both paths against the sum written from its definition."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tensorlayout import cute
-from tensorlayout.cute import Layout, int_tuple
+from tensorlayout.cute import Layout, coords, int_tuple
 from tensorlayout.cute.int_tuple import Int, flatten, unflatten
 from tensorlayout.errors import LayoutError
 from tests.cute.conftest import c_dot_built
@@ -95,8 +95,8 @@ def test_c_dot_is_the_python_dot(seed: int) -> None:
     rng = random.Random(seed)
     for _k in range(20):
         crd, shape, stride = triple(rng)
-        want = int_tuple._dot(crd, shape, stride)
-        got = int_tuple._fast_dot(crd, shape, stride)
+        want = coords._dot(crd, shape, stride)
+        got = coords._fast_dot(crd, shape, stride)
         assert got == want and type(got) is type(want), (crd, shape, stride)
 
 
@@ -109,16 +109,16 @@ def test_c_dot_exact_across_int64() -> None:
              ((2**62, 2**62, 2**62, -(2**62), 1), (2, 2, 2, 2, 5)), ((m, m), (m, -m)), ((0, 5), (2**200, 7))]
     for crd, stride in cases:
         shape = (1,) * len(crd)
-        got = int_tuple._fast_dot(crd, shape, stride)
+        got = coords._fast_dot(crd, shape, stride)
         assert got == by_definition(crd, stride) and type(got) is int, (crd, stride)
-    assert int_tuple._fast_dot(-m, 1, -1) == m
-    assert int_tuple._fast_dot(3, Int(9), Int(-(2**63))) == -3 * m
+    assert coords._fast_dot(-m, 1, -1) == m
+    assert coords._fast_dot(3, Int(9), Int(-(2**63))) == -3 * m
 
 
 @needs_c
 def test_c_dot_leaf_rule() -> None:
     """Exact ints in crd; exact ints or Int in shape and stride; a tuple crd leaf needs tuple modes."""
-    f = int_tuple._fast_dot
+    f = coords._fast_dot
     assert f((1, (2, 0)), (2, (3, 4)), (1, (2, 6))) == 5
     assert f(3, (2, 2), (1, 2)) is None and f((3,), (2,), (Int(5),)) == 15
     assert f(Int(3), 4, 1) is None and f(True, 4, 1) is None and f(np.int64(3), 4, 1) is None
@@ -133,13 +133,13 @@ def test_c_dot_depth_bound() -> None:
     same bound); 10,000 levels do not crash it."""
     assert MAX_DEPTH == int_tuple.MAX_DEPTH
     x = nest(5, MAX_DEPTH), nest(9, MAX_DEPTH), nest(7, MAX_DEPTH)
-    assert int_tuple._fast_dot(*x) == int_tuple._dot(*x) == cute.crd2idx(*x) == 35
+    assert coords._fast_dot(*x) == coords._dot(*x) == cute.crd2idx(*x) == 35
     x = nest(5, MAX_DEPTH + 1), nest(9, MAX_DEPTH + 1), nest(7, MAX_DEPTH + 1)
-    assert int_tuple._fast_dot(*x) is None and int_tuple._dot(*x) == 35
+    assert coords._fast_dot(*x) is None and coords._dot(*x) == 35
     with pytest.raises(LayoutError, match="nested at most"):
         cute.crd2idx(*x)
     deep = nest(1, 10_000)
-    assert int_tuple._fast_dot(deep, deep, deep) is None
+    assert coords._fast_dot(deep, deep, deep) is None
 
 
 @needs_c
@@ -151,7 +151,7 @@ def test_c_dot_keeps_no_references() -> None:
                ((2**62, (2**62, 2**62), 1000, 0), shape, (1, (1, 1), 5, 0)),
                ((2**62, (3, 2**62), 1000, 2**70), shape, (1, (1, 1), 5, 1)),
                ((2**70, (3, 2**80), 0, 0), shape, (2**65, (2**64, [1]), 0, 0))]
-    f = int_tuple._fast_dot
+    f = coords._fast_dot
     for t in triples:
         f(*t)
     tracemalloc.start()
@@ -169,7 +169,7 @@ def test_c_dot_keeps_no_references() -> None:
 @needs_c
 def test_c_dot_arguments() -> None:
     with pytest.raises(TypeError, match=r"dot\(\) takes 3 arguments \(2 given\)"):
-        int_tuple._fast_dot(1, 2)  # type: ignore[call-arg]
+        coords._fast_dot(1, 2)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"make_dot\(\) takes a subclass of int"):
         _dot.make_dot(float)  # type: ignore[arg-type]
 

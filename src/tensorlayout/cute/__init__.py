@@ -66,6 +66,14 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         make_counting_tensor,
         make_identity_tensor,
     )
+    from tensorlayout.cute.coalescing import (
+        coalesce,
+        filter_zeros,
+    )
+    from tensorlayout.cute.coalescing import (
+        filter as filter,
+    )
+    from tensorlayout.cute.coords import crd2crd, crd2idx, idx2crd
     from tensorlayout.cute.grid import format_grid, grid_values, print_layout
     from tensorlayout.cute.int_tuple import (
         Int,
@@ -73,10 +81,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         _,
         compatible,
         congruent,
-        crd2crd,
-        crd2idx,
         elem_less,
-        idx2crd,
         inner_product,
         parse_int_tuple,
         prefix_product,
@@ -118,36 +123,17 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
     from tensorlayout.cute.int_tuple_ops import tuple_ceil_div as ceil_div
     from tensorlayout.cute.layout import (
         Layout,
-        append,
         as_layout,
-        coalesce,
         compact_col_major,
         compact_row_major,
         cosize,
         depth,
-        dice,
-        filter_zeros,
-        flatten,
         get,
-        group,
-        group_modes,
         make_layout,
         make_layout_like,
         make_ordered_layout,
-        prepend,
         rank,
-        select,
         size,
-        slice_and_offset,
-        take,
-        unflatten,
-        zip_layouts,
-    )
-    from tensorlayout.cute.layout import (
-        filter as filter,
-    )
-    from tensorlayout.cute.layout import (
-        slice as slice,
     )
     from tensorlayout.cute.layout_ops import (
         compact_major,
@@ -164,6 +150,22 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         tile_unzip,
         transform_layout,
         with_shape,
+    )
+    from tensorlayout.cute.modes import (
+        append,
+        dice,
+        flatten,
+        group,
+        group_modes,
+        prepend,
+        select,
+        slice_and_offset,
+        take,
+        unflatten,
+        zip_layouts,
+    )
+    from tensorlayout.cute.modes import (
+        slice as slice,
     )
     from tensorlayout.cute.recast import downcast, recast_layout, upcast
     from tensorlayout.cute.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, make_swizzle, parse_layout
@@ -338,10 +340,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "_": ("tensorlayout.cute.int_tuple", "_"),
     "compatible": ("tensorlayout.cute.int_tuple", "compatible"),
     "congruent": ("tensorlayout.cute.int_tuple", "congruent"),
-    "crd2crd": ("tensorlayout.cute.int_tuple", "crd2crd"),
-    "crd2idx": ("tensorlayout.cute.int_tuple", "crd2idx"),
+    "crd2crd": ("tensorlayout.cute.coords", "crd2crd"),
+    "crd2idx": ("tensorlayout.cute.coords", "crd2idx"),
     "elem_less": ("tensorlayout.cute.int_tuple", "elem_less"),
-    "idx2crd": ("tensorlayout.cute.int_tuple", "idx2crd"),
+    "idx2crd": ("tensorlayout.cute.coords", "idx2crd"),
     "inner_product": ("tensorlayout.cute.int_tuple", "inner_product"),
     "parse_int_tuple": ("tensorlayout.cute.int_tuple", "parse_int_tuple"),
     "prefix_product": ("tensorlayout.cute.int_tuple", "prefix_product"),
@@ -374,32 +376,32 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "round_up": ("tensorlayout.cute.int_tuple_ops", "round_up"),
     "sum": ("tensorlayout.cute.int_tuple_ops", "sum"),
     "Layout": ("tensorlayout.cute.layout", "Layout"),
-    "append": ("tensorlayout.cute.layout", "append"),
+    "append": ("tensorlayout.cute.modes", "append"),
     "as_layout": ("tensorlayout.cute.layout", "as_layout"),
-    "coalesce": ("tensorlayout.cute.layout", "coalesce"),
+    "coalesce": ("tensorlayout.cute.coalescing", "coalesce"),
     "compact_col_major": ("tensorlayout.cute.layout", "compact_col_major"),
     "compact_row_major": ("tensorlayout.cute.layout", "compact_row_major"),
     "cosize": ("tensorlayout.cute.layout", "cosize"),
     "depth": ("tensorlayout.cute.layout", "depth"),
-    "dice": ("tensorlayout.cute.layout", "dice"),
-    "filter": ("tensorlayout.cute.layout", "filter"),
-    "filter_zeros": ("tensorlayout.cute.layout", "filter_zeros"),
-    "flatten": ("tensorlayout.cute.layout", "flatten"),
+    "dice": ("tensorlayout.cute.modes", "dice"),
+    "filter": ("tensorlayout.cute.coalescing", "filter"),
+    "filter_zeros": ("tensorlayout.cute.coalescing", "filter_zeros"),
+    "flatten": ("tensorlayout.cute.modes", "flatten"),
     "get": ("tensorlayout.cute.layout", "get"),
-    "group": ("tensorlayout.cute.layout", "group"),
-    "group_modes": ("tensorlayout.cute.layout", "group_modes"),
+    "group": ("tensorlayout.cute.modes", "group"),
+    "group_modes": ("tensorlayout.cute.modes", "group_modes"),
     "make_layout": ("tensorlayout.cute.layout", "make_layout"),
     "make_layout_like": ("tensorlayout.cute.layout", "make_layout_like"),
     "make_ordered_layout": ("tensorlayout.cute.layout", "make_ordered_layout"),
-    "prepend": ("tensorlayout.cute.layout", "prepend"),
+    "prepend": ("tensorlayout.cute.modes", "prepend"),
     "rank": ("tensorlayout.cute.layout", "rank"),
-    "select": ("tensorlayout.cute.layout", "select"),
+    "select": ("tensorlayout.cute.modes", "select"),
     "size": ("tensorlayout.cute.layout", "size"),
-    "slice": ("tensorlayout.cute.layout", "slice"),
-    "slice_and_offset": ("tensorlayout.cute.layout", "slice_and_offset"),
-    "take": ("tensorlayout.cute.layout", "take"),
-    "unflatten": ("tensorlayout.cute.layout", "unflatten"),
-    "zip_layouts": ("tensorlayout.cute.layout", "zip_layouts"),
+    "slice": ("tensorlayout.cute.modes", "slice"),
+    "slice_and_offset": ("tensorlayout.cute.modes", "slice_and_offset"),
+    "take": ("tensorlayout.cute.modes", "take"),
+    "unflatten": ("tensorlayout.cute.modes", "unflatten"),
+    "zip_layouts": ("tensorlayout.cute.modes", "zip_layouts"),
     "compact_major": ("tensorlayout.cute.layout_ops", "compact_major"),
     "compact_order": ("tensorlayout.cute.layout_ops", "compact_order"),
     "coprofile": ("tensorlayout.cute.layout_ops", "coprofile"),

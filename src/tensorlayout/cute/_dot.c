@@ -1,8 +1,8 @@
 /* The inner product of a natural coordinate with a stride: the hot loop of cute.crd2idx and
- * Layout.__call__, in C (optional: without it, cute.int_tuple._dot, the reference, runs).
+ * Layout.__call__, in C (optional: without it, cute.coords._dot, the reference, runs).
  *
  * make_dot(static_int) returns dot(crd, shape, stride), a METH_FASTCALL function with the
- * contract of cute.int_tuple._dot: the sum of c*d over the leaves when crd, shape and stride
+ * contract of cute.coords._dot: the sum of c*d over the leaves when crd, shape and stride
  * are congruent (exact tuples of equal lengths at every level, or three leaves), with leaves
  * that are exact ints in crd and exact ints or static_int instances (cute's Int, which keeps
  * int's multiplication) in shape and stride; else None, and the caller takes its general

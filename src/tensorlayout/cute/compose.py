@@ -13,6 +13,7 @@ from typing import Any, Union
 
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import Prefixes, carries, div, dividing_prefix, holds, mul
+from tensorlayout.cute.coalescing import coalesce_lists, layout_of_lists
 from tensorlayout.cute.int_tuple import Int
 from tensorlayout.cute.layout import (
     Layout,
@@ -21,8 +22,6 @@ from tensorlayout.cute.layout import (
     _count,
     _mk,
     as_layout,
-    coalesce_lists,
-    layout_of_lists,
     make_layout,
 )
 from tensorlayout.cute.swizzle import ComposedLayout, Swizzle

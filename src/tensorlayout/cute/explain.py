@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorlayout.cute import algebra
+from tensorlayout.cute.coalescing import coalesce
 from tensorlayout.cute.int_tuple import _, parse_int_tuple
-from tensorlayout.cute.layout import Layout, coalesce, cosize, flatten, make_layout
+from tensorlayout.cute.layout import Layout, cosize, make_layout
+from tensorlayout.cute.modes import flatten
 from tensorlayout.errors import AlgebraError, LayoutError, ParseError
 
 __all__ = ["OPERATIONS", "Derivation", "Step", "explain", "explain_call", "format_derivation",

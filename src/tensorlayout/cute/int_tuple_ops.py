@@ -21,6 +21,7 @@ from typing import Any
 
 from tensorlayout.core.intmath import trunc_div, trunc_mod
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.coords import crd2idx
 from tensorlayout.cute.int_tuple import IntTuple, _, format_int_tuple
 from tensorlayout.errors import AlgebraError, LayoutError
 
@@ -388,8 +389,8 @@ def flat_coord(crd: IntTuple, shape: IntTuple) -> IntTuple:
     if isinstance(shape, tuple) and len(shape) > 1:
         if not isinstance(crd, tuple) or len(crd) != len(shape):
             raise _mismatch("crd2crd", crd, shape)
-        return tuple(it.crd2idx(c, s) for c, s in zip(crd, shape))
-    return it.crd2idx(crd, shape)
+        return tuple(crd2idx(c, s) for c, s in zip(crd, shape))
+    return crd2idx(crd, shape)
 
 
 # ---------------------------------------------------------------- tuple_algorithms.hpp

@@ -15,6 +15,7 @@ import numpy as np
 from tensorlayout.core.intmath import col_major_strides
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute._checks import _WORD, Prefixes, mul, nested, quasi_holds
+from tensorlayout.cute.coalescing import coalesce, coalesce_lists, layout_of_lists
 from tensorlayout.cute.compose import _flat_result, _layout_arg, _readable, _require_extents, composition
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.layout import (
@@ -22,9 +23,6 @@ from tensorlayout.cute.layout import (
     _count,
     _mk,
     as_layout,
-    coalesce,
-    coalesce_lists,
-    layout_of_lists,
     leaf_span,
     make_layout,
 )

@@ -1,4 +1,6 @@
-"""CuTe's ``Layout``: a pair of congruent IntTuples, shape and stride, read as a function.
+"""CuTe's ``Layout``: a pair of congruent IntTuples, shape and stride, read as a function; its
+construction, queries and ``get``. The other mode accessors are in :mod:`tensorlayout.cute.modes`,
+``coalesce`` and ``filter`` in :mod:`tensorlayout.cute.coalescing`.
 
 >>> L = Layout.parse("((4,2),(4,3)):((4,16),(1,32))")
 >>> str(L), size(L), cosize(L), L(1, 5), L(37)
@@ -17,16 +19,15 @@ import numpy as np
 from tensorlayout._cursor import Cursor
 from tensorlayout.core.intmath import INT64_MAX
 from tensorlayout.core.layout import CoreLayout
+from tensorlayout.cute import coords
 from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute import int_tuple_ops as ops
-from tensorlayout.cute.int_tuple import IntTuple, _, format_int_tuple
+from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.errors import LayoutError, ParseError
 
 __all__ = [
-    "Layout", "append", "coalesce", "compact_col_major", "compact_row_major", "cosize", "depth",
-    "dice", "filter", "filter_zeros", "flatten", "get", "group", "group_modes", "make_layout",
-    "make_layout_like", "make_ordered_layout", "prepend", "rank", "select", "size", "slice",
-    "slice_and_offset", "take", "unflatten", "zip_layouts",
+    "Layout", "as_layout", "compact_col_major", "compact_row_major", "cosize", "depth", "get",
+    "make_layout", "make_layout_like", "make_ordered_layout", "rank", "read_layout", "size",
 ]
 
 
@@ -142,12 +143,12 @@ class Layout:
     # -- queries
     def __call__(self, *coord: Any) -> Any:
         crd: Any = coord[0] if len(coord) == 1 else coord
-        out = it._fast_dot(crd, self._shape, self._stride)
+        out = coords._fast_dot(crd, self._shape, self._stride)
         if out is not None:
             return out
         if not it._valid_crd(crd):
             raise LayoutError(f"a coordinate must be ints, tuples or int arrays, got {it.describe(crd)}")
-        return it.checked_crd2idx(crd, self._shape, self._stride)
+        return coords.checked_crd2idx(crd, self._shape, self._stride)
 
     def size(self) -> int:
         return it.product(self.shape)
@@ -216,7 +217,7 @@ class Layout:
 
     def get_1d_coord(self, idx: int) -> int:
         """:meth:`get_hier_coord` as one colexicographic index (``3`` for index 4 of ``(2,3):(3,1)``)."""
-        return it.crd2idx(self.get_hier_coord(idx), self._shape)
+        return coords.crd2idx(self.get_hier_coord(idx), self._shape)
 
 
 _new = object.__new__
@@ -489,93 +490,6 @@ def get(layout: Layout | IntTuple, *path: int | Sequence[int]) -> Any:
     return _both(layout, "get", lambda t: ops.tuple_get(t, *idx))
 
 
-def select(layout: Layout | IntTuple, modes: Iterable[int]) -> Any:
-    """The modes ``modes`` (repeats allowed), CuTe's ``select<I...>``.
-
-    >>> str(select(Layout.parse("(2,3,4):(1,2,6)"), [2, 0])), select((2, 3, 4), [1])
-    ('(4,2):(6,1)', (3,))
-    """
-    ms = list(modes) if isinstance(modes, Iterable) and not isinstance(modes, (str, bytes)) else modes
-    return _both(layout, "select", lambda t: ops.tuple_select(t, ms))
-
-
-def take(layout: Layout | IntTuple, begin: int, end: int) -> Any:
-    """Modes ``[begin, end)`` (CuTe's ``take<B,E>``; ``end == -1``: to the end of an IntTuple).
-    Of a Layout, C++ wants a non-empty range within the rank.
-
-    >>> str(take(Layout.parse("(2,3,4):(1,2,6)"), 1, 3)), take((2, 3, 4), 0, -1)
-    ('(3,4):(2,6)', (2, 3, 4))
-    """
-    if isinstance(layout, Layout) and not (it.is_int(begin) and it.is_int(end) and
-                                           0 <= begin < end <= layout.rank()):
-        raise LayoutError(f"take: [{it.describe(begin)},{it.describe(end)}) is not a non-empty "
-                          f"range of the modes of {layout}")
-    return _both(layout, "take", lambda t: ops.tuple_take(t, begin, end))
-
-
-def group(layout: Layout | IntTuple, begin: int, end: int) -> Any:
-    """Wrap modes ``[begin, end)`` into one mode (CuTe's ``group<B,E>``; ``B == E`` adds none).
-
-    >>> str(group(Layout.parse("(2,3,4):(1,2,6)"), 1, 3)), group((2, 3, 4), 0, 2)
-    ('(2,(3,4)):(1,(2,6))', ((2, 3), 4))
-    """
-    return _both(layout, "group", lambda t: ops.tuple_group(t, begin, end))
-
-
-group_modes = group
-
-
-def flatten(layout: Layout | IntTuple) -> Any:
-    """Depth at most 1: the leaves as a flat tuple; an int (an int layout) stays as it is.
-
-    >>> str(flatten(Layout.parse("(2,(3,4)):(1,(2,6))"))), flatten(((1, 2), 3)), flatten(5)
-    ('(2,3,4):(1,2,6)', (1, 2, 3), 5)
-    """
-    return _both(layout, "flatten", ops.tuple_flatten)
-
-
-def unflatten(layout: Layout | IntTuple, profile: IntTuple) -> Any:
-    """The modes nested like ``profile``, one per leaf (CuTe's ``unflatten``; C++ wants them flat).
-
-    >>> str(unflatten(Layout.parse("(2,3,4):(1,2,6)"), (0, (0, 0)))), unflatten((2, 3), ((0, 0),))
-    ('(2,(3,4)):(1,(2,6))', ((2, 3),))
-    """
-    if not it._valid(profile):
-        raise it.not_int_tuple("unflatten", profile)
-    return _both(layout, "unflatten", lambda t: ops.tuple_unflatten(t, profile))
-
-
-def _extend(layout: Any, extra: Any, n: Any, what: str,
-            f: Callable[[IntTuple, IntTuple, Any], IntTuple]) -> Any:
-    """append/prepend: a Layout takes a Layout (default ``1:0``), an IntTuple an IntTuple."""
-    if isinstance(layout, Layout):
-        x = _mk(1, 0) if extra is None else extra
-        if not isinstance(x, Layout):
-            raise LayoutError(f"{what}: a Layout takes a Layout mode, got {it.describe(extra)}")
-        return _mk(f(layout._shape, x._shape, n), f(layout._stride, x._stride, n))
-    if extra is None or not it._valid(extra):
-        raise LayoutError(f"{what}: an IntTuple takes an IntTuple mode, got {it.describe(extra)}")
-    return _both(layout, what, lambda t: f(t, extra, n))
-
-
-def append(layout: Layout | IntTuple, extra: Any = None, n: int | None = None) -> Any:
-    """Append a mode (of a Layout, default ``1:0``); with ``n``, pad up to rank ``n``.
-
-    >>> str(append(Layout(4, 1), n=3)), append((2, 3), 4)
-    ('(4,1,1):(1,0,0)', (2, 3, 4))
-    """
-    return _extend(layout, extra, n, "append", ops.tuple_append)
-
-
-def prepend(layout: Layout | IntTuple, extra: Any = None, n: int | None = None) -> Any:
-    """Prepend a mode (of a Layout, default ``1:0``); with ``n``, pad up to rank ``n``.
-
-    >>> str(prepend(Layout(4, 1))), prepend((2, 3), 4, 3)
-    ('(1,4):(0,1)', (4, 2, 3))
-    """
-    return _extend(layout, extra, n, "prepend", ops.tuple_prepend)
-
-
 def _as_modes(layout: Layout) -> tuple[Layout, ...]:
     return layout.modes() if isinstance(layout.shape, tuple) else (layout,)
 
@@ -583,58 +497,6 @@ def _as_modes(layout: Layout) -> tuple[Layout, ...]:
 def _concat(modes: Iterable[Layout]) -> Layout:
     ms = modes if type(modes) is tuple or type(modes) is list else list(modes)
     return _mk(tuple([m._shape for m in ms]), tuple([m._stride for m in ms]))
-
-
-def zip_layouts(a: Layout | IntTuple, b: Layout | IntTuple) -> Any:
-    """Mode ``i`` of the result is ``(a_i, b_i)``; a rank-1 int ``a`` gives ``((a, b))`` (CuTe's ``zip``).
-
-    >>> str(zip_layouts(Layout.parse("(2,3):(1,2)"), Layout.parse("(4,5):(6,24)"))), zip_layouts(5, (3, 4))
-    ('((2,4),(3,5)):((1,6),(2,24))', ((5, (3, 4)),))
-    """
-    if isinstance(a, Layout) and isinstance(b, Layout):
-        return _mk(ops.tuple_zip(a._shape, b._shape), ops.tuple_zip(a._stride, b._stride))
-    if isinstance(a, Layout) or isinstance(b, Layout) or not (it._valid(a) and it._valid(b)):
-        raise LayoutError(f"zip: expected two Layouts or two IntTuples, got {it.describe(a)} "
-                              f"and {it.describe(b)}")
-    return ops.tuple_zip(a, b)
-
-
-def slice(crd: Any, layout: Layout | IntTuple) -> Any:
-    """Keep the modes where ``crd`` has ``_``: ``slice((0,_,1), (2,3,4):(1,2,6))`` = ``(3):(2)``;
-    ``slice(_, L)`` is ``L`` (CuTe's ``slice``).
-
-    >>> str(slice((0, _, 1), Layout.parse("(2,3,4):(1,2,6)"))), slice((_, 0), ((2, 3), 4))
-    ('(3):(2)', ((2, 3),))
-    """
-    return _both(layout, "slice", lambda t: ops.tuple_slice(crd, t))
-
-
-def dice(crd: Any, layout: Layout | IntTuple) -> Any:
-    """Keep the modes where ``crd`` has an integer; ``dice(int, L)`` is ``L`` (CuTe's ``dice``).
-
-    >>> str(dice((0, _, 1), Layout.parse("(2,3,4):(1,2,6)"))), dice((_, 0), ((2, 3), 4))
-    ('(2,4):(1,6)', (4,))
-    """
-    return _both(layout, "dice", lambda t: ops.tuple_slice(crd, t, False))
-
-
-def _zero_wild(crd: Any) -> Any:
-    if isinstance(crd, tuple):
-        return tuple(_zero_wild(c) for c in crd)
-    return 0 if crd is _ or crd is None else crd
-
-
-def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
-    """The slice and the offset of ``crd`` with every ``_`` set to 0.
-
-    >>> L = Layout.parse("(2,3,4):(1,2,6)")
-    >>> s, off = slice_and_offset((1, _, 2), L)
-    >>> str(s), off
-    ('(3):(2)', 13)
-    """
-    if not isinstance(layout, Layout):
-        raise LayoutError(f"slice_and_offset: expected a Layout, got {it.describe(layout)}")
-    return slice(crd, layout), layout(_zero_wild(crd))
 
 
 # ---------------------------------------------------------------- coalesce and filter
@@ -664,101 +526,3 @@ def _collect(shape: tuple[Any, ...], stride: Any, fs: list[int],
             fs.append(s)
             fd.append(d)
     return fs, fd
-
-
-def coalesce_lists(shape: Any, stride: Any) -> tuple[list[int], list[int]]:
-    """The leaves of a congruent (shape, stride), nested tuples or flat sequences, merged left to
-    right as two lists: size-1 modes dropped, ``d1 == s0*d0`` joined.
-
-    >>> coalesce_lists((2, (1, 3)), (1, (5, 2))), coalesce_lists([4, 2], [2, 1])
-    (([6], [1]), ([4, 2], [2, 1]))
-    """
-    if type(shape) is tuple or type(shape) is list:
-        return _merge(shape, stride, [], [])
-    return ([shape], [stride]) if shape != 1 else ([], [])
-
-
-def _merge(shape: Sequence[Any], stride: Sequence[Any], shapes: list[int],
-           strides: list[int]) -> tuple[list[int], list[int]]:
-    """Merge the leaves of ``shape:stride`` onto the modes ``shapes:strides`` and return those
-    (see :func:`coalesce_lists`); the first two levels inline, the stride that joins the last
-    mode kept in a local (coalesce's hot path)."""
-    nxt: Any = shapes[-1] * strides[-1] if shapes else None  # None joins nothing
-    i = 0
-    for s in shape:
-        d = stride[i]
-        i += 1  # noqa: SIM113 - enumerate() costs more than the loop
-        if type(s) is tuple:
-            j = 0
-            for s2 in s:
-                d2 = d[j]
-                j += 1  # noqa: SIM113 - enumerate() costs more than the loop
-                if type(s2) is tuple:
-                    _merge(s2, d2, shapes, strides)
-                    nxt = shapes[-1] * strides[-1] if shapes else None
-                elif s2 != 1:
-                    if d2 == nxt:
-                        shapes[-1] *= s2
-                        nxt *= s2
-                    else:
-                        shapes.append(s2)
-                        strides.append(d2)
-                        nxt = s2 * d2
-        elif s != 1:
-            if d == nxt:
-                shapes[-1] *= s
-                nxt *= s
-            else:
-                shapes.append(s)
-                strides.append(d)
-                nxt = s * d
-    return shapes, strides
-
-
-def layout_of_lists(shapes: list[int], strides: list[int]) -> Layout:
-    """A flat layout from parallel lists: ``1:0`` when empty, ``s:d`` for one mode."""
-    n = len(shapes)
-    if n > 1:  # the common case: _mk's body inline (one call less on every algebra result)
-        obj = _new(Layout)
-        obj._shape = tuple(shapes)
-        obj._stride = tuple(strides)
-        return obj
-    return _mk(shapes[0], strides[0]) if n else _mk(1, 0)
-
-
-def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
-    """Merge modes while keeping the function on ``[0, size)``; by mode with a ``profile``.
-
-    >>> L = Layout.parse("(2,(1,6)):(1,(6,2))")
-    >>> str(coalesce(L)), str(coalesce(L, (1, 1)))
-    ('12:1', '(2,6):(1,2)')
-    """
-    layout = layout if type(layout) is Layout else as_layout(layout)
-    if profile is None or not isinstance(profile, tuple):  # None or an int: the whole layout
-        shape: Any = layout._shape
-        if type(shape) is not tuple:
-            return _mk(shape, layout._stride) if shape != 1 else _mk(1, 0)
-        stride: Any = layout._stride
-        shapes, strides = _merge(shape, stride, [], [])
-        return layout_of_lists(shapes, strides)
-    if not it._valid(profile):
-        raise it.not_int_tuple("coalesce", profile)
-    modes = _as_modes(layout)
-    out = [coalesce(m, profile[i]) if i < len(profile) else m for i, m in enumerate(modes)]
-    return _concat(out)
-
-
-def filter_zeros(layout: Layout) -> Layout:
-    """Replace the extent of every stride-0 mode by 1."""
-    layout = as_layout(layout)
-    return _mk(it.zip_leaves(layout.shape, layout.stride, lambda s, d: 1 if d == 0 else s),
-                  layout.stride)
-
-
-def filter(layout: Layout) -> Layout:
-    """Drop stride-0 and size-1 modes, then coalesce.
-
-    >>> str(filter(Layout.parse("(2,1,3,4):(0,7,1,0)")))
-    '3:1'
-    """
-    return coalesce(filter_zeros(layout))

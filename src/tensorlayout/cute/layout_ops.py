@@ -24,15 +24,14 @@ from tensorlayout.cute import int_tuple as it
 from tensorlayout.cute import int_tuple_ops as ops
 from tensorlayout.cute.algebra import composition, logical_divide, right_inverse, tiled_product
 from tensorlayout.cute.basis import CoordLayout, as_arithmetic_tuple, basis_add, make_basis_like
+from tensorlayout.cute.coalescing import coalesce, filter_zeros
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import (
     Layout,
     as_layout,
-    coalesce,
     compact_col_major,
     compact_row_major,
     cosize,
-    filter_zeros,
     get,
     make_layout,
 )

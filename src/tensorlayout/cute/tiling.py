@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.coalescing import layout_of_lists
 from tensorlayout.cute.compose import Tiler, _compose_plain, _layout_arg, _readable, _require_extents, _tiler
+from tensorlayout.cute.coords import idx2crd
 from tensorlayout.cute.int_tuple import IntTuple
 from tensorlayout.cute.inverses import _complement, _complement_modes
 from tensorlayout.cute.layout import (
@@ -20,7 +22,6 @@ from tensorlayout.cute.layout import (
     _concat,
     _mk,
     cosize,
-    layout_of_lists,
     make_layout,
     make_ordered_layout,
 )
@@ -285,4 +286,4 @@ def local_partition(layout: Layout, threads: Layout, index: int) -> tuple[Layout
     """Thread ``index``'s elements when ``threads`` tiles ``layout``: (its layout, its offset)."""
     threads = _layout_arg(threads)
     z = zipped_divide(layout, threads.shape if isinstance(threads.shape, tuple) else (threads.shape,))
-    return z[1], z[0](it.idx2crd(index, threads.shape))
+    return z[1], z[0](idx2crd(index, threads.shape))

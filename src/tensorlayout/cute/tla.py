@@ -19,6 +19,7 @@ from typing import Any
 from tensorlayout.core.element_types import element_type
 from tensorlayout.core.intmath import ceil_div, round_up
 from tensorlayout.cute import int_tuple as it
+from tensorlayout.cute.coords import crd2idx
 from tensorlayout.cute.int_tuple import IntTuple, format_int_tuple
 from tensorlayout.cute.layout import Layout
 from tensorlayout.cute.layout import get as cute_get
@@ -204,7 +205,7 @@ def crd2offset(coord: IntTuple, layout: TlaLayout | Layout | str) -> int:
     if isinstance(coord, tuple) and isinstance(lay.shape, tuple) and len(coord) != len(lay.shape):
         raise LayoutError(f"crd2offset needs a coordinate of rank {len(lay.shape)}, "
                           f"got {format_int_tuple(coord)}")
-    return it.crd2idx(coord, lay.shape, lay.stride)
+    return crd2idx(coord, lay.shape, lay.stride)
 
 
 # ---------------------------------------------------------------- formats

@@ -284,36 +284,46 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     }
 }
 
-/* Transposes over g whose rows run on over g on both sides (sg = na*it, dg = nb*it) with one
- * side's pieces of M = 2, 4 or 8 items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read
- * from or into a dim the tiling does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}):
- * item by item they are scalar loops over M-item rows (25-32x a copy). Woven, G g at a time go
- * through an L1 stage of W = M*it-byte items: to the destination's M-item pieces, the M source
- * rows woven into W-byte items, then transposed as such; from the source's, transposed as
- * W-byte items, then unwoven into the M destination rows. */
+/* Transposes over g whose rows run on over g on the side of the short pieces: M = 2, 4 or 8
+ * items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read from or into a dim the tiling
+ * does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}): item by item they are scalar loops
+ * over M-item rows (25-32x a copy). Woven, G g at a time go through an L1 stage of
+ * W = M*it-byte items: to the destination's M-item pieces (dg = nb*it), the M source rows woven
+ * into W-byte items (g by g where the source rows do not run on over g: sg != na*it, a full
+ * reversal of dims, pred[1024,16,128]{0,1,2:T(8,128)(4,1)}, 17x a copy through the scalar
+ * loop), then transposed as such; from the source's (sg = na*it), transposed as W-byte items,
+ * then unwoven into the M destination rows (g by g where dg != nb*it). */
 #define WOVEN_STAGE 16384
 static int woven(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
 {
     Py_ssize_t it = ITEM(lg);
-    if (lg > 1 || ng < 2 || sg != na * it || dg != nb * it) return 0;
-    Py_ssize_t m = nb <= 8 ? nb : na, other = nb <= 8 ? na : nb;
+    int to = nb <= 8;
+    if (lg > 1 || ng < 2 || (to ? dg != nb * it : sg != na * it)) return 0;
+    Py_ssize_t m = to ? nb : na, other = to ? na : nb;
     return (m == 2 || m == 4 || m == 8) && m * it <= 8 && other >= 2 && na * nb * it <= WOVEN_STAGE;
 }
 
-static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
-                            Py_ssize_t sb, int lg)
+static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg,
+                            Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
 {
     _Alignas(64) char stage[WOVEN_STAGE];
     const Py_ssize_t it = ITEM(lg), to = nb <= 8, m = to ? nb : na, w = m * it, lw = log2_small(w);
     const Py_ssize_t G = WOVEN_STAGE / (na * nb * it);
+    const weave_fn weave = weave_table[lg][log2_small(m) - 1], unweave = unweave_table[lg][log2_small(m) - 1];
     for (Py_ssize_t g0 = 0; g0 < ng; g0 += G) {
         Py_ssize_t c = ng - g0 < G ? ng - g0 : G;
         if (to) { /* stage[g][a] (w bytes) = the m source rows' items; then d[a][g] = stage[g][a] */
-            weave_table[lg][log2_small(m) - 1](stage, s + g0 * na * it, c * na, sb);
+            if (sg == na * it)
+                weave(stage, s + g0 * sg, c * na, sb);
+            else
+                for (Py_ssize_t g = 0; g < c; g++) weave(stage + g * na * w, s + (g0 + g) * sg, na, sb);
             transpose_tiled(d + g0 * w, stage, na, c, da, na * w, (int)lw, 0);
         } else { /* stage[g][b] (w bytes) = source row b's piece g; then the m destination rows */
             transpose_tiled(stage, s + g0 * w, c, nb, nb * w, sb, (int)lw, 0);
-            unweave_table[lg][log2_small(m) - 1](d + g0 * nb * it, stage, c * nb, da);
+            if (dg == nb * it)
+                unweave(d + g0 * dg, stage, c * nb, da);
+            else
+                for (Py_ssize_t g = 0; g < c; g++) unweave(d + (g0 + g) * dg, stage + g * nb * w, nb, da);
         }
     }
 }

@@ -1,0 +1,86 @@
+"""The kernel's woven transposes whose long side's rows do not run on over the third axis (a
+sub-tile's short rows against a full reversal of dims: pred[1024,16,128]{0,1,2:T(8,128)(4,1)}),
+against a brute-force reference: layouts through the public calls, and hand-made tasks through
+the raw entry point with strides of any size, any start, and nothing outside the box written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import as_strided
+
+from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
+from tests.relayout._reference import kernel_or_skip, reference_buffer
+
+LAYOUTS = ["pred[40,16,130]{0,1,2:T(8,128)(4,1)}", "u8[33,12,70]{0,1,2:T(8,128)(4,1)}",
+           "s8[17,9,200]{1,0,2:T(8,128)(4,1)}", "u8[8,8,3,8,33]{1,3,4,2,0:T(8,128)(4,1)}",
+           "bf16[37,6,50]{0,1,2:T(4,128)(2,1)}", "u16[20,10,9]{0,1,2:T(2,128)(2,1)}"]
+DTYPES = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8, "bf16": np.uint16, "u16": np.uint16}
+
+
+def _data(text: str, seed: int) -> np.ndarray:
+    t = as_target(text)
+    dtype = DTYPES[text[:text.index("[")]]
+    high = 2 if dtype == np.bool_ else 250
+    return np.random.default_rng(seed).integers(0, high, t.logical_shape).astype(dtype)
+
+
+@pytest.mark.parametrize("text", LAYOUTS)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_reversed_sub_tiles_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
+    data = _data(text, len(text))
+    want = reference_buffer(data, text, 0)
+    buf = to_physical(data, as_target(text), threads=threads)
+    assert np.array_equal(buf.view(np.uint8), want.view(np.uint8))
+    assert np.array_equal(from_physical(want, as_target(text), threads=threads), data)
+
+
+@pytest.mark.parametrize("pair", [("pred[40,16,130]{0,1,2:T(8,128)(4,1)}", "{2,1,0:T(8,128)(4,1)}"),
+                                  ("u8[30,20,70]{1,0,2:T(8,128)(4,1)}", "{2,0,1:T(8,128)(4,1)}")])
+def test_reversed_sub_tiles_relayout(engine_mode: str, pair: tuple[str, str]) -> None:
+    src, dst = pair
+    dst = src[:src.index("{")] + dst
+    data = _data(src, 5)
+    out = relayout(reference_buffer(data, src, 0), as_target(src), as_target(dst))
+    assert np.array_equal(out.view(np.uint8), reference_buffer(data, dst, 0).view(np.uint8))
+
+
+def _task_case(rng: np.random.Generator, item: int, m: int, to: bool) -> tuple:
+    """A woven transpose (ng, na, nb) whose long side's rows are `gap` items past their end:
+    to the m-item pieces (dst rows run on over g, the source's m rows of each g anywhere) or
+    from them (the source's rows run on, the destination's m rows anywhere)."""
+    ng, n = int(rng.integers(2, 40)), int(rng.integers(2, 300))
+    gap, far = int(rng.integers(0, 9)), int(rng.integers(0, 3))
+    if to:  # dst[a, g, b] (rows of ng*m items); src rows (g, b) of n items
+        shape = (ng, n, m)
+        sb = (n + gap) * item
+        sg = m * sb + far * 4096
+        ds = (m * item, (ng * m + gap) * item, item)
+        ss = (sg, item, sb)
+    else:  # src[a, g, b]; dst rows (g, b) of n items
+        shape = (ng, m, n)
+        db = (n + gap) * item
+        ds = (m * db + far * 4096, db, item)
+        ss = (m * item, item, (ng * m + gap) * item)
+    return shape, ds, ss
+
+
+def _extent(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> int:
+    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + item
+
+
+@pytest.mark.parametrize("item, m", [(1, 4), (1, 2), (1, 8), (2, 2), (2, 4)])
+@pytest.mark.parametrize("to", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_raw_woven_transposes_with_rows_anywhere(item: int, m: int, to: bool, seed: int) -> None:
+    kernel = kernel_or_skip()
+    rng = np.random.default_rng(seed * 31 + item * 7 + m)
+    shape, ds, ss = _task_case(rng, item, m, to)
+    d_off, s_off = int(rng.integers(0, 64)) * item, int(rng.integers(0, 64)) * item
+    dtype = {1: np.uint8, 2: np.uint16}[item]
+    src = rng.integers(0, 1 << (8 * item), (s_off + _extent(shape, ss, item) + 64) // item).astype(dtype)
+    dst = np.full((d_off + _extent(shape, ds, item) + 64) // item, 0xAB, dtype)
+    want = dst.copy()
+    as_strided(want[d_off // item:], shape, ds)[...] = as_strided(src[s_off // item:], shape, ss)
+    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
+    assert np.array_equal(dst, want)

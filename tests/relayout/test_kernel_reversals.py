@@ -84,3 +84,22 @@ def test_raw_woven_transposes_with_rows_anywhere(item: int, m: int, to: bool, se
     as_strided(want[d_off // item:], shape, ds)[...] = as_strided(src[s_off // item:], shape, ss)
     kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
     assert np.array_equal(dst, want)
+
+
+@pytest.mark.parametrize("item", [2, 4])
+@pytest.mark.parametrize("rows, cols", [(8, 4096), (17, 2048), (40, 1030)])
+@pytest.mark.parametrize("stream", [False, True])
+def test_raw_far_rows_into_rows_sharing_sets(item: int, rows: int, cols: int, stream: bool) -> None:
+    # dst[a, b] = src[b, a]: source rows 64 KiB or more apart, destination rows a multiple of
+    # 4 KiB apart (streamed: in strips, not tile by tile), and source rows 2 KiB or more apart
+    # through the cache (each block fetches its rows' next lines); nothing between rows written
+    kernel = kernel_or_skip()
+    dtype = {2: np.uint16, 4: np.uint32}[item]
+    sb = -(-max(cols * item, 65536 if stream else 2048) // 64) * 64 + 64 * (rows % 3)
+    da = -(-rows * item // 4096) * 4096
+    src = np.random.default_rng(rows).integers(0, 1 << 16, sb // item * (rows - 1) + cols).astype(dtype)
+    dst = np.full(da // item * cols, 0xAB, dtype)
+    want = dst.copy()
+    as_strided(want, (cols, rows), (da, item))[...] = as_strided(src, (cols, rows), (item, sb))
+    kernel.copy(dst, src, [(0, 0, (cols, rows), (da, item), (item, sb))], stream)
+    assert np.array_equal(dst, want)

@@ -103,3 +103,26 @@ def test_raw_far_rows_into_rows_sharing_sets(item: int, rows: int, cols: int, st
     as_strided(want, (cols, rows), (da, item))[...] = as_strided(src, (cols, rows), (item, sb))
     kernel.copy(dst, src, [(0, 0, (cols, rows), (da, item), (item, sb))], stream)
     assert np.array_equal(dst, want)
+
+
+@pytest.mark.parametrize("nb", [1, 2, 4])
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("stream", [False, True])
+def test_raw_narrow_transposes_into_destination_rows(nb: int, seed: int, stream: bool) -> None:
+    # dst[a, g*nb + b] = src[g, b, a] of 4-byte items: the destination's rows take nb items per g
+    # and run on over g (a (4,1) or (2,1) sub-tile's groups, or a T(4,128) tile's rows, read into
+    # logical rows: two 8 x 8 tiles per step, a line of each row), rows 2 KiB apart or not,
+    # any number of g (past whole pairs of tile groups) and of rows (past whole tiles)
+    kernel = kernel_or_skip()
+    rng = np.random.default_rng(seed * 3 + nb)
+    ng, na = int(rng.integers(2, 70)), int(rng.integers(8, 90))
+    da = 2048 * int(rng.integers(1, 3)) if seed % 2 else 4 * (ng * nb + int(rng.integers(0, 20)))
+    sb = 4 * (na + int(rng.integers(0, 9)))
+    sg = nb * sb + 64 * int(rng.integers(0, 3))
+    shape, ds, ss = (ng, na, nb), (nb * 4, da, 4), (sg, 4, sb)
+    src = rng.integers(0, 1 << 31, (_extent(shape, ss, 4) + 64) // 4).astype(np.uint32)
+    dst = np.full((_extent(shape, ds, 4) + 64) // 4, 0xABABABAB, np.uint32)
+    want = dst.copy()
+    as_strided(want, shape, ds)[...] = as_strided(src, shape, ss)
+    kernel.copy(dst, src, [(0, 0, shape, ds, ss)], stream)
+    assert np.array_equal(dst, want)

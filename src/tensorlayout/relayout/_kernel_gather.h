@@ -328,6 +328,10 @@ static void runs_plan(const plan_t *p)
 static int gathers_in_cache(const plan_t *p, const inner_t *in, const gather_t *gt)
 {
     if (in->kind != K_TRANSPOSE || gt->nrow < 1) return 0;
+    int last = p->ndim - 1;
+    if (in->inner == 3 && narrow_dst(p->shape[last - 2], p->shape[last - 1], p->shape[last], p->ds[last - 2],
+                                     p->ss[last - 2], in->lg))
+        return 0; /* whole lines of each row already (transpose_narrow) */
     Py_ssize_t stride = p->ds[gt->row[gt->nrow - 1]], visit = gt->piece;
     if (in->lg == 2 && rows_tile_u32 != NULL && visit < 32 && 32 % visit == 0) visit = 32;
     return visit <= 64 && !rows_spread(gt->rows, stride) && (stride % 2048 == 0 || visit < 32);

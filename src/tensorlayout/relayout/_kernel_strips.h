@@ -151,34 +151,68 @@ static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride
  * tiles measured 3.2/8x a copy against 1.8/1.9 for f32's 8 x 8. `src`: the source's rows
  * (na = 8/G items per g), else the destination's (nb = 8/G). The rows' next lines are fetched
  * ahead as in transpose_rows_ahead, and the edges past whole tiles done g by g; returns the g
- * done (the last ng % G are left to the caller). */
+ * done (the last ng % G are left to the caller). The destination's rows get two tiles per x, a
+ * line of each row (of 32-byte pieces) at once, and are not gathered (narrow_dst_rows; the
+ * source's measured slower so: pred[4096,512]{0,1:T(8,128)(4,1)} to 2.0 -> 3.7x a copy).
+ * One thread, from_physical, ratio to a copy, gathered -> two tiles per x in place:
+ * f32[1024,512]{0,1:T(4,128)} 5.0 -> 3.0, bf16[1024,1024]{0,1:T(8,128)(2,1)} 5.2 -> 2.5. */
+/* Whether transpose_rows_ahead takes its ng transposes through transpose_narrow's destination
+ * rows (nb = 1, 2 or 4 items a row per g, run on over g; not the source's). */
+static int narrow_dst(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
+{
+    int src_rows = ng > 1 && sg == na * 4 && sg <= 64, dst_rows = ng > 1 && dg == nb * 4 && dg <= 64;
+    if (lg != 2 || rows_tile_u32 == NULL) return 0;
+    return !(src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8) && dst_rows
+           && (nb == 1 || nb == 2 || nb == 4) && na >= 8;
+}
+
+/* transpose_narrow's loop over the destination's rows (nb items a row per g, G = 8/nb g a tile):
+ * 2G g at a time, two tiles per x, so that each row's line (of 32-byte pieces) is written at
+ * once; n of the na rows (whole tiles). Returns the g done. */
+static Py_ssize_t narrow_dst_tiles(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t n,
+                                   Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb)
+{
+    const Py_ssize_t G = 8 / nb;
+    char *drow[8];
+    const char *srow[8];
+    Py_ssize_t g0 = 0;
+    for (; g0 + 2 * G <= ng; g0 += 2 * G) {
+        if (enters_line(g0 * dg, 2 * G * dg)) /* the rows' next lines, ahead */
+            fetch_rows(d + g0 * dg + 64, n, da, 1, p->dlo, p->dhi);
+        for (Py_ssize_t x = 0; x < n; x += 8)
+            for (Py_ssize_t h = g0; h < g0 + 2 * G; h += G) {
+                for (int k = 0; k < 8; k++) {
+                    srow[k] = s + (h + k / nb) * sg + (k % nb) * sb + x * 4;
+                    drow[k] = d + h * dg + (x + k) * da;
+                }
+                rows_tile_u32(drow, srow);
+            }
+    }
+    return g0;
+}
+
 static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                    Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                    int src)
 {
     const Py_ssize_t it = 4, w = src ? na : nb, G = 8 / w, n = (src ? nb : na) / 8 * 8;
-    const Py_ssize_t piece = src ? sg : dg; /* the rows' bytes per g */
     char *drow[8];
     const char *srow[8];
     Py_ssize_t g0 = 0;
-    for (; g0 + G <= ng; g0 += G) {
-        if (enters_line(g0 * piece, G * piece)) /* the rows' next lines, ahead */
-            fetch_rows(src ? s + g0 * sg + 64 : d + g0 * dg + 64, src ? nb : na, src ? sb : da, !src,
-                       src ? p->slo : p->dlo, src ? p->shi : p->dhi);
-        for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
-            for (int k = 0; k < 8; k++) {
-                Py_ssize_t g = g0 + k / w, j = k % w;
-                if (src) {
+    if (!src)
+        g0 = narrow_dst_tiles(p, d, s, ng, n, nb, dg, da, sg, sb);
+    else
+        for (; g0 + G <= ng; g0 += G) {
+            if (enters_line(g0 * sg, G * sg)) /* the rows' next lines, ahead */
+                fetch_rows(s + g0 * sg + 64, nb, sb, 0, p->slo, p->shi);
+            for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
+                for (int k = 0; k < 8; k++) {
                     srow[k] = s + g0 * sg + (x + k) * sb;
-                    drow[k] = d + g * dg + j * da + x * it;
-                } else {
-                    srow[k] = s + g * sg + j * sb + x * it;
-                    drow[k] = d + g0 * dg + (x + k) * da;
+                    drow[k] = d + (g0 + k / w) * dg + (k % w) * da + x * it;
                 }
+                rows_tile_u32(drow, srow);
             }
-            rows_tile_u32(drow, srow);
         }
-    }
     if (n < (src ? nb : na)) /* the edges past whole tiles, g by g */
         for (Py_ssize_t g = 0; g < g0; g++) {
             if (src)
@@ -269,7 +303,7 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     const tiler_t *t = na < tilers[lg].v && narrow_tilers[lg].tile != NULL ? &narrow_tilers[lg] : &tilers[lg];
     if (lg == 2 && rows_tile_u32 != NULL && src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8)
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 1);
-    else if (lg == 2 && rows_tile_u32 != NULL && dst_rows && (nb == 1 || nb == 2 || nb == 4) && na >= 8)
+    else if (narrow_dst(ng, na, nb, dg, sg, lg))
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
     else if (src_rows && (groups_lines(t, sg, nb, sb, it) || runs_lines(t, sg, nb, it)))
         done = transpose_grouped(t, d, s, ng, na, nb, dg, da, sg, sb, lg);

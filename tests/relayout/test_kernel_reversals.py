@@ -126,3 +126,20 @@ def test_raw_narrow_transposes_into_destination_rows(nb: int, seed: int, stream:
     as_strided(want, shape, ds)[...] = as_strided(src, shape, ss)
     kernel.copy(dst, src, [(0, 0, shape, ds, ss)], stream)
     assert np.array_equal(dst, want)
+
+
+@pytest.mark.parametrize("run, d_off", [(512, 0), (256, 8), (300, 3), (1024, 16)])
+def test_raw_long_runs_into_a_large_destination(run: int, d_off: int) -> None:
+    # runs of 256 bytes or more into 4 MiB or more (then streamed whatever the caller says), in
+    # permuted order within each block, at any start; the gaps between runs keep their bytes
+    kernel = kernel_or_skip()
+    blocks, gap = (4 << 20) // (4 * run) + 3, 8
+    shape = (blocks, 2, 2, run)
+    ds = (4 * (run + gap), run + gap, 2 * (run + gap), 1)
+    ss = (4 * run, 2 * run, run, 1)
+    src = np.random.default_rng(run).integers(0, 256, 4 * run * blocks, dtype=np.uint8)
+    dst = np.full(d_off + 4 * (run + gap) * blocks, 0xAB, np.uint8)
+    want = dst.copy()
+    as_strided(want[d_off:], shape, ds)[...] = as_strided(src, shape, ss)
+    kernel.copy(dst, src, [(d_off, 0, shape, ds, ss)], False)
+    assert np.array_equal(dst, want)

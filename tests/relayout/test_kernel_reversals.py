@@ -130,10 +130,10 @@ def test_raw_narrow_transposes_into_destination_rows(nb: int, seed: int, stream:
 
 @pytest.mark.parametrize("run, d_off", [(512, 0), (256, 8), (300, 3), (1024, 16)])
 def test_raw_long_runs_into_a_large_destination(run: int, d_off: int) -> None:
-    # runs of 256 bytes or more into 4 MiB or more (then streamed whatever the caller says), in
+    # runs of 256 bytes or more into 8 MiB or more (then streamed whatever the caller says), in
     # permuted order within each block, at any start; the gaps between runs keep their bytes
     kernel = kernel_or_skip()
-    blocks, gap = (4 << 20) // (4 * run) + 3, 8
+    blocks, gap = (8 << 20) // (4 * run) + 3, 8
     shape = (blocks, 2, 2, run)
     ds = (4 * (run + gap), run + gap, 2 * (run + gap), 1)
     ss = (4 * run, 2 * run, run, 1)

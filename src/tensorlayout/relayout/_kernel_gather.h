@@ -341,9 +341,11 @@ static int gathers_in_cache(const plan_t *p, const inner_t *in, const gather_t *
  * RUN_STREAM_BYTES into a destination span of at least RUN_STREAM_SPAN bytes, whose lines are
  * written whole either way (s32[1024,8,256]{2,1,0:T(2,128)} from_physical, 512-byte runs into
  * 8 MiB, one thread: 2.1 -> 1.4x a copy, which streams at that size; transposes of the same
- * size streamed measured slower: f64[37,686,3,13]{1,2,3,0:T(2,128)} 2.2-2.6 -> 2.9-3.5). */
+ * size streamed measured slower: f64[37,686,3,13]{1,2,3,0:T(2,128)} 2.2-2.6 -> 2.9-3.5; and runs
+ * into 4 MiB: f16[2106868]{0:T(1024)(128)(2,1)} to itself 1.06 -> 1.49, s32[16,512,64]{2,0,1:T(2,128)}
+ * from_physical 0.75 -> 0.80-0.96). */
 #define RUN_STREAM_BYTES 256
-#define RUN_STREAM_SPAN (4 << 20)
+#define RUN_STREAM_SPAN (8 << 20)
 static int streams_runs(const plan_t *p)
 {
     int last = p->ndim - 1;

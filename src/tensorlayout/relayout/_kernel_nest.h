@@ -264,7 +264,7 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             Py_ssize_t dg = three ? p->ds[last - 2] : 0;
             Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
             if (woven(ng, na, nb, dg, sg, in->lg))
-                transpose_woven(d, s, ng, na, nb, da, sb, in->lg);
+                transpose_woven(d, s, ng, na, nb, dg, da, sg, sb, in->lg);
             else if (woven3(ng, na, nb, dg, sg, sb, in->lg))
                 transpose_woven3(p, d, s, ng, na, nb, da, sb);
             else if (p->stream)

@@ -151,34 +151,68 @@ static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride
  * tiles measured 3.2/8x a copy against 1.8/1.9 for f32's 8 x 8. `src`: the source's rows
  * (na = 8/G items per g), else the destination's (nb = 8/G). The rows' next lines are fetched
  * ahead as in transpose_rows_ahead, and the edges past whole tiles done g by g; returns the g
- * done (the last ng % G are left to the caller). */
+ * done (the last ng % G are left to the caller). The destination's rows get two tiles per x, a
+ * line of each row (of 32-byte pieces) at once, and are not gathered (narrow_dst_rows; the
+ * source's measured slower so: pred[4096,512]{0,1:T(8,128)(4,1)} to 2.0 -> 3.7x a copy).
+ * One thread, from_physical, ratio to a copy, gathered -> two tiles per x in place:
+ * f32[1024,512]{0,1:T(4,128)} 5.0 -> 3.0, bf16[1024,1024]{0,1:T(8,128)(2,1)} 5.2 -> 2.5. */
+/* Whether transpose_rows_ahead takes its ng transposes through transpose_narrow's destination
+ * rows (nb = 1, 2 or 4 items a row per g, run on over g; not the source's). */
+static int narrow_dst(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
+{
+    int src_rows = ng > 1 && sg == na * 4 && sg <= 64, dst_rows = ng > 1 && dg == nb * 4 && dg <= 64;
+    if (lg != 2 || rows_tile_u32 == NULL) return 0;
+    return !(src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8) && dst_rows
+           && (nb == 1 || nb == 2 || nb == 4) && na >= 8;
+}
+
+/* transpose_narrow's loop over the destination's rows (nb items a row per g, G = 8/nb g a tile):
+ * 2G g at a time, two tiles per x, so that each row's line (of 32-byte pieces) is written at
+ * once; n of the na rows (whole tiles). Returns the g done. */
+static Py_ssize_t narrow_dst_tiles(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t n,
+                                   Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb)
+{
+    const Py_ssize_t G = 8 / nb;
+    char *drow[8];
+    const char *srow[8];
+    Py_ssize_t g0 = 0;
+    for (; g0 + 2 * G <= ng; g0 += 2 * G) {
+        if (enters_line(g0 * dg, 2 * G * dg)) /* the rows' next lines, ahead */
+            fetch_rows(d + g0 * dg + 64, n, da, 1, p->dlo, p->dhi);
+        for (Py_ssize_t x = 0; x < n; x += 8)
+            for (Py_ssize_t h = g0; h < g0 + 2 * G; h += G) {
+                for (int k = 0; k < 8; k++) {
+                    srow[k] = s + (h + k / nb) * sg + (k % nb) * sb + x * 4;
+                    drow[k] = d + h * dg + (x + k) * da;
+                }
+                rows_tile_u32(drow, srow);
+            }
+    }
+    return g0;
+}
+
 static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                    Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                    int src)
 {
     const Py_ssize_t it = 4, w = src ? na : nb, G = 8 / w, n = (src ? nb : na) / 8 * 8;
-    const Py_ssize_t piece = src ? sg : dg; /* the rows' bytes per g */
     char *drow[8];
     const char *srow[8];
     Py_ssize_t g0 = 0;
-    for (; g0 + G <= ng; g0 += G) {
-        if (enters_line(g0 * piece, G * piece)) /* the rows' next lines, ahead */
-            fetch_rows(src ? s + g0 * sg + 64 : d + g0 * dg + 64, src ? nb : na, src ? sb : da, !src,
-                       src ? p->slo : p->dlo, src ? p->shi : p->dhi);
-        for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
-            for (int k = 0; k < 8; k++) {
-                Py_ssize_t g = g0 + k / w, j = k % w;
-                if (src) {
+    if (!src)
+        g0 = narrow_dst_tiles(p, d, s, ng, n, nb, dg, da, sg, sb);
+    else
+        for (; g0 + G <= ng; g0 += G) {
+            if (enters_line(g0 * sg, G * sg)) /* the rows' next lines, ahead */
+                fetch_rows(s + g0 * sg + 64, nb, sb, 0, p->slo, p->shi);
+            for (Py_ssize_t x = 0; x < n; x += 8) { /* x: along the other side's contiguous axis */
+                for (int k = 0; k < 8; k++) {
                     srow[k] = s + g0 * sg + (x + k) * sb;
-                    drow[k] = d + g * dg + j * da + x * it;
-                } else {
-                    srow[k] = s + g * sg + j * sb + x * it;
-                    drow[k] = d + g0 * dg + (x + k) * da;
+                    drow[k] = d + (g0 + k / w) * dg + (k % w) * da + x * it;
                 }
+                rows_tile_u32(drow, srow);
             }
-            rows_tile_u32(drow, srow);
         }
-    }
     if (n < (src ? nb : na)) /* the edges past whole tiles, g by g */
         for (Py_ssize_t g = 0; g < g0; g++) {
             if (src)
@@ -269,7 +303,7 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     const tiler_t *t = na < tilers[lg].v && narrow_tilers[lg].tile != NULL ? &narrow_tilers[lg] : &tilers[lg];
     if (lg == 2 && rows_tile_u32 != NULL && src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8)
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 1);
-    else if (lg == 2 && rows_tile_u32 != NULL && dst_rows && (nb == 1 || nb == 2 || nb == 4) && na >= 8)
+    else if (narrow_dst(ng, na, nb, dg, sg, lg))
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
     else if (src_rows && (groups_lines(t, sg, nb, sb, it) || runs_lines(t, sg, nb, it)))
         done = transpose_grouped(t, d, s, ng, na, nb, dg, da, sg, sb, lg);
@@ -284,36 +318,48 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     }
 }
 
-/* Transposes over g whose rows run on over g on both sides (sg = na*it, dg = nb*it) with one
- * side's pieces of M = 2, 4 or 8 items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read
- * from or into a dim the tiling does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}):
- * item by item they are scalar loops over M-item rows (25-32x a copy). Woven, G g at a time go
- * through an L1 stage of W = M*it-byte items: to the destination's M-item pieces, the M source
- * rows woven into W-byte items, then transposed as such; from the source's, transposed as
- * W-byte items, then unwoven into the M destination rows. */
+/* Transposes over g whose rows run on over g on the side of the short pieces: M = 2, 4 or 8
+ * items of 1 or 2 bytes (a (4,1) or (2,1) sub-tile's rows, read from or into a dim the tiling
+ * does not touch: pred[19,64,308,23]{2,0,1,3:T(8,128)(4,1)}): item by item they are scalar loops
+ * over M-item rows (25-32x a copy). Woven, G g at a time go through an L1 stage of
+ * W = M*it-byte items: to the destination's M-item pieces (dg = nb*it), the M source rows woven
+ * into W-byte items (g by g where the source rows do not run on over g: sg != na*it, a full
+ * reversal of dims, pred[1024,16,128]{0,1,2:T(8,128)(4,1)}, 17x a copy through the scalar
+ * loop), then transposed as such; from the source's (sg = na*it), transposed as W-byte items,
+ * then unwoven into the M destination rows (g by g where dg != nb*it). G is a whole number of
+ * lines of W-byte items where the stage holds one (pred[100,490,83]{1,0,2:T(8,128)(4,1)}: G 49 ->
+ * 48, one thread, to_physical 3.2 -> 2.2x a copy, from_physical 3.4 -> 2.5). */
 #define WOVEN_STAGE 16384
 static int woven(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
 {
     Py_ssize_t it = ITEM(lg);
-    if (lg > 1 || ng < 2 || sg != na * it || dg != nb * it) return 0;
-    Py_ssize_t m = nb <= 8 ? nb : na, other = nb <= 8 ? na : nb;
+    int to = nb <= 8;
+    if (lg > 1 || ng < 2 || (to ? dg != nb * it : sg != na * it)) return 0;
+    Py_ssize_t m = to ? nb : na, other = to ? na : nb;
     return (m == 2 || m == 4 || m == 8) && m * it <= 8 && other >= 2 && na * nb * it <= WOVEN_STAGE;
 }
 
-static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da,
-                            Py_ssize_t sb, int lg)
+static void transpose_woven(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg,
+                            Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
 {
     _Alignas(64) char stage[WOVEN_STAGE];
     const Py_ssize_t it = ITEM(lg), to = nb <= 8, m = to ? nb : na, w = m * it, lw = log2_small(w);
-    const Py_ssize_t G = WOVEN_STAGE / (na * nb * it);
+    const Py_ssize_t most = WOVEN_STAGE / (na * nb * it), G = most >= 64 / w ? most - most % (64 / w) : most;
+    const weave_fn weave = weave_table[lg][log2_small(m) - 1], unweave = unweave_table[lg][log2_small(m) - 1];
     for (Py_ssize_t g0 = 0; g0 < ng; g0 += G) {
         Py_ssize_t c = ng - g0 < G ? ng - g0 : G;
         if (to) { /* stage[g][a] (w bytes) = the m source rows' items; then d[a][g] = stage[g][a] */
-            weave_table[lg][log2_small(m) - 1](stage, s + g0 * na * it, c * na, sb);
+            if (sg == na * it)
+                weave(stage, s + g0 * sg, c * na, sb);
+            else
+                for (Py_ssize_t g = 0; g < c; g++) weave(stage + g * na * w, s + (g0 + g) * sg, na, sb);
             transpose_tiled(d + g0 * w, stage, na, c, da, na * w, (int)lw, 0);
         } else { /* stage[g][b] (w bytes) = source row b's piece g; then the m destination rows */
             transpose_tiled(stage, s + g0 * w, c, nb, nb * w, sb, (int)lw, 0);
-            unweave_table[lg][log2_small(m) - 1](d + g0 * nb * it, stage, c * nb, da);
+            if (dg == nb * it)
+                unweave(d + g0 * dg, stage, c * nb, da);
+            else
+                for (Py_ssize_t g = 0; g < c; g++) unweave(d + (g0 + g) * dg, stage + g * nb * w, nb, da);
         }
     }
 }
@@ -374,7 +420,9 @@ static void transpose_woven3(const plan_t *p, char *d, const char *s, Py_ssize_t
  * bf16[256,64,1024] 1.72 -> 1.50; nearer rows and other item sizes measured slower tile by tile:
  * f32[4096,4096]{0,1} (16 KiB) 1.18 -> 1.40, f32[2048,64,64] (16 KiB) 0.98 -> 1.04,
  * bf16[1024,64,256] (32 KiB) 1.27 -> 1.34, f64[256,64,256] (128 KiB) 1.11 -> 1.41,
- * s8[256,64,2048] (128 KiB) 1.44 -> 2.63. */
+ * s8[256,64,2048] (128 KiB) 1.44 -> 2.63. Not where the destination rows share L1 sets (4 KiB
+ * apart or a multiple): pred[16384,4096]{0,1:T(4,128)(4,1)} from_physical (4-byte items, rows
+ * 64 KiB / 4 KiB apart), one thread, tile by tile 6.6-7.0x a copy, in strips 1.4-1.5. */
 #define FAR_ROWS_BYTES 65536
 static int far_rows(Py_ssize_t sb, int lg)
 {
@@ -392,7 +440,8 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
 {
     const Py_ssize_t it = ITEM(lg);
     int nt = 0;
-    if (far_rows(sb, lg)) /* tile by tile, streamed where every store is 16-byte aligned */
+    if (far_rows(sb, lg) && !same_set_rows(da)) /* tile by tile, streamed where every store is 16-byte
+                                                 * aligned */
         nt = ((uintptr_t)d & 15) == 0 && da % 16 == 0 && dg % 16 == 0;
     else if (ng == 1 || sg == na * it) {
         strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);

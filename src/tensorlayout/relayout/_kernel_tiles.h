@@ -4,6 +4,7 @@
 #ifndef TENSORLAYOUT_KERNEL_TILES_H
 #define TENSORLAYOUT_KERNEL_TILES_H
 #include "_kernel_loops.h"
+#include "_kernel_ahead.h"
 
 
 /* ---- vector transposes -------------------------------------------------------------------
@@ -420,10 +421,12 @@ static void tile_rect_staged(const tiler_t *t, char *d, const char *s, Py_ssize_
     const Py_ssize_t v = t->v, line = 64 / it > v ? 64 / it : v, cw = OUT_STAGE_ROW / it;
     _Alignas(64) char stage[64 * OUT_STAGE_ROW]; /* line <= 64 rows */
     Py_ssize_t fa = first_block(s + a0 * it, line, v, it), fb = first_block(d + b0 * it, cw, v, it);
+    const int ahead = far_source_rows(sb);
     for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
         ae = block_end(a, a0, a1, fa, line);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, cw);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
             for (Py_ssize_t j = b; j < be; j += v)
                 for (Py_ssize_t i = a; i < ae; i += v)
                     t->tile(stage + (i - a) * OUT_STAGE_ROW + (j - b) * it, s + i * it + j * sb,
@@ -485,10 +488,12 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
         }
         return;
     }
+    const int ahead = !nt && far_source_rows(sb);
     for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
         ae = block_end(a, a0, a1, fa, la);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, line);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
             tile_block(t, d, s, a, ae, b, be, da, sb, it, nt);
         }
     }

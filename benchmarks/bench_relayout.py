@@ -353,8 +353,10 @@ def _padded_anchor(numpy_copy: Callable[[], object], pad_bytes: int) -> Callable
     return copy_and_fill
 
 
-def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callable[[], float]) -> list[Row]:
-    """The rows of one sample: both directions, and the one-pass relayout if it has one."""
+def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callable[[], float],
+                 only: str = "") -> list[Row]:
+    """The rows of one sample: both directions, and the one-pass relayout if it has one (those
+    whose name holds ``only``; the data is drawn for every sample, so the sample stays the same)."""
     t = as_target(s.text)
     etype = s.text[:s.text.index("[")]
     data = _data(rng, t.logical_shape, s.dtype, etype)
@@ -380,6 +382,8 @@ def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callab
                       max(buf.nbytes, want.nbytes), want.nbytes - data.nbytes))
     rows = []
     for direction, ours, numpy_copy, moved, pad_bytes in calls:
+        if only not in f"{s.text} {direction}":
+            continue
         src = np.full(moved, 1, dtype=np.uint8)
         dst = np.empty_like(src)
         copy = lambda: np.copyto(dst, src)  # noqa: B023, E731
@@ -406,7 +410,8 @@ def _summary(rows: list[Row]) -> None:
             print(f"  {get(r):6.2f}  {r.name} ({r.mib:.1f} MiB)")
 
 
-def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False) -> None:
+def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False,
+               only: str = "") -> None:
     """The population benchmark: ``samples`` sampled layouts (see ``sample``), each timed in
     both directions and in a one-pass relayout where one was drawn, with default threads and
     threads=1 against a copy of max(logical, physical) bytes, and on one thread against
@@ -415,7 +420,7 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     the target's padding adds (then numpy writes as many bytes as the relayout does): medians
     of alternate rounds, then the distributions.
     ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
-    machine), default threads always in wall time."""
+    machine), default threads always in wall time. ``only``: time just the rows whose name holds it."""
     import tensorlayout.relayout._copy as engine
 
     rng = np.random.default_rng(seed)
@@ -427,18 +432,20 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     rows: list[Row] = []
     for _ in range(samples):
         s = sample(rng, seen, lo_mib, hi_mib)
-        for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter):
+        for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter, only):
             rows.append(r)
             print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f} "
                   f"{r.vs_numpy_pad:6.2f}", flush=True)
-    _summary(rows)
+    if rows:
+        _summary(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=None,
                         help="rounds per measurement (default 11; population 7)")
-    parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="run the cases (population: the rows) whose name contains this")
     parser.add_argument("--small", action="store_true", help="run only the small rows (per-call cost)")
     parser.add_argument("--align64", action="store_true", help="start every array on a cache line")
     parser.add_argument("--threads", type=int, default=None, help="threads= of every call")
@@ -460,7 +467,7 @@ def main() -> None:
     if args.population:
         quick = (12, 16.0, 5) if args.quick else (30, 64.0, 7)  # what is not given
         population(args.samples or quick[0], args.seed, args.repeat or quick[2], args.min_mib,
-                   args.max_mib or quick[1], args.cpu)
+                   args.max_mib or quick[1], args.cpu, args.only)
         return
     run(args.repeat or 11, args.only, args.align64, args.threads, args.small, args.thread_min_bytes,
         args.stream_min_bytes)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from tensorlayout._lazy import lazy_modules
 from tensorlayout.core.intmath import ceil_div, fits_int64, prod, round_up, show_int
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, problems, takes_shape
-from tensorlayout.xla.tiling import layout_util_linear_index
 from tensorlayout.xla.types import PrimitiveType
 
 __all__ = [
@@ -31,6 +31,9 @@ __all__ = [
     "padding_overhead",
     "unpacked_byte_strides",
 ]
+
+#: XLA's ``LayoutUtil::LinearIndex`` (only :func:`array_data_size` reads it), loaded on first use
+_lazy = lazy_modules({"plan": "tensorlayout.xla.tiling_recipe"})
 
 POINTER_SIZE = 8
 
@@ -155,7 +158,7 @@ def array_data_size(shape: Shape) -> int:
     if shape.elements_in() == 0:
         return 0
     last = tuple(d - 1 for d in shape.dimensions)
-    return _bytes_for(layout_util_linear_index(shape, last) + 1, shape)
+    return _bytes_for(_lazy("plan").layout_util_linear_index(shape, last) + 1, shape)
 
 
 @takes_shape

@@ -12,13 +12,13 @@ offsets of any logical indices, the owners of the first slots (:class:`tensorlay
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from tensorlayout import convert
 from tensorlayout._lazy import lazy_modules, lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.lowering import lower, notation_of
@@ -48,14 +48,22 @@ class _FormatNames:
         return ", ".join(_lazy("cute").tla.FORMATS)
 
 
-@dataclass(frozen=True)
-class Target:
-    """A layout named on the command line, whatever its notation."""
+class Target(Frozen):
+    """A layout named on the command line, whatever its notation (an immutable value; what it
+    computes is cached in its ``__dict__``)."""
 
+    __match_args__ = ("notation", "layout", "text", "tla_format")
     notation: str  # "xla", "cute" or "tla"
     layout: Shape | Layout | TlaLayout | ComposedLayout | CoordLayout | CountingTensor
     text: str
-    tla_format: tuple[str, int, int, str] | None = None  # (name, rows, cols, dtype) of --tla
+    tla_format: tuple[str, int, int, str] | None  # (name, rows, cols, dtype) of --tla
+
+    def __init__(self, notation: str, layout: Shape | Layout | TlaLayout | ComposedLayout | CoordLayout
+                 | CountingTensor, text: str, tla_format: tuple[str, int, int, str] | None = None) -> None:
+        set_field(self, "notation", notation)
+        set_field(self, "layout", layout)
+        set_field(self, "text", text)
+        set_field(self, "tla_format", tla_format)
 
     @property
     def has_grid(self) -> bool:

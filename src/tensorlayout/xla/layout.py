@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tensorlayout._cursor import Cursor, read_whole
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
 from tensorlayout.errors import LayoutError, expect_text
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
@@ -65,8 +66,7 @@ def tile_to_string(dims: Sequence[int]) -> str:
     return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in dims) + ")"
 
 
-@dataclass(frozen=True, slots=True)
-class Tile:
+class Tile(Frozen):
     """A tile: sizes in major-to-minor order; ``COMBINE_DIMENSION`` is printed ``*``.
 
     A negative size other than ``*`` is refused here: XLA aborts on it (``MakeLayout``), and
@@ -80,12 +80,13 @@ class Tile:
     tensorlayout.errors.LayoutError: expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got (8, -1)
     """
 
+    __slots__ = __match_args__ = ("dims",)
     dims: tuple[int, ...]
 
-    def __post_init__(self) -> None:
-        dims = self.dims
+    def __init__(self, dims: tuple[int, ...]) -> None:
         if not isinstance(dims, tuple) or not all(_is_tile_dim(d) for d in dims):
             raise LayoutError(f"expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got {dims!r}")
+        set_field(self, "dims", dims)
 
     def __str__(self) -> str:
         return tile_to_string(self.dims)
@@ -98,12 +99,16 @@ def _is_tile_dim(d: object) -> bool:
     return isinstance(d, int) and not isinstance(d, bool) and (d >= 0 or d == COMBINE_DIMENSION)
 
 
-@dataclass(frozen=True, slots=True)
-class SplitConfig:
+class SplitConfig(Frozen):
     """``SC(dimension:split_indices)``; ``dimension`` is a *physical* dim (0 = most major)."""
 
+    __slots__ = __match_args__ = ("dimension", "split_indices")
     dimension: int
     split_indices: tuple[int, ...]
+
+    def __init__(self, dimension: int, split_indices: tuple[int, ...]) -> None:
+        set_field(self, "dimension", dimension)
+        set_field(self, "split_indices", split_indices)
 
     def __str__(self) -> str:
         return f"({self.dimension}:{','.join(map(str, self.split_indices))})"

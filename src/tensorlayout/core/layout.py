@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from tensorlayout._lazy import lazy_modules
+from tensorlayout.core._frozen import set_field
 from tensorlayout.core.digits import (
     Coords,
     Digit,
@@ -73,7 +74,7 @@ _lazy = lazy_modules({"queries": "tensorlayout.core._queries"})
 MAX_ENUMERATED = 1 << 28
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class CoreLayout:
     """A layout as the function from logical index to physical element offset (module doc).
 
@@ -96,6 +97,41 @@ class CoreLayout:
     tile_elements: int | None = None
     subtile_elements: int | None = None
     name: str = field(default="", compare=False)
+
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, shape: tuple[int, ...], digits: tuple[Digit, ...], slots: int, base: int = 0,
+                 post: XorSwizzle | None = None, element_bits: int = 0, packed_bits: int = 0,
+                 signed: bool = False, tile_elements: int | None = None,
+                 subtile_elements: int | None = None, name: str = "") -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "digits", digits)
+        set_field(self, "slots", slots)
+        set_field(self, "base", base)
+        set_field(self, "post", post)
+        set_field(self, "element_bits", element_bits)
+        set_field(self, "packed_bits", packed_bits)
+        set_field(self, "signed", signed)
+        set_field(self, "tile_elements", tile_elements)
+        set_field(self, "subtile_elements", subtile_elements)
+        set_field(self, "name", name)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, CoreLayout)
+            return (
+                (self.shape, self.digits, self.slots, self.base, self.post, self.element_bits,
+                 self.packed_bits, self.signed, self.tile_elements, self.subtile_elements)
+                == (other.shape, other.digits, other.slots, other.base, other.post, other.element_bits,
+                    other.packed_bits, other.signed, other.tile_elements, other.subtile_elements))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.digits, self.slots, self.base, self.post, self.element_bits,
+                     self.packed_bits, self.signed, self.tile_elements, self.subtile_elements))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{self.__class__.__qualname__}({fields})"
 
     @staticmethod
     def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], slots: int | None = None,

@@ -119,7 +119,7 @@ class SplitConfig(Frozen):
         return f"({self.dimension}:{','.join(map(str, self.split_indices))})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Layout:
     """XLA ``Layout``: ``minor_to_major`` plus every annotation field (defaults not printed).
 
@@ -137,6 +137,41 @@ class Layout:
     split_configs: tuple[SplitConfig, ...] = ()
     physical_shape: Shape | None = None
     dynamic_shape_metadata_prefix_bytes: int = field(default=0, compare=False)
+
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, minor_to_major: tuple[int, ...], tiles: tuple[Tile, ...] = (),
+                 tail_padding_alignment_in_elements: int = 1,
+                 index_primitive_type: PrimitiveType | None = None,
+                 pointer_primitive_type: PrimitiveType | None = None, element_size_in_bits: int = 0,
+                 memory_space: int = 0, split_configs: tuple[SplitConfig, ...] = (),
+                 physical_shape: Shape | None = None, dynamic_shape_metadata_prefix_bytes: int = 0) -> None:
+        set_field(self, "minor_to_major", minor_to_major)
+        set_field(self, "tiles", tiles)
+        set_field(self, "tail_padding_alignment_in_elements", tail_padding_alignment_in_elements)
+        set_field(self, "index_primitive_type", index_primitive_type)
+        set_field(self, "pointer_primitive_type", pointer_primitive_type)
+        set_field(self, "element_size_in_bits", element_size_in_bits)
+        set_field(self, "memory_space", memory_space)
+        set_field(self, "split_configs", split_configs)
+        set_field(self, "physical_shape", physical_shape)
+        set_field(self, "dynamic_shape_metadata_prefix_bytes", dynamic_shape_metadata_prefix_bytes)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Layout)
+            return (
+                (self.minor_to_major, self.tiles, self.tail_padding_alignment_in_elements,
+                 self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                 self.memory_space, self.split_configs, self.physical_shape)
+                == (other.minor_to_major, other.tiles, other.tail_padding_alignment_in_elements,
+                    other.index_primitive_type, other.pointer_primitive_type, other.element_size_in_bits,
+                    other.memory_space, other.split_configs, other.physical_shape))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.minor_to_major, self.tiles, self.tail_padding_alignment_in_elements,
+                     self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                     self.memory_space, self.split_configs, self.physical_shape))
 
     @classmethod
     def parse(cls, text: str) -> Layout:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout._lazy import lazy_modules, lazy_names
+from tensorlayout.core._frozen import set_field
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod
 from tensorlayout.errors import LayoutError, ParseError, expect_text
 from tensorlayout.xla.layout import Layout, read_layout, read_xla_int
@@ -43,7 +44,7 @@ UNBOUNDED_SIZE = INT64_MIN
 _TUPLE = ELEMENT_TYPES["tuple"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Shape:
     """An XLA shape. ``kind`` is ``"array"``, ``"tuple"``, ``"token"``, ``"opaque"`` or ``"buffer"``.
 
@@ -58,6 +59,31 @@ class Shape:
     layout: Layout | None = None
     tuple_shapes: tuple[Shape, ...] = ()
     is_buffer: bool = False
+
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, element_type: PrimitiveType, dimensions: tuple[int, ...] = (),
+                 dynamic_dimensions: tuple[bool, ...] = (), layout: Layout | None = None,
+                 tuple_shapes: tuple[Shape, ...] = (), is_buffer: bool = False) -> None:
+        set_field(self, "element_type", element_type)
+        set_field(self, "dimensions", dimensions)
+        set_field(self, "dynamic_dimensions", dynamic_dimensions)
+        set_field(self, "layout", layout)
+        set_field(self, "tuple_shapes", tuple_shapes)
+        set_field(self, "is_buffer", is_buffer)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Shape)
+            return (
+                (self.element_type, self.dimensions, self.dynamic_dimensions, self.layout,
+                 self.tuple_shapes, self.is_buffer)
+                == (other.element_type, other.dimensions, other.dynamic_dimensions, other.layout,
+                    other.tuple_shapes, other.is_buffer))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.dynamic_dimensions, self.layout,
+                     self.tuple_shapes, self.is_buffer))
 
     # -- construction ---------------------------------------------------------------------
     @staticmethod

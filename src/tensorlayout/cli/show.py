@@ -20,7 +20,7 @@ from tensorlayout.cli._window import Window, default_window, parse_window, windo
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape
-from tensorlayout.xla.show import format_show
+from tensorlayout.xla.show import format_show, format_summary
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
@@ -120,8 +120,7 @@ def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[
 def _xla_header(target: Target) -> list[str]:
     """The summary lines `format_show` prints above its grid, and what the grid shows."""
     assert isinstance(target.layout, Shape)
-    head = format_show(target.layout).split("\n\n")[0].splitlines()
-    lines = [line for line in head if not line.startswith("  (")] + [""]  # its note on a grid it omits
+    lines = [*format_summary(target.layout).splitlines(), ""]
     rank = len(target.dims)
     if rank == 1:
         lines.append("offset of each element (one row, columns = dim 0):")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tensorlayout import convert
 from tensorlayout._lazy import lazy_modules, lazy_names
@@ -22,22 +22,23 @@ from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
 from tensorlayout.lowering import lower, notation_of
-from tensorlayout.xla import Shape
-from tensorlayout.xla.tiling import allocated_elements
 
-if TYPE_CHECKING:  # at run time, the CuTe names load from `cute` when a CuTe layout comes
+if TYPE_CHECKING:  # at run time, the CuTe (XLA) names load from `cute` (`xla`) when such a layout comes
     import numpy as np
 
     from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
     from tensorlayout.cute.tla import FORMATS as TLA_FORMATS
     from tensorlayout.render import Source
+    from tensorlayout.xla import Shape
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
 #: ``TLA_FORMATS``, the formats `--tla` accepts, loads from :mod:`tensorlayout.cute.tla` on first use
 __getattr__, __dir__ = lazy_names(__name__, {"TLA_FORMATS": ("tensorlayout.cute.tla", "FORMATS")}, __all__)
-#: the packages only CuTe layouts, TLA formats and pictures need: an XLA shape loads neither
-_lazy = lazy_modules({"cute": "tensorlayout.cute", "render": "tensorlayout.render"})
+#: the packages only CuTe layouts, TLA formats and pictures need (an XLA shape loads neither), and
+#: XLA's tiling, which only an XLA shape needs
+_lazy = lazy_modules({"cute": "tensorlayout.cute", "render": "tensorlayout.render",
+                      "xla_tiling": "tensorlayout.xla.tiling"})
 
 
 class _FormatNames:
@@ -68,7 +69,10 @@ class Target(Frozen):
     @property
     def has_grid(self) -> bool:
         """False for XLA tuples, tokens and dynamic shapes: no single array of offsets."""
-        return not isinstance(self.layout, Shape) or (self.layout.is_array and not self.layout.is_dynamic)
+        if self.notation != "xla":
+            return True
+        shape = cast("Shape", self.layout)
+        return shape.is_array and not shape.is_dynamic
 
     @cached_property
     def dims(self) -> tuple[int, ...]:
@@ -86,8 +90,8 @@ class Target(Frozen):
     @cached_property
     def slots(self) -> int:
         """Physical slots: XLA's allocated elements (padding included), else the cosize."""
-        if isinstance(self.layout, Shape):
-            return allocated_elements(self.layout)
+        if self.notation == "xla":
+            return int(_lazy("xla_tiling").allocated_elements(self.layout))
         return self.core.slots
 
     @cached_property

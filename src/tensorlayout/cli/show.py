@@ -19,15 +19,15 @@ from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.lowering import notation_of
-from tensorlayout.xla import Shape
-from tensorlayout.xla.show import format_show, format_summary
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
 #: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
+#: but XLA's own (`xla_show`), and a CuTe layout none of XLA's
 _LAZY = {"extra": "tensorlayout.cli._show_extra", "show_as": "tensorlayout.cli._show_as",
          "facts": "tensorlayout.cli._facts", "locate": "tensorlayout.cli._locate", "json": "json",
-         "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu"}
+         "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu",
+         "xla_show": "tensorlayout.xla.show"}
 _lazy = lazy_modules(_LAZY)
 #: the notations `--as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
 #: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
@@ -119,8 +119,7 @@ def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[
 
 def _xla_header(target: Target) -> list[str]:
     """The summary lines `format_show` prints above its grid, and what the grid shows."""
-    assert isinstance(target.layout, Shape)
-    lines = [*format_summary(target.layout).splitlines(), ""]
+    lines = [*_lazy("xla_show").format_summary(target.layout).splitlines(), ""]
     rank = len(target.dims)
     if rank == 1:
         lines.append("offset of each element (one row, columns = dim 0):")
@@ -170,8 +169,7 @@ def _header(target: Target, window: Window) -> list[str]:
 
 def _text(target: Target, window: Window | None, max_width: int) -> str:
     if window is None:  # an XLA tuple, token or dynamic shape: no grid
-        assert isinstance(target.layout, Shape)
-        return format_show(target.layout)
+        return str(_lazy("xla_show").format_show(target.layout))
     footer = _FOOTERS.get(notation_of(target.layout))
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
     return "\n".join(lines + (footer(target, window, max_width) if footer else []))

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tensorlayout._lazy import lazy_modules
 from tensorlayout.cli._io import UsageError
 from tensorlayout.cli._target import Target
 from tensorlayout.errors import LayoutError, UnsupportedError
-from tensorlayout.xla import Shape, linear_index, multi_index
 
 __all__ = ["MAX_SEARCHED", "elements_at", "offset_of", "parse_index"]
+
+#: XLA's per-call index math, loaded for an XLA shape only
+_lazy = lazy_modules({"xla_index": "tensorlayout.xla.index_math"})
 
 #: Layouts whose digits do not decide an offset uniquely are searched up to this size.
 MAX_SEARCHED = 1 << 22
@@ -44,8 +47,8 @@ def parse_index(text: str, dims: Sequence[int]) -> Index:
 
 def offset_of(target: Target, index: Index) -> int:
     """The physical offset of logical `index` (checked by :func:`parse_index`)."""
-    if isinstance(target.layout, Shape):
-        return int(linear_index(target.layout, index))
+    if target.notation == "xla":
+        return int(_lazy("xla_index").linear_index(target.layout, index))
     return target.core.offset(index)
 
 
@@ -58,9 +61,9 @@ def elements_at(target: Target, offset: int) -> tuple[Index, ...]:
     """The logical indices stored at `offset` (none: a padding slot; several: a broadcast)."""
     lay = target.layout
     _check_slot(target, offset)
-    if isinstance(lay, Shape):
+    if target.notation == "xla":
         try:
-            return (tuple(int(i) for i in multi_index(lay, offset)),)
+            return (tuple(int(i) for i in _lazy("xla_index").multi_index(lay, offset)),)
         except LayoutError:  # multi_index's answer for a padding slot
             return ()
     core = target.core

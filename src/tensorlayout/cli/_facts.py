@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from tensorlayout import cute
 from tensorlayout._lazy import lazy_modules
 from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
 from tensorlayout.cli._target import Target
@@ -31,13 +30,15 @@ from tensorlayout.lowering import lower, notation_of
 
 __all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset", "own_facts"]
 
-#: an XLA shape's own facts, loaded when one comes: a CuTe layout's facts load no XLA code
-_lazy = lazy_modules({"xla_show": "tensorlayout.xla.show"})
+#: each notation's own facts, loaded when a layout of it comes: a CuTe layout's facts load no XLA
+#: code, an XLA shape's no CuTe code
+_lazy = lazy_modules({"xla_show": "tensorlayout.xla.show", "cute": "tensorlayout.cute"})
 
 
 def cute_facts(layout: object) -> dict[str, Any]:
     """Size, cosize, rank, depth and the coalesced form of a CuTe layout; for a swizzled one,
     the swizzle and offset, and the facts of the layout it swizzles."""
+    cute = _lazy("cute")
     if isinstance(layout, cute.ComposedLayout) and isinstance(layout.inner, cute.Layout):
         return {**cute_facts(layout.inner), "layout": str(layout), "swizzle": str(layout.outer),
                 "offset": str(layout.offset), "cosize": lower(layout).slots}

@@ -20,9 +20,9 @@ import numpy as np
 
 from tensorlayout.core.digits import Digit, Merge
 from tensorlayout.core.intmath import fits_int64
-from tensorlayout.core.layout import CoreLayout
+from tensorlayout.core.layout import CoreLayout, strides_decide
 
-__all__ = ["contiguous_tile", "decides_indices", "index_of", "indices_at", "is_dense", "is_injective",
+__all__ = ["contiguous_tile", "index_of", "indices_at", "is_dense", "is_injective",
            "owners_unshifted", "tile_split"]
 
 
@@ -38,7 +38,7 @@ def is_dense(lay: CoreLayout) -> bool:
 
 def is_injective(lay: CoreLayout) -> bool:
     """No two logical elements share an offset (:meth:`CoreLayout.is_injective`)."""
-    if lay.elements <= 1 or (lay.per_dim_digits() is not None and _is_decisive(lay.digits)):
+    if lay.elements <= 1 or (lay.per_dim_digits() is not None and strides_decide(lay.digits)):
         return True
     offsets = lay.offsets()
     return bool(np.unique(offsets).size == offsets.size)
@@ -94,20 +94,15 @@ def index_of(lay: CoreLayout, offset: int) -> tuple[int, ...] | None:
     guess = _greedy_index(lay, int(offset))
     if guess is not None and lay.offset(guess) == offset:
         return guess
-    if decides_indices(lay):
+    if lay.decides_indices():
         return None
     hits = np.flatnonzero(lay.offsets() == offset)
     return tuple(int(i) for i in np.unravel_index(int(hits[0]), lay.shape)) if hits.size else None
 
 
-def decides_indices(lay: CoreLayout) -> bool:
-    """The digits alone give the index at any offset (:meth:`CoreLayout.decides_indices`)."""
-    return lay.post is None and _is_decisive(lay.digits)
-
-
 def indices_at(lay: CoreLayout, offset: int) -> tuple[tuple[int, ...], ...]:
     """Every logical index stored at ``offset`` (:meth:`CoreLayout.indices_at`)."""
-    if decides_indices(lay):
+    if lay.decides_indices():
         found = _greedy_index(lay, int(offset))
         return (found,) if found is not None and lay.offset(found) == offset else ()
     hits = np.flatnonzero(lay.offsets() == offset)
@@ -166,12 +161,3 @@ def _depth(m: Merge) -> int:
     return 1 + max((_depth(p.source) for p in m.parts if isinstance(p.source, Merge)), default=0)
 
 
-def _is_decisive(digits: tuple[Digit, ...]) -> bool:
-    """Every stride is positive and past the reach of all smaller ones (a mixed radix with
-    gaps allowed), so an offset has at most one digit string, read greedily."""
-    reach = 0
-    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
-        if d.stride <= reach:
-            return False
-        reach += (d.extent - 1) * d.stride
-    return True

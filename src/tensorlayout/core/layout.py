@@ -345,7 +345,7 @@ class CoreLayout:
         >>> CoreLayout((4,), (Digit(0, 1, 4, 2),), slots=7).decides_indices()
         True
         """
-        return bool(_lazy("queries").decides_indices(self))
+        return self.post is None and strides_decide(self.digits)
 
     def indices_at(self, offset: int) -> tuple[tuple[int, ...], ...]:
         """Every logical index stored at ``offset``: none for a padding slot, several where a
@@ -414,6 +414,23 @@ def _mixed_radix(digits: list[Digit], n: int, source: int) -> tuple[Digit, ...] 
         if hi.block != lo.block * lo.extent:
             return None
     return tuple(ds)
+
+
+def strides_decide(digits: tuple[Digit, ...]) -> bool:
+    """Every stride is positive and past the reach of all smaller ones (a mixed radix with gaps
+    allowed), so an offset has at most one digit string, read greedily.
+
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 8)))
+    True
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 4)))  # 4 is within the first digit's reach
+    False
+    """
+    reach = 0
+    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
+        if d.stride <= reach:
+            return False
+        reach += (d.extent - 1) * d.stride
+    return True
 
 
 def check_index(shape: tuple[int, ...], index: Sequence[int], name: str = "") -> tuple[int, ...]:

@@ -15,13 +15,12 @@ import argparse
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
-from tensorlayout import convert
 from tensorlayout._lazy import lazy_modules, lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
-from tensorlayout.lowering import lower, notation_of
+from tensorlayout.lowering import lower, notation_of, parse_xla_or_cute
 
 if TYPE_CHECKING:  # at run time, the CuTe (XLA) names load from `cute` (`xla`) when such a layout comes
     import numpy as np
@@ -144,7 +143,7 @@ def _tla_hint(text: str) -> str | None:
 def target_from(text: str) -> Target:
     """The XLA shape or CuTe layout written as `text`; a TLA format name gets a hint."""
     try:
-        layout = convert.parse_target(text)
+        layout = parse_xla_or_cute(text)  # (convert.parse_target)
     except ParseError:
         hint = _tla_hint(text.strip())
         if hint is not None:

@@ -100,23 +100,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]]]:
-    if not target.has_grid:
-        raise UsageError(f"{target.text} is not one static array: --index and --offset need one")
-    lines, records = [], []
-    for text in args.index or ():
-        index = _lazy("locate").parse_index(text, target.dims)
-        offset = _lazy("locate").offset_of(target, index)
-        lines.append(f"index ({','.join(map(str, index))}): offset {offset}")
-        records.append(_lazy("facts").lookup_index(index, offset))
-    for offset in args.offset or ():
-        found = _lazy("locate").elements_at(target, offset)
-        where = " ".join("index (" + ",".join(map(str, i)) + ")" for i in found) or "padding"
-        lines.append(f"offset {offset}: {where}")
-        records.append(_lazy("facts").lookup_offset(offset, found))
-    return lines, records
-
-
 def _xla_header(target: Target) -> list[str]:
     """The summary lines `format_show` prints above its grid, and what the grid shows."""
     lines = [*_lazy("xla_show").format_summary(target.layout).splitlines(), ""]
@@ -215,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     if args.index or args.offset:
         if args.window:
             raise UsageError("--window chooses what the grid shows: it does not go with --index/--offset")
-        lines, records = _lookups(target, args)
+        lines, records = _lazy("locate").lookups(target, args.index, args.offset)
         print(_json({**_lazy("facts").head(target), "lookups": records}) if args.json else "\n".join(lines))
         return 0
     window = _window(target, args)

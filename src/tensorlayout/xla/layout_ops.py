@@ -25,7 +25,11 @@ def layout_equal(a: Layout, b: Layout, *, ignore_tiles: bool = False, ignore_tai
                  ignore_element_size: bool = False, ignore_memory_space: bool = False,
                  ignore_split_configs: bool = False, ignore_physical_shape: bool = False,
                  minor_to_major_only: bool = False) -> bool:
-    """``Layout::Equal`` with its ``Ignore*`` options (:meth:`Layout.equal`)."""
+    """``Layout::Equal`` with its ``Ignore*`` options (:meth:`Layout.equal`).
+
+    >>> layout_equal(Layout((1, 0), memory_space=1), Layout((1, 0)), ignore_memory_space=True)
+    True
+    """
     if a.minor_to_major != b.minor_to_major:
         return False
     if minor_to_major_only:
@@ -58,15 +62,30 @@ def _read_unsigned_type(cur: Cursor) -> PrimitiveType:
 
 
 def read_index_type(cur: Cursor) -> dict[str, object]:
+    """``#(UTYPE)``, after its ``#``: the index type of a (sparse) layout.
+
+    >>> read_index_type(Cursor("(u16)"))["index_primitive_type"].name
+    'u16'
+    """
     return {"index_primitive_type": _read_unsigned_type(cur)}
 
 
 def read_pointer_type(cur: Cursor) -> dict[str, object]:
+    """``*(UTYPE)``, after its ``*``: the pointer type of a (sparse) layout.
+
+    >>> read_pointer_type(Cursor("(u32)"))["pointer_primitive_type"].name
+    'u32'
+    """
     return {"pointer_primitive_type": _read_unsigned_type(cur)}
 
 
 # splits := 'SC' ('(' INT ':' [INT (',' INT)*] ')')+
 def read_split_configs(cur: Cursor) -> dict[str, object]:
+    """``SC(d:i,...)...``, after its ``SC``: the split configs.
+
+    >>> read_split_configs(Cursor("(0:4)(1:)"))["split_configs"]
+    (SplitConfig(dimension=0, split_indices=(4,)), SplitConfig(dimension=1, split_indices=()))
+    """
     configs: list[SplitConfig] = []
     while cur.accept("("):
         dim = read_xla_int(cur, "a physical dimension number")
@@ -85,7 +104,11 @@ def read_split_configs(cur: Cursor) -> dict[str, object]:
 
 # dlt := 'D' '(' [lvl (',' lvl)*] ')'     lvl := ('D'|'C'|'S'|'H') ['+'] ['~']
 def skip_dim_level_types(cur: Cursor) -> dict[str, object]:
-    """XLA (2026) parses dim-level types and drops them; so do we."""
+    """XLA (2026) parses dim-level types and drops them; so do we.
+
+    >>> skip_dim_level_types(Cursor("(D,C+)"))
+    {}
+    """
     cur.expect("(")
     if cur.accept(")"):
         return {}

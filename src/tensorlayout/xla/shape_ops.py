@@ -23,7 +23,11 @@ __all__ = ["make_array", "program_shape_to_string", "shape_equal"]
 def make_array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],
                layout: Layout | str | None = "default",
                dynamic_dimensions: tuple[bool, ...] | None = None) -> Shape:
-    """``MakeShape``: an array; ``layout="default"`` attaches ``{n-1,...,0}`` (:meth:`Shape.array`)."""
+    """``MakeShape``: an array; ``layout="default"`` attaches ``{n-1,...,0}`` (:meth:`Shape.array`).
+
+    >>> str(make_array("bf16", [2, 3]))
+    'bf16[2,3]{1,0}'
+    """
     et = element_type if isinstance(element_type, PrimitiveType) else _type(element_type)
     if not et.is_array:
         raise LayoutError(f"expected an array element type, but got {et.name}")
@@ -41,7 +45,11 @@ def make_array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | 
 def shape_equal(a: Shape, b: Shape, *, ignore_layout: bool = False, ignore_dynamic_dimension: bool = False,
                 ignore_element_type: bool = False, ignore_fp_precision: bool = False,
                 ignore_dimensions: bool = False, ignore_buffer: bool = False, **layout_options: bool) -> bool:
-    """``Shape::Equal`` with its ``Ignore*`` options (:meth:`Shape.equal`)."""
+    """``Shape::Equal`` with its ``Ignore*`` options (:meth:`Shape.equal`).
+
+    >>> shape_equal(Shape.parse("f32[2]{0}"), Shape.parse("f16[2]{0}"), ignore_fp_precision=True)
+    True
+    """
     options = dict(ignore_layout=ignore_layout, ignore_buffer=ignore_buffer,
                    ignore_dynamic_dimension=ignore_dynamic_dimension,
                    ignore_element_type=ignore_element_type,

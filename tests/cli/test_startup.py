@@ -64,9 +64,9 @@ NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
     "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render", "render._triton",
     "render._draw", "render._pictures", "render._source", "render._coords", "xla.padding", "cli._show_as",
     "cli._show_extra", "cli._triton", "cli._facts", "cli._locate", "cli._banks",
-    # the rarely used parts of the modules it reads: XLA's tiling recipe and per-call index math, a
-    # shape's and a layout's constructor, equality and rare annotations, a core layout's lookups
-    "xla.tiling_recipe", "xla.index_math", "xla.shape_ops", "xla.layout_ops", "core._queries")}
+    # the rarely used parts of the modules it reads: XLA's tiling recipe, per-call index math and byte
+    # strides, a shape's and a layout's constructor, equality and rare annotations, a core layout's lookups
+    "xla.tiling_recipe", "xla.index_math", "xla.shape_ops", "xla.layout_ops", "xla.strides", "core._queries")}
 
 
 def test_show_of_a_shape_imports_only_what_it_needs() -> None:

@@ -128,7 +128,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "array_size": ("tensorlayout.xla.sizes", "array_size"),
     "byte_size": ("tensorlayout.xla.sizes", "byte_size"),
     "byte_size_of_elements": ("tensorlayout.xla.sizes", "byte_size_of_elements"),
-    "byte_strides": ("tensorlayout.xla.sizes", "byte_strides"),
+    "byte_strides": ("tensorlayout.xla.strides", "byte_strides"),
     "padding_overhead": ("tensorlayout.xla.sizes", "padding_overhead"),
     "layout_warnings": ("tensorlayout.xla.advice", "layout_warnings"),
     "TilingPlan": ("tensorlayout.xla.tiling_recipe", "TilingPlan"),

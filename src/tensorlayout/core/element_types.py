@@ -45,6 +45,16 @@ class PrimitiveType(Frozen):
         set_field(self, "exponent_bits", exponent_bits)
         set_field(self, "mantissa_bits", mantissa_bits)
 
+    def __eq__(self, other: object) -> bool:  # (written out: shapes, and so their types, are hashed per call)
+        if other.__class__ is self.__class__:
+            assert isinstance(other, PrimitiveType)
+            return (self.name, self.enum, self.bits, self.kind, self.exponent_bits, self.mantissa_bits) == (
+                other.name, other.enum, other.bits, other.kind, other.exponent_bits, other.mantissa_bits)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.enum, self.bits, self.kind, self.exponent_bits, self.mantissa_bits))
+
     def __str__(self) -> str:
         return self.name
 

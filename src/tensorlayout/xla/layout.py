@@ -93,6 +93,15 @@ class Tile(Frozen):
             raise LayoutError(f"expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got {dims!r}")
         set_field(self, "dims", dims)
 
+    def __eq__(self, other: object) -> bool:  # (written out: layouts, and so tiles, are hashed per call)
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Tile)
+            return self.dims == other.dims
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.dims,))
+
     def __str__(self) -> str:
         return tile_to_string(self.dims)
 

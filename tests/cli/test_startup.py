@@ -63,7 +63,10 @@ NOT_FOR_A_SHAPE = {f"tensorlayout.{name}" for name in (
     "convert._xla_cute", "indexing", "cute", "cute.algebra", "cute.swizzle", "cute.layout_ops", "cute.layout",
     "cute.int_tuple", "cute.int_tuple_ops", "cute.tla", "cute.basis", "cute._dot", "render", "render._triton",
     "render._draw", "render._pictures", "render._source", "render._coords", "xla.padding", "cli._show_as",
-    "cli._show_extra", "cli._triton", "cli._facts", "cli._locate", "cli._banks")}
+    "cli._show_extra", "cli._triton", "cli._facts", "cli._locate", "cli._banks",
+    # the rarely used parts of the modules it reads: XLA's tiling recipe, per-call index math and byte
+    # strides, a shape's and a layout's constructor, equality and rare annotations, a core layout's lookups
+    "xla.tiling_recipe", "xla.index_math", "xla.shape_ops", "xla.layout_ops", "xla.strides", "core._queries")}
 
 
 def test_show_of_a_shape_imports_only_what_it_needs() -> None:
@@ -165,3 +168,48 @@ def test_each_command_loads_its_own_module_only() -> None:
         assert list(sub.choices) == [name], name
         assert [a.help for a in sub._choices_actions] == [HELP[name]], name
         assert importlib.import_module(f"tensorlayout.cli.{module}").register
+
+
+#: Per other notation `show` reads, a command line of it: none loads any XLA module.
+OTHER_NOTATIONS = {
+    "CuTe layout": ["show", "((4,2),(4,3)):((4,16),(1,32))"],
+    "Triton text": ["show", "tensor<4x16xf16, #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], "
+                    "warpsPerCTA = [1, 1], order = [1, 0]}>>"],
+    "CuTe lookup": ["show", "((4,2),(4,3)):((4,16),(1,32))", "--index", "3,5"],
+}
+
+
+@pytest.mark.parametrize("argv", OTHER_NOTATIONS.values(), ids=list(OTHER_NOTATIONS))
+def test_show_of_another_notation_loads_no_xla_code(argv: list[str]) -> None:
+    probe = ("import sys, io, contextlib\nfrom tensorlayout.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             f"    code = main({argv!r})\n"
+             "print(code, bool(out.getvalue()),\n"
+             "      sorted(k for k in sys.modules if k.startswith('tensorlayout.xla')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "True", "[]"], out
+
+
+#: Records every dataclass a command's start-up creates and whether it had methods generated.
+DATACLASSES = """
+import dataclasses, io, contextlib, sys
+made = []
+process = dataclasses._process_class
+def record(cls, init, repr, eq, *rest):
+    made.append((cls.__qualname__, init or repr or eq))
+    return process(cls, init, repr, eq, *rest)
+dataclasses._process_class = record
+from tensorlayout.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+print(sorted(name for name, generated in made if generated))
+"""
+
+
+def test_show_of_a_shape_compiles_no_dataclass_methods() -> None:
+    """A frozen dataclass compiles its __init__, __repr__, __eq__ and __hash__ with exec when its
+    module loads (about half a millisecond each class); the values `show` of a shape loads write
+    theirs out (:class:`tensorlayout.core._frozen.Frozen`, or a dataclass with them written)."""
+    out = subprocess.run([sys.executable, "-c", DATACLASSES, "show", "f32[3,5]{1,0:T(2,2)}"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -28,8 +28,9 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 
 
-_REST_ROLE = re.compile(r":(?:func|class|mod|meth|attr|data):`~?([^`]+)`")
-_REST_LITERAL = re.compile(r"``([^`]+)``")
+#: reST markup in help texts (patterns compiled by ``re`` when help is first printed, not at start-up)
+_REST_ROLE = r":(?:func|class|mod|meth|attr|data):`~?([^`]+)`"
+_REST_LITERAL = r"``([^`]+)``"
 
 
 def plain(text: str) -> str:
@@ -38,7 +39,7 @@ def plain(text: str) -> str:
     >>> plain("``--physical`` uses :func:`~tensorlayout.hlo.physical`")
     "'--physical' uses tensorlayout.hlo.physical"
     """
-    return _REST_LITERAL.sub(r"'\1'", _REST_ROLE.sub(r"\1", text))
+    return re.sub(_REST_LITERAL, r"'\1'", re.sub(_REST_ROLE, r"\1", text))
 
 
 class _Parser(argparse.ArgumentParser):

@@ -20,21 +20,25 @@ from typing import Any
 
 import numpy as np
 
-from tensorlayout import cute
+from tensorlayout._lazy import lazy_modules
 from tensorlayout.cli._grid import MAX_ORDER_SLOTS, window_offsets
 from tensorlayout.cli._target import Target
 from tensorlayout.cli._window import Window
 from tensorlayout.core.intmath import nested_lists, row_major_coords
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.lowering import lower, notation_of
-from tensorlayout.xla import show as xla_show
 
 __all__ = ["cute_facts", "describe", "head", "lookup_index", "lookup_offset", "own_facts"]
+
+#: each notation's own facts, loaded when a layout of it comes: a CuTe layout's facts load no XLA
+#: code, an XLA shape's no CuTe code
+_lazy = lazy_modules({"xla_show": "tensorlayout.xla.show", "cute": "tensorlayout.cute"})
 
 
 def cute_facts(layout: object) -> dict[str, Any]:
     """Size, cosize, rank, depth and the coalesced form of a CuTe layout; for a swizzled one,
     the swizzle and offset, and the facts of the layout it swizzles."""
+    cute = _lazy("cute")
     if isinstance(layout, cute.ComposedLayout) and isinstance(layout.inner, cute.Layout):
         return {**cute_facts(layout.inner), "layout": str(layout), "swizzle": str(layout.outer),
                 "offset": str(layout.offset), "cosize": lower(layout).slots}
@@ -46,7 +50,7 @@ def cute_facts(layout: object) -> dict[str, Any]:
 
 def _xla_facts(shape: Any) -> dict[str, Any]:
     """What XLA's ``show`` says of a shape, but the keys the common part gives."""
-    facts = xla_show.describe(shape)
+    facts = _lazy("xla_show").describe(shape)
     for key in ("offsets", "memory_order", "dimensions"):
         facts.pop(key, None)
     return facts

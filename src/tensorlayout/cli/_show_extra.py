@@ -15,9 +15,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tensorlayout import cute
 from tensorlayout._lazy import lazy_modules
-from tensorlayout.cli import _locate, _triton
+from tensorlayout.cli import _triton
 from tensorlayout.cli._io import UsageError, read_argument
 from tensorlayout.cli._target import Target, target_of
 from tensorlayout.errors import TensorLayoutError
@@ -29,7 +28,8 @@ __all__ = ["show_banks", "show_coalescing", "show_coords", "show_triton"]
 
 #: modules only some of these answers need, loaded when used
 _LAZY = {"banks": "tensorlayout.cli._banks", "coalescing": "tensorlayout.gpu.coalescing",
-         "tv": "tensorlayout.gpu.tv", "grid": "tensorlayout.cute.grid"}
+         "tv": "tensorlayout.gpu.tv", "grid": "tensorlayout.cute.grid", "cute": "tensorlayout.cute",
+         "locate": "tensorlayout.cli._locate"}
 _lazy = lazy_modules(_LAZY)
 
 
@@ -55,6 +55,7 @@ def show_triton(ll: LinearLayout, args: argparse.Namespace) -> int:
 
 def show_coords(target: Target, args: argparse.Namespace) -> int:
     """A scaled-basis layout or counting tensor: CuTe's text and each element's coordinate."""
+    cute = _lazy("cute")
     lay = target.layout
     assert isinstance(lay, (cute.CoordLayout, cute.CountingTensor))
     for flag in ("offset", "window", "tpu", "as_"):
@@ -64,7 +65,8 @@ def show_coords(target: Target, args: argparse.Namespace) -> int:
     inner = lay.layout if isinstance(lay, cute.CountingTensor) else lay
     dims = [int(cute.size(m)) for m in inner.shape] if isinstance(inner.shape, tuple) else [inner.size()]
     if args.index:
-        found = {text: cute.basis.format_value(lay(*_locate.parse_index(text, dims))) for text in args.index}
+        parse_index = _lazy("locate").parse_index
+        found = {text: cute.basis.format_value(lay(*parse_index(text, dims))) for text in args.index}
         if args.json:
             print(json.dumps({"notation": "cute", "target": target.text,
                               "lookups": [{"index": k, "coordinate": v} for k, v in found.items()]}))
@@ -83,6 +85,7 @@ def show_coords(target: Target, args: argparse.Namespace) -> int:
 
 def show_coalescing(ll: LinearLayout | None, args: argparse.Namespace) -> int:
     """--coalescing: vector width and sectors per warp request over the global layout."""
+    cute = _lazy("cute")
     glay = None
     if args.global_layout is not None:
         parsed = cute.parse_layout(args.global_layout)

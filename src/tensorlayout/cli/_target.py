@@ -12,32 +12,32 @@ offsets of any logical indices, the owners of the first slots (:class:`tensorlay
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from tensorlayout import convert
 from tensorlayout._lazy import lazy_modules, lazy_names
 from tensorlayout.cli._io import UsageError, read_argument
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.layout import CoreLayout
 from tensorlayout.errors import LayoutError, ParseError, TensorLayoutError
-from tensorlayout.lowering import lower, notation_of
-from tensorlayout.xla import Shape
-from tensorlayout.xla.tiling import allocated_elements
+from tensorlayout.lowering import lower, notation_of, parse_xla_or_cute
 
-if TYPE_CHECKING:  # at run time, the CuTe names load from `cute` when a CuTe layout comes
+if TYPE_CHECKING:  # at run time, the CuTe (XLA) names load from `cute` (`xla`) when such a layout comes
     import numpy as np
 
     from tensorlayout.cute import ComposedLayout, CoordLayout, CountingTensor, Layout, TlaLayout
     from tensorlayout.cute.tla import FORMATS as TLA_FORMATS
     from tensorlayout.render import Source
+    from tensorlayout.xla import Shape
 
 __all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
 #: ``TLA_FORMATS``, the formats `--tla` accepts, loads from :mod:`tensorlayout.cute.tla` on first use
 __getattr__, __dir__ = lazy_names(__name__, {"TLA_FORMATS": ("tensorlayout.cute.tla", "FORMATS")}, __all__)
-#: the packages only CuTe layouts, TLA formats and pictures need: an XLA shape loads neither
-_lazy = lazy_modules({"cute": "tensorlayout.cute", "render": "tensorlayout.render"})
+#: the packages only CuTe layouts, TLA formats and pictures need (an XLA shape loads neither), and
+#: XLA's tiling, which only an XLA shape needs
+_lazy = lazy_modules({"cute": "tensorlayout.cute", "render": "tensorlayout.render",
+                      "xla_tiling": "tensorlayout.xla.tiling"})
 
 
 class _FormatNames:
@@ -48,19 +48,30 @@ class _FormatNames:
         return ", ".join(_lazy("cute").tla.FORMATS)
 
 
-@dataclass(frozen=True)
-class Target:
-    """A layout named on the command line, whatever its notation."""
+class Target(Frozen):
+    """A layout named on the command line, whatever its notation (an immutable value; what it
+    computes is cached in its ``__dict__``)."""
 
+    __match_args__ = ("notation", "layout", "text", "tla_format")
     notation: str  # "xla", "cute" or "tla"
     layout: Shape | Layout | TlaLayout | ComposedLayout | CoordLayout | CountingTensor
     text: str
-    tla_format: tuple[str, int, int, str] | None = None  # (name, rows, cols, dtype) of --tla
+    tla_format: tuple[str, int, int, str] | None  # (name, rows, cols, dtype) of --tla
+
+    def __init__(self, notation: str, layout: Shape | Layout | TlaLayout | ComposedLayout | CoordLayout
+                 | CountingTensor, text: str, tla_format: tuple[str, int, int, str] | None = None) -> None:
+        set_field(self, "notation", notation)
+        set_field(self, "layout", layout)
+        set_field(self, "text", text)
+        set_field(self, "tla_format", tla_format)
 
     @property
     def has_grid(self) -> bool:
         """False for XLA tuples, tokens and dynamic shapes: no single array of offsets."""
-        return not isinstance(self.layout, Shape) or (self.layout.is_array and not self.layout.is_dynamic)
+        if self.notation != "xla":
+            return True
+        shape = cast("Shape", self.layout)
+        return shape.is_array and not shape.is_dynamic
 
     @cached_property
     def dims(self) -> tuple[int, ...]:
@@ -78,8 +89,8 @@ class Target:
     @cached_property
     def slots(self) -> int:
         """Physical slots: XLA's allocated elements (padding included), else the cosize."""
-        if isinstance(self.layout, Shape):
-            return allocated_elements(self.layout)
+        if self.notation == "xla":
+            return int(_lazy("xla_tiling").allocated_elements(self.layout))
         return self.core.slots
 
     @cached_property
@@ -132,7 +143,7 @@ def _tla_hint(text: str) -> str | None:
 def target_from(text: str) -> Target:
     """The XLA shape or CuTe layout written as `text`; a TLA format name gets a hint."""
     try:
-        layout = convert.parse_target(text)
+        layout = parse_xla_or_cute(text)  # (convert.parse_target)
     except ParseError:
         hint = _tla_hint(text.strip())
         if hint is not None:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from tensorlayout import convert, triton
 from tensorlayout._lazy import lazy_modules
+from tensorlayout.core.element_types import ELEMENT_TYPES
 from tensorlayout.errors import UnsupportedError
-from tensorlayout.xla.types import ELEMENT_TYPES
 
 if TYPE_CHECKING:  # Triton's modules load when Triton text comes (`show` of a shape needs none)
     from tensorlayout.triton import LinearLayout

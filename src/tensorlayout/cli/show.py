@@ -19,15 +19,15 @@ from tensorlayout.cli._target import Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.lowering import notation_of
-from tensorlayout.xla import Shape
-from tensorlayout.xla.show import format_show
 
 __all__ = ["DESCRIPTION", "register", "run"]
 
 #: modules only some uses of `show` need, loaded when used: showing a shape imports none of them
+#: but XLA's own (`xla_show`), and a CuTe layout none of XLA's
 _LAZY = {"extra": "tensorlayout.cli._show_extra", "show_as": "tensorlayout.cli._show_as",
          "facts": "tensorlayout.cli._facts", "locate": "tensorlayout.cli._locate", "json": "json",
-         "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu"}
+         "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu",
+         "xla_show": "tensorlayout.xla.show"}
 _lazy = lazy_modules(_LAZY)
 #: the notations `--as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
 #: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
@@ -100,28 +100,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _lookups(target: Target, args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]]]:
-    if not target.has_grid:
-        raise UsageError(f"{target.text} is not one static array: --index and --offset need one")
-    lines, records = [], []
-    for text in args.index or ():
-        index = _lazy("locate").parse_index(text, target.dims)
-        offset = _lazy("locate").offset_of(target, index)
-        lines.append(f"index ({','.join(map(str, index))}): offset {offset}")
-        records.append(_lazy("facts").lookup_index(index, offset))
-    for offset in args.offset or ():
-        found = _lazy("locate").elements_at(target, offset)
-        where = " ".join("index (" + ",".join(map(str, i)) + ")" for i in found) or "padding"
-        lines.append(f"offset {offset}: {where}")
-        records.append(_lazy("facts").lookup_offset(offset, found))
-    return lines, records
-
-
 def _xla_header(target: Target) -> list[str]:
     """The summary lines `format_show` prints above its grid, and what the grid shows."""
-    assert isinstance(target.layout, Shape)
-    head = format_show(target.layout).split("\n\n")[0].splitlines()
-    lines = [line for line in head if not line.startswith("  (")] + [""]  # its note on a grid it omits
+    lines = [*_lazy("xla_show").format_summary(target.layout).splitlines(), ""]
     rank = len(target.dims)
     if rank == 1:
         lines.append("offset of each element (one row, columns = dim 0):")
@@ -171,8 +152,7 @@ def _header(target: Target, window: Window) -> list[str]:
 
 def _text(target: Target, window: Window | None, max_width: int) -> str:
     if window is None:  # an XLA tuple, token or dynamic shape: no grid
-        assert isinstance(target.layout, Shape)
-        return format_show(target.layout)
+        return str(_lazy("xla_show").format_show(target.layout))
     footer = _FOOTERS.get(notation_of(target.layout))
     lines = _header(target, window) + _grid.grid_lines(target, window, max_width)
     return "\n".join(lines + (footer(target, window, max_width) if footer else []))
@@ -218,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     if args.index or args.offset:
         if args.window:
             raise UsageError("--window chooses what the grid shows: it does not go with --index/--offset")
-        lines, records = _lookups(target, args)
+        lines, records = _lazy("locate").lookups(target, args.index, args.offset)
         print(_json({**_lazy("facts").head(target), "lookups": records}) if args.json else "\n".join(lines))
         return 0
     window = _window(target, args)

@@ -12,11 +12,11 @@ post-op. The array helpers evaluate digits over whole grids of coordinates at on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.intmath import INT64_MAX, ceil_div, fits_int64, prod, row_major_strides, show_int
 from tensorlayout.errors import LayoutError
 
@@ -35,8 +35,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Merge:
+class Merge(Frozen):
     """A source that is the row-major combination of digit values (XLA's ``*``, re-split digits).
 
     Its value is ``((v0 · e1) + v1) · e2 + v2 …`` for parts ``(v_i, e_i)`` = (value, extent).
@@ -46,7 +45,11 @@ class Merge:
     12
     """
 
+    __slots__ = __match_args__ = ("parts",)
     parts: tuple[Digit, ...]
+
+    def __init__(self, parts: tuple[Digit, ...]) -> None:
+        set_field(self, "parts", parts)
 
 
 #: A digit reads a logical dim (``>= 0``), a size-1 dim a tile prepends (``< 0``, value 0),
@@ -54,8 +57,7 @@ class Merge:
 Source = int | Merge
 
 
-@dataclass(frozen=True, slots=True)
-class Digit:
+class Digit(Frozen):
     """``stride · ((source // block) mod extent)``: one digit of a logical coordinate.
 
     ``size`` is the old name of ``extent``.
@@ -64,10 +66,27 @@ class Digit:
     (0, 2)
     """
 
+    __slots__ = __match_args__ = ("source", "block", "extent", "stride")
     source: Source
-    block: int = 1
-    extent: int = 1
-    stride: int = 0
+    block: int
+    extent: int
+    stride: int
+
+    def __init__(self, source: Source, block: int = 1, extent: int = 1, stride: int = 0) -> None:
+        set_field(self, "source", source)
+        set_field(self, "block", block)
+        set_field(self, "extent", extent)
+        set_field(self, "stride", stride)
+
+    def __eq__(self, other: object) -> bool:  # (written out: digits are compared and hashed often)
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Digit)
+            return (self.source, self.block, self.extent, self.stride) == (
+                other.source, other.block, other.extent, other.stride)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.block, self.extent, self.stride))
 
     @property
     def size(self) -> int:
@@ -102,8 +121,7 @@ def source_extent(source: Source, shape: Sequence[int]) -> int:
 _Offsets = TypeVar("_Offsets", int, np.ndarray)
 
 
-@dataclass(frozen=True, slots=True)
-class XorSwizzle:
+class XorSwizzle(Frozen):
     """CuTe's ``Swizzle<B,M,S>`` as an offset post-op: XOR ``B`` bits from ``M+S`` onto ``M``.
 
     ``S < 0`` moves the bits the other way, as in CuTe.
@@ -112,9 +130,15 @@ class XorSwizzle:
     504
     """
 
+    __slots__ = __match_args__ = ("bits", "base", "shift")
     bits: int
     base: int
     shift: int
+
+    def __init__(self, bits: int, base: int, shift: int) -> None:
+        set_field(self, "bits", bits)
+        set_field(self, "base", base)
+        set_field(self, "shift", shift)
 
     @property
     def yyy_mask(self) -> int:

@@ -7,8 +7,7 @@ byte widths and whether an element is sub-byte (packed several to a byte with ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.intmath import ceil_div
 from tensorlayout.errors import LayoutError
 
@@ -26,16 +25,35 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class PrimitiveType:
+class PrimitiveType(Frozen):
     """One XLA element type, e.g. ``f32`` (enum value 11, 32 bits)."""
 
+    __slots__ = __match_args__ = ("name", "enum", "bits", "kind", "exponent_bits", "mantissa_bits")
     name: str
     enum: int
     bits: int  # 0 for non-array types (token, opaque, tuple)
     kind: str  # "pred", "signed", "unsigned", "float", "complex", "token", "opaque", "tuple"
-    exponent_bits: int = 0
-    mantissa_bits: int = 0
+    exponent_bits: int
+    mantissa_bits: int
+
+    def __init__(self, name: str, enum: int, bits: int, kind: str, exponent_bits: int = 0,
+                 mantissa_bits: int = 0) -> None:
+        set_field(self, "name", name)
+        set_field(self, "enum", enum)
+        set_field(self, "bits", bits)
+        set_field(self, "kind", kind)
+        set_field(self, "exponent_bits", exponent_bits)
+        set_field(self, "mantissa_bits", mantissa_bits)
+
+    def __eq__(self, other: object) -> bool:  # (written out: shapes, and so their types, are hashed per call)
+        if other.__class__ is self.__class__:
+            assert isinstance(other, PrimitiveType)
+            return (self.name, self.enum, self.bits, self.kind, self.exponent_bits, self.mantissa_bits) == (
+                other.name, other.enum, other.bits, other.kind, other.exponent_bits, other.mantissa_bits)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.enum, self.bits, self.kind, self.exponent_bits, self.mantissa_bits))
 
     def __str__(self) -> str:
         return self.name

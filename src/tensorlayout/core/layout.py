@@ -28,12 +28,14 @@ with strides 12 and 2, dim 1 into strides 4 and 1; element (2,3) lives at 17.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tensorlayout._lazy import lazy_modules
+from tensorlayout.core._frozen import set_field
 from tensorlayout.core.digits import (
     Coords,
     Digit,
@@ -47,7 +49,7 @@ from tensorlayout.core.digits import (
     split_digit,
     sum_digits,
 )
-from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, fits_int64, prod, show_int
+from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod, show_int
 from tensorlayout.errors import LayoutError
 
 __all__ = [
@@ -64,11 +66,15 @@ __all__ = [
     "split_digit",
 ]
 
+#: what a layout answers beyond its offsets (the index at an offset, density, tiles): its methods
+#: load it on first use
+_lazy = lazy_modules({"queries": "tensorlayout.core._queries"})
+
 #: ``offsets()`` lists at most this many elements; past it a typed error says how many.
 MAX_ENUMERATED = 1 << 28
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class CoreLayout:
     """A layout as the function from logical index to physical element offset (module doc).
 
@@ -91,6 +97,41 @@ class CoreLayout:
     tile_elements: int | None = None
     subtile_elements: int | None = None
     name: str = field(default="", compare=False)
+
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, shape: tuple[int, ...], digits: tuple[Digit, ...], slots: int, base: int = 0,
+                 post: XorSwizzle | None = None, element_bits: int = 0, packed_bits: int = 0,
+                 signed: bool = False, tile_elements: int | None = None,
+                 subtile_elements: int | None = None, name: str = "") -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "digits", digits)
+        set_field(self, "slots", slots)
+        set_field(self, "base", base)
+        set_field(self, "post", post)
+        set_field(self, "element_bits", element_bits)
+        set_field(self, "packed_bits", packed_bits)
+        set_field(self, "signed", signed)
+        set_field(self, "tile_elements", tile_elements)
+        set_field(self, "subtile_elements", subtile_elements)
+        set_field(self, "name", name)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, CoreLayout)
+            return (
+                (self.shape, self.digits, self.slots, self.base, self.post, self.element_bits,
+                 self.packed_bits, self.signed, self.tile_elements, self.subtile_elements)
+                == (other.shape, other.digits, other.slots, other.base, other.post, other.element_bits,
+                    other.packed_bits, other.signed, other.tile_elements, other.subtile_elements))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.digits, self.slots, self.base, self.post, self.element_bits,
+                     self.packed_bits, self.signed, self.tile_elements, self.subtile_elements))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{self.__class__.__qualname__}({fields})"
 
     @staticmethod
     def from_modes(shape: Sequence[int], modes: Sequence[Sequence[tuple[int, int]]], slots: int | None = None,
@@ -138,12 +179,7 @@ class CoreLayout:
         >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).is_dense()
         True
         """
-        acc = 1
-        for d in sorted((d for d in self.simple_digits() if d.extent > 1), key=lambda d: d.stride):
-            if d.stride != acc:
-                return False
-            acc *= d.extent
-        return True
+        return bool(_lazy("queries").is_dense(self))
 
     def is_injective(self) -> bool:
         """No two logical elements share an offset (a buffer can store data under it).
@@ -156,10 +192,7 @@ class CoreLayout:
         >>> CoreLayout.from_modes((2, 2), [[(2, 0)], [(2, 1)]]).is_injective()
         False
         """
-        if self.elements <= 1 or (self.per_dim_digits() is not None and _is_decisive(self.digits)):
-            return True
-        offsets = self.offsets()
-        return bool(np.unique(offsets).size == offsets.size)
+        return bool(_lazy("queries").is_injective(self))
 
     def tile_split(self) -> tuple[int, ...] | None:
         """Per logical dim the tile extent: a tile coordinate is ``i // t``, the in-tile one
@@ -171,14 +204,7 @@ class CoreLayout:
         >>> CoreLayout.from_modes((4, 6), [[(2, 2), (2, 12)], [(2, 1), (3, 4)]]).tile_split()
         (2, 2)
         """
-        split = [1] * self.rank
-        for d in self.simple_digits():
-            if isinstance(d.source, Merge):
-                if len(d.source.parts) > 1:
-                    return None
-            elif d.source >= 0 and d.extent != 1:
-                split[d.source] = max(split[d.source], d.block)
-        return tuple(split) if any(t > 1 for t in split) else None
+        return _lazy("queries").tile_split(self)
 
     def contiguous_tile(self) -> int | None:
         """Slots per tile when every tile is one contiguous run (tile ``offset // t``): the
@@ -192,18 +218,7 @@ class CoreLayout:
         >>> CoreLayout.from_modes((4, 6), [[(2, 1), (2, 24)], [(2, 4), (3, 8)]]).contiguous_tile() is None
         True
         """
-        if self.tile_elements is not None:
-            return self.tile_elements
-        both = self.per_dim_digits()
-        if both is None:
-            return None
-        acc = 1
-        for stride, extent in sorted((d.stride, d.extent) for ds in both[0] for d in ds[1:]):
-            if stride != acc:
-                return None
-            acc *= extent
-        tops = (ds[0] for ds in both[0] if len(ds) > 1 or ds[0].block > 1)
-        return acc if acc > 1 and all(d.stride % acc == 0 for d in tops) else None
+        return _lazy("queries").contiguous_tile(self)
 
     def offset(self, index: Sequence[int]) -> int:
         """Physical offset of logical ``index`` (no bounds check; see :meth:`checked_offset`)."""
@@ -302,19 +317,7 @@ class CoreLayout:
         """:meth:`owners` read through the base and an XOR swizzle (its own inverse when its
         bit fields do not overlap): slot ``k`` is the plain layout's slot ``post(k) - base``.
         Costs with ``n`` and those slots, not with the layout's size; None when they reach far."""
-        if self.post is not None and abs(self.post.shift) < self.post.bits:
-            return None
-        pre = np.arange(n, dtype=np.int64)
-        if self.post is not None:
-            pre = self.post.apply(pre)
-        if not fits_int64(int(pre.max()) - self.base) or not fits_int64(int(pre.min()) - self.base):
-            return None
-        pre -= self.base
-        top = int(pre.max()) + 1
-        if top > 4 * n + (1 << 20):
-            return None
-        own = replace(self, post=None, base=0).owners(max(top, 0))
-        return np.where(pre >= 0, own[np.clip(pre, 0, None)] if top > 0 else -1, -1)
+        return _lazy("queries").owners_unshifted(self, n)
 
     def _check_int64(self) -> None:
         """Every offset within int64 (the sums may wrap on the way and still come out exact:
@@ -333,13 +336,7 @@ class CoreLayout:
         checked by evaluating the offset again; where the digits do not decide the index (see
         :meth:`decides_indices`; a dense layout's do too) and that finds none, by enumeration.
         """
-        guess = self._greedy_index(int(offset))
-        if guess is not None and self.offset(guess) == offset:
-            return guess
-        if self.decides_indices():
-            return None
-        hits = np.flatnonzero(self.offsets() == offset)
-        return tuple(int(i) for i in np.unravel_index(int(hits[0]), self.shape)) if hits.size else None
+        return _lazy("queries").index_of(self, offset)
 
     def decides_indices(self) -> bool:
         """The digits alone give the index at any offset (strides positive, each past the reach
@@ -348,7 +345,7 @@ class CoreLayout:
         >>> CoreLayout((4,), (Digit(0, 1, 4, 2),), slots=7).decides_indices()
         True
         """
-        return self.post is None and _is_decisive(self.digits)
+        return self.post is None and strides_decide(self.digits)
 
     def indices_at(self, offset: int) -> tuple[tuple[int, ...], ...]:
         """Every logical index stored at ``offset``: none for a padding slot, several where a
@@ -359,30 +356,7 @@ class CoreLayout:
         >>> CoreLayout((2, 2), (Digit(0, 1, 2, 0), Digit(1, 1, 2, 1)), slots=2).indices_at(1)
         ((0, 1), (1, 1))
         """
-        if self.decides_indices():
-            found = self._greedy_index(int(offset))
-            return (found,) if found is not None and self.offset(found) == offset else ()
-        hits = np.flatnonzero(self.offsets() == offset)
-        return tuple(tuple(int(c) for c in np.unravel_index(int(h), self.shape)) for h in hits)
-
-    def _greedy_index(self, offset: int) -> tuple[int, ...] | None:
-        rest = offset - self.base
-        pairs = []
-        for d in sorted(self.digits, key=_falling_stride):
-            if d.extent <= 1 or d.stride <= 0:
-                continue
-            v = rest // d.stride
-            if not 0 <= v < d.extent:
-                return None
-            rest -= v * d.stride
-            if v:  # (a zero digit adds nothing to its source)
-                pairs.append((d, v))
-        if rest:
-            return None
-        coords = [0] * self.rank
-        _accumulate(pairs, coords)
-        ok = all(0 <= c < n for c, n in zip(coords, self.shape, strict=True))
-        return tuple(coords) if ok else None
+        return _lazy("queries").indices_at(self, offset)
 
     def simple_digits(self) -> tuple[Digit, ...]:
         """The digits with every identity re-wrap undone: a digit whose source is one other
@@ -442,40 +416,15 @@ def _mixed_radix(digits: list[Digit], n: int, source: int) -> tuple[Digit, ...] 
     return tuple(ds)
 
 
-def _accumulate(pairs: Iterable[tuple[Digit, int]], coords: list[int]) -> None:
-    """Add each digit's ``value · block`` into its source; a merge, once all of its digits
-    are in, splits back into its parts (the deepest merge first: a merge only feeds the
-    shallower ones its parts read, so each is split once, complete)."""
-    totals: dict[Merge, int] = {}
+def strides_decide(digits: tuple[Digit, ...]) -> bool:
+    """Every stride is positive and past the reach of all smaller ones (a mixed radix with gaps
+    allowed), so an offset has at most one digit string, read greedily.
 
-    def add(d: Digit, v: int) -> None:
-        if isinstance(d.source, Merge):
-            totals[d.source] = totals.get(d.source, 0) + v * d.block
-        elif d.source >= 0:
-            coords[d.source] += v * d.block
-
-    for d, v in pairs:
-        add(d, v)
-    while totals:
-        m = max(totals, key=_depth)
-        total = totals.pop(m)
-        for part in reversed(m.parts):
-            total, v = divmod(total, part.extent)
-            add(part, v)
-
-
-def _falling_stride(d: Digit) -> int:
-    return -d.stride
-
-
-def _depth(m: Merge) -> int:
-    """How many merges sit below ``m`` through its parts' sources."""
-    return 1 + max((_depth(p.source) for p in m.parts if isinstance(p.source, Merge)), default=0)
-
-
-def _is_decisive(digits: tuple[Digit, ...]) -> bool:
-    """Every stride is positive and past the reach of all smaller ones (a mixed radix with
-    gaps allowed), so an offset has at most one digit string, read greedily."""
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 8)))
+    True
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 4)))  # 4 is within the first digit's reach
+    False
+    """
     reach = 0
     for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
         if d.stride <= reach:

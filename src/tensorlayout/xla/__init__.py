@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         tpu,
     )
     from tensorlayout.xla.advice import layout_warnings
+    from tensorlayout.xla.index_math import linear_index, multi_index
     from tensorlayout.xla.layout import (
         COMBINE_DIMENSION,
         MEMORY_SPACE_NAMES,
@@ -45,17 +46,8 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first
         byte_strides,
         padding_overhead,
     )
-    from tensorlayout.xla.tiling import (
-        TilingPlan,
-        TilingStep,
-        allocated_elements,
-        layout_util_linear_index,
-        linear_index,
-        linear_indices,
-        multi_index,
-        tiled_shape,
-        tiling_plan,
-    )
+    from tensorlayout.xla.tiling import allocated_elements, linear_indices, tiled_shape
+    from tensorlayout.xla.tiling_recipe import TilingPlan, TilingStep, layout_util_linear_index, tiling_plan
     from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType, element_type, parse_element_type
     from tensorlayout.xla.validate import problems, validate_layout
 
@@ -136,18 +128,18 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "array_size": ("tensorlayout.xla.sizes", "array_size"),
     "byte_size": ("tensorlayout.xla.sizes", "byte_size"),
     "byte_size_of_elements": ("tensorlayout.xla.sizes", "byte_size_of_elements"),
-    "byte_strides": ("tensorlayout.xla.sizes", "byte_strides"),
+    "byte_strides": ("tensorlayout.xla.strides", "byte_strides"),
     "padding_overhead": ("tensorlayout.xla.sizes", "padding_overhead"),
     "layout_warnings": ("tensorlayout.xla.advice", "layout_warnings"),
-    "TilingPlan": ("tensorlayout.xla.tiling", "TilingPlan"),
-    "TilingStep": ("tensorlayout.xla.tiling", "TilingStep"),
+    "TilingPlan": ("tensorlayout.xla.tiling_recipe", "TilingPlan"),
+    "TilingStep": ("tensorlayout.xla.tiling_recipe", "TilingStep"),
     "allocated_elements": ("tensorlayout.xla.tiling", "allocated_elements"),
-    "layout_util_linear_index": ("tensorlayout.xla.tiling", "layout_util_linear_index"),
-    "linear_index": ("tensorlayout.xla.tiling", "linear_index"),
+    "layout_util_linear_index": ("tensorlayout.xla.tiling_recipe", "layout_util_linear_index"),
+    "linear_index": ("tensorlayout.xla.index_math", "linear_index"),
     "linear_indices": ("tensorlayout.xla.tiling", "linear_indices"),
-    "multi_index": ("tensorlayout.xla.tiling", "multi_index"),
+    "multi_index": ("tensorlayout.xla.index_math", "multi_index"),
     "tiled_shape": ("tensorlayout.xla.tiling", "tiled_shape"),
-    "tiling_plan": ("tensorlayout.xla.tiling", "tiling_plan"),
+    "tiling_plan": ("tensorlayout.xla.tiling_recipe", "tiling_plan"),
     "ELEMENT_TYPES": ("tensorlayout.xla.types", "ELEMENT_TYPES"),
     "PrimitiveType": ("tensorlayout.xla.types", "PrimitiveType"),
     "element_type": ("tensorlayout.xla.types", "element_type"),

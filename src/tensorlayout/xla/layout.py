@@ -21,9 +21,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tensorlayout._cursor import Cursor, read_whole
+from tensorlayout._lazy import lazy_modules
+from tensorlayout.core._frozen import Frozen, set_field
 from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
 from tensorlayout.errors import LayoutError, expect_text
-from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
+from tensorlayout.xla.types import PrimitiveType
 
 if TYPE_CHECKING:
     from tensorlayout.xla.shape import Shape
@@ -40,6 +42,10 @@ __all__ = [
     "read_xla_int",
     "tile_to_string",
 ]
+
+#: what a layout does beyond reading and printing its common annotations (equality, the rare
+#: annotations' readers), loaded on first use
+_lazy = lazy_modules({"ops": "tensorlayout.xla.layout_ops"})
 
 #: ``Tile::kCombineDimension``: a tile dim written ``*`` (stored as INT64_MIN, as in XLA).
 COMBINE_DIMENSION = INT64_MIN
@@ -65,8 +71,7 @@ def tile_to_string(dims: Sequence[int]) -> str:
     return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in dims) + ")"
 
 
-@dataclass(frozen=True, slots=True)
-class Tile:
+class Tile(Frozen):
     """A tile: sizes in major-to-minor order; ``COMBINE_DIMENSION`` is printed ``*``.
 
     A negative size other than ``*`` is refused here: XLA aborts on it (``MakeLayout``), and
@@ -80,12 +85,22 @@ class Tile:
     tensorlayout.errors.LayoutError: expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got (8, -1)
     """
 
+    __slots__ = __match_args__ = ("dims",)
     dims: tuple[int, ...]
 
-    def __post_init__(self) -> None:
-        dims = self.dims
+    def __init__(self, dims: tuple[int, ...]) -> None:
         if not isinstance(dims, tuple) or not all(_is_tile_dim(d) for d in dims):
             raise LayoutError(f"expected tile sizes >= 0 or '*' (COMBINE_DIMENSION), but got {dims!r}")
+        set_field(self, "dims", dims)
+
+    def __eq__(self, other: object) -> bool:  # (written out: layouts, and so tiles, are hashed per call)
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Tile)
+            return self.dims == other.dims
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.dims,))
 
     def __str__(self) -> str:
         return tile_to_string(self.dims)
@@ -98,18 +113,22 @@ def _is_tile_dim(d: object) -> bool:
     return isinstance(d, int) and not isinstance(d, bool) and (d >= 0 or d == COMBINE_DIMENSION)
 
 
-@dataclass(frozen=True, slots=True)
-class SplitConfig:
+class SplitConfig(Frozen):
     """``SC(dimension:split_indices)``; ``dimension`` is a *physical* dim (0 = most major)."""
 
+    __slots__ = __match_args__ = ("dimension", "split_indices")
     dimension: int
     split_indices: tuple[int, ...]
+
+    def __init__(self, dimension: int, split_indices: tuple[int, ...]) -> None:
+        set_field(self, "dimension", dimension)
+        set_field(self, "split_indices", split_indices)
 
     def __str__(self) -> str:
         return f"({self.dimension}:{','.join(map(str, self.split_indices))})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Layout:
     """XLA ``Layout``: ``minor_to_major`` plus every annotation field (defaults not printed).
 
@@ -127,6 +146,41 @@ class Layout:
     split_configs: tuple[SplitConfig, ...] = ()
     physical_shape: Shape | None = None
     dynamic_shape_metadata_prefix_bytes: int = field(default=0, compare=False)
+
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, minor_to_major: tuple[int, ...], tiles: tuple[Tile, ...] = (),
+                 tail_padding_alignment_in_elements: int = 1,
+                 index_primitive_type: PrimitiveType | None = None,
+                 pointer_primitive_type: PrimitiveType | None = None, element_size_in_bits: int = 0,
+                 memory_space: int = 0, split_configs: tuple[SplitConfig, ...] = (),
+                 physical_shape: Shape | None = None, dynamic_shape_metadata_prefix_bytes: int = 0) -> None:
+        set_field(self, "minor_to_major", minor_to_major)
+        set_field(self, "tiles", tiles)
+        set_field(self, "tail_padding_alignment_in_elements", tail_padding_alignment_in_elements)
+        set_field(self, "index_primitive_type", index_primitive_type)
+        set_field(self, "pointer_primitive_type", pointer_primitive_type)
+        set_field(self, "element_size_in_bits", element_size_in_bits)
+        set_field(self, "memory_space", memory_space)
+        set_field(self, "split_configs", split_configs)
+        set_field(self, "physical_shape", physical_shape)
+        set_field(self, "dynamic_shape_metadata_prefix_bytes", dynamic_shape_metadata_prefix_bytes)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Layout)
+            return (
+                (self.minor_to_major, self.tiles, self.tail_padding_alignment_in_elements,
+                 self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                 self.memory_space, self.split_configs, self.physical_shape)
+                == (other.minor_to_major, other.tiles, other.tail_padding_alignment_in_elements,
+                    other.index_primitive_type, other.pointer_primitive_type, other.element_size_in_bits,
+                    other.memory_space, other.split_configs, other.physical_shape))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.minor_to_major, self.tiles, self.tail_padding_alignment_in_elements,
+                     self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                     self.memory_space, self.split_configs, self.physical_shape))
 
     @classmethod
     def parse(cls, text: str) -> Layout:
@@ -220,23 +274,13 @@ class Layout:
         ...                                          ignore_memory_space=True)
         True
         """
-        if self.minor_to_major != other.minor_to_major:
-            return False
-        if minor_to_major_only:
-            return True
-        return (
-            (ignore_tiles or self.tiles == other.tiles)
-            and (ignore_tail_padding or self.tail_padding_alignment_in_elements
-                 == other.tail_padding_alignment_in_elements)
-            and (ignore_index_primitive_type
-                 or self.index_primitive_type == other.index_primitive_type)
-            and (ignore_pointer_primitive_type
-                 or self.pointer_primitive_type == other.pointer_primitive_type)
-            and (ignore_element_size or self.element_size_in_bits == other.element_size_in_bits)
-            and (ignore_memory_space or self.memory_space == other.memory_space)
-            and (ignore_split_configs or self.split_configs == other.split_configs)
-            and (ignore_physical_shape or self.physical_shape == other.physical_shape)
-        )
+        return bool(_lazy("ops").layout_equal(
+            self, other, ignore_tiles=ignore_tiles, ignore_tail_padding=ignore_tail_padding,
+            ignore_index_primitive_type=ignore_index_primitive_type,
+            ignore_pointer_primitive_type=ignore_pointer_primitive_type,
+            ignore_element_size=ignore_element_size,
+            ignore_memory_space=ignore_memory_space, ignore_split_configs=ignore_split_configs,
+            ignore_physical_shape=ignore_physical_shape, minor_to_major_only=minor_to_major_only))
 
 
 def _int_type_str(t: PrimitiveType) -> str:
@@ -391,26 +435,6 @@ def _read_metadata_prefix(cur: Cursor) -> dict[str, object]:
     return {"dynamic_shape_metadata_prefix_bytes": _read_paren_int(cur)[1]}
 
 
-# index := '#' '(' UTYPE ')'     pointer := '*' '(' UTYPE ')'
-def _read_unsigned_type(cur: Cursor) -> PrimitiveType:
-    cur.expect("(", _OPEN)
-    start = cur.pos
-    name = cur.identifier("an unsigned integer type")
-    t = ELEMENT_TYPES.get(name)
-    if t is None or not t.is_unsigned:
-        raise cur.error("an unsigned integer type such as u32", at=start)
-    cur.expect(")", _CLOSE)
-    return t
-
-
-def _read_index_type(cur: Cursor) -> dict[str, object]:
-    return {"index_primitive_type": _read_unsigned_type(cur)}
-
-
-def _read_pointer_type(cur: Cursor) -> dict[str, object]:
-    return {"pointer_primitive_type": _read_unsigned_type(cur)}
-
-
 # phys := 'P' '(' shape ')'
 def _read_physical_shape(cur: Cursor, read_shape: ShapeReader | None) -> Shape:
     if read_shape is None:
@@ -449,49 +473,16 @@ def _read_tile_dim(cur: Cursor) -> int:
     return d
 
 
-# splits := 'SC' ('(' INT ':' [INT (',' INT)*] ')')+
-def _read_split_configs(cur: Cursor) -> dict[str, object]:
-    configs: list[SplitConfig] = []
-    while cur.accept("("):
-        dim = read_xla_int(cur, "a physical dimension number")
-        cur.expect(":")
-        idx: list[int] = []
-        if not cur.peek(")"):
-            idx.append(read_xla_int(cur, "a split index"))
-            while cur.accept(","):
-                idx.append(read_xla_int(cur, "a split index"))
-        cur.expect(")", _CLOSE)
-        configs.append(SplitConfig(dim, tuple(idx)))
-    if not configs:
-        raise cur.error("'(' to start a split config after SC")
-    return {"split_configs": tuple(configs)}
-
-
-# dlt := 'D' '(' [lvl (',' lvl)*] ')'     lvl := ('D'|'C'|'S'|'H') ['+'] ['~']
-def _skip_dim_level_types(cur: Cursor) -> dict[str, object]:
-    """XLA (2026) parses dim-level types and drops them; so do we."""
-    cur.expect("(")
-    if cur.accept(")"):
-        return {}
-    while True:
-        cur.skip()
-        if cur.pos < len(cur.text) and cur.text[cur.pos] in "DCSH":
-            cur.pos += 1
-        else:
-            raise cur.error("a DimLevelType abbreviation (D, C, or S)")
-        cur.accept("+")
-        cur.accept("~")
-        if not cur.accept(","):
-            break
-    cur.expect(")")
-    return {}
+def _rare(name: str) -> Callable[[Cursor], dict[str, object]]:
+    """The reader ``name`` of a rare annotation, from :mod:`tensorlayout.xla.layout_ops` when one comes."""
+    return lambda cur: getattr(_lazy("ops"), name)(cur)
 
 
 #: The reader of each annotation (``P`` needs the shape reader and is read apart).
 _ANNOTATION_READERS: dict[str, Callable[[Cursor], dict[str, object]]] = {
-    "D": _skip_dim_level_types, "T": _read_tiles, "L": _read_tail_padding,
-    "#": _read_index_type, "*": _read_pointer_type, "E": _read_element_size,
-    "S": _read_memory_space, "SC": _read_split_configs, "M": _read_metadata_prefix,
+    "D": _rare("skip_dim_level_types"), "T": _read_tiles, "L": _read_tail_padding,
+    "#": _rare("read_index_type"), "*": _rare("read_pointer_type"), "E": _read_element_size,
+    "S": _read_memory_space, "SC": _rare("read_split_configs"), "M": _read_metadata_prefix,
 }
 
 

@@ -20,6 +20,8 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from tensorlayout._cursor import Cursor, read_whole
+from tensorlayout._lazy import lazy_modules, lazy_names
+from tensorlayout.core._frozen import set_field
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod
 from tensorlayout.errors import LayoutError, ParseError, expect_text
 from tensorlayout.xla.layout import Layout, read_layout, read_xla_int
@@ -29,13 +31,20 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["UNBOUNDED_SIZE", "Shape", "as_shape", "parse_shape", "problems", "read_shape", "takes_shape"]
 
+#: what a shape does beyond being read and printed (its constructor, equality, program shapes),
+#: loaded on first use; ``program_shape_to_string`` is still importable from here
+_lazy = lazy_modules({"ops": "tensorlayout.xla.shape_ops"})
+__getattr__, __dir__ = lazy_names(
+    __name__, {"program_shape_to_string": ("tensorlayout.xla.shape_ops", "program_shape_to_string")},
+    [*__all__, "program_shape_to_string"])
+
 #: ``Shape::kUnboundedSize``: the size of a dimension written ``?``.
 UNBOUNDED_SIZE = INT64_MIN
 
 _TUPLE = ELEMENT_TYPES["tuple"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Shape:
     """An XLA shape. ``kind`` is ``"array"``, ``"tuple"``, ``"token"``, ``"opaque"`` or ``"buffer"``.
 
@@ -51,6 +60,31 @@ class Shape:
     tuple_shapes: tuple[Shape, ...] = ()
     is_buffer: bool = False
 
+    # (the dataclass's methods written out: a dataclass compiles its own with exec at every import)
+    def __init__(self, element_type: PrimitiveType, dimensions: tuple[int, ...] = (),
+                 dynamic_dimensions: tuple[bool, ...] = (), layout: Layout | None = None,
+                 tuple_shapes: tuple[Shape, ...] = (), is_buffer: bool = False) -> None:
+        set_field(self, "element_type", element_type)
+        set_field(self, "dimensions", dimensions)
+        set_field(self, "dynamic_dimensions", dynamic_dimensions)
+        set_field(self, "layout", layout)
+        set_field(self, "tuple_shapes", tuple_shapes)
+        set_field(self, "is_buffer", is_buffer)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Shape)
+            return (
+                (self.element_type, self.dimensions, self.dynamic_dimensions, self.layout,
+                 self.tuple_shapes, self.is_buffer)
+                == (other.element_type, other.dimensions, other.dynamic_dimensions, other.layout,
+                    other.tuple_shapes, other.is_buffer))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.dynamic_dimensions, self.layout,
+                     self.tuple_shapes, self.is_buffer))
+
     # -- construction ---------------------------------------------------------------------
     @staticmethod
     def array(
@@ -64,18 +98,7 @@ class Shape:
         >>> str(Shape.array("f32", (3, 5), "{0,1}"))
         'f32[3,5]{0,1}'
         """
-        et = element_type if isinstance(element_type, PrimitiveType) else _type(element_type)
-        if not et.is_array:
-            raise LayoutError(f"expected an array element type, but got {et.name}")
-        dims = tuple(dimensions)
-        for d in dims:
-            if isinstance(d, bool) or not isinstance(d, int) or d < 0:
-                raise LayoutError(f"expected non-negative integer dimensions, but got {dims}")
-        dyn = tuple(dynamic_dimensions) if dynamic_dimensions else (False,) * len(dims)
-        if isinstance(layout, str):
-            layout = (Layout(tuple(range(len(dims) - 1, -1, -1))) if layout == "default"
-                      else Layout.parse(layout))
-        return Shape(et, dims, dyn, layout)
+        return _lazy("ops").make_array(element_type, dimensions, layout, dynamic_dimensions)
 
     @staticmethod
     def tuple_of(*shapes: Shape) -> Shape:
@@ -225,25 +248,10 @@ class Shape:
         >>> parse_shape("f32[?,3]").equal(parse_shape("f32[7,3]"), ignore_dynamic_dimension=True)
         True
         """
-        options = dict(ignore_layout=ignore_layout, ignore_buffer=ignore_buffer,
-                       ignore_dynamic_dimension=ignore_dynamic_dimension,
-                       ignore_element_type=ignore_element_type,
-                       ignore_fp_precision=ignore_fp_precision,
-                       ignore_dimensions=ignore_dimensions, **layout_options)
-        if self.is_tuple:
-            return other.is_tuple and len(self.tuple_shapes) == len(other.tuple_shapes) and all(
-                a.equal(b, **options) for a, b in zip(self.tuple_shapes, other.tuple_shapes))
-        if self.is_buffer or other.is_buffer:
-            if not ignore_buffer and not (self.is_buffer and other.is_buffer):
-                return False
-            return _unbuffered(self).equal(_unbuffered(other), **options)
-        if not self.is_array or not other.is_array:
-            return self.element_type == other.element_type
-        return (_same_types(self, other, ignore_element_type, ignore_fp_precision)
-                and _same_dimensions(self, other, ignore_dimensions, ignore_dynamic_dimension)
-                and (ignore_layout or _same_layouts(self, other, layout_options))
-                and (ignore_dynamic_dimension
-                     or self.dynamic_dimensions == other.dynamic_dimensions))
+        return bool(_lazy("ops").shape_equal(
+            self, other, ignore_layout=ignore_layout, ignore_dynamic_dimension=ignore_dynamic_dimension,
+            ignore_element_type=ignore_element_type, ignore_fp_precision=ignore_fp_precision,
+            ignore_dimensions=ignore_dimensions, ignore_buffer=ignore_buffer, **layout_options))
 
     def compatible(self, other: Shape, *, ignore_element_type: bool = False,
                    ignore_fp_precision: bool = False) -> bool:
@@ -253,49 +261,10 @@ class Shape:
                           ignore_fp_precision=ignore_fp_precision)
 
 
-def _unbounded(shape: Shape, i: int) -> bool:
-    """Dimension ``i`` is ``?`` (``is_unbounded_dynamic_dimension``)."""
-    return shape.dimensions[i] == UNBOUNDED_SIZE and shape.dynamic_dimensions[i]
-
-
-def _unbuffered(shape: Shape) -> Shape:
-    return shape.buffer_shape if shape.is_buffer else shape
-
-
-def _same_types(a: Shape, b: Shape, ignore_element_type: bool, ignore_fp_precision: bool) -> bool:
-    """Shape::Equal's element-type rule (two floats match when precision is ignored)."""
-    if ignore_element_type or a.element_type == b.element_type:
-        return True
-    return ignore_fp_precision and a.element_type.is_float and b.element_type.is_float
-
-
-def _same_dimensions(a: Shape, b: Shape, ignore_dimensions: bool, ignore_dynamic: bool) -> bool:
-    """Same rank always; same sizes unless ignored (``?`` matches any size if dynamic is ignored)."""
-    if a.rank != b.rank:
-        return False
-    return ignore_dimensions or all(
-        x == y or (ignore_dynamic and (_unbounded(a, i) or _unbounded(b, i)))
-        for i, (x, y) in enumerate(zip(a.dimensions, b.dimensions)))
-
-
-def _same_layouts(a: Shape, b: Shape, layout_options: dict[str, bool]) -> bool:
-    """Both without a layout, or both with layouts equal under the layout options."""
-    if a.layout is None or b.layout is None:
-        return a.layout is None and b.layout is None
-    return a.layout.equal(b.layout, **layout_options)
-
-
 def _dim_str(d: int, dynamic: bool) -> str:
     if d == UNBOUNDED_SIZE and dynamic:
         return "?"
     return f"<={d}" if dynamic else str(d)
-
-
-def _type(name: str) -> PrimitiveType:
-    t = ELEMENT_TYPES.get(name)
-    if t is None or name == "tuple":
-        raise LayoutError(f"expected an XLA element type name, but got {name!r}")
-    return t
 
 
 # -- validation (ShapeUtil::ValidateShape, LayoutUtil::ValidateLayoutForShape) ---------------
@@ -570,19 +539,6 @@ def _parse_shape_cached(text: str) -> Shape:
 
 
 parse_shape.cache_clear = _parse_shape_cached.cache_clear  # type: ignore[attr-defined]
-
-
-def program_shape_to_string(parameters: list[Shape], result: Shape,
-                            names: list[str] | None = None) -> str:
-    """``ProgramShape::ToString``: ``(name: shape, ...) -> result``, without layouts.
-
-    >>> program_shape_to_string([parse_shape("f32[2]")], parse_shape("s32[]"), ["x"])
-    '(x: f32[2]) -> s32[]'
-    """
-    params = ", ".join(
-        f"{names[i] if names and i < len(names) else '(unknown)'}: {p.to_string()}"
-        for i, p in enumerate(parameters))
-    return f"({params}) -> {result.to_string()}"
 
 
 def as_shape(x: Shape | str) -> Shape:

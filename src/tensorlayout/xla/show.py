@@ -29,25 +29,27 @@ from typing import Any
 import numpy as np
 
 from tensorlayout.core.intmath import nested_lists, prod, row_major_coords
+from tensorlayout.errors import LayoutError
 from tensorlayout.xla.advice import layout_warnings
 from tensorlayout.xla.layout import memory_space_name
 from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.sizes import array_size, byte_size, padding_overhead
 from tensorlayout.xla.tiling import allocated_elements, linear_indices, tiled_shape
 
-__all__ = ["describe", "format_show"]
+__all__ = ["describe", "format_show", "format_summary"]
 
 #: Grids and memory strips are printed in full up to this many slots.
 MAX_SHOWN = 4096
 
 
-def describe(shape: Shape) -> dict[str, Any]:
-    """The facts ``show --json`` prints: dims, layout, tiling, sizes, offsets, memory order."""
+def describe(shape: Shape, *, with_offsets: bool = True) -> dict[str, Any]:
+    """The facts ``show --json`` prints: dims, layout, tiling, sizes, offsets, memory order (the
+    last two only ``with_offsets``)."""
     facts: dict[str, Any] = {"shape": str(shape), "kind": shape.kind}
     if not shape.is_array:
         facts["byte_size"] = byte_size(shape)
         if shape.is_tuple:
-            facts["elements"] = [describe(s) for s in shape.tuple_shapes]
+            facts["elements"] = [describe(s, with_offsets=with_offsets) for s in shape.tuple_shapes]
         return facts
     layout = shape.layout
     assert layout is not None
@@ -70,6 +72,8 @@ def describe(shape: Shape) -> dict[str, Any]:
     facts["tiled_shape"] = list(tiled_shape(shape))
     slots = allocated_elements(shape)
     facts["allocated_elements"] = slots
+    if not with_offsets:
+        return facts
     # the lists count too: an empty s32[3,2147483648,0] nests 6e9 of them, bf16[2**62,0,2] 2**62
     dims = list(shape.dimensions)
     lists = prod(dims[:dims.index(0)] if 0 in dims else dims[:-1])
@@ -93,21 +97,7 @@ def format_show(shape: Shape) -> str:
         for sub in shape.tuple_shapes:
             lines += ["", *format_show(sub).splitlines()]
         return "\n".join(lines)
-    space = facts["memory_space"]
-    lines += [
-        f"  element type   {facts['element_type']} ({facts['bit_width']} bits)",
-        f"  memory space   S({space}) {facts['memory_space_name']}",
-    ]
-    if "tiled_shape" in facts:
-        tiled = ",".join(map(str, facts["tiled_shape"]))
-        lines.append(f"  tiled shape    [{tiled}] (pad -> reshape -> transpose of the physical dims)")
-    if facts["byte_size"] is None:
-        lines.append("  bytes          unknown: an unbounded dynamic dimension '?' has no size")
-    else:
-        lines.append(f"  bytes          {facts['byte_size']} logical (ByteSizeOf), "
-                     f"{facts['array_size']} allocated (ArraySize), "
-                     f"overhead {facts['padding_overhead']:.2f}x")
-    lines += [f"  warning        {w}" for w in layout_warnings(shape)]
+    lines += _summary(shape, facts)
     if "offsets" not in facts:
         if "allocated_elements" in facts:
             lines.append(f"  ({facts['allocated_elements']} slots: too many to draw; "
@@ -122,6 +112,42 @@ def format_show(shape: Shape) -> str:
     for start in range(0, len(cells), 8):
         lines.append("  " + " ".join(cells[start:start + 8]))
     return "\n".join(lines)
+
+
+def format_summary(shape: Shape) -> str:
+    """The lines :func:`format_show` prints above its grid for an array shape (its text, element
+    type, memory space, tiled shape, bytes and warnings), without listing any offset.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> print(format_summary(parse_shape("bf16[16,256]{1,0:T(8,128)(2,1)}")))
+    bf16[16,256]{1,0:T(8,128)(2,1)}
+      element type   bf16 (16 bits)
+      memory space   S(0) HBM (default device memory)
+      tiled shape    [2,2,4,128,2,1] (pad -> reshape -> transpose of the physical dims)
+      bytes          8192 logical (ByteSizeOf), 8192 allocated (ArraySize), overhead 1.00x
+    """
+    if not shape.is_array:
+        raise LayoutError(f"expected an array shape, but got {shape}")
+    return "\n".join([str(shape), *_summary(shape, describe(shape, with_offsets=False))])
+
+
+def _summary(shape: Shape, facts: dict[str, Any]) -> list[str]:
+    """An array's summary lines from its facts."""
+    space = facts["memory_space"]
+    lines = [
+        f"  element type   {facts['element_type']} ({facts['bit_width']} bits)",
+        f"  memory space   S({space}) {facts['memory_space_name']}",
+    ]
+    if "tiled_shape" in facts:
+        tiled = ",".join(map(str, facts["tiled_shape"]))
+        lines.append(f"  tiled shape    [{tiled}] (pad -> reshape -> transpose of the physical dims)")
+    if facts["byte_size"] is None:
+        lines.append("  bytes          unknown: an unbounded dynamic dimension '?' has no size")
+    else:
+        lines.append(f"  bytes          {facts['byte_size']} logical (ByteSizeOf), "
+                     f"{facts['array_size']} allocated (ArraySize), "
+                     f"overhead {facts['padding_overhead']:.2f}x")
+    return lines + [f"  warning        {w}" for w in layout_warnings(shape)]
 
 
 def _grid(offsets: np.ndarray, dims: Sequence[int]) -> list[str]:

@@ -9,13 +9,20 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from tensorlayout._lazy import lazy_modules, lazy_names
 from tensorlayout.core.intmath import ceil_div, fits_int64, prod, round_up, show_int
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, problems, takes_shape
-from tensorlayout.xla.tiling import layout_util_linear_index
+from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape, takes_shape
 from tensorlayout.xla.types import PrimitiveType
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first use
+    from tensorlayout.xla.strides import (
+        byte_strides,
+        byte_strides_is_major_to_minor,
+        unpacked_byte_strides,
+    )
 
 __all__ = [
     "array_data_size",
@@ -31,6 +38,14 @@ __all__ = [
     "padding_overhead",
     "unpacked_byte_strides",
 ]
+
+#: XLA's ``LayoutUtil::LinearIndex`` (only :func:`array_data_size` reads it), loaded on first use
+_lazy = lazy_modules({"plan": "tensorlayout.xla.tiling_recipe"})
+#: the byte strides (``ByteStrides`` and its kin) live in :mod:`tensorlayout.xla.strides`, loaded
+#: on first use: the sizes `show` prints need none of them
+__getattr__, __dir__ = lazy_names(__name__, {
+    name: ("tensorlayout.xla.strides", name)
+    for name in ("byte_strides", "byte_strides_is_major_to_minor", "unpacked_byte_strides")}, __all__)
 
 POINTER_SIZE = 8
 
@@ -155,7 +170,7 @@ def array_data_size(shape: Shape) -> int:
     if shape.elements_in() == 0:
         return 0
     last = tuple(d - 1 for d in shape.dimensions)
-    return _bytes_for(layout_util_linear_index(shape, last) + 1, shape)
+    return _bytes_for(_lazy("plan").layout_util_linear_index(shape, last) + 1, shape)
 
 
 @takes_shape
@@ -169,44 +184,3 @@ def padding_overhead(shape: Shape) -> float:
     if not fits_int64(allocated):
         raise LayoutError(f"{shape} would allocate {show_int(allocated)} bytes, more than int64 can count")
     return allocated / useful if useful else 1.0
-
-
-@takes_shape
-def unpacked_byte_strides(shape: Shape) -> tuple[int, ...]:
-    """``UnpackedByteStrides``: byte stride of each logical dim (sub-byte counts as 1 byte).
-
-    >>> from tensorlayout.xla.shape import parse_shape
-    >>> unpacked_byte_strides(parse_shape("f32[3,5,7]"))
-    (140, 28, 4)
-    """
-    if not shape.is_array:
-        raise LayoutError(f"expected an array shape, but got {shape}")
-    found = problems(shape)
-    if found:
-        raise LayoutError(f"{shape}: {found[0]}")
-    assert shape.layout is not None
-    strides = [0] * shape.rank
-    stride = shape.element_type.byte_width
-    for d in shape.layout.minor_to_major:
-        strides[d] = stride
-        stride *= shape.dimensions[d]
-    return tuple(strides)
-
-
-@takes_shape
-def byte_strides(shape: Shape) -> tuple[int, ...] | None:
-    """``ByteStrides``: as :func:`unpacked_byte_strides`, or None when ``E(n)`` is not whole bytes."""
-    if shape.layout is not None and shape.layout.element_size_in_bits % 8:
-        return None
-    return unpacked_byte_strides(shape)
-
-
-def byte_strides_is_major_to_minor(byte_strides: Sequence[int], dims: Sequence[int],
-                                   element_type: PrimitiveType) -> bool:
-    """``ByteStridesIsMajorToMinor``: dense row-major strides for ``dims``."""
-    expected = element_type.byte_width
-    for stride, dim in zip(reversed(byte_strides), reversed(dims), strict=False):
-        if stride != expected:
-            return False
-        expected *= dim
-    return True

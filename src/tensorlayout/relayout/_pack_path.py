@@ -214,12 +214,12 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
-def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
+def _owning_disjoint(tasks: list[Task], t: PhysicalTarget, covering: bool = False) -> list[Task]:
     """The data tasks as kind 2 (``_owning_gaps``) when every one of them becomes one and no
     two own a group in common (so each group's gap slots are padding of that task's columns:
     a ragged sub-tile's missing rows, which the kernel then packs with its rows in whole
-    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill; else
-    the tasks unchanged.
+    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill (or may
+    cover the buffer, ``covering``: no fill then); else the tasks unchanged.
 
     >>> t = PhysicalTarget.from_xla("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
     >>> _owning_disjoint([(0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))], t)[0][0]
@@ -239,7 +239,7 @@ def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
     disjoint = count.max() <= 1
     # (groups covering the whole buffer stay the mark of a fill_all plan: _groups_cover)
     covers = _groups_cover(owning, t.physical_elements, 8 // t.packed_bits)
-    return owning if disjoint and not covers else tasks
+    return owning if disjoint and (covering or not covers) else tasks
 
 
 def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
@@ -362,14 +362,34 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         start, end = plan.tail
         if start < end:
             pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
-        fill = _fill_first(pads, t.buffer_bytes or 0, per)
-        # filled first, the pad tasks go; a ragged sub-tile's missing rows are then padding the
-        # data tasks may own (and write with their rows, in whole bytes)
-        tasks = _owning_disjoint(tasks, t) if fill else tasks + pads
+        tasks, fill = _owning_or_pads(tasks, pads, t, per)
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
     return whole, rest, fill
+
+
+def _owning_or_pads(tasks: list[Task], pads: list[Task], t: PhysicalTarget, per: int
+                    ) -> tuple[list[Task], bool]:
+    """(tasks, fill first) of a plan with pad boxes: data tasks owning disjoint column groups
+    (``_owning_disjoint``: a ragged sub-tile's missing rows, a sub-tile's unused rows, written
+    with the data in whole bytes) and pad runs over the groups none owns (``_uncovered``), no
+    fill; else, where the pad tasks would go mostly slot by slot (``_fill_first``), a fill
+    first and the data tasks owning what they can; else the data and pad tasks as they are.
+
+    >>> t = PhysicalTarget.from_xla("u1[128,4]{0,1:T(8,128)(32,1)E(1)}")
+    >>> pads = [(1, 4, 0, (128, 28), (32, 1), (0, 0))]
+    >>> tasks, fill = _owning_or_pads([(0, 0, 0, (128, 4), (32, 1), (4, 1))], pads, t, 8)
+    >>> tasks, fill
+    ([(2, 0, 0, (128, 4), (32, 1), (4, 1))], False)
+    """
+    owning = _owning_disjoint(tasks, t, True) if pads else tasks  # (no padding: nothing to own)
+    runs = _uncovered(owning, t.physical_elements) if owning is not tasks else None
+    if runs is not None:
+        return owning + runs, False
+    if _fill_first(pads, t.buffer_bytes or 0, per):
+        return _owning_disjoint(tasks, t), True
+    return tasks + pads, False
 
 
 def _fill_first(pads: list[Task], nbytes: int, per: int) -> bool:

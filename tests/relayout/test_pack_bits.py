@@ -1,6 +1,7 @@
 """The packing kernel's faster words forms (``_pack_bits.h``): E(4) nibble blocks (4 columns x 4
 rows of lines packed and transposed in registers, short blocks at the logical array's end word by
-word) and joined columns (columns whose logical bytes follow each other, one staged run). Raw
+word), E(1) bit blocks (16 columns x 8 rows of lines: movemasks and byte transposes) and joined
+columns (columns whose logical bytes follow each other, one staged run). Raw
 tasks of those shapes against the slot-by-slot model of ``test_pack_kernel`` with guard bytes
 either side of both buffers (ragged column counts, 1..20 rows of lines, negative strides, logical
 rows longer than the task reads, signed and unsigned, pad codes), and the public calls on the
@@ -60,6 +61,28 @@ def test_nibble_blocks_match_the_model(nc: int, nr: int, extra: int, reverse: bo
     task = (0, 0, 0, (nr, nc, 8), (nc * 8, 8, 1), (8, L, 1))
     event(f"columns % 4 {nc % 4}, rows % 4 {nr % 4}")
     _round_trip(task, logical, lbase, 4, nbytes, pad, signed, threads)
+
+
+@settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
+@given(P=st.sampled_from([1, 2, 4]), nc=st.integers(14, 50), nr=st.integers(6, 20),
+       extra=st.sampled_from([0, 8]), reverse=st.booleans(), kind=st.sampled_from([0, 2]), seed=st.integers(0, 99), pad=st.integers(0, 1),
+       signed=st.booleans(), threads=st.sampled_from([1, 2]))
+def test_bit_blocks_match_the_model(P: int, nc: int, nr: int, extra: int, reverse: bool, kind: int, seed: int,
+                                    pad: int, signed: bool, threads: int) -> None:
+    # E(1): nc columns of 8 codes a row of lines (a logical row each), nr rows of lines continuing
+    # them, the columns P bytes apart (kind 2: the P - 1 bytes after each column's its gap), the
+    # buffer ending at the last column's byte (a 16-column block reads whole words only inside)
+    if kind == 0 and P > 1:
+        kind = 2 if seed % 2 else 0  # (kind 0 with gaps: the words path; both run)
+    size = nc * (nr * 8 + extra)
+    lbase = np.random.default_rng(seed).integers(0, 256, size + 2 * GUARD).astype(np.uint8)
+    logical = lbase[GUARD:GUARD + size].reshape(nc, nr * 8 + extra)[:, :nr * 8]
+    if reverse:
+        logical = logical[::-1]
+    nbytes = (nr * nc - 1) * P + 1 if kind == 0 else nr * nc * P
+    task = (kind, 0, 0, (nr, nc, 8), (nc * P * 8, P * 8, 1), (8, logical.strides[0], 1))
+    event(f"P {P}, kind {kind}")
+    _round_trip(task, logical, lbase, 1, nbytes, pad, signed, threads)
 
 
 @settings(max_examples=200, suppress_health_check=list(HealthCheck), deadline=None)

@@ -44,7 +44,9 @@
  *               two faster forms first (_pack_bits.h): E(4) adjacent columns in 4 x 4 register
  *               transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 -> 3.9 / 4.3x
  *               a copy), and columns whose logical bytes follow each other as one staged run
- *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 3.6 / 3.3x);
+ *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 3.6 / 3.3x); E(1) words of
+ *               16 columns x 8 rows of lines in movemasks and byte transposes (u1[6936,205]{0,1:
+ *               T(8,128)(32,1)E(1)}: 4.3 / 6.7 -> 3.6 / 3.4x);
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
@@ -120,6 +122,7 @@ typedef struct {
     uint64_t swar_mask[4]; /* after each level of the word trick, finest first */
     const char *log_lo, *log_hi; /* pack: the logical array's bytes, first to past the last (a
                                   * columns tail reads whole vectors inside them) */
+    const uint8_t *bytes_hi;     /* past the packed buffer's last byte */
 } ctx_t;
 
 typedef enum { L_COLUMNS, L_PARTIAL, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
@@ -1340,6 +1343,49 @@ static void nibble_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *b
 #endif
 }
 
+/* Bit blocks: E(1), 8 codes a word, columns 1, 2 or 4 bytes apart (packing: owning their gaps, or
+ * adjacent), rows of lines 8 bytes on. */
+static int bit_blocks(const ctx_t *c, const task_t *t, int unpack, const rows_t *rows)
+{
+    int last = t->ndim - 1;
+    if (!HAVE_NIB_ROWS || c->bits != 1 || last < 1 || t->shape[last] != 8 || t->ls[last] != 1 || rows->ls != 8
+        || rows->n < 8 || t->shape[last - 1] < 16)
+        return 0;
+    Py_ssize_t P = t->ps[last - 1] / 8;
+    return (P == 1 || P == 2 || P == 4) && (unpack || P == 1 || t->kind == 2);
+}
+
+/* The task's rows of lines, 16 columns x 8 rows a block; the last nc % 16 columns and rows % 8
+ * rows of lines (and a block whose last word ends the buffer, unpacking) word by word. */
+static void bit_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+#if HAVE_NIB_ROWS
+    const int last = t->ndim - 1, P = (int)(t->ps[last - 1] / 8);
+    const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 8;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t all = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += 8) {
+            const Py_ssize_t k = rows->n - r < 8 ? rows->n - r : 8;
+            uint8_t *out = bytes + r * pb + c0 * P;
+            char *lg = log + c0 * L + r * 8;
+            rows_ahead(unpack, c->stream, out, pb, rows->n - r, k, WORDS_AHEAD);
+            if (all == 16 && k == 8 && !unpack) {
+                bit_pack_16x8(out, lg, L, pb, P, c->pad_byte);
+            } else if (all == 16 && k == 8 && out + (pb > 0 ? 7 * pb : 0) + 16 * P <= c->bytes_hi) {
+                bit_unpack_16x8(lg, out, L, pb, P, c->sign);
+            } else if (unpack) {
+                unpack_words_rows(c, lg, out, all, k, P, L, pb, 8, 1, 8);
+            } else {
+                pack_words_rows(c, out, lg, all, k, P, L, pb, 8, 1, t->kind == 2 && P > 1, pads, 8);
+            }
+        }
+    }
+#else
+    (void)c, (void)t, (void)unpack, (void)bytes, (void)log, (void)rows;
+#endif
+}
+
 /* Joined columns: n <= 8 codes a column, the columns' logical bytes one after the other, at most
  * 8 bytes a column; packing, a column owning its gap or writing whole bytes. */
 static int joined(const ctx_t *c, const task_t *t, int unpack)
@@ -1391,6 +1437,10 @@ static int bits_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *byte
 {
     if (joined(c, t, unpack)) {
         joined_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    if (bit_blocks(c, t, unpack, rows)) {
+        bit_words(c, t, unpack, bytes, log, rows);
         return 1;
     }
     if (nibble_blocks(c, t, rows)) {
@@ -1872,9 +1922,10 @@ static PyObject *run_all(ctx_t *c, task_t *ts, Py_ssize_t count, int unpack, int
     Py_RETURN_NONE;
 }
 
-static void init_ctx(ctx_t *c, uint8_t *bytes, int bits, int sign, int stream, int pad)
+static void init_ctx(ctx_t *c, uint8_t *bytes, Py_ssize_t nbytes, int bits, int sign, int stream, int pad)
 {
     c->bytes = bytes;
+    c->bytes_hi = bytes + nbytes;
     c->bits = bits;
     c->per = 8 / bits;
     c->mask = (1u << bits) - 1;
@@ -1900,7 +1951,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     ctx_t c;
     bounds_t b = {0};
     if (get_buffers(dst, src, 1, &pv, &lv, &b, bits, nslots) < 0) return NULL;
-    init_ctx(&c, (uint8_t *)pv.buf, bits, 0, stream, pad);
+    init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, 0, stream, pad);
     if (b.log != NULL) {
         c.log_lo = b.log + b.llo;
         c.log_hi = b.log + b.lhi;
@@ -1939,7 +1990,7 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     ctx_t c;
     bounds_t b = {0};
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
-    init_ctx(&c, (uint8_t *)pv.buf, bits, sign, stream, 0);
+    init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, sign, stream, 0);
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts != NULL) result = run_all(&c, ts, count, 1, workers);
     PyMem_Free(ts);

@@ -160,6 +160,135 @@ static inline int nib_rows(int unpack, uint8_t *out, char *lg, Py_ssize_t m, Py_
         }
     return 1;
 }
+
+/* ---- bit blocks: E(1) words of 8 rows of lines x 16 columns (SSE2) ------------------------ */
+
+/* 64 logical codes (a column's 8 rows of lines, 8 bytes each) -> 8 packed bytes, row r's in
+ * byte r: each 16 bytes' low bits gathered by a movemask. */
+static inline uint64_t bit_pack64(const char *p)
+{
+    uint64_t w = 0;
+    for (int h = 0; h < 4; h++) {
+        __m128i x = _mm_slli_epi16(_mm_loadu_si128((const __m128i *)(p + 16 * h)), 7);
+        w |= (uint64_t)(uint16_t)_mm_movemask_epi8(x) << (16 * h);
+    }
+    return w;
+}
+
+/* 16 columns' 8 bytes (c[j] holds columns 2j, 2j+1) -> 8 rows of 16 bytes (byte i of row r
+ * = byte r of column i): bytes, then 16-bit, then 32-bit interleaves. */
+static inline void bit_rows_of(__m128i *row, const __m128i *c)
+{
+    __m128i y[8], z[8];
+    for (int j = 0; j < 8; j++) y[j] = _mm_unpacklo_epi8(c[j], _mm_srli_si128(c[j], 8));
+    for (int k = 0; k < 4; k++) {
+        z[k] = _mm_unpacklo_epi16(y[2 * k], y[2 * k + 1]);     /* rows 0-3, columns 4k.. 4k+3 */
+        z[k + 4] = _mm_unpackhi_epi16(y[2 * k], y[2 * k + 1]); /* rows 4-7 */
+    }
+    for (int h = 0; h < 2; h++) { /* rows 4h.. 4h+3 */
+        __m128i a = _mm_unpacklo_epi32(z[4 * h], z[4 * h + 1]), b = _mm_unpackhi_epi32(z[4 * h], z[4 * h + 1]);
+        __m128i e = _mm_unpacklo_epi32(z[4 * h + 2], z[4 * h + 3]), f = _mm_unpackhi_epi32(z[4 * h + 2], z[4 * h + 3]);
+        row[4 * h] = _mm_unpacklo_epi64(a, e);
+        row[4 * h + 1] = _mm_unpackhi_epi64(a, e);
+        row[4 * h + 2] = _mm_unpacklo_epi64(b, f);
+        row[4 * h + 3] = _mm_unpackhi_epi64(b, f);
+    }
+}
+
+/* The other way: 8 rows of 16 bytes -> c[j] = columns 2j, 2j+1 (8 bytes each, row r's byte r). */
+static inline void bit_columns_of(__m128i *c, const __m128i *row)
+{
+    __m128i a[8], b[8];
+    for (int p = 0; p < 4; p++) { /* 16-bit: rows 2p, 2p+1 of a column */
+        a[2 * p] = _mm_unpacklo_epi8(row[2 * p], row[2 * p + 1]);     /* columns 0-7 */
+        a[2 * p + 1] = _mm_unpackhi_epi8(row[2 * p], row[2 * p + 1]); /* columns 8-15 */
+    }
+    for (int h = 0; h < 2; h++) { /* 32-bit: rows 0-3 (b[0..3]) and 4-7 (b[4..7]) of columns 8h.. */
+        b[2 * h] = _mm_unpacklo_epi16(a[h], a[2 + h]);
+        b[2 * h + 1] = _mm_unpackhi_epi16(a[h], a[2 + h]);
+        b[4 + 2 * h] = _mm_unpacklo_epi16(a[4 + h], a[6 + h]);
+        b[4 + 2 * h + 1] = _mm_unpackhi_epi16(a[4 + h], a[6 + h]);
+    }
+    for (int g = 0; g < 4; g++) { /* columns 4g.. 4g+3 */
+        c[2 * g] = _mm_unpacklo_epi32(b[g], b[4 + g]);
+        c[2 * g + 1] = _mm_unpackhi_epi32(b[g], b[4 + g]);
+    }
+}
+
+/* 16 bytes (one per column) -> the columns' P-byte words (P 1, 2 or 4), each byte then P - 1
+ * pad bytes, to out. */
+static inline void bit_store_row(uint8_t *out, __m128i r, int P, __m128i pad)
+{
+    if (P == 1) {
+        _mm_storeu_si128((__m128i *)out, r);
+        return;
+    }
+    __m128i lo = _mm_unpacklo_epi8(r, pad), hi = _mm_unpackhi_epi8(r, pad);
+    if (P == 2) {
+        _mm_storeu_si128((__m128i *)out, lo);
+        _mm_storeu_si128((__m128i *)(out + 16), hi);
+        return;
+    }
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo, pad));
+    _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi16(lo, pad));
+    _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi16(hi, pad));
+    _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi16(hi, pad));
+}
+
+/* The first byte of each of 16 P-byte words from in (16 * P bytes read) -> 16 bytes. */
+static inline __m128i bit_load_row(const uint8_t *in, int P)
+{
+    const __m128i *v = (const __m128i *)in;
+    if (P == 1) return _mm_loadu_si128(v);
+    if (P == 2) {
+        const __m128i m = _mm_set1_epi16(0xFF);
+        return _mm_packus_epi16(_mm_and_si128(_mm_loadu_si128(v), m), _mm_and_si128(_mm_loadu_si128(v + 1), m));
+    }
+    const __m128i m = _mm_set1_epi32(0xFF);
+    __m128i a = _mm_packs_epi32(_mm_and_si128(_mm_loadu_si128(v), m), _mm_and_si128(_mm_loadu_si128(v + 1), m));
+    __m128i b = _mm_packs_epi32(_mm_and_si128(_mm_loadu_si128(v + 2), m), _mm_and_si128(_mm_loadu_si128(v + 3), m));
+    return _mm_packus_epi16(a, b);
+}
+
+/* 8 packed bytes (x's low 8) -> 64 codes 0 or 1 (0 or -1 when sign) at to, a byte's bit k in
+ * code 8r + k. */
+static inline void bit_unpack64(char *to, __m128i x, int sign)
+{
+    const __m128i sel = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+    const __m128i one = _mm_set1_epi8(sign ? -1 : 1);
+    __m128i v = _mm_unpacklo_epi8(x, x), w[2], pair[4]; /* b0 b0 b1 b1 ... */
+    w[0] = _mm_unpacklo_epi16(v, v); /* b0 x4, b1 x4, b2 x4, b3 x4 */
+    w[1] = _mm_unpackhi_epi16(v, v);
+    for (int h = 0; h < 2; h++) { /* byte 2k eight times, then byte 2k+1 */
+        pair[2 * h] = _mm_unpacklo_epi32(w[h], w[h]);
+        pair[2 * h + 1] = _mm_unpackhi_epi32(w[h], w[h]);
+    }
+    for (int h = 0; h < 4; h++)
+        _mm_storeu_si128((__m128i *)(to + 16 * h), _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(pair[h], sel), sel), one));
+}
+
+/* 16 columns (logical lines L apart, 64 codes each) x 8 rows of lines (pb bytes apart, the
+ * columns P bytes apart): packed, each column's word its byte then the pad byte `padb`. */
+static inline void bit_pack_16x8(uint8_t *out, const char *lg, Py_ssize_t L, Py_ssize_t pb, int P, uint8_t padb)
+{
+    __m128i c[8], row[8];
+    const __m128i pad = _mm_set1_epi8((char)padb);
+    for (int j = 0; j < 8; j++)
+        c[j] = _mm_set_epi64x((long long)bit_pack64(lg + (2 * j + 1) * L), (long long)bit_pack64(lg + 2 * j * L));
+    bit_rows_of(row, c);
+    for (int r = 0; r < 8; r++) bit_store_row(out + r * pb, row[r], P, pad);
+}
+
+static inline void bit_unpack_16x8(char *lg, const uint8_t *in, Py_ssize_t L, Py_ssize_t pb, int P, int sign)
+{
+    __m128i c[8], row[8];
+    for (int r = 0; r < 8; r++) row[r] = bit_load_row(in + r * pb, P);
+    bit_columns_of(c, row);
+    for (int j = 0; j < 8; j++) {
+        bit_unpack64(lg + 2 * j * L, c[j], sign);
+        bit_unpack64(lg + (2 * j + 1) * L, _mm_srli_si128(c[j], 8), sign);
+    }
+}
 #define HAVE_NIB_ROWS 1
 #else
 #define HAVE_NIB_ROWS 0

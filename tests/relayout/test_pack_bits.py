@@ -65,8 +65,8 @@ def test_nibble_blocks_match_the_model(nc: int, nr: int, extra: int, reverse: bo
 
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
 @given(P=st.sampled_from([1, 2, 4]), nc=st.integers(14, 50), nr=st.integers(6, 20),
-       extra=st.sampled_from([0, 8]), reverse=st.booleans(), kind=st.sampled_from([0, 2]), seed=st.integers(0, 99), pad=st.integers(0, 1),
-       signed=st.booleans(), threads=st.sampled_from([1, 2]))
+       extra=st.sampled_from([0, 8]), reverse=st.booleans(), kind=st.sampled_from([0, 2]),
+       seed=st.integers(0, 99), pad=st.integers(0, 1), signed=st.booleans(), threads=st.sampled_from([1, 2]))
 def test_bit_blocks_match_the_model(P: int, nc: int, nr: int, extra: int, reverse: bool, kind: int, seed: int,
                                     pad: int, signed: bool, threads: int) -> None:
     # E(1): nc columns of 8 codes a row of lines (a logical row each), nr rows of lines continuing

@@ -65,3 +65,32 @@ def test_short_packed_rows_own_their_groups_without_a_fill() -> None:
     whole, rest, fill = pack_path._make_tasks(t, (95, 1), True, 1)
     assert not fill and not rest
     assert {task[0] for task in whole} == {pack_path.DATA_OWNING_GAPS, pack_path.PAD}
+
+
+def _slots(tasks: list) -> list[int]:
+    """Every slot the pad tasks write, in the order written, from their axes (brute force)."""
+    out = []
+    for _, slot, _, shape, ps, _ in tasks:
+        out += [slot + sum(i * p for i, p in zip(index, ps)) for index in np.ndindex(*shape)]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_periodic_pad_runs_write_the_same_slots(seed: int) -> None:
+    # runs in a repeating pattern (a period of 1-4 runs, D slots on), a ragged tail, or none
+    rng = np.random.default_rng(seed)
+    period = [(int(rng.integers(0, 50)), int(rng.integers(1, 20))) for _ in range(int(rng.integers(1, 5)))]
+    period = sorted({start: length for start, length in period}.items())
+    span = max(start + length for start, length in period) + int(rng.integers(0, 9))
+    reps = int(rng.integers(1, 30))
+    runs = [(r * span + start, length) for r in range(reps) for start, length in period]
+    tail = period[:int(rng.integers(0, len(period) + 1))]
+    runs += [(reps * span + start, length) for start, length in tail]
+    runs = [run for k, run in enumerate(runs) if k == 0 or run[0] >= runs[k - 1][0] + runs[k - 1][1]]
+    tasks = pack_path._strided_runs(runs)
+    folded = pack_path._periodic(tasks)
+    assert sorted(_slots(folded)) == sorted(_slots(tasks))
+    assert len(set(_slots(folded))) == len(_slots(folded))  # no slot twice
+    assert len(folded) <= len(tasks)
+    if reps >= 4 and len(period) <= 2:
+        assert len(folded) < len(tasks) or len(tasks) <= 2  # (the pattern was folded)

@@ -41,9 +41,9 @@
  *               copy, now 2-3x). A kind-2 task's gaps go in the same stores; fewer than 8
  *               rows a word where the rest is the column's gap (kind 2), or unpacking
  *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
- *               two faster forms first (_pack_bits.h): E(4) adjacent columns in 4 x 4 register
- *               transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 -> 3.9 / 4.3x
- *               a copy), and columns whose logical bytes follow each other as one staged run
+ *               faster forms first (_pack_bits.h): E(4) adjacent columns in 8 x 8 (AVX2) or 4 x 4
+ *               register transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 ->
+ *               3.3 / 3.8x a copy), and columns whose logical bytes follow each other as one staged run
  *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 3.6 / 3.3x); E(1) words of
  *               16 columns x 8 rows of lines in movemasks and byte transposes (u1[6936,205]{0,1:
  *               T(8,128)(32,1)E(1)}: 4.3 / 6.7 -> 3.6 / 3.4x);
@@ -1301,6 +1301,12 @@ ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, c
 
 /* ---- the words path's faster forms (moves in _pack_bits.h) -------------------------------- */
 
+#ifdef HAVE_AVX2_PATH
+#define WORDS_AVX2 use_avx2
+#else
+#define WORDS_AVX2 0
+#endif
+
 /* Nibble blocks: E(4), 8 codes a word, adjacent columns, rows of lines 8 bytes on. */
 static int nibble_blocks(const ctx_t *c, const task_t *t, const rows_t *rows)
 {
@@ -1327,7 +1333,7 @@ static void nibble_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *b
             char *lg = log + c0 * L + r * 8;
             rows_ahead(unpack, c->stream, out, pb, rows->n - r, k, WORDS_AHEAD);
             Py_ssize_t done = nib_rows(unpack, out, lg, m, k, L, pb, c->sign, c->log_lo, c->log_hi,
-                                       WORDS_LOG_AHEAD) ? m : 0;
+                                       WORDS_LOG_AHEAD, WORDS_AVX2) ? m : 0;
             for (Py_ssize_t j = 0; j < k && done < all; j++) { /* the rest: the words path's loops */
                 if (unpack)
                     unpack_words_rows(c, lg + done * L + j * 8, out + j * pb + done * 4, all - done, 1, 4, L, pb, 8,

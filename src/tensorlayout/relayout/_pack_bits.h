@@ -142,15 +142,89 @@ static inline void nib_unpack_4xk(char *log, const uint8_t *in, Py_ssize_t L, Py
     }
 }
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define PB_AVX2 __attribute__((target("avx2")))
+#define HAVE_NIB_AVX2 1
+
+/* 64 logical codes of E(4) -> their 32 packed bytes (the lanes' packs put back in order). */
+PB_AVX2 static inline __m256i nib_pack64(const char *p)
+{
+    const __m256i lo = _mm256_set1_epi16(0x000F), hi = _mm256_set1_epi16(0x00F0);
+    __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
+    a = _mm256_or_si256(_mm256_and_si256(a, lo), _mm256_and_si256(_mm256_srli_epi16(a, 4), hi));
+    b = _mm256_or_si256(_mm256_and_si256(b, lo), _mm256_and_si256(_mm256_srli_epi16(b, 4), hi));
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
+}
+
+/* The 8 x 8 transpose of 32-bit words: word j of v[i] -> word i of v[j]. */
+PB_AVX2 static inline void transpose8(__m256i *v)
+{
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);     /* words 0, 1 | 4, 5 */
+        t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]); /* words 2, 3 | 6, 7 */
+    }
+    for (int h = 0; h < 2; h++) { /* columns 4h.. 4h+3 */
+        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);     /* word 0 | 4 */
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]); /* word 1 | 5 */
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+    }
+    for (int j = 0; j < 4; j++) {
+        v[j] = _mm256_permute2x128_si256(u[j], u[4 + j], 0x20);
+        v[j + 4] = _mm256_permute2x128_si256(u[j], u[4 + j], 0x31);
+    }
+}
+
+/* 8 columns (logical rows L apart) x 8 rows of lines (pb apart), packed and transposed. */
+PB_AVX2 static void nib_pack_8x8(uint8_t *out, const char *log, Py_ssize_t L, Py_ssize_t pb)
+{
+    __m256i v[8];
+    for (int i = 0; i < 8; i++) v[i] = nib_pack64(log + i * L);
+    transpose8(v);
+    for (int j = 0; j < 8; j++) _mm256_storeu_si256((__m256i *)(out + j * pb), v[j]);
+}
+
+PB_AVX2 static void nib_unpack_8x8(char *log, const uint8_t *in, Py_ssize_t L, Py_ssize_t pb, int sign)
+{
+    const __m256i m = _mm256_set1_epi8(0x0F), half = _mm256_set1_epi8(sign ? 8 : 0);
+    __m256i v[8];
+    for (int j = 0; j < 8; j++) v[j] = _mm256_loadu_si256((const __m256i *)(in + j * pb));
+    transpose8(v);
+    for (int i = 0; i < 8; i++) {
+        __m256i k0 = _mm256_and_si256(v[i], m), k1 = _mm256_and_si256(_mm256_srli_epi16(v[i], 4), m);
+        __m256i y0 = _mm256_unpacklo_epi8(k0, k1), y1 = _mm256_unpackhi_epi8(k0, k1); /* 0-15|32-47, 16-31|48-63 */
+        __m256i a = _mm256_permute2x128_si256(y0, y1, 0x20), b = _mm256_permute2x128_si256(y0, y1, 0x31);
+        _mm256_storeu_si256((__m256i *)(log + i * L), _mm256_sub_epi8(_mm256_xor_si256(a, half), half));
+        _mm256_storeu_si256((__m256i *)(log + i * L + 32), _mm256_sub_epi8(_mm256_xor_si256(b, half), half));
+    }
+}
+#else
+#define HAVE_NIB_AVX2 0
+#endif
+
 /* Rows of lines 0.. k (k <= 8, pb bytes apart) of columns 0.. m (m a multiple of 4; logical
- * rows L apart, a row of lines 8 bytes on), 4 x 4 at a time; `ahead`: logical bytes a
+ * rows L apart, a row of lines 8 bytes on), 8 x 8 in AVX2 registers when avx2 (the caller
+ * checked the CPU), else 4 x 4; `ahead`: logical bytes a
  * column's line is fetched ahead when packing whole blocks. 0 when a short block would read
  * outside [lo, hi) (the caller goes word by word). */
 static inline int nib_rows(int unpack, uint8_t *out, char *lg, Py_ssize_t m, Py_ssize_t k, Py_ssize_t L,
-                           Py_ssize_t pb, int sign, const char *lo, const char *hi, Py_ssize_t ahead)
+                           Py_ssize_t pb, int sign, const char *lo, const char *hi, Py_ssize_t ahead, int avx2)
 {
     const __m128i half = _mm_set1_epi8(sign ? 8 : 0);
-    for (Py_ssize_t i = 0; i < m; i += 4)
+    Py_ssize_t i = 0;
+#if HAVE_NIB_AVX2
+    for (; avx2 && k == 8 && i + 8 <= m; i += 8) { /* 8 x 8 in AVX2 registers where the CPU has them */
+        if (!unpack)
+            for (int j = 0; j < 8; j++) __builtin_prefetch(lg + (i + j) * L + ahead, 0, 3);
+        if (unpack) nib_unpack_8x8(lg + i * L, out + i * 4, L, pb, sign);
+        else nib_pack_8x8(out + i * 4, lg + i * L, L, pb);
+    }
+#else
+    (void)avx2;
+#endif
+    for (; i < m; i += 4)
         for (Py_ssize_t h = 0; h < k; h += 4) {
             int kh = k - h < 4 ? (int)(k - h) : 4;
             if (h == 0 && k == 8 && !unpack) /* the columns' next lines */

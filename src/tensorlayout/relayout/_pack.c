@@ -1161,7 +1161,7 @@ ALWAYS_INLINE void word_store(uint8_t *out, uint64_t y, Py_ssize_t P, const int 
         memcpy(out, &w, 8);
     } else {
         memcpy(out, &y, (size_t)bits);
-        memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
+        if (P > bits) memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
     }
 }
 
@@ -1235,6 +1235,22 @@ ALWAYS_INLINE uint64_t word_unpack(const ctx_t *c, uint64_t x, const int bits)
     return swar_unpack(c, x);
 }
 
+/* The low n < 8 bytes of y to `to`, in at most three fixed-size moves. */
+static inline void put_low(char *to, uint64_t y, Py_ssize_t n)
+{
+    if (n & 4) {
+        memcpy(to, &y, 4);
+        to += 4;
+        y >>= 32;
+    }
+    if (n & 2) {
+        memcpy(to, &y, 2);
+        to += 2;
+        y >>= 16;
+    }
+    if (n & 1) *to = (char)(y & 0xFF);
+}
+
 /* unpack_words_rows: the same, the other way; a column's logical line written in a row, in
  * 16-byte stores that bypass the cache when streaming a line-aligned line. */
 ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t m, Py_ssize_t k,
@@ -1249,8 +1265,7 @@ ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *i
                 uint64_t x = from[0], y; /* built in a register (pieces stored then read whole stall) */
                 for (size_t b = 1; b < qn; b++) x |= (uint64_t)from[b] << (8 * b);
                 y = word_unpack(c, x, bits);
-                char *to = log + i * L + r * rl;
-                for (Py_ssize_t b = 0; b < n; b++, y >>= 8) to[b] = (char)(y & 0xFF);
+                put_low(log + i * L + r * rl, y, n);
             }
         return;
     }

@@ -26,6 +26,19 @@
 
 /* ---- joined columns: bit fields <-> a bit stream (portable C) ---------------------------- */
 
+/* join_scatter for a constant store width (1, 2, 4 or 8 bytes; 0: any, `width`). */
+static inline __attribute__((always_inline)) void join_scatter_w(uint8_t *out, const uint8_t *stage, size_t m,
+                                                                 size_t nb, size_t P, uint64_t field, uint64_t fill,
+                                                                 const size_t w, size_t width)
+{
+    for (size_t i = 0, at = 0; i < m; i++, at += nb) {
+        uint64_t x;
+        memcpy(&x, stage + at / 8, 8);
+        x = ((x >> (at % 8)) & field) | fill;
+        memcpy(out + i * P, &x, w ? w : width);
+    }
+}
+
 /* Column i of m: nb = n*bits bits from bit i*nb of the stage (8 readable bytes past its last
  * field) -> out + i*P: P bytes (P <= 8) of the field and then the pad pattern `pads` when
  * own, else the field's nb / 8 whole bytes only. */
@@ -33,37 +46,26 @@ static inline void join_scatter(uint8_t *out, const uint8_t *stage, Py_ssize_t m
                                 uint64_t pads)
 {
     const uint64_t field = nb >= 64 ? ~0ULL : (1ULL << nb) - 1, fill = own ? pads << nb : 0;
-    const size_t width = own ? (size_t)P : (size_t)(nb / 8);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        uint64_t w;
-        Py_ssize_t at = i * nb;
-        memcpy(&w, stage + at / 8, 8);
-        w = ((w >> (at % 8)) & field) | fill;
-        switch (width) { /* (fixed-size moves for the usual widths) */
-        case 1: out[i * P] = (uint8_t)w; break;
-        case 2: memcpy(out + i * P, &w, 2); break;
-        case 4: memcpy(out + i * P, &w, 4); break;
-        case 8: memcpy(out + i * P, &w, 8); break;
-        default: memcpy(out + i * P, &w, width);
-        }
+    const size_t width = own ? (size_t)P : (size_t)(nb / 8), um = (size_t)m, unb = (size_t)nb, uP = (size_t)P;
+    switch (width) { /* (fixed-size moves for the usual widths) */
+    case 1: join_scatter_w(out, stage, um, unb, uP, field, fill, 1, width); break;
+    case 2: join_scatter_w(out, stage, um, unb, uP, field, fill, 2, width); break;
+    case 4: join_scatter_w(out, stage, um, unb, uP, field, fill, 4, width); break;
+    case 8: join_scatter_w(out, stage, um, unb, uP, field, fill, 8, width); break;
+    default: join_scatter_w(out, stage, um, unb, uP, field, fill, 0, width);
     }
 }
 
-/* The other way: the first q = ceil(nb / 8) bytes of column i (out + i*P) -> bits i*nb.. of
- * the stage, which gets every byte up to the last field's written (8 more zeroed). */
-static inline void join_gather(uint8_t *stage, const uint8_t *in, Py_ssize_t m, int nb, Py_ssize_t P)
+/* join_gather for a constant column width q (1, 2 or 4 bytes). */
+static inline __attribute__((always_inline)) void join_gather_q(uint8_t *stage, const uint8_t *in, size_t m,
+                                                                unsigned nb, size_t P, const size_t q)
 {
     const uint64_t field = (1ULL << nb) - 1; /* (nb <= 32) */
-    const int q = (nb + 7) / 8;
     uint64_t acc = 0;
-    int used = 0;
-    for (Py_ssize_t i = 0; i < m; i++) {
+    unsigned used = 0;
+    for (size_t i = 0; i < m; i++) {
         uint32_t v = 0;
-        const uint8_t *from = in + i * P;
-        if (q == 1) v = from[0];
-        else if (q == 2) memcpy(&v, from, 2);
-        else if (q == 4) memcpy(&v, from, 4);
-        else memcpy(&v, from, (size_t)q);
+        memcpy(&v, in + i * P, q);
         uint64_t f = v & field;
         acc |= f << used;
         used += nb;
@@ -76,6 +78,17 @@ static inline void join_gather(uint8_t *stage, const uint8_t *in, Py_ssize_t m, 
     }
     memcpy(stage, &acc, 8);
     memset(stage + 8, 0, 8);
+}
+
+/* The other way: the first q = ceil(nb / 8) bytes of column i (in + i*P) -> bits i*nb.. of
+ * the stage, which gets every byte up to the last field's written (8 more zeroed). */
+static inline void join_gather(uint8_t *stage, const uint8_t *in, Py_ssize_t m, int nb, Py_ssize_t P)
+{
+    const size_t q = (size_t)(nb + 7) / 8, um = (size_t)m, uP = (size_t)P;
+    if (q == 1) join_gather_q(stage, in, um, (unsigned)nb, uP, 1);
+    else if (q == 2) join_gather_q(stage, in, um, (unsigned)nb, uP, 2);
+    else if (q == 4) join_gather_q(stage, in, um, (unsigned)nb, uP, 4);
+    else join_gather_q(stage, in, um, (unsigned)nb, uP, 3);
 }
 
 #if defined(__SSE2__) || defined(_M_X64)

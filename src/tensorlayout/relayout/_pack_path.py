@@ -8,7 +8,9 @@ copies; the others (ragged edges, whose bytes hold slots of other boxes too) run
 in one thread. Where the plan leaves slots between its boxes (``fill_all``) the buffer is
 filled with the pad code first, unless data tasks owning their column groups (kind 2) write
 every byte themselves; so is every buffer whose padding would otherwise be written mostly slot
-by slot (``_fill_first``).
+by slot (``_fill_first``), unless the data tasks can own disjoint column groups: then they write
+those groups' padding with their rows, and pad runs (a repeating pattern of them folded into
+tasks of one more axis, ``_periodic``) cover the groups none owns (``_owning_or_pads``).
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument

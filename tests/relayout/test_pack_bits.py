@@ -1,11 +1,11 @@
 """The packing kernel's faster words forms (``_pack_bits.h``): E(4) nibble blocks (4 columns x 4
 rows of lines packed and transposed in registers, short blocks at the logical array's end word by
-word), E(1) bit blocks (16 columns x 8 rows of lines: movemasks and byte transposes) and joined
-columns (columns whose logical bytes follow each other, one staged run). Raw
-tasks of those shapes against the slot-by-slot model of ``test_pack_kernel`` with guard bytes
-either side of both buffers (ragged column counts, 1..20 rows of lines, negative strides, logical
-rows longer than the task reads, signed and unsigned, pad codes), and the public calls on the
-transposing layouts they serve against the definition."""
+word; a ragged sub-tile's short words 4 columns at a time), E(1) bit blocks (16 columns x 8 rows
+of lines: movemasks and byte transposes) and joined columns (columns whose logical bytes follow
+each other, one staged run). Raw tasks of those shapes against the slot-by-slot model of
+``test_pack_kernel`` with guard bytes either side of both buffers (ragged column counts, 1..20
+rows of lines, negative strides, logical rows longer than the task reads, signed and unsigned,
+pad codes), and the public calls on the transposing layouts they serve against the definition."""
 
 from __future__ import annotations
 
@@ -83,6 +83,37 @@ def test_bit_blocks_match_the_model(P: int, nc: int, nr: int, extra: int, revers
     task = (kind, 0, 0, (nr, nc, 8), (nc * P * 8, P * 8, 1), (8, logical.strides[0], 1))
     event(f"P {P}, kind {kind}")
     _round_trip(task, logical, lbase, 1, nbytes, pad, signed, threads)
+
+
+@settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
+@given(n=st.integers(1, 7), nc=st.integers(1, 30), rows=st.integers(1, 4), extra=st.sampled_from([0, 0, 5]),
+       reverse=st.booleans(), seed=st.integers(0, 99), pad=st.integers(0, 15), signed=st.booleans())
+def test_short_nibble_words_match_the_model(n: int, nc: int, rows: int, extra: int, reverse: bool, seed: int,
+                                            pad: int, signed: bool) -> None:
+    # E(4) words of n < 8 codes (a ragged sub-tile's rows): columns a logical row each (n bytes
+    # read, `extra` more there), side by side in the buffer, rows of lines a row of words apart;
+    # packed of kind 2 (the word's other codes the pad code), the buffer ending at the last
+    # column's bytes when unpacking (kind 0: no whole word to read there)
+    size = rows * nc * (n + extra)
+    lbase = np.random.default_rng(seed).integers(0, 256, size + 2 * GUARD).astype(np.uint8)
+    logical = lbase[GUARD:GUARD + size].reshape(rows, nc, n + extra)[:, :, :n]
+    if reverse:
+        logical = logical[:, ::-1]
+    task = (2, 0, 0, (rows, nc, n), (nc * 8, 8, 1), (logical.strides[0], logical.strides[1], 1))
+    _round_trip(task, logical, lbase, 4, rows * nc * 4, pad, signed, 1)
+    # unpacking from a buffer that ends inside the last word
+    nbytes = (rows * nc - 1) * 4 + -(-n // 2)
+    packed = np.random.default_rng(seed + 1).integers(0, 256, nbytes + GUARD).astype(np.uint8)[:nbytes]
+    back = np.zeros((rows, nc, n), np.uint8)
+    task = (0, 0, 0, (rows, nc, n), (nc * 8, 8, 1), back.strides)
+    kernel.unpack(back, packed, [task], 4, nbytes * 2, signed)
+    codes4 = np.stack([packed & 15, packed >> 4], axis=1).reshape(-1)
+    slots = np.arange(rows * nc * n).reshape(rows, nc, n)
+    want = codes4[(slots // n) * 8 + slots % n]
+    if signed:
+        assert np.array_equal(back.view(np.int8), ((want.astype(np.int16) ^ 8) - 8).astype(np.int8))
+    else:
+        assert np.array_equal(back, want)
 
 
 @settings(max_examples=200, suppress_health_check=list(HealthCheck), deadline=None)

@@ -43,7 +43,7 @@
  *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
  *               faster forms first (_pack_bits.h): E(4) adjacent columns in 8 x 8 (AVX2) or 4 x 4
  *               register transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 ->
- *               3.3 / 3.8x a copy), and columns whose logical bytes follow each other as one staged run
+ *               3.3 / 3.8x a copy) and a ragged sub-tile's short words 4 columns at a time, and columns whose logical bytes follow each other as one staged run
  *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 2.3 / 2.9x); E(1) words of
  *               16 columns x 8 rows of lines in movemasks and byte transposes (u1[6936,205]{0,1:
  *               T(8,128)(32,1)E(1)}: 4.3 / 6.7 -> 3.6 / 3.4x);
@@ -1364,6 +1364,41 @@ static void nibble_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *b
 #endif
 }
 
+/* Short nibble words: E(4), n < 8 codes a word (a ragged sub-tile's rows), adjacent columns
+ * (packing: owning their groups), any rows of lines. */
+static int short_nibbles(const ctx_t *c, const task_t *t, int unpack)
+{
+    int last = t->ndim - 1;
+    return HAVE_NIB_ROWS && c->bits == 4 && last >= 1 && t->shape[last] < 8 && t->ls[last] == 1
+           && t->ps[last - 1] == 8 && t->shape[last - 1] >= 4 && (unpack || t->kind == 2);
+}
+
+/* Each row of lines 4 columns at a time; the last nc % 4 columns (and any whose 8-byte read
+ * would leave the logical array) word by word. */
+static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+#if HAVE_NIB_ROWS
+    const int last = t->ndim - 1, n = (int)t->shape[last];
+    const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 2;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = bytes + r * pb;
+        char *lg = log + r * rows->ls;
+        Py_ssize_t i = 0;
+        for (; i + 4 <= nc; i += 4) {
+            if (unpack && out + i * 4 + 16 > c->bytes_hi) break; /* (the last word past the buffer) */
+            if (unpack) nib_unpack_short4(lg + i * L, out + i * 4, L, n, c->sign);
+            else if (!nib_pack_short4(out + i * 4, lg + i * L, L, n, c->pad_byte, c->log_lo, c->log_hi)) break;
+        }
+        if (i == nc) continue;
+        if (unpack) unpack_words_rows(c, lg + i * L, out + i * 4, nc - i, 1, 4, L, pb, rows->ls, 4, n);
+        else pack_words_rows(c, out + i * 4, lg + i * L, nc - i, 1, 4, L, pb, rows->ls, 4, 0, pads, n);
+    }
+#else
+    (void)c, (void)t, (void)unpack, (void)bytes, (void)log, (void)rows;
+#endif
+}
+
 /* Bit blocks: E(1), 8 codes a word, columns 1, 2 or 4 bytes apart (packing: owning their gaps, or
  * adjacent), rows of lines 8 bytes on. */
 static int bit_blocks(const ctx_t *c, const task_t *t, int unpack, const rows_t *rows)
@@ -1462,6 +1497,10 @@ static int bits_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *byte
     }
     if (bit_blocks(c, t, unpack, rows)) {
         bit_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    if (short_nibbles(c, t, unpack)) {
+        short_words(c, t, unpack, bytes, log, rows);
         return 1;
     }
     if (nibble_blocks(c, t, rows)) {

@@ -6,7 +6,13 @@
  *                  rows (8 bytes on): 4 columns x 4 rows of lines at a time, each column's 32
  *                  logical bytes packed to 16 in a register, then a 4 x 4 transpose of 32-bit
  *                  words puts each row of lines' 4 words side by side (one 16-byte store);
- *                  unpacking the same backwards (nib_rows).
+ *                  unpacking the same backwards (nib_rows; 8 x 8 in AVX2 registers where
+ *                  the CPU has them). A ragged sub-tile's words of n < 8 codes 4 columns at a
+ *                  time, the other codes the pad code (nib_pack_short4, nib_unpack_short4).
+ *   bit blocks     E(1) words of 8 codes (one byte a column, the columns 1, 2 or 4 bytes apart):
+ *                  16 columns x 8 rows of lines, each column's 64 logical bytes gathered by
+ *                  movemasks, a 16 x 8 byte transpose, each row's 16 bytes stored with their
+ *                  gaps' pad bytes (bit_pack_16x8, bit_unpack_16x8).
  *   joined columns columns whose logical bytes follow each other (a short logical minor dim,
  *                  u1[N,4]{0,1:T(8,128)(32,1)E(1)}): the caller (un)packs the columns' run
  *                  of codes through a stage as one contiguous run; here each column's n*bits
@@ -216,6 +222,52 @@ PB_AVX2 static void nib_unpack_8x8(char *log, const uint8_t *in, Py_ssize_t L, P
 #else
 #define HAVE_NIB_AVX2 0
 #endif
+
+/* Short nibble words: 4 adjacent columns of n < 8 codes (logical rows L apart), packed with
+ * the pad code `padb` (both nibbles) in each word's other 8 - n codes; 0 when a column's 8-byte
+ * read would leave [lo, hi) (the caller goes word by word). */
+static inline int nib_pack_short4(uint8_t *out, const char *log, Py_ssize_t L, int n, uint8_t padb, const char *lo,
+                                  const char *hi)
+{
+    const char *first = L < 0 ? log + 3 * L : log, *end = (L < 0 ? log : log + 3 * L) + 8;
+    if (first < lo || end > hi) return 0;
+    const uint64_t low = (1ULL << (8 * n)) - 1, pads = (0x0101010101010101ULL * padb) & ~low;
+    uint64_t x[4];
+    for (int i = 0; i < 4; i++) {
+        memcpy(&x[i], log + i * L, 8);
+        x[i] = (x[i] & low) | pads;
+    }
+    const __m128i lo16 = _mm_set1_epi16(0x000F), hi16 = _mm_set1_epi16(0x00F0);
+    __m128i a = _mm_set_epi64x((long long)x[1], (long long)x[0]), b = _mm_set_epi64x((long long)x[3], (long long)x[2]);
+    a = _mm_or_si128(_mm_and_si128(a, lo16), _mm_and_si128(_mm_srli_epi16(a, 4), hi16));
+    b = _mm_or_si128(_mm_and_si128(b, lo16), _mm_and_si128(_mm_srli_epi16(b, 4), hi16));
+    _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(a, b));
+    return 1;
+}
+
+/* The other way: 4 adjacent words -> each column's n < 8 codes (logical rows L apart). */
+static inline void nib_unpack_short4(char *log, const uint8_t *in, Py_ssize_t L, int n, int sign)
+{
+    __m128i y[2];
+    uint64_t w[4];
+    nib_unpack32(_mm_loadu_si128((const __m128i *)in), y, _mm_set1_epi8(sign ? 8 : 0));
+    memcpy(w, y, 32);
+    for (int i = 0; i < 4; i++) {
+        char *to = log + i * L;
+        uint64_t v = w[i];
+        if (n & 4) {
+            memcpy(to, &v, 4);
+            to += 4;
+            v >>= 32;
+        }
+        if (n & 2) {
+            memcpy(to, &v, 2);
+            to += 2;
+            v >>= 16;
+        }
+        if (n & 1) *to = (char)(v & 0xFF);
+    }
+}
 
 /* Rows of lines 0.. k (k <= 8, pb bytes apart) of columns 0.. m (m a multiple of 4; logical
  * rows L apart, a row of lines 8 bytes on), 8 x 8 in AVX2 registers when avx2 (the caller

@@ -12,7 +12,8 @@
  *   bit blocks     E(1) words of 8 codes (one byte a column, the columns 1, 2 or 4 bytes apart):
  *                  16 columns x 8 rows of lines, each column's 64 logical bytes gathered by
  *                  movemasks, a 16 x 8 byte transpose, each row's 16 bytes stored with their
- *                  gaps' pad bytes (bit_pack_16x8, bit_unpack_16x8).
+ *                  gaps' pad bytes (bit_pack_16x8, bit_unpack_16x8; the gathers and spreads
+ *                  in AVX2 where the CPU has them).
  *   joined columns columns whose logical bytes follow each other (a short logical minor dim,
  *                  u1[N,4]{0,1:T(8,128)(32,1)E(1)}): the caller (un)packs the columns' run
  *                  of codes through a stage as one contiguous run; here each column's n*bits
@@ -428,9 +429,58 @@ static inline void bit_unpack_16x8(char *lg, const uint8_t *in, Py_ssize_t L, Py
         bit_unpack64(lg + (2 * j + 1) * L, _mm_srli_si128(c[j], 8), sign);
     }
 }
+#if HAVE_NIB_AVX2
+/* bit_pack64 in two AVX2 movemasks. */
+PB_AVX2 static inline uint64_t bit_pack64_avx2(const char *p)
+{
+    __m256i a = _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)p), 7);
+    __m256i b = _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)(p + 32)), 7);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+}
+
+/* bit_unpack64 with each byte spread over 8 lanes by a byte shuffle, 32 codes a store. */
+PB_AVX2 static inline void bit_unpack64_avx2(char *to, uint64_t x, int sign)
+{
+    const __m256i sel = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                            3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i one = _mm256_set1_epi8(sign ? -1 : 1);
+    __m256i lo = _mm256_set1_epi32((int)(uint32_t)x), hi = _mm256_set1_epi32((int)(uint32_t)(x >> 32));
+    lo = _mm256_shuffle_epi8(lo, spread); /* byte k of x eight times, k = 0..3 */
+    hi = _mm256_shuffle_epi8(hi, spread);
+    lo = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(lo, sel), sel), one);
+    hi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hi, sel), sel), one);
+    _mm256_storeu_si256((__m256i *)to, lo);
+    _mm256_storeu_si256((__m256i *)(to + 32), hi);
+}
+
+/* bit_pack_16x8 / bit_unpack_16x8 with the AVX2 gathers and spreads. */
+PB_AVX2 static void bit_pack_16x8_avx2(uint8_t *out, const char *lg, Py_ssize_t L, Py_ssize_t pb, int P,
+                                       uint8_t padb)
+{
+    __m128i c[8], row[8];
+    const __m128i pad = _mm_set1_epi8((char)padb);
+    for (int j = 0; j < 8; j++)
+        c[j] = _mm_set_epi64x((long long)bit_pack64_avx2(lg + (2 * j + 1) * L), (long long)bit_pack64_avx2(lg + 2 * j * L));
+    bit_rows_of(row, c);
+    for (int r = 0; r < 8; r++) bit_store_row(out + r * pb, row[r], P, pad);
+}
+
+PB_AVX2 static void bit_unpack_16x8_avx2(char *lg, const uint8_t *in, Py_ssize_t L, Py_ssize_t pb, int P, int sign)
+{
+    __m128i c[8], row[8];
+    uint64_t w[16];
+    for (int r = 0; r < 8; r++) row[r] = bit_load_row(in + r * pb, P);
+    bit_columns_of(c, row);
+    memcpy(w, c, sizeof w);
+    for (int i = 0; i < 16; i++) bit_unpack64_avx2(lg + i * L, w[i], sign);
+}
+#endif
+
 #define HAVE_NIB_ROWS 1
 #else
 #define HAVE_NIB_ROWS 0
+#define HAVE_NIB_AVX2 0
 #endif
 
 /* The buffer's lines of the next k rows of lines (pb bytes apart, `left` rows left) fetched

@@ -41,6 +41,12 @@
  *               copy, now 2-3x). A kind-2 task's gaps go in the same stores; fewer than 8
  *               rows a word where the rest is the column's gap (kind 2), or unpacking
  *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
+ *               faster forms first (_pack_bits.h): E(4) adjacent columns in 8 x 8 (AVX2) or 4 x 4
+ *               register transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 ->
+ *               3.3 / 3.8x a copy) and a ragged sub-tile's short words 4 columns at a time, and columns whose logical bytes follow each other as one staged run
+ *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 2.3 / 2.9x); E(1) words of
+ *               16 columns x 8 rows of lines in movemasks and byte transposes (u1[6936,205]{0,1:
+ *               T(8,128)(32,1)E(1)}: 4.8 / 6.9 -> 3.0 / 2.9x);
  *     contiguous  ... the last axis contiguous on the logical side: 16 bytes of codes per
  *               SSE2 step (shifts, masks and packs), the rest 8 codes per 64-bit word;
  *     bytes     ... otherwise byte by byte;
@@ -74,6 +80,7 @@
 #else
 #define HAVE_SWAR 0
 #endif
+#include "_pack_bits.h"
 #include "_pool.h"
 #include "_task.h"
 
@@ -115,6 +122,7 @@ typedef struct {
     uint64_t swar_mask[4]; /* after each level of the word trick, finest first */
     const char *log_lo, *log_hi; /* pack: the logical array's bytes, first to past the last (a
                                   * columns tail reads whole vectors inside them) */
+    const uint8_t *bytes_hi;     /* past the packed buffer's last byte */
 } ctx_t;
 
 typedef enum { L_COLUMNS, L_PARTIAL, L_WORDS, L_CONTIGUOUS, L_BYTES, L_SLOTS } line_t;
@@ -1153,7 +1161,7 @@ ALWAYS_INLINE void word_store(uint8_t *out, uint64_t y, Py_ssize_t P, const int 
         memcpy(out, &w, 8);
     } else {
         memcpy(out, &y, (size_t)bits);
-        memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
+        if (P > bits) memset(out + bits, (int)(pads & 0xFF), (size_t)(P - bits));
     }
 }
 
@@ -1227,6 +1235,22 @@ ALWAYS_INLINE uint64_t word_unpack(const ctx_t *c, uint64_t x, const int bits)
     return swar_unpack(c, x);
 }
 
+/* The low n < 8 bytes of y to `to`, in at most three fixed-size moves. */
+static inline void put_low(char *to, uint64_t y, Py_ssize_t n)
+{
+    if (n & 4) {
+        memcpy(to, &y, 4);
+        to += 4;
+        y >>= 32;
+    }
+    if (n & 2) {
+        memcpy(to, &y, 2);
+        to += 2;
+        y >>= 16;
+    }
+    if (n & 1) *to = (char)(y & 0xFF);
+}
+
 /* unpack_words_rows: the same, the other way; a column's logical line written in a row, in
  * 16-byte stores that bypass the cache when streaming a line-aligned line. */
 ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *in, Py_ssize_t m, Py_ssize_t k,
@@ -1241,8 +1265,7 @@ ALWAYS_INLINE void unpack_words_rows(const ctx_t *c, char *log, const uint8_t *i
                 uint64_t x = from[0], y; /* built in a register (pieces stored then read whole stall) */
                 for (size_t b = 1; b < qn; b++) x |= (uint64_t)from[b] << (8 * b);
                 y = word_unpack(c, x, bits);
-                char *to = log + i * L + r * rl;
-                for (Py_ssize_t b = 0; b < n; b++, y >>= 8) to[b] = (char)(y & 0xFF);
+                put_low(log + i * L + r * rl, y, n);
             }
         return;
     }
@@ -1291,8 +1314,221 @@ ALWAYS_INLINE void unpack_words_k(const ctx_t *c, const task_t *t, char *log0, c
     }
 }
 
+/* ---- the words path's faster forms (moves in _pack_bits.h) -------------------------------- */
+
+#ifdef HAVE_AVX2_PATH
+#define WORDS_AVX2 use_avx2
+#else
+#define WORDS_AVX2 0
+#endif
+
+/* Nibble blocks: E(4), 8 codes a word, adjacent columns, rows of lines 8 bytes on. */
+static int nibble_blocks(const ctx_t *c, const task_t *t, const rows_t *rows)
+{
+    int last = t->ndim - 1;
+    return HAVE_NIB_ROWS && c->bits == 4 && last >= 1 && t->shape[last] == 8 && t->ls[last] == 1
+           && t->ps[last - 1] == 8 && (rows->ls == 8 || rows->n == 1) && t->shape[last - 1] >= 4;
+}
+
+/* The task's rows of lines: 16 columns x 8 rows a block (each column's logical line read in a
+ * row); the last nc % 4 columns (and a short block the array ends in) word by word. */
+static void nibble_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+#if HAVE_NIB_ROWS
+    const int last = t->ndim - 1;
+    const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 2;
+    const Py_ssize_t n4 = nc & ~(Py_ssize_t)3;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t all = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        const Py_ssize_t m = n4 - c0 < all ? n4 - c0 : all;
+        for (Py_ssize_t r = 0; r < rows->n; r += 8) {
+            const Py_ssize_t k = rows->n - r < 8 ? rows->n - r : 8;
+            uint8_t *out = bytes + r * pb + c0 * 4;
+            char *lg = log + c0 * L + r * 8;
+            rows_ahead(unpack, c->stream, out, pb, rows->n - r, k, WORDS_AHEAD);
+            Py_ssize_t done = nib_rows(unpack, out, lg, m, k, L, pb, c->sign, c->log_lo, c->log_hi,
+                                       WORDS_LOG_AHEAD, WORDS_AVX2) ? m : 0;
+            for (Py_ssize_t j = 0; j < k && done < all; j++) { /* the rest: the words path's loops */
+                if (unpack)
+                    unpack_words_rows(c, lg + done * L + j * 8, out + j * pb + done * 4, all - done, 1, 4, L, pb, 8,
+                                      4, 8);
+                else
+                    pack_words_rows(c, out + j * pb + done * 4, lg + done * L + j * 8, all - done, 1, 4, L, pb, 8,
+                                    4, 0, pads, 8);
+            }
+        }
+    }
+#else
+    (void)c, (void)t, (void)unpack, (void)bytes, (void)log, (void)rows;
+#endif
+}
+
+/* Short nibble words: E(4), n < 8 codes a word (a ragged sub-tile's rows), adjacent columns
+ * (packing: owning their groups), any rows of lines. */
+static int short_nibbles(const ctx_t *c, const task_t *t, int unpack)
+{
+    int last = t->ndim - 1;
+    return HAVE_NIB_ROWS && c->bits == 4 && last >= 1 && t->shape[last] < 8 && t->ls[last] == 1
+           && t->ps[last - 1] == 8 && t->shape[last - 1] >= 4 && (unpack || t->kind == 2);
+}
+
+/* Each row of lines 4 columns at a time; the last nc % 4 columns (and any whose 8-byte read
+ * would leave the logical array) word by word. */
+static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+#if HAVE_NIB_ROWS
+    const int last = t->ndim - 1, n = (int)t->shape[last];
+    const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 2;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t r = 0; r < rows->n; r++) {
+        uint8_t *out = bytes + r * pb;
+        char *lg = log + r * rows->ls;
+        Py_ssize_t i = 0;
+        for (; i + 4 <= nc; i += 4) {
+            if (unpack && out + i * 4 + 16 > c->bytes_hi) break; /* (the last word past the buffer) */
+            if (unpack) nib_unpack_short4(lg + i * L, out + i * 4, L, n, c->sign);
+            else if (!nib_pack_short4(out + i * 4, lg + i * L, L, n, c->pad_byte, c->log_lo, c->log_hi)) break;
+        }
+        if (i == nc) continue;
+        if (unpack) unpack_words_rows(c, lg + i * L, out + i * 4, nc - i, 1, 4, L, pb, rows->ls, 4, n);
+        else pack_words_rows(c, out + i * 4, lg + i * L, nc - i, 1, 4, L, pb, rows->ls, 4, 0, pads, n);
+    }
+#else
+    (void)c, (void)t, (void)unpack, (void)bytes, (void)log, (void)rows;
+#endif
+}
+
+/* Bit blocks: E(1), 8 codes a word, columns 1, 2 or 4 bytes apart (packing: owning their gaps, or
+ * adjacent), rows of lines 8 bytes on. */
+static int bit_blocks(const ctx_t *c, const task_t *t, int unpack, const rows_t *rows)
+{
+    int last = t->ndim - 1;
+    if (!HAVE_NIB_ROWS || c->bits != 1 || last < 1 || t->shape[last] != 8 || t->ls[last] != 1 || rows->ls != 8
+        || rows->n < 8 || t->shape[last - 1] < 16)
+        return 0;
+    Py_ssize_t P = t->ps[last - 1] / 8;
+    return (P == 1 || P == 2 || P == 4) && (unpack || P == 1 || t->kind == 2);
+}
+
+#if HAVE_NIB_ROWS
+/* One block of bit_words, in AVX2 where the CPU has it; `arg` the pad byte packing, else sign. */
+static void bit_block(int unpack, uint8_t *out, char *lg, Py_ssize_t L, Py_ssize_t pb, int P, uint8_t arg)
+{
+#if HAVE_NIB_AVX2
+    if (WORDS_AVX2) {
+        if (unpack) bit_unpack_16x8_avx2(lg, out, L, pb, P, arg);
+        else bit_pack_16x8_avx2(out, lg, L, pb, P, arg);
+        return;
+    }
+#endif
+    if (unpack) bit_unpack_16x8(lg, out, L, pb, P, arg);
+    else bit_pack_16x8(out, lg, L, pb, P, arg);
+}
+#endif
+
+/* The task's rows of lines, 16 columns x 8 rows a block; the last nc % 16 columns and rows % 8
+ * rows of lines (and a block whose last word ends the buffer, unpacking) word by word. */
+static void bit_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+#if HAVE_NIB_ROWS
+    const int last = t->ndim - 1, P = (int)(t->ps[last - 1] / 8);
+    const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 8;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    for (Py_ssize_t c0 = 0; c0 < nc; c0 += WORDS_COLUMNS) {
+        const Py_ssize_t all = nc - c0 < WORDS_COLUMNS ? nc - c0 : WORDS_COLUMNS;
+        for (Py_ssize_t r = 0; r < rows->n; r += 8) {
+            const Py_ssize_t k = rows->n - r < 8 ? rows->n - r : 8;
+            uint8_t *out = bytes + r * pb + c0 * P;
+            char *lg = log + c0 * L + r * 8;
+            rows_ahead(unpack, c->stream, out, pb, rows->n - r, k, WORDS_AHEAD);
+            if (all == 16 && k == 8 && !unpack) {
+                bit_block(0, out, lg, L, pb, P, c->pad_byte);
+            } else if (all == 16 && k == 8 && out + (pb > 0 ? 7 * pb : 0) + 16 * P <= c->bytes_hi) {
+                bit_block(1, out, lg, L, pb, P, (uint8_t)c->sign);
+            } else if (unpack) {
+                unpack_words_rows(c, lg, out, all, k, P, L, pb, 8, 1, 8);
+            } else {
+                pack_words_rows(c, out, lg, all, k, P, L, pb, 8, 1, t->kind == 2 && P > 1, pads, 8);
+            }
+        }
+    }
+#else
+    (void)c, (void)t, (void)unpack, (void)bytes, (void)log, (void)rows;
+#endif
+}
+
+/* Joined columns: n <= 8 codes a column, the columns' logical bytes one after the other, at most
+ * 8 bytes a column; packing, a column owning its gap or writing whole bytes. */
+static int joined(const ctx_t *c, const task_t *t, int unpack)
+{
+    const int last = t->ndim - 1;
+    if (last < 1 || t->ls[last] != 1 || t->ls[last - 1] != t->shape[last] || t->shape[last] > 8) return 0;
+    const Py_ssize_t P = t->ps[last - 1] / c->per, nb = t->shape[last] * c->bits;
+    return P <= 8 && (unpack || (t->kind == 2 ? P * 8 >= nb : nb % 8 == 0 && P * 8 >= nb));
+}
+
+/* One row of lines of joined columns, JOIN_STAGE packed bytes at a time: the run of codes
+ * (un)packed in the stage whole bytes at a time (the last few codes one by one), the columns'
+ * bit fields moved to (from) their bytes. */
+static void joined_row(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log)
+{
+    _Alignas(64) uint8_t stage[JOIN_STAGE + 16];
+    const int last = t->ndim - 1, n = (int)t->shape[last], nb = n * c->bits;
+    const Py_ssize_t nc = t->shape[last - 1], P = t->ps[last - 1] / c->per, chunk = JOIN_STAGE * 8 / nb;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    ctx_t cached = *c;
+    cached.stream = 0; /* the stage stays in L1 */
+    for (Py_ssize_t j0 = 0; j0 < nc; j0 += chunk) {
+        const Py_ssize_t m = nc - j0 < chunk ? nc - j0 : chunk, codes = m * n, whole = codes / c->per;
+        const Py_ssize_t tail = codes - whole * c->per;
+        char *lg = log + j0 * n;
+        if (unpack) {
+            join_gather(stage, bytes + j0 * P, m, nb, P);
+            unpack_contiguous(c, lg, stage, whole);
+            for (Py_ssize_t k = 0; k < tail; k++)
+                lg[whole * c->per + k] = (char)code(c, (unsigned)stage[whole] >> (k * c->bits));
+            continue;
+        }
+        pack_contiguous(&cached, stage, lg, whole);
+        stage[whole] = tail ? gather_byte(&(ctx_t){.per = (int)tail, .bits = c->bits, .mask = c->mask},
+                                          lg + whole * c->per, 1) : 0;
+        memset(stage + whole + 1, 0, 8);
+        join_scatter(bytes + j0 * P, stage, m, nb, P, t->kind == 2, pads);
+    }
+}
+
+static void joined_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+    for (Py_ssize_t r = 0; r < rows->n; r++)
+        joined_row(c, t, unpack, bytes + r * (rows->ps / c->per), log + r * rows->ls);
+}
+
+/* words() first: 1 when a faster form took the task's rows of lines. */
+static int bits_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
+{
+    if (joined(c, t, unpack)) {
+        joined_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    if (bit_blocks(c, t, unpack, rows)) {
+        bit_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    if (short_nibbles(c, t, unpack)) {
+        short_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    if (nibble_blocks(c, t, rows)) {
+        nibble_words(c, t, unpack, bytes, log, rows);
+        return 1;
+    }
+    return 0;
+}
+
 static void words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
 {
+    if (bits_words(c, t, unpack, bytes, log, rows)) return; /* (_pack_bits.h) */
     switch (c->bits * 2 + unpack) {
     case 2: pack_words_k(c, t, bytes, log, rows, 1); break;
     case 3: unpack_words_k(c, t, log, bytes, rows, 1); break;
@@ -1762,9 +1998,10 @@ static PyObject *run_all(ctx_t *c, task_t *ts, Py_ssize_t count, int unpack, int
     Py_RETURN_NONE;
 }
 
-static void init_ctx(ctx_t *c, uint8_t *bytes, int bits, int sign, int stream, int pad)
+static void init_ctx(ctx_t *c, uint8_t *bytes, Py_ssize_t nbytes, int bits, int sign, int stream, int pad)
 {
     c->bytes = bytes;
+    c->bytes_hi = bytes + nbytes;
     c->bits = bits;
     c->per = 8 / bits;
     c->mask = (1u << bits) - 1;
@@ -1790,7 +2027,7 @@ static PyObject *pack_entry(PyObject *self, PyObject *args)
     ctx_t c;
     bounds_t b = {0};
     if (get_buffers(dst, src, 1, &pv, &lv, &b, bits, nslots) < 0) return NULL;
-    init_ctx(&c, (uint8_t *)pv.buf, bits, 0, stream, pad);
+    init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, 0, stream, pad);
     if (b.log != NULL) {
         c.log_lo = b.log + b.llo;
         c.log_hi = b.log + b.lhi;
@@ -1829,7 +2066,7 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     ctx_t c;
     bounds_t b = {0};
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
-    init_ctx(&c, (uint8_t *)pv.buf, bits, sign, stream, 0);
+    init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, sign, stream, 0);
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts != NULL) result = run_all(&c, ts, count, 1, workers);
     PyMem_Free(ts);

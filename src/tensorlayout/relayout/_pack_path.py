@@ -8,7 +8,9 @@ copies; the others (ragged edges, whose bytes hold slots of other boxes too) run
 in one thread. Where the plan leaves slots between its boxes (``fill_all``) the buffer is
 filled with the pad code first, unless data tasks owning their column groups (kind 2) write
 every byte themselves; so is every buffer whose padding would otherwise be written mostly slot
-by slot (``_fill_first``).
+by slot (``_fill_first``), unless the data tasks can own disjoint column groups: then they write
+those groups' padding with their rows, and pad runs (a repeating pattern of them folded into
+tasks of one more axis, ``_periodic``) cover the groups none owns (``_owning_or_pads``).
 
 The functions return None when the kernel is missing or disabled (``USE_PACK``, or the copy
 engine's ``USE_KERNEL``), when the target has no strided description, or when an argument
@@ -214,12 +216,12 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
-def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
+def _owning_disjoint(tasks: list[Task], t: PhysicalTarget, covering: bool = False) -> list[Task]:
     """The data tasks as kind 2 (``_owning_gaps``) when every one of them becomes one and no
     two own a group in common (so each group's gap slots are padding of that task's columns:
     a ragged sub-tile's missing rows, which the kernel then packs with its rows in whole
-    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill; else
-    the tasks unchanged.
+    bytes, ``partial`` in ``_pack.c``), and their groups leave some slots to the fill (or may
+    cover the buffer, ``covering``: no fill then); else the tasks unchanged.
 
     >>> t = PhysicalTarget.from_xla("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
     >>> _owning_disjoint([(0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))], t)[0][0]
@@ -239,7 +241,7 @@ def _owning_disjoint(tasks: list[Task], t: PhysicalTarget) -> list[Task]:
     disjoint = count.max() <= 1
     # (groups covering the whole buffer stay the mark of a fill_all plan: _groups_cover)
     covers = _groups_cover(owning, t.physical_elements, 8 // t.packed_bits)
-    return owning if disjoint and not covers else tasks
+    return owning if disjoint and (covering or not covers) else tasks
 
 
 def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
@@ -287,7 +289,7 @@ def _uncovered(tasks: list[Task], nslots: int) -> list[Task] | None:
     starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
     if len(starts) > UNCOVERED_RUNS:
         return None
-    runs = _strided_runs([(int(a) * group, int(b - a) * group) for a, b in zip(starts, ends)])
+    runs = _periodic(_strided_runs([(int(a) * group, int(b - a) * group) for a, b in zip(starts, ends)]))
     if count * group < nslots:
         runs.append((PAD, count * group, 0, (nslots - count * group,), (1,), (0,)))
     return runs
@@ -308,6 +310,32 @@ def _strided_runs(runs: list[tuple[int, int]]) -> list[Task]:
         else:
             out.append((PAD, start, 0, (1, length), (0, 1), (0, 0)))
     return out
+
+
+PERIOD_MAX = 8  # _periodic: the most tasks one period holds
+
+
+def _periodic(tasks: list[Task]) -> list[Task]:
+    """Pad tasks repeating from the first with a period of p tasks (each the one p before,
+    D slots on) as p tasks of one more axis (D apart); the tasks after the last whole period
+    the same way (one call per call of the kernel: 210 pad runs of a 2 MiB target cost as much
+    as a copy of it).
+
+    >>> _periodic([(1, 0, 0, (2, 4), (10, 1), (0, 0)), (1, 30, 0, (1, 9), (0, 1), (0, 0)),
+    ...            (1, 100, 0, (2, 4), (10, 1), (0, 0)), (1, 130, 0, (1, 9), (0, 1), (0, 0))])
+    [(1, 0, 0, (2, 2, 4), (100, 10, 1), (0, 0, 0)), (1, 30, 0, (2, 1, 9), (100, 0, 1), (0, 0, 0))]
+    """
+    for p in range(1, min(PERIOD_MAX, len(tasks) // 2) + 1):
+        d = tasks[p][1] - tasks[0][1]
+        reps = 1
+        while (reps + 1) * p <= len(tasks) and all(
+                tasks[reps * p + j][3:] == tasks[j][3:] and tasks[reps * p + j][1] == tasks[j][1] + reps * d
+                for j in range(p)):
+            reps += 1
+        if reps > 1 and d > 0:
+            folded = [(PAD, task[1], 0, (reps, *task[3]), (d, *task[4]), (0, *task[5])) for task in tasks[:p]]
+            return folded + _periodic(tasks[reps * p:])
+    return tasks
 
 
 def _whole_bytes(task: Task, per: int) -> bool:
@@ -362,14 +390,34 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         start, end = plan.tail
         if start < end:
             pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
-        fill = _fill_first(pads, t.buffer_bytes or 0, per)
-        # filled first, the pad tasks go; a ragged sub-tile's missing rows are then padding the
-        # data tasks may own (and write with their rows, in whole bytes)
-        tasks = _owning_disjoint(tasks, t) if fill else tasks + pads
+        tasks, fill = _owning_or_pads(tasks, pads, t, per)
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]
     return whole, rest, fill
+
+
+def _owning_or_pads(tasks: list[Task], pads: list[Task], t: PhysicalTarget, per: int
+                    ) -> tuple[list[Task], bool]:
+    """(tasks, fill first) of a plan with pad boxes: data tasks owning disjoint column groups
+    (``_owning_disjoint``: a ragged sub-tile's missing rows, a sub-tile's unused rows, written
+    with the data in whole bytes) and pad runs over the groups none owns (``_uncovered``), no
+    fill; else, where the pad tasks would go mostly slot by slot (``_fill_first``), a fill
+    first and the data tasks owning what they can; else the data and pad tasks as they are.
+
+    >>> t = PhysicalTarget.from_xla("u1[128,4]{0,1:T(8,128)(32,1)E(1)}")
+    >>> pads = [(1, 4, 0, (128, 28), (32, 1), (0, 0))]
+    >>> tasks, fill = _owning_or_pads([(0, 0, 0, (128, 4), (32, 1), (4, 1))], pads, t, 8)
+    >>> tasks, fill
+    ([(2, 0, 0, (128, 4), (32, 1), (4, 1))], False)
+    """
+    owning = _owning_disjoint(tasks, t, True) if pads else tasks  # (no padding: nothing to own)
+    runs = _uncovered(owning, t.physical_elements) if owning is not tasks else None
+    if runs is not None:
+        return owning + runs, False
+    if _fill_first(pads, t.buffer_bytes or 0, per):
+        return _owning_disjoint(tasks, t), True
+    return tasks + pads, False
 
 
 def _fill_first(pads: list[Task], nbytes: int, per: int) -> bool:

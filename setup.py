@@ -2,6 +2,8 @@
 ``tensorlayout.relayout`` and ``tensorlayout.cute``'s coordinate inner product. Without a working
 C compiler the build goes on and the numpy/Python paths run."""
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -16,16 +18,20 @@ class OptimisingBuildExt(build_ext):
         super().build_extensions()
 
 
+def _headers(pattern: str) -> list[str]:
+    """The relayout headers matching ``pattern`` (a C file's parts: a change rebuilds it)."""
+    return sorted(str(p) for p in Path("src/tensorlayout/relayout").glob(pattern))
+
+
+#: the headers both relayout kernels include
+SHARED = ["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h"]
+
+
 setup(
     ext_modules=[Extension("tensorlayout.relayout._kernel", ["src/tensorlayout/relayout/_kernel.c"],
-                           depends=[f"src/tensorlayout/relayout/_kernel_{part}.h"
-                                    for part in ("plan", "loops", "tiles", "strips", "nest", "gather",
-                                                 "tasks", "small")]
-                           + ["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h"],
-                           optional=True),
+                           depends=[*_headers("_kernel_*.h"), *SHARED], optional=True),
                  Extension("tensorlayout.relayout._pack", ["src/tensorlayout/relayout/_pack.c"],
-                           depends=["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h"],
-                           optional=True),
+                           depends=[*_headers("_pack_*.h"), *SHARED], optional=True),
                  Extension("tensorlayout.cute._dot", ["src/tensorlayout/cute/_dot.c"], optional=True)],
     cmdclass={"build_ext": OptimisingBuildExt},
 )

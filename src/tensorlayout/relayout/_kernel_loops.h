@@ -5,6 +5,7 @@
 #ifndef TENSORLAYOUT_KERNEL_LOOPS_H
 #define TENSORLAYOUT_KERNEL_LOOPS_H
 #include "_kernel_plan.h"
+#include "_sse2.h"
 
 
 /* ---- innermost loops ---------------------------------------------------------------- */
@@ -202,17 +203,7 @@ static weave_fn unweave_table[4][3] = {
 /* 4 x 4 blocks of 4-byte items transposed in SSE2 registers: the weaves of 4-byte items (a
  * (4,1) sub-tile of bytes or a (2,1) one of 2-byte items, moved as 4-byte items, against a
  * transposed tiling) in groups of 4 or 8 rows, 4 positions per round (the scalar loops
- * measured 5.7x a copy: pred[65536,32]{0,1:T(4,128)(4,1)}). */
-static inline void transpose4_u32(__m128i *r)
-{
-    __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpacklo_epi32(r[2], r[3]);
-    __m128i t2 = _mm_unpackhi_epi32(r[0], r[1]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
-    r[0] = _mm_unpacklo_epi64(t0, t1);
-    r[1] = _mm_unpackhi_epi64(t0, t1);
-    r[2] = _mm_unpacklo_epi64(t2, t3);
-    r[3] = _mm_unpackhi_epi64(t2, t3);
-}
-
+ * measured 5.7x a copy: pred[65536,32]{0,1:T(4,128)(4,1)}); transpose4_u32 is in _sse2.h. */
 #define WEAVE_U32_SSE2(M)                                                                    \
     static void weave_u32_##M##_sse2(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb)    \
     {                                                                                        \

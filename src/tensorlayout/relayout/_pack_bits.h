@@ -99,7 +99,7 @@ static inline void join_gather(uint8_t *stage, const uint8_t *in, Py_ssize_t m, 
 }
 
 #if defined(__SSE2__) || defined(_M_X64)
-#include <emmintrin.h>
+#include "_sse2.h"
 
 /* ---- nibble blocks (SSE2) -------------------------------------------------------------- */
 
@@ -122,17 +122,6 @@ static inline void nib_unpack32(__m128i x, __m128i *y, __m128i half)
     y[1] = _mm_sub_epi8(_mm_xor_si128(_mm_unpackhi_epi8(k0, k1), half), half);
 }
 
-/* The 4 x 4 transpose of 32-bit words: word j of v[i] -> word i of v[j]. */
-static inline void transpose4(__m128i *v)
-{
-    __m128i t0 = _mm_unpacklo_epi32(v[0], v[1]), t1 = _mm_unpacklo_epi32(v[2], v[3]);
-    __m128i t2 = _mm_unpackhi_epi32(v[0], v[1]), t3 = _mm_unpackhi_epi32(v[2], v[3]);
-    v[0] = _mm_unpacklo_epi64(t0, t1);
-    v[1] = _mm_unpackhi_epi64(t0, t1);
-    v[2] = _mm_unpacklo_epi64(t2, t3);
-    v[3] = _mm_unpackhi_epi64(t2, t3);
-}
-
 /* 4 columns (logical rows L apart) x k <= 4 rows of lines (pb bytes apart in the buffer); with
  * k < 4 a column's 32 logical bytes are read only inside [lo, hi) (else 0: nothing done). */
 static inline int nib_pack_4xk(uint8_t *out, const char *log, Py_ssize_t L, Py_ssize_t pb, int k,
@@ -142,7 +131,7 @@ static inline int nib_pack_4xk(uint8_t *out, const char *log, Py_ssize_t L, Py_s
     const char *first = L < 0 ? log + 3 * L : log, *end = (L < 0 ? log : log + 3 * L) + 32;
     if (k < 4 && (first < lo || end > hi)) return 0;
     for (int i = 0; i < 4; i++) v[i] = nib_pack32(log + i * L);
-    transpose4(v);
+    transpose4_u32(v);
     for (int j = 0; j < k; j++) _mm_storeu_si128((__m128i *)(out + j * pb), v[j]);
     return 1;
 }
@@ -151,7 +140,7 @@ static inline void nib_unpack_4xk(char *log, const uint8_t *in, Py_ssize_t L, Py
 {
     __m128i v[4], y[2];
     for (int j = 0; j < 4; j++) v[j] = j < k ? _mm_loadu_si128((const __m128i *)(in + j * pb)) : _mm_setzero_si128();
-    transpose4(v);
+    transpose4_u32(v);
     for (int i = 0; i < 4; i++) {
         char *to = log + i * L;
         nib_unpack32(v[i], y, half);

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tensorlayout.core.digits import Digit, Merge
+from tensorlayout.core.digits import Digit, Merge, strides_decide
 from tensorlayout.core.intmath import fits_int64
-from tensorlayout.core.layout import CoreLayout, strides_decide
+
+if TYPE_CHECKING:  # the layout lazily loads this module for its methods: only its type is needed here
+    from tensorlayout.core.layout import CoreLayout
 
 __all__ = ["contiguous_tile", "index_of", "indices_at", "is_dense", "is_injective",
            "owners_unshifted", "tile_split"]

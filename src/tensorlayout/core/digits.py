@@ -31,6 +31,7 @@ __all__ = [
     "int64_array",
     "source_extent",
     "split_digit",
+    "strides_decide",
     "sum_digits",
 ]
 
@@ -289,3 +290,20 @@ def split_digit(axis: Digit, t: int, shape: Sequence[int]) -> tuple[Digit, Digit
     if e <= t:
         return Digit(src, b * t, 1), Digit(whole, 1, t)
     return Digit(whole, t, ceil_div(e, t)), Digit(whole, 1, t)
+
+
+def strides_decide(digits: tuple[Digit, ...]) -> bool:
+    """Every stride is positive and past the reach of all smaller ones (a mixed radix with gaps
+    allowed), so an offset has at most one digit string, read greedily.
+
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 8)))
+    True
+    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 4)))  # 4 is within the first digit's reach
+    False
+    """
+    reach = 0
+    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
+        if d.stride <= reach:
+            return False
+        reach += (d.extent - 1) * d.stride
+    return True

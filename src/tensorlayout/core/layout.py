@@ -47,6 +47,7 @@ from tensorlayout.core.digits import (
     int64_array,
     source_extent,
     split_digit,
+    strides_decide,
     sum_digits,
 )
 from tensorlayout.core.intmath import INT64_MAX, INT64_MIN, prod, show_int
@@ -414,23 +415,6 @@ def _mixed_radix(digits: list[Digit], n: int, source: int) -> tuple[Digit, ...] 
         if hi.block != lo.block * lo.extent:
             return None
     return tuple(ds)
-
-
-def strides_decide(digits: tuple[Digit, ...]) -> bool:
-    """Every stride is positive and past the reach of all smaller ones (a mixed radix with gaps
-    allowed), so an offset has at most one digit string, read greedily.
-
-    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 8)))
-    True
-    >>> strides_decide((Digit(0, 1, 4, 2), Digit(1, 1, 2, 4)))  # 4 is within the first digit's reach
-    False
-    """
-    reach = 0
-    for d in sorted((d for d in digits if d.extent > 1), key=lambda d: d.stride):
-        if d.stride <= reach:
-            return False
-        reach += (d.extent - 1) * d.stride
-    return True
 
 
 def check_index(shape: tuple[int, ...], index: Sequence[int], name: str = "") -> tuple[int, ...]:

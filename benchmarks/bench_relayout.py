@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+import tensorlayout.relayout._copy as engine
 from tensorlayout.cute import tla
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 from tensorlayout.relayout._direct import is_direct
@@ -159,8 +160,6 @@ def _rows(case: Case, target_like: object, data: np.ndarray, align: bool, thread
 def run(repeat: int, only: str, align: bool = False, threads: int | None = None,
         small: bool = False, thread_min_bytes: int | None = None,
         stream_min_bytes: int | None = None) -> None:
-    import tensorlayout.relayout._copy as engine
-
     if thread_min_bytes is not None:  # to measure the threshold where threads pay off
         engine.THREAD_MIN_BYTES = thread_min_bytes
     if stream_min_bytes is not None:  # ... and where non-temporal stores do
@@ -333,6 +332,7 @@ class Row:
     one: float  # ours / copy, threads=1
     vs_numpy: float  # ours / numpy's transposing copy, both one thread
     vs_numpy_pad: float  # ours / numpy's transposing copy and a fill of the target's padding bytes
+    vs_path: float  # ours / numpy making the same moves (the library's numpy path), both one thread
     mib: float
 
 
@@ -392,8 +392,22 @@ def _sample_rows(s: Sample, rng: np.random.Generator, repeat: int, clock: Callab
         vs_numpy = paired(lambda: ours(1), numpy_copy, repeat, clock=clock)[2]  # noqa: B023
         vs_pad = vs_numpy if pad_bytes <= 0 else paired(
             lambda: ours(1), _padded_anchor(numpy_copy, pad_bytes), repeat, clock=clock)[2]  # noqa: B023
-        rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, vs_pad, moved / 2**20))
+        vs_path = paired(lambda: ours(1), _numpy_path(ours), repeat, clock=clock)[2]  # noqa: B023
+        rows.append(Row(f"{s.text} {direction}", default, one, vs_numpy, vs_pad, vs_path, moved / 2**20))
     return rows
+
+
+def _numpy_path(ours: Callable[[int | None], object]) -> Callable[[], object]:
+    """``ours`` on one thread through the library's numpy path (no compiled kernel): numpy's own
+    strided copies making the same moves, padding included — the like-for-like numpy anchor, also
+    for pairs whose axes are in the same order (where the transposing copy is a plain copy)."""
+    def numpy_moves() -> None:
+        engine.USE_KERNEL = False
+        try:
+            ours(1)
+        finally:
+            engine.USE_KERNEL = True
+    return numpy_moves
 
 
 def _summary(rows: list[Row]) -> None:
@@ -401,7 +415,9 @@ def _summary(rows: list[Row]) -> None:
                        ("threads=1, ours / copy", lambda r: r.one),
                        ("threads=1, ours / numpy's transposing copy", lambda r: r.vs_numpy),
                        ("threads=1, ours / numpy's transposing copy and a fill of the padding",
-                        lambda r: r.vs_numpy_pad)):
+                        lambda r: r.vs_numpy_pad),
+                       ("threads=1, ours / numpy making the same moves (the library's numpy path)",
+                        lambda r: r.vs_path)):
         values = np.array([get(r) for r in rows])
         p = np.percentile(values, [50, 90, 95])
         print(f"\n{label}: n {len(values)}  median {p[0]:.2f}  p90 {p[1]:.2f}  p95 {p[2]:.2f}  "
@@ -417,25 +433,25 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     threads=1 against a copy of max(logical, physical) bytes, and on one thread against
     numpy's transposing copy (the logical array into its minor_to_major order: a layout's
     tiling aside, the same permutation), and against that copy followed by a fill of the bytes
-    the target's padding adds (then numpy writes as many bytes as the relayout does): medians
-    of alternate rounds, then the distributions.
+    the target's padding adds (then numpy writes as many bytes as the relayout does), and
+    against numpy making the very same moves (the library's numpy path): medians of alternate
+    rounds, then the distributions.
     ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
     machine), default threads always in wall time. ``only``: time just the rows whose name holds it."""
-    import tensorlayout.relayout._copy as engine
-
     rng = np.random.default_rng(seed)
     seen = seen_layouts()
     print(f"relayout population: {samples} layouts, seed {seed}, {lo_mib}-{hi_mib} MiB, {repeat} rounds "
           f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}; one-thread "
           f"columns in {'CPU' if cpu else 'wall'} time")
-    print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6} {'np+pad':>6}")
+    print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6} {'np+pad':>6} "
+          f"{'np path':>7}")
     rows: list[Row] = []
     for _ in range(samples):
         s = sample(rng, seen, lo_mib, hi_mib)
         for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter, only):
             rows.append(r)
             print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f} "
-                  f"{r.vs_numpy_pad:6.2f}", flush=True)
+                  f"{r.vs_numpy_pad:6.2f} {r.vs_path:7.2f}", flush=True)
     if rows:
         _summary(rows)
 

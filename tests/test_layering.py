@@ -257,3 +257,79 @@ def test_the_dispatch_check_passes_one_notation_and_its_values() -> None:
     single = ast.parse(_HEAD + "def f(x):\n    return isinstance(x, Layout) and x == Layout(4, 1) "
                        "and Shape.parse('f32[4]{0}') == x\n")
     assert notation_matches(single, "render") == []
+
+
+# ---------------------------------------------------------------- lazy loading hides no cycle
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The package's own modules ``path`` imports when it runs (module level, not under
+    ``if TYPE_CHECKING``), as dotted names without the ``tensorlayout.`` prefix."""
+    tree = ast.parse(path.read_text())
+    stack: list[ast.stmt] = list(tree.body)
+    out: set[str] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack += node.orelse
+        elif isinstance(node, (ast.If, ast.Try)):
+            stack += [*node.body, *node.orelse, *getattr(node, "finalbody", []),
+                      *[s for h in getattr(node, "handlers", []) for s in h.body]]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {name.removeprefix("tensorlayout").lstrip(".") or "__init__"
+                    for name, _ in _own_imports(node)}
+    return out
+
+
+def _lazy_targets(path: Path) -> set[str]:
+    """The modules ``path`` loads on first use: the dotted ``tensorlayout.*`` strings of its
+    ``lazy_modules``/``lazy_names`` tables."""
+    text = path.read_text()
+    if "lazy_modules(" not in text and "lazy_names(" not in text:
+        return set()
+    return {node.value.removeprefix("tensorlayout.") for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.startswith("tensorlayout.") and _is_module(node.value.split(".", 1)[1]
+                                                                       .replace(".", "/"))}
+
+
+def _reaches(start: str, goal: str, graph: dict[str, set[str]]) -> list[str] | None:
+    """A chain of run-time imports from ``start`` to ``goal``, if there is one."""
+    seen, stack = {start}, [[start]]
+    while stack:
+        chain = stack.pop()
+        for nxt in graph.get(chain[-1], set()):
+            if nxt == goal:
+                return [*chain, nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append([*chain, nxt])
+    return None
+
+
+def test_a_module_loaded_lazily_does_not_import_its_loader() -> None:
+    """A module that loads another on first use (to keep start-up short) must sit above it:
+    the loaded module never imports its loader back at run time, or the laziness hides a cycle.
+    (Packages' ``__init__`` tables, which only re-export their submodules, are exempt.)"""
+    modules = dict(_modules())
+    graph = {name: _runtime_imports(path) for name, path in modules.items()}
+    found = []
+    for loader, path in modules.items():
+        if path.name == "__init__.py":
+            continue
+        for target in _lazy_targets(path):
+            chain = _reaches(target, loader, graph)
+            if chain:
+                found.append(" -> ".join(chain))
+    assert not found, "lazily loaded modules import their loader back:\n" + "\n".join(found)
+
+
+def test_the_cycle_check_finds_a_hidden_cycle(tmp_path: Path) -> None:
+    loader = tmp_path / "a.py"
+    loader.write_text("from tensorlayout._lazy import lazy_modules\n"
+                      "_lazy = lazy_modules({'ops': 'tensorlayout.xla.shape_ops'})\n")
+    assert "xla.shape_ops" in _lazy_targets(loader)
+    back = tmp_path / "b.py"
+    back.write_text("from typing import TYPE_CHECKING\nfrom tensorlayout.xla.shape import Shape\n"
+                    "if TYPE_CHECKING:\n    from tensorlayout.cli import show\n")
+    assert _runtime_imports(back) == {"xla.shape"}
+    assert _reaches("b", "xla.shape", {"b": {"c"}, "c": {"xla.shape"}}) == ["b", "c", "xla.shape"]

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tensorlayout import convert, cute, triton
-from tensorlayout.cli._target import Target
-from tensorlayout.cli.show import AS_NOTATIONS
+from tensorlayout.cli._target import AS_NOTATIONS, Target
 from tensorlayout.errors import UnsupportedError
 from tensorlayout.lowering import notation_of
 from tensorlayout.xla import Shape

@@ -30,8 +30,11 @@ if TYPE_CHECKING:  # at run time, the CuTe (XLA) names load from `cute` (`xla`) 
     from tensorlayout.render import Source
     from tensorlayout.xla import Shape
 
-__all__ = ["TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
+__all__ = ["AS_NOTATIONS", "TLA_FORMATS", "Target", "add_target_arguments", "target_from", "target_of"]
 
+#: the notations `show --as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
+#: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
+AS_NOTATIONS = ("xla", "cute", "map", "triton", "cute-tv")
 #: ``TLA_FORMATS``, the formats `--tla` accepts, loads from :mod:`tensorlayout.cute.tla` on first use
 __getattr__, __dir__ = lazy_names(__name__, {"TLA_FORMATS": ("tensorlayout.cute.tla", "FORMATS")}, __all__)
 #: the packages only CuTe layouts, TLA formats and pictures need (an XLA shape loads neither), and

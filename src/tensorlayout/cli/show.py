@@ -15,7 +15,7 @@ from tensorlayout._lazy import lazy_modules
 from tensorlayout.cli import _gpu_names, _grid, _triton_text
 from tensorlayout.cli._commands import HELP
 from tensorlayout.cli._io import UsageError
-from tensorlayout.cli._target import Target, add_target_arguments, target_of
+from tensorlayout.cli._target import AS_NOTATIONS, Target, add_target_arguments, target_of
 from tensorlayout.cli._window import Window, default_window, parse_window, window_text
 from tensorlayout.errors import TensorLayoutError
 from tensorlayout.lowering import notation_of
@@ -29,9 +29,6 @@ _LAZY = {"extra": "tensorlayout.cli._show_extra", "show_as": "tensorlayout.cli._
          "cute": "tensorlayout.cute", "padding": "tensorlayout.xla.padding", "tpu": "tensorlayout.xla.tpu",
          "xla_show": "tensorlayout.xla.show"}
 _lazy = lazy_modules(_LAZY)
-#: the notations `--as` prints a layout in (:mod:`tensorlayout.cli._show_as` converts into them, and
-#: :mod:`tensorlayout.cli._triton` says which of them Triton text has)
-AS_NOTATIONS = ("xla", "cute", "map", "triton", "cute-tv")
 
 
 def _json(value: object) -> str:

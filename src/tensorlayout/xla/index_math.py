@@ -15,9 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from tensorlayout.errors import LayoutError
-from tensorlayout.xla.lowering import lower_shape
+from tensorlayout.xla.lowering import allocated_elements, lower_shape
 from tensorlayout.xla.shape import Shape, as_shape
-from tensorlayout.xla.tiling import allocated_elements
 
 __all__ = ["linear_index", "multi_index"]
 

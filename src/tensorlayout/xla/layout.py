@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 from tensorlayout._cursor import Cursor, read_whole
 from tensorlayout._lazy import lazy_modules
 from tensorlayout.core._frozen import Frozen, set_field
-from tensorlayout.core.intmath import INT64_MIN, UINT64_LIMIT, wrap_int64
+from tensorlayout.core.intmath import INT64_MIN
 from tensorlayout.errors import LayoutError, expect_text
+from tensorlayout.xla.annotation import _CLOSE, _OPEN, SplitConfig, read_xla_int
 from tensorlayout.xla.types import PrimitiveType
 
 if TYPE_CHECKING:
@@ -111,21 +112,6 @@ class Tile(Frozen):
 
 def _is_tile_dim(d: object) -> bool:
     return isinstance(d, int) and not isinstance(d, bool) and (d >= 0 or d == COMBINE_DIMENSION)
-
-
-class SplitConfig(Frozen):
-    """``SC(dimension:split_indices)``; ``dimension`` is a *physical* dim (0 = most major)."""
-
-    __slots__ = __match_args__ = ("dimension", "split_indices")
-    dimension: int
-    split_indices: tuple[int, ...]
-
-    def __init__(self, dimension: int, split_indices: tuple[int, ...]) -> None:
-        set_field(self, "dimension", dimension)
-        set_field(self, "split_indices", split_indices)
-
-    def __str__(self) -> str:
-        return f"({self.dimension}:{','.join(map(str, self.split_indices))})"
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
@@ -342,19 +328,6 @@ ShapeReader = Callable[[Cursor], "Shape"]
 _ANNOTATION = re.compile(r"SC|[DTLESPM#*]")
 
 
-def read_xla_int(cur: Cursor, what: str = "an integer") -> int:
-    """An XLA INT token: values in [2^63, 2^64) bit-cast to int64; others outside int64 are errors.
-
-    >>> read_xla_int(Cursor("18446744073709551615"))
-    -1
-    """
-    start = cur.pos
-    value = cur.integer(what)
-    if value >= UINT64_LIMIT or value < INT64_MIN:
-        raise cur.error(f"{what} that fits in 64 bits", at=start)
-    return wrap_int64(value)
-
-
 # layout := '{' [INT (',' INT)*] [':' annotations] '}'
 def read_layout(cur: Cursor, read_shape: ShapeReader | None = None) -> Layout:
     """Read a layout at the cursor (the ``{`` must come next).
@@ -396,10 +369,6 @@ def _read_annotations(cur: Cursor, read_shape: ShapeReader | None) -> dict[str, 
             fields.update(_ANNOTATION_READERS[key](cur))
 
 
-# XLA's parser records a missing parenthesis in an annotation and reads on (``S(28}`` is
-# ``S(28)``, a bare ``M`` is dropped); tensorlayout refuses it, with these words.
-_OPEN = "'(' after the annotation name"
-_CLOSE = "')' to end the annotation"
 
 
 def _read_paren_int(cur: Cursor) -> tuple[int, int]:

@@ -12,9 +12,14 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tensorlayout._cursor import Cursor
-from tensorlayout.xla.layout import _CLOSE, _OPEN, Layout, SplitConfig, read_xla_int
+from tensorlayout.xla.annotation import _CLOSE, _OPEN, SplitConfig, read_xla_int
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
+
+if TYPE_CHECKING:
+    from tensorlayout.xla.layout import Layout
 
 __all__ = ["layout_equal", "read_index_type", "read_pointer_type", "read_split_configs",
            "skip_dim_level_types"]
@@ -27,6 +32,7 @@ def layout_equal(a: Layout, b: Layout, *, ignore_tiles: bool = False, ignore_tai
                  minor_to_major_only: bool = False) -> bool:
     """``Layout::Equal`` with its ``Ignore*`` options (:meth:`Layout.equal`).
 
+    >>> from tensorlayout.xla.layout import Layout
     >>> layout_equal(Layout((1, 0), memory_space=1), Layout((1, 0)), ignore_memory_space=True)
     True
     """

@@ -23,10 +23,10 @@ from tensorlayout.core.intmath import prod, round_up, row_major_strides
 from tensorlayout.core.layout import CoreLayout, Digit, Merge, split_digit
 from tensorlayout.errors import LayoutError, UnsupportedError
 from tensorlayout.xla.layout import COMBINE_DIMENSION, Tile
-from tensorlayout.xla.shape import Shape, as_shape
+from tensorlayout.xla.shape import Shape, as_shape, takes_shape
 from tensorlayout.xla.validate import problems
 
-__all__ = ["checked_array", "lower_shape", "tiled_digits"]
+__all__ = ["allocated_elements", "checked_array", "lower_shape", "tiled_digits", "tiled_shape"]
 
 
 def checked_array(shape: Shape) -> Shape:
@@ -124,3 +124,20 @@ def _merged(group: list[Digit]) -> Digit:
     if len(real) <= 1:
         return real[0] if real else group[-1]
     return Digit(Merge(tuple(real)), 1, prod(a.extent for a in real))
+
+
+@takes_shape
+def tiled_shape(shape: Shape) -> tuple[int, ...]:
+    """Dims of the tiled (padded, split, transposed) view; row-major over it is memory order.
+
+    >>> from tensorlayout.xla.shape import parse_shape
+    >>> tiled_shape(parse_shape("bf16[16,256]{1,0:T(8,128)(2,1)}"))
+    (2, 2, 4, 128, 2, 1)
+    """
+    return tuple(d.extent for d in lower_shape(shape).digits)
+
+
+@takes_shape
+def allocated_elements(shape: Shape) -> int:
+    """Element slots of the tiled buffer, padding included (product of ``tiled_shape``)."""
+    return prod(tiled_shape(shape))

@@ -98,7 +98,7 @@ class Shape:
         >>> str(Shape.array("f32", (3, 5), "{0,1}"))
         'f32[3,5]{0,1}'
         """
-        return _lazy("ops").make_array(element_type, dimensions, layout, dynamic_dimensions)
+        return Shape(*_lazy("ops").array_fields(element_type, dimensions, layout, dynamic_dimensions))
 
     @staticmethod
     def tuple_of(*shapes: Shape) -> Shape:

@@ -1,32 +1,41 @@
-"""What an XLA :class:`~tensorlayout.xla.shape.Shape` does beyond being read and printed: its
-``MakeShape`` constructor (:meth:`Shape.array`), equality under ``Shape::Equal``'s ``Ignore*``
-options (:meth:`Shape.equal`) and ``ProgramShape::ToString``. The methods load this module on
-first use: reading and showing a shape compiles none of it.
+"""What an XLA :class:`~tensorlayout.xla.shape.Shape` does beyond being read and printed: the
+checks of its ``MakeShape`` constructor (:meth:`Shape.array`), equality under ``Shape::Equal``'s
+``Ignore*`` options (:meth:`Shape.equal`) and ``ProgramShape::ToString``. The methods load this
+module on first use: reading and showing a shape compiles none of it. It reads shapes by their
+fields only and never imports :mod:`tensorlayout.xla.shape` at run time.
 
 >>> from tensorlayout.xla.shape import parse_shape
->>> str(make_array("f32", (3, 5), "{0,1}")), shape_equal(parse_shape("f32[2]"), parse_shape("f32[2]{0}"))
-('f32[3,5]{0,1}', True)
+>>> array_fields("f32", (3, 5), "{0,1}")[1], shape_equal(parse_shape("f32[2]"), parse_shape("f32[2]{0}"))
+((3, 5), True)
 >>> program_shape_to_string([parse_shape("f32[2]")], parse_shape("s32[]"), ["x"])
 '(x: f32[2]) -> s32[]'
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tensorlayout.core.intmath import INT64_MIN
 from tensorlayout.errors import LayoutError
 from tensorlayout.xla.layout import Layout
-from tensorlayout.xla.shape import UNBOUNDED_SIZE, Shape
 from tensorlayout.xla.types import ELEMENT_TYPES, PrimitiveType
 
-__all__ = ["make_array", "program_shape_to_string", "shape_equal"]
+if TYPE_CHECKING:
+    from tensorlayout.xla.shape import Shape
+
+__all__ = ["array_fields", "program_shape_to_string", "shape_equal"]
+
+ArrayFields = tuple[PrimitiveType, tuple[int, ...], tuple[bool, ...], "Layout | None"]
 
 
-def make_array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],
-               layout: Layout | str | None = "default",
-               dynamic_dimensions: tuple[bool, ...] | None = None) -> Shape:
-    """``MakeShape``: an array; ``layout="default"`` attaches ``{n-1,...,0}`` (:meth:`Shape.array`).
+def array_fields(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],
+                 layout: Layout | str | None = "default",
+                 dynamic_dimensions: tuple[bool, ...] | None = None) -> ArrayFields:
+    """``MakeShape``'s checks: the fields of the array :meth:`Shape.array` builds;
+    ``layout="default"`` is ``{n-1,...,0}``.
 
-    >>> str(make_array("bf16", [2, 3]))
-    'bf16[2,3]{1,0}'
+    >>> str(array_fields("bf16", [2, 3])[3])
+    '{1,0}'
     """
     et = element_type if isinstance(element_type, PrimitiveType) else _type(element_type)
     if not et.is_array:
@@ -39,7 +48,7 @@ def make_array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | 
     if isinstance(layout, str):
         layout = (Layout(tuple(range(len(dims) - 1, -1, -1))) if layout == "default"
                   else Layout.parse(layout))
-    return Shape(et, dims, dyn, layout)
+    return et, dims, dyn, layout
 
 
 def shape_equal(a: Shape, b: Shape, *, ignore_layout: bool = False, ignore_dynamic_dimension: bool = False,
@@ -47,6 +56,7 @@ def shape_equal(a: Shape, b: Shape, *, ignore_layout: bool = False, ignore_dynam
                 ignore_dimensions: bool = False, ignore_buffer: bool = False, **layout_options: bool) -> bool:
     """``Shape::Equal`` with its ``Ignore*`` options (:meth:`Shape.equal`).
 
+    >>> from tensorlayout.xla.shape import Shape
     >>> shape_equal(Shape.parse("f32[2]{0}"), Shape.parse("f16[2]{0}"), ignore_fp_precision=True)
     True
     """
@@ -72,8 +82,8 @@ def shape_equal(a: Shape, b: Shape, *, ignore_layout: bool = False, ignore_dynam
 
 
 def _unbounded(shape: Shape, i: int) -> bool:
-    """Dimension ``i`` is ``?`` (``is_unbounded_dynamic_dimension``)."""
-    return shape.dimensions[i] == UNBOUNDED_SIZE and shape.dynamic_dimensions[i]
+    """Dimension ``i`` is ``?``: dynamic, of size ``Shape::kUnboundedSize`` (INT64_MIN)."""
+    return shape.dimensions[i] == INT64_MIN and shape.dynamic_dimensions[i]
 
 
 def _unbuffered(shape: Shape) -> Shape:
@@ -114,6 +124,7 @@ def program_shape_to_string(parameters: list[Shape], result: Shape,
                             names: list[str] | None = None) -> str:
     """``ProgramShape::ToString``: ``(name: shape, ...) -> result``, without layouts.
 
+    >>> from tensorlayout.xla.shape import Shape
     >>> program_shape_to_string([Shape.parse("f32[2]")], Shape.parse("s32[]"), ["x"])
     '(x: f32[2]) -> s32[]'
     """

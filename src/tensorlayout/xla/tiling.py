@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensorlayout._lazy import lazy_names
-from tensorlayout.core.intmath import prod
-from tensorlayout.xla.lowering import lower_shape
+from tensorlayout.xla.lowering import allocated_elements, lower_shape, tiled_shape
 from tensorlayout.xla.shape import Shape, takes_shape
 
 if TYPE_CHECKING:  # the names as mypy sees them; at run time they load on first use
@@ -58,23 +57,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
-
-
-@takes_shape
-def tiled_shape(shape: Shape) -> tuple[int, ...]:
-    """Dims of the tiled (padded, split, transposed) view; row-major over it is memory order.
-
-    >>> from tensorlayout.xla.shape import parse_shape
-    >>> tiled_shape(parse_shape("bf16[16,256]{1,0:T(8,128)(2,1)}"))
-    (2, 2, 4, 128, 2, 1)
-    """
-    return tuple(d.extent for d in lower_shape(shape).digits)
-
-
-@takes_shape
-def allocated_elements(shape: Shape) -> int:
-    """Element slots of the tiled buffer, padding included (product of ``tiled_shape``)."""
-    return prod(tiled_shape(shape))
 
 
 @takes_shape

@@ -9,6 +9,7 @@ time); a typed refusal is allowed only where the definition leaves int64 or a do
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import numpy as np
@@ -92,14 +93,37 @@ _ELEMENT = {1: ("pred", "s8", "u8"), 2: ("s16", "u16", "bf16", "f16"), 4: ("s32"
             8: ("s64", "u64", "f64", "c64"), 16: ("c128",)}
 
 
+#: the sub-byte element types and their widths: a quarter of the samples pack them (``E(bits)``)
+_PACKED = {"s4": 4, "u4": 4, "f4e2m1fn": 4, "s2": 2, "u2": 2, "s1": 1, "u1": 1}
+_ANNOTATED = re.compile(r":((?:T(?:\([^)]*\))+)?(?:L\(\d+\))?(?:#\([^)]*\))?(?:\*\([^)]*\))?)(?:E\(\d+\))?")
+
+
 def make_relayout(rng: random.Random) -> tuple[str, str, int, int]:
     """(shape text, numpy dtype name, stride pattern, seed) for one brute-force relayout."""
     dtype = np.dtype(rng.choice(_DTYPES))
     et = rng.choice(_ELEMENT[dtype.itemsize])
     shape = _gen.from_seeds(rng, _corpus.seeds("shape"), _gen.shape_text)
-    if "[" in shape:  # keep the fuzzed dims and layout, with an element type of this size
+    if "[" in shape and rng.random() < 0.25:
+        et = rng.choice(sorted(_PACKED))
+        dtype = np.dtype(rng.choice((np.int8, np.uint8, np.int16, np.int64)))
+        shape = _packed(et + shape[shape.index("["):], _PACKED[et])
+    elif "[" in shape:  # keep the fuzzed dims and layout, with an element type of this size
         shape = et + shape[shape.index("["):]
     return shape, dtype.name, rng.randint(0, 3), rng.randint(0, 2**31)
+
+
+def _packed(text: str, bits: int) -> str:
+    """``text`` with ``E(bits)`` in its layout, where XLA's annotation order puts it.
+
+    >>> _packed("s4[3,5]{1,0:T(8,128)(8,1)S(1)}", 4), _packed("u1[9]{0}", 1)
+    ('s4[3,5]{1,0:T(8,128)(8,1)E(4)S(1)}', 'u1[9]{0:E(1)}')
+    """
+    if "{" not in text:
+        return text
+    head, layout = text.split("{", 1)
+    if ":" in layout:
+        return head + "{" + _ANNOTATED.sub(lambda m: f":{m.group(1)}E({bits})", layout, count=1)
+    return f"{head}{{{layout.rstrip('}')}:E({bits})}}" + layout[len(layout.rstrip("}")) + 1:]
 
 
 def _strided(a: np.ndarray, pattern: int) -> np.ndarray:
@@ -121,7 +145,10 @@ def check_relayout(args: tuple[str, str, int, int]) -> None:
     t = parse_or_none(PhysicalTarget.from_xla, text)
     if t is None or len(t.logical_shape) > 8 or int(np.prod(t.logical_shape, dtype=object)) > SMALL \
             or any(d >= 2**31 for d in t.logical_shape) \
-            or t.physical_elements > 1 << 16 or t.packed_bits:
+            or t.physical_elements > 1 << 16:
+        return
+    if t.packed_bits:
+        _check_packed(t, text, np.dtype(dtype_name), pattern, seed)
         return
     dtype = np.dtype(dtype_name)
     rng = np.random.default_rng(seed)
@@ -139,6 +166,35 @@ def check_relayout(args: tuple[str, str, int, int]) -> None:
     back = relayout.from_physical(_strided(got, pattern), text)
     if back.reshape(-1).view(np.uint8).tobytes() != a.reshape(-1).view(np.uint8).tobytes():
         raise RoundTripError(f"from_physical(to_physical(a)) != a for {text!r} of {dtype}")
+
+
+def _check_packed(t: PhysicalTarget, text: str, dtype: np.dtype, pattern: int, seed: int) -> None:
+    """A packed layout against its definition: slot ``o`` holds the low ``bits`` of the element
+    at offset ``o`` (padding slots ``pad_value``'s, slots past the end 0), ``8 // bits`` slots a
+    byte from the least significant bits up; reading back sign-extends for signed types."""
+    bits, rng = t.packed_bits, np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=t.logical_shape, endpoint=True).astype(dtype)
+    low_pad = -(1 << (bits - 1)) if t.signed else 0
+    pad = int(rng.integers(low_pad, low_pad + (1 << bits)))
+    try:
+        got = relayout.to_physical(_strided(a, pattern), text, pad_value=pad)
+    except TensorLayoutError:
+        return
+    per, mask = 8 // bits, (1 << bits) - 1
+    slots = np.full(-(-t.physical_elements // per) * per, pad & mask, dtype=np.int64)
+    slots[t.physical_elements:] = 0
+    slots[np.asarray(t.offsets, dtype=np.int64)] = a.reshape(-1).astype(np.int64) & mask
+    want = (slots.reshape(-1, per) << (np.arange(per, dtype=np.int64) * bits)).sum(axis=1)
+    if got.dtype != np.uint8 or got.tolist() != want.tolist():
+        raise RoundTripError(f"to_physical({text!r}, pad_value={pad}) of {dtype} (pattern {pattern}) "
+                             "differs from the packed definition")
+    low = a.reshape(-1).astype(np.int64) & mask
+    if t.signed:
+        low -= (low >> (bits - 1)) << bits
+    back = relayout.from_physical(_strided(got, pattern), text)
+    if back.reshape(-1).astype(np.int64).tolist() != low.tolist():
+        raise RoundTripError(f"from_physical(to_physical(a)) of {text!r} is not a's low {bits} bits")
 
 
 # ---------------------------------------------------------------- TPU default layouts

@@ -41,3 +41,14 @@ def test_live_nodes_stay_canonical_across_clear_caches() -> None:
     again = (var(0) + 42) * var(1) // 3
     assert again is e and str(again) == text
     assert IndexingMap.parse("(d0) -> (d0 * 2 + 1)").results[0] is var(0) * 2 + 1
+
+
+def test_substitution_leaves_no_cycles_for_the_gc() -> None:
+    """replace_variables / replace rebuild without closures: nothing they leave needs the cyclic
+    GC (a recursive closure left a function <-> cell cycle per call)."""
+    e = (var(0) + var(1) * 3) // 2 + var(0) % 5
+    gc.collect()
+    got = (e.replace_variables([var(2), None]), e.replace({var(0): var(3)}), e.replace(var(1) * 3, const(7)))
+    assert gc.collect() == 0
+    assert [str(x) for x in got] == ["(v2 + v1 * 3) / 2 + v2 mod 5", "(v3 + v1 * 3) / 2 + v3 mod 5",
+                                     "(v0 + 7) / 2 + v0 mod 5"]

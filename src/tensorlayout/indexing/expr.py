@@ -178,22 +178,7 @@ class Expr:
         v0 + v2 * 10
         """
         table = replacements if isinstance(replacements, dict) else dict(enumerate(replacements))
-        memo: dict[Expr, Expr] = {}
-
-        def go(e: Expr) -> Expr:
-            if e.kind == CONST:
-                return e
-            if e.kind == VAR:
-                r = table.get(e.value)
-                return e if r is None else r
-            got = memo.get(e)
-            if got is None:
-                assert e.lhs is not None and e.rhs is not None
-                got = make(e.kind, go(e.lhs), go(e.rhs))
-                memo[e] = got
-            return got
-
-        return go(self)
+        return _substitute_vars(self, table, {})
 
     def replace_dims(self, dims: Sequence[ExprLike], current_num_dims: int, new_num_dims: int,
                      num_symbols: int) -> Expr:
@@ -226,21 +211,7 @@ class Expr:
         (v1 + 2) * 5 | (v1 + 2) * (v0 + 2)
         """
         table = dict(old) if isinstance(old, Mapping) else {old: new}
-        memo: dict[Expr, Expr] = {}
-
-        def go(e: Expr) -> Expr:
-            hit = table.get(e)
-            if hit is not None:
-                return hit
-            if e.lhs is None or e.rhs is None:
-                return e
-            got = memo.get(e)
-            if got is None:
-                got = make(e.kind, go(e.lhs), go(e.rhs))
-                memo[e] = got
-            return got
-
-        return go(self)
+        return _substitute_nodes(self, table, {})
 
     def is_multiple_of(self, k: int) -> bool:
         """True if the expression is a multiple of ``k`` at every point (by :func:`largest_known_divisor`).
@@ -420,6 +391,38 @@ def interned_count() -> int:
     True
     """
     return len(_TABLE)
+
+
+# The two rebuilders are module functions, not closures: a recursive closure refers to itself
+# through a cell, so every call would leave a cycle (function <-> cell) for the cyclic GC.
+def _substitute_vars(e: Expr, table: Mapping[int, Expr | None], memo: dict[Expr, Expr]) -> Expr:
+    """``e`` with variable ``i`` replaced by ``table[i]`` (others kept), bottom-up; ``memo`` shares
+    rebuilt subexpressions."""
+    if e.kind == CONST:
+        return e
+    if e.kind == VAR:
+        r = table.get(e.value)
+        return e if r is None else r
+    got = memo.get(e)
+    if got is None:
+        assert e.lhs is not None and e.rhs is not None
+        got = make(e.kind, _substitute_vars(e.lhs, table, memo), _substitute_vars(e.rhs, table, memo))
+        memo[e] = got
+    return got
+
+
+def _substitute_nodes(e: Expr, table: Mapping[Expr, Expr | None], memo: dict[Expr, Expr]) -> Expr:
+    """``e`` with every subexpression found in ``table`` replaced (outermost first), bottom-up."""
+    hit = table.get(e)
+    if hit is not None:
+        return hit
+    if e.lhs is None or e.rhs is None:
+        return e
+    got = memo.get(e)
+    if got is None:
+        got = make(e.kind, _substitute_nodes(e.lhs, table, memo), _substitute_nodes(e.rhs, table, memo))
+        memo[e] = got
+    return got
 
 
 def _variables(e: Expr) -> frozenset[int]:

@@ -37,6 +37,7 @@ from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
+from tensorlayout.relayout._tails import TailedTask, tailed, with_byte
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
@@ -201,11 +202,18 @@ class Prepared:
     nbytes: int  # of the logical array
     padded: bool  # the buffer has padding slots (to_physical fills them)
     fill_whole: bool  # ... and is filled whole first (plan.fill_all, or small)
+    tailed: list[TailedTask] | None = None  # tasks filling it as they go, in one call (_tails)
 
     def run(self, logical: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """``copy_in`` / ``copy_out`` between arrays of the prepared strides (which must not
         overlap): small ones in one kernel call, large ones through the thread pool."""
+        if self.tailed is not None and self.nbytes < THREAD_MIN_BYTES and self.nbytes < STREAM_MIN_BYTES \
+                and _kernel is not None and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
+            tasks = with_byte(self.tailed, _pad_item(pad_value, buf.dtype))
+            if tasks is not None:  # (the padding written as the copy goes)
+                _kernel.copy(buf, logical, tasks, False)
+                return
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
@@ -231,7 +239,15 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
     whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES
                         or target.size <= (1 - FILL_WHOLE_SHARE) * target.physical_elements)
-    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole)
+    tails = tailed(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole, tails)
+
+
+def _pad_item(pad_value: object, dtype: np.dtype) -> bytes:
+    """The bytes of one item of ``pad_value`` in ``dtype`` (as ``ndarray.fill`` writes it)."""
+    one = np.empty(1, dtype)
+    one.fill(pad_value)
+    return one.tobytes()
 
 
 def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf: np.ndarray, key: tuple,
@@ -249,14 +265,17 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
             or (isinstance(copy, PreparedDirect) and copy.refill):
         return None
     fill = None
+    tasks: list[Task] | list[TailedTask] | None = copy.tasks
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
-        one = np.empty(1, buf.dtype)
-        one.fill(pad)
-        boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
-            else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
-        fill = (one.tobytes(), [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
+        one = _pad_item(pad, buf.dtype)
+        tasks = with_byte(copy.tailed, one) if isinstance(copy, Prepared) else None
+        if tasks is None:  # (tailed tasks write it as they go)
+            tasks = copy.tasks
+            boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
+                else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
+            fill = (one, [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
-    return _new_small_call(dst, src, copy.tasks, copy.to_physical, src.dtype, key[3],
+    return _new_small_call(dst, src, tasks, copy.to_physical, src.dtype, key[3],
                            key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
                            alloc_shape is None, alloc_shape)
 

@@ -53,6 +53,8 @@ typedef struct {
     const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
     char *dlo, *dhi;      /* ... and the destination bytes */
     Py_ssize_t item;
+    Py_ssize_t tail_at, tail_bytes; /* > 0: after each step of axis 0, tail_bytes of tail_byte from */
+    int tail_byte;                  /* tail_at past the step's first byte (_kernel_fill.h) */
     Py_ssize_t shape[MAX_DIMS];
     Py_ssize_t ds[MAX_DIMS];
     Py_ssize_t ss[MAX_DIMS];

@@ -4,13 +4,15 @@
 #ifndef TENSORLAYOUT_KERNEL_TASKS_H
 #define TENSORLAYOUT_KERNEL_TASKS_H
 #include "_task.h"
-#include "_kernel_gather.h"
+#include "_kernel_fill.h"
 
 /* One task: a single item (no axes), its box, or nothing (an empty box: ndim -1). */
 static void copy_task(const plan_t *p)
 {
     if (p->ndim == 0)
         memcpy(p->dst, p->src, (size_t)p->item);
+    else if (p->ndim > 0 && p->tail_bytes > 0)
+        copy_tailed(p);
     else if (p->ndim > 0)
         copy_plan(p);
 }
@@ -21,17 +23,42 @@ static void run_one(void *plans, Py_ssize_t i)
     copy_task((const plan_t *)plans + i);
 }
 
-/* One task: (dst byte offset, src byte offset, shape, dst strides, src strides[, swap[, item]]),
+/* A task's tail (at, bytes, byte): after each step of its first axis, `bytes` bytes of `byte`
+ * from `at` past the step's first byte (_kernel_fill.h); checked inside the destination for
+ * every step, as the box is. */
+static int read_tail(PyObject *tail, plan_t *p, Py_ssize_t doff, Py_ssize_t dlo, Py_ssize_t dhi)
+{
+    Py_ssize_t at, bytes, off, lo, hi;
+    int byte;
+    if (!PyArg_ParseTuple(tail, "nni:copy tail", &at, &bytes, &byte)) return -1;
+    if (p->ndim < 1 || at < 0 || bytes < 0 || byte < 0 || byte > 255) {
+        PyErr_SetString(PyExc_ValueError, "copy: a tail is (at >= 0, bytes >= 0, a byte) behind a first axis");
+        return -1;
+    }
+    if (bytes == 0) return 0;
+    if (__builtin_add_overflow(doff, at, &off) || span(1, p->shape, p->ds, bytes, &lo, &hi) < 0
+        || !inside(off, lo, hi, dlo, dhi)) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task's tail leaves the destination array");
+        return -1;
+    }
+    p->tail_at = at;
+    p->tail_bytes = bytes;
+    p->tail_byte = byte;
+    return 0;
+}
+
+/* One task: (dst byte offset, src byte offset, shape, dst strides, src strides[, swap[, item[, tail]]]),
  * checked to stay inside both arrays ([dlo, dhi) and [slo, shi): their array_span), whatever
  * its numbers (_task.h). */
 static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_buffer *sv,
                      Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
 {
     PyObject *shape, *ds, *ss;
+    PyObject *tail = Py_None;
     Py_ssize_t doff, soff, wide = 0;
     int swap = 0;
-    if (!PyArg_ParseTuple(task, "nnO!O!O!|pn", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
-                          &PyTuple_Type, &ss, &swap, &wide))
+    if (!PyArg_ParseTuple(task, "nnO!O!O!|pnO", &doff, &soff, &PyTuple_Type, &shape, &PyTuple_Type, &ds,
+                          &PyTuple_Type, &ss, &swap, &wide, &tail))
         return -1;
     if (swap && dv->itemsize != 1 && dv->itemsize != 2) {
         PyErr_SetString(PyExc_ValueError, "copy: swapped units are of 1- or 2-byte items");
@@ -43,6 +70,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         return -1;
     }
     p->gaps_ours = 0; /* (the caller says when the gaps are its padding) */
+    p->tail_bytes = 0;
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
     if (n > MAX_DIMS || PyTuple_GET_SIZE(ds) != n || PyTuple_GET_SIZE(ss) != n) {
         PyErr_SetString(PyExc_ValueError, "copy: a task's shape and strides differ in length");
@@ -76,6 +104,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         PyErr_SetString(PyExc_IndexError, "copy: a task leaves the source array");
         return -1;
     }
+    if (tail != Py_None && read_tail(tail, p, doff, dlo, dhi) < 0) return -1;
     p->dst = (char *)dv->buf + doff;
     p->src = (const char *)sv->buf + soff;
     p->slo = p->src + lo;

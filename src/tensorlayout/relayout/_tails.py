@@ -1,0 +1,119 @@
+"""Tailed tasks: a to_physical copy whose padding the kernel writes behind each step of a task's
+first axis as it goes (``tail`` in ``_kernel.c``; ``_kernel_fill.h``), instead of a fill of the
+buffer before the copy.
+
+They apply when the steps of the tasks' first axes tile the whole buffer, each step's data
+dense from its first byte (every byte of ``[0, data)`` written once) and the rest of the step
+padding: a (4,1) sub-tile of 4 logical rows in 8-row tiles, 512 bytes of data then 512 of
+padding per tile. The pad value must be one repeated byte (any value of a 1-byte type).
+"""
+
+from __future__ import annotations
+
+from tensorlayout.relayout._kernel_path import Task
+
+__all__ = ["TailedTask", "pad_byte", "tailed", "with_byte"]
+
+#: a kernel task with its tail (at, bytes, byte): see ``_kernel.c``
+Tail = tuple[int, int, int]
+TailedTask = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, int, Tail]
+
+
+#: Steps of a task's own first axis with less data than this are not tailed (a transpose
+#: of a few items per step would leave its vector tiles for a loop per step).
+MIN_STEP_BYTES = 256
+
+
+def _dense_bytes(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> int | None:
+    """The bytes a box covers when it writes each of ``[0, n)`` once from its first byte (its
+    axes, by rising stride, each the extent of those before it apart), else None.
+
+    >>> _dense_bytes((128, 4), (4, 1), 1), _dense_bytes((128, 3), (4, 1), 1)
+    (512, None)
+    """
+    run = item
+    for n, st in sorted(((n, st) for n, st in zip(shape, strides) if n != 1), key=lambda a: a[1]):
+        if st != run:
+            return None
+        run *= n
+    return run
+
+
+def _steps(task: Task, item: int) -> tuple[Task, int] | None:
+    """``task`` as steps along a first axis, each writing its first ``data`` bytes densely, as
+    (task, data): the whole box as one step when it is dense (a first axis of extent 1 put in
+    front, its stride the box's data, which ``tailed`` sets), else its own first axis if each
+    of its steps is.
+
+    >>> _steps((0, 0, (2, 128, 4), (1024, 4, 1), (128, 1, 300), False, 0), 1)[1]
+    512
+    >>> _steps((9, 0, (44, 4), (4, 1), (1, 300), False, 0), 1)
+    ((9, 0, (1, 44, 4), (176, 4, 1), (0, 1, 300), False, 0), 176)
+    """
+    d_off, s_off, shape, ds, ss, swap, wide = task
+    if swap or not shape or min(shape) <= 0:
+        return None
+    data = _dense_bytes(shape, ds, wide or item)
+    if data is not None:
+        return (d_off, s_off, (1, *shape), (data, *ds), (0, *ss), swap, wide), data
+    if len(shape) >= 2 and ds[0] > 0:
+        data = _dense_bytes(shape[1:], ds[1:], wide or item)
+        if data is not None and MIN_STEP_BYTES <= data <= ds[0]:
+            return task, data
+    return None
+
+
+def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None:
+    """``tasks`` (of ``item``-byte items) as steps (``_steps``) with the tail each needs (pad
+    byte 0: ``with_byte`` sets another) so that together they write every byte of a buffer of
+    ``nbytes`` exactly once, or None when they do not tile it so.
+
+    >>> tailed([(0, 0, (2048, 128, 4), (1024, 4, 1), (128, 1, 262144), False, 0)], 2 << 20, 1)
+    [(0, 0, (2048, 128, 4), (1024, 4, 1), (128, 1, 262144), False, 0, (512, 512, 0))]
+    >>> tailed([(0, 0, (2048, 128, 3), (1024, 4, 1), (128, 1, 262144), False, 0)], 2 << 20, 1) is None
+    True
+    """
+    stepped: list[tuple[Task, tuple[Task, int]]] = []
+    for task in tasks:
+        steps = _steps(task, item)
+        if steps is None:
+            return None
+        stepped.append((task, steps))
+    stepped.sort(key=lambda pair: pair[0][0])
+    out: list[TailedTask] = []
+    for k, (original, steps) in enumerate(stepped):
+        (d_off, s_off, shape, ds, ss, swap, wide), data = steps
+        end = stepped[k + 1][0][0] if k + 1 < len(stepped) else nbytes
+        if (k == 0 and d_off != 0) or (shape[0] == 1 and end - d_off < data):
+            return None
+        if shape[0] == 1 and end - d_off == data:  # a dense box, no padding behind it: as it was
+            out.append((*original, (0, 0, 0)))
+            continue
+        if shape[0] == 1:  # one step: up to the next task
+            ds = (end - d_off, *ds[1:])
+        elif d_off + shape[0] * ds[0] != end:
+            return None
+        out.append((d_off, s_off, shape, ds, ss, swap, wide, (data, ds[0] - data, 0)))
+    return out or None
+
+
+def pad_byte(one: bytes) -> int | None:
+    """The byte an item of the pad value repeats (``one``: its bytes), or None.
+
+    >>> pad_byte(b"\\x00\\x00"), pad_byte(b"\\x80\\x3f")
+    (0, None)
+    """
+    return one[0] if one and one.count(one[:1]) == len(one) else None
+
+
+def with_byte(tasks: list[TailedTask] | None, one: bytes) -> list[TailedTask] | None:
+    """``tasks`` with their tails written with the byte the pad item ``one`` (its bytes)
+    repeats; None without tasks or when ``one`` is not one byte repeated.
+
+    >>> with_byte([(0, 0, (2, 4), (8, 1), (4, 1), False, 0, (4, 4, 0))], b"\x07")
+    [(0, 0, (2, 4), (8, 1), (4, 1), False, 0, (4, 4, 7))]
+    """
+    byte = pad_byte(one)
+    if tasks is None or byte is None:
+        return None
+    return tasks if byte == 0 else [(*t[:7], (t[7][0], t[7][1], byte)) for t in tasks]

@@ -49,6 +49,7 @@
  *   _task.h           task bounds shared with _pack.c (span, read_ints, inside; overflow-safe)
  *   _kernel_plan.h    plan_t, platform support, streamed runs
  *   _kernel_loops.h   innermost loops            _kernel_tiles.h   vector transposes
+ *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops

@@ -48,6 +48,7 @@
  *   _kernel_loops.h   innermost loops            _kernel_tiles.h   vector transposes
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis
+ *   _kernel_words.h   transposes of 8-byte items in blocks of whole lines (AVX2)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
  *   _kernel_gather.h  gathering and staged runs; copy_plan
  *   _kernel_tasks.h   tasks read, checked and run
@@ -164,5 +165,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
 PyMODINIT_FUNC PyInit__kernel(void)
 {
     choose_tilers();
+    words_choose();
     return PyModule_Create(&module);
 }

@@ -119,6 +119,8 @@ def _named_operands(opcode: str, items: str, end: int) -> tuple[_Operands, int] 
     if opcode == "parameter":
         return ((None, int(items), (), ()), end) \
             if _DIGITS.fullmatch(items) and len(items) <= 20 else None  # else the careful path
+    if "," not in items:  # one name (the common case): what the findall would give
+        return (None, None, (items[1:] if items.startswith("%") else items,) if items else (), ()), end
     return (None, None, tuple(_OPERAND_NAME.findall(items)), ()), end
 
 
@@ -332,7 +334,7 @@ class InstructionReader:
         raw: dict[str, str] = {}
         called: list[str] = []
         while True:
-            m = _ATTR.match(text, pos)
+            m = None if text.startswith("\n", pos) else _ATTR.match(text, pos)  # (no ',' before the \n)
             if m:
                 key, at = m.group(1), m.end()
                 if key == "metadata" and key not in raw:  # the common form, in one regex

@@ -39,6 +39,19 @@ def test_unrolled_value_and_metadata_regexes_match_the_plain_ones() -> None:
             assert (a and a.end()) == (b and b.end()), text
 
 
+def test_metadata_end_with_the_escape_free_pattern_first_matches_the_plain_one() -> None:
+    texts = _texts(4, 20000)
+    texts += ['{op_name="' + t.replace('"', '\\"') + '" source_line=1}' for t in texts[:5000]]
+    texts += ["{op_name=" + t for t in texts[5000:10000]] + ["{" + t + "}" for t in texts[10000:]]
+    hits = 0
+    for text in texts:
+        for at in (0, 1):
+            b = _OLD_META.match(text, at)
+            assert attributes.common_metadata_end(text, at) == (b and b.end()), text
+            hits += b is not None and "\\" in b.group()
+    assert hits > 100  # strings with escapes were among them
+
+
 def _end(text: str) -> int | str:
     try:
         return _scan.json_dict_end(text, 0)

@@ -102,6 +102,32 @@ def _layout_end(key: str, text: str, at: int) -> int | None:
     return None if m is None else m.end()
 
 
+#: ``(id(result), id(root shape)) -> (result, root shape)`` of the pairs found compatible (the
+#: parser's shapes come from the shape cache, so equal texts give the same objects); the value
+#: holds both, so their ids stay theirs while the entry lives.
+_COMPATIBLE: dict[tuple[int, int], tuple[Shape, Shape]] = {}
+_COMPATIBLE_LIMIT = 1 << 12
+
+
+def _compatible(result: Shape, shape: Shape) -> bool:
+    """``result.compatible(shape)``, remembered for pairs found compatible (a big tuple takes
+    long to compare, and computations repeat their signatures).
+
+    >>> _compatible(parse_shape("(f32[2], s8[])"), parse_shape("(f32[2]{0}, s8[])"))
+    True
+    """
+    key = (id(result), id(shape))
+    hit = _COMPATIBLE.get(key)
+    if hit is not None and hit[0] is result and hit[1] is shape:
+        return True
+    if not result.compatible(shape):
+        return False
+    if len(_COMPATIBLE) >= _COMPATIBLE_LIMIT:
+        _COMPATIBLE.clear()
+    _COMPATIBLE[key] = (result, shape)
+    return True
+
+
 def parse_module(text: str) -> HloModule:
     """Parse a whole HLO module (``HloModule name, ...`` then computations).
 
@@ -246,7 +272,7 @@ class _Parser(InstructionReader):
         if len(roots) > 1:
             raise ParseError(text, roots[1].offset, "only one ROOT instruction per computation")
         root = roots[0] if roots else instructions[-1]
-        if signature is not None and not signature[1].compatible(root.shape):
+        if signature is not None and not _compatible(signature[1], root.shape):
             raise ParseError(text, root.offset, f"a root whose shape {root.shape} is compatible with the "
                              f"result {signature[1]} of computation {name}", repr(root.name))
         by_name = {inst.name: inst for inst in instructions}
@@ -302,19 +328,22 @@ class _Parser(InstructionReader):
                           by_name: dict[str, HloInstruction]) -> None:
         """Record each instruction's operands (its users when first asked); an operand must be
         defined before use."""
-        graph = self.graph
-        defined: set[str] = set()
+        operands_of = self.graph.operands
+        defined: dict[str, HloInstruction] = {}  # the instructions before this one, by name
+        take = defined.__getitem__
         for inst in instructions:
             names = inst.operand_names
-            if not names:
-                defined.add(inst.name)
-                continue
-            if not defined.issuperset(names):
-                missing = next(n for n in names if n not in defined)
-                self._undefined_operand(comp_name, inst, missing, missing in by_name)
-            defined.add(inst.name)
-            graph.operands[inst] = tuple(map(by_name.__getitem__, names))
-        graph.defer_users(instructions)
+            if names:
+                try:
+                    operands_of[inst] = tuple(map(take, names))
+                except KeyError:
+                    missing: str | None = next(n for n in names if n not in defined)
+                else:
+                    missing = None
+                if missing is not None:  # raised here, not in the except: no KeyError chained to it
+                    self._undefined_operand(comp_name, inst, missing, missing in by_name)
+            defined[inst.name] = inst
+        self.graph.defer_users(instructions)
 
     def _undefined_operand(self, comp_name: str, inst: HloInstruction, missing: str, later: bool) -> None:
         at = self.text.find(missing, inst.offset + len(inst.name) + 1)

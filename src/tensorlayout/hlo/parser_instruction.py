@@ -68,18 +68,26 @@ _SHAPED_ITEM = r"(?:" + _SHAPE_RE + r"[ \t]+)?%?[\w.\-]+"
 _SHAPED_OPERANDS = re.compile(
     r"[ \t]*(" + _SHAPED_ITEM + r"(?:[ \t]*,[ \t]*" + _SHAPED_ITEM + r")*)[ \t]*\)", re.A)
 _OPERAND_ITEM = re.compile(r"[ \t]*(?:(" + _SHAPE_RE + r")[ \t]+)?%?([\w.\-]+)[ \t]*,?", re.A)
-_OPERAND_NAME = re.compile(r"%?([\w.\-]+)", re.A)
+#: The comment XLA prints before every fifth item of a long tuple shape or operand list
+_INDEX_COMMENT = r"/\*index=[0-9]+\*/"
+#: One name of a plain operand list (after its index comment, if any)
+_OPERAND_NAME = re.compile(r"(?:" + _INDEX_COMMENT + r")?%?([\w.\-]+)", re.A)
 _OPCODE_RE = r"[ \t]*([a-z][a-z0-9\-]*)\("
 _OPCODE_CAREFUL = re.compile(r"[a-z][a-z0-9\-]*")
-_SIMPLE_OPERANDS_RE = r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*%?[\w.\-]+[ \t]*)*)?)\)"
+_SIMPLE_OPERANDS_RE = (r"[ \t]*((?:%?[\w.\-]+[ \t]*(?:,[ \t]*(?:" + _INDEX_COMMENT
+                       + r")?%?[\w.\-]+[ \t]*)*)?)\)")
 _ATTR = re.compile(r"[ \t]*,\s*([A-Za-z_][\w\-.]*)=\s*", re.A)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-.]*", re.A)
 _MORE = re.compile(r"\s*[,/]", re.A)
 _TYPE_START = re.compile(r"[a-z][a-z0-9]*\[")
-#: ``_HEAD``, a simple shape, the opcode and ``(`` (group 5 marks where the operands start),
-#: then, if they are plain names, the operands and ``)`` (group 6): the fast path in one match.
-_LINE = re.compile(_HEAD.pattern + "(" + _SHAPE_RE + ")" + _OPCODE_RE + "()(?:" + _SIMPLE_OPERANDS_RE + ")?",
-                   re.A)
+#: A one-line tuple of simple shapes as XLA prints it (``(f32[2]{0}, s32[])``): the text the
+#: careful reader would hand to the cached shape parser too.
+_FLAT_TUPLE_RE = r"\((?:" + _SHAPE_RE + r"(?:, (?:" + _INDEX_COMMENT + ")?" + _SHAPE_RE + r")*)?\)"
+#: ``_HEAD``, a simple shape (or a flat tuple of them), the opcode and ``(`` (group 5 marks where
+#: the operands start), then, if they are plain names, the operands and ``)`` (group 6): the
+#: fast path in one match.
+_LINE = re.compile(_HEAD.pattern + "(" + _SHAPE_RE + "|" + _FLAT_TUPLE_RE + ")" + _OPCODE_RE
+                   + "()(?:" + _SIMPLE_OPERANDS_RE + ")?", re.A)
 _ROOT_KW = re.compile(r"ROOT(?=[ \t\r\n%/])")
 
 
@@ -111,6 +119,8 @@ def _named_operands(opcode: str, items: str, end: int) -> tuple[_Operands, int] 
     if opcode == "parameter":
         return ((None, int(items), (), ()), end) \
             if _DIGITS.fullmatch(items) and len(items) <= 20 else None  # else the careful path
+    if "," not in items:  # one name (the common case): what the findall would give
+        return (None, None, (items[1:] if items.startswith("%") else items,) if items else (), ()), end
     return (None, None, tuple(_OPERAND_NAME.findall(items)), ()), end
 
 
@@ -324,7 +334,7 @@ class InstructionReader:
         raw: dict[str, str] = {}
         called: list[str] = []
         while True:
-            m = _ATTR.match(text, pos)
+            m = None if text.startswith("\n", pos) else _ATTR.match(text, pos)  # (no ',' before the \n)
             if m:
                 key, at = m.group(1), m.end()
                 if key == "metadata" and key not in raw:  # the common form, in one regex

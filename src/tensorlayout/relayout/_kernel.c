@@ -49,8 +49,10 @@
  *   _task.h           task bounds shared with _pack.c (span, read_ints, inside; overflow-safe)
  *   _kernel_plan.h    plan_t, platform support, streamed runs
  *   _kernel_loops.h   innermost loops            _kernel_tiles.h   vector transposes
+ *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis
+ *   _kernel_words.h   transposes of 8-byte items in blocks of whole lines (AVX2)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
  *   _kernel_gather.h  gathering and staged runs; copy_plan
  *   _kernel_fill.h    tasks that fill the padding behind their steps
@@ -169,5 +171,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
 PyMODINIT_FUNC PyInit__kernel(void)
 {
     choose_tilers();
+    words_choose();
     return PyModule_Create(&module);
 }

@@ -263,6 +263,8 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             Py_ssize_t ng = three ? shape[last - 2] : 1, sg = three ? p->ss[last - 2] : 0;
             Py_ssize_t dg = three ? p->ds[last - 2] : 0;
             Py_ssize_t na = shape[last - 1], nb = shape[last], da = p->ds[last - 1], sb = p->ss[last];
+            if (three && transpose_quads(p, d, s, ng, na, nb, dg, da, sg, sb, in->lg))
+                break; /* (bytes in (4,1) quads: _kernel_bytes.h) */
             if (woven(ng, na, nb, dg, sg, in->lg))
                 transpose_woven(d, s, ng, na, nb, dg, da, sg, sb, in->lg);
             else if (woven3(ng, na, nb, dg, sg, sb, in->lg))

@@ -6,6 +6,7 @@
 #ifndef TENSORLAYOUT_KERNEL_STRIPS_H
 #define TENSORLAYOUT_KERNEL_STRIPS_H
 #include "_kernel_tiles.h"
+#include "_kernel_words.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -268,6 +269,14 @@ static Py_ssize_t transpose_grouped_dst(const tiler_t *t, char *d, const char *s
 {
     const Py_ssize_t it = ITEM(lg), v = t->v, G = RUN_LINES, ea = na - na % v;
     Py_ssize_t g0 = 0; /* (nb is a whole number of tiles: runs_lines) */
+    const int words = words_avx2 && lg == 3 && nb % 8 == 0; /* whole lines in blocks: _kernel_words.h */
+    for (; words && g0 + G <= ng; g0 += G) {
+        const Py_ssize_t e8 = na - na % 8;
+        words_grouped_dst(d + g0 * dg, s + g0 * sg, G, e8, nb, dg, da, sg, sb);
+        if (e8 < na)
+            for (Py_ssize_t g = g0; g < g0 + G; g++)
+                transpose_table[lg](d + g * dg + e8 * da, s + g * sg + e8 * it, na - e8, nb, da, sb);
+    }
     for (; g0 + G <= ng; g0 += G) {
         for (Py_ssize_t a = 0; a < ea; a += v) /* a tile column of destination rows: G lines of each */
             for (Py_ssize_t g = g0; g < g0 + G; g++)
@@ -314,7 +323,10 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
             fetch_rows(s + g * sg + 64, nb, sb, 0, p->slo, p->shi);
         if (dst_rows && enters_line(g * dg, dg))
             fetch_rows(d + g * dg + 64, na, da, 1, p->dlo, p->dhi);
-        transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
+        if (words_take(p, na, nb, lg))
+            words_transpose(d + g * dg, s + g * sg, na, nb, da, sb);
+        else
+            transpose_tiled(d + g * dg, s + g * sg, na, nb, da, sb, lg, 0);
     }
 }
 

@@ -5,6 +5,7 @@
 #define TENSORLAYOUT_KERNEL_TILES_H
 #include "_kernel_loops.h"
 #include "_kernel_ahead.h"
+#include "_kernel_bytes.h"
 
 
 /* ---- vector transposes -------------------------------------------------------------------
@@ -674,6 +675,7 @@ static void choose_tilers(void)
     }
 #endif
     choose_weaves();
+    choose_quads();
 #if HAVE_AVX2_DISPATCH
     if (__builtin_cpu_supports("avx2")) {
         weave_table[2][2] = weave_u32_8_avx2;

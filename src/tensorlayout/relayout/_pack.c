@@ -323,10 +323,20 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pack",
                                     "The sub-byte packing kernel of relayout (see _pack_path.py).",
                                     -1, methods, NULL, NULL, NULL, NULL};
 
+/* The AVX2 moves are used where the CPU has them, unless the environment variable
+ * TENSORLAYOUT_PACK_SSE2 is set (non-empty) at import: then the SSE2 forms run (the tests
+ * exercise them that way); the module's AVX2 attribute says which. */
 PyMODINIT_FUNC PyInit__pack(void)
 {
 #ifdef HAVE_AVX2_PATH
-    use_avx2 = __builtin_cpu_supports("avx2");
+    const char *sse2 = getenv("TENSORLAYOUT_PACK_SSE2");
+    use_avx2 = __builtin_cpu_supports("avx2") && !(sse2 != NULL && sse2[0] != '\0');
 #endif
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+#ifdef HAVE_AVX2_PATH
+    if (m != NULL && PyModule_AddIntConstant(m, "AVX2", use_avx2) < 0) Py_CLEAR(m);
+#else
+    if (m != NULL && PyModule_AddIntConstant(m, "AVX2", 0) < 0) Py_CLEAR(m);
+#endif
+    return m;
 }

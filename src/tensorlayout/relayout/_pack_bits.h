@@ -290,6 +290,108 @@ static inline int nib_rows(int unpack, uint8_t *out, char *lg, Py_ssize_t m, Py_
     return 1;
 }
 
+/* ---- joined word columns (SSE2): n = 1, 2 or 4 codes of E(1) or E(4) a 4-byte column ---------
+ * Each column's n logical bytes become the low n*bits bits of its 32-bit word (the rest the
+ * pad pattern `fill`), in lanes of 8n bits shifted and masked in place, then widened to 32
+ * (u1[N,4]{0,1:T(8,128)(32,1)E(1)}: a bit field a column through a stage, 2.4x a copy). */
+
+#define JOIN4_STREAM(p, x, st)                                                                   \
+    do {                                                                                         \
+        if (st) _mm_stream_si128((__m128i *)(p), (x)); else _mm_storeu_si128((__m128i *)(p), (x)); \
+    } while (0)
+
+/* 16 logical bytes (16 / n columns) -> their 64 / n bytes of column words. */
+static inline __attribute__((always_inline)) void join4_pack16(uint8_t *out, const char *log, const int bits,
+                                                                const int n, __m128i fill, int st)
+{
+    const __m128i z = _mm_setzero_si128();
+    __m128i y = _mm_and_si128(_mm_loadu_si128((const __m128i *)log), _mm_set1_epi8((char)((1 << bits) - 1)));
+    if (n == 4) { /* codes at 0, 8, 16, 24 -> 0, bits, 2 bits, 3 bits */
+        y = _mm_and_si128(_mm_or_si128(y, _mm_srli_epi32(y, 8 - bits)), _mm_set1_epi32(bits == 1 ? 0x30003 : 0xFF00FF));
+        y = _mm_and_si128(_mm_or_si128(y, _mm_srli_epi32(y, 16 - 2 * bits)), _mm_set1_epi32(bits == 1 ? 0xF : 0xFFFF));
+        JOIN4_STREAM(out, _mm_or_si128(y, fill), st);
+    } else if (n == 2) {
+        y = _mm_and_si128(_mm_or_si128(y, _mm_srli_epi16(y, 8 - bits)), _mm_set1_epi16(bits == 1 ? 3 : 0xFF));
+        JOIN4_STREAM(out, _mm_or_si128(_mm_unpacklo_epi16(y, z), fill), st);
+        JOIN4_STREAM(out + 16, _mm_or_si128(_mm_unpackhi_epi16(y, z), fill), st);
+    } else {
+        __m128i lo = _mm_unpacklo_epi8(y, z), hi = _mm_unpackhi_epi8(y, z);
+        JOIN4_STREAM(out, _mm_or_si128(_mm_unpacklo_epi16(lo, z), fill), st);
+        JOIN4_STREAM(out + 16, _mm_or_si128(_mm_unpackhi_epi16(lo, z), fill), st);
+        JOIN4_STREAM(out + 32, _mm_or_si128(_mm_unpacklo_epi16(hi, z), fill), st);
+        JOIN4_STREAM(out + 48, _mm_or_si128(_mm_unpackhi_epi16(hi, z), fill), st);
+    }
+}
+
+/* 4 column words -> their codes, one a byte in each 8n-bit lane's low n bytes. */
+static inline __attribute__((always_inline)) __m128i join4_codes(const uint8_t *in, const int bits, const int n)
+{
+    __m128i w = _mm_loadu_si128((const __m128i *)in);
+    if (n == 4) {
+        w = _mm_and_si128(w, _mm_set1_epi32(bits == 1 ? 0xF : 0xFFFF));
+        w = _mm_and_si128(_mm_or_si128(w, _mm_slli_epi32(w, 16 - 2 * bits)), _mm_set1_epi32(bits == 1 ? 0x30003 : 0xFF00FF));
+    } else if (n == 2) {
+        w = _mm_and_si128(w, _mm_set1_epi32(bits == 1 ? 3 : 0xFF));
+    } else {
+        return _mm_and_si128(w, _mm_set1_epi32((1 << bits) - 1));
+    }
+    return _mm_and_si128(_mm_or_si128(w, _mm_slli_epi32(w, 8 - bits)), _mm_set1_epi8((char)((1 << bits) - 1)));
+}
+
+/* The other way: 64 / n bytes of column words -> their 16 logical bytes, sign-extended by half. */
+static inline __attribute__((always_inline)) void join4_unpack16(char *log, const uint8_t *in, const int bits,
+                                                                  const int n, __m128i half)
+{
+    __m128i y;
+    if (n == 4) {
+        y = join4_codes(in, bits, 4);
+    } else if (n == 2) {
+        y = _mm_packs_epi32(join4_codes(in, bits, 2), join4_codes(in + 16, bits, 2));
+    } else {
+        __m128i a = _mm_packs_epi32(join4_codes(in, bits, 1), join4_codes(in + 16, bits, 1));
+        __m128i b = _mm_packs_epi32(join4_codes(in + 32, bits, 1), join4_codes(in + 48, bits, 1));
+        y = _mm_packus_epi16(a, b);
+    }
+    _mm_storeu_si128((__m128i *)log, _mm_sub_epi8(_mm_xor_si128(y, half), half));
+}
+
+/* Columns 0.. of one row of joined word columns, 16 / n at a time while their words lie before
+ * `hi` (unpacking: the buffer's end); returns the columns done (the caller does the rest). */
+static inline __attribute__((always_inline)) Py_ssize_t join4_row_k(int unpack, uint8_t *bytes, char *log,
+                                                                     Py_ssize_t nc, const int bits, const int n,
+                                                                     uint8_t pad_byte, int sign, int stream,
+                                                                     const uint8_t *hi)
+{
+    const Py_ssize_t step = 16 / n;
+    const __m128i fill = _mm_set1_epi32((int)(uint32_t)(0x01010101u * pad_byte << (n * bits)));
+    const __m128i half = _mm_set1_epi8((char)(sign ? 1 << (bits - 1) : 0));
+    const int st = stream && ((uintptr_t)bytes & 15) == 0;
+    Py_ssize_t col = 0;
+    if (unpack)
+        for (; col + step <= nc && bytes + 4 * (col + step) <= hi; col += step)
+            join4_unpack16(log + col * n, bytes + 4 * col, bits, n, half);
+    else
+        for (; col + step <= nc; col += step) join4_pack16(bytes + 4 * col, log + col * n, bits, n, fill, st);
+    return col;
+}
+
+/* join4_row_k for the task's bits (1 or 4) and n (1, 2 or 4). */
+static inline Py_ssize_t join4_row(int unpack, uint8_t *bytes, char *log, Py_ssize_t nc, int bits, int n,
+                                   uint8_t pad_byte, int sign, int stream, const uint8_t *hi)
+{
+#define JOIN4(B, N) return join4_row_k(unpack, bytes, log, nc, B, N, pad_byte, sign, stream, hi)
+    switch (bits * 8 + n) {
+    case 9: JOIN4(1, 1);
+    case 10: JOIN4(1, 2);
+    case 12: JOIN4(1, 4);
+    case 33: JOIN4(4, 1);
+    case 34: JOIN4(4, 2);
+    case 36: JOIN4(4, 4);
+    default: return 0;
+    }
+#undef JOIN4
+}
+
 /* ---- bit blocks: E(1) words of 8 rows of lines x 16 columns (SSE2) ------------------------ */
 
 /* 64 logical codes (a column's 8 rows of lines, 8 bytes each) -> 8 packed bytes, row r's in

@@ -381,9 +381,10 @@ static int joined(const ctx_t *c, const task_t *t, int unpack)
     return P <= 8 && (unpack || (t->kind == 2 ? P * 8 >= nb : nb % 8 == 0 && P * 8 >= nb));
 }
 
-/* One row of lines of joined columns, JOIN_STAGE packed bytes at a time: the run of codes
- * (un)packed in the stage whole bytes at a time (the last few codes one by one), the columns'
- * bit fields moved to (from) their bytes. */
+/* One row of lines of joined columns: 4-byte column words of 1, 2 or 4 codes in SIMD lanes
+ * (join4_row), the rest JOIN_STAGE packed bytes at a time: the run of codes (un)packed in the
+ * stage whole bytes at a time (the last few codes one by one), the columns' bit fields moved to
+ * (from) their bytes. */
 static void joined_row(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log)
 {
     _Alignas(64) uint8_t stage[JOIN_STAGE + 16];
@@ -392,7 +393,12 @@ static void joined_row(const ctx_t *c, const task_t *t, int unpack, uint8_t *byt
     const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
     ctx_t cached = *c;
     cached.stream = 0; /* the stage stays in L1 */
-    for (Py_ssize_t j0 = 0; j0 < nc; j0 += chunk) {
+    Py_ssize_t first = 0; /* 4-byte column words of 1, 2 or 4 codes in SIMD lanes first */
+#if HAVE_NIB_ROWS
+    if (P == 4 && (unpack || t->kind == 2))
+        first = join4_row(unpack, bytes, log, nc, c->bits, n, c->pad_byte, c->sign, c->stream, c->bytes_hi);
+#endif
+    for (Py_ssize_t j0 = first; j0 < nc; j0 += chunk) {
         const Py_ssize_t m = nc - j0 < chunk ? nc - j0 : chunk, codes = m * n, whole = codes / c->per;
         const Py_ssize_t tail = codes - whole * c->per;
         char *lg = log + j0 * n;

@@ -1,0 +1,195 @@
+/* _kernel_bytes.h: the transposes of bytes in (4,1) sub-tile quads, fused.
+ *
+ * A (4,1) sub-tile of bytes against a transposed tiling (pred[1024,16,128]{0,1,2:T(8,128)(4,1)}:
+ * the logical rows run along the buffer's major dim) is a transpose over three axes: groups g
+ * of 4 rows b, each group's 4 bytes contiguous in the buffer next to the next group's, and
+ * the rows a of the other side. The strips (_kernel_strips.h, transpose_woven) wove the 4
+ * rows into 4-byte items in a stage, then transposed those: two passes, and a flush of the
+ * stage into destination rows 16 KiB apart. Here one 16 x 16 byte transpose in registers
+ * (four rounds of unpacks, two at once in the lanes of an AVX2 register) takes 4 groups of 4
+ * rows (16 source rows) and 16 rows a, and writes 16 bytes (the 4 groups' quads) to each:
+ *
+ *   quads_to    dst[a][g][b] = src[g][b][a]: 32 a of 16 source rows a round, into an L1
+ *               stage of 32 rows a by 128 groups, then out 512 bytes a row (whole lines;
+ *               streamed past the cache where the rows share L1 sets: far_rows_out);
+ *   quads_from  dst[g][b][a] = src[a][g][b]: the source's rows a (far apart) first copied
+ *               into such a stage 512 bytes at a time, then 8 groups by 16 a a round out of it.
+ *
+ * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
+ * copy: it writes the same values again), so at least 4 (8) groups and 32 (16) rows a are
+ * needed; else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's).
+ * Self-contained (include guard). */
+#ifndef TENSORLAYOUT_KERNEL_BYTES_H
+#define TENSORLAYOUT_KERNEL_BYTES_H
+#include "_kernel_plan.h"
+
+#define QUAD_GROUPS 128 /* groups per stage: 512 bytes of each stage row */
+#define QUAD_ROWS 32    /* rows a per stage */
+
+static int quads_avx2; /* the CPU has AVX2 (set at import: choose_quads) */
+
+static void choose_quads(void)
+{
+#if HAVE_AVX2_DISPATCH
+    __builtin_cpu_init();
+    quads_avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
+}
+
+#if HAVE_AVX2_DISPATCH
+/* In each 128-bit lane: 16 rows of 16 bytes to columns, r[a] <- byte a of every r[b] (the
+ * network of tile_u8x16_sse2: bytes, pairs, quads, halves). */
+__attribute__((target("avx2"))) static inline void transpose_u8x16_lanes(__m256i *r)
+{
+    __m256i t[16], q[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm256_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++)
+        for (int h = 0; h < 2; h++) {
+            q[4 * g + 2 * h] = _mm256_unpacklo_epi16(t[4 * g + h], t[4 * g + 2 + h]);
+            q[4 * g + 2 * h + 1] = _mm256_unpackhi_epi16(t[4 * g + h], t[4 * g + 2 + h]);
+        }
+    for (int m = 0; m < 4; m++) {
+        __m256i lo = _mm256_unpacklo_epi32(q[m], q[4 + m]), hi = _mm256_unpacklo_epi32(q[8 + m], q[12 + m]);
+        r[4 * m] = _mm256_unpacklo_epi64(lo, hi);
+        r[4 * m + 1] = _mm256_unpackhi_epi64(lo, hi);
+        lo = _mm256_unpackhi_epi32(q[m], q[4 + m]);
+        hi = _mm256_unpackhi_epi32(q[8 + m], q[12 + m]);
+        r[4 * m + 2] = _mm256_unpacklo_epi64(lo, hi);
+        r[4 * m + 3] = _mm256_unpackhi_epi64(lo, hi);
+    }
+}
+
+/* The start of the block from x of `step` along [0, n) (n >= step), moved back to end at n. */
+static inline Py_ssize_t block_at(Py_ssize_t x, Py_ssize_t step, Py_ssize_t n)
+{
+    return x + step <= n ? x : n - step;
+}
+
+/* bytes (a multiple of 32, at most 128: whole vectors) from s to d, or any count by memcpy;
+ * streamed where asked (stream_out checks the alignment). */
+__attribute__((target("avx2"))) static inline void row_out(char *d, const char *s, Py_ssize_t bytes, int stream)
+{
+    if (stream) {
+        stream_out(d, s, (size_t)bytes);
+
+    } else if (bytes % 32 == 0) {
+        for (Py_ssize_t k = 0; k < bytes; k += 32)
+            _mm256_storeu_si256((__m256i *)(d + k), _mm256_loadu_si256((const __m256i *)(s + k)));
+    } else {
+        memcpy(d, s, (size_t)bytes);
+    }
+}
+
+/* dst[a][g][b] = src[g][b][a], b < 4: dst rows a (da apart) of ng quads, source rows (g, b) at
+ * g*sg + b*sb of na bytes; ng >= 4, na >= 32. */
+__attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                     Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream)
+{
+    _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
+    const Py_ssize_t pitch = QUAD_GROUPS * 4;
+    for (Py_ssize_t gx = 0; gx < ng; gx += QUAD_GROUPS) {
+        const Py_ssize_t gn = ng - gx < QUAD_GROUPS ? ng - gx : QUAD_GROUPS;
+        const Py_ssize_t g0 = gn < 4 ? ng - 4 : gx, gc = gn < 4 ? 4 : gn;
+        for (Py_ssize_t ax = 0; ax < na; ax += QUAD_ROWS) {
+            const Py_ssize_t an = na - ax < QUAD_ROWS ? na - ax : QUAD_ROWS;
+            const Py_ssize_t a0 = an < 32 ? na - 32 : ax, ac = an < 32 ? 32 : an;
+            for (Py_ssize_t qx = 0; qx < gc; qx += 4) {
+                const Py_ssize_t q = block_at(qx, 4, gc);
+                const char *src = s + (g0 + q) * sg + a0;
+                for (Py_ssize_t ay = 0; ay < ac; ay += 32) {
+                    const Py_ssize_t a = block_at(ay, 32, ac);
+                    __m256i r[16];
+                    for (int i = 0; i < 4; i++)
+                        for (int b = 0; b < 4; b++)
+                            r[4 * i + b] = _mm256_loadu_si256((const __m256i *)(src + i * sg + b * sb + a));
+                    transpose_u8x16_lanes(r);
+                    char *o = stage + a * pitch + q * 4;
+                    for (int k = 0; k < 16; k++) {
+                        _mm_storeu_si128((__m128i *)(o + k * pitch), _mm256_castsi256_si128(r[k]));
+                        _mm_storeu_si128((__m128i *)(o + (16 + k) * pitch), _mm256_extracti128_si256(r[k], 1));
+                    }
+                }
+            }
+            for (Py_ssize_t a = 0; a < ac; a++) row_out(d + (a0 + a) * da + g0 * 4, stage + a * pitch, gc * 4, stream);
+        }
+    }
+    if (stream) _mm_sfence();
+}
+
+/* dst[g][b][a] = src[a][g][b], b < 4: source rows a (sa apart) of ng quads, dst rows (g, b) at
+ * g*dg + b*db of na bytes; ng >= 8, na >= 16. */
+__attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+{
+    _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
+    const Py_ssize_t pitch = QUAD_GROUPS * 4;
+    for (Py_ssize_t gx = 0; gx < ng; gx += QUAD_GROUPS) {
+        const Py_ssize_t gn = ng - gx < QUAD_GROUPS ? ng - gx : QUAD_GROUPS;
+        const Py_ssize_t g0 = gn < 8 ? ng - 8 : gx, gc = gn < 8 ? 8 : gn;
+        for (Py_ssize_t ax = 0; ax < na; ax += QUAD_ROWS) {
+            const Py_ssize_t an = na - ax < QUAD_ROWS ? na - ax : QUAD_ROWS;
+            const Py_ssize_t a0 = an < 16 ? na - 16 : ax, ac = an < 16 ? 16 : an;
+            for (Py_ssize_t a = 0; a < ac; a++) row_out(stage + a * pitch, s + (a0 + a) * sa + g0 * 4, gc * 4, 0);
+            for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
+                const Py_ssize_t q = block_at(qx, 8, gc);
+                for (Py_ssize_t ay = 0; ay < ac; ay += 16) {
+                    const Py_ssize_t a = block_at(ay, 16, ac);
+                    __m256i r[16];
+                    for (int k = 0; k < 16; k++)
+                        r[k] = _mm256_loadu_si256((const __m256i *)(stage + (a + k) * pitch + q * 4));
+                    transpose_u8x16_lanes(r); /* r[4i + b]: lane 0 group q + i, lane 1 group q + 4 + i */
+                    for (int i = 0; i < 4; i++)
+                        for (int b = 0; b < 4; b++) {
+                            char *o = d + (g0 + q + i) * dg + b * db + a0 + a;
+                            _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(r[4 * i + b]));
+                            _mm_storeu_si128((__m128i *)(o + 4 * dg), _mm256_extracti128_si256(r[4 * i + b], 1));
+                        }
+                }
+            }
+        }
+    }
+}
+#endif
+
+/* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
+ * (sharing L1 sets): quads_to then streams its stage out. Each stage row's 512 bytes went
+ * to lines the stores first had to read: pred[1024,16,128]{0,1,2:T(8,128)(4,1)} to_physical
+ * (2 MiB, rows 16 KiB apart), raw task against a copy, alternating: stored 2.7-3.1x,
+ * streamed 2.3-2.7x (the strips before: 3.4-3.6x). */
+#define QUAD_STREAM_BYTES (1 << 20)
+static int far_rows_out(const plan_t *p, Py_ssize_t da)
+{
+    Py_ssize_t bytes = p->item;
+    for (int k = 0; k < p->ndim; k++) {
+        if (bytes >= QUAD_STREAM_BYTES || p->shape[k] >= QUAD_STREAM_BYTES) return da % 4096 == 0;
+        bytes *= p->shape[k]; /* (both below 2^20: no overflow) */
+    }
+    return da % 4096 == 0 && bytes >= QUAD_STREAM_BYTES;
+}
+
+/* The fused quad transposes where they apply (see above): the three inner axes of a transpose
+ * (ng groups, na, nb; strides dg, da, sg, sb as copy_nest names them) of 1-byte items; 1 done,
+ * 0 not (the caller's loops run). */
+static int transpose_quads(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                           Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int lg)
+{
+#if HAVE_AVX2_DISPATCH
+    if (!quads_avx2 || lg != 0) return 0;
+    if (nb == 4 && dg == 4 && ng >= 4 && na >= 32) { /* dst rows a take the quads; source rows (g, b) */
+        quads_to(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da));
+        return 1;
+    }
+    if (na == 4 && sg == 4 && ng >= 8 && nb >= 16) { /* source rows take the quads; dst rows (g, a) */
+        quads_from(d, s, ng, nb, dg, da, sb);
+        return 1;
+    }
+#else
+    (void)p, (void)d, (void)s, (void)ng, (void)na, (void)nb, (void)dg, (void)da, (void)sg, (void)sb, (void)lg;
+#endif
+    return 0;
+}
+
+#endif

@@ -4,7 +4,13 @@
  * whole, with no call per tile (the 4 x 4 tiles through a function pointer, in blocks of one
  * line per row, took f64[256,2048]{0,1:T(1,128)} to 2-3x a copy); and transpose_grouped_dst's
  * (destination rows that run on a line per g: a column-major T(8,128) tile read into logical
- * rows) in the same blocks.
+ * rows) in the same blocks. The kernel alone, one thread, alternating builds, time of the
+ * blocks / the tiles' (median of 16-30 rounds): f64[256,2048]{0,1:T(1,128)} from_physical
+ * 0.58-0.67, to_physical 0.95; s64[3833,66]{0,1:T(1,128)} 0.72-0.79 both ways;
+ * f64[37,686,3,13]{1,2,3,0:T(2,128)} to_physical 0.77-0.80; transpose_grouped_dst's
+ * f64[1000,1000]{0,1:T(8,128)} and f64[500,300] from_physical 0.78-0.87. Not taken (measured
+ * slower): 4-byte items in 16 x 16 blocks (plain f32 transposes 1.07-1.3), transpose_grouped's
+ * source rows (f64[1000,1000] to_physical 1.23), and streamed copies (unchanged there).
  * Self-contained (include guard): it includes the tiles it falls back to. */
 #ifndef TENSORLAYOUT_KERNEL_WORDS_H
 #define TENSORLAYOUT_KERNEL_WORDS_H

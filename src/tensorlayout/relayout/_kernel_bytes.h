@@ -68,6 +68,15 @@ static inline Py_ssize_t block_at(Py_ssize_t x, Py_ssize_t step, Py_ssize_t n)
     return x + step <= n ? x : n - step;
 }
 
+/* The stage's block from x along [0, n) (n >= least): at most `most` long; where fewer than
+ * `least` remain, the last `least` (overlapping the block before). Its start; *len its length. */
+static inline Py_ssize_t block_from(Py_ssize_t x, Py_ssize_t most, Py_ssize_t least, Py_ssize_t n, Py_ssize_t *len)
+{
+    const Py_ssize_t left = n - x < most ? n - x : most;
+    *len = left < least ? least : left;
+    return left < least ? n - least : x;
+}
+
 /* bytes (a multiple of 32, at most 128: whole vectors) from s to d, or any count by memcpy;
  * streamed where asked (stream_out checks the alignment). */
 __attribute__((target("avx2"))) static inline void row_out(char *d, const char *s, Py_ssize_t bytes, int stream)
@@ -90,12 +99,10 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
 {
     _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
     const Py_ssize_t pitch = QUAD_GROUPS * 4;
-    for (Py_ssize_t gx = 0; gx < ng; gx += QUAD_GROUPS) {
-        const Py_ssize_t gn = ng - gx < QUAD_GROUPS ? ng - gx : QUAD_GROUPS;
-        const Py_ssize_t g0 = gn < 4 ? ng - 4 : gx, gc = gn < 4 ? 4 : gn;
-        for (Py_ssize_t ax = 0; ax < na; ax += QUAD_ROWS) {
-            const Py_ssize_t an = na - ax < QUAD_ROWS ? na - ax : QUAD_ROWS;
-            const Py_ssize_t a0 = an < 32 ? na - 32 : ax, ac = an < 32 ? 32 : an;
+    for (Py_ssize_t gx = 0, gc; gx < ng; gx += QUAD_GROUPS) {
+        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 4, ng, &gc);
+        for (Py_ssize_t ax = 0, ac; ax < na; ax += QUAD_ROWS) {
+            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 32, na, &ac);
             for (Py_ssize_t qx = 0; qx < gc; qx += 4) {
                 const Py_ssize_t q = block_at(qx, 4, gc);
                 const char *src = s + (g0 + q) * sg + a0;
@@ -126,12 +133,10 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
 {
     _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
     const Py_ssize_t pitch = QUAD_GROUPS * 4;
-    for (Py_ssize_t gx = 0; gx < ng; gx += QUAD_GROUPS) {
-        const Py_ssize_t gn = ng - gx < QUAD_GROUPS ? ng - gx : QUAD_GROUPS;
-        const Py_ssize_t g0 = gn < 8 ? ng - 8 : gx, gc = gn < 8 ? 8 : gn;
-        for (Py_ssize_t ax = 0; ax < na; ax += QUAD_ROWS) {
-            const Py_ssize_t an = na - ax < QUAD_ROWS ? na - ax : QUAD_ROWS;
-            const Py_ssize_t a0 = an < 16 ? na - 16 : ax, ac = an < 16 ? 16 : an;
+    for (Py_ssize_t gx = 0, gc; gx < ng; gx += QUAD_GROUPS) {
+        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 8, ng, &gc);
+        for (Py_ssize_t ax = 0, ac; ax < na; ax += QUAD_ROWS) {
+            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 16, na, &ac);
             for (Py_ssize_t a = 0; a < ac; a++) row_out(stage + a * pitch, s + (a0 + a) * sa + g0 * 4, gc * 4, 0);
             for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
                 const Py_ssize_t q = block_at(qx, 8, gc);

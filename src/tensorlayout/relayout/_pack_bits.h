@@ -21,7 +21,7 @@
  *                  a column owning its gap writing the pad pattern in the same store
  *                  (join_scatter, join_gather); 4-byte column words of 1 to 4 codes of E(1)
  *                  or E(4) in SIMD lanes instead (join4_row; 3 codes with a byte shuffle
- *                  where the CPU has AVX2).
+ *                  where the CPU has AVX2; 8 codes of E(1) by movemasks, join8_row).
  *
  * Self-contained: include it anywhere after nothing or anything (include guard). */
 #ifndef TENSORLAYOUT_PACK_BITS_H
@@ -416,7 +416,11 @@ PB_AVX2 static Py_ssize_t join3_row(int unpack, uint8_t *bytes, char *log, Py_ss
 }
 #endif
 
-/* join4_row_k for the task's bits (1 or 4) and n (1, 2 or 4; 3 where avx2: the CPU has it). */
+static inline Py_ssize_t join8_row(int unpack, uint8_t *bytes, char *log, Py_ssize_t nc, uint8_t pad_byte, int sign,
+                                   const uint8_t *hi);
+
+/* join4_row_k for the task's bits (1 or 4) and n (1, 2 or 4; 3 where avx2: the CPU has it; 8 of
+ * E(1): join8_row). */
 static inline Py_ssize_t join4_row(int unpack, uint8_t *bytes, char *log, Py_ssize_t nc, int bits, int n,
                                    uint8_t pad_byte, int sign, int stream, const uint8_t *hi, int avx2)
 {
@@ -432,6 +436,7 @@ static inline Py_ssize_t join4_row(int unpack, uint8_t *bytes, char *log, Py_ssi
     case 11:
     case 35: return avx2 ? join3_row(unpack, bytes, log, nc, bits, pad_byte, sign, stream, hi) : 0;
 #endif
+    case 16: return join8_row(unpack, bytes, log, nc, pad_byte, sign, hi);
     default: (void)avx2; return 0;
     }
 #undef JOIN4
@@ -565,6 +570,34 @@ static inline void bit_unpack_16x8(char *lg, const uint8_t *in, Py_ssize_t L, Py
         bit_unpack64(lg + (2 * j + 1) * L, _mm_srli_si128(c[j], 8), sign);
     }
 }
+/* Joined word columns of 8 E(1) codes (u1[N,8]{0,1:T(8,128)(32,1)E(1)}): 16 columns' 128 logical
+ * bytes to their 16 bytes by movemasks, each stored with 3 pad bytes (bit_store_row); the other
+ * way each column's byte spread to its 8 codes (reading 16 words while they lie before `hi`).
+ * Returns the columns done. */
+static inline Py_ssize_t join8_row(int unpack, uint8_t *bytes, char *log, Py_ssize_t nc, uint8_t pad_byte, int sign,
+                                   const uint8_t *hi)
+{
+    const __m128i pad = _mm_set1_epi8((char)pad_byte);
+    Py_ssize_t col = 0;
+    if (unpack) {
+        for (; col + 16 <= nc && bytes + 4 * (col + 16) <= hi; col += 16) {
+            __m128i r = bit_load_row(bytes + 4 * col, 4);
+            bit_unpack64(log + 8 * col, r, sign);
+            bit_unpack64(log + 8 * col + 64, _mm_srli_si128(r, 8), sign);
+        }
+        return col;
+    }
+    for (; col + 16 <= nc; col += 16) {
+        uint16_t w[8];
+        for (int j = 0; j < 8; j++) /* columns 2j and 2j + 1 */
+            w[j] = (uint16_t)_mm_movemask_epi8(_mm_slli_epi16(_mm_loadu_si128((const __m128i *)(log + 8 * col + 16 * j)), 7));
+        __m128i r;
+        memcpy(&r, w, sizeof r);
+        bit_store_row(bytes + 4 * col, r, 4, pad);
+    }
+    return col;
+}
+
 #if HAVE_NIB_AVX2
 /* bit_pack64 in two AVX2 movemasks. */
 PB_AVX2 static inline uint64_t bit_pack64_avx2(const char *p)

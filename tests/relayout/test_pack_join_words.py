@@ -1,10 +1,12 @@
-"""Joined columns of 4-byte words (``join4_row`` in ``_pack_bits.h``): n = 1, 2 or 4 codes of E(1)
-or E(4) a column (a short logical minor dim under an (8,1) / (32,1) sub-tile, u1[N,4]{0,1:
+"""Joined columns of 4-byte words (``join4_row`` in ``_pack_bits.h``): n = 1 to 4 (and 8) codes of
+E(1) or E(4) a column (a short logical minor dim under an (8,1) / (32,1) sub-tile, u1[N,4]{0,1:
 T(8,128)(32,1)E(1)}), the columns' logical bytes one after the other, 16 / n columns a step in
-SSE2 lanes and the rest through the stage. Raw tasks against the slot-by-slot model with guard
-bytes either side of both buffers (column counts around the step, several rows of lines, 1 and
-3 threads, cached and streaming stores, a packed buffer ending inside the last column's word
-when unpacking), and the public calls on such layouts against the definition."""
+SSE2 lanes (3 codes: 4 columns a step, a byte shuffle, where the CPU has AVX2; 8 codes of E(1):
+16 columns a step by movemasks) and the rest through the stage. Raw tasks against the
+slot-by-slot model with guard bytes either side of both buffers (column counts around the step,
+several rows of lines, 1 and 3 threads, cached and streaming stores, a packed buffer ending
+inside the last column's word when unpacking; either buffer ending at an inaccessible page),
+and the public calls on such layouts against the definition."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ COLUMNS = [1, 3, 4, 5, 15, 16, 17, 31, 33, 100, 4099]
 
 
 @pytest.mark.parametrize("bits", [1, 4])
-@pytest.mark.parametrize("n", [1, 2, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 8])
 @pytest.mark.parametrize("nc", COLUMNS)
 def test_word_columns_match_the_model(bits: int, n: int, nc: int) -> None:
     per = 8 // bits
@@ -59,6 +61,8 @@ def test_word_columns_match_the_model(bits: int, n: int, nc: int) -> None:
 
 
 LAYOUTS = ["u1[4099,4]{0,1:T(8,128)(32,1)E(1)}", "u1[1000,2]{0,1:T(8,128)(32,1)E(1)}",
+           "u1[1001,3]{0,1:T(8,128)(32,1)E(1)}", "s4[700,3]{0,1:T(8,128)(8,1)E(4)}",
+           "u1[1003,8]{0,1:T(8,128)(32,1)E(1)}",
            "u1[517,1]{0,1:T(8,128)(32,1)E(1)}", "s4[2050,4]{0,1:T(8,128)(8,1)E(4)}",
            "u4[999,2]{0,1:T(8,128)(8,1)E(4)}", "u1[7,300,4]{1,0,2:T(8,128)(32,1)E(1)}"]
 
@@ -87,7 +91,7 @@ from tensorlayout.relayout import _pack as kernel
 page = mmap.PAGESIZE
 libc = ctypes.CDLL(None)
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-for bits, n, nc in [(b, n, nc) for b in (1, 4) for n in (1, 2, 4) for nc in (16, 17, 33, 100)]:
+for bits, n, nc in [(b, n, nc) for b in (1, 4) for n in (1, 2, 3, 4, 8) for nc in (16, 17, 33, 100)]:
     per, end = 8 // bits, (nc - 1) * 4 + -(-n * bits // 8)
     mem = mmap.mmap(-1, 2 * page)
     raw = np.frombuffer(mem, np.uint8)
@@ -99,11 +103,17 @@ for bits, n, nc in [(b, n, nc) for b in (1, 4) for n in (1, 2, 4) for nc in (16,
     task = (0, 0, 0, (nc, n), (4 * per, 1), (n, 1))
     kernel.unpack(back, src, [task], bits, end * per, False, False, 1)
     kernel.unpack(back, src, [task], bits, end * per, True, True, 1)
+    logical = raw[page - nc * n:page].reshape(nc, n)  # packing from codes that end there
+    logical[...] = back
+    out = np.zeros(nc * 4, np.uint8)
+    task = (2, 0, 0, (nc, n), (4 * per, 1), (n, 1))
+    kernel.pack(out, logical, [task], bits, nc * 4 * per, 1, False, False, 1)
 print("ok")
 """
 
 
-def test_unpacking_reads_nothing_past_the_buffer() -> None:
-    # the packed buffer ends where an inaccessible page begins: a read past it kills the child
+def test_nothing_is_read_past_the_buffers() -> None:
+    # the packed buffer (unpacking) or the codes (packing) end where an inaccessible page begins:
+    # a read past them kills the child
     run = subprocess.run([sys.executable, "-c", PAGE_END], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

@@ -1,7 +1,7 @@
 """The packing kernel's SSE2 forms where the CPU has AVX2: ``TENSORLAYOUT_PACK_SSE2`` set at import
 turns the AVX2 moves off (``_pack.AVX2`` then 0), and the kernel's public-call tests of the forms
-that have both (nibble and bit blocks, adjacent and owned columns, far lines) run again in a
-child process that way."""
+that have both (nibble and bit blocks, adjacent and owned columns, far lines, joined words of 3
+codes) run again in a child process that way."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import pytest
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
 HERE = Path(__file__).resolve().parent
-FILES = ("test_pack_bits.py", "test_pack_wide_columns.py", "test_pack_far_lines.py")
+FILES = ("test_pack_bits.py", "test_pack_wide_columns.py", "test_pack_far_lines.py",
+         "test_pack_join_words.py")
 
 
 def test_the_sse2_forms_match_the_definition() -> None:

@@ -396,7 +396,8 @@ static void joined_row(const ctx_t *c, const task_t *t, int unpack, uint8_t *byt
     Py_ssize_t first = 0; /* 4-byte column words of 1, 2 or 4 codes in SIMD lanes first */
 #if HAVE_NIB_ROWS
     if (P == 4 && (unpack || t->kind == 2))
-        first = join4_row(unpack, bytes, log, nc, c->bits, n, c->pad_byte, c->sign, c->stream, c->bytes_hi);
+        first = join4_row(unpack, bytes, log, nc, c->bits, n, c->pad_byte, c->sign, c->stream, c->bytes_hi,
+                          WORDS_AVX2);
 #endif
     for (Py_ssize_t j0 = first; j0 < nc; j0 += chunk) {
         const Py_ssize_t m = nc - j0 < chunk ? nc - j0 : chunk, codes = m * n, whole = codes / c->per;

@@ -165,8 +165,29 @@ def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing
 _BY_VALUE = frozenset(shape.OUTPUT_TO_INPUT) | frozenset(compute.OUTPUT_TO_INPUT)
 #: Attributes no rule reads (kept as raw text): left out of the key.
 _NOT_READ = SKIPPED | {"metadata"}
-#: ``(opcode, output id, ids of the shapes, attributes) -> (the shapes, maps)``; the value holds
-#: the shapes (the parser shares equal shapes), so their ids stay theirs while the entry lives.
+#: The :data:`_BY_VALUE` opcodes whose rule reads layouts or element types (the bitcast's map
+#: goes through the physical order); the others read only dimensions and ranks.
+_READS_LAYOUT = frozenset({"bitcast"})
+
+
+_NOT_ARRAYS = frozenset({"tuple", "token", "opaque"})
+
+
+def _dims_or_id(shape: Shape) -> object:
+    """What a rule that reads only dimensions sees of ``shape``: an array's dimensions (equal for
+    ``f32[2,3]{1,0}`` and ``s8[2,3]{0,1}``), else the shape's id (tuples, tokens, buffers...).
+
+    >>> _dims_or_id(Shape.parse("f32[2,3]{0,1}")) == _dims_or_id(Shape.parse("s8[2,3]"))
+    True
+    """
+    if shape.tuple_shapes or shape.is_buffer or shape.element_type.name in _NOT_ARRAYS:
+        return id(shape)  # (what Shape.kind tells apart, without building its table)
+    return shape.dimensions
+
+
+#: ``(opcode, output id, each shape's dimensions (or id), attributes) -> (the shapes, maps)``;
+#: the value holds the shapes (the parser shares equal shapes), so the ids in keys stay theirs
+#: while the entry lives.
 _BY_VALUE_MEMO: dict[tuple[object, ...], tuple[tuple[Shape, ...], HloInstructionIndexing]] = {}
 _BY_VALUE_LIMIT = 1 << 14
 _NO_OPERANDS = HloInstructionIndexing([])
@@ -183,7 +204,8 @@ def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexin
     if instr.opcode not in _BY_VALUE:
         return _run(rule, instr, output_id)
     shapes = (instr.shape, *[op.shape for op in operands])
-    key = (instr.opcode, output_id, *map(id, shapes),
+    key = (instr.opcode, output_id,
+           *(map(id, shapes) if instr.opcode in _READS_LAYOUT else map(_dims_or_id, shapes)),
            *[(k, v) for k, v in instr.attributes.items() if k not in _NOT_READ])
     try:
         hit = _BY_VALUE_MEMO.get(key)

@@ -19,6 +19,7 @@ operand id = 0 (d0, d1) -> (d1, d0), domain: d0 in [0, 7], d1 in [0, 3]
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from tensorlayout.errors import HloError, TensorLayoutError, UnsupportedError
 from tensorlayout.hlo import fusion, operand_indexing
@@ -138,7 +139,8 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
     each call returns its own copy. ``physical`` is accepted (False only) while callers move to
     :mod:`tensorlayout.hlo.physical`.
     """
-    _no_physical(physical)
+    if physical:
+        _no_physical(physical)
     return _shared_o2i(instr, output_id).copy()
 
 
@@ -190,6 +192,7 @@ def _dims_or_id(shape: Shape) -> object:
 #: while the entry lives.
 _BY_VALUE_MEMO: dict[tuple[object, ...], tuple[tuple[Shape, ...], HloInstructionIndexing]] = {}
 _BY_VALUE_LIMIT = 1 << 14
+_SHAPE_OF = attrgetter("shape")
 _NO_OPERANDS = HloInstructionIndexing([])
 
 
@@ -203,7 +206,7 @@ def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexin
         return HloInstructionIndexing.unknown(len(operands))
     if instr.opcode not in _BY_VALUE:
         return _run(rule, instr, output_id)
-    shapes = (instr.shape, *[op.shape for op in operands])
+    shapes = (instr.shape, *map(_SHAPE_OF, operands))
     key = (instr.opcode, output_id,
            *(map(id, shapes) if instr.opcode in _READS_LAYOUT else map(_dims_or_id, shapes)),
            *[(k, v) for k, v in instr.attributes.items() if k not in _NOT_READ])

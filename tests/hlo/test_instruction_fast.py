@@ -22,7 +22,7 @@ _LINES = [
     "%c = (f32[2]{0}, u32[]{:S(2)}) copy-start(f32[2]{0} %a)",
 ]
 _PIECES = ["(", ")", ", ", ",", " ", "/*index=5*/", "/*x*/", "{0}", "f32[2]", "%", "s32[]", "\n", "((", "))",
-           "T(8,128)", "=", "ROOT ", "tuple", "/*index=", "*/"]
+           "T(8,128)", "=", "ROOT ", "tuple", "/*index=", "*/", "\t", ", %x", ",\t%y "]
 
 
 def _read(line: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> object:

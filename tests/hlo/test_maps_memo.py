@@ -113,3 +113,28 @@ def test_parse_module_of_a_non_str_is_an_argument_type_error(value: object) -> N
 def test_instruction_reader_of_a_non_str_is_an_argument_type_error() -> None:
     with pytest.raises(ArgumentTypeError, match=r"expected HLO text \(a str\), but got bytes"):
         InstructionReader(b"t = f32[] parameter(0)")  # type: ignore[arg-type]
+
+
+def test_maps_shared_across_element_types_and_layouts_only_where_rules_ignore_them() -> None:
+    """Rules that read only dimensions share maps between ``f32[4,6]{1,0}`` and ``s8[4,6]{0,1}``;
+    a bitcast (whose map follows the layouts) does not."""
+    text = """HloModule m
+ENTRY %e {
+  %a = f32[4,6]{1,0} parameter(0)
+  %b = s8[4,6]{0,1} parameter(1)
+  %ta = f32[6,4]{1,0} transpose(%a), dimensions={1,0}
+  %tb = s8[6,4]{0,1} transpose(%b), dimensions={1,0}
+  %ba = f32[6,4]{1,0} bitcast(%a)
+  %bb = s8[6,4]{1,0} bitcast(%b)
+  ROOT %t = (f32[6,4]{1,0}, s8[6,4]{0,1}, f32[6,4]{1,0}, s8[6,4]{1,0}) tuple(%ta, %tb, %ba, %bb)
+}
+"""
+    analysis.clear_caches()
+    warm = {i.name: _text(analysis.output_to_input_indexing(i)) for i in parse_module(text).instructions()}
+    afresh = {}
+    for i in parse_module(text).instructions():
+        analysis.clear_caches()
+        afresh[i.name] = _text(analysis.output_to_input_indexing(i))
+    assert warm == afresh
+    assert warm["ta"] == warm["tb"]
+    assert warm["ba"] != warm["bb"]  # (0,1) layout: the bitcast of %b transposes

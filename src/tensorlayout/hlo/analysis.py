@@ -19,6 +19,7 @@ operand id = 0 (d0, d1) -> (d1, d0), domain: d0 in [0, 7], d1 in [0, 3]
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from tensorlayout.errors import HloError, TensorLayoutError, UnsupportedError
 from tensorlayout.hlo import fusion, operand_indexing
@@ -138,7 +139,8 @@ def output_to_input_indexing(instr: HloInstruction, output_id: int = 0, *,
     each call returns its own copy. ``physical`` is accepted (False only) while callers move to
     :mod:`tensorlayout.hlo.physical`.
     """
-    _no_physical(physical)
+    if physical:
+        _no_physical(physical)
     return _shared_o2i(instr, output_id).copy()
 
 
@@ -165,10 +167,32 @@ def _shared_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexing
 _BY_VALUE = frozenset(shape.OUTPUT_TO_INPUT) | frozenset(compute.OUTPUT_TO_INPUT)
 #: Attributes no rule reads (kept as raw text): left out of the key.
 _NOT_READ = SKIPPED | {"metadata"}
-#: ``(opcode, output id, ids of the shapes, attributes) -> (the shapes, maps)``; the value holds
-#: the shapes (the parser shares equal shapes), so their ids stay theirs while the entry lives.
+#: The :data:`_BY_VALUE` opcodes whose rule reads layouts or element types (the bitcast's map
+#: goes through the physical order); the others read only dimensions and ranks.
+_READS_LAYOUT = frozenset({"bitcast"})
+
+
+_NOT_ARRAYS = frozenset({"tuple", "token", "opaque"})
+
+
+def _dims_or_id(shape: Shape) -> object:
+    """What a rule that reads only dimensions sees of ``shape``: an array's dimensions (equal for
+    ``f32[2,3]{1,0}`` and ``s8[2,3]{0,1}``), else the shape's id (tuples, tokens, buffers...).
+
+    >>> _dims_or_id(Shape.parse("f32[2,3]{0,1}")) == _dims_or_id(Shape.parse("s8[2,3]"))
+    True
+    """
+    if shape.tuple_shapes or shape.is_buffer or shape.element_type.name in _NOT_ARRAYS:
+        return id(shape)  # (what Shape.kind tells apart, without building its table)
+    return shape.dimensions
+
+
+#: ``(opcode, output id, each shape's dimensions (or id), attributes) -> (the shapes, maps)``;
+#: the value holds the shapes (the parser shares equal shapes), so the ids in keys stay theirs
+#: while the entry lives.
 _BY_VALUE_MEMO: dict[tuple[object, ...], tuple[tuple[Shape, ...], HloInstructionIndexing]] = {}
 _BY_VALUE_LIMIT = 1 << 14
+_SHAPE_OF = attrgetter("shape")
 _NO_OPERANDS = HloInstructionIndexing([])
 
 
@@ -182,8 +206,9 @@ def _compute_o2i(instr: HloInstruction, output_id: int) -> HloInstructionIndexin
         return HloInstructionIndexing.unknown(len(operands))
     if instr.opcode not in _BY_VALUE:
         return _run(rule, instr, output_id)
-    shapes = (instr.shape, *[op.shape for op in operands])
-    key = (instr.opcode, output_id, *map(id, shapes),
+    shapes = (instr.shape, *map(_SHAPE_OF, operands))
+    key = (instr.opcode, output_id,
+           *(map(id, shapes) if instr.opcode in _READS_LAYOUT else map(_dims_or_id, shapes)),
            *[(k, v) for k, v in instr.attributes.items() if k not in _NOT_READ])
     try:
         hit = _BY_VALUE_MEMO.get(key)

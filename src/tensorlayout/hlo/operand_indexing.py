@@ -102,9 +102,11 @@ class OperandIndexing:
         return self.map == other.map and self.runtime_vars == other.runtime_vars
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash((self.map, tuple(rt.map for rt in self.runtime_vars)))
-        return self._hash
+        h = self._hash
+        if h is None:
+            rts = self.runtime_vars
+            h = self._hash = hash((self.map, tuple([rt.map for rt in rts]) if rts else ()))
+        return h
 
     def simplify(self) -> OperandIndexing:
         """Simplify the map, drop unused symbols and the runtime variables that went with them."""
@@ -265,6 +267,17 @@ _new = object.__new__
 _copy_set = OrderedSet.copy
 
 
+def _ordered_set(group: Iterable[OperandIndexing | IndexingMap]) -> OrderedSet:
+    """The set of ``group``'s items, plain maps wrapped (what ``OrderedSet(...)`` gives, in one
+    loop: every rule result is made into sets this way; an equal later item keeps the first)."""
+    new = _new(OrderedSet)
+    items: dict[OperandIndexing, None] = {}
+    for m in group:
+        items[m if isinstance(m, OperandIndexing) else OperandIndexing(m)] = None
+    new._items = items
+    return new
+
+
 class HloInstructionIndexing:
     """Per operand (o→i) or per output (i→o), a set of :class:`OperandIndexing`.
 
@@ -277,10 +290,7 @@ class HloInstructionIndexing:
     __slots__ = ("indexing_maps",)
 
     def __init__(self, maps: Iterable[Iterable[OperandIndexing | IndexingMap]]) -> None:
-        self.indexing_maps: list[OrderedSet] = [
-            OrderedSet(m if isinstance(m, OperandIndexing) else OperandIndexing(m) for m in group)
-            for group in maps
-        ]
+        self.indexing_maps: list[OrderedSet] = [_ordered_set(group) for group in maps]
 
     @classmethod
     def unknown(cls, count: int) -> HloInstructionIndexing:

@@ -252,14 +252,15 @@ class _Parser(InstructionReader):
         cur.expect("{", "'{' to start the computation body")
         instructions: list[HloInstruction] = []
         while True:
-            ws = _WS.match(text, cur.pos)
-            cur.pos = ws.end() if ws else cur.pos
-            if text.startswith("/", cur.pos):
+            cur.pos = pos = _WS.match(text, cur.pos).end()  # type: ignore[union-attr]  # (\s* always matches)
+            c = text[pos : pos + 1]  # the next character ('' at the end)
+            if c == "/":
                 cur.skip()
-            if text.startswith("}", cur.pos):
+                c = text[cur.pos : cur.pos + 1]
+            if c == "}":
                 cur.pos += 1
                 break
-            if cur.pos >= len(text):
+            if not c:
                 raise cur.error("'}' to end the computation")
             instr = self.instruction()
             # (an XLA opcode is never async shorthand: only the other ones need expanding)

@@ -121,6 +121,8 @@ def _named_operands(opcode: str, items: str, end: int) -> tuple[_Operands, int] 
             if _DIGITS.fullmatch(items) and len(items) <= 20 else None  # else the careful path
     if "," not in items:  # one name (the common case): what the findall would give
         return (None, None, (items[1:] if items.startswith("%") else items,) if items else (), ()), end
+    if "/" not in items and "\t" not in items:  # names, '%' and spaces only: what the findall gives
+        return (None, None, tuple(items.replace("%", "").replace(" ", "").split(",")), ()), end
     return (None, None, tuple(_OPERAND_NAME.findall(items)), ()), end
 
 

@@ -369,10 +369,12 @@ _VARS_CACHE: dict[Expr, frozenset[int]] = {}
 _NO_VARS: frozenset[int] = frozenset()
 
 
-def _forget(ref: weakref.KeyedRef) -> None:
-    """Drop a dead node's entry (unless its structure was interned again since)."""
-    if _TABLE.get(ref.key) is ref:
-        del _TABLE[ref.key]
+def _forget(ref: weakref.KeyedRef, table: dict[_Key, weakref.KeyedRef] = _TABLE) -> None:
+    """Drop a dead node's entry (unless its structure was interned again since). The table is
+    bound here, not read as a global: nodes that die while the interpreter tears the module's
+    globals down (set to None) still find it."""
+    if table.get(ref.key) is ref:
+        del table[ref.key]
 
 
 def clear_memos() -> None:

@@ -20,6 +20,7 @@
 #define HAVE_SWAR 0
 #endif
 #include "_pack_bits.h"
+#include "_pack_joins.h"
 #include "_pool.h"
 #include "_task.h"
 

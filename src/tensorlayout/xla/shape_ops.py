@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["array_fields", "program_shape_to_string", "shape_equal"]
 
-ArrayFields = tuple[PrimitiveType, tuple[int, ...], tuple[bool, ...], "Layout | None"]
+ArrayFields = tuple[PrimitiveType, tuple[int, ...], tuple[bool, ...], Layout | None]
 
 
 def array_fields(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],

@@ -1,5 +1,5 @@
 """The C kernel's transposes of 4-byte items with a short side of 3 or 4 items against a long
-one (``transpose_u32_short_avx2`` in ``_kernel_tiles.h``: two 4 x 4 tiles a round, one in each
+one (``transpose_u32_short_avx2`` in ``_kernel_regs.h``: two 4 x 4 tiles a round, one in each
 128-bit lane; the SSE2 tiles or scalar loop where the CPU lacks AVX2). On random hand-made
 tasks against numpy's strided assignment: the short side on either array, the long side around
 multiples of 8, rows packed or apart, starts off every byte boundary (items moved as 4-byte

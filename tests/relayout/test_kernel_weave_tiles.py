@@ -1,5 +1,5 @@
 """The C kernel's weaves of eight 4-byte rows as 8 x 8 register tiles (``weave_u32_8_avx2`` and
-``unweave_u32_8_avx2`` in ``_kernel_tiles.h``; the SSE2 or scalar loops where the CPU lacks
+``unweave_u32_8_avx2`` in ``_kernel_regs.h``; the SSE2 or scalar loops where the CPU lacks
 AVX2), the unweave staged in L1 where its rows are a multiple of 4 KiB apart. On random
 hand-made tasks against numpy's strided assignment: group counts around the tile (8) and stage
 (64) sizes, rows at 4 KiB multiples and not, outer axes, starts off every byte boundary (items

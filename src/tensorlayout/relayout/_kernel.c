@@ -48,7 +48,8 @@
  * The parts, each a header that includes what it uses (so any order of inclusion works):
  *   _task.h           task bounds shared with _pack.c (span, read_ints, inside; overflow-safe)
  *   _kernel_plan.h    plan_t, platform support, streamed runs
- *   _kernel_loops.h   innermost loops            _kernel_tiles.h   vector transposes
+ *   _kernel_loops.h   innermost loops            _kernel_regs.h    register tiles (SSE2/AVX2)
+ *   _kernel_tiles.h   blocked transposes of two axes over the register tiles
  *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis

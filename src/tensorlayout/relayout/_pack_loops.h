@@ -2,7 +2,7 @@
  * lines, contiguous lines, a kind-2 task's column groups. Self-contained (include guard). */
 #ifndef TENSORLAYOUT_PACK_LOOPS_H
 #define TENSORLAYOUT_PACK_LOOPS_H
-#include "_pack_words.h"
+#include "_pack_short.h"
 
 /* ---- partial columns (see partial()): n rows, the last byte's other slots the pad code ---- */
 
@@ -260,6 +260,10 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
         return;
     }
 #endif
+    if (short_lines(c, t, kind, rows)) { /* (a kind-2 task's gaps in the same loop) */
+        short_rows(c, t, unpack, slot, log, rows, &(rows_t){1, 0, 0});
+        return;
+    }
     if (kind == L_CONTIGUOUS && rows->n > 1 && rows->ls == t->shape[t->ndim - 1]
         && t->shape[t->ndim - 1] / c->per <= STAGE_BYTES)
         staged_rows(c, t, unpack, slot, log, rows);
@@ -284,13 +288,16 @@ static void run_task(const ctx_t *c, const task_t *t, int unpack)
     rows_t blk = {1, 0, 0};
     if (outer > 0) {
         blk = (rows_t){t->shape[outer - 1], t->ps[outer - 1], t->ls[outer - 1]};
-        if (blocks_rows(c, t, kind, &rows, &blk)) outer--; /* blk runs inside staged_blocks */
-        else blk.n = 1;
+        if (blocks_rows(c, t, kind, &rows, &blk) || short_lines(c, t, kind, &rows))
+            outer--; /* blk runs inside short_rows or staged_blocks */
+        else
+            blk.n = 1;
     }
     Py_ssize_t idx[MAX_DIMS] = {0}, slot = t->slot;
     char *log = t->log;
     for (;;) {
-        if (blk.n > 1) staged_blocks(c, t, unpack, slot, log, &rows, &blk);
+        if (blk.n > 1 && blocks_rows(c, t, kind, &rows, &blk)) staged_blocks(c, t, unpack, slot, log, &rows, &blk);
+        else if (blk.n > 1) short_rows(c, t, unpack, slot, log, &rows, &blk);
         else lines(c, t, kind, unpack, slot, log, &rows);
         int k = outer - 1;
         for (; k >= 0; k--) {

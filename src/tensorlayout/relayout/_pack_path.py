@@ -59,7 +59,8 @@ Task = tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  
 DATA, PAD, DATA_OWNING_GAPS = 0, 1, 2  # task kinds (see _pack.c)
 #: per target and (logical strides, direction, pieces): (whole-byte tasks, the others, fill first)
 PACK_TASKS: TargetMemo[tuple, tuple[list[Task], list[Task], bool]] = TargetMemo()
-UNCOVERED_MIN_BYTES = 1 << 20  # from this buffer size on, pad runs instead of a fill first (_uncovered)
+RUN_COST_BYTES = 4096  # a pad run's task costs as much as filling this many bytes (_uncovered's runs
+# replace a fill first where they cost less: u1[6936,205]{0,1:T(8,128)(32,1)E(1)}, 0.7 MiB, 4 runs)
 UNCOVERED_GROUPS = 1 << 24  # _uncovered: most column groups it maps
 UNCOVERED_RUNS = 1 << 12  # ... and most pad runs it makes (else the buffer is filled first)
 FILL_FIRST_SLOTS = 1 / 16  # pad slots shared with data, per buffer byte, from which all is filled first
@@ -464,9 +465,9 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         group, extent = _gap_groups(t)
         tasks = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
     fill = to_physical and plan.fill_all and not _groups_cover(tasks, t.physical_elements, per)
-    large = (t.buffer_bytes or 0) >= UNCOVERED_MIN_BYTES
-    uncovered = _uncovered(tasks, t.physical_elements) if fill and large else None
-    if uncovered is not None:  # the groups no data task owns, as pad runs (not the whole buffer)
+    uncovered = _uncovered(tasks, t.physical_elements) if fill else None
+    if uncovered is not None and len(uncovered) * RUN_COST_BYTES <= (t.buffer_bytes or 0):
+        # the groups no data task owns, as pad runs (not the whole buffer)
         tasks, fill = tasks + uncovered, False
     if to_physical and not plan.fill_all:
         pads = [_task(box, ext, True, per) for box in plan.padding]

@@ -1,5 +1,5 @@
 """Short contiguous lines (``short_rows`` in ``_pack_short.h``): n codes a line, n a multiple of 8
-and at most 8 packed bytes (E(1) 16..64, E(2) 16..32, E(4) 16), the rows of lines not continuing
+and at most 8 packed bytes (E(1) 8..64, E(2) 8..32, E(4) 8, 16), the rows of lines not continuing
 them, the axis outside the rows in the same call; a kind-2 task's gap bytes after each line.
 Raw tasks against the slot-by-slot model with guard bytes either side of both buffers (rows far
 apart and side by side, blocks in either order, kinds 0 and 2, 1 and 3 threads, cached and
@@ -21,7 +21,7 @@ from .test_pack_kernel import GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
-LINES = [(1, n) for n in (16, 24, 32, 40, 56, 64)] + [(2, 16), (2, 32), (4, 16)]
+LINES = [(1, n) for n in (8, 16, 24, 32, 40, 56, 64)] + [(2, 8), (2, 16), (2, 32), (4, 8), (4, 16)]
 
 
 def _check(bits: int, task: tuple, lsize: int, nbytes: int, seed: int) -> None:
@@ -60,7 +60,8 @@ def _check(bits: int, task: tuple, lsize: int, nbytes: int, seed: int) -> None:
 @pytest.mark.parametrize("rows", [2, 7, 17])
 def test_rows_of_far_lines_match_the_model(bits: int, n: int, kind: int, rows: int) -> None:
     per = 8 // bits
-    for extra, blocks, gap in ((8, 3, 0), (40, 1, 8 * per), (n, 2, 24 * per)):
+    # (gaps of 80 bytes: one-word lines too far apart for the words path, WORDS_MAX_P)
+    for extra, blocks, gap in ((8, 3, 0), (40, 1, 8 * per), (n, 2, 24 * per), (8, 2, 80 * per)):
         width = n + extra  # the rows' logical stride: never the line (the lines are not continued)
         group = n + (gap or 8 * per * (kind == 2))  # (slots between the lines; kind 2 owns them)
         task = (kind, 0, 0, (blocks, rows, n), (rows * group, group, 1), (rows * width, width, 1))

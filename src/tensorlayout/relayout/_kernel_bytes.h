@@ -77,16 +77,19 @@ static inline Py_ssize_t block_from(Py_ssize_t x, Py_ssize_t most, Py_ssize_t le
     return left < least ? n - least : x;
 }
 
-/* bytes (a multiple of 32, at most 128: whole vectors) from s to d, or any count by memcpy;
- * streamed where asked (stream_out checks the alignment). */
+/* bytes from s to d: whole 32-byte vectors, the last one ending at the end (overlapping the one
+ * before: the same values again), or memcpy below 32 bytes; streamed where asked (stream_out
+ * checks the alignment). (memcpy of a 424-byte stage row, 106 groups: rep movsq, 12% of
+ * pred[100,490,83]{1,0,2:T(8,128)(4,1)} from_physical.) */
 __attribute__((target("avx2"))) static inline void row_out(char *d, const char *s, Py_ssize_t bytes, int stream)
 {
     if (stream) {
         stream_out(d, s, (size_t)bytes);
-
-    } else if (bytes % 32 == 0) {
-        for (Py_ssize_t k = 0; k < bytes; k += 32)
+    } else if (bytes >= 32) {
+        Py_ssize_t k = 0;
+        for (; k + 32 < bytes; k += 32)
             _mm256_storeu_si256((__m256i *)(d + k), _mm256_loadu_si256((const __m256i *)(s + k)));
+        _mm256_storeu_si256((__m256i *)(d + bytes - 32), _mm256_loadu_si256((const __m256i *)(s + bytes - 32)));
     } else {
         memcpy(d, s, (size_t)bytes);
     }
@@ -161,10 +164,14 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
 
 /* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
  * (sharing L1 sets): quads_to then streams its stage out. Each stage row's 512 bytes went
- * to lines the stores first had to read: pred[1024,16,128]{0,1,2:T(8,128)(4,1)} to_physical
- * (2 MiB, rows 16 KiB apart), raw task against a copy, alternating: stored 2.7-3.1x,
- * streamed 2.3-2.7x (the strips before: 3.4-3.6x). */
-#define QUAD_STREAM_BYTES (1 << 20)
+ * to lines the stores first had to read. Streaming pays once the destination leaves the
+ * caches: pred[N,16,128]{0,1,2:T(8,128)(4,1)} to_physical after a copy, as the population
+ * benchmark calls it (one thread, stored vs streamed, alternating): N = 1024 (2 MiB) 2.8x vs
+ * 4.3-5.8x a copy, 1536 (3 MiB) 2.6x vs 3.6-3.9x, 2048 (4 MiB) 2.9-3.7x vs 3.7-3.9x, 3072
+ * (6 MiB) 2.7x vs 2.5-2.7x; the stage streamed from 1 MiB before (raw tasks back to back
+ * measured 2.3-2.7x streamed, 2.7-3.1x stored at 2 MiB: a call right after a copy finds the
+ * destination in no cache it owns). */
+#define QUAD_STREAM_BYTES (1 << 22)
 static int far_rows_out(const plan_t *p, Py_ssize_t da)
 {
     Py_ssize_t bytes = p->item;

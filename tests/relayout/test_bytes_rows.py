@@ -1,6 +1,8 @@
-"""The (4,1) quad transposes' stage rows (``_kernel_bytes.h``): rows of any number of groups
+"""The (4,1) quad transposes' stages (``_kernel_bytes.h``): rows of any number of groups
 copied in whole 32-byte vectors with the last one ending at the row's end (106 groups: 424
-bytes), and the stage of a large box streamed or stored by its size (``QUAD_STREAM_BYTES``).
+bytes), quads_from's stage of 64 rows a by 64 groups at every count of rows and groups
+around its blocks, and the stage of a large box streamed or stored by its size
+(``QUAD_STREAM_BYTES``).
 Layouts through the public calls at 1 and 3 threads into buffers at odd offsets with guard
 bytes around them, and hand-made tasks through the raw entry point at any offset, against the
 brute-force definition."""
@@ -69,8 +71,8 @@ def _run(shape: tuple[int, ...], ds: tuple[int, ...], ss: tuple[int, ...], d_off
     assert np.array_equal(dst, want)
 
 
-@pytest.mark.parametrize("ng", [8, 9, 15, 17, 23, 106, 127, 129, 135, 263])
-@pytest.mark.parametrize("na", [16, 33, 83])
+@pytest.mark.parametrize("ng", [8, 9, 15, 17, 23, 63, 64, 65, 71, 106, 127, 129, 135, 263])
+@pytest.mark.parametrize("na", [16, 33, 64, 65, 71, 79, 83, 128, 130])
 @pytest.mark.parametrize("to", [True, False])
 def test_raw_quad_rows_of_any_group_count(ng: int, na: int, to: bool) -> None:
     # stage rows of 4 * (groups in a stage block) bytes: whole vectors and a last one overlapping

@@ -13,7 +13,9 @@
  *               stage of 32 rows a by 128 groups, then out 512 bytes a row (whole lines;
  *               streamed past the cache where the rows share L1 sets: far_rows_out);
  *   quads_from  dst[g][b][a] = src[a][g][b]: the source's rows a (far apart) first copied
- *               into such a stage 512 bytes at a time, then 8 groups by 16 a a round out of it.
+ *               into a stage of 64 rows a by 64 groups, 256 bytes at a time, then 8 groups by
+ *               16 a a round out of it (each destination row gets 64 bytes a stage: whole
+ *               lines where they are aligned, not halves written twice).
  *
  * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
  * copy: it writes the same values again), so at least 4 (8) groups and 32 (16) rows a are
@@ -23,8 +25,10 @@
 #define TENSORLAYOUT_KERNEL_BYTES_H
 #include "_kernel_plan.h"
 
-#define QUAD_GROUPS 128 /* groups per stage: 512 bytes of each stage row */
-#define QUAD_ROWS 32    /* rows a per stage */
+#define QUAD_GROUPS 128 /* quads_to: groups per stage (512 bytes of each stage row) */
+#define QUAD_ROWS 32    /* ... and rows a per stage */
+#define FROM_GROUPS 64  /* quads_from: groups per stage (256 bytes of each source row) */
+#define FROM_ROWS 64    /* ... and rows a per stage: a whole 64-byte line of each dst row */
 
 static int quads_avx2; /* the CPU has AVX2 (set at import: choose_quads) */
 
@@ -130,16 +134,19 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
 }
 
 /* dst[g][b][a] = src[a][g][b], b < 4: source rows a (sa apart) of ng quads, dst rows (g, b) at
- * g*dg + b*db of na bytes; ng >= 8, na >= 16. */
+ * g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
+ * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
+ * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
+ * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
 __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                                        Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
 {
-    _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
-    const Py_ssize_t pitch = QUAD_GROUPS * 4;
-    for (Py_ssize_t gx = 0, gc; gx < ng; gx += QUAD_GROUPS) {
-        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 8, ng, &gc);
-        for (Py_ssize_t ax = 0, ac; ax < na; ax += QUAD_ROWS) {
-            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 16, na, &ac);
+    _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
+    const Py_ssize_t pitch = FROM_GROUPS * 4;
+    for (Py_ssize_t gx = 0, gc; gx < ng; gx += FROM_GROUPS) {
+        const Py_ssize_t g0 = block_from(gx, FROM_GROUPS, 8, ng, &gc);
+        for (Py_ssize_t ax = 0, ac; ax < na; ax += FROM_ROWS) {
+            const Py_ssize_t a0 = block_from(ax, FROM_ROWS, 16, na, &ac);
             for (Py_ssize_t a = 0; a < ac; a++) row_out(stage + a * pitch, s + (a0 + a) * sa + g0 * 4, gc * 4, 0);
             for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
                 const Py_ssize_t q = block_at(qx, 8, gc);

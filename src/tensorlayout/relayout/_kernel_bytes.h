@@ -24,6 +24,7 @@
 #ifndef TENSORLAYOUT_KERNEL_BYTES_H
 #define TENSORLAYOUT_KERNEL_BYTES_H
 #include "_kernel_plan.h"
+#include "_kernel_bytes_weave.h"
 
 #define QUAD_GROUPS 128 /* quads_to: groups per stage (512 bytes of each stage row) */
 #define QUAD_ROWS 32    /* ... and rows a per stage */
@@ -34,6 +35,7 @@ static int quads_avx2; /* the CPU has AVX2 (set at import: choose_quads) */
 
 static void choose_quads(void)
 {
+    choose_byte_weaves();
 #if HAVE_AVX2_DISPATCH
     __builtin_cpu_init();
     quads_avx2 = __builtin_cpu_supports("avx2") != 0;

@@ -13,7 +13,9 @@
  *               stage of 32 rows a by 128 groups, then out 512 bytes a row (whole lines;
  *               streamed past the cache where the rows share L1 sets: far_rows_out);
  *   quads_from  dst[g][b][a] = src[a][g][b]: the source's rows a (far apart) first copied
- *               into such a stage 512 bytes at a time, then 8 groups by 16 a a round out of it.
+ *               into a stage of 64 rows a by 64 groups, 256 bytes at a time, then 8 groups by
+ *               16 a a round out of it (each destination row gets 64 bytes a stage: whole
+ *               lines where they are aligned, not halves written twice).
  *
  * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
  * copy: it writes the same values again), so at least 4 (8) groups and 32 (16) rows a are
@@ -22,14 +24,18 @@
 #ifndef TENSORLAYOUT_KERNEL_BYTES_H
 #define TENSORLAYOUT_KERNEL_BYTES_H
 #include "_kernel_plan.h"
+#include "_kernel_bytes_weave.h"
 
-#define QUAD_GROUPS 128 /* groups per stage: 512 bytes of each stage row */
-#define QUAD_ROWS 32    /* rows a per stage */
+#define QUAD_GROUPS 128 /* quads_to: groups per stage (512 bytes of each stage row) */
+#define QUAD_ROWS 32    /* ... and rows a per stage */
+#define FROM_GROUPS 64  /* quads_from: groups per stage (256 bytes of each source row) */
+#define FROM_ROWS 64    /* ... and rows a per stage: a whole 64-byte line of each dst row */
 
 static int quads_avx2; /* the CPU has AVX2 (set at import: choose_quads) */
 
 static void choose_quads(void)
 {
+    choose_byte_weaves();
 #if HAVE_AVX2_DISPATCH
     __builtin_cpu_init();
     quads_avx2 = __builtin_cpu_supports("avx2") != 0;
@@ -77,16 +83,19 @@ static inline Py_ssize_t block_from(Py_ssize_t x, Py_ssize_t most, Py_ssize_t le
     return left < least ? n - least : x;
 }
 
-/* bytes (a multiple of 32, at most 128: whole vectors) from s to d, or any count by memcpy;
- * streamed where asked (stream_out checks the alignment). */
+/* bytes from s to d: whole 32-byte vectors, the last one ending at the end (overlapping the one
+ * before: the same values again), or memcpy below 32 bytes; streamed where asked (stream_out
+ * checks the alignment). (memcpy of a 424-byte stage row, 106 groups: rep movsq, 12% of
+ * pred[100,490,83]{1,0,2:T(8,128)(4,1)} from_physical.) */
 __attribute__((target("avx2"))) static inline void row_out(char *d, const char *s, Py_ssize_t bytes, int stream)
 {
     if (stream) {
         stream_out(d, s, (size_t)bytes);
-
-    } else if (bytes % 32 == 0) {
-        for (Py_ssize_t k = 0; k < bytes; k += 32)
+    } else if (bytes >= 32) {
+        Py_ssize_t k = 0;
+        for (; k + 32 < bytes; k += 32)
             _mm256_storeu_si256((__m256i *)(d + k), _mm256_loadu_si256((const __m256i *)(s + k)));
+        _mm256_storeu_si256((__m256i *)(d + bytes - 32), _mm256_loadu_si256((const __m256i *)(s + bytes - 32)));
     } else {
         memcpy(d, s, (size_t)bytes);
     }
@@ -127,16 +136,19 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
 }
 
 /* dst[g][b][a] = src[a][g][b], b < 4: source rows a (sa apart) of ng quads, dst rows (g, b) at
- * g*dg + b*db of na bytes; ng >= 8, na >= 16. */
+ * g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
+ * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
+ * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
+ * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
 __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                                        Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
 {
-    _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
-    const Py_ssize_t pitch = QUAD_GROUPS * 4;
-    for (Py_ssize_t gx = 0, gc; gx < ng; gx += QUAD_GROUPS) {
-        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 8, ng, &gc);
-        for (Py_ssize_t ax = 0, ac; ax < na; ax += QUAD_ROWS) {
-            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 16, na, &ac);
+    _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
+    const Py_ssize_t pitch = FROM_GROUPS * 4;
+    for (Py_ssize_t gx = 0, gc; gx < ng; gx += FROM_GROUPS) {
+        const Py_ssize_t g0 = block_from(gx, FROM_GROUPS, 8, ng, &gc);
+        for (Py_ssize_t ax = 0, ac; ax < na; ax += FROM_ROWS) {
+            const Py_ssize_t a0 = block_from(ax, FROM_ROWS, 16, na, &ac);
             for (Py_ssize_t a = 0; a < ac; a++) row_out(stage + a * pitch, s + (a0 + a) * sa + g0 * 4, gc * 4, 0);
             for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
                 const Py_ssize_t q = block_at(qx, 8, gc);
@@ -161,10 +173,14 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
 
 /* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
  * (sharing L1 sets): quads_to then streams its stage out. Each stage row's 512 bytes went
- * to lines the stores first had to read: pred[1024,16,128]{0,1,2:T(8,128)(4,1)} to_physical
- * (2 MiB, rows 16 KiB apart), raw task against a copy, alternating: stored 2.7-3.1x,
- * streamed 2.3-2.7x (the strips before: 3.4-3.6x). */
-#define QUAD_STREAM_BYTES (1 << 20)
+ * to lines the stores first had to read. Streaming pays once the destination leaves the
+ * caches: pred[N,16,128]{0,1,2:T(8,128)(4,1)} to_physical after a copy, as the population
+ * benchmark calls it (one thread, stored vs streamed, alternating): N = 1024 (2 MiB) 2.8x vs
+ * 4.3-5.8x a copy, 1536 (3 MiB) 2.6x vs 3.6-3.9x, 2048 (4 MiB) 2.9-3.7x vs 3.7-3.9x, 3072
+ * (6 MiB) 2.7x vs 2.5-2.7x; the stage streamed from 1 MiB before (raw tasks back to back
+ * measured 2.3-2.7x streamed, 2.7-3.1x stored at 2 MiB: a call right after a copy finds the
+ * destination in no cache it owns). */
+#define QUAD_STREAM_BYTES (1 << 22)
 static int far_rows_out(const plan_t *p, Py_ssize_t da)
 {
     Py_ssize_t bytes = p->item;

@@ -5,8 +5,7 @@ tiling's rows; a (2,1) sub-tile's pairs; a (4,1) one's quads). Against numpy's s
 assignment on hand-made tasks (rows past the stage's 128 and past whole 8s, g past whole
 lines and groups, rows starting anywhere in a line, starts off the piece boundary; the bytes
 around the task keep their values), and against the offsets' definition through the public
-calls at 1 and 3 threads. Likewise the 8-byte transposes whose source rows are a multiple of
-4 KiB apart, staged a block of rows at a time (_kernel_words.h)."""
+calls at 1 and 3 threads."""
 
 from __future__ import annotations
 
@@ -100,42 +99,3 @@ def test_staged_relayout_between_tilings(engine_mode: str, threads: int) -> None
     data = _data(src)
     out = relayout(reference_buffer(data, src, 0), as_target(src), as_target(dst), threads=threads)
     assert np.array_equal(out.view(np.uint8), reference_buffer(data, dst, 0).view(np.uint8))
-
-
-def _word_case(seed: int) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray]:
-    """(dst, src, task, want): a transpose of na x nb 8-byte items (ng of them) whose source rows
-    are a multiple of 4 KiB apart (words_rect_staged_u64), at any 8-byte start."""
-    rng = np.random.default_rng(seed)
-    ng = int(rng.integers(1, 3))
-    na = int(rng.choice([8, 15, 31, 32, 33, 40, 64, 65, int(rng.integers(8, 150))]))
-    nb = int(rng.choice([64, 65, 71, 127, 128, 130, int(rng.integers(64, 260))]))
-    sb = 4096 * int(rng.choice([1, 2, 3]))
-    da = 8 * (nb + int(rng.integers(0, 4)))
-    dg, sg = na * da + 8 * int(rng.integers(0, 3)), 8 * na + 8 * int(rng.integers(0, 3))
-    shape, ds, ss = (ng, na, nb), (dg, da, 8), (sg, 8, sb)
-    d_off, s_off = 8 * int(rng.integers(0, 16)), 8 * int(rng.integers(0, 16))
-    dst = rng.integers(0, 256, d_off + (ng - 1) * dg + (na - 1) * da + nb * 8 + 64).astype(np.uint8)
-    src = rng.integers(0, 256, s_off + (ng - 1) * sg + (nb - 1) * sb + na * 8 + 64).astype(np.uint8)
-    want = dst.copy()
-    box = shape + (8,)
-    as_strided(want[d_off:], box, ds + (1,))[...] = as_strided(src[s_off:], box, ss + (1,))
-    return dst, src, (d_off, s_off, shape, ds, ss, False, 8), want
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_raw_staged_word_transposes_match_strided_assignment(seed: int) -> None:
-    kernel = kernel_or_skip()
-    dst, src, task, want = _word_case(seed)
-    kernel.copy(dst, src, [task], False, 1)  # type: ignore[attr-defined]
-    assert np.array_equal(dst, want)  # (the bytes outside the task too)
-
-
-@pytest.mark.parametrize("text", ["f64[130,512]{0,1:T(1,128)}", "s64[70,1536]{0,1:T(1,128)}"])
-@pytest.mark.parametrize("threads", [1, 3])
-def test_staged_word_layouts_match_the_offsets(engine_mode: str, text: str, threads: int) -> None:
-    t = as_target(text)
-    data = np.random.default_rng(len(text)).integers(-(1 << 62), 1 << 62, t.logical_shape)
-    data = data.astype(np.float64 if text.startswith("f64") else np.int64)
-    want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    assert np.array_equal(from_physical(want, t, threads=threads).view(np.uint8), data.view(np.uint8))

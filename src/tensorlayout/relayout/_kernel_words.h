@@ -48,37 +48,6 @@ __attribute__((target("avx2"))) static void words_rect_u64(char *d, const char *
             words_block_u64(d + a * da + b * 8, s + a * 8 + b * sb, da, sb);
 }
 
-#define WORDS_STAGE_ROWS 64   /* source rows per stage */
-#define WORDS_STAGE_ITEMS 32  /* items of each (four lines): 16 KiB */
-/* words_rect_u64 where the source rows share an L1 set (same_set_rows: a multiple of 4 KiB
- * apart): a line at a time of each, 8 x 8 blocks down 256 rows 16 KiB apart read them from L3
- * (the rows also share L2 sets, and no prefetcher follows 256 streams); here WORDS_STAGE_ITEMS
- * items of WORDS_STAGE_ROWS rows at a time are first copied whole into a contiguous L1 stage
- * (four lines of a row in a row), then the blocks go out of it. One thread, fastest of 7-11
- * rounds over a copy's: f64[256,2048]{0,1:T(1,128)} to_physical 2.7-3.6 -> 1.9-2.1; rows
- * 2 KiB apart (two sets: its from_physical) measured slower so, 1.9 -> 2.2-2.3: not those. */
-__attribute__((target("avx2"))) static void words_rect_staged_u64(char *d, const char *s, Py_ssize_t na,
-                                                                  Py_ssize_t nb, Py_ssize_t da, Py_ssize_t sb)
-{
-    _Alignas(64) char stage[WORDS_STAGE_ROWS * WORDS_STAGE_ITEMS * 8];
-    const Py_ssize_t ea = na & ~(Py_ssize_t)7, eb = nb & ~(Py_ssize_t)7, pitch = WORDS_STAGE_ITEMS * 8;
-    for (Py_ssize_t a0 = 0; a0 < ea; a0 += WORDS_STAGE_ITEMS) {
-        const Py_ssize_t ca = ea - a0 < WORDS_STAGE_ITEMS ? ea - a0 : WORDS_STAGE_ITEMS;
-        for (Py_ssize_t b0 = 0; b0 < eb; b0 += WORDS_STAGE_ROWS) {
-            const Py_ssize_t cb = eb - b0 < WORDS_STAGE_ROWS ? eb - b0 : WORDS_STAGE_ROWS;
-            for (Py_ssize_t b = 0; b < cb; b++) {
-                const char *q = s + a0 * 8 + (b0 + b) * sb;
-                char *o = stage + b * pitch;
-                for (Py_ssize_t k = 0; k < ca * 8; k += 32)
-                    _mm256_store_si256((__m256i *)(o + k), _mm256_loadu_si256((const __m256i *)(q + k)));
-            }
-            for (Py_ssize_t a = 0; a < ca; a += 8)
-                for (Py_ssize_t b = 0; b < cb; b += 8)
-                    words_block_u64(d + (a0 + a) * da + (b0 + b) * 8, stage + a * 8 + b * pitch, da, pitch);
-        }
-    }
-}
-
 /* transpose_grouped_dst's twin (destination rows that run on a line per g: nb*8 = dg = 64):
  * a block column of 8 destination rows at a time, the G lines of each (na8 of the na items). */
 __attribute__((target("avx2"))) static void words_grouped_dst_u64(char *d, const char *s, Py_ssize_t G,
@@ -114,10 +83,7 @@ static void words_transpose(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb
 {
 #if HAVE_AVX2_DISPATCH
     const Py_ssize_t ea = na & ~(Py_ssize_t)7, eb = nb & ~(Py_ssize_t)7;
-    if (same_set_rows(sb) && nb >= WORDS_STAGE_ROWS)
-        words_rect_staged_u64(d, s, na, nb, da, sb);
-    else
-        words_rect_u64(d, s, na, nb, da, sb);
+    words_rect_u64(d, s, na, nb, da, sb);
     if (eb < nb) transpose_tiled(d + eb * 8, s + eb * sb, ea, nb - eb, da, sb, 3, 0);
     if (ea < na) transpose_tiled(d + ea * da, s + ea * 8, na - ea, nb, da, sb, 3, 0);
 #else

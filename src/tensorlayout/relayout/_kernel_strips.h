@@ -7,6 +7,7 @@
 #define TENSORLAYOUT_KERNEL_STRIPS_H
 #include "_kernel_tiles.h"
 #include "_kernel_words.h"
+#include "_kernel_words_stage.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -112,8 +113,8 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
 }
 
 /* Whether `rows` rows `stride` apart spread over enough L1 sets (64 sets of 64 bytes) to hold a
- * line of each, taking 8 of the 12 ways of this machine's 48 KiB L1: rows a multiple of 2 KiB
- * apart share two sets, and their lines fetched ahead only evicted the lines in use
+ * line of each in 8 ways (all of this machine's 32 KiB 8-way L1d; the rule was set on a 48 KiB
+ * 12-way one, where it left 4 ways free): rows a multiple of 2 KiB apart share two sets, and their lines fetched ahead only evicted the lines in use
  * (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
 static int rows_spread(Py_ssize_t rows, Py_ssize_t stride)
 {
@@ -156,7 +157,11 @@ static inline void fetch_rows(const char *at, Py_ssize_t rows, Py_ssize_t stride
  * line of each row (of 32-byte pieces) at once, and are not gathered (narrow_dst_rows; the
  * source's measured slower so: pred[4096,512]{0,1:T(8,128)(4,1)} to 2.0 -> 3.7x a copy).
  * One thread, from_physical, ratio to a copy, gathered -> two tiles per x in place:
- * f32[1024,512]{0,1:T(4,128)} 5.0 -> 3.0, bf16[1024,1024]{0,1:T(8,128)(2,1)} 5.2 -> 2.5. */
+ * f32[1024,512]{0,1:T(4,128)} 5.0 -> 3.0, bf16[1024,1024]{0,1:T(8,128)(2,1)} 5.2 -> 2.5.
+ * Where the rows that run on over g are a multiple of a line apart and share L1 sets, all ng go
+ * through the L1 stage of _kernel_words_stage.h instead (one thread, fastest of 11 rounds over
+ * a copy's: f32[1024,512]{0,1:T(4,128)} to 2.9 -> 1.9, from 2.5 -> 2.2; bf16[1024,3072]
+ * {0,1:T(8,128)(2,1)} to 3.6 -> 2.3, from 4.4 -> 2.2). */
 /* Whether transpose_rows_ahead takes its ng transposes through transpose_narrow's destination
  * rows (nb = 1, 2 or 4 items a row per g, run on over g; not the source's). */
 static int narrow_dst(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t sg, int lg)
@@ -200,9 +205,15 @@ static Py_ssize_t transpose_narrow(const plan_t *p, char *d, const char *s, Py_s
     char *drow[8];
     const char *srow[8];
     Py_ssize_t g0 = 0;
-    if (!src)
+    if (!src && narrow_stageable(d, dg, da) && !rows_spread(na, da)) { /* _kernel_words_stage.h */
+        narrow_dst_staged(d, s, ng, na, nb, dg, da, sg, sb);
+        return ng;
+    } else if (!src)
         g0 = narrow_dst_tiles(p, d, s, ng, n, nb, dg, da, sg, sb);
-    else
+    else if (narrow_stageable(s, sg, sb) && !rows_spread(nb, sb)) { /* _kernel_words_stage.h */
+        narrow_src_staged(d, s, ng, na, nb, dg, da, sg, sb);
+        return ng;
+    } else
         for (; g0 + G <= ng; g0 += G) {
             if (enters_line(g0 * sg, G * sg)) /* the rows' next lines, ahead */
                 fetch_rows(s + g0 * sg + 64, nb, sb, 0, p->slo, p->shi);

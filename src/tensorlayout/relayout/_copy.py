@@ -37,7 +37,7 @@ from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
-from tensorlayout.relayout._tails import TailedTask, tailed, with_byte
+from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
@@ -90,8 +90,10 @@ FILL_WHOLE_BYTES = 1 << 15
 #: f32 1.80-1.98 -> 0.95-1.20x, bf16[2048,1024,2]{0,2,1:T(4,128)(2,1)} 2.94-3.12 -> 2.49-2.61x,
 #: f16[524288,64]{1,0:T(4,128)(2,1)} 1.57 -> 1.35x. With a tenth of padding (pred[5,52,4133]
 #: T(4,128)(4,1) -> T(8,128)(4,1)) the boxes measured faster: 1.36 against 1.64x. Where the
-#: steps of the tasks tile the buffer (``_tails.tailed``), a small ``to_physical`` fills nothing
-#: first: its tasks write the padding behind each step as they go.
+#: steps of the tasks tile the buffer (``_tails.tailed``), a small ``to_physical`` or one-pass
+#: ``relayout`` fills nothing first: its tasks write the padding behind each step as they go
+#: (bf16[64,64,64,4]{0,3,1,2:T(4,128)(2,1)} to itself, half padding in 256-byte runs: the
+#: kernel's copy 1.7x faster, one thread, in cache).
 FILL_WHOLE_SHARE = 0.25
 
 
@@ -204,7 +206,7 @@ class Prepared:
     nbytes: int  # of the logical array
     padded: bool  # the buffer has padding slots (to_physical fills them)
     fill_whole: bool  # ... and is filled whole first (plan.fill_all, or small)
-    tailed: list[TailedTask] | None = None  # tasks filling it as they go, in one call (_tails)
+    tailed: Tails | None = None  # tasks filling it as they go, in one call (_tails)
 
     def run(self, logical: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
@@ -212,7 +214,7 @@ class Prepared:
         overlap): small ones in one kernel call, large ones through the thread pool."""
         if self.tailed is not None and self.nbytes < THREAD_MIN_BYTES and self.nbytes < STREAM_MIN_BYTES \
                 and _kernel is not None and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
-            tasks = with_byte(self.tailed, _pad_item(pad_value, buf.dtype))
+            tasks = self.tailed.for_pad(pad_value, buf.dtype)
             if tasks is not None:  # (the padding written as the copy goes)
                 _kernel.copy(buf, logical, tasks, False)
                 return
@@ -241,15 +243,8 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
     whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES
                         or target.size <= (1 - FILL_WHOLE_SHARE) * target.physical_elements)
-    tails = tailed(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
-    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole, tails)
-
-
-def _pad_item(pad_value: object, dtype: np.dtype) -> bytes:
-    """The bytes of one item of ``pad_value`` in ``dtype`` (as ``ndarray.fill`` writes it)."""
-    one = np.empty(1, dtype)
-    one.fill(pad_value)
-    return one.tobytes()
+    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole, tailed)
 
 
 def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf: np.ndarray, key: tuple,
@@ -269,8 +264,8 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     fill = None
     tasks: list[Task] | list[TailedTask] | None = copy.tasks
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
-        one = _pad_item(pad, buf.dtype)
-        tasks = with_byte(copy.tailed, one) if isinstance(copy, Prepared) else None
+        one = pad_item(pad, buf.dtype)
+        tasks = None if copy.tailed is None else copy.tailed.for_item(one)
         if tasks is None:  # (tailed tasks write it as they go)
             tasks = copy.tasks
             boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
@@ -324,6 +319,7 @@ class PreparedDirect:
     stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
     refill: list[Box]  # padding the copy writes over (how), filled again after it
     how: str  # which boxes the copy moves (_direct.direct_pairs)
+    tailed: Tails | None = None  # tasks filling the padding as they go, in one call (_tails)
     to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
 
     @property
@@ -334,14 +330,18 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
-        if self.fill_whole:
-            buf.fill(pad_value)
-        elif self.padded:
-            _fill_padding(buf, self.dst, pad_value)
         nbytes = self.nbytes
-        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
-                and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
-            _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
+        kernel = _kernel if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and USE_KERNEL \
+            and data.flags.aligned and buf.flags.aligned else None  # (small: one kernel call)
+        tailed = None if self.tailed is None or kernel is None else self.tailed.for_pad(pad_value, buf.dtype)
+        if tailed is None and self.fill_whole:
+            buf.fill(pad_value)
+        elif tailed is None and self.padded:
+            _fill_padding(buf, self.dst, pad_value)
+        if kernel is not None and tailed is not None:  # (the padding written as the copy goes)
+            kernel.copy(buf, data, tailed, False)
+        elif kernel is not None:
+            kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
         else:
             src, dst, how = self.src, self.dst, self.how
 
@@ -386,7 +386,8 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
                   for v in over_padding(src, dst, buf)] if how == "over" else []
     padded = padding > 0 and how != "all"  # (the fill before the copy)
-    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how)
+    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how, tailed)
 
 
 def _address(a: np.ndarray) -> int:

@@ -6,13 +6,30 @@
 #include "_task.h"
 #include "_kernel_fill.h"
 
+/* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
+ * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
+ * one copy and one fill per step, without copy_tailed's set-up per step (which made
+ * bf16[64,64,64,4]{0,3,1,2:T(4,128)(2,1)} to itself 1.9x slower than its fill and copy). */
+static int copy_run_tails(const plan_t *p)
+{
+    if (p->ndim != 2 || p->swap || p->stream || p->ds[1] != p->item || p->ss[1] != p->item) return 0;
+    const size_t run = (size_t)(p->shape[1] * p->item), tail = (size_t)p->tail_bytes;
+    for (Py_ssize_t i = 0; i < p->shape[0]; i++) {
+        char *d = p->dst + i * p->ds[0];
+        memcpy(d, p->src + i * p->ss[0], run);
+        memset(d + p->tail_at, p->tail_byte, tail);
+    }
+    return 1;
+}
+
 /* One task: a single item (no axes), its box, or nothing (an empty box: ndim -1). */
 static void copy_task(const plan_t *p)
 {
     if (p->ndim == 0)
         memcpy(p->dst, p->src, (size_t)p->item);
-    else if (p->ndim > 0 && p->tail_bytes > 0)
-        copy_tailed(p);
+    else if (p->ndim > 0 && p->tail_bytes > 0) {
+        if (!copy_run_tails(p)) copy_tailed(p);
+    }
     else if (p->ndim > 0)
         copy_plan(p);
 }

@@ -10,9 +10,14 @@ padding per tile. The pad value must be one repeated byte (any value of a 1-byte
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
 from tensorlayout.relayout._kernel_path import Task
 
-__all__ = ["TailedTask", "pad_byte", "tailed", "with_byte"]
+__all__ = ["TailedTask", "Tails", "pad_byte", "pad_item", "tailed", "tails", "with_byte"]
 
 #: a kernel task with its tail (at, bytes, byte): see ``_kernel.c``
 Tail = tuple[int, int, int]
@@ -130,3 +135,61 @@ def with_byte(tasks: list[TailedTask] | None, one: bytes) -> list[TailedTask] | 
     if tasks is None or byte is None:
         return None
     return tasks if byte == 0 else [(*t[:7], (t[7][0], t[7][1], byte)) for t in tasks]
+
+
+def pad_item(pad_value: object, dtype: np.dtype) -> bytes:
+    """The bytes of one item of ``pad_value`` in ``dtype`` (as ``ndarray.fill`` writes it).
+
+    >>> pad_item(1.0, np.dtype(np.float32)), pad_item(-1, np.dtype(np.int8))
+    (b'\\x00\\x00\\x80?', b'\\xff')
+    """
+    one = np.empty(1, dtype)
+    one.fill(pad_value)
+    return one.tobytes()
+
+
+@lru_cache(maxsize=256)
+def _int_item(pad_value: int, dtype: np.dtype) -> bytes:
+    return pad_item(pad_value, dtype)
+
+
+def _item(pad_value: object, dtype: np.dtype) -> bytes:
+    """``pad_item``, remembered for plain ints (other types' equal values fill differently:
+    ``-0.0 == 0.0``)."""
+    return _int_item(pad_value, dtype) if type(pad_value) is int else pad_item(pad_value, dtype)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tails:
+    """Tailed tasks (``tailed``: pad byte 0) and, made once per pad byte a call asks for, the
+    same tasks with that byte (``with_byte``), so a repeated call rebuilds nothing.
+
+    >>> t = Tails([(0, 0, (2, 4), (8, 1), (4, 1), False, 0, (4, 4, 0))])
+    >>> u8 = np.dtype(np.uint8)
+    >>> t.for_pad(7, u8)[0][7], t.for_pad(7, u8) is t.for_pad(7, u8)
+    ((4, 4, 7), True)
+    """
+
+    tasks: list[TailedTask]
+    _by_byte: dict[bytes, list[TailedTask] | None] = field(default_factory=dict)
+
+    def for_item(self, one: bytes) -> list[TailedTask] | None:
+        """The tasks writing the byte the pad item ``one`` (its bytes) repeats; None when it
+        is not one byte repeated."""
+        try:
+            return self._by_byte[one]
+        except KeyError:
+            if len(self._by_byte) >= 16:
+                self._by_byte.clear()
+            out = self._by_byte[one] = with_byte(self.tasks, one)
+            return out
+
+    def for_pad(self, pad_value: object, dtype: np.dtype) -> list[TailedTask] | None:
+        """``for_item`` of one item of ``pad_value`` in ``dtype``."""
+        return self.for_item(_item(pad_value, dtype))
+
+
+def tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
+    """``tailed``, kept with its tasks per pad byte (``Tails``), or None."""
+    out = tailed(tasks, nbytes, item)
+    return None if out is None else Tails(out)

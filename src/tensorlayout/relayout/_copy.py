@@ -188,6 +188,14 @@ def _numpy_copies(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         np.copyto(dst, src, casting="no")
 
 
+def _small(nbytes: int, x: np.ndarray, y: np.ndarray) -> ModuleType | None:
+    """The kernel when a copy of ``nbytes`` between ``x`` and ``y`` is one call of it (not
+    shared, not streamed; the kernel in use, and its typed loops' alignment), else None."""
+    small = nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and USE_KERNEL \
+        and x.flags.aligned and y.flags.aligned
+    return _kernel if small else None
+
+
 def _extended(array: np.ndarray, target: PhysicalTarget) -> np.ndarray:
     lead = len(target.leading_digits)
     return array.reshape((1,) * lead + array.shape) if lead else array
@@ -212,26 +220,58 @@ class Prepared:
             threads: int | None = None) -> None:
         """``copy_in`` / ``copy_out`` between arrays of the prepared strides (which must not
         overlap): small ones in one kernel call, large ones through the thread pool."""
-        if self.tailed is not None and self.nbytes < THREAD_MIN_BYTES and self.nbytes < STREAM_MIN_BYTES \
-                and _kernel is not None and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
+        small = _small(self.nbytes, logical, buf)
+        if self.tailed is not None and small is not None:
             tasks = self.tailed.for_pad(pad_value, buf.dtype)
             if tasks is not None:  # (the padding written as the copy goes)
-                _kernel.copy(buf, logical, tasks, False)
+                small.copy(buf, logical, tasks, False)
                 return
+        elif self.tailed is not None and _shared_tails(
+                self.target, (logical.strides, buf.strides), logical, buf, pad_value, threads,
+                lambda n: kernel_tasks(self.plan, self.target, _extended(logical, self.target), buf, True,
+                                       n)):
+            return
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
             _fill_padding(buf, self.target, pad_value)
-        nbytes = self.nbytes
-        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
-                and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
+        if small is not None:
             if self.to_physical:
-                _kernel.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
+                small.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
             else:
-                _kernel.copy(logical, buf, self.tasks, False)
+                small.copy(logical, buf, self.tasks, False)
             return
         _copy_boxes(self.plan, self.target, _extended(logical, self.target), buf, self.to_physical,
                     threads)
+
+
+#: Copies into a physical buffer from ``THREAD_MIN_BYTES`` up to ``STREAM_MIN_BYTES`` whose tasks
+#: are tailed (``Prepared.tailed``) write their padding as they go too, each thread its tasks'
+#: (``_shared_tails``). False: they fill the buffer first.
+SHARED_TAILS = True
+#: per target and (strides, pieces): the tailed tasks of a copy in pieces (None: not tiled)
+SHARED_TAILED: TargetMemo[tuple, Tails | None] = TargetMemo()
+
+
+def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: np.ndarray, pad_value: object,
+                  threads: int | None, tasks: Callable[[int], list[Task]]) -> bool:
+    """Copy ``logical`` into the physical ``buf`` (a copy too large for one kernel call, not
+    streamed) by its tasks in pieces, ``tasks(pieces)``, each writing the padding behind its
+    steps (``SHARED_TAILS``; remembered on ``target`` per ``key`` and pieces); False when they
+    do not (the pad value not one byte, the pieces not tiled): then nothing is written."""
+    nbytes = logical.nbytes
+    if not SHARED_TAILS or _kernel is None or not USE_KERNEL or nbytes < THREAD_MIN_BYTES \
+            or max(nbytes, buf.nbytes) >= STREAM_MIN_BYTES \
+            or not (logical.flags.aligned and buf.flags.aligned):
+        return False
+    workers = thread_count(threads)
+    n = pieces(workers)
+    shared = SHARED_TAILED.get(target, (*key, n), lambda: tails(tasks(n), buf.nbytes, buf.itemsize))
+    todo = None if shared is None else shared.for_pad(pad_value, buf.dtype)
+    if todo is None:
+        return False
+    _kernel.copy(buf, logical, todo, False, workers)
+    return True
 
 
 def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_physical: bool) -> Prepared:
@@ -330,28 +370,41 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
-        nbytes = self.nbytes
-        kernel = _kernel if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and USE_KERNEL \
-            and data.flags.aligned and buf.flags.aligned else None  # (small: one kernel call)
-        tailed = None if self.tailed is None or kernel is None else self.tailed.for_pad(pad_value, buf.dtype)
-        if tailed is None and self.fill_whole:
-            buf.fill(pad_value)
-        elif tailed is None and self.padded:
-            _fill_padding(buf, self.dst, pad_value)
-        if kernel is not None and tailed is not None:  # (the padding written as the copy goes)
-            kernel.copy(buf, data, tailed, False)
-        elif kernel is not None:
-            kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
-        else:
-            src, dst, how = self.src, self.dst, self.how
-
-            def tasks(pieces: int) -> list[Task]:
-                return _direct_tasks(src, dst, data, buf, pieces, how)
-
-            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how),
-                 self.stream)
+        if not self._tailed(data, buf, pad_value, threads):
+            self._filled(data, buf, pad_value, threads)
         for off, shape, strides in self.refill:
             np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+
+    def _tailed(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> bool:
+        """The copy by the tailed tasks, padding written as they go (one kernel call, or shared
+        among threads: ``_shared_tails``); False when it is not (then nothing is written)."""
+        small = _small(self.nbytes, data, buf)
+        if self.tailed is None:
+            return False
+        if small is None:
+            return _shared_tails(self.dst, (self.src, data.strides, self.how), data, buf, pad_value, threads,
+                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how))
+        tasks = self.tailed.for_pad(pad_value, buf.dtype)
+        if tasks is not None:
+            small.copy(buf, data, tasks, False)
+        return tasks is not None
+
+    def _filled(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> None:
+        """The copy after a fill of the padding."""
+        if self.fill_whole:
+            buf.fill(pad_value)
+        elif self.padded:
+            _fill_padding(buf, self.dst, pad_value)
+        small = _small(self.nbytes, data, buf)
+        if small is not None:
+            small.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
+            return
+        src, dst, how = self.src, self.dst, self.how
+
+        def tasks(pieces: int) -> list[Task]:
+            return _direct_tasks(src, dst, data, buf, pieces, how)
+
+        _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how), self.stream)
 
 
 def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,

@@ -6,9 +6,8 @@ They apply when the steps of the tasks tile the whole buffer, each step's data d
 first byte (every byte of ``[0, data)`` written once) and the rest of the step padding: a (4,1)
 sub-tile of 4 logical rows in 8-row tiles, 512 bytes of data then 512 of padding per tile; the
 tile rows of a dim of 64 in tiles of 128 (the steps of an inner axis, the axes outside it
-stepping over whole runs of them); tasks whose steps interleave (a tile row's full tiles, then
-its ragged last tile), each step followed at one distance by the next one's. The pad value
-must be one repeated byte (any value of a 1-byte type).
+stepping over whole runs of them). The pad value must be one repeated byte (any value of a
+1-byte type).
 """
 
 from __future__ import annotations
@@ -132,11 +131,6 @@ def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None
     >>> tailed([(0, 0, (2048, 128, 3), (1024, 4, 1), (128, 1, 262144), False, 0)], 2 << 20, 1) is None
     True
     """
-    return _in_order(tasks, nbytes, item) or _interleaved(tasks, nbytes, item)
-
-
-def _in_order(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None:
-    """``tailed`` where each task's steps tile the bytes up to the next task's first."""
     stepped: list[tuple[Task, Stepped]] = []
     for task in tasks:
         steps = _steps(task, item)
@@ -161,75 +155,6 @@ def _in_order(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | N
         tail = (data, step - data, 0)
         out.append((d_off, s_off, shape, ds, ss, swap, wide, (*tail, axis) if axis else tail))
     return out or None
-
-
-#: Tasks of more steps than this in all are not tailed when interleaved (``_interleaved``).
-MAX_WINDOWS = 1 << 20
-#: ... nor when less than this share of the buffer is padding: their tails then save a fill
-#: of little, and cost a loop per step where the tasks had one nest (one pass, one thread,
-#: alternating with the session's start: u32[2157,219]{0,1:T(8,128)} -> {0,1:T(2,128)}, 1%
-#: padding, 1.16-1.20 -> 1.21-1.33x a copy; f64[37,686,3,13]{1,2,3,0:T(2,128)} ->
-#: {1,0,3,2:T(2,128)}, 13%, 1.83-2.07 -> 1.65-1.88x, and 5.6-6.5 -> 1.5-1.9x on two threads).
-MIN_INTERLEAVED_SHARE = 1 / 16
-
-
-def _window(task: Task, item: int) -> tuple[Task, int, int] | None:
-    """(task, data, axis): the first axis whose steps each write their first ``data`` bytes
-    densely (at least ``MIN_STEP_BYTES``), the source's contiguous axis inside them; a dense
-    box as one step (a first axis of extent 1 put in front); else None."""
-    d_off, s_off, shape, ds, ss, swap, wide = task
-    unit = wide or item
-    if swap or not shape or min(shape) <= 0:
-        return None
-    data = _dense_bytes(shape, ds, unit)
-    if data is not None:
-        return (d_off, s_off, (1, *shape), (data, *ds), (0, *ss), swap, wide), data, 0
-    for k in range(len(shape) - 1):
-        data = _dense_bytes(shape[k + 1:], ds[k + 1:], unit)
-        if data is not None and data >= MIN_STEP_BYTES and _keeps_source_runs(ss, unit, k):
-            return task, data, k
-    return None
-
-
-def _interleaved(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None:
-    """``tailed`` for tasks whose steps interleave (the full tiles of a tile row in one task,
-    its ragged last tile in another): every step of every task (``_window``), in address order,
-    followed by the next one's first byte at the same distance behind each step of its task
-    (its tail), the first at byte 0 and the last tail ending at ``nbytes``, the tails at least
-    ``MIN_INTERLEAVED_SHARE`` of the buffer; else None.
-
-    >>> full = (0, 0, (4, 512), (1024, 1), (812, 1), False, 0)  # 4 rows: 512 bytes of 812 ...
-    >>> rest = (512, 512, (4, 300), (1024, 1), (812, 1), False, 0)  # ... and the other 300
-    >>> [t[7] for t in _interleaved([full, rest], 4096, 1)]
-    [(0, 0, 0), (300, 212, 0)]
-    """
-    windows = [_window(task, item) for task in tasks]
-    if any(w is None for w in windows) or not windows:
-        return None
-    starts, ends, owner = [], [], []
-    for i, (task, data, k) in enumerate(w for w in windows if w is not None):
-        pos = np.array([task[0]], np.int64)
-        for n, st in zip(task[2][:k + 1], task[3][:k + 1], strict=True):
-            if pos.size * n > MAX_WINDOWS:
-                return None
-            pos = (pos[:, None] + np.arange(n, dtype=np.int64) * st).reshape(-1)
-        starts.append(pos)
-        ends.append(pos + data)
-        owner.append(np.full(pos.size, i))
-    order = np.argsort(np.concatenate(starts), kind="stable")
-    start, end, who = (np.concatenate(x)[order] for x in (starts, ends, owner))
-    gaps = np.append(start[1:], nbytes) - end
-    if start[0] != 0 or gaps.min() < 0 or gaps.sum() < MIN_INTERLEAVED_SHARE * nbytes:
-        return None
-    out: list[TailedTask] = []
-    for i, (task, data, k) in enumerate(w for w in windows if w is not None):
-        mine = gaps[who == i]
-        if mine.min() != mine.max():
-            return None
-        gap = int(mine[0])
-        tail = (data, gap, 0, k) if k else (data, gap, 0)
-        out.append((*tasks[i], (0, 0, 0)) if gap == 0 else (*task, tail))
-    return out
 
 
 def pad_byte(one: bytes) -> int | None:

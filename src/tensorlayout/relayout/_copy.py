@@ -37,7 +37,7 @@ from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
-from tensorlayout.relayout._tails import TailedTask, tailed, with_byte
+from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
@@ -90,8 +90,10 @@ FILL_WHOLE_BYTES = 1 << 15
 #: f32 1.80-1.98 -> 0.95-1.20x, bf16[2048,1024,2]{0,2,1:T(4,128)(2,1)} 2.94-3.12 -> 2.49-2.61x,
 #: f16[524288,64]{1,0:T(4,128)(2,1)} 1.57 -> 1.35x. With a tenth of padding (pred[5,52,4133]
 #: T(4,128)(4,1) -> T(8,128)(4,1)) the boxes measured faster: 1.36 against 1.64x. Where the
-#: steps of the tasks tile the buffer (``_tails.tailed``), a small ``to_physical`` fills nothing
-#: first: its tasks write the padding behind each step as they go.
+#: steps of the tasks tile the buffer (``_tails.tailed``), a small ``to_physical`` or one-pass
+#: ``relayout`` fills nothing first: its tasks write the padding behind each step as they go
+#: (bf16[64,64,64,4]{0,3,1,2:T(4,128)(2,1)} to itself, half padding in 256-byte runs: the
+#: kernel's copy 1.7x faster, one thread, in cache).
 FILL_WHOLE_SHARE = 0.25
 
 
@@ -186,6 +188,14 @@ def _numpy_copies(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         np.copyto(dst, src, casting="no")
 
 
+def _small(nbytes: int, x: np.ndarray, y: np.ndarray) -> ModuleType | None:
+    """The kernel when a copy of ``nbytes`` between ``x`` and ``y`` is one call of it (not
+    shared, not streamed; the kernel in use, and its typed loops' alignment), else None."""
+    small = nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and USE_KERNEL \
+        and x.flags.aligned and y.flags.aligned
+    return _kernel if small else None
+
+
 def _extended(array: np.ndarray, target: PhysicalTarget) -> np.ndarray:
     lead = len(target.leading_digits)
     return array.reshape((1,) * lead + array.shape) if lead else array
@@ -204,32 +214,64 @@ class Prepared:
     nbytes: int  # of the logical array
     padded: bool  # the buffer has padding slots (to_physical fills them)
     fill_whole: bool  # ... and is filled whole first (plan.fill_all, or small)
-    tailed: list[TailedTask] | None = None  # tasks filling it as they go, in one call (_tails)
+    tailed: Tails | None = None  # tasks filling it as they go, in one call (_tails)
 
     def run(self, logical: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """``copy_in`` / ``copy_out`` between arrays of the prepared strides (which must not
         overlap): small ones in one kernel call, large ones through the thread pool."""
-        if self.tailed is not None and self.nbytes < THREAD_MIN_BYTES and self.nbytes < STREAM_MIN_BYTES \
-                and _kernel is not None and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
-            tasks = with_byte(self.tailed, _pad_item(pad_value, buf.dtype))
+        small = _small(self.nbytes, logical, buf)
+        if self.tailed is not None and small is not None:
+            tasks = self.tailed.for_pad(pad_value, buf.dtype)
             if tasks is not None:  # (the padding written as the copy goes)
-                _kernel.copy(buf, logical, tasks, False)
+                small.copy(buf, logical, tasks, False)
                 return
+        elif self.tailed is not None and _shared_tails(
+                self.target, (logical.strides, buf.strides), logical, buf, pad_value, threads,
+                lambda n: kernel_tasks(self.plan, self.target, _extended(logical, self.target), buf, True,
+                                       n)):
+            return
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
             _fill_padding(buf, self.target, pad_value)
-        nbytes = self.nbytes
-        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
-                and USE_KERNEL and logical.flags.aligned and buf.flags.aligned:
+        if small is not None:
             if self.to_physical:
-                _kernel.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
+                small.copy(buf, logical, self.tasks, False, 1, True)  # (padding written first)
             else:
-                _kernel.copy(logical, buf, self.tasks, False)
+                small.copy(logical, buf, self.tasks, False)
             return
         _copy_boxes(self.plan, self.target, _extended(logical, self.target), buf, self.to_physical,
                     threads)
+
+
+#: Copies into a physical buffer from ``THREAD_MIN_BYTES`` up to ``STREAM_MIN_BYTES`` whose tasks
+#: are tailed (``Prepared.tailed``) write their padding as they go too, each thread its tasks'
+#: (``_shared_tails``). False: they fill the buffer first.
+SHARED_TAILS = True
+#: per target and (strides, pieces): the tailed tasks of a copy in pieces (None: not tiled)
+SHARED_TAILED: TargetMemo[tuple, Tails | None] = TargetMemo()
+
+
+def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: np.ndarray, pad_value: object,
+                  threads: int | None, tasks: Callable[[int], list[Task]]) -> bool:
+    """Copy ``logical`` into the physical ``buf`` (a copy too large for one kernel call, not
+    streamed) by its tasks in pieces, ``tasks(pieces)``, each writing the padding behind its
+    steps (``SHARED_TAILS``; remembered on ``target`` per ``key`` and pieces); False when they
+    do not (the pad value not one byte, the pieces not tiled): then nothing is written."""
+    nbytes = logical.nbytes
+    if not SHARED_TAILS or _kernel is None or not USE_KERNEL or nbytes < THREAD_MIN_BYTES \
+            or max(nbytes, buf.nbytes) >= STREAM_MIN_BYTES \
+            or not (logical.flags.aligned and buf.flags.aligned):
+        return False
+    workers = thread_count(threads)
+    n = pieces(workers)
+    shared = SHARED_TAILED.get(target, (*key, n), lambda: tails(tasks(n), buf.nbytes, buf.itemsize))
+    todo = None if shared is None else shared.for_pad(pad_value, buf.dtype)
+    if todo is None:
+        return False
+    _kernel.copy(buf, logical, todo, False, workers)
+    return True
 
 
 def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_physical: bool) -> Prepared:
@@ -241,15 +283,8 @@ def prepare(target: PhysicalTarget, logical: np.ndarray, buf: np.ndarray, to_phy
     padded = to_physical and (plan.fill_all or bool(plan.padding) or plan.tail[0] < plan.tail[1])
     whole = padded and (plan.fill_all or buf.nbytes <= FILL_WHOLE_BYTES
                         or target.size <= (1 - FILL_WHOLE_SHARE) * target.physical_elements)
-    tails = tailed(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
-    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole, tails)
-
-
-def _pad_item(pad_value: object, dtype: np.dtype) -> bytes:
-    """The bytes of one item of ``pad_value`` in ``dtype`` (as ``ndarray.fill`` writes it)."""
-    one = np.empty(1, dtype)
-    one.fill(pad_value)
-    return one.tobytes()
+    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    return Prepared(target, plan, tasks, to_physical, logical.nbytes, padded, whole, tailed)
 
 
 def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf: np.ndarray, key: tuple,
@@ -269,8 +304,8 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     fill = None
     tasks: list[Task] | list[TailedTask] | None = copy.tasks
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
-        one = _pad_item(pad, buf.dtype)
-        tasks = with_byte(copy.tailed, one) if isinstance(copy, Prepared) else None
+        one = pad_item(pad, buf.dtype)
+        tasks = None if copy.tailed is None else copy.tailed.for_item(one)
         if tasks is None:  # (tailed tasks write it as they go)
             tasks = copy.tasks
             boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
@@ -324,6 +359,7 @@ class PreparedDirect:
     stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
     refill: list[Box]  # padding the copy writes over (how), filled again after it
     how: str  # which boxes the copy moves (_direct.direct_pairs)
+    tailed: Tails | None = None  # tasks filling the padding as they go, in one call (_tails)
     to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
 
     @property
@@ -334,24 +370,41 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
+        if not self._tailed(data, buf, pad_value, threads):
+            self._filled(data, buf, pad_value, threads)
+        for off, shape, strides in self.refill:
+            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+
+    def _tailed(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> bool:
+        """The copy by the tailed tasks, padding written as they go (one kernel call, or shared
+        among threads: ``_shared_tails``); False when it is not (then nothing is written)."""
+        small = _small(self.nbytes, data, buf)
+        if self.tailed is None:
+            return False
+        if small is None:
+            return _shared_tails(self.dst, (self.src, data.strides, self.how), data, buf, pad_value, threads,
+                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how))
+        tasks = self.tailed.for_pad(pad_value, buf.dtype)
+        if tasks is not None:
+            small.copy(buf, data, tasks, False)
+        return tasks is not None
+
+    def _filled(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> None:
+        """The copy after a fill of the padding."""
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
             _fill_padding(buf, self.dst, pad_value)
-        nbytes = self.nbytes
-        if nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and _kernel is not None \
-                and USE_KERNEL and data.flags.aligned and buf.flags.aligned:
-            _kernel.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
-        else:
-            src, dst, how = self.src, self.dst, self.how
+        small = _small(self.nbytes, data, buf)
+        if small is not None:
+            small.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
+            return
+        src, dst, how = self.src, self.dst, self.how
 
-            def tasks(pieces: int) -> list[Task]:
-                return _direct_tasks(src, dst, data, buf, pieces, how)
+        def tasks(pieces: int) -> list[Task]:
+            return _direct_tasks(src, dst, data, buf, pieces, how)
 
-            _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how),
-                 self.stream)
-        for off, shape, strides in self.refill:
-            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+        _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how), self.stream)
 
 
 def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
@@ -386,7 +439,8 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
                   for v in over_padding(src, dst, buf)] if how == "over" else []
     padded = padding > 0 and how != "all"  # (the fill before the copy)
-    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how)
+    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how, tailed)
 
 
 def _address(a: np.ndarray) -> int:

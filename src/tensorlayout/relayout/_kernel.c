@@ -39,8 +39,9 @@
  * (zN into its buffer) read a few runs of each row at once into L1 blocks streamed out
  * whole (see "staged short runs").
  *
- * A task may carry a tail: bytes of one value written behind each step of its first axis as
- * it goes (the padding between a to_physical copy's steps; _kernel_fill.h).
+ * A task may carry a tail: bytes of one value written behind each step of its first axis (or
+ * of a later axis) as it goes (the padding between a to_physical copy's steps; _kernel_fill.h,
+ * _kernel_tasks.h).
  *
  * The GIL is released while copying. A call may share its tasks with the kernel's own threads
  * (workers > 1), which claim them one at a time (_pool.h).
@@ -140,8 +141,9 @@ static PyMethodDef methods[] = {
      "that strided box of src into dst, outer axes in the order given; every box is checked to "
      "lie inside both arrays. swap: the box's items are 2 x 2 blocks [a, b, c, d] of the arrays' "
      "1- or 2-byte items, written as [a, c, b, d]. item: the box's items are runs of this many "
-     "bytes (2, 4 or 8; 0: the arrays' item size). tail: None or (at, bytes, byte): after each "
-     "step of the first axis, write that byte to the bytes from at past the step's first byte. stream: non-temporal stores where dst is "
+     "bytes (2, 4 or 8; 0: the arrays' item size). tail: None or (at, bytes, byte[, axis]): after each "
+     "step of the first axis (or of axis, the axes before it looping outside), write that byte to the "
+     "bytes from at past the step's first byte. stream: non-temporal stores where dst is "
      "contiguous. workers: the calling thread and up to workers - 1 of the kernel's threads claim "
      "the tasks one at a time (they must write disjoint bytes). padded: dst is a physical buffer "
      "whose padding is already written (then, on one thread, a ragged sub-tile's rows may be woven "

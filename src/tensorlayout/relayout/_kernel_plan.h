@@ -55,6 +55,7 @@ typedef struct {
     Py_ssize_t item;
     Py_ssize_t tail_at, tail_bytes; /* > 0: after each step of axis 0, tail_bytes of tail_byte from */
     int tail_byte;                  /* tail_at past the step's first byte (_kernel_fill.h) */
+    int tail_axis;                  /* ... of this axis (> 0: the axes before it loop outside) */
     Py_ssize_t shape[MAX_DIMS];
     Py_ssize_t ds[MAX_DIMS];
     Py_ssize_t ss[MAX_DIMS];

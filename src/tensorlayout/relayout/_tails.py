@@ -1,21 +1,30 @@
-"""Tailed tasks: a to_physical copy whose padding the kernel writes behind each step of a task's
-first axis as it goes (``tail`` in ``_kernel.c``; ``_kernel_fill.h``), instead of a fill of the
-buffer before the copy.
+"""Tailed tasks: a copy into a physical buffer (``to_physical``, a one-pass ``relayout``) whose
+padding the kernel writes behind each step as it goes (``tail`` in ``_kernel.c``;
+``_kernel_fill.h``, ``_kernel_tasks.h``), instead of a fill of the buffer before the copy.
 
-They apply when the steps of the tasks' first axes tile the whole buffer, each step's data
-dense from its first byte (every byte of ``[0, data)`` written once) and the rest of the step
-padding: a (4,1) sub-tile of 4 logical rows in 8-row tiles, 512 bytes of data then 512 of
-padding per tile. The pad value must be one repeated byte (any value of a 1-byte type).
+They apply when the steps of the tasks tile the whole buffer, each step's data dense from its
+first byte (every byte of ``[0, data)`` written once) and the rest of the step padding: a (4,1)
+sub-tile of 4 logical rows in 8-row tiles, 512 bytes of data then 512 of padding per tile; the
+tile rows of a dim of 64 in tiles of 128 (the steps of an inner axis, the axes outside it
+stepping over whole runs of them). The pad value must be one repeated byte (any value of a
+1-byte type).
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
 from tensorlayout.relayout._kernel_path import Task
 
-__all__ = ["TailedTask", "pad_byte", "tailed", "with_byte"]
+__all__ = ["TailedTask", "Tails", "pad_byte", "pad_item", "tailed", "tails", "with_byte"]
 
-#: a kernel task with its tail (at, bytes, byte): see ``_kernel.c``
-Tail = tuple[int, int, int]
+#: a kernel task with its tail (at, bytes, byte[, axis]): see ``_kernel.c``
+Tail = tuple[int, ...]
 TailedTask = tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, int, Tail]
 
 
@@ -39,41 +48,77 @@ def _dense_bytes(shape: tuple[int, ...], strides: tuple[int, ...], item: int) ->
     return run
 
 
-def _steps(task: Task, item: int) -> tuple[Task, int] | None:
-    """``task`` as steps along a first axis, each writing its first ``data`` bytes densely, as
-    (task, data): the whole box as one step when it is dense (a first axis of extent 1 put in
-    front, its stride the box's data, which ``tailed`` sets), else its own first axis if each
-    of its steps is.
+class Stepped(NamedTuple):
+    """A task as steps (``_steps``): each of the steps of axes ``[0, axis]`` writes its first
+    ``data`` bytes densely, the steps ``step`` bytes apart, all of them ``extent`` bytes."""
 
-    >>> _steps((0, 0, (2, 128, 4), (1024, 4, 1), (128, 1, 300), False, 0), 1)[1]
-    512
-    >>> _steps((9, 0, (44, 4), (4, 1), (1, 300), False, 0), 1)
+    task: Task
+    data: int
+    axis: int
+    step: int
+    extent: int
+
+
+def _steps(task: Task, item: int) -> Stepped | None:
+    """``task`` as steps: the whole box as one step when it is dense (a first axis of extent 1
+    put in front, its stride the box's data, which ``tailed`` sets), else the steps of the
+    first axis whose steps are (``_step_axis``).
+
+    >>> _steps((0, 0, (2, 128, 4), (1024, 4, 1), (128, 1, 300), False, 0), 1)[1:]
+    (512, 0, 1024, 2048)
+    >>> _steps((9, 0, (44, 4), (4, 1), (1, 300), False, 0), 1)[:2]
     ((9, 0, (1, 44, 4), (176, 4, 1), (0, 1, 300), False, 0), 176)
+    >>> _steps((0, 0, (512, 16, 64), (8192, 512, 4), (256, 131072, 4), False, 0), 4)[1:]
+    (256, 1, 512, 4194304)
     """
     d_off, s_off, shape, ds, ss, swap, wide = task
     if swap or not shape or min(shape) <= 0:
         return None
     data = _dense_bytes(shape, ds, wide or item)
     if data is not None:
-        return (d_off, s_off, (1, *shape), (data, *ds), (0, *ss), swap, wide), data
-    if len(shape) >= 2 and ds[0] > 0 and _keeps_source_runs(ss, wide or item):
-        data = _dense_bytes(shape[1:], ds[1:], wide or item)
-        if data is not None and MIN_STEP_BYTES <= data <= ds[0]:
-            return task, data
+        return Stepped((d_off, s_off, (1, *shape), (data, *ds), (0, *ss), swap, wide), data, 0, data, data)
+    data = _dense_bytes(shape[1:], ds[1:], wide or item)
+    if shape[0] == 1 and data is not None and data >= MIN_STEP_BYTES and _keeps_source_runs(ss, wide or item):
+        return Stepped(task, data, 0, data, data)  # (one step: ``tailed`` sets its stride)
+    for k in range(len(shape) - 1):
+        steps = _step_axis(shape, ds, ss, wide or item, k)
+        if steps is not None:
+            return Stepped(task, *steps)
     return None
 
 
-def _keeps_source_runs(ss: tuple[int, ...], item: int) -> bool:
-    """Stepping along the first axis leaves the source's contiguous axis inside each step (or
-    the source has none). Counterexample: f32[64,32,128]{0,2,1:T(8,128)} to the buffer is one
-    transposing task whose first axis is the source's contiguous one; stepped, each step
-    gathered 64 items 16 KiB apart instead of the blocked transpose: 12x slower.
+def _step_axis(shape: tuple[int, ...], ds: tuple[int, ...], ss: tuple[int, ...], item: int,
+               k: int) -> tuple[int, int, int, int] | None:
+    """(data, axis ``k``, step, extent) when each step of the axes up to ``k`` writes its first
+    ``data`` bytes densely (at least ``MIN_STEP_BYTES``, no more than a step), those axes,
+    by falling stride, each step over whole runs of the next one's steps (so that the steps
+    lie ``step`` bytes apart, in whatever order the loops take them), and the source's
+    contiguous axis stays inside the steps (``_keeps_source_runs``); else None.
+
+    >>> _step_axis((5, 3, 4, 40), (4096, 20480, 1024, 8), (960, 320, 4800, 8), 8, 2)
+    (320, 2, 1024, 61440)
+    """
+    outer = sorted(((ds[j], shape[j]) for j in range(k + 1) if shape[j] > 1), reverse=True)
+    if not outer or outer[-1][0] <= 0 or not _keeps_source_runs(ss, item, k) \
+            or any(hi != n * lo for (hi, _), (lo, n) in itertools.pairwise(outer)):
+        return None
+    data = _dense_bytes(shape[k + 1:], ds[k + 1:], item)
+    step = outer[-1][0]
+    ok = data is not None and MIN_STEP_BYTES <= data <= step
+    return (data, k, step, outer[0][0] * outer[0][1]) if ok and data is not None else None
+
+
+def _keeps_source_runs(ss: tuple[int, ...], item: int, k: int = 0) -> bool:
+    """Stepping along axis ``k`` (the axes before it outside) leaves the source's contiguous
+    axis inside each step (or the source has none). Counterexample: f32[64,32,128]{0,2,1:T(8,128)}
+    to the buffer is one transposing task whose first axis is the source's contiguous one;
+    stepped, each step gathered 64 items 16 KiB apart instead of the blocked transpose: 12x slower.
 
     >>> _keeps_source_runs((128, 1, 262144), 1), _keeps_source_runs((4, 16384), 4)
     (True, False)
     """
-    contiguous = [k for k, st in enumerate(ss) if abs(st) == item]
-    return not contiguous or any(k > 0 for k in contiguous)
+    contiguous = [j for j, st in enumerate(ss) if abs(st) == item]
+    return not contiguous or any(j > k for j in contiguous)
 
 
 def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None:
@@ -86,7 +131,7 @@ def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None
     >>> tailed([(0, 0, (2048, 128, 3), (1024, 4, 1), (128, 1, 262144), False, 0)], 2 << 20, 1) is None
     True
     """
-    stepped: list[tuple[Task, tuple[Task, int]]] = []
+    stepped: list[tuple[Task, Stepped]] = []
     for task in tasks:
         steps = _steps(task, item)
         if steps is None:
@@ -95,18 +140,20 @@ def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None
     stepped.sort(key=lambda pair: pair[0][0])
     out: list[TailedTask] = []
     for k, (original, steps) in enumerate(stepped):
-        (d_off, s_off, shape, ds, ss, swap, wide), data = steps
+        (d_off, s_off, shape, ds, ss, swap, wide), data, axis, step, extent = steps
         end = stepped[k + 1][0][0] if k + 1 < len(stepped) else nbytes
-        if (k == 0 and d_off != 0) or (shape[0] == 1 and end - d_off < data):
+        one = shape[0] == 1 and axis == 0  # one step (a dense box)
+        if (k == 0 and d_off != 0) or (one and end - d_off < data):
             return None
-        if shape[0] == 1 and end - d_off == data:  # a dense box, no padding behind it: as it was
+        if one and end - d_off == data:  # a dense box, no padding behind it: as it was
             out.append((*original, (0, 0, 0)))
             continue
-        if shape[0] == 1:  # one step: up to the next task
-            ds = (end - d_off, *ds[1:])
-        elif d_off + shape[0] * ds[0] != end:
+        if one:  # one step: up to the next task
+            ds, step = (end - d_off, *ds[1:]), end - d_off
+        elif d_off + extent != end:
             return None
-        out.append((d_off, s_off, shape, ds, ss, swap, wide, (data, ds[0] - data, 0)))
+        tail = (data, step - data, 0)
+        out.append((d_off, s_off, shape, ds, ss, swap, wide, (*tail, axis) if axis else tail))
     return out or None
 
 
@@ -129,4 +176,62 @@ def with_byte(tasks: list[TailedTask] | None, one: bytes) -> list[TailedTask] | 
     byte = pad_byte(one)
     if tasks is None or byte is None:
         return None
-    return tasks if byte == 0 else [(*t[:7], (t[7][0], t[7][1], byte)) for t in tasks]
+    return tasks if byte == 0 else [(*t[:7], (t[7][0], t[7][1], byte, *t[7][3:])) for t in tasks]
+
+
+def pad_item(pad_value: object, dtype: np.dtype) -> bytes:
+    """The bytes of one item of ``pad_value`` in ``dtype`` (as ``ndarray.fill`` writes it).
+
+    >>> pad_item(1.0, np.dtype(np.float32)), pad_item(-1, np.dtype(np.int8))
+    (b'\\x00\\x00\\x80?', b'\\xff')
+    """
+    one = np.empty(1, dtype)
+    one.fill(pad_value)
+    return one.tobytes()
+
+
+@lru_cache(maxsize=256)
+def _int_item(pad_value: int, dtype: np.dtype) -> bytes:
+    return pad_item(pad_value, dtype)
+
+
+def _item(pad_value: object, dtype: np.dtype) -> bytes:
+    """``pad_item``, remembered for plain ints (other types' equal values fill differently:
+    ``-0.0 == 0.0``)."""
+    return _int_item(pad_value, dtype) if type(pad_value) is int else pad_item(pad_value, dtype)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tails:
+    """Tailed tasks (``tailed``: pad byte 0) and, made once per pad byte a call asks for, the
+    same tasks with that byte (``with_byte``), so a repeated call rebuilds nothing.
+
+    >>> t = Tails([(0, 0, (2, 4), (8, 1), (4, 1), False, 0, (4, 4, 0))])
+    >>> u8 = np.dtype(np.uint8)
+    >>> t.for_pad(7, u8)[0][7], t.for_pad(7, u8) is t.for_pad(7, u8)
+    ((4, 4, 7), True)
+    """
+
+    tasks: list[TailedTask]
+    _by_byte: dict[bytes, list[TailedTask] | None] = field(default_factory=dict)
+
+    def for_item(self, one: bytes) -> list[TailedTask] | None:
+        """The tasks writing the byte the pad item ``one`` (its bytes) repeats; None when it
+        is not one byte repeated."""
+        try:
+            return self._by_byte[one]
+        except KeyError:
+            if len(self._by_byte) >= 16:
+                self._by_byte.clear()
+            out = self._by_byte[one] = with_byte(self.tasks, one)
+            return out
+
+    def for_pad(self, pad_value: object, dtype: np.dtype) -> list[TailedTask] | None:
+        """``for_item`` of one item of ``pad_value`` in ``dtype``."""
+        return self.for_item(_item(pad_value, dtype))
+
+
+def tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
+    """``tailed``, kept with its tasks per pad byte (``Tails``), or None."""
+    out = tailed(tasks, nbytes, item)
+    return None if out is None else Tails(out)

@@ -22,10 +22,36 @@ from tensorlayout.relayout._threads import thread_count
 __all__ = ["check_threads", "check_width", "checked_pad"]
 
 
+def is_extension_number(dtype: np.dtype) -> bool:
+    """A number type registered with numpy from outside it (``ml_dtypes``' bfloat16, float8_*,
+    int4..., what jax arrays of those types become): numpy calls it user-defined. Its kind says
+    little (``V`` like a raw record for most, ``f`` for float8_e5m2, whose limits ``np.finfo``
+    does not know).
+
+    >>> is_extension_number(np.dtype("V2")), is_extension_number(np.dtype([("a", "i2")]))
+    (False, False)
+    """
+    return dtype.isbuiltin == 2 and dtype.fields is None and not issubclass(dtype.type, np.void)
+
+
+def is_extension_integer(dtype: np.dtype) -> bool:
+    """An extension number type that holds only integers: it cannot hold one half (every float
+    type ``ml_dtypes`` defines, e8m0 and e2m1 included, holds 0.5; int2/int4/uint4 give 0).
+
+    >>> is_extension_integer(np.dtype(np.float16))
+    False
+    """
+    if not is_extension_number(dtype):
+        return False
+    with np.errstate(all="ignore"):
+        return float(np.array(0.5).astype(dtype).astype(np.float64)) != 0.5
+
+
 def check_width(dtype: np.dtype, target: PhysicalTarget) -> None:
     """The array's dtype can be stored under ``target``: no objects or raw records, and one
-    element as wide as the target's (any integer for packed sub-byte targets)."""
-    if dtype.hasobject or dtype.kind == "V":
+    element as wide as the target's (any integer for packed sub-byte targets). Extension number
+    types (``ml_dtypes``' bfloat16 and the like) are numbers of their width."""
+    if dtype.hasobject or (dtype.kind == "V" and not is_extension_number(dtype)):
         raise LayoutError(f"{target}: relayout moves numbers, not {dtype} (object or void) elements")
     if target.packed_bits:
         if not (np.issubdtype(dtype, np.integer) or dtype == np.bool_):
@@ -56,6 +82,8 @@ def checked_pad(pad_value: object, dtype: np.dtype, target: PhysicalTarget) -> i
 def _fit(value: int | float | complex, given: object, dtype: np.dtype,
          target: PhysicalTarget) -> int | float | complex | None:
     """The fill value for ``given`` (exactly ``value``) in a ``dtype`` buffer, None if none."""
+    if is_extension_number(dtype):
+        return _extension_fit(value, given, dtype)
     if target.packed_bits or dtype.kind in "iu":
         low, high = _int_range(dtype, target)
         return value if isinstance(value, int) and low <= value <= high else None
@@ -71,6 +99,19 @@ def _fit(value: int | float | complex, given: object, dtype: np.dtype,
         im = 0.0 if z is None else _float_in(z.imag, part)
         return None if re is None or im is None else complex(re, im)
     return None
+
+
+def _extension_fit(value: int | float | complex, given: object, dtype: np.dtype) -> int | float | None:
+    """The fill value in an extension number buffer: an integer type takes an integer it holds
+    exactly; a float type any real, a finite one staying finite (rounded, as numpy rounds)."""
+    if isinstance(value, complex):
+        return None
+    with np.errstate(all="ignore"):
+        stored = float(np.array(given, dtype=np.float64).astype(dtype).astype(np.float64))
+    if is_extension_integer(dtype):
+        return value if isinstance(value, int) and stored == value else None
+    real = float(given)  # type: ignore[arg-type]  # a real number, checked by _number
+    return value if not math.isfinite(real) or math.isfinite(stored) else None
 
 
 def _float_in(x: object, dtype: np.dtype) -> float | None:

@@ -64,6 +64,20 @@ def random_data(t: PhysicalTarget, rng: np.random.Generator, dtype: type = np.in
     return rng.integers(low, high, t.logical_shape).astype(dtype)
 
 
+def round_trip(text: str, rng: np.random.Generator, threads: int) -> tuple[np.ndarray, int]:
+    """Random codes packed into a buffer of random bytes and read back into a filled array,
+    both checked against the definition; the codes and pad value, for further checks."""
+    t = as_target(text)
+    data = random_data(t, rng)
+    pad = int(rng.integers(-8, 8) if t.signed else rng.integers(0, 1 << t.packed_bits))
+    out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)
+    assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+    assert np.array_equal(out, reference(data, text, pad)), text
+    back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
+    assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t)), text
+    return data, pad
+
+
 def strided(data: np.ndarray, how: str) -> np.ndarray:
     """The same values behind other strides (the bridge fuzz's variants, and column-major)."""
     if how == "fortran":

@@ -13,7 +13,7 @@ import pytest
 import tensorlayout.relayout._pack_path as pack_path
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
-from .test_pack import _path, codes, random_data, reference
+from .test_pack import _path, codes, reference, round_trip
 
 pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -30,18 +30,11 @@ def test_far_lines_match_the_definition(monkeypatch: pytest.MonkeyPatch, text: s
     rng = np.random.default_rng(threads)
     for path in ("pack", "pack-stream"):
         _path(monkeypatch, path)
-        data = random_data(t, rng)
-        pad = int(rng.integers(-8, 8) if t.signed else rng.integers(0, 1 << t.packed_bits))
-        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)
-        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
-        assert np.array_equal(out, reference(data, text, pad)), (text, path)
-        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
-        got = from_physical(out, text, out=back, threads=threads)
-        assert np.array_equal(got, codes(data, t)), (text, path)
+        data, pad = round_trip(text, rng, threads)
         flipped = data[::-1]
         assert np.array_equal(to_physical(flipped, text, pad_value=pad, threads=threads),
                               reference(flipped, text, pad)), (text, path)
-        back_flipped = np.full(t.logical_shape, 99, back.dtype)[::-1]
+        back_flipped = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)[::-1]
         from_physical(reference(flipped, text, pad), text, out=back_flipped, threads=threads)
         assert np.array_equal(back_flipped, codes(flipped, t)), (text, path)
 

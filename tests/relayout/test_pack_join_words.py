@@ -16,9 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from tensorlayout.relayout import as_target, from_physical, to_physical
-
-from .test_pack import _path, codes, random_data, reference
+from .test_pack import _path, round_trip
 from .test_pack_kernel import GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
@@ -71,18 +69,10 @@ LAYOUTS = ["u1[4099,4]{0,1:T(8,128)(32,1)E(1)}", "u1[1000,2]{0,1:T(8,128)(32,1)E
 @pytest.mark.parametrize("threads", [1, 3])
 def test_word_column_layouts_match_the_definition(monkeypatch: pytest.MonkeyPatch, text: str,
                                                   threads: int) -> None:
-    t = as_target(text)
     rng = np.random.default_rng(threads)
     for path in ("pack", "pack-stream"):
         _path(monkeypatch, path)
-        data = random_data(t, rng)
-        pad = int(rng.integers(-8, 8) if t.signed else rng.integers(0, 1 << t.packed_bits))
-        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)
-        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
-        assert np.array_equal(out, reference(data, text, pad)), (text, path)
-        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
-        got = from_physical(out, text, out=back, threads=threads)
-        assert np.array_equal(got, codes(data, t)), (text, path)
+        round_trip(text, rng, threads)
 
 
 PAGE_END = """

@@ -370,32 +370,32 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
-        if not self._tailed(data, buf, pad_value, threads):
-            self._filled(data, buf, pad_value, threads)
+        small = _small(self.nbytes, data, buf)
+        if self.tailed is None or not self._tailed(self.tailed, small, data, buf, pad_value, threads):
+            self._filled(small, data, buf, pad_value, threads)
         for off, shape, strides in self.refill:
             np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
 
-    def _tailed(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> bool:
-        """The copy by the tailed tasks, padding written as they go (one kernel call, or shared
-        among threads: ``_shared_tails``); False when it is not (then nothing is written)."""
-        small = _small(self.nbytes, data, buf)
-        if self.tailed is None:
-            return False
+    def _tailed(self, tailed: Tails, small: ModuleType | None, data: np.ndarray, buf: np.ndarray,
+                pad_value: object, threads: int | None) -> bool:
+        """The copy by the tailed tasks, padding written as they go (one kernel call, ``small``,
+        or shared among threads: ``_shared_tails``); False when it is not (then nothing is
+        written)."""
         if small is None:
             return _shared_tails(self.dst, (self.src, data.strides, self.how), data, buf, pad_value, threads,
                                  lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how))
-        tasks = self.tailed.for_pad(pad_value, buf.dtype)
+        tasks = tailed.for_pad(pad_value, buf.dtype)
         if tasks is not None:
             small.copy(buf, data, tasks, False)
         return tasks is not None
 
-    def _filled(self, data: np.ndarray, buf: np.ndarray, pad_value: object, threads: int | None) -> None:
-        """The copy after a fill of the padding."""
+    def _filled(self, small: ModuleType | None, data: np.ndarray, buf: np.ndarray, pad_value: object,
+                threads: int | None) -> None:
+        """The copy after a fill of the padding (in one kernel call, ``small``, if not None)."""
         if self.fill_whole:
             buf.fill(pad_value)
         elif self.padded:
             _fill_padding(buf, self.dst, pad_value)
-        small = _small(self.nbytes, data, buf)
         if small is not None:
             small.copy(buf, data, self.tasks, False, 1, True)  # (padding written first)
             return

@@ -114,8 +114,8 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
 
 /* Whether `rows` rows `stride` apart spread over enough L1 sets (64 sets of 64 bytes) to hold a
  * line of each in 8 ways (all of this machine's 32 KiB 8-way L1d; the rule was set on a 48 KiB
- * 12-way one, where it left 4 ways free): rows a multiple of 2 KiB apart share two sets, and their lines fetched ahead only evicted the lines in use
- * (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
+ * 12-way one, where it left 4 ways free): rows a multiple of 2 KiB apart share two sets, and
+ * their lines fetched ahead only evicted the lines in use (bf16[1024,3072]{0,1:T(8,128)(2,1)} 2.8/3.9 -> 3.7/5.0x a copy). */
 static int rows_spread(Py_ssize_t rows, Py_ssize_t stride)
 {
     Py_ssize_t a = (stride < 0 ? -stride : stride) % 4096, b = 4096;

@@ -426,7 +426,7 @@ def _summary(rows: list[Row]) -> None:
             print(f"  {get(r):6.2f}  {r.name} ({r.mib:.1f} MiB)")
 
 
-def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False,
+def population(samples: int, seeds: list[int], repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False,
                only: str = "") -> None:
     """The population benchmark: ``samples`` sampled layouts (see ``sample``), each timed in
     both directions and in a one-pass relayout where one was drawn, with default threads and
@@ -437,23 +437,34 @@ def population(samples: int, seed: int, repeat: int, lo_mib: float, hi_mib: floa
     against numpy making the very same moves (the library's numpy path): medians of alternate
     rounds, then the distributions.
     ``cpu``: the one-thread columns in CPU time (``time.thread_time``; steadier on a busy
-    machine), default threads always in wall time. ``only``: time just the rows whose name holds it."""
-    rng = np.random.default_rng(seed)
+    machine), default threads always in wall time. ``only``: time just the rows whose name holds it.
+    Several ``seeds``: ``samples`` layouts drawn from each, one distribution of all their rows."""
     seen = seen_layouts()
-    print(f"relayout population: {samples} layouts, seed {seed}, {lo_mib}-{hi_mib} MiB, {repeat} rounds "
+    print(f"relayout population: {samples} layouts per seed, seeds {','.join(map(str, seeds))}, "
+          f"{lo_mib}-{hi_mib} MiB, {repeat} rounds "
           f"per ratio; copy kernel {'built' if engine.kernel_available() else 'MISSING'}; one-thread "
           f"columns in {'CPU' if cpu else 'wall'} time")
     print(f"{'layout and direction':76} {'MiB':>6} {'default':>7} {'1 thr':>6} {'vs np':>6} {'np+pad':>6} "
           f"{'np path':>7}")
     rows: list[Row] = []
-    for _ in range(samples):
-        s = sample(rng, seen, lo_mib, hi_mib)
-        for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter, only):
-            rows.append(r)
-            print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f} "
-                  f"{r.vs_numpy_pad:6.2f} {r.vs_path:7.2f}", flush=True)
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        for _ in range(samples):
+            s = sample(rng, seen, lo_mib, hi_mib)
+            for r in _sample_rows(s, rng, repeat, time.thread_time if cpu else time.perf_counter, only):
+                rows.append(r)
+                print(f"{r.name[:76]:76} {r.mib:6.1f} {r.default:7.2f} {r.one:6.2f} {r.vs_numpy:6.2f} "
+                      f"{r.vs_numpy_pad:6.2f} {r.vs_path:7.2f}", flush=True)
     if rows:
         _summary(rows)
+
+
+def _seeds(text: str) -> list[int]:
+    """``--seed``: one seed or several separated by commas."""
+    try:
+        return [int(k) for k in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds are integers separated by commas, not {text!r}") from None
 
 
 def main() -> None:
@@ -472,7 +483,8 @@ def main() -> None:
     parser.add_argument("--population", action="store_true",
                         help="the sampled population instead of the rows")
     parser.add_argument("--samples", type=int, default=None, help="population: layouts to sample (30)")
-    parser.add_argument("--seed", type=int, default=0, help="population: the sampling seed")
+    parser.add_argument("--seed", type=_seeds, default=[0],
+                        help="population: the sampling seed, or seeds separated by commas (one distribution)")
     parser.add_argument("--min-mib", type=float, default=1.0, help="population: smallest logical size")
     parser.add_argument("--max-mib", type=float, default=None, help="population: largest logical size (64)")
     parser.add_argument("--cpu", action="store_true",

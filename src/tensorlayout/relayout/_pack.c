@@ -297,6 +297,8 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     bounds_t b = {0};
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
     init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, sign, stream, 0);
+    c.log_lo = b.log + b.llo; /* (where lines are fetched ahead) */
+    c.log_hi = b.log + b.lhi;
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts != NULL) result = run_all(&c, ts, count, 1, workers);
     PyMem_Free(ts);

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tensorlayout.relayout import _pack_path as pack_path
 from tensorlayout.relayout import as_target, from_physical, to_physical
+from tensorlayout.relayout._memo import TargetMemo
 
 from .test_pack import _path, codes, random_data, reference
 from .test_pack_bits import _round_trip
@@ -55,3 +57,27 @@ def test_ragged_sub_tile_layouts_match_the_definition(monkeypatch: pytest.Monkey
     assert np.array_equal(out, reference(data, text, pad)), text
     back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
     assert np.array_equal(from_physical(out, text, out=back, threads=1), codes(data, t)), text
+
+
+@pytest.mark.parametrize("text", ["u4[16,4,8,256]{3,0,1,2:T(8,128)(8,1)E(4)}",
+                                  "s4[9,6,5,200]{3,0,1,2:T(8,128)(8,1)E(4)}",
+                                  "u4[6,32,64,32]{1,3,0,2:T(8,128)(8,1)E(4)}",
+                                  "s4[4,16,80,32]{1,3,0,2:T(8,128)(8,1)E(4)}"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reordered_far_rows_match_the_definition(monkeypatch: pytest.MonkeyPatch, text: str,
+                                                 threads: int) -> None:
+    # sub-tile rows far apart (FAR_ROWS lowered so that small arrays have them): the axes
+    # continuing the columns' run, two of them, just outside the columns (_reading_on); columns
+    # 2 KiB apart whose rows of lines a next dim continues (_far_lines)
+    monkeypatch.setattr(pack_path, "FAR_ROWS", 1024)
+    monkeypatch.setattr(pack_path, "PACK_TASKS", TargetMemo())
+    t = as_target(text)
+    rng = np.random.default_rng(threads)
+    _path(monkeypatch, "pack")
+    data = random_data(t, rng)
+    pad = int(rng.integers(-8, 8) if t.signed else rng.integers(0, 16))
+    out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)
+    assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+    assert np.array_equal(out, reference(data, text, pad)), text
+    back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
+    assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t)), text

@@ -8,7 +8,8 @@
  *                  words puts each row of lines' 4 words side by side (one 16-byte store);
  *                  unpacking the same backwards (nib_rows; 8 x 8 in AVX2 registers where
  *                  the CPU has them). A ragged sub-tile's words of n < 8 codes 4 columns at a
- *                  time, the other codes the pad code (nib_pack_short4, nib_unpack_short4).
+ *                  time, the other codes the pad code, and so whole words whose rows of lines
+ *                  do not continue the columns' rows (nib_pack_short4, nib_unpack_short4).
  *   bit blocks     E(1) words of 8 codes (one byte a column, the columns 1, 2 or 4 bytes apart):
  *                  16 columns x 8 rows of lines, each column's 64 logical bytes gathered by
  *                  movemasks, a 16 x 8 byte transpose, each row's 16 bytes stored with their

@@ -43,7 +43,8 @@
  *               (u4[900787,5]{0,1:T(8,128)(8,1)E(4)}: slot by slot 105 / 63x a copy, now 30 / 36x);
  *               faster forms first (_pack_bits.h): E(4) adjacent columns in 8 x 8 (AVX2) or 4 x 4
  *               register transposes (s4[5,125,21,157]{1,3,0,2:T(64,128)(8,1)E(4)}: 7.9 / 7.8 ->
- *               3.3 / 3.8x a copy) and a ragged sub-tile's short words 4 columns at a time, and columns whose logical bytes follow each other as one staged run
+ *               3.3 / 3.8x a copy) and a ragged sub-tile's short words (and whole words whose rows of
+ *               lines are further apart than a word) 4 columns at a time, and columns whose logical bytes follow each other as one staged run
  *               (u1[1048576,4]{0,1:T(8,128)(32,1)E(1)}: 9.3 / 10.2 -> 2.3 / 2.9x), 4-byte column
  *               words of 1 to 4 codes in SIMD lanes instead (join4_row: u1[16777216,4]{...}
  *               one thread 2.4 -> 0.8x); E(1) words of
@@ -297,6 +298,8 @@ static PyObject *unpack_entry(PyObject *self, PyObject *args)
     bounds_t b = {0};
     if (get_buffers(src, dst, 0, &pv, &lv, &b, bits, nslots) < 0) return NULL;
     init_ctx(&c, (uint8_t *)pv.buf, pv.len, bits, sign, stream, 0);
+    c.log_lo = b.log + b.llo; /* (where lines are fetched ahead) */
+    c.log_hi = b.log + b.lhi;
     task_t *ts = read_tasks(tasks, &b, &count);
     if (ts != NULL) result = run_all(&c, ts, count, 1, workers);
     PyMem_Free(ts);

@@ -8,7 +8,8 @@
  *                  words puts each row of lines' 4 words side by side (one 16-byte store);
  *                  unpacking the same backwards (nib_rows; 8 x 8 in AVX2 registers where
  *                  the CPU has them). A ragged sub-tile's words of n < 8 codes 4 columns at a
- *                  time, the other codes the pad code (nib_pack_short4, nib_unpack_short4).
+ *                  time, the other codes the pad code, and so whole words whose rows of lines
+ *                  do not continue the columns' rows (nib_pack_short4, nib_unpack_short4).
  *   bit blocks     E(1) words of 8 codes (one byte a column, the columns 1, 2 or 4 bytes apart):
  *                  16 columns x 8 rows of lines, each column's 64 logical bytes gathered by
  *                  movemasks, a 16 x 8 byte transpose, each row's 16 bytes stored with their
@@ -214,7 +215,7 @@ PB_AVX2 static void nib_unpack_8x8(char *log, const uint8_t *in, Py_ssize_t L, P
 #define HAVE_NIB_AVX2 0
 #endif
 
-/* Short nibble words: 4 adjacent columns of n < 8 codes (logical rows L apart), packed with
+/* Short nibble words: 4 adjacent columns of n <= 8 codes (logical rows L apart), packed with
  * the pad code `padb` (both nibbles) in each word's other 8 - n codes; 0 when a column's 8-byte
  * read would leave [lo, hi) (the caller goes word by word). */
 static inline int nib_pack_short4(uint8_t *out, const char *log, Py_ssize_t L, int n, uint8_t padb, const char *lo,
@@ -222,7 +223,7 @@ static inline int nib_pack_short4(uint8_t *out, const char *log, Py_ssize_t L, i
 {
     const char *first = L < 0 ? log + 3 * L : log, *end = (L < 0 ? log : log + 3 * L) + 8;
     if (first < lo || end > hi) return 0;
-    const uint64_t low = (1ULL << (8 * n)) - 1, pads = (0x0101010101010101ULL * padb) & ~low;
+    const uint64_t low = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1, pads = (0x0101010101010101ULL * padb) & ~low;
     uint64_t x[4];
     for (int i = 0; i < 4; i++) {
         memcpy(&x[i], log + i * L, 8);
@@ -236,7 +237,7 @@ static inline int nib_pack_short4(uint8_t *out, const char *log, Py_ssize_t L, i
     return 1;
 }
 
-/* The other way: 4 adjacent words -> each column's n < 8 codes (logical rows L apart). */
+/* The other way: 4 adjacent words -> each column's n <= 8 codes (logical rows L apart). */
 static inline void nib_unpack_short4(char *log, const uint8_t *in, Py_ssize_t L, int n, int sign)
 {
     __m128i y[2];
@@ -246,6 +247,10 @@ static inline void nib_unpack_short4(char *log, const uint8_t *in, Py_ssize_t L,
     for (int i = 0; i < 4; i++) {
         char *to = log + i * L;
         uint64_t v = w[i];
+        if (n >= 8) {
+            memcpy(to, &v, 8);
+            continue;
+        }
         if (n & 4) {
             memcpy(to, &v, 4);
             to += 4;

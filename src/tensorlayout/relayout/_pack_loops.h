@@ -273,6 +273,37 @@ static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_s
     if (t->kind == 2 && !unpack) own_gaps(c, t, kind, slot, rows);
 }
 
+/* A few short rows of lines per outer step (a tile's sub-tile rows, far from the next step's):
+ * the bytes each row's columns span in the buffer, which run_task fetches one outer step ahead
+ * (the paths fetch ahead only inside their rows: u4[128,32,64,32]{1,3,0,2:T(8,128)(8,1)E(4)},
+ * 4 rows of 128 bytes a tile, waited for each step); 0 otherwise. */
+#define AHEAD_ROWS 8    /* rows of lines a step at most */
+#define AHEAD_SPAN 512  /* bytes a row's columns span at most */
+static Py_ssize_t ahead_span(const ctx_t *c, const task_t *t, line_t kind, const rows_t *rows, const rows_t *blk,
+                             int outer)
+{
+    if ((kind != L_WORDS && kind != L_COLUMNS) || outer < 1 || blk->n > 1 || rows->n > AHEAD_ROWS) return 0;
+    Py_ssize_t span = t->shape[t->ndim - 2] * t->ps[t->ndim - 2] / c->per;
+    return span > 0 && span <= AHEAD_SPAN ? span : 0;
+}
+
+/* The buffer's lines of the next outer step's rows of lines (see ahead_span). */
+static void next_rows_ahead(const ctx_t *c, const task_t *t, const Py_ssize_t *idx, int outer, Py_ssize_t slot,
+                            const rows_t *rows, Py_ssize_t span, int unpack)
+{
+    int k = outer - 1;
+    while (k >= 0 && idx[k] + 1 >= t->shape[k]) slot -= idx[k] * t->ps[k], k--;
+    if (k < 0) return;
+    const uint8_t *next = c->bytes + (slot + t->ps[k]) / c->per;
+    for (Py_ssize_t r = 0; r < rows->n; r++)
+        for (Py_ssize_t j = 0; j < span; j += 64) {
+            const uint8_t *p = next + r * (rows->ps / c->per) + j;
+            if (p < c->bytes || p >= c->bytes_hi) continue;
+            if (unpack) __builtin_prefetch(p, 0, 3);
+            else __builtin_prefetch(p, 1, 3);
+        }
+}
+
 static void run_task(const ctx_t *c, const task_t *t, int unpack)
 {
     line_t kind = choose(t, c->per, unpack);
@@ -295,7 +326,9 @@ static void run_task(const ctx_t *c, const task_t *t, int unpack)
     }
     Py_ssize_t idx[MAX_DIMS] = {0}, slot = t->slot;
     char *log = t->log;
+    const Py_ssize_t span = ahead_span(c, t, kind, &rows, &blk, outer);
     for (;;) {
+        if (span > 0) next_rows_ahead(c, t, idx, outer, slot, &rows, span, unpack);
         if (blk.n > 1 && blocks_rows(c, t, kind, &rows, &blk)) staged_blocks(c, t, unpack, slot, log, &rows, &blk);
         else if (blk.n > 1) short_rows(c, t, unpack, slot, log, &rows, &blk);
         else lines(c, t, kind, unpack, slot, log, &rows);

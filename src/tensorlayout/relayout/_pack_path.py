@@ -183,7 +183,7 @@ def _words(axes: list[Axis], per: int) -> list[Axis] | None:
     return [*(a for a in rest if a not in on), *on, cols, axes[-1]]
 
 
-FAR_COLUMNS = 4096  # logical bytes between a words task's columns from which _far_lines reorders it
+FAR_COLUMNS = 2048  # logical bytes between a words task's columns from which _far_lines reorders it
 UNPACK_BLOCK = 8  # _far_lines: columns a block when unpacking E(4) (one 8 x 8 register transpose)
 
 
@@ -250,20 +250,30 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical:
 
 
 def _reading_on(axes: list[Axis], outer: list[int], cols: list[int], inner: list[int]) -> list[int]:
-    """``outer`` with the axis that continues the columns' logical run moved innermost (just
-    outside the columns), when the sub-tile's rows lie at least ``FAR_ROWS`` logical bytes
-    apart: then each row of columns reads its rows on from where the last one stopped (a
-    few streams the prefetchers follow) instead of a fresh line per row, far apart
-    (s4[16,128,128,64]{3,0,1,2:T(8,128)(8,1)E(4)}: rows 1 MiB apart).
+    """``outer`` with the axes that continue the columns' logical run (each the next one's)
+    moved innermost (just outside the columns, the nearest innermost; the chain ends before the
+    axis that would reach the next row), when the sub-tile's rows lie at least ``FAR_ROWS``
+    logical bytes apart: then each row of columns reads its rows on
+    from where the last one stopped (a few streams the prefetchers follow) instead of a fresh
+    line per row, far apart (s4[16,128,128,64]{3,0,1,2:T(8,128)(8,1)E(4)}: rows 1 MiB apart;
+    u4[16,16,64,256]{3,0,1,2:...}: a tile row's second tile continues the columns, the next dim
+    continues both).
 
     >>> _reading_on([(128, 262144, 64), (2, 1024, 8388608), (64, 8, 1), (8, 1, 1048576)], [0, 1], [2], [3])
     [1, 0]
+    >>> _reading_on([(64, 65536, 256), (16, 4096, 16384), (2, 1024, 128), (128, 8, 1), (8, 1, 262144)],
+    ...             [0, 1, 2], [3], [4])
+    [1, 0, 2]
     """
-    if not cols or not inner or abs(axes[inner[0]][2]) < FAR_ROWS:
+    rows = abs(axes[inner[0]][2]) if cols and inner else 0
+    if rows < FAR_ROWS:
         return outer
-    run = axes[cols[0]][0]
-    on = next((k for k in outer if axes[k][2] == run), None)
-    return outer if on is None else [*(k for k in outer if k != on), on]
+    run, chain = axes[cols[0]][0], list[int]()
+    while (on := next((k for k in outer if axes[k][2] == run and k not in chain), None)) is not None \
+            and (not chain or run * axes[on][0] < rows):  # (up to the next row: the plane between them)
+        chain.insert(0, on)
+        run *= axes[on][0]
+    return [*(k for k in outer if k not in chain), *chain]
 
 
 def _gap_groups(t: PhysicalTarget) -> tuple[int, int]:

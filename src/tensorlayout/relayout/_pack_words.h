@@ -278,16 +278,23 @@ static void nibble_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *b
 }
 
 /* Short nibble words: E(4), n < 8 codes a word (a ragged sub-tile's rows), adjacent columns
- * (packing: owning their groups), any rows of lines. */
-static int short_nibbles(const ctx_t *c, const task_t *t, int unpack)
+ * (packing: owning their groups), any rows of lines; or whole words (8 codes) whose rows of
+ * lines do not continue the columns' logical rows (not nibble blocks: a sub-tile's rows a
+ * ragged minor dim's first 8, u4[39,70,71,11]{1,3,2,0:T(8,128)(8,1)E(4)}: word by word 7x a
+ * copy). */
+static int short_nibbles(const ctx_t *c, const task_t *t, int unpack, const rows_t *rows)
 {
     int last = t->ndim - 1;
-    return HAVE_NIB_ROWS && c->bits == 4 && last >= 1 && t->shape[last] < 8 && t->ls[last] == 1
-           && t->ps[last - 1] == 8 && t->shape[last - 1] >= 4 && (unpack || t->kind == 2);
+    if (!HAVE_NIB_ROWS || c->bits != 4 || last < 1 || t->ls[last] != 1 || t->ps[last - 1] != 8
+        || t->shape[last - 1] < 4)
+        return 0;
+    if (t->shape[last] == 8) return !nibble_blocks(c, t, rows);
+    return t->shape[last] < 8 && (unpack || t->kind == 2);
 }
 
 /* Each row of lines 4 columns at a time; the last nc % 4 columns (and any whose 8-byte read
  * would leave the logical array) word by word. */
+#define WORDS_ROW_AHEAD 16 /* short_words: rows of lines the buffer's lines are fetched ahead */
 static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
 {
 #if HAVE_NIB_ROWS
@@ -298,6 +305,11 @@ static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *by
         uint8_t *out = bytes + r * pb;
         char *lg = log + r * rows->ls;
         Py_ssize_t i = 0;
+        if (r + WORDS_ROW_AHEAD < rows->n) /* the row of lines WORDS_ROW_AHEAD rows on, every line of it */
+            for (Py_ssize_t j = 0; j < nc * 4; j += 64) {
+                if (unpack) __builtin_prefetch(out + WORDS_ROW_AHEAD * pb + j, 0, 3);
+                else __builtin_prefetch(out + WORDS_ROW_AHEAD * pb + j, 1, 3);
+            }
         for (; i + 4 <= nc; i += 4) {
             if (unpack && out + i * 4 + 16 > c->bytes_hi) break; /* (the last word past the buffer) */
             if (unpack) nib_unpack_short4(lg + i * L, out + i * 4, L, n, c->sign);
@@ -435,7 +447,7 @@ static int bits_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *byte
         bit_words(c, t, unpack, bytes, log, rows);
         return 1;
     }
-    if (short_nibbles(c, t, unpack)) {
+    if (short_nibbles(c, t, unpack, rows)) {
         short_words(c, t, unpack, bytes, log, rows);
         return 1;
     }

@@ -1,0 +1,136 @@
+"""The padding a one-pass relayout writes over and fills again after its copy (a target to
+itself copied whole, ragged sub-tile rows copied whole: ``_direct.direct_pairs``).
+
+Most of those slots are a few bytes of every sub-tile group: a (4,1) quad of which 1 of 4
+rows is data leaves 3 bytes to refill in every 4. Filled as a strided view, that is a loop
+of 3 bytes per group (u8[55641,33]{0,1:T(8,128)(4,1)} to itself: 210 us for its 55k groups
+against 53 us for the copy of the whole 2 MiB buffer). Instead each group is one word of
+2, 4 or 8 bytes, refilled by a mask: ``word = word & keep | fill`` over the words, whose
+other bytes (the group's data) stay as the copy wrote them (17 to 33 us).
+
+>>> import numpy as np
+>>> buf = np.arange(16, dtype=np.uint8)
+>>> r = Refill.of([(1, (4, 3), (4, 1))], 1)  # bytes 1-3 of every 4 (one row of a quad)
+>>> r(buf, 0)
+>>> buf.tolist()
+[0, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0, 12, 0, 0, 0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tensorlayout.relayout._tails import pad_item
+
+__all__ = ["Masked", "Refill", "masked"]
+
+Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides (fill order)
+#: The word sizes a group is refilled in, smallest first (a (2,1) pair of bytes, a (4,1) quad
+#: or a (2,1) pair of 2-byte items, 8 bytes).
+WORDS: dict[int, np.dtype] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+@dataclass(frozen=True, slots=True)
+class Masked:
+    """Bytes ``[at, at + run)`` of each word of ``word`` bytes of a box of words (byte offset
+    ``offset`` of its first word, ``shape``, byte ``strides``)."""
+
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    word: int
+    at: int
+    run: int
+
+    def words(self, buf: np.ndarray) -> np.ndarray:
+        """The box's words in ``buf`` (1-D, contiguous) as a view."""
+        return np.ndarray(self.shape, WORDS[self.word], buf, self.offset, self.strides)
+
+    def masks(self, one: bytes) -> tuple[np.generic, np.generic]:
+        """(keep, fill): the word masks keeping the other bytes and writing the pad item
+        ``one``'s bytes (as they fall in the buffer) at the box's."""
+        keep = bytes(0 if self.at <= k < self.at + self.run else 0xFF for k in range(self.word))
+        fill = bytes(one[k % len(one)] if self.at <= k < self.at + self.run else 0 for k in range(self.word))
+        dtype = WORDS[self.word]
+        return np.frombuffer(keep, dtype)[0], np.frombuffer(fill, dtype)[0]
+
+
+def masked(box: Box, item: int, nbytes: int) -> Masked | None:
+    """``box`` (in fill order, of ``item``-byte items, in a buffer of ``nbytes``) as the same
+    bytes of each of a box of words, when it writes fewer bytes than a word, at the same
+    place in each, and the words lie in the buffer; else None.
+
+    >>> masked((17411, (45, 4352), (34816, 4)), 1, 1566720)  # byte 3 of every quad: whole words
+    Masked(offset=17408, shape=(45, 4352), strides=(34816, 4), word=4, at=3, run=1)
+    >>> masked((0, (8, 512), (1024, 1)), 1, 8192) is None  # whole runs: a plain fill
+    True
+    """
+    off, shape, strides = box
+    contiguous = bool(shape) and strides[-1] == item
+    run = shape[-1] * item if contiguous else item
+    outer = [(n, s) for n, s in zip(shape[:-1] if contiguous else shape,
+                                    strides[:-1] if contiguous else strides, strict=True) if n > 1]
+    if not outer or any(s <= 0 for _, s in outer):
+        return None
+    fits = []
+    for word in WORDS:
+        at = off % word
+        end = off - at + sum((n - 1) * s for n, s in outer) + word
+        if run < word and at + run <= word and at % item == 0 and end <= nbytes \
+                and all(s % word == 0 for _, s in outer):
+            shape_, strides_ = tuple(n for n, _ in outer), tuple(s for _, s in outer)
+            fits.append(Masked(off - at, shape_, strides_, word, at, run))
+    # (words one after another first: numpy's vector loops take those, 4x faster than strided)
+    return min(fits, key=lambda m: (m.strides[-1] != m.word, m.word), default=None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Refill:
+    """The padding boxes a one-pass copy wrote over: ``plain`` ones filled as views, ``words``
+    by masks (``masked``); the masks made once per pad item.
+
+    >>> bool(Refill.of([], 4))
+    False
+    """
+
+    plain: tuple[Box, ...]
+    words: tuple[Masked, ...]
+    _masks: dict[bytes, list[tuple[np.generic, np.generic]]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(boxes: list[Box], item: int, nbytes: int | None = None) -> Refill:
+        """The boxes (byte offset, shape, byte strides; in fill order) of ``item``-byte items
+        of a buffer of ``nbytes`` (unbounded: None), each as words where it can be."""
+        limit = nbytes if nbytes is not None else 1 << 62
+        plain: list[Box] = []
+        words: list[Masked] = []
+        for box in boxes:
+            m = masked(box, item, limit)
+            if m is None:
+                plain.append(box)
+            else:
+                words.append(m)
+        return Refill(tuple(plain), tuple(words))
+
+    def __bool__(self) -> bool:
+        return bool(self.plain or self.words)
+
+    def __call__(self, buf: np.ndarray, pad_value: object) -> None:
+        """Write ``pad_value`` into the boxes of the 1-D contiguous ``buf``."""
+        for off, shape, strides in self.plain:
+            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+        if not self.words:
+            return
+        one = pad_item(pad_value, buf.dtype)
+        masks = self._masks.get(one)
+        if masks is None:
+            if len(self._masks) >= 16:
+                self._masks.clear()
+            masks = self._masks[one] = [m.masks(one) for m in self.words]
+        for m, (keep, fill) in zip(self.words, masks, strict=True):
+            view = m.words(buf)
+            np.bitwise_and(view, keep, out=view)
+            if fill:
+                np.bitwise_or(view, fill, out=view)

@@ -81,7 +81,8 @@ def test_one_pass_relayouts_with_refills_match_the_definition(engine_mode: str, 
         for start in (0, 1):  # out= on and off the buffer's alignment, guarded on both sides
             store = np.full(d.physical_elements * dtype.itemsize + 2 * GUARD + 1, 0x5A, np.uint8)
             raw = store[GUARD + start:GUARD + start + d.physical_elements * dtype.itemsize]
-            out = raw.view(dtype) if start == 0 or dtype.itemsize == 1 else np.empty(d.physical_elements, dtype)
+            aligned = start == 0 or dtype.itemsize == 1
+            out = raw.view(dtype) if aligned else np.empty(d.physical_elements, dtype)
             got = relayout(buf, s, d, pad_value=pad, out=out)
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (src, dst, pad, start)
             assert (store[:GUARD + start] == 0x5A).all()

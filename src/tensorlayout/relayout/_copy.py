@@ -33,10 +33,10 @@ import numpy as np
 
 from tensorlayout.relayout._buffers import allocate
 from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding, same_offsets
-from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
+from tensorlayout.relayout._kernel_path import Task, kernel_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
-from tensorlayout.relayout._onepass import Refill
+from tensorlayout.relayout._onepass import Refill, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
@@ -412,8 +412,7 @@ def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, bu
                   how: str) -> list[Task]:
     """The kernel's tasks of a one-pass copy in ``pieces`` (remembered on ``dst``)."""
     key = (src, data.strides, buf.strides, data.itemsize, pieces, how)
-    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, how), data, buf,
-                                                         True, pieces))
+    return DIRECT_TASKS.get(dst, key, lambda: onepass_tasks(src, dst, data, buf, pieces, how))
 
 
 def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,

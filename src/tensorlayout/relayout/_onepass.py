@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tensorlayout.core.intmath import prod
 from tensorlayout.relayout._direct import direct_pairs
 from tensorlayout.relayout._kernel_path import Task, pair_tasks
 from tensorlayout.relayout._tails import pad_item
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair
 
-__all__ = ["Masked", "Refill", "masked", "onepass_tasks", "source_order"]
+__all__ = ["Masked", "Refill", "masked", "onepass_tasks", "source_order", "write_streams"]
 
 Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides (fill order)
 #: The word sizes a group is refilled in, smallest first (a (2,1) pair of bytes, a (4,1) quad
@@ -142,28 +143,59 @@ class Refill:
 
 #: A one-pass copy whose boxes all move runs contiguous on both sides of at least this many
 #: bytes loops in the source's order (read once, in order; its runs written to a few places
-#: in turn), not the destination's (each run read from another place in turn): measured
-#: alternately with a copy, one thread, bf16[2048,1024]{1,0:T(2,128)(2,1)} -> {...T(4,128)(2,1)}
-#: (512-byte runs) 1.40-1.46 -> 0.65-0.69x, s64[6835,180]{0,1:T(8,128)} -> {0,1:T(1,128)}
-#: 1.50-1.94 -> 0.69-0.80x, f64[851,1185]{0,1:T(1,128)} -> {0,1:T(8,128)} 2.0 -> 1.5-1.6x.
+#: in turn), not the destination's (each run read from another place in turn, which the
+#: prefetchers follow worse than stores): measured alternately with a copy, one thread,
+#: s64[6835,180]{0,1:T(8,128)} -> {0,1:T(1,128)} 1.67 -> 0.91x, s32[1024,8,256]{2,1,0:T(2,128)}
+#: -> {2,1,0:T(128)} 1.83 -> 0.83x, f8e5m2[32,1024,256]{2,0,1:T(4,128)(4,1)} -> {...T(32,128)(4,1)}
+#: 1.93 -> 0.78x, f8e5m2[256,262144]{1,0:T(8,128)(4,1)} -> {1,0:T(4,128)(4,1)} 1.44 -> 0.53x ...
 SOURCE_ORDER_RUN = 256
+#: ... unless the source's order writes more destination streams than this at once (see
+#: ``write_streams``) into a destination the kernel streams past the cache (from
+#: ``STREAMED_BYTES``, as ``RUN_STREAM_SPAN`` in ``_kernel_gather.h``; its write-combining
+#: buffers are few): pred[16384,4096]{0,1:T(4,128)(4,1)} -> {0,1:T(8,128)(4,1)}, whose source
+#: order writes every other 512 bytes of 2048 tiles and then the rest, 0.63 -> 1.18x;
+#: f16[19571,1123]{0,1:T(2,128)(2,1)} -> {...T(8,128)(2,1)}, 153 streams, 0.74 -> 0.93x. Into
+#: the cache many streams measured faster still: f64[22973,29]{0,1:T(1,128)} -> {0,1:T(8,128)}
+#: (5.6 MiB, 180 streams) 1.96 -> 1.64x.
+MAX_WRITE_STREAMS = 16
+STREAMED_BYTES = 8 << 20
 SOURCE_ORDER = True  # False: always the destination's order
 
 
-def source_order(pairs: list[Pair]) -> bool:
+def write_streams(dv: np.ndarray, sv: np.ndarray) -> int:
+    """How many places of the destination the copy of the box (``dv``, ``sv``; its last axis
+    the run) writes in turn when it loops in the source's order: the product of the extents of
+    the axes inside the one of smallest destination stride, the one that continues the runs.
+
+    >>> a = np.zeros(1 << 16, np.uint8)
+    >>> d = np.lib.stride_tricks.as_strided(a, (4, 8, 512), (512, 2048, 1))  # 4 rows of 8 tiles
+    >>> s = np.lib.stride_tricks.as_strided(a, (4, 8, 512), (4096, 512, 1))
+    >>> write_streams(d, s), write_streams(s, d)
+    (8, 4)
+    """
+    outer = sorted(range(dv.ndim - 1), key=lambda k: -abs(sv.strides[k]))
+    if not outer:
+        return 1
+    nearest = min(range(len(outer)), key=lambda i: (abs(dv.strides[outer[i]]), -i))
+    return prod(dv.shape[k] for k in outer[nearest + 1:])
+
+
+def source_order(pairs: list[Pair], nbytes: int) -> bool:
     """True when the one-pass copy of ``pairs`` (destination view, source view; axes merged)
-    loops in the source's order: every box a run contiguous on both sides of at least
-    ``SOURCE_ORDER_RUN`` bytes.
+    into a destination of ``nbytes`` loops in the source's order: every box a run contiguous
+    on both sides of at least ``SOURCE_ORDER_RUN`` bytes, written to at most
+    ``MAX_WRITE_STREAMS`` places in turn if streamed (``STREAMED_BYTES``).
 
     >>> a = np.zeros(4096, np.uint8)
     >>> d = np.lib.stride_tricks.as_strided(a, (8, 512), (512, 1))
     >>> s = np.lib.stride_tricks.as_strided(a, (8, 512), (1024, 1))
-    >>> source_order([(d, s)]), source_order([(d[:, :64], s[:, :64])])
+    >>> source_order([(d, s)], 4096), source_order([(d[:, :64], s[:, :64])], 4096)
     (True, False)
     """
     return SOURCE_ORDER and bool(pairs) and all(
         dv.ndim >= 1 and dv.strides[-1] == sv.strides[-1] == dv.itemsize
-        and dv.shape[-1] * dv.itemsize >= SOURCE_ORDER_RUN for dv, sv in pairs)
+        and dv.shape[-1] * dv.itemsize >= SOURCE_ORDER_RUN
+        and (nbytes < STREAMED_BYTES or write_streams(dv, sv) <= MAX_WRITE_STREAMS) for dv, sv in pairs)
 
 
 def onepass_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
@@ -173,6 +205,6 @@ def onepass_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, bu
     where ``source_order`` holds (the kernel's task builder told the source is the buffer it
     reads), else in the destination's."""
     pairs = direct_pairs(src, dst, data, buf, how)
-    if source_order(pairs):
+    if source_order(pairs, buf.nbytes):
         return pair_tasks([(sv, dv) for dv, sv in pairs], buf, data, False, pieces)
     return pair_tasks(pairs, data, buf, True, pieces)

@@ -74,3 +74,31 @@ def test_ragged_lanes_are_copied_as_whole_rows() -> None:
     data = np.zeros(s.physical_elements, np.float64)
     prepared = engine.prepare_direct(s, d, data, np.zeros(d.physical_elements, np.float64))
     assert prepared.how == "over" and prepared.refill
+
+
+@pytest.mark.parametrize(("src", "dst"), [
+    ("pred[5,3,7,5,250]{4,0,3,1,2:T(8,128)(4,1)}", "pred[5,3,7,5,250]{4,0,2,3,1:T(4,128)(4,1)}"),
+    ("s16[70,433]{0,1:T(4,128)(2,1)}", "s16[70,433]{0,1:T(2,128)(2,1)}"),
+    ("s8[3,1497,13]{1,2,0:T(4,128)(4,1)}", "s8[3,1497,13]{1,2,0:T(8,128)(4,1)}"),
+])
+def test_into_a_streamed_destination_ragged_rows_and_lanes_run_whole(
+        engine_mode: str, monkeypatch: pytest.MonkeyPatch, src: str, dst: str) -> None:
+    s, d = PhysicalTarget.from_xla(src), PhysicalTarget.from_xla(dst)
+    assert direct.over_extents(s, d) == s.logical_shape or "s16" in src  # (in the cache: as they are)
+    monkeypatch.setattr(direct, "STREAMED_BYTES", 0)  # every destination streamed
+    over = direct.over_extents(s, d)
+    assert over != s.logical_shape and all(m >= n for m, n in zip(over, s.logical_shape, strict=True))
+    dtype = np.dtype(f"u{max(1, s.element_bits // 8)}")
+    rng = np.random.default_rng(4)
+    data = np.frombuffer(rng.bytes(s.size * dtype.itemsize), dtype).reshape(s.logical_shape)
+    buf = _source(s, data, rng)
+    prepared = engine.prepare_direct(s, d, buf, np.empty(d.physical_elements, dtype))
+    assert prepared.how == "over" and prepared.refill
+    for pad in (0, 9):
+        want = np.full(d.physical_elements, pad, dtype)
+        want[d.offsets] = data.reshape(-1)
+        store = np.full(d.physical_elements + 2 * GUARD, 0x5A, dtype)
+        out = store[GUARD:GUARD + d.physical_elements]
+        prepared.run(buf, out, pad, 1)
+        assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), (src, dst, pad)
+        assert (store[:GUARD] == 0x5A).all() and (store[GUARD + d.physical_elements:] == 0x5A).all()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.relayout._direct import direct_pairs
+from tensorlayout.relayout._direct import STREAMED_BYTES, direct_pairs
 from tensorlayout.relayout._kernel_path import Task, pair_tasks
 from tensorlayout.relayout._tails import pad_item
 from tensorlayout.relayout._target import PhysicalTarget
@@ -151,14 +151,13 @@ class Refill:
 SOURCE_ORDER_RUN = 256
 #: ... unless the source's order writes more destination streams than this at once (see
 #: ``write_streams``) into a destination the kernel streams past the cache (from
-#: ``STREAMED_BYTES``, as ``RUN_STREAM_SPAN`` in ``_kernel_gather.h``; its write-combining
-#: buffers are few): pred[16384,4096]{0,1:T(4,128)(4,1)} -> {0,1:T(8,128)(4,1)}, whose source
-#: order writes every other 512 bytes of 2048 tiles and then the rest, 0.63 -> 1.18x;
+#: ``_direct.STREAMED_BYTES``; its write-combining buffers are few):
+#: pred[16384,4096]{0,1:T(4,128)(4,1)} -> {0,1:T(8,128)(4,1)}, whose source order writes
+#: every other 512 bytes of 2048 tiles and then the rest, 0.63 -> 1.18x;
 #: f16[19571,1123]{0,1:T(2,128)(2,1)} -> {...T(8,128)(2,1)}, 153 streams, 0.74 -> 0.93x. Into
 #: the cache many streams measured faster still: f64[22973,29]{0,1:T(1,128)} -> {0,1:T(8,128)}
 #: (5.6 MiB, 180 streams) 1.96 -> 1.64x.
 MAX_WRITE_STREAMS = 16
-STREAMED_BYTES = 8 << 20
 SOURCE_ORDER = True  # False: always the destination's order
 
 

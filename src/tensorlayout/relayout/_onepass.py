@@ -25,7 +25,7 @@ import numpy as np
 from tensorlayout.core.intmath import prod
 from tensorlayout.relayout._direct import STREAMED_BYTES, direct_pairs
 from tensorlayout.relayout._kernel_path import Task, pair_tasks
-from tensorlayout.relayout._tails import pad_item
+from tensorlayout.relayout._tails import remembered_pad_item
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair
 
@@ -128,7 +128,7 @@ class Refill:
             np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
         if not self.words:
             return
-        one = pad_item(pad_value, buf.dtype)
+        one = remembered_pad_item(pad_value, buf.dtype)
         masks = self._masks.get(one)
         if masks is None:
             if len(self._masks) >= 16:

@@ -102,3 +102,39 @@ def test_into_a_streamed_destination_ragged_rows_and_lanes_run_whole(
         prepared.run(buf, out, pad, 1)
         assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), (src, dst, pad)
         assert (store[:GUARD] == 0x5A).all() and (store[GUARD + d.physical_elements:] == 0x5A).all()
+
+
+@pytest.mark.parametrize(("src", "dst"), [
+    ("s8[50,1800]{1,0:T(8,128)(4,1)}", "s8[50,1800]{1,0:T(4,128)(4,1)}"),  # 8 of the last 128 lanes
+    ("s32[1325,51]{0,1:T(2,128)}", "s32[1325,51]{0,1:T(4,128)}"),
+    ("bf16[30,1300]{1,0:T(8,128)(2,1)}", "bf16[30,1300]{1,0:T(16,128)(2,1)}"),
+])
+def test_ragged_lanes_mostly_padding_run_whole_where_that_reads_the_source_in_order(
+        engine_mode: str, monkeypatch: pytest.MonkeyPatch, src: str, dst: str) -> None:
+    s, d = PhysicalTarget.from_xla(src), PhysicalTarget.from_xla(dst)
+    monkeypatch.setattr(direct, "STREAMED_BYTES", 0)  # every destination streamed
+    monkeypatch.setattr(onepass, "STREAMED_BYTES", 0)
+    dtype = np.dtype(f"u{max(1, s.element_bits // 8)}")
+    rng = np.random.default_rng(6)
+    data = np.frombuffer(rng.bytes(s.size * dtype.itemsize), dtype).reshape(s.logical_shape)
+    buf = _source(s, data, rng)
+    prepared = engine.prepare_direct(s, d, buf, np.empty(d.physical_elements, dtype))
+    assert prepared.how == "lanes" and prepared.refill
+    assert direct.over_extents(s, d, True) != direct.over_extents(s, d)
+    for pad in (0, 7):
+        want = np.full(d.physical_elements, pad, dtype)
+        want[d.offsets] = data.reshape(-1)
+        store = np.full(d.physical_elements + 2 * GUARD, 0x5A, dtype)
+        out = store[GUARD:GUARD + d.physical_elements]
+        for threads in (1, 2):
+            prepared.run(buf, out, pad, threads)
+            assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), (src, dst, pad, threads)
+            assert (store[:GUARD] == 0x5A).all() and (store[GUARD + d.physical_elements:] == 0x5A).all()
+
+
+def test_ragged_lanes_stay_where_the_boxes_keep_the_destination_order() -> None:
+    s = PhysicalTarget.from_xla("f64[37,686,3,13]{1,2,3,0:T(2,128)}")
+    d = PhysicalTarget.from_xla("f64[37,686,3,13]{1,0,3,2:T(2,128)}")
+    data, buf = np.zeros(s.physical_elements), np.zeros(d.physical_elements)  # 11 MiB: streamed
+    assert direct.over_extents(s, d, True) != direct.over_extents(s, d)
+    assert onepass.onepass_how(s, d, data, buf, "data") == "data"

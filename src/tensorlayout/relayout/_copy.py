@@ -36,7 +36,7 @@ from tensorlayout.relayout._direct import direct_pairs, over_extents, over_paddi
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
-from tensorlayout.relayout._onepass import Refill, onepass_tasks
+from tensorlayout.relayout._onepass import Refill, onepass_how, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
@@ -430,6 +430,7 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         how = "all"
     else:
         how = "over" if OVER_COPY and over_extents(src, dst) != src.logical_shape else "data"
+        how = onepass_how(src, dst, data, buf, how) if OVER_COPY else how
     tasks = _direct_tasks(src, dst, data, buf, 1, how)
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
@@ -437,7 +438,7 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         boxes = _padding_boxes(plan, buf.itemsize, dense=False)
     else:
         boxes = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
-                 for v in over_padding(src, dst, buf)] if how == "over" else []
+                 for v in over_padding(src, dst, buf, how == "lanes")] if how in ("over", "lanes") else []
     refill = Refill.of(boxes, buf.itemsize, buf.nbytes)
     padded = padding > 0 and how != "all"  # (the fill before the copy)
     tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None

@@ -157,14 +157,15 @@ def _padded(digits: tuple[Digit, ...]) -> int:
     return max((d.block * d.extent for d in digits if d.extent > 1), default=1)
 
 
-def over_extents(src: PhysicalTarget, dst: PhysicalTarget) -> tuple[int, ...]:
+def over_extents(src: PhysicalTarget, dst: PhysicalTarget, lanes: bool = False) -> tuple[int, ...]:
     """Per dim, how far a one-pass copy may run: the logical size, rounded up to whole sub-tile
     rows or tile rows where the innermost common digit is contiguous on both sides (up to
     ``MAX_OVER`` items: a ragged (4,1) sub-tile's last rows, 3 bytes of every 4, moved as runs
     of 4 bytes; the last 83 of 128 lanes of every row moved as whole rows of 128), both buffers
     have slots that far, and no more of them are padding than data (into a streamed
-    destination: ``OVER_STREAMED``); the slots past the size are padding on both sides, which
-    the destination's fill then overwrites (``over_padding``).
+    destination: ``OVER_STREAMED``; ``lanes``: there also whole tile rows of lanes that are
+    mostly padding); the slots past the size are padding on both sides, which the
+    destination's fill then overwrites (``over_padding``).
 
     >>> s = PhysicalTarget.from_xla("s8[19,300]{1,0:T(8,128)(4,1)}")
     >>> over_extents(s, PhysicalTarget.from_xla("s8[19,300]{1,0:T(32,128)(4,1)}"))
@@ -179,7 +180,7 @@ def over_extents(src: PhysicalTarget, dst: PhysicalTarget) -> tuple[int, ...]:
         lined = s_stride == d_stride == 1 or (streamed and s_stride == d_stride)
         b = size if lined and 1 < size <= MAX_OVER else 1
         m = ceil_div(n, b) * b  # (no more slots to fill again than the ragged rows hold)
-        fills = m - n <= n % b or (streamed and b <= MAX_SUBTILE_ROWS)
+        fills = m - n <= n % b or (streamed and (lanes or b <= MAX_SUBTILE_ROWS))
         out.append(m if fills and m <= min(_padded(s), _padded(d)) else n)
     return tuple(out)
 
@@ -209,11 +210,12 @@ def direct_pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
     (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged. ``how``:
     the boxes of the valid range ("data"), or running to ``over_extents``, into padding that
     ``over_padding`` then refills ("over"), or where every element has the same offset on both
-    sides (``same_offsets``), the buffers' common length whole ("all")."""
+    sides (``same_offsets``), the buffers' common length whole ("all"); "lanes": as "over",
+    with ``over_extents``'s ``lanes``."""
     if how == "all":
         n = min(src.physical_elements, dst.physical_elements)
         return [(out[:n], data[:n])]
-    extents = over_extents(src, dst) if how == "over" else src.logical_shape
+    extents = over_extents(src, dst, how == "lanes") if how in ("over", "lanes") else src.logical_shape
     return _pairs(src, dst, data, out, [(0, n) for n in extents])
 
 
@@ -229,7 +231,8 @@ def same_offsets(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
     return refined is not None and all(d[1] == d[2] for dim in refined for d in dim if d[0] > 1)
 
 
-def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> list[np.ndarray]:
+def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray, lanes: bool = False
+                 ) -> list[np.ndarray]:
     """Views over ``out`` of the destination's padding slots an ``over`` copy writes (those
     past a dim's size, up to ``over_extents``).
 
@@ -237,7 +240,7 @@ def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> l
     >>> [(v.shape, v.strides) for v in over_padding(s, s, np.zeros(s.physical_elements, np.int8))]
     [((2, 128), (1024, 4)), ((44,), (4,))]
     """
-    extents = over_extents(src, dst)
+    extents = over_extents(src, dst, lanes)
     views = []
     for k, (n, m) in enumerate(zip(src.logical_shape, extents, strict=True)):
         if m > n:

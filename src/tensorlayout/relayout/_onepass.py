@@ -1,11 +1,12 @@
-"""The padding a one-pass relayout writes over and fills again after its copy (a target to
-itself copied whole, ragged sub-tile rows copied whole: ``_direct.direct_pairs``).
+"""How a one-pass relayout (``_direct``) moves its boxes: in which loop order
+(``source_order``, ``onepass_tasks``), how far it runs ragged rows into padding
+(``onepass_how``), and how it fills again the padding it ran over (``Refill``).
 
-Most of those slots are a few bytes of every sub-tile group: a (4,1) quad of which 1 of 4
-rows is data leaves 3 bytes to refill in every 4. Filled as a strided view, that is a loop
-of 3 bytes per group (u8[55641,33]{0,1:T(8,128)(4,1)} to itself: 210 us for its 55k groups
-against 53 us for the copy of the whole 2 MiB buffer). Instead each group is one word of
-2, 4 or 8 bytes, refilled by a mask: ``word = word & keep | fill`` over the words, whose
+Most of the slots to refill are a few bytes of every sub-tile group: a (4,1) quad of which
+1 of 4 rows is data leaves 3 bytes to refill in every 4. Filled as a strided view, that is a
+loop of 3 bytes per group (u8[55641,33]{0,1:T(8,128)(4,1)} to itself: 210 us for its 55k
+groups against 53 us for the copy of the whole 2 MiB buffer). Instead each group is one word
+of 2, 4 or 8 bytes, refilled by a mask: ``word = word & keep | fill`` over the words, whose
 other bytes (the group's data) stay as the copy wrote them (17 to 33 us).
 
 >>> import numpy as np
@@ -202,7 +203,14 @@ def onepass_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, bu
     """The kernel's tasks of the one-pass copy from ``data`` under ``src`` into ``buf`` under
     ``dst`` in ``pieces`` (``how``: see ``_direct.direct_pairs``): in the source's loop order
     where ``source_order`` holds (the kernel's task builder told the source is the buffer it
-    reads), else in the destination's."""
+    reads), else in the destination's.
+
+    >>> s = PhysicalTarget.from_xla("u8[8,1024]{1,0:T(8,128)(4,1)}")
+    >>> d = PhysicalTarget.from_xla("u8[8,1024]{1,0:T(4,128)(4,1)}")
+    >>> a, b = np.zeros(8192, np.uint8), np.zeros(8192, np.uint8)
+    >>> onepass_tasks(s, d, a, b, 1, "data")  # (the source's strides 1024, 512: in order)
+    [(0, 0, (8, 2, 512), (512, 4096, 1), (1024, 512, 1), False, 0)]
+    """
     pairs = direct_pairs(src, dst, data, buf, how)
     if source_order(pairs, buf.nbytes):
         return pair_tasks([(sv, dv) for dv, sv in pairs], buf, data, False, pieces)
@@ -218,7 +226,14 @@ def onepass_how(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf:
     s8[5000,1800]{1,0:T(8,128)(4,1)} -> {1,0:T(4,128)(4,1)} 2.17 -> 1.07x, s32[1325,5173]{0,1:T(2,128)}
     -> {0,1:T(4,128)} 1.31 -> 0.88x, bf16[3000,1300]{1,0:T(8,128)(2,1)} -> {...T(16,128)(2,1)}
     1.44 -> 1.05x; where the boxes stay in the destination's order it measured slower:
-    f64[37,686,3,13]{1,2,3,0:T(2,128)} -> {1,0,3,2:T(2,128)} 2.13 -> 2.48x)."""
+    f64[37,686,3,13]{1,2,3,0:T(2,128)} -> {1,0,3,2:T(2,128)} 2.13 -> 2.48x).
+
+    >>> t = PhysicalTarget.from_xla("s8[50,1800]{1,0:T(8,128)(4,1)}")  # 1 MiB: not streamed
+    >>> u = PhysicalTarget.from_xla("s8[50,1800]{1,0:T(4,128)(4,1)}")
+    >>> a, b = np.zeros(t.physical_elements, np.int8), np.zeros(u.physical_elements, np.int8)
+    >>> onepass_how(t, u, a, b, "data")
+    'data'
+    """
     if how == "all" or over_extents(src, dst, True) == over_extents(src, dst):
         return how
     pairs = direct_pairs(src, dst, data, buf, "lanes")

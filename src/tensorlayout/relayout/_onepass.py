@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.relayout._direct import STREAMED_BYTES, direct_pairs, over_extents
+from tensorlayout.relayout._direct import direct_pairs, over_extents
 from tensorlayout.relayout._kernel_path import Task, pair_tasks
 from tensorlayout.relayout._tails import remembered_pad_item
 from tensorlayout.relayout._target import PhysicalTarget
@@ -151,13 +151,12 @@ class Refill:
 #: 1.93 -> 0.78x, f8e5m2[256,262144]{1,0:T(8,128)(4,1)} -> {1,0:T(4,128)(4,1)} 1.44 -> 0.53x ...
 SOURCE_ORDER_RUN = 256
 #: ... unless the source's order writes more destination streams than this at once (see
-#: ``write_streams``) into a destination the kernel streams past the cache (from
-#: ``_direct.STREAMED_BYTES``; its write-combining buffers are few):
-#: pred[16384,4096]{0,1:T(4,128)(4,1)} -> {0,1:T(8,128)(4,1)}, whose source order writes
-#: every other 512 bytes of 2048 tiles and then the rest, 0.63 -> 1.18x;
-#: f16[19571,1123]{0,1:T(2,128)(2,1)} -> {...T(8,128)(2,1)}, 153 streams, 0.74 -> 0.93x. Into
-#: the cache many streams measured faster still: f64[22973,29]{0,1:T(1,128)} -> {0,1:T(8,128)}
-#: (5.6 MiB, 180 streams) 1.96 -> 1.64x.
+#: ``write_streams``): pred[16384,4096]{0,1:T(4,128)(4,1)} -> {0,1:T(8,128)(4,1)}, whose source
+#: order writes every other 512 bytes of 2048 tiles and then the rest, 0.63 -> 1.18x (streamed
+#: out: the write-combining buffers are few); f16[19571,1123]{0,1:T(2,128)(2,1)} ->
+#: {...T(8,128)(2,1)}, 153 streams, 0.74 -> 0.93x; in the cache too, pred[32,4096,32]{1,0,2:
+#: T(4,128)(4,1)} -> {...T(8,128)(4,1)}, 32 streams, 1.2-1.4 -> 1.7-2.0x (one exception
+#: measured: f64[22973,29]{0,1:T(1,128)} -> {0,1:T(8,128)}, 180 streams of 1 KiB runs, 1.9 -> 1.7x).
 MAX_WRITE_STREAMS = 16
 SOURCE_ORDER = True  # False: always the destination's order
 
@@ -180,22 +179,21 @@ def write_streams(dv: np.ndarray, sv: np.ndarray) -> int:
     return prod(dv.shape[k] for k in outer[nearest + 1:])
 
 
-def source_order(pairs: list[Pair], nbytes: int) -> bool:
+def source_order(pairs: list[Pair]) -> bool:
     """True when the one-pass copy of ``pairs`` (destination view, source view; axes merged)
-    into a destination of ``nbytes`` loops in the source's order: every box a run contiguous
-    on both sides of at least ``SOURCE_ORDER_RUN`` bytes, written to at most
-    ``MAX_WRITE_STREAMS`` places in turn if streamed (``STREAMED_BYTES``).
+    loops in the source's order: every box a run contiguous on both sides of at least
+    ``SOURCE_ORDER_RUN`` bytes, written to at most ``MAX_WRITE_STREAMS`` places in turn.
 
     >>> a = np.zeros(4096, np.uint8)
     >>> d = np.lib.stride_tricks.as_strided(a, (8, 512), (512, 1))
     >>> s = np.lib.stride_tricks.as_strided(a, (8, 512), (1024, 1))
-    >>> source_order([(d, s)], 4096), source_order([(d[:, :64], s[:, :64])], 4096)
+    >>> source_order([(d, s)]), source_order([(d[:, :64], s[:, :64])])
     (True, False)
     """
     return SOURCE_ORDER and bool(pairs) and all(
         dv.ndim >= 1 and dv.strides[-1] == sv.strides[-1] == dv.itemsize
-        and dv.shape[-1] * dv.itemsize >= SOURCE_ORDER_RUN
-        and (nbytes < STREAMED_BYTES or write_streams(dv, sv) <= MAX_WRITE_STREAMS) for dv, sv in pairs)
+        and dv.shape[-1] * dv.itemsize >= SOURCE_ORDER_RUN and write_streams(dv, sv) <= MAX_WRITE_STREAMS
+        for dv, sv in pairs)
 
 
 def onepass_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
@@ -212,7 +210,7 @@ def onepass_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, bu
     [(0, 0, (8, 2, 512), (512, 4096, 1), (1024, 512, 1), False, 0)]
     """
     pairs = direct_pairs(src, dst, data, buf, how)
-    if source_order(pairs, buf.nbytes):
+    if source_order(pairs):
         return pair_tasks([(sv, dv) for dv, sv in pairs], buf, data, False, pieces)
     return pair_tasks(pairs, data, buf, True, pieces)
 
@@ -237,4 +235,4 @@ def onepass_how(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf:
     if how == "all" or over_extents(src, dst, True) == over_extents(src, dst):
         return how
     pairs = direct_pairs(src, dst, data, buf, "lanes")
-    return "lanes" if source_order(pairs, buf.nbytes) else how
+    return "lanes" if source_order(pairs) else how

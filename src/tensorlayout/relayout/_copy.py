@@ -33,9 +33,10 @@ import numpy as np
 
 from tensorlayout.relayout._buffers import allocate
 from tensorlayout.relayout._direct import direct_pairs, over_extents, over_padding, same_offsets
-from tensorlayout.relayout._kernel_path import Task, kernel_tasks, pair_tasks
+from tensorlayout.relayout._kernel_path import Task, kernel_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
+from tensorlayout.relayout._onepass import Refill, onepass_how, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
@@ -357,7 +358,7 @@ class PreparedDirect:
     padded: bool  # the destination has padding slots
     fill_whole: bool  # ... filled whole first (FILL_WHOLE_SHARE)
     stream: bool  # large copies may stream their stores (STREAM_MIN_RUN)
-    refill: list[Box]  # padding the copy writes over (how), filled again after it
+    refill: Refill  # padding the copy writes over (how), filled again after it
     how: str  # which boxes the copy moves (_direct.direct_pairs)
     tailed: Tails | None = None  # tasks filling the padding as they go, in one call (_tails)
     to_physical = True  # (as Prepared's: the copy writes a physical buffer, padding first)
@@ -373,8 +374,8 @@ class PreparedDirect:
         small = _small(self.nbytes, data, buf)
         if self.tailed is None or not self._tailed(self.tailed, small, data, buf, pad_value, threads):
             self._filled(small, data, buf, pad_value, threads)
-        for off, shape, strides in self.refill:
-            np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value
+        if self.refill:
+            self.refill(buf, pad_value)
 
     def _tailed(self, tailed: Tails, small: ModuleType | None, data: np.ndarray, buf: np.ndarray,
                 pad_value: object, threads: int | None) -> bool:
@@ -411,8 +412,7 @@ def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, bu
                   how: str) -> list[Task]:
     """The kernel's tasks of a one-pass copy in ``pieces`` (remembered on ``dst``)."""
     key = (src, data.strides, buf.strides, data.itemsize, pieces, how)
-    return DIRECT_TASKS.get(dst, key, lambda: pair_tasks(direct_pairs(src, dst, data, buf, how), data, buf,
-                                                         True, pieces))
+    return DIRECT_TASKS.get(dst, key, lambda: onepass_tasks(src, dst, data, buf, pieces, how))
 
 
 def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
@@ -430,14 +430,16 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         how = "all"
     else:
         how = "over" if OVER_COPY and over_extents(src, dst) != src.logical_shape else "data"
+        how = onepass_how(src, dst, data, buf, how) if OVER_COPY else how
     tasks = _direct_tasks(src, dst, data, buf, 1, how)
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
     if how == "all":
-        refill = _padding_boxes(plan, buf.itemsize, dense=False)
+        boxes = _padding_boxes(plan, buf.itemsize, dense=False)
     else:
-        refill = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
-                  for v in over_padding(src, dst, buf)] if how == "over" else []
+        boxes = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
+                 for v in over_padding(src, dst, buf, how == "lanes")] if how in ("over", "lanes") else []
+    refill = Refill.of(boxes, buf.itemsize, buf.nbytes)
     padded = padding > 0 and how != "all"  # (the fill before the copy)
     tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
     return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how, tailed)

@@ -157,12 +157,15 @@ def _padded(digits: tuple[Digit, ...]) -> int:
     return max((d.block * d.extent for d in digits if d.extent > 1), default=1)
 
 
-def over_extents(src: PhysicalTarget, dst: PhysicalTarget) -> tuple[int, ...]:
+def over_extents(src: PhysicalTarget, dst: PhysicalTarget, lanes: bool = False) -> tuple[int, ...]:
     """Per dim, how far a one-pass copy may run: the logical size, rounded up to whole sub-tile
-    rows where the innermost common digit is contiguous on both sides (a ragged (4,1)
-    sub-tile's last rows: 3 bytes of every 4, moved as runs of 4 bytes), both buffers have
-    slots that far, and no more of them are padding than data; the slots past the size are
-    padding on both sides, which the destination's fill then overwrites (``over_padding``).
+    rows or tile rows where the innermost common digit is contiguous on both sides (up to
+    ``MAX_OVER`` items: a ragged (4,1) sub-tile's last rows, 3 bytes of every 4, moved as runs
+    of 4 bytes; the last 83 of 128 lanes of every row moved as whole rows of 128), both buffers
+    have slots that far, and no more of them are padding than data (into a streamed
+    destination: ``OVER_STREAMED``; ``lanes``: there also whole tile rows of lanes that are
+    mostly padding); the slots past the size are padding on both sides, which the
+    destination's fill then overwrites (``over_padding``).
 
     >>> s = PhysicalTarget.from_xla("s8[19,300]{1,0:T(8,128)(4,1)}")
     >>> over_extents(s, PhysicalTarget.from_xla("s8[19,300]{1,0:T(32,128)(4,1)}"))
@@ -170,16 +173,35 @@ def over_extents(src: PhysicalTarget, dst: PhysicalTarget) -> tuple[int, ...]:
     """
     refined = _refined(src, dst)
     assert refined is not None and src.digits is not None and dst.digits is not None
+    streamed = OVER_STREAMED and dst.physical_elements * src.element_bits >= 8 * STREAMED_BYTES
     out = []
     for r, n, s, d in zip(refined, src.logical_shape, src.digits, dst.digits, strict=True):
         size, s_stride, d_stride = r[-1]
-        b = size if s_stride == d_stride == 1 and 1 < size <= MAX_OVER else 1
+        lined = s_stride == d_stride == 1 or (streamed and s_stride == d_stride)
+        b = size if lined and 1 < size <= MAX_OVER else 1
         m = ceil_div(n, b) * b  # (no more slots to fill again than the ragged rows hold)
-        out.append(m if m - n <= n % b and m <= min(_padded(s), _padded(d)) else n)
+        fills = m - n <= n % b or (streamed and (lanes or b <= MAX_SUBTILE_ROWS))
+        out.append(m if fills and m <= min(_padded(s), _padded(d)) else n)
     return tuple(out)
 
 
-MAX_OVER = 8  # the largest sub-tile row rounded up (over_extents)
+#: The largest digit a dim is rounded up to (``over_extents``): whole rows of a tile's 128
+#: lanes make one box of what were two (the full tiles, then the ragged one), so that the
+#: copy runs through each row once (one thread, alternately with a copy: f64[851,1185]{0,1:T(1,128)}
+#: -> {0,1:T(8,128)} 2.28 -> 1.10x, f64[2157,219] 1.99 -> 1.50x; with MAX_OVER 8, sub-tile rows only).
+MAX_OVER = 128
+MAX_SUBTILE_ROWS = 8  # a sub-tile's most rows: (8,1), as E(4)'s
+#: A destination from this size on is written past the cache (the kernel streams runs into a
+#: span this large: ``RUN_STREAM_SPAN`` in ``_kernel_gather.h``).
+STREAMED_BYTES = 8 << 20
+#: Into a streamed destination a one-pass copy also runs a ragged sub-tile row whole when it
+#: is mostly padding, and the lanes of (2,1) / (4,1) groups to whole tile rows, so that its
+#: boxes write whole lines in one sweep (each box a sweep of its own, partial lines streamed
+#: out, a ragged quad row byte by byte: pred[37,3,31,5,893]{4,0,3,1,2:T(8,128)(4,1)} ->
+#: {4,0,2,3,1:T(4,128)(4,1)}, 6 boxes -> 1, 2.3-2.9 -> 1.1x a copy, one thread); in the cache
+#: the refill of what it ran over measured slower (f16[4445,207]{1,0:T(2,128)(2,1)} ->
+#: {1,0:T(8,128)(2,1)} 1.9 -> 2.2-2.4x). False: never.
+OVER_STREAMED = True
 
 
 def direct_pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
@@ -188,11 +210,12 @@ def direct_pairs(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
     (``is_direct(src, dst)`` must hold); axes sorted by destination stride, merged. ``how``:
     the boxes of the valid range ("data"), or running to ``over_extents``, into padding that
     ``over_padding`` then refills ("over"), or where every element has the same offset on both
-    sides (``same_offsets``), the buffers' common length whole ("all")."""
+    sides (``same_offsets``), the buffers' common length whole ("all"); "lanes": as "over",
+    with ``over_extents``'s ``lanes``."""
     if how == "all":
         n = min(src.physical_elements, dst.physical_elements)
         return [(out[:n], data[:n])]
-    extents = over_extents(src, dst) if how == "over" else src.logical_shape
+    extents = over_extents(src, dst, how == "lanes") if how in ("over", "lanes") else src.logical_shape
     return _pairs(src, dst, data, out, [(0, n) for n in extents])
 
 
@@ -208,7 +231,8 @@ def same_offsets(src: PhysicalTarget, dst: PhysicalTarget) -> bool:
     return refined is not None and all(d[1] == d[2] for dim in refined for d in dim if d[0] > 1)
 
 
-def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> list[np.ndarray]:
+def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray, lanes: bool = False
+                 ) -> list[np.ndarray]:
     """Views over ``out`` of the destination's padding slots an ``over`` copy writes (those
     past a dim's size, up to ``over_extents``).
 
@@ -216,7 +240,7 @@ def over_padding(src: PhysicalTarget, dst: PhysicalTarget, out: np.ndarray) -> l
     >>> [(v.shape, v.strides) for v in over_padding(s, s, np.zeros(s.physical_elements, np.int8))]
     [((2, 128), (1024, 4)), ((44,), (4,))]
     """
-    extents = over_extents(src, dst)
+    extents = over_extents(src, dst, lanes)
     views = []
     for k, (n, m) in enumerate(zip(src.logical_shape, extents, strict=True)):
         if m > n:

@@ -21,7 +21,8 @@ import numpy as np
 
 from tensorlayout.relayout._kernel_path import Task
 
-__all__ = ["TailedTask", "Tails", "pad_byte", "pad_item", "tailed", "tails", "with_byte"]
+__all__ = ["TailedTask", "Tails", "pad_byte", "pad_item", "remembered_pad_item", "tailed", "tails",
+           "with_byte"]
 
 #: a kernel task with its tail (at, bytes, byte[, axis]): see ``_kernel.c``
 Tail = tuple[int, ...]
@@ -195,9 +196,13 @@ def _int_item(pad_value: int, dtype: np.dtype) -> bytes:
     return pad_item(pad_value, dtype)
 
 
-def _item(pad_value: object, dtype: np.dtype) -> bytes:
+def remembered_pad_item(pad_value: object, dtype: np.dtype) -> bytes:
     """``pad_item``, remembered for plain ints (other types' equal values fill differently:
-    ``-0.0 == 0.0``)."""
+    ``-0.0 == 0.0``).
+
+    >>> remembered_pad_item(-1, np.dtype(np.int16))
+    b'\\xff\\xff'
+    """
     return _int_item(pad_value, dtype) if type(pad_value) is int else pad_item(pad_value, dtype)
 
 
@@ -228,7 +233,7 @@ class Tails:
 
     def for_pad(self, pad_value: object, dtype: np.dtype) -> list[TailedTask] | None:
         """``for_item`` of one item of ``pad_value`` in ``dtype``."""
-        return self.for_item(_item(pad_value, dtype))
+        return self.for_item(remembered_pad_item(pad_value, dtype))
 
 
 def tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:

@@ -78,6 +78,14 @@ STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (n
 #: A shared copy is cut in this many pieces per thread, which the kernels' threads claim in
 #: turn (a thread that wakes late takes fewer; 1, 2 and 8 measured alike).
 PIECES_PER_THREAD = 8
+#: ... and a streamed one (``STREAM_MIN_BYTES``) in this many: its boxes' pieces are cut along
+#: their outer axis, which in a transpose shortens the rows each piece reads or writes (in 16
+#: pieces pred[16384,2048]{0,1:T(4,128)(4,1)} to_physical reads 128 bytes of each source row
+#: at a time). Two threads' CPU time over one thread's copy, 8 -> 2 pieces a thread: that one
+#: 3.5 -> 2.1x, bf16[32768,1024]{0,1:T(2,128)(2,1)} to 4.0 -> 2.2-2.6, f16[512,65536]
+#: {0,1:T(2,128)(2,1)} from 2.8-3.0 -> 2.2-2.3, s16[704,43384]{0,1:T(4,128)(2,1)} from
+#: 2.7-3.0 -> 2.3-2.5; the rest alike (s64[1024,4096]{1,0:T(1,128)} 0.6-0.7 both).
+STREAM_PIECES_PER_THREAD = 2
 #: A padded buffer up to this size is filled whole before the copy: in cache, that costs less
 #: than a view per padding box.
 FILL_WHOLE_BYTES = 1 << 15
@@ -143,13 +151,16 @@ sys.modules[__name__].__class__ = _Engine
 configure()
 
 
-def pieces(workers: int) -> int:
-    """How many pieces each box of a copy is cut in for ``workers`` threads to claim.
+def pieces(workers: int, stream: bool = False) -> int:
+    """How many pieces each box of a copy is cut in for ``workers`` threads to claim
+    (``stream``: a streamed copy's, ``STREAM_PIECES_PER_THREAD`` a thread).
 
-    >>> pieces(1), pieces(2)
-    (1, 16)
+    >>> pieces(1), pieces(2), pieces(2, stream=True)
+    (1, 16, 4)
     """
-    return PIECES_PER_THREAD * workers if workers > 1 else 1
+    if workers < 2:
+        return 1
+    return (STREAM_PIECES_PER_THREAD if stream else PIECES_PER_THREAD) * workers
 
 
 def kernel_available() -> bool:
@@ -178,7 +189,7 @@ def _run(logical: np.ndarray, buf: np.ndarray, to_physical: bool, threads: int |
         if workers == 1:  # small copies: no pool, no closure (the per-call cost matters)
             _kernel.copy(dst, src, tasks(1), stream, 1, to_physical)  # (padding written first)
             return
-        _kernel.copy(dst, src, tasks(pieces(workers)), stream, workers)
+        _kernel.copy(dst, src, tasks(pieces(workers, stream)), stream, workers)
         return
     todo = [pair for pv, lv in pairs() for pair in numpy_tasks(pv, lv, to_physical)]
     share(workers, todo, _numpy_copies)

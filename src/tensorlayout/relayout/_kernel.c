@@ -55,6 +55,7 @@
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis
  *   _kernel_words.h   transposes of 8-byte items in blocks of whole lines (AVX2)
+ *   _kernel_big.h     streamed transposes in big blocks (runs of many lines on both sides)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
  *   _kernel_gather.h  gathering and staged runs; copy_plan
  *   _kernel_fill.h    tasks that fill the padding behind their steps

@@ -8,6 +8,7 @@
 #include "_kernel_tiles.h"
 #include "_kernel_words.h"
 #include "_kernel_words_stage.h"
+#include "_kernel_big.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -461,6 +462,9 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
                                Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                int lg)
 {
+    if (big_takes(far_rows(sb, lg) && !same_set_rows(da), ng, na, nb, dg, sg, lg)
+        && big_transpose(p, d, s, ng, na, nb, dg, da, sg, sb, lg))
+        return; /* in big blocks: _kernel_big.h */
     const Py_ssize_t it = ITEM(lg);
     int nt = 0;
     if (far_rows(sb, lg) && !same_set_rows(da)) /* tile by tile, streamed where every store is 16-byte

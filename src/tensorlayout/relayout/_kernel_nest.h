@@ -138,6 +138,16 @@ static void weave_part(const plan_t *p, const inner_t *in, char *d, const char *
     const Py_ssize_t m = p->shape[last], M = in->group, item = p->item, sb = p->ss[last];
     const Py_ssize_t chunk = STAGE_BYTES / (M * item), row = chunk * item, whole = n - 1;
     _Alignas(64) char stage[STAGE_BYTES];
+    if (item == 1 && M == 4 && m == 3) { /* three rows of bytes: woven with a fourth of zeros, then
+                                          * merged three bytes a group (pred[45,7,4230]{2,1,0:
+                                          * T(4,128)(4,1)}'s last tile row) */
+        for (Py_ssize_t k = 0; k < n; k += chunk) {
+            Py_ssize_t c = n - k < chunk ? n - k : chunk;
+            weave3(stage, s + k, c, sb);
+            merge3_best(d + 4 * k, stage, c, p->dhi);
+        }
+        return;
+    }
     for (Py_ssize_t k = 0; k < whole; k += chunk) {
         Py_ssize_t c = whole - k < chunk ? whole - k : chunk;
         char *dk = d + k * M * item;
@@ -157,6 +167,11 @@ static void unweave_part(const plan_t *p, const inner_t *in, char *d, const char
     const Py_ssize_t m = p->shape[last], M = in->group, item = p->item, db = p->ds[last];
     const Py_ssize_t chunk = STAGE_BYTES / (M * item), row = chunk * item, whole = n - 1;
     _Alignas(64) char stage[STAGE_BYTES];
+    if (item == 1 && M == 4 && m == 3 && whole > 0) { /* three rows of bytes straight out */
+        unweave3(d, s, whole, db);
+        for (Py_ssize_t b = 0; b < m; b++) d[b * db + whole] = s[whole * M + b];
+        return;
+    }
     for (Py_ssize_t k = 0; k < whole; k += chunk) {
         Py_ssize_t c = whole - k < chunk ? whole - k : chunk;
         in->unweave(stage, s + k * M * item, c, row);

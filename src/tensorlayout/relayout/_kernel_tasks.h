@@ -5,6 +5,7 @@
 #define TENSORLAYOUT_KERNEL_TASKS_H
 #include "_task.h"
 #include "_kernel_fill.h"
+#include "_kernel_bytes_stage.h"
 
 /* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
  * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
@@ -47,7 +48,7 @@ static void copy_task(const plan_t *p)
         memcpy(p->dst, p->src, (size_t)p->item);
     else if (p->ndim > 0 && p->tail_bytes > 0)
         copy_tail_axes(p);
-    else if (p->ndim > 0)
+    else if (p->ndim > 0 && !bytes_staged(p))
         copy_plan(p);
 }
 

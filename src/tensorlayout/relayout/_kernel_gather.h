@@ -7,6 +7,7 @@
 #define TENSORLAYOUT_KERNEL_GATHER_H
 #include "_task.h"
 #include "_kernel_nest.h"
+#include "_kernel_words_pairs.h"
 
 
 /* ---- gathering destination lines ---------------------------------------------------------
@@ -359,6 +360,11 @@ static void copy_plan(const plan_t *p)
 {
     for (int k = 0; k < p->ndim; k++)
         if (p->shape[k] == 0) return;
+    pairs_t pa;
+    if (pairs_axes(p, &pa)) { /* (2,1) pairs against short rows: _kernel_words_pairs.h */
+        pairs_plan(p, &pa);
+        return;
+    }
     if (!HAVE_STREAM) {
         run_plan(p);
         return;

@@ -354,6 +354,25 @@ static int streams_runs(const plan_t *p)
            && p->shape[last] * p->item >= RUN_STREAM_BYTES && p->dhi - p->dlo >= RUN_STREAM_SPAN;
 }
 
+/* Whether an unweave of 2-byte pairs into two rows (a (2,1) sub-tile read into logical rows)
+ * streams its stores: rows of at least RUN_STREAM_BYTES, 16-byte multiples apart, into a
+ * destination span of at least UNWEAVE_STREAM_SPAN. Stored through the cache, the rows of
+ * f16[3519,1016]{1,0:T(2,128)(2,1)} (7 MiB) took 1.6x a copy, as long as plain copies of the
+ * same runs did (the stores read each line first; glibc's copy does not); streamed 1.3x. */
+#define UNWEAVE_STREAM_SPAN (4 << 20)
+static int unweave_streams(const plan_t *p, const inner_t *in)
+{
+#if HAVE_AVX2_DISPATCH
+    int last = p->ndim - 1;
+    return in->kind == K_UNWEAVE && in->weave == unweave_u16_2_avx2 && p->item == 2 && p->ds[last] % 16 == 0
+           && ((uintptr_t)p->dst & 1) == 0 && p->shape[last - 1] * 2 >= RUN_STREAM_BYTES
+           && p->dhi - p->dlo >= UNWEAVE_STREAM_SPAN;
+#else
+    (void)p, (void)in;
+    return 0;
+#endif
+}
+
 /* A copy: gathered where its destination rows run on in pieces (see above) and it is large,
  * or in cache where gathers_in_cache holds; staged short runs where staged_runs holds. */
 static void copy_plan(const plan_t *p)
@@ -391,6 +410,9 @@ static void copy_plan(const plan_t *p)
             break;
         }
     }
+#if HAVE_AVX2_DISPATCH
+    if (unweave_streams(p, &in)) in.weave = unweave_u16_2_stream;
+#endif
     run_inner(p, in);
 }
 

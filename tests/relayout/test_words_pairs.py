@@ -84,14 +84,14 @@ def test_raw_pair_transposes(seed: int, to_units: bool) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_raw_streamed_pair_unweaves(seed: int) -> None:
-    # dst[g, b, k] = src[g, k, b] of 2-byte pairs into two rows 16-byte multiples apart, over 4 MiB
+    # dst[g, b, k] = src[g, k, b] of 2-byte pairs into two rows 16-byte multiples apart, over 6 MiB
     # or more of destination (the streamed unweave, _kernel_gather.h), at 2-byte starts and row
     # lengths past whole vectors; the bytes between and around the rows keep their values
     kernel = kernel_or_skip()
     rng = np.random.default_rng(seed)
     n = int(rng.integers(128, 1100))
     db = -(-2 * n // 16) * 16 + 16 * int(rng.integers(0, 3))
-    ng = (4 << 20) // (2 * db) + int(rng.integers(1, 40))
+    ng = (6 << 20) // (2 * db) + int(rng.integers(1, 40))
     shape, ds, ss = (ng, n, 2), (2 * db, 2, db), (4 * n + 2 * int(rng.integers(0, 4)), 4, 2)
     d_off, s_off = 2 * int(rng.integers(0, 32)), 2 * int(rng.integers(0, 32))
     src = rng.integers(0, 1 << 16, (s_off + _extent(shape, ss) + 64) // 2).astype(np.uint16)

@@ -358,8 +358,10 @@ static int streams_runs(const plan_t *p)
  * streams its stores: rows of at least RUN_STREAM_BYTES, 16-byte multiples apart, into a
  * destination span of at least UNWEAVE_STREAM_SPAN. Stored through the cache, the rows of
  * f16[3519,1016]{1,0:T(2,128)(2,1)} (7 MiB) took 1.6x a copy, as long as plain copies of the
- * same runs did (the stores read each line first; glibc's copy does not); streamed 1.3x. */
-#define UNWEAVE_STREAM_SPAN (4 << 20)
+ * same runs did (the stores read each line first; glibc's copy does not); streamed 1.3x
+ * (the whole call, one thread, alternating builds: 1.95-2.02 -> 1.56-1.73). At 4 MiB streaming
+ * measured slower: f16[2097152]{0:T(1024)(128)(2,1)} from_physical 0.84-1.02 -> 0.81-1.23. */
+#define UNWEAVE_STREAM_SPAN (6 << 20)
 static int unweave_streams(const plan_t *p, const inner_t *in)
 {
 #if HAVE_AVX2_DISPATCH

@@ -76,7 +76,8 @@ static inline void pairs_tile_in(char *u, const char *r, Py_ssize_t ra, Py_ssize
 /* The same backwards: unit rows to 4 rows' items. */
 static inline void pairs_tile_out(char *r, const char *u, Py_ssize_t ra, Py_ssize_t uk, Py_ssize_t half)
 {
-    __m128i v0 = LD(u), v1 = LD(u + uk), v2 = LD(u + 2 * uk), v3 = LD(u + 3 * uk);
+    __m128i v0 = _mm_loadu_si128((const __m128i *)u), v1 = _mm_loadu_si128((const __m128i *)(u + uk));
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(u + 2 * uk)), v3 = _mm_loadu_si128((const __m128i *)(u + 3 * uk));
     __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
     __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
     __m128i w[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1), _mm_unpacklo_epi64(t2, t3),

@@ -253,9 +253,10 @@ __attribute__((target("avx2"))) static void weave_u16_2_avx2(char *d, const char
     if (k < n) weave_uint16_t_2(d + 4 * k, s + 2 * k, n - k, sb);
 }
 
-/* unweave_uint16_t_2 in 32-byte vectors: 16 pairs per round */
-__attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
-                                                               Py_ssize_t db)
+/* unweave_uint16_t_2 in 32-byte vectors: 16 pairs per round; nt: non-temporal 16-byte stores
+ * (the caller checked that d and db are multiples of 16) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+unweave_u16_2_body(char *d, const char *s, Py_ssize_t n, Py_ssize_t db, int nt)
 {
     const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
                                            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
@@ -265,10 +266,36 @@ __attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const ch
         __m256i b = _mm256_loadu_si256((const __m256i *)(s + 4 * k + 32));
         a = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(a, split), 0xD8);
         b = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(b, split), 0xD8);
-        _mm256_storeu_si256((__m256i *)(d + 2 * k), _mm256_permute2x128_si256(a, b, 0x20));
-        _mm256_storeu_si256((__m256i *)(d + db + 2 * k), _mm256_permute2x128_si256(a, b, 0x31));
+        __m256i lo = _mm256_permute2x128_si256(a, b, 0x20), hi = _mm256_permute2x128_si256(a, b, 0x31);
+        char *x = d + 2 * k, *y = d + db + 2 * k;
+        if (nt) {
+            _mm_stream_si128((__m128i *)x, _mm256_castsi256_si128(lo));
+            _mm_stream_si128((__m128i *)(x + 16), _mm256_extracti128_si256(lo, 1));
+            _mm_stream_si128((__m128i *)y, _mm256_castsi256_si128(hi));
+            _mm_stream_si128((__m128i *)(y + 16), _mm256_extracti128_si256(hi, 1));
+        } else {
+            _mm256_storeu_si256((__m256i *)x, lo);
+            _mm256_storeu_si256((__m256i *)y, hi);
+        }
     }
     if (k < n) unweave_uint16_t_2(d + 2 * k, s + 4 * k, n - k, db);
+}
+
+__attribute__((target("avx2"))) static void unweave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                               Py_ssize_t db)
+{
+    unweave_u16_2_body(d, s, n, db, 0);
+}
+
+/* The same streamed: the items before d's first 16-byte boundary through the scalar loop, the
+ * rest with non-temporal stores (db a multiple of 16, d on an item boundary: the caller's). */
+__attribute__((target("avx2"))) static void unweave_u16_2_stream(char *d, const char *s, Py_ssize_t n,
+                                                                 Py_ssize_t db)
+{
+    Py_ssize_t h = (Py_ssize_t)((-(uintptr_t)d) & 15) / 2;
+    if (h > n) h = n;
+    if (h) unweave_uint16_t_2(d, s, h, db);
+    unweave_u16_2_body(d + 2 * h, s + 4 * h, n - h, db, 1);
 }
 
 /* Two rows of 32 bytes as in-order 2-byte pairs: lo = pairs 0..15, hi = pairs 16..31 (quads

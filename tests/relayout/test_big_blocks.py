@@ -76,7 +76,8 @@ def test_streamed_transposes_in_big_blocks_match_strided_assignment(kind: str, s
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("text", ["s16[40,33000]{0,1:T(4,128)(2,1)}", "f32[20,17000]{0,1:T(8,128)}",
-                                  "s32[300,261]{0,1:T(2,128)}", "f64[8,130,70]{1,2,0:T(1,128)}"])
+                                  "s32[300,261]{0,1:T(2,128)}", "f64[8,130,70]{1,2,0:T(1,128)}",
+                                  "f32[5,300,33]{1,0,2:T(4,128)}", "s32[4,300,32]{1,0,2:T(1,128)}"])
 def test_streamed_layouts_in_big_blocks_match_the_offsets(monkeypatch: pytest.MonkeyPatch, text: str,
                                                           threads: int) -> None:
     _kernel()

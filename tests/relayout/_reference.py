@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorlayout.relayout._copy as engine
-from tensorlayout.relayout import as_target
+from tensorlayout.relayout import as_target, from_physical, to_physical
 from tensorlayout.xla import linear_indices, parse_shape
 
 
@@ -25,3 +25,21 @@ def kernel_or_skip() -> Any:
     if engine._kernel is None:
         pytest.skip("the C copy kernel was not built (no compiler at install time)")
     return engine._kernel
+
+
+def extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """Items (or bytes) from a box's first to its last element, both included: ``(2, 3)`` at
+    strides ``(10, 1)`` spans 13."""
+    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
+
+
+def check_byte_layout(text: str, threads: int) -> None:
+    """``to_physical`` and ``from_physical`` of random pred/u8/s8 data under ``text`` on
+    ``threads`` threads against the buffer built from XLA's linear indices, every byte."""
+    t = as_target(text)
+    dtype = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8}[text[:text.index("[")]]
+    data = np.random.default_rng(len(text)).integers(0, 2 if dtype is np.bool_ else 100, t.logical_shape)
+    data = data.astype(dtype)
+    want = reference_buffer(data, text, 0)
+    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
+    assert np.array_equal(from_physical(want, t, threads=threads), data)

@@ -14,7 +14,7 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout import as_target, from_physical, to_physical
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import extent, kernel_or_skip, reference_buffer
 
 GUARD = 0xAB
 # quad boxes of 21, 106 and 13 groups (stage rows of 84, 424 and 52 bytes: not whole vectors)
@@ -54,17 +54,14 @@ def test_quad_rows_through_the_public_calls(text: str, threads: int, off: int) -
     assert (raw[:off] == GUARD).all() and (raw[off + back.nbytes:] == GUARD).all()
 
 
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
-
 
 def _run(shape: tuple[int, ...], ds: tuple[int, ...], ss: tuple[int, ...], d_off: int, s_off: int,
          seed: int) -> None:
     """One raw task against its definition, guard bytes around the box."""
     kernel = kernel_or_skip()
     rng = np.random.default_rng(seed)
-    src = rng.integers(0, 256, s_off + _extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + _extent(shape, ds) + 64, GUARD, np.uint8)
+    src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
+    dst = np.full(d_off + extent(shape, ds) + 64, GUARD, np.uint8)
     want = dst.copy()
     as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
     kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tensorlayout.relayout import as_target, from_physical, to_physical
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_byte_layout, extent, kernel_or_skip
 
 LAYOUTS = ["pred[64,512,8,2]{0,2,3,1:T(4,128)(4,1)}", "pred[37,61,5,3]{0,2,3,1:T(4,128)(4,1)}",
            "u8[130,40,4,3]{0,2,3,1:T(8,128)(4,1)}", "s8[70,33,2,5]{0,3,2,1:T(4,128)(4,1)}"]
@@ -21,17 +20,8 @@ LAYOUTS = ["pred[64,512,8,2]{0,2,3,1:T(4,128)(4,1)}", "pred[37,61,5,3]{0,2,3,1:T
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_staged_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    t = as_target(text)
-    dtype = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8}[text[:text.index("[")]]
-    data = np.random.default_rng(len(text)).integers(0, 2 if dtype is np.bool_ else 100, t.logical_shape)
-    data = data.astype(dtype)
-    want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    assert np.array_equal(from_physical(want, t, threads=threads), data)
+    check_byte_layout(text, threads)
 
-
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
 
 
 def _nested(extents: list[int], order: list[int], start: int) -> dict[int, int]:
@@ -60,7 +50,7 @@ def _case(rng: np.random.Generator, quad: int) -> tuple[tuple[int, ...], tuple[i
     rng.shuffle(rest)
     rs = {u: 1, a: quad}
     rs.update(_nested(ext, rest, quad * ext[a] + int(rng.integers(0, 5))))
-    rs[outer] = _extent(tuple(ext[:5]), tuple(rs[k] for k in range(5))) + int(rng.integers(0, 9))
+    rs[outer] = extent(tuple(ext[:5]), tuple(rs[k] for k in range(5))) + int(rng.integers(0, 9))
     return tuple(ext), tuple(rs[k] for k in range(6)), tuple(ts[k] for k in range(6))
 
 
@@ -76,8 +66,8 @@ def test_raw_staged_boxes_match_the_definition(quad: int, to: bool, stream: bool
     perm = rng.permutation(len(shape))  # the task's axis order does not matter to the path
     shape, ds, ss = (tuple(int(v[k]) for k in perm) for v in (shape, ds, ss))
     d_off, s_off = int(rng.integers(0, 64)) | 1, int(rng.integers(0, 64))
-    src = rng.integers(0, 256, s_off + _extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + _extent(shape, ds) + 64, 0xAB, np.uint8)
+    src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
+    dst = np.full(d_off + extent(shape, ds) + 64, 0xAB, np.uint8)
     want = dst.copy()
     as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
     kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
@@ -90,8 +80,8 @@ def test_a_raw_staged_box_in_pieces(threads: int) -> None:
     kernel = kernel_or_skip()
     rng = np.random.default_rng(7)
     shape, ds, ss = _case(rng, 4)
-    src = rng.integers(0, 256, _extent(shape, ss) + 3).astype(np.uint8)
-    dst = np.full(_extent(shape, ds) + 5, 0xAB, np.uint8)
+    src = rng.integers(0, 256, extent(shape, ss) + 3).astype(np.uint8)
+    dst = np.full(extent(shape, ds) + 5, 0xAB, np.uint8)
     want = dst.copy()
     as_strided(want[2:], shape, ds)[...] = as_strided(src[3:], shape, ss)
     k = 4  # the big axis, split in two

@@ -11,15 +11,12 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout import as_target, from_physical, to_physical
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import extent, kernel_or_skip, reference_buffer
 
 GUARD = 0xAB
 LAYOUTS = ["s8[1000,333]{0,1:T(8,128)}", "u8[257,64]{0,1:T(8,128)}", "pred[70,41,9]{0,2,1:T(8,128)}",
            "s8[8,4099]{0,1:T(8,128)}"]
 
-
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
 
 
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 63, 64, 65, 100, 1000])
@@ -30,8 +27,8 @@ def test_raw_weaves_of_8_byte_rows(n: int, weave: bool, off: int) -> None:
     row = n + 3 + off  # the 8 rows' stride
     shape, ds, ss = ((n, 8), (8, 1), (1, row)) if weave else ((n, 8), (1, row), (8, 1))
     rng = np.random.default_rng(n * 4 + weave * 2 + off)
-    src = rng.integers(0, 256, off + _extent(shape, ss) + 40).astype(np.uint8)
-    dst = np.full(off + 1 + _extent(shape, ds) + 40, GUARD, np.uint8)
+    src = rng.integers(0, 256, off + extent(shape, ss) + 40).astype(np.uint8)
+    dst = np.full(off + 1 + extent(shape, ds) + 40, GUARD, np.uint8)
     want = dst.copy()
     as_strided(want[off + 1:], shape, ds)[...] = as_strided(src[off:], shape, ss)
     kernel.copy(dst, src, [(off + 1, off, shape, ds, ss)], False)

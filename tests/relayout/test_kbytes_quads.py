@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tensorlayout.relayout import as_target, from_physical, to_physical
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_byte_layout, extent, kernel_or_skip
 
 LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,49,83]{1,0,2:T(8,128)(4,1)}",
            "u8[33,12,70]{0,1,2:T(8,128)(4,1)}", "s8[130,9,40]{1,0,2:T(8,128)(4,1)}",
@@ -21,17 +20,8 @@ LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,49,83]{1,0,2:T(8,
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_quad_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    t = as_target(text)
-    dtype = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8}[text[:text.index("[")]]
-    data = np.random.default_rng(len(text)).integers(0, 2 if dtype is np.bool_ else 100, t.logical_shape)
-    data = data.astype(dtype)
-    want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    assert np.array_equal(from_physical(want, t, threads=threads), data)
+    check_byte_layout(text, threads)
 
-
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
 
 
 def _case(rng: np.random.Generator, to: bool, far: bool, big: bool) -> tuple:
@@ -58,8 +48,8 @@ def test_raw_quad_transposes_match_the_reference(to: bool, far: bool, stream: bo
     rng = np.random.default_rng(seed * 8 + 4 * to + 2 * far + stream)
     shape, ds, ss = _case(rng, to, far, big=seed == 3)
     d_off, s_off = int(rng.integers(0, 64)), int(rng.integers(0, 64))
-    src = rng.integers(0, 256, s_off + _extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + _extent(shape, ds) + 64, 0xAB, np.uint8)
+    src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
+    dst = np.full(d_off + extent(shape, ds) + 64, 0xAB, np.uint8)
     want = dst.copy()
     as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
     kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
@@ -75,8 +65,8 @@ def test_raw_quad_transposes_at_the_least_sizes(ng: int, na: int, to: bool) -> N
     shape, ds, ss = ((ng, na, 4), (4, ng * 4 + 4, 1), (4 * na, 1, na)) if to \
         else ((ng, 4, na), (4 * na, na, 1), (4, 1, ng * 4 + 4))
     rng = np.random.default_rng(ng * 100 + na)
-    src = rng.integers(0, 256, _extent(shape, ss) + 3).astype(np.uint8)
-    dst = np.full(_extent(shape, ds) + 5, 0xAB, np.uint8)
+    src = rng.integers(0, 256, extent(shape, ss) + 3).astype(np.uint8)
+    dst = np.full(extent(shape, ds) + 5, 0xAB, np.uint8)
     want = dst.copy()
     as_strided(want[2:], shape, ds)[...] = as_strided(src[3:], shape, ss)
     kernel.copy(dst, src, [(2, 3, shape, ds, ss)], False)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
@@ -43,3 +44,16 @@ def check_byte_layout(text: str, threads: int) -> None:
     want = reference_buffer(data, text, 0)
     assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
     assert np.array_equal(from_physical(want, t, threads=threads), data)
+
+
+def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...],
+                   ss: tuple[int, ...], d_off: int, s_off: int, stream: bool, fill: int) -> None:
+    """One raw kernel task (byte offsets and strides) from ``src`` into a destination of
+    ``src``'s type filled with ``fill`` against numpy's strided assignment: the box's bytes
+    moved, every byte around it kept."""
+    item = src.itemsize
+    dst = np.full((d_off + extent(shape, ds) + 64) // item, fill, src.dtype)
+    want = dst.copy()
+    as_strided(want[d_off // item:], shape, ds)[...] = as_strided(src[s_off // item:], shape, ss)
+    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
+    assert np.array_equal(dst, want)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout import as_target, from_physical, to_physical
-from tests.relayout._reference import extent, kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_raw_task, extent, kernel_or_skip, reference_buffer
 
 GUARD = 0xAB
 # quad boxes of 21, 106 and 13 groups (stage rows of 84, 424 and 52 bytes: not whole vectors)
@@ -61,11 +60,7 @@ def _run(shape: tuple[int, ...], ds: tuple[int, ...], ss: tuple[int, ...], d_off
     kernel = kernel_or_skip()
     rng = np.random.default_rng(seed)
     src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + extent(shape, ds) + 64, GUARD, np.uint8)
-    want = dst.copy()
-    as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
-    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
-    assert np.array_equal(dst, want)
+    check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, False, GUARD)
 
 
 @pytest.mark.parametrize("ng", [8, 9, 15, 17, 23, 63, 64, 65, 71, 106, 127, 129, 135, 263])

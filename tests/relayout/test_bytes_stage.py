@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tests.relayout._reference import check_byte_layout, extent, kernel_or_skip
+from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
 
 LAYOUTS = ["pred[64,512,8,2]{0,2,3,1:T(4,128)(4,1)}", "pred[37,61,5,3]{0,2,3,1:T(4,128)(4,1)}",
            "u8[130,40,4,3]{0,2,3,1:T(8,128)(4,1)}", "s8[70,33,2,5]{0,3,2,1:T(4,128)(4,1)}"]
@@ -67,11 +67,7 @@ def test_raw_staged_boxes_match_the_definition(quad: int, to: bool, stream: bool
     shape, ds, ss = (tuple(int(v[k]) for k in perm) for v in (shape, ds, ss))
     d_off, s_off = int(rng.integers(0, 64)) | 1, int(rng.integers(0, 64))
     src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + extent(shape, ds) + 64, 0xAB, np.uint8)
-    want = dst.copy()
-    as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
-    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
-    assert np.array_equal(dst, want)
+    check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, stream, 0xAB)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

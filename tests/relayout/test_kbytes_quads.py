@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tests.relayout._reference import check_byte_layout, extent, kernel_or_skip
+from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
 
 LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,49,83]{1,0,2:T(8,128)(4,1)}",
            "u8[33,12,70]{0,1,2:T(8,128)(4,1)}", "s8[130,9,40]{1,0,2:T(8,128)(4,1)}",
@@ -49,11 +49,7 @@ def test_raw_quad_transposes_match_the_reference(to: bool, far: bool, stream: bo
     shape, ds, ss = _case(rng, to, far, big=seed == 3)
     d_off, s_off = int(rng.integers(0, 64)), int(rng.integers(0, 64))
     src = rng.integers(0, 256, s_off + extent(shape, ss) + 64).astype(np.uint8)
-    dst = np.full(d_off + extent(shape, ds) + 64, 0xAB, np.uint8)
-    want = dst.copy()
-    as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
-    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
-    assert np.array_equal(dst, want)
+    check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, stream, 0xAB)
 
 
 @pytest.mark.parametrize("ng, na", [(4, 32), (5, 33), (8, 16), (9, 17), (3, 40), (40, 31), (7, 15)])

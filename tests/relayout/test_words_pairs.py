@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_raw_task, kernel_or_skip, reference_buffer
 
 LAYOUTS = ["f16[6,13,36,4]{1,2,0,3:T(8,128)(2,1)}", "bf16[5,130,18,12]{1,2,0,3:T(8,128)(2,1)}",
            "bf16[3,131,17,16]{1,2,0,3:T(8,128)(2,1)}", "s16[2,70,9,8]{1,2,0,3:T(8,128)(2,1)}",
@@ -75,11 +74,7 @@ def test_raw_pair_transposes(seed: int, to_units: bool) -> None:
     ds, ss = (units, rows) if to_units else (rows, units)
     d_off, s_off = 2 * int(rng.integers(0, 40)) + 2, 2 * int(rng.integers(0, 40)) + 2
     src = rng.integers(0, 1 << 16, (s_off + _extent(shape, ss) + 64) // 2).astype(np.uint16)
-    dst = np.full((d_off + _extent(shape, ds) + 64) // 2, 0xABCD, np.uint16)
-    want = dst.copy()
-    as_strided(want[d_off // 2:], shape, ds)[...] = as_strided(src[s_off // 2:], shape, ss)
-    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
-    assert np.array_equal(dst, want)
+    check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, False, 0xABCD)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -95,8 +90,4 @@ def test_raw_streamed_pair_unweaves(seed: int) -> None:
     shape, ds, ss = (ng, n, 2), (2 * db, 2, db), (4 * n + 2 * int(rng.integers(0, 4)), 4, 2)
     d_off, s_off = 2 * int(rng.integers(0, 32)), 2 * int(rng.integers(0, 32))
     src = rng.integers(0, 1 << 16, (s_off + _extent(shape, ss) + 64) // 2).astype(np.uint16)
-    dst = np.full((d_off + _extent(shape, ds) + 64) // 2, 0xABCD, np.uint16)
-    want = dst.copy()
-    as_strided(want[d_off // 2:], shape, ds)[...] = as_strided(src[s_off // 2:], shape, ss)
-    kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
-    assert np.array_equal(dst, want)
+    check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, False, 0xABCD)

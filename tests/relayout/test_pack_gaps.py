@@ -70,7 +70,11 @@ def test_groups_cover_says_exactly_when_the_tasks_write_every_slot_once(text: st
         for s, _ in _writes(task):
             count[s] += 1
     assert count.max(initial=0) <= 1  # no slot written twice
-    owning = all(task[0] == pack_path.DATA_OWNING_GAPS for task in tasks)
+    # whole groups: kind 2, or rows of slot stride 1 filling groups of their length (columns on that grid)
+    groups = {task[4][-2] if task[0] == pack_path.DATA_OWNING_GAPS
+              else n if task[4][-1] == 1 and all(p % n == 0 for p in (task[1], *task[4][:-1])) else 0
+              for task in tasks for n in [task[3][-1]]}
+    owning = len(groups) == 1 and groups != {0} and groups != {1}
     covers = pack_path._groups_cover(tasks, t.physical_elements, per)
     assert covers == (owning and bool((count == 1).all()))
 
@@ -86,7 +90,7 @@ def test_targets_packed_without_a_fill_are_there() -> None:
     assert covers("u1[13,256]{1,0:T(8,128)(32,1)E(1)}")  # the ragged tile row's groups too
     assert covers("s4[16,256]{1,0:T(8,128)(16,1)E(4)}")
     assert not covers("u1[16,300]{1,0:T(8,128)(32,1)E(1)}")  # columns 300..383 are nobody's
-    assert not covers("u1[16,256]{1,0:T(8,128)(8,1)E(1)}")  # dense: no kind-2 tasks
+    assert covers("u1[16,256]{1,0:T(8,128)(8,1)E(1)}")  # dense: rows filling their groups of 8 (kind 0)
 
 
 kind2_st = st.tuples(st.integers(0, 40), st.integers(0, 12), st.integers(0, 14), st.integers(0, 40),

@@ -231,11 +231,19 @@ def _short_columns(axes: list[Axis], columns: bool) -> list[Axis]:
     return axes if on is None else [*(a for a in axes[:-2] if a is not on), on, *axes[-2:]]
 
 
+UNIT_ROWS = (1, 1, 1)  # _task: the rows of a box holding one slot per column group (its ragged sub-tile's
+# only row), so that the columns go a word at a time (unpacking, or packing owning their groups: kind 2)
+# instead of slot by slot (u4[9,633,571]{1,0,2:T(8,128)(8,1)E(4)}: the one-row remainder cost more than
+# the other eight rows together)
+
+
 def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical: bool = True) -> Task:
     """One box as a kernel task: slot stride 1 innermost, then the logically contiguous axis,
     then the rest by slot stride (major first)."""
     loff = 0 if pad else sum(x0 * lstrides[k] for k, (x0, _) in enumerate(box.ranges))
     axes = [(ext, ps, 0 if pad else block * lstrides[dim]) for dim, ext, block, ps in box.axes]
+    if not pad and all(a[1] != 1 for a in axes):
+        axes.append(UNIT_ROWS)
     inner = [k for k, a in enumerate(axes) if a[1] == 1][:1]
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
     outer = sorted((k for k in range(len(axes)) if k not in inner + cols),
@@ -310,6 +318,30 @@ def _owning_gaps(task: Task, group: int, extent: int, nslots: int) -> Task:
     return task
 
 
+def _group_of(task: Task) -> int:
+    """The slots G of the groups a data task writes whole (0 if none): of kind 2 its column
+    stride; of kind 0, rows of slot stride 1 filling groups of their own length (2 or more), every
+    other slot stride and the first slot on that grid.
+
+    >>> _group_of((2, 0, 0, (4, 5), (8, 1), (1, 9))), _group_of((0, 16, 0, (3, 8), (10240, 1), (1, 9)))
+    (8, 8)
+    """
+    kind, slot, _, shape, ps, _ = task
+    if kind == DATA_OWNING_GAPS:
+        return ps[-2]
+    n = shape[-1] if kind == DATA and shape and ps[-1] == 1 else 0
+    return n if n > 1 and slot % n == 0 and all(p % n == 0 for p in ps[:-1]) else 0
+
+
+def _group_index(task: Task, group: int) -> np.ndarray:
+    """The indices of the groups of ``group`` slots a task's columns (its outer axes) start."""
+    _, slot, _, shape, ps, _ = task
+    index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
+    for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
+        index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
+    return index.reshape(-1)
+
+
 def _owning_disjoint(tasks: list[Task], t: PhysicalTarget, covering: bool = False) -> list[Task]:
     """The data tasks as kind 2 (``_owning_gaps``) when every one of them becomes one and no
     two own a group in common (so each group's gap slots are padding of that task's columns:
@@ -323,15 +355,13 @@ def _owning_disjoint(tasks: list[Task], t: PhysicalTarget, covering: bool = Fals
     """
     group, extent = _gap_groups(t)
     owning = [_owning_gaps(task, group, extent, t.physical_elements) for task in tasks]
-    if not owning or any(task[0] != DATA_OWNING_GAPS for task in owning) \
+    kinds = {task[0] for task in owning}
+    if DATA_OWNING_GAPS not in kinds or any(_group_of(task) != group for task in owning) \
             or t.physical_elements // group > UNCOVERED_GROUPS:
-        return tasks
+        return tasks  # (kind 0 tasks may stay that way where their rows fill their groups)
     count = np.zeros(t.physical_elements // group + 1, np.int64)
-    for _, slot, _, shape, ps, _ in owning:
-        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
-        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
-            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
-        np.add.at(count, index.reshape(-1), 1)
+    for task in owning:
+        np.add.at(count, _group_index(task, group), 1)
     disjoint = count.max() <= 1
     # (groups covering the whole buffer stay the mark of a fill_all plan: _groups_cover)
     covers = _groups_cover(owning, t.physical_elements, 8 // t.packed_bits)
@@ -341,16 +371,17 @@ def _owning_disjoint(tasks: list[Task], t: PhysicalTarget, covering: bool = Fals
 def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
     """True when the tasks write every slot of ``nslots`` (whole bytes of ``per``) themselves.
 
-    All are of kind 2 with one column stride G, so each column writes G slots (``_pack.c``),
-    from a multiple of G: columns starting alike would write one slot twice (the plan is
-    one-to-one), so the groups are disjoint, and ``nslots // G`` of them are every slot.
+    All write whole groups of one size G (``_group_of``: kind 2 of column stride G, or rows
+    filling groups of G), so each column writes G slots (``_pack.c``), from a multiple of G:
+    columns starting alike would write one slot twice (the plan is one-to-one), so the groups
+    are disjoint, and ``nslots // G`` of them are every slot.
 
     >>> _groups_cover([(2, 0, 0, (4, 8), (32, 1), (1, 4))], 128, 8)
     True
     >>> _groups_cover([(2, 0, 0, (3, 8), (32, 1), (1, 4))], 128, 8)  # a column short
     False
     """
-    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    groups = {_group_of(task) for task in tasks}
     if len(groups) != 1 or nslots % per:
         return False
     group = groups.pop()
@@ -360,25 +391,22 @@ def _groups_cover(tasks: list[Task], nslots: int, per: int) -> bool:
 
 
 def _uncovered(tasks: list[Task], nslots: int) -> list[Task] | None:
-    """Pad runs over the slots that kind-2 tasks (one column stride G, columns on the group
-    grid) leave: the groups none of them owns and the slots past the last whole group; None
-    when the tasks are not all such, or the runs would be many (then the buffer is filled).
+    """Pad runs over the slots that tasks writing whole groups of one size G (``_group_of``,
+    columns on the group grid) leave: the groups none of them owns and the slots past the last
+    whole group; None when the tasks are not all such, or the runs would be many (then the buffer is filled).
 
     >>> _uncovered([(2, 32, 0, (2, 8), (32, 1), (1, 4))], 130)  # groups 1 and 2 of 32 slots
     [(1, 0, 0, (2, 32), (96, 1), (0, 0)), (1, 128, 0, (2,), (1,), (0,))]
     """
-    groups = {task[4][-2] if task[0] == DATA_OWNING_GAPS else 0 for task in tasks}
+    groups = {_group_of(task) for task in tasks}
     group = groups.pop() if len(groups) == 1 else 0
     count = nslots // group if group else 0
     if not group or count > UNCOVERED_GROUPS or not all(
             slot % group == 0 and all(p % group == 0 for p in ps[:-1]) for _, slot, _, _, ps, _ in tasks):
         return None
     covered = np.zeros(count, bool)
-    for _, slot, _, shape, ps, _ in tasks:
-        index = np.full((1,) * (len(shape) - 1), slot // group, np.int64)
-        for k, (n, p) in enumerate(zip(shape[:-1], ps[:-1])):
-            index = index + np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - 2 - k)) * (p // group)
-        covered[index.reshape(-1)] = True
+    for task in tasks:
+        covered[_group_index(task, group)] = True
     step = np.diff(np.concatenate(([0], ~covered, [0])).astype(np.int8))  # +1 a run starts, -1 it ends
     starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
     if len(starts) > UNCOVERED_RUNS:

@@ -1,0 +1,75 @@
+"""A box holding one slot per column group (a ragged sub-tile's only row: ``UNIT_ROWS`` in
+``_pack_path``) gets a unit rows axis, so its columns go a word at a time (packing as kind 2,
+owning their groups, next to tasks whose rows fill theirs: ``_group_of``) instead of slot by
+slot; checked through ``to_physical``/``from_physical`` into garbage buffers against the
+definition and the numpy path, and on the tasks themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tensorlayout.relayout import _pack_path as pack_path
+from tensorlayout.relayout import as_target, from_physical, to_physical
+
+from .test_pack import _path, codes, random_data, reference
+
+pytest.importorskip("tensorlayout.relayout._pack")
+
+TEXTS = [
+    "u4[9,63,57]{1,0,2:T(8,128)(8,1)E(4)}",  # the remainder row over 57 planes, 63 columns
+    "s4[17,130,5]{1,0,2:T(8,128)(8,1)E(4)}",  # two whole sub-tile rows and one; a ragged tile column
+    "u4[9,633,21]{1,0,2:T(8,128)(8,1)E(4)}",  # 5 tiles a plane, the last ragged
+    "s4[1,300]{1,0:T(8,128)(8,1)E(4)}",  # only the one row
+    "u1[33,70,9]{1,0,2:T(8,128)(32,1)E(1)}",  # E(1): one row of a (32,1) sub-tile
+    "u1[33,200]{1,0:T(8,128)(32,1)E(1)}",
+    "u4[3,129,9]{0,2,1:T(8,128)(8,1)E(4)}",  # a one-row box with the columns elsewhere
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_one_row_boxes_match_the_definition_and_numpy(monkeypatch: pytest.MonkeyPatch, text: str,
+                                                      threads: int) -> None:
+    t = as_target(text)
+    rng = np.random.default_rng(threads)
+    for pad in (0, -1) if t.signed else (0, (1 << t.packed_bits) - 1):
+        data = random_data(t, rng)
+        want = reference(data, text, pad)
+        _path(monkeypatch, "numpy")
+        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
+        _path(monkeypatch, "pack")
+        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
+        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+        assert np.array_equal(out, want), pad
+        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
+        assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t))
+
+
+def test_the_remainder_row_goes_by_words_owning_its_groups() -> None:
+    t = as_target("u4[9,633,571]{1,0,2:T(8,128)(8,1)E(4)}")
+    strides = np.zeros(t.logical_shape, np.uint8).strides
+    whole, rest, fill = pack_path._make_tasks(t, strides, True, 1)
+    assert not rest and not fill  # nothing slot by slot, no fill first: pad runs over the unowned groups
+    ones = [task for task in whole if task[3][-1] == 1]
+    assert ones and all(task[0] == pack_path.DATA_OWNING_GAPS and task[4][-2:] == (8, 1) for task in ones)
+    unpacking = pack_path._make_tasks(t, strides, False, 1)[0]
+    assert all(task[4][-2:] == (8, 1) for task in unpacking if task[3][-1] == 1)
+
+
+def test_group_of_counts_only_whole_groups() -> None:
+    assert pack_path._group_of((0, 16, 0, (3, 8), (10240, 1), (1, 9))) == 8
+    assert pack_path._group_of((0, 4, 0, (3, 8), (10240, 1), (1, 9))) == 0  # the first slot off the grid
+    assert pack_path._group_of((0, 0, 0, (3, 8), (12, 1), (1, 9))) == 0  # columns off the grid
+    assert pack_path._group_of((0, 0, 0, (3, 1), (8, 1), (1, 9))) == 0  # one slot: no group
+    assert pack_path._group_of((1, 0, 0, (3, 8), (8, 1), (0, 0))) == 0  # padding
+
+
+def test_owning_needs_groups_no_other_task_writes() -> None:
+    t = as_target("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
+    five = (0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))  # 5 rows of each group: kind 2 alone
+    assert pack_path._owning_disjoint([five], t)[0][0] == pack_path.DATA_OWNING_GAPS
+    whole = (0, 0, 0, (2, 8), (8, 1), (1, 2))  # the rows filling groups 0 and 1: those overlap
+    assert pack_path._owning_disjoint([five, whole], t) == [five, whole]
+    apart = (0, 2400, 0, (2, 8), (8, 1), (1, 2))  # groups 300 and 301, none of five's
+    assert pack_path._owning_disjoint([five, apart], t)[0][0] == pack_path.DATA_OWNING_GAPS

@@ -217,6 +217,34 @@ def _far_lines(axes: list[Axis], per: int, to_physical: bool) -> list[Axis]:
     return [*rest, block, cont, on, (UNPACK_BLOCK, ps, ls), inner]
 
 
+BLOCK_STREAMS = 16  # _reading_blocks: the most steps (buffer streams) an axis moved inside may have
+
+
+def _reading_blocks(axes: list[Axis]) -> list[Axis]:
+    """A words task whose rows of lines and columns (the last three axes) read a dense block of
+    logical bytes, continued by an outer axis of at most ``BLOCK_STREAMS`` steps that is not the
+    next one out, gets that axis just outside the rows: the logical bytes are then read (written)
+    in one run of blocks instead of one block per page, a few buffer streams in turn
+    (u4[16384,4,64,16]{2,3,0,1:T(8,128)(8,1)E(4)}: 1 KiB blocks 4 KiB apart, each a page the
+    prefetchers had not reached).
+
+    >>> _reading_blocks([(4, 33554432, 1024), (16384, 2048, 4096), (2, 1024, 8), (64, 8, 16), (8, 1, 1)])
+    [(16384, 2048, 4096), (4, 33554432, 1024), (2, 1024, 8), (64, 8, 16), (8, 1, 1)]
+    """
+    if len(axes) < 5:
+        return axes
+    span = 1
+    for ext, _, ls in sorted(axes[-3:], key=lambda a: a[2]):
+        if ls != span:
+            return axes
+        span *= ext
+    on = next((a for a in axes[:-4] if a[2] == span and a[0] <= BLOCK_STREAMS), None)
+    if on is None:
+        return axes
+    rest = [a for a in axes[:-3] if a is not on]
+    return [*rest, on, *axes[-3:]]
+
+
 def _short_columns(axes: list[Axis], columns: bool) -> list[Axis]:
     """Fewer than 16 columns (the logically contiguous axis before the inner one) get the axis
     continuing their logical run just outside them, which the kernel merges with them into one
@@ -252,7 +280,7 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical:
     ordered = _short_columns([axes[k] for k in outer + cols + inner], bool(cols and inner))
     words = _words(ordered, per)
     merged = _coalesce(_continuing(_lines_on(ordered, per), per) if words is None
-                       else _far_lines(words, per, to_physical))
+                       else _reading_blocks(_far_lines(words, per, to_physical)))
     return (PAD if pad else DATA, box.offset, loff, tuple(a[0] for a in merged),
             tuple(a[1] for a in merged), tuple(a[2] for a in merged))
 

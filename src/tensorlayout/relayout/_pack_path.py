@@ -260,9 +260,9 @@ def _short_columns(axes: list[Axis], columns: bool) -> list[Axis]:
 
 
 UNIT_ROWS = (1, 1, 1)  # _task: the rows of a box holding one slot per column group (its ragged sub-tile's
-# only row), so that the columns go a word at a time (unpacking, or packing owning their groups: kind 2)
-# instead of slot by slot (u4[9,633,571]{1,0,2:T(8,128)(8,1)E(4)}: the one-row remainder cost more than
-# the other eight rows together)
+# only row) when packing, so that the columns go a word at a time owning their groups (kind 2) instead
+# of slot by slot, read-modify-write (u4[9,633,571]{1,0,2:T(8,128)(8,1)E(4)}: the one-row remainder cost
+# more than the other eight rows together; unpacking, slot by slot reads as fast: measured 4.1-5.7 / 4.5-5.3x)
 
 
 def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical: bool = True) -> Task:
@@ -270,7 +270,7 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical:
     then the rest by slot stride (major first)."""
     loff = 0 if pad else sum(x0 * lstrides[k] for k, (x0, _) in enumerate(box.ranges))
     axes = [(ext, ps, 0 if pad else block * lstrides[dim]) for dim, ext, block, ps in box.axes]
-    if not pad and all(a[1] != 1 for a in axes):
+    if to_physical and not pad and all(a[1] != 1 for a in axes):
         axes.append(UNIT_ROWS)
     inner = [k for k, a in enumerate(axes) if a[1] == 1][:1]
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]

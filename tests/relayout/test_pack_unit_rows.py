@@ -24,6 +24,8 @@ TEXTS = [
     "u1[33,70,9]{1,0,2:T(8,128)(32,1)E(1)}",  # E(1): one row of a (32,1) sub-tile
     "u1[33,200]{1,0:T(8,128)(32,1)E(1)}",
     "u4[3,129,9]{0,2,1:T(8,128)(8,1)E(4)}",  # a one-row box with the columns elsewhere
+    "s4[145,4577]{0,1:T(8,128)(8,1)E(4)}",  # one-row boxes beside a ragged tile column
+    "s4[433,1443]{1,0:T(8,128)(8,1)E(4)}",  # ... owning them, its columns logically contiguous
 ]
 
 
@@ -71,3 +73,10 @@ def test_owning_needs_groups_no_other_task_writes() -> None:
     assert pack_path._owning_disjoint([five, whole], t) == [five, whole]
     apart = (0, 2400, 0, (2, 8), (8, 1), (1, 2))  # groups 300 and 301, none of five's
     assert pack_path._owning_disjoint([five, apart], t)[0][0] == pack_path.DATA_OWNING_GAPS
+
+
+def test_tasks_not_owning_their_groups_go_without_the_unit_rows() -> None:
+    t = as_target("s4[145,45873]{0,1:T(8,128)(8,1)E(4)}")  # (more pad runs than UNCOVERED_RUNS: not owned)
+    whole, rest, _ = pack_path._make_tasks(t, np.zeros(t.logical_shape, np.int8).strides, True, 1)
+    ones = [task for task in whole + rest if task[0] == pack_path.DATA and task[4][-1] == 8]
+    assert ones and all(task in rest for task in ones)  # (one slot a column: slot by slot, one line)

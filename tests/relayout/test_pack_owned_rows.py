@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
+import tensorlayout.relayout._pack_groups as pack_groups
 import tensorlayout.relayout._pack_path as pack_path
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
@@ -87,8 +88,8 @@ def test_periodic_pad_runs_write_the_same_slots(seed: int) -> None:
     tail = period[:int(rng.integers(0, len(period) + 1))]
     runs += [(reps * span + start, length) for start, length in tail]
     runs = [run for k, run in enumerate(runs) if k == 0 or run[0] >= runs[k - 1][0] + runs[k - 1][1]]
-    tasks = pack_path._strided_runs(runs)
-    folded = pack_path._periodic(tasks)
+    tasks = pack_groups._strided_runs(runs)
+    folded = pack_groups._periodic(tasks)
     assert sorted(_slots(folded)) == sorted(_slots(tasks))
     assert len(set(_slots(folded))) == len(_slots(folded))  # no slot twice
     assert len(folded) <= len(tasks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tensorlayout.relayout import _pack_groups as pack_groups
 from tensorlayout.relayout import _pack_path as pack_path
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
@@ -58,21 +59,21 @@ def test_the_remainder_row_goes_by_words_owning_its_groups() -> None:
 
 
 def test_group_of_counts_only_whole_groups() -> None:
-    assert pack_path._group_of((0, 16, 0, (3, 8), (10240, 1), (1, 9))) == 8
-    assert pack_path._group_of((0, 4, 0, (3, 8), (10240, 1), (1, 9))) == 0  # the first slot off the grid
-    assert pack_path._group_of((0, 0, 0, (3, 8), (12, 1), (1, 9))) == 0  # columns off the grid
-    assert pack_path._group_of((0, 0, 0, (3, 1), (8, 1), (1, 9))) == 0  # one slot: no group
-    assert pack_path._group_of((1, 0, 0, (3, 8), (8, 1), (0, 0))) == 0  # padding
+    assert pack_groups._group_of((0, 16, 0, (3, 8), (10240, 1), (1, 9))) == 8
+    assert pack_groups._group_of((0, 4, 0, (3, 8), (10240, 1), (1, 9))) == 0  # the first slot off the grid
+    assert pack_groups._group_of((0, 0, 0, (3, 8), (12, 1), (1, 9))) == 0  # columns off the grid
+    assert pack_groups._group_of((0, 0, 0, (3, 1), (8, 1), (1, 9))) == 0  # one slot: no group
+    assert pack_groups._group_of((1, 0, 0, (3, 8), (8, 1), (0, 0))) == 0  # padding
 
 
 def test_owning_needs_groups_no_other_task_writes() -> None:
     t = as_target("s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}")
     five = (0, 0, 0, (5, 300, 5), (3072, 8, 1), (1500, 1, 300))  # 5 rows of each group: kind 2 alone
-    assert pack_path._owning_disjoint([five], t)[0][0] == pack_path.DATA_OWNING_GAPS
+    assert pack_groups._owning_disjoint([five], t)[0][0] == pack_path.DATA_OWNING_GAPS
     whole = (0, 0, 0, (2, 8), (8, 1), (1, 2))  # the rows filling groups 0 and 1: those overlap
-    assert pack_path._owning_disjoint([five, whole], t) == [five, whole]
+    assert pack_groups._owning_disjoint([five, whole], t) == [five, whole]
     apart = (0, 2400, 0, (2, 8), (8, 1), (1, 2))  # groups 300 and 301, none of five's
-    assert pack_path._owning_disjoint([five, apart], t)[0][0] == pack_path.DATA_OWNING_GAPS
+    assert pack_groups._owning_disjoint([five, apart], t)[0][0] == pack_path.DATA_OWNING_GAPS
 
 
 def test_tasks_not_owning_their_groups_go_without_the_unit_rows() -> None:

@@ -19,6 +19,7 @@ other bytes (the group's data) stay as the copy wrote them (17 to 33 us).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,9 +31,12 @@ from tensorlayout.relayout._tails import remembered_pad_item
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair
 
-__all__ = ["Masked", "Refill", "masked", "onepass_how", "onepass_tasks", "source_order", "write_streams"]
+__all__ = ["Masked", "Refill", "masked", "onepass_how", "onepass_tasks", "source_order", "unit_axes",
+           "write_streams"]
 
 Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides (fill order)
+#: a box as the kernel's ``masked_copy`` takes it: offset, shape, strides, outer axes, word, keep, fill
+KernelBox = tuple[int, tuple[int, ...], tuple[int, ...], int, int, int, int]
 #: The word sizes a group is refilled in, smallest first (a (2,1) pair of bytes, a (4,1) quad
 #: or a (2,1) pair of 2-byte items, 8 bytes).
 WORDS: dict[int, np.dtype] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -92,6 +96,29 @@ def masked(box: Box, item: int, nbytes: int) -> Masked | None:
     return min(fits, key=lambda m: (m.strides[-1] != m.word, m.word), default=None)
 
 
+#: The kernel's masked copy (``_kernel_masked.h``) writes a box of padding in units of at most this
+#: many bytes from their first (the steps of its outer axes), each as the copy reaches it, in L1.
+UNIT_BYTES = 4096
+MASKED_MAX_BOXES = 32  # boxes a masked copy takes (as _kernel_masked.h)
+MASKED_MAX_OUTER = 8  # ... and outer axes of each
+
+
+def unit_axes(shape: tuple[int, ...], strides: tuple[int, ...], word: int) -> int:
+    """How many outer axes of a box (``shape``, byte ``strides`` falling; words of ``word`` bytes)
+    step over its units: the fewest that leave the inner ones spanning at most ``UNIT_BYTES``
+    (the last axis always inner).
+
+    >>> unit_axes((434, 512), (1024, 1), 1), unit_axes((5, 2, 156), (445440, 512, 1), 1)
+    (1, 1)
+    >>> unit_axes((3, 4), (16, 4), 4)
+    0
+    """
+    for outer in range(len(shape)):
+        if sum((n - 1) * s for n, s in zip(shape[outer:], strides[outer:], strict=True)) + word <= UNIT_BYTES:
+            return outer
+    return len(shape) - 1
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Refill:
     """The padding boxes a one-pass copy wrote over: ``plain`` ones filled as views, ``words``
@@ -104,6 +131,7 @@ class Refill:
     plain: tuple[Box, ...]
     words: tuple[Masked, ...]
     _masks: dict[bytes, list[tuple[np.generic, np.generic]]] = field(default_factory=dict)
+    _boxes: dict[bytes, list[KernelBox]] = field(default_factory=dict)
 
     @staticmethod
     def of(boxes: list[Box], item: int, nbytes: int | None = None) -> Refill:
@@ -140,6 +168,32 @@ class Refill:
             np.bitwise_and(view, keep, out=view)
             if fill:
                 np.bitwise_or(view, fill, out=view)
+
+    def kernel_boxes(self, pad_value: object, dtype: np.dtype) -> list[KernelBox] | None:
+        """The boxes as the kernel's ``masked_copy`` writes them (each word ``(word & keep) | fill``)
+        for ``pad_value`` in ``dtype``: the plain ones as words of one item, kept 0; None when they
+        are more than it takes (``MASKED_MAX_BOXES``, ``MASKED_MAX_OUTER``).
+
+        >>> r = Refill.of([(1, (4, 3), (4, 1)), (16, (8,), (1,))], 1)
+        >>> [b[3:] for b in r.kernel_boxes(7, np.dtype(np.uint8))]
+        [(0, 1, 0, 7), (0, 4, 255, 117901056)]
+        """
+        one = remembered_pad_item(pad_value, dtype)
+        boxes = self._boxes.get(one)
+        if boxes is None:
+            if len(self._boxes) >= 16:
+                self._boxes.clear()
+            fill = int.from_bytes(one, sys.byteorder)
+            plain = [(off, shape or (1,), strides or (len(one),)) for off, shape, strides in self.plain]
+            boxes = [(off, shape, strides, unit_axes(shape, strides, len(one)), len(one), 0, fill)
+                     for off, shape, strides in plain]  # (one item: as an axis of one)
+            for m in self.words:
+                keep, ones = m.masks(one)
+                boxes.append((m.offset, m.shape, m.strides, unit_axes(m.shape, m.strides, m.word), m.word,
+                              int(keep), int(ones)))
+            self._boxes[one] = boxes
+        return boxes if len(boxes) <= MASKED_MAX_BOXES and all(b[3] <= MASKED_MAX_OUTER for b in boxes) \
+            else None
 
 
 #: A one-pass copy whose boxes all move runs contiguous on both sides of at least this many

@@ -38,7 +38,7 @@ from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._onepass import Refill, onepass_how, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
-from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
+from tensorlayout.relayout._tails import TailedTask, Tails, gapped_tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
@@ -266,7 +266,8 @@ SHARED_TAILED: TargetMemo[tuple, Tails | None] = TargetMemo()
 
 
 def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: np.ndarray, pad_value: object,
-                  threads: int | None, tasks: Callable[[int], list[Task]]) -> bool:
+                  threads: int | None, tasks: Callable[[int], list[Task]],
+                  tiler: Callable[[list[Task], int, int], Tails | None] = tails) -> bool:
     """Copy ``logical`` into the physical ``buf`` (a copy too large for one kernel call, not
     streamed) by its tasks in pieces, ``tasks(pieces)``, each writing the padding behind its
     steps (``SHARED_TAILS``; remembered on ``target`` per ``key`` and pieces); False when they
@@ -278,11 +279,12 @@ def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: 
         return False
     workers = thread_count(threads)
     n = pieces(workers)
-    shared = SHARED_TAILED.get(target, (*key, n), lambda: tails(tasks(n), buf.nbytes, buf.itemsize))
+    shared = SHARED_TAILED.get(target, (*key, n), lambda: tiler(tasks(n), buf.nbytes, buf.itemsize))
     todo = None if shared is None else shared.for_pad(pad_value, buf.dtype)
-    if todo is None:
+    if shared is None or todo is None:
         return False
     _kernel.copy(buf, logical, todo, False, workers)
+    shared.fill_gaps(buf, todo)
     return True
 
 
@@ -321,6 +323,10 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = pad_item(pad, buf.dtype)
         tasks = None if copy.tailed is None else copy.tailed.for_item(one)
+        if tasks is not None and copy.tailed is not None and copy.tailed.gaps:  # (the rest first)
+            gaps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = [
+                (off, 0, (n // buf.itemsize,), (buf.itemsize,), (0,)) for off, n in copy.tailed.gaps]
+            fill = (one, gaps)
         if tasks is None:  # (tailed tasks write it as they go)
             tasks = copy.tasks
             boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
@@ -412,10 +418,12 @@ class PreparedDirect:
         written)."""
         if small is None:
             return _shared_tails(self.dst, (self.src, data.strides, self.how), data, buf, pad_value, threads,
-                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how))
+                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how),
+                                 gapped_tails)
         tasks = tailed.for_pad(pad_value, buf.dtype)
         if tasks is not None:
             small.copy(buf, data, tasks, False)
+            tailed.fill_gaps(buf, tasks)
         return tasks is not None
 
     def _filled(self, small: ModuleType | None, data: np.ndarray, buf: np.ndarray, pad_value: object,
@@ -490,7 +498,7 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
                  for v in over_padding(src, dst, buf, how == "lanes")] if how in ("over", "lanes") else []
     refill = Refill.of(boxes, buf.itemsize, buf.nbytes)
     padded = padding > 0 and how != "all"  # (the fill before the copy)
-    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    tailed = gapped_tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
     return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how, tailed)
 
 

@@ -52,11 +52,10 @@ def _applied(src: np.ndarray, boxes: list[KernelBox]) -> np.ndarray:
     return want
 
 
-@pytest.mark.parametrize("stream", [False, True])
-def test_masked_copy_writes_each_box_over_the_copy(stream: bool) -> None:
+def test_masked_copy_writes_each_box_over_the_copy() -> None:
     kernel = kernel_or_skip()
     rng = np.random.default_rng(7)
-    for _ in range(200):
+    for _ in range(400):
         groups, inner, gap = int(rng.integers(1, 9)), int(rng.integers(1, 40)), int(rng.integers(1, 3))
         gap = max(gap * inner, inner)
         nbytes = (6 + groups * gap) * GROUP + int(rng.integers(0, 40))
@@ -65,7 +64,7 @@ def test_masked_copy_writes_each_box_over_the_copy(stream: bool) -> None:
         start = int(rng.integers(0, 4))  # (out at any alignment)
         store = np.full(nbytes + 2 * GUARD + 4, 0xA7, np.uint8)
         out = store[GUARD + start:GUARD + start + nbytes]
-        kernel.masked_copy(out, src, boxes, stream)
+        kernel.masked_copy(out, src, boxes)
         assert np.array_equal(out, _applied(src, boxes)), boxes
         assert (store[:GUARD + start] == 0xA7).all() and (store[GUARD + start + nbytes:] == 0xA7).all()
 
@@ -112,7 +111,7 @@ def test_relayout_to_itself_writes_the_pad_whatever_the_source_padding(text: str
     data = np.frombuffer(rng.bytes(t.size * dtype.itemsize), dtype).reshape(t.logical_shape)
     buf = _source(t, data, rng)
     prepared = engine.prepare_direct(t, t, buf, np.empty_like(buf))
-    assert prepared.how == "all" and prepared.refill.kernel_boxes(pad, dtype)  # (the masked copy)
+    assert prepared.how == "all" and prepared.refill.kernel_boxes(pad, dtype, buf.nbytes)  # (masked)
     want = reference_buffer(data, text, pad)
     nbytes = buf.nbytes
     for threads in (1, 1, None):  # (the second call: the remembered small call in C)
@@ -127,5 +126,15 @@ def test_relayout_to_itself_writes_the_pad_whatever_the_source_padding(text: str
 
 def test_refill_boxes_become_kernel_boxes_of_their_words() -> None:
     r = Refill.of([(1, (4, 3), (4, 1)), (16, (8,), (1,))], 1)
-    assert r.kernel_boxes(0xFF, np.dtype(np.uint8)) == [
+    assert r.kernel_boxes(0xFF, np.dtype(np.uint8), 24) == [
         (16, (8,), (1,), 0, 1, 0, 0xFF), (0, (4,), (4,), 0, 4, 0xFF, 0xFFFFFF00)]
+
+
+def test_a_copy_cut_in_many_short_pieces_is_not_masked() -> None:
+    t = PhysicalTarget.from_xla("f16[1001,1016]{1,0:T(2,128)(2,1)}")  # 32 bytes of padding every 4 KiB
+    buf = np.zeros(t.physical_elements, np.float16)
+    prepared = engine.prepare_direct(t, t, buf, np.empty_like(buf))
+    assert prepared.how == "all" and prepared.refill.kernel_boxes(0, buf.dtype, buf.nbytes) is None
+    u = PhysicalTarget.from_xla("u8[5641,33]{0,1:T(8,128)(4,1)}")  # its units side by side: few pieces
+    raw = np.zeros(u.physical_elements, np.uint8)
+    assert engine.prepare_direct(u, u, raw, raw.copy()).refill.kernel_boxes(0, raw.dtype, raw.nbytes)

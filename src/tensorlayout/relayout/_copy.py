@@ -342,7 +342,7 @@ def _masked_small(copy: PreparedDirect, logical: np.ndarray, buf: np.ndarray, ke
                   alloc_shape: tuple[int, ...] | None) -> object | None:
     """``small_call`` of a buffer copied whole, its padding written as it goes (the kernel's masked
     copy, as ``PreparedDirect.run`` makes it: ``_masked_copy``), or None when it does not fit."""
-    boxes = copy.refill.kernel_boxes(pad, buf.dtype)
+    boxes = copy.refill.kernel_boxes(pad, buf.dtype, buf.nbytes)
     if _new_small_call is None or boxes is None or not MASKED_COPY or logical.nbytes != buf.nbytes \
             or not logical.flags.c_contiguous:
         return None
@@ -447,7 +447,9 @@ class PreparedDirect:
 #: A one-pass copy of a buffer whole onto the same layout on one thread writes the padding as it
 #: goes (the kernel's ``masked_copy``), not after (``Refill``): one thread, alternately with a copy,
 #: u8[55641,33]{0,1:T(8,128)(4,1)} to itself 1.50-1.61 -> 1.24-1.26x, pred[45,7,4230]{2,1,0:T(4,128)(4,1)}
-#: 1.76-1.79 -> 1.17-1.20x. False: copy, then refill.
+#: 1.76-1.79 -> 1.17-1.20x. Not streamed (from ``STREAM_MIN_BYTES``): the copy whole, streamed, and then
+#: the refill measured faster (pred[404,7716,11]{1,0,2:T(8,128)(4,1)} to itself, 33 MiB: 0.76 against 0.95x).
+#: False: copy, then refill.
 MASKED_COPY = True
 
 
@@ -457,11 +459,12 @@ def _masked_copy(refill: Refill, data: np.ndarray, buf: np.ndarray, pad_value: o
     written with ``pad_value`` as the copy goes, in one kernel call on one thread
     (``MASKED_COPY``); False when it does not (then nothing is written)."""
     if not MASKED_COPY or _kernel is None or not USE_KERNEL or data.nbytes != buf.nbytes \
-            or buf.dtype.hasobject or (data.nbytes >= THREAD_MIN_BYTES and thread_count(threads) > 1):
+            or buf.dtype.hasobject or data.nbytes >= STREAM_MIN_BYTES \
+            or (data.nbytes >= THREAD_MIN_BYTES and thread_count(threads) > 1):
         return False
-    boxes = refill.kernel_boxes(pad_value, buf.dtype)
+    boxes = refill.kernel_boxes(pad_value, buf.dtype, buf.nbytes)
     if boxes is not None:
-        _kernel.masked_copy(buf, data, boxes, data.nbytes >= STREAM_MIN_BYTES)
+        _kernel.masked_copy(buf, data, boxes)
     return boxes is not None
 
 

@@ -112,14 +112,13 @@ done:
     return result;
 }
 
-/* masked_copy(dst, src, boxes, stream): the bytes of src (C-contiguous, as long as dst) into dst, each
+/* masked_copy(dst, src, boxes): the bytes of src (C-contiguous, as long as dst) into dst, each
  * box's words written as (word & keep) | fill as the copy goes (_kernel_masked.h). */
 static PyObject *kernel_masked_copy(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *dst_obj, *src_obj, *boxes;
-    int stream = 0;
-    if (!PyArg_ParseTuple(args, "OOO!|p:masked_copy", &dst_obj, &src_obj, &PyList_Type, &boxes, &stream))
+    if (!PyArg_ParseTuple(args, "OOO!:masked_copy", &dst_obj, &src_obj, &PyList_Type, &boxes))
         return NULL;
     Py_ssize_t count = PyList_GET_SIZE(boxes);
     if (count > MASKED_MAX_BOXES) {
@@ -145,7 +144,7 @@ static PyObject *kernel_masked_copy(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < count; i++)
         if (masked_read_box(PyList_GET_ITEM(boxes, i), &mb[i], dv.len) < 0) goto done;
     Py_BEGIN_ALLOW_THREADS
-    masked_copy((char *)dv.buf, (const char *)sv.buf, dv.len, mb, (int)count, stream && HAVE_STREAM);
+    masked_copy((char *)dv.buf, (const char *)sv.buf, dv.len, mb, (int)count);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -195,10 +194,10 @@ static PyMethodDef methods[] = {
      "whose padding is already written (then, on one thread, a ragged sub-tile's rows may be woven "
      "in whole groups, its padding rewritten as it is)."},
     {"masked_copy", kernel_masked_copy, METH_VARARGS,
-     "masked_copy(dst, src, boxes, stream=False): copy the bytes of src into dst (both C-contiguous, of one "
+     "masked_copy(dst, src, boxes): copy the bytes of src into dst (both C-contiguous, of one "
      "length), each box (offset, shape, strides, outer, word, keep, fill) of words of 1, 2, 4 or 8 bytes "
      "written as (word & keep) | fill as the copy goes; outer: the box's first axes that step over "
-     "its units. stream: non-temporal stores for the bytes copied as they are."},
+     "its units."},
     POOL_INFO_METHOD,
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "

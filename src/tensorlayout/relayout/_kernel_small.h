@@ -400,7 +400,7 @@ static void fill_box(char *d, const plan_t *p, const unsigned char *one)
 static void run_small(const small_call_t *c, char *d, const char *s)
 {
     if (c->nmasked > 0) {
-        masked_copy(d, s, c->dst_len, c->masked, (int)c->nmasked, 0);
+        masked_copy(d, s, c->dst_len, c->masked, (int)c->nmasked);
         return;
     }
     for (Py_ssize_t i = 0; i < c->nfill; i++)

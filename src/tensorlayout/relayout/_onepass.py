@@ -101,6 +101,34 @@ def masked(box: Box, item: int, nbytes: int) -> Masked | None:
 UNIT_BYTES = 4096
 MASKED_MAX_BOXES = 32  # boxes a masked copy takes (as _kernel_masked.h)
 MASKED_MAX_OUTER = 8  # ... and outer axes of each
+#: ... and the copy between its units is cut into few pieces, or long ones: one piece between every
+#: two units 4 KiB apart measured slower than a copy whole then the refill (f16[1001,1016]{1,0:T(2,128)(2,1)}
+#: to itself, 32 bytes of padding in every 4 KiB: 63-69 us against 45-52 us; u8[55641,33]{0,1:T(8,128)(4,1)},
+#: its units side by side in the last tile row, 12 pieces: 60 us against 75 us).
+MASKED_FEW_PIECES = 64
+MASKED_PIECE_BYTES = 16384
+
+
+def copy_pieces(boxes: list[KernelBox]) -> int:
+    """How many pieces the masked copy of ``boxes`` copies between its units (the ranges before,
+    between and after them that no unit covers; a last one counted as if the buffer ran on).
+
+    >>> copy_pieces([(100, (3, 4), (1000, 1), 1, 1, 0, 0), (104, (3, 4), (1000, 1), 1, 1, 0, 0)])
+    4
+    """
+    spans = []
+    for off, shape, strides, outer, word, _, _ in boxes:
+        starts = np.full(1, off, np.int64)
+        for n, st in zip(shape[:outer], strides[:outer], strict=True):
+            starts = (starts[:, None] + np.arange(n, dtype=np.int64) * st).reshape(-1)
+        extent = sum((n - 1) * st for n, st in zip(shape[outer:], strides[outer:], strict=True)) + word
+        spans.append(np.stack([starts, starts + extent], axis=1))
+    if not spans:
+        return 1
+    units = np.concatenate(spans)
+    units = units[np.argsort(units[:, 0], kind="stable")]
+    reached = np.maximum.accumulate(units[:, 1])
+    return int((units[0, 0] > 0) + np.count_nonzero(units[1:, 0] > reached[:-1])) + 1
 
 
 def unit_axes(shape: tuple[int, ...], strides: tuple[int, ...], word: int) -> int:
@@ -131,7 +159,7 @@ class Refill:
     plain: tuple[Box, ...]
     words: tuple[Masked, ...]
     _masks: dict[bytes, list[tuple[np.generic, np.generic]]] = field(default_factory=dict)
-    _boxes: dict[bytes, list[KernelBox]] = field(default_factory=dict)
+    _boxes: dict[bytes, list[KernelBox] | None] = field(default_factory=dict)
 
     @staticmethod
     def of(boxes: list[Box], item: int, nbytes: int | None = None) -> Refill:
@@ -169,31 +197,38 @@ class Refill:
             if fill:
                 np.bitwise_or(view, fill, out=view)
 
-    def kernel_boxes(self, pad_value: object, dtype: np.dtype) -> list[KernelBox] | None:
+    def kernel_boxes(self, pad_value: object, dtype: np.dtype, nbytes: int) -> list[KernelBox] | None:
         """The boxes as the kernel's ``masked_copy`` writes them (each word ``(word & keep) | fill``)
         for ``pad_value`` in ``dtype``: the plain ones as words of one item, kept 0; None when they
-        are more than it takes (``MASKED_MAX_BOXES``, ``MASKED_MAX_OUTER``).
+        are more than it takes (``MASKED_MAX_BOXES``, ``MASKED_MAX_OUTER``) or cut the copy of a
+        buffer of ``nbytes`` in many short pieces (``MASKED_FEW_PIECES``, ``MASKED_PIECE_BYTES``).
 
         >>> r = Refill.of([(1, (4, 3), (4, 1)), (16, (8,), (1,))], 1)
-        >>> [b[3:] for b in r.kernel_boxes(7, np.dtype(np.uint8))]
+        >>> [b[3:] for b in r.kernel_boxes(7, np.dtype(np.uint8), 24)]
         [(0, 1, 0, 7), (0, 4, 255, 117901056)]
         """
         one = remembered_pad_item(pad_value, dtype)
-        boxes = self._boxes.get(one)
-        if boxes is None:
+        if one not in self._boxes:
             if len(self._boxes) >= 16:
                 self._boxes.clear()
-            fill = int.from_bytes(one, sys.byteorder)
-            plain = [(off, shape or (1,), strides or (len(one),)) for off, shape, strides in self.plain]
-            boxes = [(off, shape, strides, unit_axes(shape, strides, len(one)), len(one), 0, fill)
-                     for off, shape, strides in plain]  # (one item: as an axis of one)
-            for m in self.words:
-                keep, ones = m.masks(one)
-                boxes.append((m.offset, m.shape, m.strides, unit_axes(m.shape, m.strides, m.word), m.word,
-                              int(keep), int(ones)))
-            self._boxes[one] = boxes
-        return boxes if len(boxes) <= MASKED_MAX_BOXES and all(b[3] <= MASKED_MAX_OUTER for b in boxes) \
-            else None
+            self._boxes[one] = _kernel_boxes(self, one, nbytes)
+        return self._boxes[one]
+
+
+def _kernel_boxes(refill: Refill, one: bytes, nbytes: int) -> list[KernelBox] | None:
+    """``Refill.kernel_boxes`` for the pad item ``one`` (its bytes)."""
+    fill = int.from_bytes(one, sys.byteorder)
+    plain = [(off, shape or (1,), strides or (len(one),)) for off, shape, strides in refill.plain]
+    boxes = [(off, shape, strides, unit_axes(shape, strides, len(one)), len(one), 0, fill)
+             for off, shape, strides in plain]  # (one item: as an axis of one)
+    for m in refill.words:
+        keep, ones = m.masks(one)
+        boxes.append((m.offset, m.shape, m.strides, unit_axes(m.shape, m.strides, m.word), m.word,
+                      int(keep), int(ones)))
+    if len(boxes) > MASKED_MAX_BOXES or any(b[3] > MASKED_MAX_OUTER for b in boxes):
+        return None
+    pieces = copy_pieces(boxes)
+    return boxes if pieces <= MASKED_FEW_PIECES or nbytes >= pieces * MASKED_PIECE_BYTES else None
 
 
 #: A one-pass copy whose boxes all move runs contiguous on both sides of at least this many

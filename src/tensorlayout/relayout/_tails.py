@@ -351,6 +351,10 @@ def tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
 
 
 def gapped_tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
-    """``gapped``, kept with its tasks per pad byte and its gaps (``Tails``), or None."""
+    """``tailed`` where the tasks tile the buffer alone (its tasks as they were), else ``gapped``,
+    kept with its tasks per pad byte and its gaps (``Tails``), or None."""
+    whole = tailed(tasks, nbytes, item)
+    if whole is not None:
+        return Tails(whole)
     out = gapped(tasks, nbytes, item)
     return None if out is None else Tails(out[0], tuple(out[1]))

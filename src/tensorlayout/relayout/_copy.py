@@ -38,7 +38,7 @@ from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._onepass import Refill, onepass_how, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
-from tensorlayout.relayout._tails import TailedTask, Tails, pad_item, tails
+from tensorlayout.relayout._tails import TailedTask, Tails, gapped_tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._threads import share, thread_count
 from tensorlayout.relayout._views import Pair, box_views
@@ -266,7 +266,8 @@ SHARED_TAILED: TargetMemo[tuple, Tails | None] = TargetMemo()
 
 
 def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: np.ndarray, pad_value: object,
-                  threads: int | None, tasks: Callable[[int], list[Task]]) -> bool:
+                  threads: int | None, tasks: Callable[[int], list[Task]],
+                  tiler: Callable[[list[Task], int, int], Tails | None] = tails) -> bool:
     """Copy ``logical`` into the physical ``buf`` (a copy too large for one kernel call, not
     streamed) by its tasks in pieces, ``tasks(pieces)``, each writing the padding behind its
     steps (``SHARED_TAILS``; remembered on ``target`` per ``key`` and pieces); False when they
@@ -278,11 +279,12 @@ def _shared_tails(target: PhysicalTarget, key: tuple, logical: np.ndarray, buf: 
         return False
     workers = thread_count(threads)
     n = pieces(workers)
-    shared = SHARED_TAILED.get(target, (*key, n), lambda: tails(tasks(n), buf.nbytes, buf.itemsize))
+    shared = SHARED_TAILED.get(target, (*key, n), lambda: tiler(tasks(n), buf.nbytes, buf.itemsize))
     todo = None if shared is None else shared.for_pad(pad_value, buf.dtype)
-    if todo is None:
+    if shared is None or todo is None:
         return False
     _kernel.copy(buf, logical, todo, False, workers)
+    shared.fill_gaps(buf, todo)
     return True
 
 
@@ -308,16 +310,23 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     ``from_physical``: ``buf`` is the buffer as given; ``pad``: the checked pad value;
     ``alloc_shape``: the shape ``allocate`` gives a result when there is no ``out`` (None:
     ``out`` must be given: ``from_physical`` made with one). A one-pass copy with padding to
-    fill again after it (``PreparedDirect.refill``) is none: the kernel fills first."""
+    fill again after it (``PreparedDirect.refill``) is none, but for a buffer copied whole: then the
+    kernel's masked copy writes that padding as it goes."""
     if _new_small_call is None or copy is None or not logical.size \
             or not (logical.flags.aligned and buf.flags.aligned) \
-            or (isinstance(copy, PreparedDirect) and copy.refill):
+            or (isinstance(copy, PreparedDirect) and copy.refill and copy.how != "all"):
         return None
     fill = None
     tasks: list[Task] | list[TailedTask] | None = copy.tasks
+    if isinstance(copy, PreparedDirect) and copy.how == "all" and copy.refill:  # (as its run: _masked_copy)
+        return _masked_small(copy, logical, buf, key, pad, alloc_shape)
     if copy.padded:  # one item of the pad value, and where Prepared.run writes it
         one = pad_item(pad, buf.dtype)
         tasks = None if copy.tailed is None else copy.tailed.for_item(one)
+        if tasks is not None and copy.tailed is not None and copy.tailed.gaps:  # (the rest first)
+            gaps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = [
+                (off, 0, (n // buf.itemsize,), (buf.itemsize,), (0,)) for off, n in copy.tailed.gaps]
+            fill = (one, gaps)
         if tasks is None:  # (tailed tasks write it as they go)
             tasks = copy.tasks
             boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
@@ -327,6 +336,18 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
     return _new_small_call(dst, src, tasks, copy.to_physical, src.dtype, key[3],
                            key[4] if copy.to_physical else None, fill, copy.nbytes, src.dtype.alignment,
                            alloc_shape is None, alloc_shape)
+
+
+def _masked_small(copy: PreparedDirect, logical: np.ndarray, buf: np.ndarray, key: tuple, pad: object,
+                  alloc_shape: tuple[int, ...] | None) -> object | None:
+    """``small_call`` of a buffer copied whole, its padding written as it goes (the kernel's masked
+    copy, as ``PreparedDirect.run`` makes it: ``_masked_copy``), or None when it does not fit."""
+    boxes = copy.refill.kernel_boxes(pad, buf.dtype, buf.nbytes)
+    if _new_small_call is None or boxes is None or not MASKED_COPY or logical.nbytes != buf.nbytes \
+            or not logical.flags.c_contiguous:
+        return None
+    return _new_small_call(buf, logical, [], True, logical.dtype, key[3], key[4], None, copy.nbytes,
+                           logical.dtype.alignment, alloc_shape is None, alloc_shape, boxes)
 
 
 def copy_in(array: np.ndarray, buf: np.ndarray, target: PhysicalTarget, pad_value: object,
@@ -382,6 +403,8 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
+        if self.how == "all" and self.refill and _masked_copy(self.refill, data, buf, pad_value, threads):
+            return
         small = _small(self.nbytes, data, buf)
         if self.tailed is None or not self._tailed(self.tailed, small, data, buf, pad_value, threads):
             self._filled(small, data, buf, pad_value, threads)
@@ -395,10 +418,12 @@ class PreparedDirect:
         written)."""
         if small is None:
             return _shared_tails(self.dst, (self.src, data.strides, self.how), data, buf, pad_value, threads,
-                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how))
+                                 lambda n: _direct_tasks(self.src, self.dst, data, buf, n, self.how),
+                                 gapped_tails)
         tasks = tailed.for_pad(pad_value, buf.dtype)
         if tasks is not None:
             small.copy(buf, data, tasks, False)
+            tailed.fill_gaps(buf, tasks)
         return tasks is not None
 
     def _filled(self, small: ModuleType | None, data: np.ndarray, buf: np.ndarray, pad_value: object,
@@ -417,6 +442,30 @@ class PreparedDirect:
             return _direct_tasks(src, dst, data, buf, pieces, how)
 
         _run(data, buf, True, threads, tasks, lambda: direct_pairs(src, dst, data, buf, how), self.stream)
+
+
+#: A one-pass copy of a buffer whole onto the same layout on one thread writes the padding as it
+#: goes (the kernel's ``masked_copy``), not after (``Refill``): one thread, alternately with a copy,
+#: u8[55641,33]{0,1:T(8,128)(4,1)} to itself 1.50-1.61 -> 1.24-1.26x, pred[45,7,4230]{2,1,0:T(4,128)(4,1)}
+#: 1.76-1.79 -> 1.17-1.20x. Not streamed (from ``STREAM_MIN_BYTES``): the copy whole, streamed, and then
+#: the refill measured faster (pred[404,7716,11]{1,0,2:T(8,128)(4,1)} to itself, 33 MiB: 0.76 against 0.95x).
+#: False: copy, then refill.
+MASKED_COPY = True
+
+
+def _masked_copy(refill: Refill, data: np.ndarray, buf: np.ndarray, pad_value: object,
+                 threads: int | None) -> bool:
+    """Copy the contiguous ``data`` whole into ``buf`` of the same length, the ``refill`` boxes
+    written with ``pad_value`` as the copy goes, in one kernel call on one thread
+    (``MASKED_COPY``); False when it does not (then nothing is written)."""
+    if not MASKED_COPY or _kernel is None or not USE_KERNEL or data.nbytes != buf.nbytes \
+            or buf.dtype.hasobject or data.nbytes >= STREAM_MIN_BYTES \
+            or (data.nbytes >= THREAD_MIN_BYTES and thread_count(threads) > 1):
+        return False
+    boxes = refill.kernel_boxes(pad_value, buf.dtype, buf.nbytes)
+    if boxes is not None:
+        _kernel.masked_copy(buf, data, boxes)
+    return boxes is not None
 
 
 def _direct_tasks(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray, buf: np.ndarray, pieces: int,
@@ -452,7 +501,7 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
                  for v in over_padding(src, dst, buf, how == "lanes")] if how in ("over", "lanes") else []
     refill = Refill.of(boxes, buf.itemsize, buf.nbytes)
     padded = padding > 0 and how != "all"  # (the fill before the copy)
-    tailed = tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
+    tailed = gapped_tails(tasks, buf.nbytes, buf.itemsize) if padded and not plan.fill_all else None
     return PreparedDirect(src, dst, tasks, data.nbytes, padded, whole, stream, refill, how, tailed)
 
 

@@ -67,6 +67,7 @@
  */
 #include "_kernel_small.h"
 #include "_pool.h"
+#include "_kernel_masked.h"
 
 static PyObject *kernel_copy(PyObject *self, PyObject *args)
 {
@@ -111,6 +112,49 @@ done:
     return result;
 }
 
+/* masked_copy(dst, src, boxes): the bytes of src (C-contiguous, as long as dst) into dst, each
+ * box's words written as (word & keep) | fill as the copy goes (_kernel_masked.h). */
+static PyObject *kernel_masked_copy(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *dst_obj, *src_obj, *boxes;
+    if (!PyArg_ParseTuple(args, "OOO!:masked_copy", &dst_obj, &src_obj, &PyList_Type, &boxes))
+        return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(boxes);
+    if (count > MASKED_MAX_BOXES) {
+        PyErr_SetString(PyExc_ValueError, "masked_copy: too many boxes");
+        return NULL;
+    }
+    Py_buffer dv, sv;
+    if (PyObject_GetBuffer(dst_obj, &dv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(src_obj, &sv, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    mbox_t *mb = PyMem_Malloc(sizeof(mbox_t) * (size_t)(count ? count : 1));
+    if (mb == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (dv.len != sv.len) {
+        PyErr_SetString(PyExc_ValueError, "masked_copy: the arrays differ in length");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (masked_read_box(PyList_GET_ITEM(boxes, i), &mb[i], dv.len) < 0) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    masked_copy((char *)dv.buf, (const char *)sv.buf, dv.len, mb, (int)count);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(mb);
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&sv);
+    return result;
+}
+
 /* weave_axes(shape, dst_strides, src_strides, item): the first pair (k, b) of axes, k before b in
  * the order k = 0, 1, ..., b = 0, 1, ... (b != k), that the weave rule (_kernel_nest.h) makes a
  * weave or an unweave, as (k, b); None if no pair does. _kernel_path.py puts the pair innermost. */
@@ -149,6 +193,11 @@ static PyMethodDef methods[] = {
      "the tasks one at a time (they must write disjoint bytes). padded: dst is a physical buffer "
      "whose padding is already written (then, on one thread, a ragged sub-tile's rows may be woven "
      "in whole groups, its padding rewritten as it is)."},
+    {"masked_copy", kernel_masked_copy, METH_VARARGS,
+     "masked_copy(dst, src, boxes): copy the bytes of src into dst (both C-contiguous, of one "
+     "length), each box (offset, shape, strides, outer, word, keep, fill) of words of 1, 2, 4 or 8 bytes "
+     "written as (word & keep) | fill as the copy goes; outer: the box's first axes that step over "
+     "its units."},
     POOL_INFO_METHOD,
     {"small_call", kernel_small_call, METH_VARARGS,
      "small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, "

@@ -4,6 +4,7 @@
 #ifndef TENSORLAYOUT_KERNEL_SMALL_H
 #define TENSORLAYOUT_KERNEL_SMALL_H
 #include "_kernel_tasks.h"
+#include "_kernel_masked.h"
 
 /* ==== remembered small calls ==============================================================
  *
@@ -36,6 +37,8 @@ typedef struct {
     Py_ssize_t count;
     plan_t *plans;                     /* dst and src: NULL; the offsets below */
     Py_ssize_t *doff, *soff;
+    Py_ssize_t nmasked;                /* > 0: a masked copy of src whole into dst (no tasks, no fills) */
+    mbox_t *masked;                    /* ... its boxes (_kernel_masked.h) */
 } small_call_t;
 
 /* The engine's settings (_copy.Settings), as configure() last set them. */
@@ -61,6 +64,7 @@ static void small_call_delete(small_call_t *c)
     PyMem_Free(c->soff);
     PyMem_Free(c->fills);
     PyMem_Free(c->foff);
+    PyMem_Free(c->masked);
     PyMem_Free(c);
 }
 
@@ -144,20 +148,44 @@ static int read_fills(small_call_t *c, PyObject *fill, const Py_buffer *dv, Py_s
     return 0;
 }
 
+/* The masked copy of a small call: src (C-contiguous, as long as dst) copied whole into dst, the
+ * boxes (as masked_copy takes them) written as it goes; no tasks, no fills. */
+static int read_masked(small_call_t *c, PyObject *boxes, const Py_buffer *dv, const Py_buffer *sv)
+{
+    c->nmasked = PyList_GET_SIZE(boxes);
+    if (c->count || c->nfill || !c->nmasked || c->nmasked > MASKED_MAX_BOXES || dv->len != sv->len
+        || !is_c_contiguous(dv) || !is_c_contiguous(sv)) {
+        PyErr_SetString(PyExc_ValueError, "small_call: a masked copy has boxes, no tasks nor fills, and "
+                                          "C-contiguous arrays of one length");
+        return -1;
+    }
+    c->masked = PyMem_Calloc((size_t)c->nmasked, sizeof(mbox_t));
+    if (c->masked == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < c->nmasked; i++)
+        if (masked_read_box(PyList_GET_ITEM(boxes, i), &c->masked[i], dv->len) < 0) return -1;
+    c->dmin = c->smin = 0;
+    c->dmax = c->smax = dv->len;
+    return 0;
+}
+
 /* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, out_given,
- * alloc_shape): the small call of the copy `tasks` from src into dst (the arrays of a first
- * call), as kernel_copy checks and runs them; fill: None, or (one item of bytes, boxes of dst
- * it is written to first, as tasks from a source of zero strides); alloc_shape: None, or the
- * shape of a new dst when out is None. */
+ * alloc_shape[, masked]): the small call of the copy `tasks` from src into dst (the arrays of a
+ * first call), as kernel_copy checks and runs them; fill: None, or (one item of bytes, boxes of
+ * dst it is written to first, as tasks from a source of zero strides); alloc_shape: None, or the
+ * shape of a new dst when out is None; masked: None, or the boxes of a masked copy of src whole
+ * (then no tasks and no fill; read_masked). */
 static PyObject *kernel_small_call(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *dst_obj, *src_obj, *tasks, *dtype, *threads, *pad, *fill, *alloc_shape;
+    PyObject *dst_obj, *src_obj, *tasks, *dtype, *threads, *pad, *fill, *alloc_shape, *masked = Py_None;
     int to_physical, out_given;
     Py_ssize_t nbytes, align;
-    if (!PyArg_ParseTuple(args, "OOO!pOOOOnnpO:small_call", &dst_obj, &src_obj, &PyList_Type, &tasks,
+    if (!PyArg_ParseTuple(args, "OOO!pOOOOnnpO|O:small_call", &dst_obj, &src_obj, &PyList_Type, &tasks,
                           &to_physical, &dtype, &threads, &pad, &fill, &nbytes, &align, &out_given,
-                          &alloc_shape))
+                          &alloc_shape, &masked))
         return NULL;
     Py_buffer dv, sv;
     if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
@@ -202,6 +230,10 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
     c->dmin = c->smin = PY_SSIZE_T_MAX;
     c->dmax = c->smax = PY_SSIZE_T_MIN;
     if (fill != Py_None && read_fills(c, fill, &dv, dlo, dhi) < 0) goto fail;
+    if (masked != Py_None && (!PyList_Check(masked) || read_masked(c, masked, &dv, &sv) < 0)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "small_call: masked must be a list or None");
+        goto fail;
+    }
     for (Py_ssize_t i = 0; i < count; i++) {
         plan_t *p = &c->plans[i];
         Py_ssize_t lo, hi;
@@ -367,6 +399,10 @@ static void fill_box(char *d, const plan_t *p, const unsigned char *one)
 
 static void run_small(const small_call_t *c, char *d, const char *s)
 {
+    if (c->nmasked > 0) {
+        masked_copy(d, s, c->dst_len, c->masked, (int)c->nmasked);
+        return;
+    }
     for (Py_ssize_t i = 0; i < c->nfill; i++)
         if (c->fills[i].ndim >= 0) fill_box(d + c->foff[i], &c->fills[i], c->fill_bytes);
     for (Py_ssize_t i = 0; i < c->count; i++) {

@@ -19,6 +19,7 @@ other bytes (the group's data) stay as the copy wrote them (17 to 33 us).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,9 +31,12 @@ from tensorlayout.relayout._tails import remembered_pad_item
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair
 
-__all__ = ["Masked", "Refill", "masked", "onepass_how", "onepass_tasks", "source_order", "write_streams"]
+__all__ = ["Masked", "Refill", "masked", "onepass_how", "onepass_tasks", "source_order", "unit_axes",
+           "write_streams"]
 
 Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides (fill order)
+#: a box as the kernel's ``masked_copy`` takes it: offset, shape, strides, outer axes, word, keep, fill
+KernelBox = tuple[int, tuple[int, ...], tuple[int, ...], int, int, int, int]
 #: The word sizes a group is refilled in, smallest first (a (2,1) pair of bytes, a (4,1) quad
 #: or a (2,1) pair of 2-byte items, 8 bytes).
 WORDS: dict[int, np.dtype] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -92,6 +96,57 @@ def masked(box: Box, item: int, nbytes: int) -> Masked | None:
     return min(fits, key=lambda m: (m.strides[-1] != m.word, m.word), default=None)
 
 
+#: The kernel's masked copy (``_kernel_masked.h``) writes a box of padding in units of at most this
+#: many bytes from their first (the steps of its outer axes), each as the copy reaches it, in L1.
+UNIT_BYTES = 4096
+MASKED_MAX_BOXES = 32  # boxes a masked copy takes (as _kernel_masked.h)
+MASKED_MAX_OUTER = 8  # ... and outer axes of each
+#: ... and the copy between its units is cut into few pieces, or long ones: one piece between every
+#: two units 4 KiB apart measured slower than a copy whole then the refill (f16[1001,1016]{1,0:T(2,128)(2,1)}
+#: to itself, 32 bytes of padding in every 4 KiB: 63-69 us against 45-52 us; u8[55641,33]{0,1:T(8,128)(4,1)},
+#: its units side by side in the last tile row, 12 pieces: 60 us against 75 us).
+MASKED_FEW_PIECES = 64
+MASKED_PIECE_BYTES = 16384
+
+
+def copy_pieces(boxes: list[KernelBox]) -> int:
+    """How many pieces the masked copy of ``boxes`` copies between its units (the ranges before,
+    between and after them that no unit covers; a last one counted as if the buffer ran on).
+
+    >>> copy_pieces([(100, (3, 4), (1000, 1), 1, 1, 0, 0), (104, (3, 4), (1000, 1), 1, 1, 0, 0)])
+    4
+    """
+    spans = []
+    for off, shape, strides, outer, word, _, _ in boxes:
+        starts = np.full(1, off, np.int64)
+        for n, st in zip(shape[:outer], strides[:outer], strict=True):
+            starts = (starts[:, None] + np.arange(n, dtype=np.int64) * st).reshape(-1)
+        extent = sum((n - 1) * st for n, st in zip(shape[outer:], strides[outer:], strict=True)) + word
+        spans.append(np.stack([starts, starts + extent], axis=1))
+    if not spans:
+        return 1
+    units = np.concatenate(spans)
+    units = units[np.argsort(units[:, 0], kind="stable")]
+    reached = np.maximum.accumulate(units[:, 1])
+    return int((units[0, 0] > 0) + np.count_nonzero(units[1:, 0] > reached[:-1])) + 1
+
+
+def unit_axes(shape: tuple[int, ...], strides: tuple[int, ...], word: int) -> int:
+    """How many outer axes of a box (``shape``, byte ``strides`` falling; words of ``word`` bytes)
+    step over its units: the fewest that leave the inner ones spanning at most ``UNIT_BYTES``
+    (the last axis always inner).
+
+    >>> unit_axes((434, 512), (1024, 1), 1), unit_axes((5, 2, 156), (445440, 512, 1), 1)
+    (1, 1)
+    >>> unit_axes((3, 4), (16, 4), 4)
+    0
+    """
+    for outer in range(len(shape)):
+        if sum((n - 1) * s for n, s in zip(shape[outer:], strides[outer:], strict=True)) + word <= UNIT_BYTES:
+            return outer
+    return len(shape) - 1
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Refill:
     """The padding boxes a one-pass copy wrote over: ``plain`` ones filled as views, ``words``
@@ -104,6 +159,7 @@ class Refill:
     plain: tuple[Box, ...]
     words: tuple[Masked, ...]
     _masks: dict[bytes, list[tuple[np.generic, np.generic]]] = field(default_factory=dict)
+    _boxes: dict[bytes, list[KernelBox] | None] = field(default_factory=dict)
 
     @staticmethod
     def of(boxes: list[Box], item: int, nbytes: int | None = None) -> Refill:
@@ -140,6 +196,39 @@ class Refill:
             np.bitwise_and(view, keep, out=view)
             if fill:
                 np.bitwise_or(view, fill, out=view)
+
+    def kernel_boxes(self, pad_value: object, dtype: np.dtype, nbytes: int) -> list[KernelBox] | None:
+        """The boxes as the kernel's ``masked_copy`` writes them (each word ``(word & keep) | fill``)
+        for ``pad_value`` in ``dtype``: the plain ones as words of one item, kept 0; None when they
+        are more than it takes (``MASKED_MAX_BOXES``, ``MASKED_MAX_OUTER``) or cut the copy of a
+        buffer of ``nbytes`` in many short pieces (``MASKED_FEW_PIECES``, ``MASKED_PIECE_BYTES``).
+
+        >>> r = Refill.of([(1, (4, 3), (4, 1)), (16, (8,), (1,))], 1)
+        >>> [b[3:] for b in r.kernel_boxes(7, np.dtype(np.uint8), 24)]
+        [(0, 1, 0, 7), (0, 4, 255, 117901056)]
+        """
+        one = remembered_pad_item(pad_value, dtype)
+        if one not in self._boxes:
+            if len(self._boxes) >= 16:
+                self._boxes.clear()
+            self._boxes[one] = _kernel_boxes(self, one, nbytes)
+        return self._boxes[one]
+
+
+def _kernel_boxes(refill: Refill, one: bytes, nbytes: int) -> list[KernelBox] | None:
+    """``Refill.kernel_boxes`` for the pad item ``one`` (its bytes)."""
+    fill = int.from_bytes(one, sys.byteorder)
+    plain = [(off, shape or (1,), strides or (len(one),)) for off, shape, strides in refill.plain]
+    boxes = [(off, shape, strides, unit_axes(shape, strides, len(one)), len(one), 0, fill)
+             for off, shape, strides in plain]  # (one item: as an axis of one)
+    for m in refill.words:
+        keep, ones = m.masks(one)
+        boxes.append((m.offset, m.shape, m.strides, unit_axes(m.shape, m.strides, m.word), m.word,
+                      int(keep), int(ones)))
+    if len(boxes) > MASKED_MAX_BOXES or any(b[3] > MASKED_MAX_OUTER for b in boxes):
+        return None
+    pieces = copy_pieces(boxes)
+    return boxes if pieces <= MASKED_FEW_PIECES or nbytes >= pieces * MASKED_PIECE_BYTES else None
 
 
 #: A one-pass copy whose boxes all move runs contiguous on both sides of at least this many

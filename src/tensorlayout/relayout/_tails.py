@@ -21,8 +21,8 @@ import numpy as np
 
 from tensorlayout.relayout._kernel_path import Task
 
-__all__ = ["TailedTask", "Tails", "pad_byte", "pad_item", "remembered_pad_item", "tailed", "tails",
-           "with_byte"]
+__all__ = ["TailedTask", "Tails", "gapped", "gapped_tails", "pad_byte", "pad_item", "remembered_pad_item",
+           "tailed", "tails", "with_byte"]
 
 #: a kernel task with its tail (at, bytes, byte[, axis]): see ``_kernel.c``
 Tail = tuple[int, ...]
@@ -158,6 +158,105 @@ def tailed(tasks: list[Task], nbytes: int, item: int) -> list[TailedTask] | None
     return out or None
 
 
+#: A one-pass copy whose tasks leave more bytes than their tails reach than this many ranges
+#: (``gapped``) fills its padding first instead.
+MAX_GAPS = 16
+Gap = tuple[int, int]  # byte offset, bytes
+
+
+def gapped(tasks: list[Task], nbytes: int, item: int) -> tuple[list[TailedTask], list[Gap]] | None:
+    """``tailed``, where the tasks may leave ranges of the buffer that neither they nor their
+    tails write (at most ``MAX_GAPS``: the gaps, filled apart), and tasks whose first axes step
+    alike, each over its own part of every step (a tile row's full tiles and its ragged last
+    one), are tiled step by step (``_period``); None when they overlap or do not step.
+
+    >>> full = (0, 0, (3, 2, 512), (2048, 512, 1), (1024, 512, 1), False, 0)  # 3 steps of 2048:
+    >>> ragged = (1024, 3072, (3, 2, 300), (2048, 512, 1), (600, 300, 1), False, 0)  # 1024, 2 x 300
+    >>> tasks, gaps = gapped([full, ragged], 6244, 1)
+    >>> [t[2:4] + t[7:] for t in tasks]  # (the ragged rows' tails behind axis 1)
+    [((3, 2, 512), (2048, 512, 1), (0, 0, 0)), ((3, 2, 300), (2048, 512, 1), (300, 212, 0, 1))]
+    >>> gaps  # (100 bytes past the steps)
+    [(6144, 100)]
+    """
+    todo = sorted(tasks, key=lambda task: task[0])
+    blocks: list[tuple[int, int, list[TailedTask]]] = []  # start, end, tasks
+    i = 0
+    while i < len(todo):
+        group = [todo[i]]
+        while i + len(group) < len(todo) and _steps_alike(todo[i], todo[i + len(group)]):
+            group.append(todo[i + len(group)])
+        block = _period(group, item) if len(group) > 1 else _single(todo[i], item)
+        if block is None:
+            return None
+        blocks.append(block)
+        i += len(group)
+    return _joined(blocks, nbytes)
+
+
+def _steps_alike(first: Task, other: Task) -> bool:
+    """``other`` steps along its first axis as ``first`` does, inside ``first``'s first step."""
+    return len(first[2]) > 1 and len(other[2]) > 1 and first[2][0] == other[2][0] > 1 \
+        and first[3][0] == other[3][0] > 0 and first[0] <= other[0] < first[0] + first[3][0]
+
+
+def _single(task: Task, item: int) -> tuple[int, int, list[TailedTask]] | None:
+    """One task as a block (start, end, its tailed task): a dense box (its tail up to the next
+    block: end -1) or steps each with its tail."""
+    steps = _steps(task, item)
+    if steps is None:
+        return None
+    (d_off, s_off, shape, ds, ss, swap, wide), data, axis, step, extent = steps
+    if shape[0] == 1 and axis == 0:  # one step: ``_joined`` sets its tail
+        return d_off, -1, [(d_off, s_off, shape, ds, ss, swap, wide, (data, 0, 0))]
+    tail = (data, step - data, 0)
+    return d_off, d_off + extent, [(d_off, s_off, shape, ds, ss, swap, wide, (*tail, axis) if axis else tail)]
+
+
+def _period(group: list[Task], item: int) -> tuple[int, int, list[TailedTask]] | None:
+    """Tasks stepping alike along their first axes (``_steps_alike``) as one block: one step of
+    them tiled without gaps (``gapped``), each tail then behind a step of a later axis."""
+    g0, n, period = group[0][0], group[0][2][0], group[0][3][0]
+    inner = gapped([(t[0] - g0, t[1], t[2][1:], t[3][1:], t[4][1:], t[5], t[6]) for t in group], period, item)
+    if inner is None or inner[1] or any(0 < t[7][0] < MIN_STEP_BYTES for t in inner[0] if t[7][1]):
+        return None  # (a tail behind every few bytes: a loop per step, slower than the fill)
+    out: list[TailedTask] = []
+    for (d_off, s_off, shape, ds, ss, swap, wide, tail), original in zip(inner[0], group, strict=True):
+        if not tail[1]:  # no tail: the task as it was
+            out.append((*original, (0, 0, 0)))
+            continue
+        axis = tail[3] if len(tail) > 3 else 0
+        out.append((g0 + d_off, s_off, (n, *shape), (period, *ds), (original[4][0], *ss), swap, wide,
+                    (*tail[:3], axis + 1)))
+    return g0, g0 + n * period, out
+
+
+def _joined(blocks: list[tuple[int, int, list[TailedTask]]], nbytes: int
+            ) -> tuple[list[TailedTask], list[Gap]] | None:
+    """The blocks' tasks, each dense box's tail run up to the next block, and the gaps left."""
+    tasks: list[TailedTask] = []
+    gaps: list[Gap] = []
+    at = 0
+    for k, (start, end, block) in enumerate(blocks):
+        if start < at:
+            return None
+        if start > at:
+            gaps.append((at, start - at))
+        if end < 0:  # a dense box: its tail runs to the next block
+            (d_off, s_off, shape, ds, ss, swap, wide, (data, _, _)), = block
+            end = blocks[k + 1][0] if k + 1 < len(blocks) else nbytes
+            if end < d_off + data:
+                return None
+            tail = (0, 0, 0) if end == d_off + data else (data, end - d_off - data, 0)
+            block = [(d_off, s_off, shape, (end - d_off, *ds[1:]), ss, swap, wide, tail)]
+        tasks += block
+        at = end
+    if at > nbytes:
+        return None
+    if at < nbytes:
+        gaps.append((at, nbytes - at))
+    return (tasks, gaps) if tasks and len(gaps) <= MAX_GAPS else None
+
+
 def pad_byte(one: bytes) -> int | None:
     """The byte an item of the pad value repeats (``one``: its bytes), or None.
 
@@ -218,6 +317,7 @@ class Tails:
     """
 
     tasks: list[TailedTask]
+    gaps: tuple[Gap, ...] = ()  # bytes neither the tasks nor their tails write (``gapped``)
     _by_byte: dict[bytes, list[TailedTask] | None] = field(default_factory=dict)
 
     def for_item(self, one: bytes) -> list[TailedTask] | None:
@@ -235,8 +335,26 @@ class Tails:
         """``for_item`` of one item of ``pad_value`` in ``dtype``."""
         return self.for_item(remembered_pad_item(pad_value, dtype))
 
+    def fill_gaps(self, buf: np.ndarray, tasks: list[TailedTask]) -> None:
+        """Write the gaps of the 1-D contiguous ``buf`` with the byte of ``tasks`` (as ``for_item``
+        gave them)."""
+        if self.gaps:
+            raw = buf.view(np.uint8)
+            for off, n in self.gaps:
+                raw[off:off + n] = tasks[0][7][2]
+
 
 def tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
     """``tailed``, kept with its tasks per pad byte (``Tails``), or None."""
     out = tailed(tasks, nbytes, item)
     return None if out is None else Tails(out)
+
+
+def gapped_tails(tasks: list[Task], nbytes: int, item: int) -> Tails | None:
+    """``tailed`` where the tasks tile the buffer alone (its tasks as they were), else ``gapped``,
+    kept with its tasks per pad byte and its gaps (``Tails``), or None."""
+    whole = tailed(tasks, nbytes, item)
+    if whole is not None:
+        return Tails(whole)
+    out = gapped(tasks, nbytes, item)
+    return None if out is None else Tails(out[0], tuple(out[1]))

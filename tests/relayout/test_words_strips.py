@@ -41,3 +41,19 @@ def test_tiled_to_physical_in_strips(text: str) -> None:
     want = reference_buffer(data, text, 0)
     assert np.array_equal(to_physical(data, t, threads=1).view(np.uint8), want.view(np.uint8))
     assert np.array_equal(from_physical(want, t, threads=1), data)
+
+
+@pytest.mark.parametrize(("item", "nb"), [(2, 8), (2, 16), (4, 8), (8, 4)])
+@pytest.mark.parametrize("ng", [11, 70])
+def test_destination_pieces_grouped(item: int, nb: int, ng: int) -> None:
+    """Destination rows that run on over g in pieces shorter than a line (a column-major
+    tile read into logical rows: nb items a row per g), in groups of g (all 11, or two of 32
+    and 6 g by g), na past whole tiles, the rows a gap apart, every byte and its guards."""
+    kernel = kernel_or_skip()
+    na = 131
+    da = ng * nb * item + 3 * item
+    sb = na * item + 5 * item
+    sg = nb * sb + 64
+    dtype = {2: np.uint16, 4: np.uint32, 8: np.uint64}[item]
+    src = np.random.default_rng(ng + nb).integers(0, 1 << 15, (ng * sg) // item + 64).astype(dtype)
+    check_raw_task(kernel, src, (ng, na, nb), (nb * item, da, item), (sg, item, sb), 2 * item, item, False, 5)

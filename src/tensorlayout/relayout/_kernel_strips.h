@@ -271,16 +271,34 @@ static int groups_lines(const tiler_t *t, Py_ssize_t sg, Py_ssize_t nb, Py_ssize
            && nb >= t->v && !rows_spread(nb, sb);
 }
 
+/* Whether transpose_grouped_dst takes transposes whose destination rows run on over g in
+ * pieces of a whole number of tiles shorter than a line (dg = nb*it < 64: a column-major f32
+ * T(8,128) or s64 T(4,128) tile read into logical rows, 32 bytes a row per tile): PIECE_GROUP g
+ * at a time (or all ng), a tile column of destination rows at once, so that each row gets
+ * its pieces of the group in a row, written whole, instead of half a line per g, read first
+ * and left to be finished by the next g. One thread, from_physical, ratio to a copy, medians
+ * of 11 rounds alternating with g by g: f32[23395,91]{0,1:T(8,128)} 2.9 -> 2.5,
+ * f32[3000,700] 2.9 -> 1.8, f32[1500,1500] 2.8-3.1 -> 1.8-1.9, s32[5000,300] 3.3 -> 2.5,
+ * s64[47463,29]{0,1:T(4,128)} 3.0 -> 2.2, s64[10000,100] 3.5 -> 2.6, f32[256,8192] 5.2 -> 4.0
+ * (all ng at once measured the same as groups of 32 there). */
+#define PIECE_GROUP 32
+static int pieces_lines(const tiler_t *t, Py_ssize_t dg, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t it)
+{
+    return t->tile != NULL && dg < 64 && 64 % dg == 0 && dg % (t->v * it) == 0 && nb >= t->v && na >= t->v;
+}
+
 /* transpose_grouped's twin for destination rows that run on a line per g (dg = nb*it = 64):
- * RUN_LINES g at a time, a tile column of destination rows at once, so that each destination
- * row gets RUN_LINES lines in a row (f64[1000,1000]{0,1:T(8,128)} from_physical: 2.6 -> 1.9x
- * a copy). Returns the g done (whole groups; the caller does the rest). */
+ * RUN_LINES g at a time (shorter pieces: PIECE_GROUP), a tile column of destination rows at
+ * once, so that each destination row gets RUN_LINES lines in a row (f64[1000,1000]{0,1:T(8,128)}
+ * from_physical: 2.6 -> 1.9x a copy). Returns the g done (whole groups; the caller does the
+ * rest). */
 static Py_ssize_t transpose_grouped_dst(const tiler_t *t, char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                         Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb,
                                         int lg)
 {
-    const Py_ssize_t it = ITEM(lg), v = t->v, G = RUN_LINES, ea = na - na % v;
-    Py_ssize_t g0 = 0; /* (nb is a whole number of tiles: runs_lines) */
+    const Py_ssize_t it = ITEM(lg), v = t->v, G = dg < 64 ? (ng < PIECE_GROUP ? ng : PIECE_GROUP) : RUN_LINES;
+    const Py_ssize_t ea = na - na % v;
+    Py_ssize_t g0 = 0; /* (nb is a whole number of tiles: runs_lines, pieces_lines) */
     const int words = words_avx2 && lg == 3 && nb % 8 == 0; /* whole lines in blocks: _kernel_words.h */
     for (; words && g0 + G <= ng; g0 += G) {
         const Py_ssize_t e8 = na - na % 8;
@@ -309,6 +327,27 @@ static int runs_lines(const tiler_t *t, Py_ssize_t sg, Py_ssize_t nb, Py_ssize_t
     return t->tile != NULL && sg == 64 && 64 % (t->v * it) == 0 && nb >= t->v;
 }
 
+/* Whether a transpose in cache (not streamed) still goes in strips with streamed stores
+ * (strips_src_run): items of 2 bytes or more whose source rows run on over g (a column-major
+ * tile's 128 rows, 32 bytes each per tile: to_physical of {0,1:T(8,128)} and the like; a
+ * permuted rank-3 array's), into whole destination lines (rows and g a multiple of 64 bytes
+ * apart, d on 16 bytes), from STRIPS_NT_MIN_BYTES of destination on. Their tiles g by g had each
+ * destination line read before it was written (the stores allocate it); in strips each line
+ * is written whole past the cache, the source rows read along. One thread, ratio to a copy,
+ * medians of 11 rounds alternating with the tiles: f32[23395,91]{0,1:T(8,128)} to_physical
+ * 3.8-4.8 -> 2.0-3.1, f32[1500,1500] 3.7-4.6 -> 1.7-2.2, s64[47463,29]{0,1:T(4,128)} 3.3-4.1 ->
+ * 1.4-1.9, bf16[3000,1000]{0,1:T(8,128)(2,1)} 3.8-5.8 -> 1.8-3.1, f32[2000,600]{0,1:T(2,128)}
+ * 5.2-5.3 -> 2.7-3.3, f32[128,128,8,16]{0,1,3,2:T(4,128)} 4.0/5.4 -> 2.6/3.5 (to/from); at 1-2
+ * MiB of destination no faster (f32[1024,512]{0,1:T(4,128)}, u32[2157,219]{0,1:T(8,128)}). */
+#define STRIPS_NT_MIN_BYTES (4 << 20)
+static int strips_in_cache(const plan_t *p, const char *d, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t dg,
+                           Py_ssize_t da, Py_ssize_t sg, int lg)
+{
+    const Py_ssize_t it = ITEM(lg);
+    return HAVE_STREAM && !p->stream && it >= 2 && ng > 1 && sg == na * it && da % 64 == 0 && dg % 64 == 0
+           && ((uintptr_t)d & 15) == 0 && p->dhi - p->dlo >= STRIPS_NT_MIN_BYTES;
+}
+
 /* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
  * in pieces of at most a line (the 128 source rows of a column-major f32 T(8,128) tile get 32
  * bytes each per g, f64's 64), the line after every such row's piece is fetched as the piece
@@ -321,6 +360,10 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     const Py_ssize_t it = ITEM(lg);
     int src_rows = ng > 1 && sg == na * it && sg <= 64, dst_rows = ng > 1 && dg == nb * it && dg <= 64;
     Py_ssize_t done = 0;
+    if (strips_in_cache(p, d, ng, na, dg, da, sg, lg)) {
+        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
+        return;
+    }
     const tiler_t *t = na < tilers[lg].v && narrow_tilers[lg].tile != NULL ? &narrow_tilers[lg] : &tilers[lg];
     if (lg == 2 && rows_tile_u32 != NULL && src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8)
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 1);
@@ -328,7 +371,7 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
         done = transpose_narrow(p, d, s, ng, na, nb, dg, da, sg, sb, 0);
     else if (src_rows && (groups_lines(t, sg, nb, sb, it) || runs_lines(t, sg, nb, it)))
         done = transpose_grouped(t, d, s, ng, na, nb, dg, da, sg, sb, lg);
-    else if (dst_rows && runs_lines(t, dg, na, it))
+    else if (dst_rows && (runs_lines(t, dg, na, it) || pieces_lines(t, dg, na, nb, it)))
         done = transpose_grouped_dst(t, d, s, ng, na, nb, dg, da, sg, sb, lg);
     for (Py_ssize_t g = done; g < ng; g++) {
         if (src_rows && enters_line(g * sg, sg))

@@ -6,6 +6,7 @@
 #ifndef TENSORLAYOUT_KERNEL_NEST_H
 #define TENSORLAYOUT_KERNEL_NEST_H
 #include "_kernel_strips.h"
+#include "_kernel_bytes_spread.h"
 
 /* ---- the outer loops ---------------------------------------------------------------- */
 
@@ -300,6 +301,8 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             in->weave(d, s, shape[last - 1], p->ds[last]);
             break;
         case K_STRIDED:
+            if (spread_bytes(p, d, s, shape[last], p->ds[last], p->ss[last]))
+                break; /* (one row of bytes into or out of groups: _kernel_bytes_spread.h) */
             if (in->line != NULL) {
                 in->line(d, s, shape[last], p->ds[last], p->ss[last]);
             } else {

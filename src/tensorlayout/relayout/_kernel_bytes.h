@@ -151,13 +151,13 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
     if (stream) _mm_sfence();
 }
 
-/* dst[g][b][a] = src[a][g][b], b < 4: source rows a (sa apart) of ng quads, dst rows (g, b) at
- * g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
+/* dst[g][b][a] = src[a][g][b], b < rows (3 or 4): source rows a (sa apart) of ng quads (read
+ * whole), dst rows (g, b) at g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
  * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
  * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
  * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
 __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa, int rows)
 {
     _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
     const Py_ssize_t pitch = FROM_GROUPS * 4;
@@ -175,7 +175,7 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
                         r[k] = _mm256_loadu_si256((const __m256i *)(stage + (a + k) * pitch + q * 4));
                     transpose_u8x16_lanes(r); /* r[4i + b]: lane 0 group q + i, lane 1 group q + 4 + i */
                     for (int i = 0; i < 4; i++)
-                        for (int b = 0; b < 4; b++) {
+                        for (int b = 0; b < rows; b++) {
                             char *o = d + (g0 + q + i) * dg + b * db + a0 + a;
                             _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(r[4 * i + b]));
                             _mm_storeu_si128((__m128i *)(o + 4 * dg), _mm256_extracti128_si256(r[4 * i + b], 1));
@@ -186,6 +186,33 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
     }
 }
 #endif
+
+#if HAVE_AVX2_DISPATCH
+/* quads_from for 3 rows b of each group (a ragged (4,1) sub-tile's last rows: the groups' fourth
+ * bytes read, not kept), the last group byte by byte where its fourth byte in the last source
+ * row lies past the task's source bytes. It went through transpose_woven3 (4-byte tiles of 19
+ * groups, then unweave3): pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)} from_physical's 3-row
+ * task, 13% of the bytes, took 1.9-2.2x a copy of the whole array (raw, one thread). */
+__attribute__((target("avx2"))) static void quads_from3(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
+                                                        Py_ssize_t na, Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+{
+    const Py_ssize_t whole = s + (ng - 1) * 4 + (na - 1) * sa + 4 > p->shi ? ng - 1 : ng;
+    quads_from(d, s, whole, na, dg, db, sa, 3);
+    for (Py_ssize_t g = whole; g < ng; g++)
+        for (Py_ssize_t b = 0; b < 3; b++)
+            for (Py_ssize_t a = 0; a < na; a++) d[g * dg + b * db + a] = s[a * sa + g * 4 + b];
+}
+#endif
+
+/* Whether p's innermost axes are 3 source rows b of 1-byte quads (the axis before them 4 bytes
+ * apart in the source) against rows a, that quads_from3 takes: then the axis of the groups is
+ * the transpose's third (not looped over, 3 x na bytes a call). */
+static int quads3_from(const plan_t *p)
+{
+    const int last = p->ndim - 1;
+    return quads_avx2 && p->item == 1 && !p->swap && p->shape[last - 1] == 3 && p->ss[last - 2] == 4
+           && p->shape[last - 2] >= 9 && p->shape[last] >= 16;
+}
 
 /* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
  * (sharing L1 sets): quads_to then streams its stage out. Each stage row's 512 bytes went
@@ -220,7 +247,11 @@ static int transpose_quads(const plan_t *p, char *d, const char *s, Py_ssize_t n
         return 1;
     }
     if (na == 4 && sg == 4 && ng >= 8 && nb >= 16) { /* source rows take the quads; dst rows (g, a) */
-        quads_from(d, s, ng, nb, dg, da, sb);
+        quads_from(d, s, ng, nb, dg, da, sb, 4);
+        return 1;
+    }
+    if (na == 3 && sg == 4 && ng >= 9 && nb >= 16) { /* a ragged sub-tile's last 3 rows out of the quads */
+        quads_from3(p, d, s, ng, nb, dg, da, sb);
         return 1;
     }
 #else

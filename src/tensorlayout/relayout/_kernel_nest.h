@@ -34,6 +34,7 @@ static int transposing(const plan_t *p, inner_t *in, int lg)
     if (last >= 2 && p->shape[last - 2] > 1
         && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
         in->inner = 3; /* the destination's or the source's rows run on over the axis before */
+    if (last >= 2 && quads3_from(p)) in->inner = 3; /* (3 rows out of (4,1) quads: _kernel_bytes.h) */
     in->lg = lg;
     return 1;
 }

@@ -88,7 +88,7 @@ __attribute__((target("avx2"))) static void weave_u8_8_avx2(char *d, const char 
  * fourth byte, as its whole rounds do: its callers' groups are followed by more of the task's
  * (unweave_part leaves the last group out) or lie in a stage. */
 #define OVER(name, fn, dm, sm)                                                                   \
-    __attribute__((target("avx2"))) static void name(char *d, const char *s, Py_ssize_t n, Py_ssize_t st) \
+    __attribute__((target("avx2"), flatten)) static void name(char *d, const char *s, Py_ssize_t n, Py_ssize_t st) \
     {                                                                                            \
         const Py_ssize_t whole = n - n % 32;                                                     \
         if (n < 32 || whole == n) {                                                              \

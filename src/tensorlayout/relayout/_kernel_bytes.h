@@ -9,17 +9,20 @@
  * (four rounds of unpacks, two at once in the lanes of an AVX2 register) takes 4 groups of 4
  * rows (16 source rows) and 16 rows a, and writes 16 bytes (the 4 groups' quads) to each:
  *
- *   quads_to    dst[a][g][b] = src[g][b][a]: 32 a of 16 source rows a round, into an L1
- *               stage of 32 rows a by 128 groups, then out 512 bytes a row (whole lines;
- *               streamed past the cache where the rows share L1 sets: far_rows_out);
+ *   quads_to    dst[a][g][b] = src[g][b][a]: 16 a of 32 source rows (8 groups, 4 in each
+ *               lane) a round, into an L1 stage of 32 rows a by 128 groups, then out 512
+ *               bytes a row (whole lines; streamed past the cache where the rows share L1
+ *               sets: far_rows_out). Source rows of 16 to 31 bytes went through the woven
+ *               strips before (pred[512,1024,16]{0,1,2:T(4,128)(4,1)} to_physical, one thread,
+ *               alternating: 3.4-3.8 -> 2.4-2.75x a copy);
  *   quads_from  dst[g][b][a] = src[a][g][b]: the source's rows a (far apart) first copied
  *               into a stage of 64 rows a by 64 groups, 256 bytes at a time, then 8 groups by
  *               16 a a round out of it (each destination row gets 64 bytes a stage: whole
  *               lines where they are aligned, not halves written twice).
  *
  * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
- * copy: it writes the same values again), so at least 4 (8) groups and 32 (16) rows a are
- * needed; else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's).
+ * copy: it writes the same values again), so at least 8 groups and 16 rows a are needed;
+ * else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's).
  * Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_BYTES_H
 #define TENSORLAYOUT_KERNEL_BYTES_H
@@ -101,32 +104,45 @@ __attribute__((target("avx2"))) static inline void row_out(char *d, const char *
     }
 }
 
+/* 16 source rows of 16 bytes into r, two groups of rows a lane: lane 0 from lo + i*sg + b*sb,
+ * lane 1 from hi + i*sg + b*sb (r[4i + b], i, b < 4). */
+__attribute__((target("avx2"))) static inline void load_lanes(__m256i *r, const char *lo, const char *hi,
+                                                              Py_ssize_t sg, Py_ssize_t sb)
+{
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 4; b++)
+            r[4 * i + b] = _mm256_loadu2_m128i((const __m128i *)(hi + i * sg + b * sb),
+                                               (const __m128i *)(lo + i * sg + b * sb));
+}
+
 /* dst[a][g][b] = src[g][b][a], b < 4: dst rows a (da apart) of ng quads, source rows (g, b) at
- * g*sg + b*sb of na bytes; ng >= 4, na >= 32. */
+ * g*sg + b*sb of na bytes; ng >= 8, na >= 16. A round takes 16 rows a of 8 groups: groups
+ * q..q+3 in the lanes' low halves, q+4..q+7 in their high ones, so that each row a's 32 bytes
+ * go to the stage in one store (before: 4 groups by 32 rows a, each row's 16 bytes stored
+ * from either lane). Where the time goes (pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
+ * to_physical's task, raw, one thread, ~3x a copy): not the transpose (left out: no change),
+ * the rows out of the stage ~1.2x a copy (dense destination rows the same; rep movsb
+ * slower), the reads ~1.8x (source lines read ahead, or a stage of 64 rows a by 32 or 64
+ * groups: no change). */
 __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                                                      Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream)
 {
     _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
     const Py_ssize_t pitch = QUAD_GROUPS * 4;
     for (Py_ssize_t gx = 0, gc; gx < ng; gx += QUAD_GROUPS) {
-        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 4, ng, &gc);
+        const Py_ssize_t g0 = block_from(gx, QUAD_GROUPS, 8, ng, &gc);
         for (Py_ssize_t ax = 0, ac; ax < na; ax += QUAD_ROWS) {
-            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 32, na, &ac);
-            for (Py_ssize_t qx = 0; qx < gc; qx += 4) {
-                const Py_ssize_t q = block_at(qx, 4, gc);
+            const Py_ssize_t a0 = block_from(ax, QUAD_ROWS, 16, na, &ac);
+            for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
+                const Py_ssize_t q = block_at(qx, 8, gc);
                 const char *src = s + (g0 + q) * sg + a0;
-                for (Py_ssize_t ay = 0; ay < ac; ay += 32) {
-                    const Py_ssize_t a = block_at(ay, 32, ac);
+                for (Py_ssize_t ay = 0; ay < ac; ay += 16) {
+                    const Py_ssize_t a = block_at(ay, 16, ac);
                     __m256i r[16];
-                    for (int i = 0; i < 4; i++)
-                        for (int b = 0; b < 4; b++)
-                            r[4 * i + b] = _mm256_loadu_si256((const __m256i *)(src + i * sg + b * sb + a));
-                    transpose_u8x16_lanes(r);
+                    load_lanes(r, src + a, src + 4 * sg + a, sg, sb);
+                    transpose_u8x16_lanes(r); /* r[k]: row a + k's groups q..q+7 */
                     char *o = stage + a * pitch + q * 4;
-                    for (int k = 0; k < 16; k++) {
-                        _mm_storeu_si128((__m128i *)(o + k * pitch), _mm256_castsi256_si128(r[k]));
-                        _mm_storeu_si128((__m128i *)(o + (16 + k) * pitch), _mm256_extracti128_si256(r[k], 1));
-                    }
+                    for (int k = 0; k < 16; k++) _mm256_storeu_si256((__m256i *)(o + k * pitch), r[k]);
                 }
             }
             for (Py_ssize_t a = 0; a < ac; a++) row_out(d + (a0 + a) * da + g0 * 4, stage + a * pitch, gc * 4, stream);
@@ -135,13 +151,13 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
     if (stream) _mm_sfence();
 }
 
-/* dst[g][b][a] = src[a][g][b], b < 4: source rows a (sa apart) of ng quads, dst rows (g, b) at
- * g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
+/* dst[g][b][a] = src[a][g][b], b < rows (3 or 4): source rows a (sa apart) of ng quads (read
+ * whole), dst rows (g, b) at g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
  * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
  * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
  * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
 __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa, int rows)
 {
     _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
     const Py_ssize_t pitch = FROM_GROUPS * 4;
@@ -159,7 +175,7 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
                         r[k] = _mm256_loadu_si256((const __m256i *)(stage + (a + k) * pitch + q * 4));
                     transpose_u8x16_lanes(r); /* r[4i + b]: lane 0 group q + i, lane 1 group q + 4 + i */
                     for (int i = 0; i < 4; i++)
-                        for (int b = 0; b < 4; b++) {
+                        for (int b = 0; b < rows; b++) {
                             char *o = d + (g0 + q + i) * dg + b * db + a0 + a;
                             _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(r[4 * i + b]));
                             _mm_storeu_si128((__m128i *)(o + 4 * dg), _mm256_extracti128_si256(r[4 * i + b], 1));
@@ -170,6 +186,33 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
     }
 }
 #endif
+
+#if HAVE_AVX2_DISPATCH
+/* quads_from for 3 rows b of each group (a ragged (4,1) sub-tile's last rows: the groups' fourth
+ * bytes read, not kept), the last group byte by byte where its fourth byte in the last source
+ * row lies past the task's source bytes. It went through transpose_woven3 (4-byte tiles of 19
+ * groups, then unweave3): pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)} from_physical's 3-row
+ * task, 13% of the bytes, took 1.9-2.2x a copy of the whole array (raw, one thread). */
+__attribute__((target("avx2"))) static void quads_from3(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
+                                                        Py_ssize_t na, Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+{
+    const Py_ssize_t whole = s + (ng - 1) * 4 + (na - 1) * sa + 4 > p->shi ? ng - 1 : ng;
+    quads_from(d, s, whole, na, dg, db, sa, 3);
+    for (Py_ssize_t g = whole; g < ng; g++)
+        for (Py_ssize_t b = 0; b < 3; b++)
+            for (Py_ssize_t a = 0; a < na; a++) d[g * dg + b * db + a] = s[a * sa + g * 4 + b];
+}
+#endif
+
+/* Whether p's innermost axes are 3 source rows b of 1-byte quads (the axis before them 4 bytes
+ * apart in the source) against rows a, that quads_from3 takes: then the axis of the groups is
+ * the transpose's third (not looped over, 3 x na bytes a call). */
+static int quads3_from(const plan_t *p)
+{
+    const int last = p->ndim - 1;
+    return quads_avx2 && p->item == 1 && !p->swap && p->shape[last - 1] == 3 && p->ss[last - 2] == 4
+           && p->shape[last - 2] >= 9 && p->shape[last] >= 16;
+}
 
 /* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
  * (sharing L1 sets): quads_to then streams its stage out. Each stage row's 512 bytes went
@@ -199,12 +242,16 @@ static int transpose_quads(const plan_t *p, char *d, const char *s, Py_ssize_t n
 {
 #if HAVE_AVX2_DISPATCH
     if (!quads_avx2 || lg != 0) return 0;
-    if (nb == 4 && dg == 4 && ng >= 4 && na >= 32) { /* dst rows a take the quads; source rows (g, b) */
+    if (nb == 4 && dg == 4 && ng >= 8 && na >= 16) { /* dst rows a take the quads; source rows (g, b) */
         quads_to(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da));
         return 1;
     }
     if (na == 4 && sg == 4 && ng >= 8 && nb >= 16) { /* source rows take the quads; dst rows (g, a) */
-        quads_from(d, s, ng, nb, dg, da, sb);
+        quads_from(d, s, ng, nb, dg, da, sb, 4);
+        return 1;
+    }
+    if (na == 3 && sg == 4 && ng >= 9 && nb >= 16) { /* a ragged sub-tile's last 3 rows out of the quads */
+        quads_from3(p, d, s, ng, nb, dg, da, sb);
         return 1;
     }
 #else

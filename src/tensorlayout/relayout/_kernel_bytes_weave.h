@@ -9,8 +9,14 @@
  *   weave    d[k*8 + b] = s[b*sb + k]: the same backwards (the word transpose is its own
  *            inverse), then each pair's words shuffled back into two groups.
  *
- * The groups past whole rounds go through the scalar loops. Registered into the weave tables
- * at import where the CPU has AVX2 (choose_byte_weaves). Self-contained (include guard). */
+ * Past the whole rounds, where n >= 32, one more round ends at n, overlapping the round before
+ * (it writes the same values again); below 32 groups the scalar loops. The weaves of 3 and 4
+ * rows of bytes (_kernel_loops.h) get the same last round here (*_over): their scalar loops
+ * over the last n % 32 groups were 40% of a ragged tile column's weave, 125 = 3 x 32 + 29
+ * groups (pred[37,3,31,5,893]{4,0,3,1,2:T(8,128)(4,1)} to_physical's task of columns 768-892,
+ * one thread, raw task 0.73-0.77x a copy of the whole array against 0.43-0.44 for 96 groups).
+ * Registered into the weave tables at import where the CPU has AVX2 (choose_byte_weaves).
+ * Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_BYTES_WEAVE_H
 #define TENSORLAYOUT_KERNEL_BYTES_WEAVE_H
 #include "_kernel_loops.h"
@@ -50,7 +56,10 @@ __attribute__((target("avx2"))) static void unweave_u8_8_avx2(char *d, const cha
         transpose_words8(x);
         for (int b = 0; b < 8; b++) _mm256_storeu_si256((__m256i *)(d + b * db + k), x[b]);
     }
-    if (k < n) unweave_uint8_t_8(d + k, s + k * 8, n - k, db);
+    if (k < n && n >= 32) /* one more round ending at n */
+        unweave_u8_8_avx2(d + n - 32, s + (n - 32) * 8, 32, db);
+    else if (k < n)
+        unweave_uint8_t_8(d + k, s + k * 8, n - k, db);
 }
 
 __attribute__((target("avx2"))) static void weave_u8_8_avx2(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb)
@@ -68,17 +77,46 @@ __attribute__((target("avx2"))) static void weave_u8_8_avx2(char *d, const char 
             _mm256_storeu2_m128i((__m128i *)(g + 128), (__m128i *)g, y);
         }
     }
-    if (k < n) weave_uint8_t_8(d + k * 8, s + k, n - k, sb);
+    if (k < n && n >= 32) /* one more round ending at n */
+        weave_u8_8_avx2(d + (n - 32) * 8, s + n - 32, 32, sb);
+    else if (k < n)
+        weave_uint8_t_8(d + k * 8, s + k, n - k, sb);
 }
+
+/* The weaves of 4 and 3 rows of bytes (_kernel_loops.h) with their last n % 32 groups in one
+ * more round ending at n, where n >= 32 (see above). The 3-row unweave reads each group's
+ * fourth byte, as its whole rounds do: its callers' groups are followed by more of the task's
+ * (unweave_part leaves the last group out) or lie in a stage. */
+#define OVER(name, fn, dm, sm)                                                                   \
+    __attribute__((target("avx2"), flatten)) static void name(char *d, const char *s, Py_ssize_t n, Py_ssize_t st) \
+    {                                                                                            \
+        const Py_ssize_t whole = n - n % 32;                                                     \
+        if (n < 32 || whole == n) {                                                              \
+            fn(d, s, n, st);                                                                     \
+            return;                                                                              \
+        }                                                                                        \
+        fn(d, s, whole, st);                                                                     \
+        fn(d + (dm) * (n - 32), s + (sm) * (n - 32), 32, st);                                    \
+    }
+OVER(weave_u8_4_over, weave_u8_4_avx2, 4, 1)
+OVER(unweave_u8_4_over, unweave_u8_4_avx2, 1, 4)
+OVER(weave_u8_3_over, weave_u8_3_avx2, 4, 1)
+OVER(unweave_u8_3_over, unweave_u8_3_avx2, 1, 4)
+#undef OVER
 #endif
 
-/* The AVX2 weaves of 8 rows of bytes into the weave tables where the CPU has them. */
+/* The AVX2 weaves of 8 rows of bytes, and those of 3 and 4 with their last round, into the
+ * weave tables where the CPU has them (after choose_weaves). */
 static void choose_byte_weaves(void)
 {
 #if HAVE_AVX2_DISPATCH
     if (__builtin_cpu_supports("avx2")) {
         weave_table[0][2] = weave_u8_8_avx2;
         unweave_table[0][2] = unweave_u8_8_avx2;
+        weave_table[0][1] = weave_u8_4_over;
+        unweave_table[0][1] = unweave_u8_4_over;
+        weave3 = weave_u8_3_over;
+        unweave3 = unweave_u8_3_over;
     }
 #endif
 }

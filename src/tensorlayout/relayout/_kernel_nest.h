@@ -6,6 +6,7 @@
 #ifndef TENSORLAYOUT_KERNEL_NEST_H
 #define TENSORLAYOUT_KERNEL_NEST_H
 #include "_kernel_strips.h"
+#include "_kernel_bytes_spread.h"
 
 /* ---- the outer loops ---------------------------------------------------------------- */
 
@@ -33,6 +34,7 @@ static int transposing(const plan_t *p, inner_t *in, int lg)
     if (last >= 2 && p->shape[last - 2] > 1
         && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
         in->inner = 3; /* the destination's or the source's rows run on over the axis before */
+    if (last >= 2 && quads3_from(p)) in->inner = 3; /* (3 rows out of (4,1) quads: _kernel_bytes.h) */
     in->lg = lg;
     return 1;
 }
@@ -300,6 +302,8 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
             in->weave(d, s, shape[last - 1], p->ds[last]);
             break;
         case K_STRIDED:
+            if (spread_bytes(p, d, s, shape[last], p->ds[last], p->ss[last]))
+                break; /* (one row of bytes into or out of groups: _kernel_bytes_spread.h) */
             if (in->line != NULL) {
                 in->line(d, s, shape[last], p->ds[last], p->ss[last]);
             } else {

@@ -84,6 +84,22 @@ def test_threads_beyond_the_cap_do_not_join() -> None:
     assert np.array_equal(dst, src)
 
 
+def test_back_to_back_copies_are_each_written_whole() -> None:
+    # a pool thread done with one copy spins for the next (POOL_SPIN_NS) and joins it awake;
+    # the caller spins for the thread's last piece: each copy, however short, is whole when
+    # its call returns (a caller that returns without waiting for the thread fails this: it
+    # crashed the interpreter when tried)
+    kernel = _kernel()
+    rng = np.random.default_rng(5)
+    for size in (64, 4096, 1 << 15):
+        tasks = [(i * 4 * size, i * 4 * size, (size,), (4,), (4,)) for i in range(16)]
+        for _ in range(100):
+            src = rng.integers(1, 1 << 30, 16 * size, dtype=np.uint32)
+            dst = np.zeros_like(src)
+            kernel.copy(dst, src, tasks, False, 2)  # type: ignore[attr-defined]
+            assert np.array_equal(dst, src)
+
+
 def test_two_raw_callers_at_once_never_hang() -> None:
     # each round both callers share a copy at the same moment: one posts its copy, the other
     # runs alone or posts after; each waits for its own copy's threads only

@@ -67,13 +67,17 @@ PADDING_BOXES: TargetMemo[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]
 DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
-#: Copies from 5 MiB (of the logical array) on are shared among the kernels' threads, packed
-#: ones too. On this 2-core VM the caller's part of waking a thread measured ~9 us, and the
-#: thread starts 20-60 us later; shared, copies measured even at 5 MiB and ahead from 6 MiB
-#: (bf16[1024,3072]{1,0:T(8,128)(2,1)} 1.35/1.41 -> 1.09/1.16x a copy, f32[1536,1024]
-#: {1,0:T(8,128)} 1.50/1.38 -> 1.27/1.17, s4[2048,3072]{1,0:T(8,128)(8,1)E(4)} 1.45/1.62 ->
-#: 1.08/1.12; at 4 MiB bf16[1024,2048] 1.19/1.28 -> 1.34/1.54).
-THREAD_MIN_BYTES = 5 << 20
+#: Copies from 3 MiB (of the logical array) on are shared among the kernels' threads, packed
+#: ones too. On this 2-core VM waking a sleeping thread costs the caller ~9 us and the thread
+#: starts 20-60 us later, so the threshold was 5 MiB; now the pool's threads spin a while for
+#: the next copy (_pool.h POOL_SPIN_NS). Default threads, rounds alternating with np.copyto,
+#: the population's rows up to 6 MiB (seeds 0-2, two quiet runs of each build): the 59 rows of
+#: 3-5.5 MiB took a median 0.74x their unshared time (f64[256,2048]{0,1:T(1,128)} to 3.1 ->
+#: 1.7x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} to 3.2 -> 2.0; worse: f32[1048576]{0:T(256)}
+#: to 0.99 -> 1.36, s4[256,8,2048]{2,0,1:T(8,128)(8,1)E(4)} from 1.6 -> 1.9); from 2 MiB the 42
+#: rows of 2-3 MiB took 1.02x (1.03x the compute-bound ones), and from 1.5 MiB those of 1.5-2
+#: MiB 1.11x.
+THREAD_MIN_BYTES = 3 << 20
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
 #: A shared copy is cut in this many pieces per thread, which the kernels' threads claim in
 #: turn (a thread that wakes late takes fewer; 1, 2 and 8 measured alike).

@@ -5,7 +5,8 @@
  * posted: one that wakes after the caller has claimed the last item finds nothing to join, and
  * the caller waits only for the threads that joined its copy (each finishing the item it
  * holds). Waking a sleeping thread here (a 2-core VM) takes it 20-60 us to start; the caller's
- * part of the wake measured ~9 us. The same 6 MiB ragged copy, bf16[1000,3000]{1,0:T(8,128)
+ * part of the wake measured ~9 us (so threads done with a copy spin for the next a while:
+ * POOL_SPIN_NS). The same 6 MiB ragged copy, bf16[1000,3000]{1,0:T(8,128)
  * (2,1)}, went 1.51 -> 1.46x a copy when two threads split it through Python's thread pool
  * (static halves, ~60 us a call), 1.35 -> 1.14 claimed here.
  * Included by _kernel.c and _pack.c, each a module of its own with a pool of its own.
@@ -18,18 +19,30 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define POOL_FENCE() _mm_sfence()
+#define POOL_PAUSE() _mm_pause()
 #else
 #define POOL_FENCE() ((void)0)
+#define POOL_PAUSE() ((void)0)
 #endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #define HAVE_POOL 1
 #else
 #define HAVE_POOL 0
 #endif
 
 #define POOL_MAX 7 /* pool threads, at most (the calling thread is one more: _threads.MOST_THREADS) */
+/* A pool thread done with a copy spins this long for the next before it sleeps (and a caller
+ * this long for its threads' last pieces), as OpenMP runtimes do: a copy posted while it spins
+ * starts on it at once, not 20-60 us later, and the caller's post makes no system call. With
+ * copies shared from 3 MiB on (_copy.THREAD_MIN_BYTES), the population's 59 rows of 3-5.5 MiB
+ * (seeds 0-2, default threads, two quiet runs) took a median 0.74x their unshared time with
+ * spinning, 0.93x without; shared from 2 MiB, rows of 2-3 MiB stayed at 1.02x with
+ * spinning and went 1.42x slower without. The cost: up to this much CPU on each pool thread
+ * after a shared copy. */
+#define POOL_SPIN_NS 200000LL
 
 /* One item of a shared copy: run(ctx, i). */
 typedef void (*pool_item_fn)(void *ctx, Py_ssize_t i);
@@ -41,8 +54,11 @@ typedef struct {
     Py_ssize_t count;
     atomic_size_t next; /* the next item to claim */
     int fence;          /* fence (streamed stores) before leaving */
-    int busy;           /* pool threads inside it (under the lock) */
+    atomic_int busy;    /* pool threads inside it (changed under the lock; read by a spinning caller) */
 } job_t;
+
+/* Copies posted so far (pool.gen, readable without the lock: what a spinning thread watches). */
+static atomic_ulong pool_posted;
 
 static struct {
     pthread_mutex_t lock;
@@ -65,6 +81,39 @@ static void claim_all(job_t *job)
     if (job->fence) POOL_FENCE();
 }
 
+/* Nanoseconds since `t0` on the monotonic clock. */
+static long long pool_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)(t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* Spin (no sleep) while a copy posted is still the one `seen` (a pool thread waiting for the
+ * next), for up to `ns`: a thread that spins starts within a fraction of a microsecond of the
+ * post, one asleep on a condition 20-60 us later. */
+static void pool_spin_for_post(unsigned long seen, long long ns)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned k = 1; atomic_load_explicit(&pool_posted, memory_order_acquire) == seen; k++) {
+        POOL_PAUSE();
+        if ((k & 63) == 0 && pool_since(&t0) > ns) return;
+    }
+}
+
+/* Spin while pool threads are still inside `job` (its caller waiting for their last pieces),
+ * for up to `ns`. */
+static void pool_spin_while_busy(const job_t *job, long long ns)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned k = 1; atomic_load_explicit(&job->busy, memory_order_acquire) > 0; k++) {
+        POOL_PAUSE();
+        if ((k & 63) == 0 && pool_since(&t0) > ns) return;
+    }
+}
+
 static void *pool_thread(void *arg)
 {
     (void)arg;
@@ -76,11 +125,15 @@ static void *pool_thread(void *arg)
         seen = pool.gen;
         job_t *job = pool.job; /* valid until its busy count drops back: its caller waits for that */
         pool.joined++;
-        job->busy++;
+        atomic_fetch_add_explicit(&job->busy, 1, memory_order_relaxed);
         pthread_mutex_unlock(&pool.lock);
         claim_all(job);
         pthread_mutex_lock(&pool.lock);
-        if (--job->busy == 0) pthread_cond_broadcast(&pool.idle); /* callers wait on their own job */
+        if (atomic_fetch_sub_explicit(&job->busy, 1, memory_order_release) == 1)
+            pthread_cond_broadcast(&pool.idle); /* callers wait on their own job (not touched again) */
+        pthread_mutex_unlock(&pool.lock);
+        pool_spin_for_post(seen, POOL_SPIN_NS); /* the next copy soon: join it awake */
+        pthread_mutex_lock(&pool.lock);
     }
     return NULL;
 }
@@ -129,7 +182,8 @@ static int pool_post(job_t *job, int n)
         pool.gen++;
         pool.wanted = n;
         pool.joined = 0;
-        for (int k = 0; k < n; k++) pthread_cond_signal(&pool.wake);
+        atomic_store_explicit(&pool_posted, pool.gen, memory_order_release); /* threads spinning */
+        for (int k = 0; k < n; k++) pthread_cond_signal(&pool.wake);        /* threads asleep */
     }
     return n;
 }
@@ -154,7 +208,11 @@ static void pool_run(pool_item_fn run, void *ctx, Py_ssize_t count, int workers,
             pool.job = NULL; /* later threads find nothing to join */
             pool.last_joined = pool.joined;
         }
-        while (job.busy > 0) pthread_cond_wait(&pool.idle, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+        pool_spin_while_busy(&job, POOL_SPIN_NS); /* the threads finish their last items */
+        pthread_mutex_lock(&pool.lock);
+        while (atomic_load_explicit(&job.busy, memory_order_acquire) > 0)
+            pthread_cond_wait(&pool.idle, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
 }

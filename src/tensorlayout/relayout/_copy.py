@@ -68,15 +68,11 @@ DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as 
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 #: Copies from 3 MiB (of the logical array) on are shared among the kernels' threads, packed
-#: ones too. On this 2-core VM waking a sleeping thread costs the caller ~9 us and the thread
-#: starts 20-60 us later, so the threshold was 5 MiB; now the pool's threads spin a while for
-#: the next copy (_pool.h POOL_SPIN_NS). Default threads, rounds alternating with np.copyto,
-#: the population's rows up to 6 MiB (seeds 0-2, two quiet runs of each build): the 59 rows of
-#: 3-5.5 MiB took a median 0.74x their unshared time (f64[256,2048]{0,1:T(1,128)} to 3.1 ->
-#: 1.7x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} to 3.2 -> 2.0; worse: f32[1048576]{0:T(256)}
-#: to 0.99 -> 1.36, s4[256,8,2048]{2,0,1:T(8,128)(8,1)E(4)} from 1.6 -> 1.9); from 2 MiB the 42
-#: rows of 2-3 MiB took 1.02x (1.03x the compute-bound ones), and from 1.5 MiB those of 1.5-2
-#: MiB 1.11x.
+#: ones too (5 MiB while a sleeping thread took 20-60 us to start; now they spin a while for the
+#: next copy: _pool.h POOL_SPIN_NS). Default threads, the population's rows up to 6 MiB (seeds
+#: 0-2, two quiet runs): shared, the 59 rows of 3-5.5 MiB took a median 0.74x their unshared time
+#: (f64[256,2048]{0,1:T(1,128)} to 3.1 -> 1.7x a copy; worse: f32[1048576]{0:T(256)} to 0.99 ->
+#: 1.36), the 42 of 2-3 MiB 1.02x, the 15 of 1.5-2 MiB 1.11x.
 THREAD_MIN_BYTES = 3 << 20
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
 #: A shared copy is cut in this many pieces per thread, which the kernels' threads claim in

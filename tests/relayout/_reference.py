@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -57,3 +59,41 @@ def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tup
     as_strided(want[d_off // item:], shape, ds)[...] = as_strided(src[s_off // item:], shape, ss)
     kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
     assert np.array_equal(dst, want)
+
+
+#: A child's script: each raw kernel task of TASKS with its source bytes ending where a page
+#: that may not be read begins (and, again, starting where one ends), against numpy's strided
+#: assignment; prints "ok". A read past the source's bytes kills the child.
+_PAGE_EDGES = """
+import ctypes, mmap, numpy as np
+from numpy.lib.stride_tricks import as_strided
+import tensorlayout.relayout._copy as engine
+page = mmap.PAGESIZE
+libc = ctypes.CDLL(None)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+for shape, ds, ss, d_off, s_off, span in {tasks!r}:
+    pages = -(-span // page)
+    mem = mmap.mmap(-1, (pages + 2) * page)
+    raw = np.frombuffer(mem, np.uint8)
+    assert libc.mprotect(raw.ctypes.data, page, 0) == 0  # no access before ...
+    assert libc.mprotect(raw.ctypes.data + (pages + 1) * page, page, 0) == 0  # ... nor after
+    for start in ((pages + 1) * page - span, page):  # the bytes end at the page after; begin after the first
+        src = raw[start:start + span]
+        src[:] = np.arange(span) % 251
+        dst = np.full(d_off + sum((e - 1) * s for e, s in zip(shape, ds)) + 65, 0xAB, np.uint8)
+        want = dst.copy()
+        as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
+        engine._kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
+        assert np.array_equal(dst, want), (shape, ds, ss, start)
+print("ok")
+"""
+
+
+def check_page_edges(tasks: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]]) -> None:
+    """Each raw 1-byte kernel task ``(shape, ds, ss, d_off, s_off)`` run in a child whose source
+    is exactly the task's bytes (``s_off`` before the box and nothing after it) between two pages
+    it may not touch: a read outside them kills the child, and the result is checked too."""
+    spans = [(*task, task[4] + extent(task[0], task[2])) for task in tasks]
+    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=spans)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])

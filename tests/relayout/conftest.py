@@ -16,4 +16,5 @@ def engine_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(engine, "USE_KERNEL", mode != "numpy")
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1 if mode == "kernel-streamed" else 1 << 60)
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1)
+    monkeypatch.setattr(engine, "ONE_THREAD_SMALL_BYTES", 1)  # (threads=1 calls too)
     return mode

@@ -16,6 +16,8 @@ import pytest
 
 import tensorlayout.relayout._copy as engine
 import tensorlayout.relayout._pack_path as pack_path
+from tensorlayout.relayout import from_physical, to_physical
+from tests.relayout._reference import reference_buffer
 
 NATIVE = Path(engine.__file__).parent
 BIG = 2**63 - 2  # near PY_SSIZE_T_MAX: a bounds check that adds to it overflows
@@ -81,15 +83,17 @@ def test_the_kernel_gets_the_engine_settings(monkeypatch: pytest.MonkeyPatch) ->
     k = _kernel()
 
     def seen() -> engine.Settings:
-        use, thread_min, stream_min, allocate, ndarray = k.settings()  # type: ignore[attr-defined]
+        use, thread_min, stream_min, one_small, allocate, ndarray = k.settings()  # type: ignore[attr-defined]
         assert allocate is engine.allocate and ndarray is np.ndarray
-        return engine.Settings(use, thread_min, stream_min)
+        return engine.Settings(use, thread_min, stream_min, one_small)
 
-    want = engine.Settings(True, engine.THREAD_MIN_BYTES, engine.STREAM_MIN_BYTES)
+    want = engine.Settings(True, engine.THREAD_MIN_BYTES, engine.STREAM_MIN_BYTES,
+                           engine.ONE_THREAD_SMALL_BYTES)
     assert seen() == engine.settings() == want
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 123)
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1 << 70)  # past a long long: never
-    assert seen() == engine.Settings(True, 123, 2**63 - 1)
+    monkeypatch.setattr(engine, "ONE_THREAD_SMALL_BYTES", 456)
+    assert seen() == engine.Settings(True, 123, 2**63 - 1, 456)
     monkeypatch.setattr(engine, "USE_KERNEL", False)
     assert not seen().use_kernel
     monkeypatch.setattr(engine, "USE_KERNEL", True)
@@ -151,3 +155,20 @@ def test_each_header_stands_on_its_own(header: str, tmp_path: Path) -> None:
     flags = ["-fsyntax-only", "-std=c11", f"-I{NATIVE}", f"-I{sysconfig.get_paths()['include']}"]
     done = subprocess.run([cc, *flags, str(unit)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("threads", [None, 0, 1, 2])
+def test_one_thread_calls_past_the_sharing_threshold_stay_small(monkeypatch: pytest.MonkeyPatch,
+                                                                 threads: int | None) -> None:
+    # between THREAD_MIN_BYTES and ONE_THREAD_SMALL_BYTES a call on one thread is one kernel call
+    # (the remembered one in C too), others share: every form comes out right, first and remembered
+    _kernel()
+    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1 << 12)
+    monkeypatch.setattr(engine, "ONE_THREAD_SMALL_BYTES", 1 << 20)
+    text = "f32[100,260]{0,1:T(8,128)}"
+    data = np.random.default_rng(3).integers(0, 1 << 20, (100, 260)).astype(np.float32)
+    want = reference_buffer(data, text, 0)
+    out, back = np.empty_like(want), np.empty_like(data)
+    for _ in range(3):
+        assert np.array_equal(to_physical(data, text, out=out, threads=threads), want)
+        assert np.array_equal(from_physical(want, text, out=back, threads=threads), data)

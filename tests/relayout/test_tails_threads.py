@@ -32,6 +32,7 @@ def shared(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Copies from 1 KiB on shared among threads; the results of ``_shared_tails``, in turn."""
     kernel_or_skip()
     monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1024)
+    monkeypatch.setattr(engine, "ONE_THREAD_SMALL_BYTES", 1024)  # (threads=1 too: not one small call)
     ran: list[bool] = []
     real: Callable[..., bool] = engine._shared_tails
 

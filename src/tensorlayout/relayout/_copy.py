@@ -67,13 +67,14 @@ PADDING_BOXES: TargetMemo[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]
 DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
-#: Copies from 3 MiB (of the logical array) on are shared among the kernels' threads, packed
-#: ones too (5 MiB while a sleeping thread took 20-60 us to start; now they spin a while for the
-#: next copy: _pool.h POOL_SPIN_NS). Default threads, the population's rows up to 6 MiB (seeds
-#: 0-2, two quiet runs): shared, the 59 rows of 3-5.5 MiB took a median 0.74x their unshared time
-#: (f64[256,2048]{0,1:T(1,128)} to 3.1 -> 1.7x a copy; worse: f32[1048576]{0:T(256)} to 0.99 ->
-#: 1.36), the 42 of 2-3 MiB 1.02x, the 15 of 1.5-2 MiB 1.11x.
+#: Copies from 3 MiB (of the logical array) on are shared among the kernels' threads, packed ones
+#: too (5 MiB while a sleeping thread took 20-60 us to start; now they spin: _pool.h). Shared, the
+#: population's rows of 3-5.5 MiB took a median 0.74x their unshared time (seeds 0-2, default
+#: threads; f32[1048576]{0:T(256)} to 0.99 -> 1.36x a copy), 2-3 MiB 1.02x, 1.5-2 MiB 1.11x.
 THREAD_MIN_BYTES = 3 << 20
+#: ... but a copy on one thread stays one kernel call (``_small``) up to here: from 3 MiB the
+#: shared path's fill and tasks cost one thread 4.5% on the population's 3-5.5 MiB rows.
+ONE_THREAD_SMALL_BYTES = 5 << 20
 STREAM_MIN_BYTES = 1 << 24  # from 16 MiB on the kernel writes past the cache (non-temporal)
 #: A shared copy is cut in this many pieces per thread, which the kernels' threads claim in
 #: turn (a thread that wakes late takes fewer; 1, 2 and 8 measured alike).
@@ -116,25 +117,28 @@ class Settings:
     """
 
     use_kernel: bool  # USE_KERNEL, and the kernel built and in use (_kernel)
-    thread_min_bytes: int  # small calls only below both thresholds (as Prepared.run)
+    thread_min_bytes: int  # small calls only below both thresholds (as Prepared.run) ...
     stream_min_bytes: int
+    one_thread_small_bytes: int  # ... or on one thread below this and stream_min_bytes (_small)
 
 
 #: The module attributes the kernel's settings are made of.
-SWITCHES = frozenset({"USE_KERNEL", "_kernel", "THREAD_MIN_BYTES", "STREAM_MIN_BYTES"})
+SWITCHES = frozenset({"USE_KERNEL", "_kernel", "THREAD_MIN_BYTES", "STREAM_MIN_BYTES",
+                      "ONE_THREAD_SMALL_BYTES"})
 
 
 def settings() -> Settings:
     """The engine's settings as this module's switches stand."""
     return Settings(bool(USE_KERNEL) and _kernel is _BUILT is not None, int(THREAD_MIN_BYTES),
-                    int(STREAM_MIN_BYTES))
+                    int(STREAM_MIN_BYTES), int(ONE_THREAD_SMALL_BYTES))
 
 
 def configure() -> None:
     """Hand the engine's settings to the kernel (its small calls read nothing else of Python)."""
     if _BUILT is not None:  # (even when _kernel is switched off: then its small calls are)
         s = settings()
-        _BUILT.configure(s.use_kernel, s.thread_min_bytes, s.stream_min_bytes, allocate, np.ndarray)
+        _BUILT.configure(s.use_kernel, s.thread_min_bytes, s.stream_min_bytes, s.one_thread_small_bytes,
+                         allocate, np.ndarray)
 
 
 class _Engine(ModuleType):
@@ -200,11 +204,11 @@ def _numpy_copies(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         np.copyto(dst, src, casting="no")
 
 
-def _small(nbytes: int, x: np.ndarray, y: np.ndarray) -> ModuleType | None:
-    """The kernel when a copy of ``nbytes`` between ``x`` and ``y`` is one call of it (not
-    shared, not streamed; the kernel in use, and its typed loops' alignment), else None."""
-    small = nbytes < THREAD_MIN_BYTES and nbytes < STREAM_MIN_BYTES and USE_KERNEL \
-        and x.flags.aligned and y.flags.aligned
+def _small(nbytes: int, x: np.ndarray, y: np.ndarray, threads: int | None) -> ModuleType | None:
+    """The kernel when a copy of ``nbytes`` between ``x`` and ``y`` on ``threads`` is one call of it
+    (not shared, not streamed; the kernel in use, and its typed loops' alignment), else None."""
+    alone = nbytes < THREAD_MIN_BYTES or (nbytes < ONE_THREAD_SMALL_BYTES and thread_count(threads) == 1)
+    small = alone and nbytes < STREAM_MIN_BYTES and USE_KERNEL and x.flags.aligned and y.flags.aligned
     return _kernel if small else None
 
 
@@ -232,7 +236,7 @@ class Prepared:
             threads: int | None = None) -> None:
         """``copy_in`` / ``copy_out`` between arrays of the prepared strides (which must not
         overlap): small ones in one kernel call, large ones through the thread pool."""
-        small = _small(self.nbytes, logical, buf)
+        small = _small(self.nbytes, logical, buf, threads)
         if self.tailed is not None and small is not None:
             tasks = self.tailed.for_pad(pad_value, buf.dtype)
             if tasks is not None:  # (the padding written as the copy goes)
@@ -405,7 +409,7 @@ class PreparedDirect:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
         if self.how == "all" and self.refill and _masked_copy(self.refill, data, buf, pad_value, threads):
             return
-        small = _small(self.nbytes, data, buf)
+        small = _small(self.nbytes, data, buf, threads)
         if self.tailed is None or not self._tailed(self.tailed, small, data, buf, pad_value, threads):
             self._filled(small, data, buf, pad_value, threads)
         if self.refill:

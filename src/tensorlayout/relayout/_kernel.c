@@ -208,10 +208,11 @@ static PyMethodDef methods[] = {
     {"from_physical_small", (PyCFunction)(void (*)(void))kernel_from_physical_small, METH_FASTCALL,
      "from_physical_small(target, buffer, out, threads): the array, or None (take the Python path)."},
     {"configure", kernel_configure, METH_VARARGS,
-     "configure(use_kernel, thread_min_bytes, stream_min_bytes, allocate, ndarray): the engine's "
+     "configure(use_kernel, thread_min_bytes, stream_min_bytes, one_thread_small_bytes, allocate, ndarray): the engine's "
      "settings the small calls obey (_copy.Settings)."},
     {"settings", kernel_settings, METH_NOARGS,
-     "settings(): (use_kernel, thread_min_bytes, stream_min_bytes, allocate, ndarray) as last configured."},
+     "settings(): (use_kernel, thread_min_bytes, stream_min_bytes, one_thread_small_bytes, allocate, ndarray) "
+     "as last configured."},
     {"weave_axes", kernel_weave_axes, METH_VARARGS,
      "weave_axes(shape, dst_strides, src_strides, item): the axes (k, b) the weave rule pairs, or None."},
     {NULL, NULL, 0, NULL},

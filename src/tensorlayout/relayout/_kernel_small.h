@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
     int use_kernel;                     /* small calls run at all (USE_KERNEL, and this kernel in use) */
     long long thread_min, stream_min;   /* ... for copies of fewer bytes than both */
+    long long one_thread_small;         /* ... or, on one thread, fewer than this and stream_min */
     PyObject *allocate;                 /* allocate(shape, dtype, target): a new result */
     PyObject *ndarray;                  /* numpy's ndarray type: the only arrays small calls take */
 } settings_t;
@@ -264,10 +265,16 @@ fail:
     return capsule;
 }
 
-/* The engine's settings allow a small call of nbytes (as Prepared.run asks). */
-static int engine_allows(Py_ssize_t nbytes)
+/* The engine's settings allow the small call c (as Prepared.run asks: _copy._small): fewer
+ * bytes than both thresholds, or than one_thread_small on one thread (threads= 0 or 1). */
+static int engine_allows(const small_call_t *c)
 {
-    return settings.use_kernel && nbytes < settings.thread_min && nbytes < settings.stream_min;
+    const Py_ssize_t nbytes = c->nbytes;
+    if (!settings.use_kernel || nbytes >= settings.stream_min) return 0;
+    if (nbytes < settings.thread_min) return 1;
+    if (nbytes >= settings.one_thread_small || !PyLong_CheckExact(c->threads)) return 0;
+    const long cap = PyLong_AsLong(c->threads); /* (an int the call was made for: checked) */
+    return cap == 0 || cap == 1;
 }
 
 /* The thread cap and pad value are the ones c was made for (plain ints or None only). */
@@ -461,7 +468,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
     const small_call_t *c = NULL;
     if (dst == Py_None) {
         c = find_small(calls, to_physical, sdt, &sv, NULL, pad, threads, &held);
-        if (c != NULL && engine_allows(c->nbytes))
+        if (c != NULL && engine_allows(c))
             dst = made = allocated(c, target);
         if (made == NULL) goto done;
     }
@@ -470,7 +477,7 @@ static PyObject *call_small(PyObject *module, PyObject *target, PyObject *src, P
         c = find_small(calls, to_physical, sdt, &sv, &dv, pad, threads, &held);
     else if (!out_shaped(c, &dv))
         c = NULL;
-    if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(c->nbytes)) {
+    if (c != NULL && arrays_fit(c, &dv, &sv) && engine_allows(c)) {
         Py_BEGIN_ALLOW_THREADS
         run_small(c, dv.buf, sv.buf);
         Py_END_ALLOW_THREADS
@@ -505,23 +512,25 @@ static PyObject *kernel_from_physical_small(PyObject *self, PyObject *const *arg
     return call_small(self, args[0], args[1], args[2], Py_None, args[3], 0);
 }
 
-/* configure(use_kernel, thread_min_bytes, stream_min_bytes, allocate, ndarray): the engine's
- * settings, all at once (_copy.Settings; thresholds past a long long count as unreachable). */
+/* configure(use_kernel, thread_min_bytes, stream_min_bytes, one_thread_small_bytes, allocate,
+ * ndarray): the engine's settings, all at once (_copy.Settings; thresholds past a long long
+ * count as unreachable). */
 static PyObject *kernel_configure(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *thread_min, *stream_min, *allocate, *ndarray;
+    PyObject *thread_min, *stream_min, *one_small, *allocate, *ndarray;
     int use;
-    if (!PyArg_ParseTuple(args, "pO!O!OO!:configure", &use, &PyLong_Type, &thread_min, &PyLong_Type,
-                          &stream_min, &allocate, &PyType_Type, &ndarray))
+    if (!PyArg_ParseTuple(args, "pO!O!O!OO!:configure", &use, &PyLong_Type, &thread_min, &PyLong_Type,
+                          &stream_min, &PyLong_Type, &one_small, &allocate, &PyType_Type, &ndarray))
         return NULL;
     if (!PyCallable_Check(allocate)) {
         PyErr_SetString(PyExc_TypeError, "configure: allocate must be callable");
         return NULL;
     }
-    int over_t = 0, over_s = 0;
+    int over_t = 0, over_s = 0, over_o = 0;
     long long t = PyLong_AsLongLongAndOverflow(thread_min, &over_t);
     long long s = PyLong_AsLongLongAndOverflow(stream_min, &over_s);
+    long long o = PyLong_AsLongLongAndOverflow(one_small, &over_o);
     if (PyErr_Occurred()) return NULL;
     if (s_dtype == NULL) {
         s_dtype = PyUnicode_InternFromString("dtype");
@@ -531,6 +540,7 @@ static PyObject *kernel_configure(PyObject *self, PyObject *args)
     settings.use_kernel = use;
     settings.thread_min = over_t > 0 ? LLONG_MAX : over_t < 0 ? LLONG_MIN : t;
     settings.stream_min = over_s > 0 ? LLONG_MAX : over_s < 0 ? LLONG_MIN : s;
+    settings.one_thread_small = over_o > 0 ? LLONG_MAX : over_o < 0 ? LLONG_MIN : o;
     Py_INCREF(allocate);
     Py_XSETREF(settings.allocate, allocate);
     Py_INCREF(ndarray);
@@ -539,12 +549,12 @@ static PyObject *kernel_configure(PyObject *self, PyObject *args)
 }
 
 /* settings(): the settings as configure() last set them (use_kernel, thread_min_bytes,
- * stream_min_bytes, allocate, ndarray), None for what was never set. */
+ * stream_min_bytes, one_thread_small_bytes, allocate, ndarray), None for what was never set. */
 static PyObject *kernel_settings(PyObject *self, PyObject *args)
 {
     (void)self, (void)args;
-    return Py_BuildValue("(OLLOO)", settings.use_kernel ? Py_True : Py_False, settings.thread_min,
-                         settings.stream_min, settings.allocate ? settings.allocate : Py_None,
+    return Py_BuildValue("(OLLLOO)", settings.use_kernel ? Py_True : Py_False, settings.thread_min,
+                         settings.stream_min, settings.one_thread_small, settings.allocate ? settings.allocate : Py_None,
                          settings.ndarray ? settings.ndarray : Py_None);
 }
 

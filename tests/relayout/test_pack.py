@@ -78,6 +78,24 @@ def round_trip(text: str, rng: np.random.Generator, threads: int) -> tuple[np.nd
     return data, pad
 
 
+def check_against_numpy(monkeypatch: pytest.MonkeyPatch, text: str, threads: int) -> None:
+    """For both edge pad values: the numpy path's buffer is the definition's, and the pack
+    kernel's (into random bytes, on ``threads``) is too, and reads back into a filled array."""
+    t = as_target(text)
+    rng = np.random.default_rng(threads)
+    for pad in (0, -1) if t.signed else (0, (1 << t.packed_bits) - 1):
+        data = random_data(t, rng)
+        want = reference(data, text, pad)
+        _path(monkeypatch, "numpy")
+        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
+        _path(monkeypatch, "pack")
+        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
+        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
+        assert np.array_equal(out, want), pad
+        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
+        assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t))
+
+
 def strided(data: np.ndarray, how: str) -> np.ndarray:
     """The same values behind other strides (the bridge fuzz's variants, and column-major)."""
     if how == "fortran":

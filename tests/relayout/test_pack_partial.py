@@ -13,9 +13,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tensorlayout.relayout import as_target, from_physical, to_physical
-
-from .test_pack import _path, codes, random_data, reference
+from .test_pack import check_against_numpy
 from .test_pack_kernel import GUARD, _codes, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
@@ -63,16 +61,4 @@ TEXTS = ["s4[5,5,300]{2,1,0:T(8,128)(8,1)E(4)}", "u4[3,7,200]{2,1,0:T(8,128)(8,1
 @pytest.mark.parametrize("threads", [1, 3])
 def test_ragged_sub_tiles_match_the_definition_and_numpy(monkeypatch: pytest.MonkeyPatch, text: str,
                                                          threads: int) -> None:
-    t = as_target(text)
-    rng = np.random.default_rng(threads)
-    for pad in (0, -1) if t.signed else (0, (1 << t.packed_bits) - 1):
-        data = random_data(t, rng)
-        want = reference(data, text, pad)
-        _path(monkeypatch, "numpy")
-        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
-        _path(monkeypatch, "pack")
-        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
-        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
-        assert np.array_equal(out, want), pad
-        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
-        assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t))
+    check_against_numpy(monkeypatch, text, threads)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from tensorlayout.relayout import _pack_path as pack_path
-from tensorlayout.relayout import as_target, from_physical, to_physical
+from tensorlayout.relayout import as_target
 
-from .test_pack import _path, codes, random_data, reference
+from .test_pack import check_against_numpy
 
 pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -26,19 +26,7 @@ TEXTS = [
 @pytest.mark.parametrize("threads", [1, 3])
 def test_block_runs_match_the_definition_and_numpy(monkeypatch: pytest.MonkeyPatch, text: str,
                                                    threads: int) -> None:
-    t = as_target(text)
-    rng = np.random.default_rng(threads)
-    for pad in (0, -1) if t.signed else (0, (1 << t.packed_bits) - 1):
-        data = random_data(t, rng)
-        want = reference(data, text, pad)
-        _path(monkeypatch, "numpy")
-        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
-        _path(monkeypatch, "pack")
-        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
-        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
-        assert np.array_equal(out, want), pad
-        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
-        assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t))
+    check_against_numpy(monkeypatch, text, threads)
 
 
 @pytest.mark.parametrize(("text", "moved"), [(TEXTS[0], True), (TEXTS[1], True), (TEXTS[2], False)])

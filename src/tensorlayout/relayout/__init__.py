@@ -11,10 +11,10 @@ A call checks its arguments once per target and kind of call (the array's dtype,
 and shape, the thread cap, an int ``pad_value`` or ``out``'s strides) and keeps the checked
 call with its copy plan on the target (``_call``); targets are remembered by the value that
 names them (a text, a ``Shape``, a CuTe/TLA layout) and by their lowered core layout, so every
-form of a target reuses them. A repeated
-call whose copy is one kernel call (below 3 MiB) runs in C from lookup to copy, every check
-included: a 64 KiB array into ``out=`` takes about as long as a ``np.copyto`` of it (0.8 us),
-without ``out`` about 0.4 us more for the new array. A one-pass ``relayout`` keeps its checked
+form of a target reuses them. A repeated call whose copy is one kernel call (below 3 MiB; on
+one thread below 5 MiB) runs in C from lookup to copy, every check included: a 64 KiB array
+into ``out=`` takes about as long as a ``np.copyto`` of it (0.8 us), without ``out`` about 0.4 us
+more for the new array. A one-pass ``relayout`` keeps its checked
 calls the same way, per pair of targets (``_call.Direct``, on the destination), and its
 repeated small calls run in C too. ``threads=`` or
 ``TENSORLAYOUT_THREADS`` caps the threads of large copies; results do not depend on it.

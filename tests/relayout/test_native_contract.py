@@ -157,7 +157,7 @@ def test_each_header_stands_on_its_own(header: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-@pytest.mark.parametrize("threads", [None, 0, 1, 2])
+@pytest.mark.parametrize("threads", [None, 0, 1, 2, 10**30])  # (a cap past a C long: many threads)
 def test_one_thread_calls_past_the_sharing_threshold_stay_small(monkeypatch: pytest.MonkeyPatch,
                                                                  threads: int | None) -> None:
     # between THREAD_MIN_BYTES and ONE_THREAD_SMALL_BYTES a call on one thread is one kernel call

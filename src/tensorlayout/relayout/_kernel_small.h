@@ -273,8 +273,9 @@ static int engine_allows(const small_call_t *c)
     if (!settings.use_kernel || nbytes >= settings.stream_min) return 0;
     if (nbytes < settings.thread_min) return 1;
     if (nbytes >= settings.one_thread_small || !PyLong_CheckExact(c->threads)) return 0;
-    const long cap = PyLong_AsLong(c->threads); /* (an int the call was made for: checked) */
-    return cap == 0 || cap == 1;
+    int over = 0; /* (a cap past a long: many threads, and no exception left set) */
+    const long cap = PyLong_AsLongAndOverflow(c->threads, &over);
+    return over == 0 && (cap == 0 || cap == 1);
 }
 
 /* The thread cap and pad value are the ones c was made for (plain ints or None only). */

@@ -99,6 +99,7 @@ def _source(t: PhysicalTarget, data: np.ndarray, rng: np.random.Generator) -> np
     "bf16[1000,33]{0,1:T(8,128)(2,1)}",  # 1 row of 2
     "f32[37,1000]{1,0:T(8,128)}",
     "u16[7,7]{1,0:T(2,4)}",  # a padding box of one item
+    "s8[17,620,3]{1,2,0:T(4,128)(4,1)}",  # 27% padding, data runs of 3 bytes (masked_pass)
 ])
 @pytest.mark.parametrize("pad", [0, 5, 0.5])
 def test_relayout_to_itself_writes_the_pad_whatever_the_source_padding(text: str, pad: float) -> None:
@@ -138,3 +139,12 @@ def test_a_copy_cut_in_many_short_pieces_is_not_masked() -> None:
     u = PhysicalTarget.from_xla("u8[5641,33]{0,1:T(8,128)(4,1)}")  # its units side by side: few pieces
     raw = np.zeros(u.physical_elements, np.uint8)
     assert engine.prepare_direct(u, u, raw, raw.copy()).refill.kernel_boxes(0, raw.dtype, raw.nbytes)
+
+
+def test_much_padding_is_one_masked_pass_only_where_the_data_runs_are_short() -> None:
+    for text, whole in (("s8[17,620,3]{1,2,0:T(4,128)(4,1)}", True),  # 3 bytes of 4: masked
+                        ("pred[31,157,105]{1,0,2:T(8,128)(4,1)}", False),  # runs of 628 bytes
+                        ("s8[17,620,1]{1,2,0:T(4,128)(4,1)}", False)):  # 1 of 4: mostly padding
+        t = PhysicalTarget.from_xla(text)
+        buf = np.zeros(t.physical_elements, np.uint8)
+        assert (engine.prepare_direct(t, t, buf, buf.copy()).how == "all") == whole, text

@@ -36,7 +36,7 @@ from tensorlayout.relayout._direct import direct_pairs, over_extents, over_paddi
 from tensorlayout.relayout._kernel_path import Task, kernel_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
-from tensorlayout.relayout._onepass import Refill, onepass_how, onepass_tasks
+from tensorlayout.relayout._onepass import Refill, masked_pass, onepass_how, onepass_tasks
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._tails import TailedTask, Tails, gapped_tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
@@ -496,6 +496,8 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
         how = "over" if OVER_COPY and over_extents(src, dst) != src.logical_shape else "data"
         how = onepass_how(src, dst, data, buf, how) if OVER_COPY else how
     tasks = _direct_tasks(src, dst, data, buf, 1, how)
+    if whole and not plan.fill_all and same_offsets(src, dst) and masked_pass(tasks, data.itemsize, padding):
+        how, whole, tasks = "all", False, _direct_tasks(src, dst, data, buf, 1, "all")
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
     if how == "all":

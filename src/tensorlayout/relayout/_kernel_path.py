@@ -172,18 +172,80 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
         pv, lv = wider_items(pv, lv)
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
     p, q = _kernel_views(pv, lv, to_physical)
-    n = p.shape[0] if pieces > 1 and p.ndim else 1
-    # cut inside the kernel's inner loops (three axes at most) at whole lines of items, so that
-    # no piece is left to the scalar edges of its vector tiles (a transpose of 96 rows 64 KiB
-    # apart in 16 pieces of 6 rows measured 1.6 -> 2.3x a copy)
-    unit = max(1, 64 // p.itemsize) if p.ndim <= 3 else 1
-    parts = [(p, q)] if n < 2 else [(p[i:j], q[i:j]) for i, j in itertools.pairwise(cuts(n, pieces, unit))]
-    for pp, qq in parts:
+    for pp, qq in _pieces(p, q, pieces):
         phys = (_address(pp) - base_b, pp.strides)
         logi = (_address(qq) - base_l, qq.strides)
         (d_off, d_st), (s_off, s_st) = (phys, logi) if to_physical else (logi, phys)
         tasks.append((d_off, s_off, pp.shape, d_st, s_st, swap, wide))
     return tasks
+
+
+#: A box is cut for threads along its outer axis, unless a piece's runs on one side (contiguous
+#: bytes) would then be shorter than this while another axis leaves longer ones on both sides:
+#: f64[262144,32]{0,1:T(1,128)} to_physical, cut along its 32 destination rows, had each thread
+#: read 64 bytes of every 256-byte source row (default threads 2.65x a copy, one thread 1.03x).
+CUT_RUN_BYTES = 4096
+#: ... for boxes of this many bytes on: beyond the caches, where the reads of short runs cost
+#: (as ``_copy.STREAM_MIN_BYTES``; smaller copies keep their pieces in address order, which
+#: the tails that write their padding as they go need: ``_tails.tailed``).
+CUT_MIN_BYTES = 1 << 24
+
+
+def _pieces(p: np.ndarray, q: np.ndarray, pieces: int) -> list[Pair]:
+    """The views ``(p, q)`` (the kernel's loop order) cut into at most ``pieces`` boxes for threads,
+    along the axis ``_cut_axis`` picks, at whole lines of items inside the kernel's inner loops
+    (three axes at most), so that no piece is left to the scalar edges of its vector tiles (a
+    transpose of 96 rows 64 KiB apart in 16 pieces of 6 rows measured 1.6 -> 2.3x a copy)."""
+    if pieces < 2 or not p.ndim:
+        return [(p, q)]
+    unit = max(1, 64 // p.itemsize) if p.ndim <= 3 else 1
+    a = _cut_axis(p, q, pieces, unit)
+    if p.shape[a] < 2:
+        return [(p, q)]
+    cut = [slice(None)] * p.ndim
+    parts = []
+    for i, j in itertools.pairwise(cuts(p.shape[a], pieces, unit)):
+        cut[a] = slice(i, j)
+        parts.append((p[tuple(cut)], q[tuple(cut)]))
+    return parts
+
+
+def _cut_axis(p: np.ndarray, q: np.ndarray, pieces: int, unit: int) -> int:
+    """The axis to cut ``(p, q)`` along: 0, or, in a box of ``CUT_MIN_BYTES`` or more whose pieces
+    along axis 0 leave runs shorter than ``CUT_RUN_BYTES`` on one side, the axis whose pieces keep
+    the longest runs on both sides.
+
+    >>> a, b = np.zeros((32, 1 << 16)), np.zeros((1 << 16, 32))  # 16 MiB
+    >>> _cut_axis(a, b.T, 4, 8)  # a transpose: cut along the 65536, not the 32 rows
+    1
+    >>> _cut_axis(a, b.T, 1, 8), _cut_axis(a, a, 4, 8), _cut_axis(a[:, :4096], b[:4096].T, 4, 8)
+    (0, 0, 0)
+    """
+    def shortest_run(a: int) -> int:
+        n = max(unit, -(-p.shape[a] // pieces))
+        shape = tuple(min(n, k) if i == a else k for i, k in enumerate(p.shape))
+        return min(_run_bytes(shape, v.strides, v.itemsize) for v in (p, q))
+    if pieces < 2 or p.size * p.itemsize < CUT_MIN_BYTES or (run := shortest_run(0)) >= CUT_RUN_BYTES:
+        return 0
+    runs = {a: shortest_run(a) for a in range(1, p.ndim) if p.shape[a] >= 2 * unit}
+    best = max(runs, key=runs.__getitem__, default=0)
+    return best if best and runs[best] > run else 0
+
+
+def _run_bytes(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> int:
+    """How many bytes a box (``shape``, byte ``strides``) holds contiguous from its first item.
+
+    >>> _run_bytes((8, 4096), (8, 256), 8), _run_bytes((32, 512), (8, 256), 8)
+    (64, 131072)
+    """
+    run = item
+    for n, s in sorted(zip(shape, strides, strict=True), key=lambda a: abs(a[1])):
+        if n == 1:
+            continue
+        if s != run:
+            break
+        run *= n
+    return run
 
 
 def units(pv: np.ndarray, lv: np.ndarray) -> Pair:

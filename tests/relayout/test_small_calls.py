@@ -21,7 +21,7 @@ import tensorlayout.relayout._copy as engine
 from tensorlayout.errors import LayoutError
 from tensorlayout.relayout import PhysicalTarget, from_physical, to_physical
 from tensorlayout.relayout._call import FromPhysical, ToPhysical
-from tensorlayout.relayout._copy import _fill_order, _padding_boxes
+from tensorlayout.relayout._padding import fill_order, padding_boxes
 from tensorlayout.relayout._plan import copy_plan
 
 pytestmark = pytest.mark.skipif(not engine.kernel_available(), reason="the C copy kernel was not built")
@@ -255,8 +255,8 @@ def test_padding_boxes_are_filled_along_their_smallest_stride(text: str) -> None
     """The kernel fills a box's last axis in its inner loop: that must be the contiguous one
     (f32[64,32,128]{0,2,1:T(8,128)} took 480 us instead of 70 filling 512 bytes apart)."""
     t = PhysicalTarget.from_xla(text)
-    for box in _padding_boxes(copy_plan(t), 4):
-        _, shape, strides = _fill_order(box)
+    for box in padding_boxes(copy_plan(t), 4):
+        _, shape, strides = fill_order(box)
         assert list(strides) == sorted(strides, key=abs, reverse=True) and len(shape) == len(strides)
         assert all(strides[k] != shape[k + 1] * strides[k + 1] for k in range(len(shape) - 1))  # merged
 

@@ -37,6 +37,7 @@ from tensorlayout.relayout._kernel_path import Task, kernel_tasks
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._numpy_path import numpy_tasks
 from tensorlayout.relayout._onepass import Refill, masked_pass, onepass_how, onepass_tasks
+from tensorlayout.relayout._padding import Box, fill_order, padding_boxes
 from tensorlayout.relayout._plan import Plan, copy_plan, has_fast_path
 from tensorlayout.relayout._tails import TailedTask, Tails, gapped_tails, pad_item, tails
 from tensorlayout.relayout._target import PhysicalTarget
@@ -62,9 +63,8 @@ __all__ = ["Prepared", "PreparedDirect", "Settings", "copy_direct", "copy_in", "
            "settings", "small_call", "to_physical_small"]
 
 USE_KERNEL = True  # False forces the numpy path (tests check both)
-#: per target and item size: its padding as boxes of bytes (_padding_boxes)
-PADDING_BOXES: TargetMemo[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = TargetMemo()
-DENSE_FILL_GAP = 8  # padding slots at most this many items apart are filled as one run (_dense)
+#: per target and item size: its padding as boxes of bytes (padding_boxes)
+PADDING_BOXES: TargetMemo[int, list[Box]] = TargetMemo()
 #: per destination target and (source target, strides, item size, pieces): direct relayout tasks
 DIRECT_TASKS: TargetMemo[tuple, list[Task]] = TargetMemo()
 #: Copies from 3 MiB (of the logical array) on are shared among the kernels' threads, packed ones
@@ -334,7 +334,7 @@ def small_call(copy: Prepared | PreparedDirect | None, logical: np.ndarray, buf:
         if tasks is None:  # (tailed tasks write it as they go)
             tasks = copy.tasks
             boxes = [(0, (buf.size,), (buf.itemsize,))] if copy.fill_whole \
-                else [_fill_order(box) for box in _padding_boxes(copy.plan, buf.itemsize)]
+                else [fill_order(box) for box in padding_boxes(copy.plan, buf.itemsize)]
             fill = (one, [(off, 0, shape, strides, (0,) * len(shape)) for off, shape, strides in boxes])
     dst, src = (buf, logical) if copy.to_physical else (logical, buf)
     return _new_small_call(dst, src, tasks, copy.to_physical, src.dtype, key[3],
@@ -501,9 +501,9 @@ def prepare_direct(src: PhysicalTarget, dst: PhysicalTarget, data: np.ndarray,
     runs = [t[2][-1] * data.itemsize for t in tasks if t[2] and t[3][-1] == t[4][-1] == data.itemsize]
     stream = len(runs) < len(tasks) or min(runs, default=0) >= STREAM_MIN_RUN
     if how == "all":
-        boxes = _padding_boxes(plan, buf.itemsize, dense=False)
+        boxes = padding_boxes(plan, buf.itemsize, dense=False)
     else:
-        boxes = [_fill_order((_address(v) - _address(buf), v.shape, v.strides))
+        boxes = [fill_order((_address(v) - _address(buf), v.shape, v.strides))
                  for v in over_padding(src, dst, buf, how == "lanes")] if how in ("over", "lanes") else []
     refill = Refill.of(boxes, buf.itemsize, buf.nbytes)
     padded = padding > 0 and how != "all"  # (the fill before the copy)
@@ -524,25 +524,6 @@ def copy_direct(data: np.ndarray, buf: np.ndarray, src: PhysicalTarget, dst: Phy
     prepare_direct(src, dst, data, buf).run(data, buf, pad_value, threads)
 
 
-def _fill_order(box: Box) -> Box:
-    """``box`` with its axes in the order to fill it, by falling stride, and those that run on
-    into the next merged (``(72, 2)`` items of strides ``(4, 2)`` bytes: 144 of 2 bytes).
-
-    >>> _fill_order((0, (2, 8, 4), (4, 64, 1)))
-    (0, (8, 8), (64, 1))
-    """
-    off, shape, strides = box
-    axes = sorted(((n, s) for n, s in zip(shape, strides, strict=True) if n != 1), key=lambda a: -abs(a[1]))
-    merged: list[tuple[int, int]] = []
-    for n, s in reversed(axes):  # innermost first
-        if merged and s == merged[-1][0] * merged[-1][1]:
-            merged[-1] = (merged[-1][0] * n, merged[-1][1])
-        else:
-            merged.append((n, s))
-    merged.reverse()
-    return off, tuple(n for n, _ in merged), tuple(s for _, s in merged)
-
-
 def _fill_padding(buf: np.ndarray, target: PhysicalTarget, pad_value: object) -> None:
     """Write ``pad_value`` into the padding slots of the contiguous ``buf`` under ``target``
     (all slots if they are not boxes)."""
@@ -550,45 +531,9 @@ def _fill_padding(buf: np.ndarray, target: PhysicalTarget, pad_value: object) ->
     if plan.fill_all:
         buf[...] = pad_value
         return
-    boxes = PADDING_BOXES.get(target, buf.itemsize, lambda: _padding_boxes(plan, buf.itemsize))
+    boxes = PADDING_BOXES.get(target, buf.itemsize, lambda: padding_boxes(plan, buf.itemsize))
     for off, shape, strides in boxes:  # views built directly
         np.ndarray(shape, buf.dtype, buf, off, strides)[...] = pad_value  # (as_strided costs us)
-
-
-Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides
-
-
-def _dense(box: Box, item: int) -> Box:
-    """``box`` in fill order (``_fill_order``), its finest runs widened to one where they are at
-    most ``DENSE_FILL_GAP`` items apart: from the first run's start to the last run's end. The
-    fills come before any data is copied, so writing the data slots between too costs nothing
-    wrong, and one run is far faster than many short ones (a ragged (4,1) sub-tile's missing
-    rows of bytes: runs of 1 to 3 bytes, 4 bytes apart).
-
-    >>> _dense((0, (5, 4096), (16384, 4)), 1)
-    (0, (81917,), (1,))
-    >>> _dense((1, (105, 3, 3, 128), (41472, 1, 512, 4)), 1)
-    (1, (105, 1535), (41472, 1))
-    """
-    off, shape, strides = _fill_order(box)
-    if not shape or strides[-1] <= 0:
-        return off, shape, strides
-    run, k = (shape[-1], len(shape) - 2) if strides[-1] == item else (1, len(shape) - 1)
-    if k < 0 or not run * item < strides[k] <= DENSE_FILL_GAP * item or strides[k] % item:
-        return off, shape, strides
-    wide = (shape[k] - 1) * strides[k] // item + run
-    return off, (*shape[:k], wide), (*strides[:k], item)
-
-
-def _padding_boxes(plan: Plan, item: int, dense: bool = True) -> list[Box]:
-    """The padding slots of ``plan`` (not ``fill_all``) as boxes of a buffer of ``item``-byte
-    elements (their finest axis widened where dense: see ``_dense``; else in fill order)."""
-    order = _dense if dense else lambda box, _: _fill_order(box)
-    boxes = [order((box.offset * item, tuple(a[1] for a in box.axes), tuple(a[3] * item for a in box.axes)),
-                   item) for box in plan.padding]
-    if plan.tail[0] < plan.tail[1]:
-        boxes.append((plan.tail[0] * item, (plan.tail[1] - plan.tail[0],), (item,)))
-    return boxes
 
 
 def copy_out(buf: np.ndarray, out: np.ndarray, target: PhysicalTarget, threads: int | None = None) -> None:

@@ -27,6 +27,7 @@ import numpy as np
 from tensorlayout.core.intmath import prod
 from tensorlayout.relayout._direct import direct_pairs, over_extents
 from tensorlayout.relayout._kernel_path import Task, pair_tasks
+from tensorlayout.relayout._padding import Box
 from tensorlayout.relayout._tails import remembered_pad_item
 from tensorlayout.relayout._target import PhysicalTarget
 from tensorlayout.relayout._views import Pair
@@ -34,7 +35,6 @@ from tensorlayout.relayout._views import Pair
 __all__ = ["Masked", "Refill", "masked", "masked_pass", "onepass_how", "onepass_tasks", "source_order",
            "unit_axes", "write_streams"]
 
-Box = tuple[int, tuple[int, ...], tuple[int, ...]]  # byte offset, shape, byte strides (fill order)
 #: a box as the kernel's ``masked_copy`` takes it: offset, shape, strides, outer axes, word, keep, fill
 KernelBox = tuple[int, tuple[int, ...], tuple[int, ...], int, int, int, int]
 #: The word sizes a group is refilled in, smallest first (a (2,1) pair of bytes, a (4,1) quad

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import prod
+from tensorlayout.relayout._bytes_path import quad_rows_views
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
@@ -171,7 +172,8 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
     if not swap:
         pv, lv = wider_items(pv, lv)
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
-    p, q = _kernel_views(pv, lv, to_physical)
+    rows = quad_rows_views(pv, lv, to_physical) if wide == 4 and buf.itemsize == 1 else None
+    p, q = rows if rows is not None else _kernel_views(pv, lv, to_physical)
     n = p.shape[0] if pieces > 1 and p.ndim else 1
     # cut inside the kernel's inner loops (three axes at most) at whole lines of items, so that
     # no piece is left to the scalar edges of its vector tiles (a transpose of 96 rows 64 KiB

@@ -23,7 +23,8 @@ LAYOUTS = ["s8[1040,32]{0,1:T(8,128)(4,1)}", "u8[555,33]{0,1:T(8,128)(4,1)}",
            "pred[300,64]{0,1:T(4,128)(4,1)}", "u8[261,78]{0,1:T(4,128)(4,1)}",
            "s8[17,3,9,113]{0,3,2,1:T(8,128)(4,1)}", "u8[200,100]{0,1:T(32,128)(4,1)}",
            "pred[141,40]{0,1:T(8,128)(4,1)}", "u8[11,9,36]{0,2,1:T(8,128)(4,1)}",
-           "s8[133,257]{0,1:T(8,128)(4,1)}", "u8[7,44]{0,1:T(4,128)(4,1)}"]
+           "s8[133,257]{0,1:T(8,128)(4,1)}", "u8[7,44]{0,1:T(4,128)(4,1)}",
+           "u8[150,2051]{0,1:T(8,128)(4,1)}", "pred[20,2053]{0,1:T(8,128)(4,1)}"]
 
 
 @pytest.mark.parametrize("text", LAYOUTS)
@@ -45,10 +46,10 @@ def test_a_short_row_layout_takes_the_quad_rows_order(to: bool) -> None:
 
 
 def test_long_rows_are_left_to_the_transposes() -> None:
-    b = np.zeros(1 << 16, np.uint32)
-    pv = as_strided(b, (128, 65), (4, 512))
-    lv = as_strided(b, (128, 65), (260, 4))
-    assert quad_rows_views(pv, lv, True) is None  # 65 quads a row
+    b = np.zeros(1 << 18, np.uint32)
+    pv = as_strided(b, (128, 513), (4, 512))
+    lv = as_strided(b, (128, 513), (2052, 4))
+    assert quad_rows_views(pv, lv, True) is None  # 513 quads a row
     assert quad_rows_views(pv[:7, :8], lv[:7, :8], True) is None  # 7 rows a
     assert quad_rows_views(pv[:, :8], lv[:, :8], True) is not None
 
@@ -57,9 +58,10 @@ def _task(rng: np.random.Generator, to: bool) -> tuple[tuple[int, ...], tuple[in
     """A box in the kernel's order (outer, g, then the transpose's axes) as (shape, ds, ss) in
     bytes of 4-byte quads: rows a of K = ng*nb quads (a gap after each), quad rows (g, b) of
     the tile rows, the outer axis past both."""
-    ng, nb = int(rng.integers(1, 9)), int(rng.choice([1, 2, 3, 8]))
-    while not 8 <= ng * nb <= 64:
-        ng, nb = int(rng.integers(1, 9)), int(rng.choice([1, 2, 3, 8]))
+    most = int(rng.choice([9, 70]))  # (past a chunk of quads: QROWS_CHUNK)
+    ng, nb = int(rng.integers(1, most)), int(rng.choice([1, 2, 3, 8]))
+    while not 8 <= ng * nb <= 512:
+        ng, nb = int(rng.integers(1, most)), int(rng.choice([1, 2, 3, 8]))
     na, outer = int(rng.integers(8, 200)), int(rng.integers(1, 4))
     row = 4 * ng * nb + int(rng.integers(0, 7))  # the logical side: rows a
     lg, lb, la = 4 * nb, 4, row

@@ -18,7 +18,7 @@ from tensorlayout.relayout._views import Pair
 
 __all__ = ["QUAD_ROWS_MAX", "quad_rows_views"]
 
-QUAD_ROWS_MAX = 64  # quads of a logical row at most (QROWS_MAX in _kernel_bytes_rows.h)
+QUAD_ROWS_MAX = 512  # quads of a logical row at most (QROWS_MAX in _kernel_bytes_rows.h)
 QUAD = 4  # bytes of a quad: the item size of the pair
 
 

@@ -11,10 +11,14 @@
  * transpose's two) that copy_nest's transposes name (ng, na, nb; dg, da, sg, sb):
  *
  *   from  dst[a][g*nb + b] = src[g*sg + b*sb + a]: rows a of K = ng*nb quads (dg = nb*4),
- *         source quad rows (g, b) along a; 8 a by 8 quad rows a round, a outermost, so that
- *         the destination is written in order (rows a of K quads each);
+ *         source quad rows (g, b) along a; 8 quad rows by 16 a a round (a line of each
+ *         source row), the rows a outside the quads of a chunk of QROWS_CHUNK, so that the
+ *         destination is written in order and at most that many source rows read at once;
  *   to    dst[g*dg + b*da + a] = src[a][g*na + b]: the same the other way (sg = na*4, nb rows
- *         a), the quad rows outermost: each written whole, 32 bytes a round.
+ *         a), 8 quad rows outermost, a line of each written a round (rows a outermost
+ *         measured slower: u8[55641,33] 1.1 -> 1.3x a copy, s8[2547,705] 1.6 -> 2.1x, raw).
+ *         Non-temporal stores measured 3-10x slower; an L1 stage for quad rows sharing L1
+ *         sets (pred[32768,64]{0,1:T(4,128)(4,1)}, 128 KiB apart) no faster.
  *
  * Edges past whole blocks of 8 are covered by one more block ending at the edge, overlapping
  * (the same values again), so K and the rows a must be 8 or more. AVX2 only (quads_avx2).
@@ -26,7 +30,8 @@
 #define TENSORLAYOUT_KERNEL_BYTES_ROWS_H
 #include "_kernel_nest.h"
 
-#define QROWS_MAX 64 /* quads a logical row at most (256 bytes): the quad rows' pointers */
+#define QROWS_MAX 512  /* quads a logical row at most (2 KiB): the quad rows' offsets */
+#define QROWS_CHUNK 32 /* from: quads of each row a at a time (the source rows they read at once) */
 
 typedef struct {
     int from;              /* the destination holds the rows a (from_physical) */
@@ -93,15 +98,19 @@ __attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d,
     Py_ssize_t off[QROWS_MAX]; /* the quad rows' offsets */
     for (Py_ssize_t k = 0; k < q->K; k++) off[k] = (k / q->nq) * q->gq + (k % q->nq) * q->bq;
     const int w = q->n >= 16 ? 2 : 1;
-    if (q->from) {
-        for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
-            for (Py_ssize_t kx = 0; kx < q->K; kx += 8)
-                qrows_from(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, 8, q->K), w);
+    if (!q->from) {
+        for (Py_ssize_t kx = 0; kx < q->K; kx += 8)
+            for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
+                qrows_to(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, 8, q->K), w);
         return;
     }
-    for (Py_ssize_t kx = 0; kx < q->K; kx += 8)
+    const Py_ssize_t kc = q->K < QROWS_CHUNK ? q->K : QROWS_CHUNK;
+    for (Py_ssize_t cx = 0; cx < q->K; cx += kc) {
+        const Py_ssize_t c = qrows_at(cx, kc, q->K);
         for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
-            qrows_to(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, 8, q->K), w);
+            for (Py_ssize_t kx = 0; kx < kc; kx += 8)
+                qrows_from(q, off, d, s, qrows_at(ax, 8 * w, q->n), c + qrows_at(kx, 8, kc), w);
+    }
 }
 #endif
 

@@ -16,7 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._views import Pair
 
-__all__ = ["QUAD_ROWS_MAX", "quad_rows_views"]
+__all__ = ["QUAD_ROWS_MAX", "quad_rows_views", "quads_views"]
 
 QUAD_ROWS_MAX = 512  # quads of a logical row at most (QROWS_MAX in _kernel_bytes_rows.h)
 QUAD = 4  # bytes of a quad: the item size of the pair
@@ -57,3 +57,42 @@ def quad_rows_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair |
         axes[i] = (block, ps[a], ls[a])
     return (as_strided(pv, tuple(x[0] for x in axes), tuple(x[1] for x in axes)),
             as_strided(lv, tuple(x[0] for x in axes), tuple(x[2] for x in axes)))
+
+
+QUAD_GROUPS_MIN = 8  # groups of quads at least (transpose_quads in _kernel_bytes.h) ...
+QUAD_ROWS_MIN = 16  # ... and rows a on the other side
+
+
+def quads_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair | None:
+    """A box of bytes in (4,1) quads against a transposed tiling, in the kernel's loop order
+    when it is not already in the order of the fused quad transposes (``transpose_quads`` in
+    ``_kernel_bytes.h``): the groups g of quads (4 bytes apart in the buffer), then the rows a
+    contiguous in the array, the quad's 4 bytes b (to_physical; from_physical b, then a)
+    innermost, the other axes outside by logical stride. None when it is not such a box or
+    its last axes already are those (``pv``, ``lv``: the kernel's views).
+
+    >>> b, a = np.zeros(1 << 16, np.uint8), np.zeros(1 << 16, np.uint8)
+    >>> pv = as_strided(b, (64, 32, 4), (4, 4096, 1))
+    >>> lv = as_strided(a, (64, 32, 4), (512, 1, 128))
+    >>> quads_views(pv, lv, True) is None  # already (g, a, b)
+    True
+    >>> p, q = quads_views(pv.transpose(1, 0, 2), lv.transpose(1, 0, 2), True)
+    >>> p.strides, q.strides
+    ((4, 4096, 1), (512, 1, 128))
+    """
+    keep = [k for k in range(pv.ndim) if pv.shape[k] > 1]
+    if pv.itemsize != 1 or len(keep) < 3:
+        return None
+    shape, ps, ls = pv.shape, pv.strides, lv.strides
+    b = next((k for k in keep if shape[k] == QUAD and ps[k] == 1), None)
+    g = next((k for k in keep if ps[k] == QUAD and shape[k] >= QUAD_GROUPS_MIN), None)
+    a = next((k for k in keep if ls[k] == 1 and k not in (b, g) and shape[k] >= QUAD_ROWS_MIN), None)
+    if a is None or b is None or g is None:
+        return None
+    inner = [g, a, b] if to_physical else [g, b, a]
+    if keep[-3:] == inner:
+        return None
+    outer = sorted((k for k in keep if k not in inner), key=lambda k: -abs(ls[k]))
+    order = [*outer, *inner]
+    return (as_strided(pv, tuple(shape[k] for k in order), tuple(ps[k] for k in order)),
+            as_strided(lv, tuple(shape[k] for k in order), tuple(ls[k] for k in order)))

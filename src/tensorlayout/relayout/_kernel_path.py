@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.relayout._bytes_path import quad_rows_views
+from tensorlayout.relayout._bytes_path import quad_rows_views, quads_views
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
@@ -174,6 +174,8 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
     rows = quad_rows_views(pv, lv, to_physical) if wide == 4 and buf.itemsize == 1 else None
     p, q = rows if rows is not None else _kernel_views(pv, lv, to_physical)
+    quads = quads_views(p, q, to_physical) if not swap and not wide else None
+    p, q = quads if quads is not None else (p, q)
     n = p.shape[0] if pieces > 1 and p.ndim else 1
     # cut inside the kernel's inner loops (three axes at most) at whole lines of items, so that
     # no piece is left to the scalar edges of its vector tiles (a transpose of 96 rows 64 KiB

@@ -26,7 +26,7 @@ def quad_rows_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair |
     """The (physical, logical) views of 4-byte quads in the kernel's order for the quad rows'
     transpose (see above), or None when the pair is not one: an axis ``a`` contiguous in the
     buffer (8 items or more), an axis ``b`` contiguous in the array, and ``g`` (if any) over
-    which the array's rows run on, 8 to ``QUAD_ROWS_MAX`` quads a row in all.
+    which the array's rows run on, 4 to ``QUAD_ROWS_MAX`` quads a row in all.
 
     >>> b, a = np.zeros(4096, np.uint32), np.zeros(4096, np.uint32)
     >>> pv = as_strided(b, (4, 128, 2), (4096, 4, 512))
@@ -45,7 +45,7 @@ def quad_rows_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair |
         return None
     g = next((k for k in keep if k not in (a, b) and ls[k] == shape[b] * QUAD), None)
     quads = shape[b] * (1 if g is None else shape[g])
-    if not 8 <= quads <= QUAD_ROWS_MAX:
+    if not 4 <= quads <= QUAD_ROWS_MAX:
         return None
     outer = sorted((k for k in keep if k not in (a, b, g)), key=lambda k: -abs(ls[k]))
     order = [*outer, *([] if g is None else [g]), *((b, a) if to_physical else (a, b))]

@@ -20,8 +20,10 @@
  *         Non-temporal stores measured 3-10x slower; an L1 stage for quad rows sharing L1
  *         sets (pred[32768,64]{0,1:T(4,128)(4,1)}, 128 KiB apart) no faster.
  *
- * Edges past whole blocks of 8 are covered by one more block ending at the edge, overlapping
- * (the same values again), so K and the rows a must be 8 or more. AVX2 only (quads_avx2).
+ * Rows of 4 to 7 quads (u8[1048576,16]{0,1:T(8,128)(4,1)} from_physical: 5.0 -> 1.3x a copy,
+ * raw) go 4 quads a round, half the tile. Edges past whole blocks are covered by one more block
+ * ending at the edge, overlapping (the same values again), so K must be 4 or more and the rows
+ * a 8 or more. AVX2 only (quads_avx2).
  *
  *   quad_rows   runs a task this way where it has that shape (1), else 0.
  *
@@ -55,7 +57,7 @@ static int qrows_shape(const plan_t *p, qrows_t *q)
     q->row = q->from ? p->ds[last - 1] : p->ss[last];
     q->gq = three ? (q->from ? p->ss[last - 2] : p->ds[last - 2]) : 0;
     q->bq = q->from ? p->ss[last] : p->ds[last - 1];
-    return q->K >= 8 && q->K <= QROWS_MAX && q->n >= 8;
+    return q->K >= 4 && q->K <= QROWS_MAX && q->n >= 8;
 }
 
 #if HAVE_AVX2_DISPATCH
@@ -65,28 +67,40 @@ static inline Py_ssize_t qrows_at(Py_ssize_t x, Py_ssize_t step, Py_ssize_t n)
     return x + step <= n ? x : n - step;
 }
 
-/* from: rows a .. a + 8w - 1 (w = 1 or 2: a line of each quad row) of quads k .. k + 7. */
+/* from: rows a .. a + 8w - 1 (w = 1 or 2: a line of each quad row) of quads k .. k + kw - 1
+ * (kw = 8, or 4: the other four rows of the tile zeros, their quads not stored). */
 __attribute__((target("avx2"))) static inline void qrows_from(const qrows_t *q, const Py_ssize_t *off, char *d,
-                                                              const char *s, Py_ssize_t a, Py_ssize_t k, int w)
+                                                              const char *s, Py_ssize_t a, Py_ssize_t k, int w, int kw)
 {
     __m256 r[8], o[8];
+    for (int i = kw; i < 8; i++) r[i] = _mm256_setzero_ps();
     for (int h = 0; h < w; h++) {
-        for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(s + off[k + i] + (a + 8 * h) * 4));
+        for (int i = 0; i < kw; i++) r[i] = _mm256_loadu_ps((const float *)(s + off[k + i] + (a + 8 * h) * 4));
         transpose_u32x8(r, o); /* o[j]: row a + 8h + j's quads k .. k + 7 */
-        for (int j = 0; j < 8; j++) _mm256_storeu_ps((float *)(d + (a + 8 * h + j) * q->row + k * 4), o[j]);
+        for (int j = 0; j < 8; j++) {
+            float *at = (float *)(d + (a + 8 * h + j) * q->row + k * 4);
+            if (kw == 8)
+                _mm256_storeu_ps(at, o[j]);
+            else
+                _mm_storeu_ps(at, _mm256_castps256_ps128(o[j]));
+        }
     }
 }
 
-/* to: quad rows k .. k + 7, items a .. a + 8w - 1 (a line of each where w = 2). */
+/* to: quad rows k .. k + kw - 1 (kw = 8 or 4), items a .. a + 8w - 1 (a line of each where
+ * w = 2). */
 __attribute__((target("avx2"))) static inline void qrows_to(const qrows_t *q, const Py_ssize_t *off, char *d,
-                                                            const char *s, Py_ssize_t a, Py_ssize_t k, int w)
+                                                            const char *s, Py_ssize_t a, Py_ssize_t k, int w, int kw)
 {
     __m256 r[8], o[16];
     for (int h = 0; h < w; h++) {
-        for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(s + (a + 8 * h + i) * q->row + k * 4));
+        for (int i = 0; i < 8; i++) {
+            const float *at = (const float *)(s + (a + 8 * h + i) * q->row + k * 4);
+            r[i] = kw == 8 ? _mm256_loadu_ps(at) : _mm256_castps128_ps256(_mm_loadu_ps(at));
+        }
         transpose_u32x8(r, o + 8 * h); /* o[8h + j]: quad row k + j's items a + 8h .. */
     }
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < kw; j++)
         for (int h = 0; h < w; h++) _mm256_storeu_ps((float *)(d + off[k + j] + (a + 8 * h) * 4), o[8 * h + j]);
 }
 
@@ -97,19 +111,19 @@ __attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d,
 {
     Py_ssize_t off[QROWS_MAX]; /* the quad rows' offsets */
     for (Py_ssize_t k = 0; k < q->K; k++) off[k] = (k / q->nq) * q->gq + (k % q->nq) * q->bq;
-    const int w = q->n >= 16 ? 2 : 1;
+    const int w = q->n >= 16 ? 2 : 1, kw = q->K >= 8 ? 8 : 4;
     if (!q->from) {
-        for (Py_ssize_t kx = 0; kx < q->K; kx += 8)
+        for (Py_ssize_t kx = 0; kx < q->K; kx += kw)
             for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
-                qrows_to(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, 8, q->K), w);
+                qrows_to(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, kw, q->K), w, kw);
         return;
     }
     const Py_ssize_t kc = q->K < QROWS_CHUNK ? q->K : QROWS_CHUNK;
     for (Py_ssize_t cx = 0; cx < q->K; cx += kc) {
         const Py_ssize_t c = qrows_at(cx, kc, q->K);
         for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
-            for (Py_ssize_t kx = 0; kx < kc; kx += 8)
-                qrows_from(q, off, d, s, qrows_at(ax, 8 * w, q->n), c + qrows_at(kx, 8, kc), w);
+            for (Py_ssize_t kx = 0; kx < kc; kx += kw)
+                qrows_from(q, off, d, s, qrows_at(ax, 8 * w, q->n), c + qrows_at(kx, kw, kc), w, kw);
     }
 }
 #endif

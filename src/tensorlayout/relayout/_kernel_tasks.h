@@ -118,6 +118,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->ndim = (int)n;
     p->swap = swap;
     p->item = swap ? 4 * dv->itemsize : dv->itemsize;
+    p->unit = dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
     if (wide > p->item) /* at any alignment: the typed loops move items through memcpy, the vector

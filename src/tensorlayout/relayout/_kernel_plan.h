@@ -53,6 +53,7 @@ typedef struct {
     const char *slo, *shi; /* the source bytes the task may touch (prefetches stay inside) */
     char *dlo, *dhi;      /* ... and the destination bytes */
     Py_ssize_t item;
+    Py_ssize_t unit;      /* the arrays' item size (item may be a task's wider one) */
     Py_ssize_t tail_at, tail_bytes; /* > 0: after each step of axis 0, tail_bytes of tail_byte from */
     int tail_byte;                  /* tail_at past the step's first byte (_kernel_fill.h) */
     int tail_axis;                  /* ... of this axis (> 0: the axes before it loop outside) */

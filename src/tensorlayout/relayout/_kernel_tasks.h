@@ -6,6 +6,7 @@
 #include "_task.h"
 #include "_kernel_fill.h"
 #include "_kernel_bytes_stage.h"
+#include "_kernel_bytes_rows.h"
 
 /* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
  * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
@@ -48,7 +49,7 @@ static void copy_task(const plan_t *p)
         memcpy(p->dst, p->src, (size_t)p->item);
     else if (p->ndim > 0 && p->tail_bytes > 0)
         copy_tail_axes(p);
-    else if (p->ndim > 0 && !bytes_staged(p))
+    else if (p->ndim > 0 && !bytes_staged(p) && !quad_rows(p))
         copy_plan(p);
 }
 
@@ -117,6 +118,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
     p->ndim = (int)n;
     p->swap = swap;
     p->item = swap ? 4 * dv->itemsize : dv->itemsize;
+    p->unit = dv->itemsize;
     if (read_ints(shape, p->shape, n) || read_ints(ds, p->ds, n) || read_ints(ss, p->ss, n))
         return -1;
     if (wide > p->item) /* at any alignment: the typed loops move items through memcpy, the vector

@@ -9,6 +9,7 @@
 #include "_kernel_words.h"
 #include "_kernel_words_stage.h"
 #include "_kernel_big.h"
+#include "_kernel_words_shifted.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -514,7 +515,8 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
                                                  * aligned */
         nt = ((uintptr_t)d & 15) == 0 && da % 16 == 0 && dg % 16 == 0;
     else if (ng == 1 || sg == na * it) {
-        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
+        if (!(shifted_takes(d, ng, nb, da, dg, lg) && strips_shifted(d, s, ng, na, nb, dg, da, sb, lg)))
+            strips_src_run(d, s, ng, na, nb, dg, da, sb, lg); /* (rows off their lines: _kernel_words_shifted.h) */
         return;
     }
     if (!nt) { /* tile by tile through the cache, narrow ones in groups (s8[8003,8001]{0,1:T(8,128)(4,1)}

@@ -1,10 +1,10 @@
-"""Streamed transposes of 4- and 8-byte items whose destination rows are not a whole number of
-cache lines apart, in strips kept two lines deep per row (``_kernel_words_shifted.h``): each row
-writes its own whole lines. On random raw tasks against numpy's strided assignment (rows one
-after another or running on over a third axis g, every row's offset in its line, partial
-first and last lines, passes of rows past the stage's), the bytes around the box kept; with
-their source between unreadable pages; and through ragged layouts read back into logical
-arrays, one thread and default threads."""
+"""Streamed transposes of 4- and 8-byte items (and in cache, 4-byte ones, from 4 MiB) whose
+destination rows are not a whole number of cache lines apart, in strips kept two lines deep per
+row (``_kernel_words_shifted.h``): each row writes its own whole lines. On random raw tasks
+against numpy's strided assignment (rows one after another or running on over a third axis g,
+every row's offset in its line, partial first and last lines, passes of rows past the
+stage's), the bytes around the box kept; with their source between unreadable pages; and
+through ragged layouts read back into logical arrays, one thread and default threads."""
 
 from __future__ import annotations
 
@@ -61,6 +61,19 @@ def test_shifted_strips_in_several_passes(it: int) -> None:
     check_raw_task(kernel, src, shape, ds, ss, 3 * it, 0, True, 5)
 
 
+@pytest.mark.parametrize("run_on", [False, True])
+def test_shifted_strips_in_cache(run_on: bool) -> None:
+    """Not streamed, 4-byte items into 4 MiB or more of destination rows off their lines (in
+    cache from STRIPS_NT_MIN_BYTES): the source rows running on over g, or g by g."""
+    kernel = kernel_or_skip()
+    ng, na, nb, it = 3, 300, 1201, 4
+    da = nb * it + it
+    sg = na * it if run_on else na * it + 64
+    shape, ds, ss = (ng, na, nb), (na * da + 2 * it, da, it), (sg, it, ng * sg + it)
+    src = np.random.default_rng(run_on).integers(0, 1 << 30, extent(shape, ss) // it + 8).astype(np.uint32)
+    check_raw_task(kernel, src, shape, ds, ss, 5 * it, 0, False, 3)
+
+
 _PAGE_EDGES = """
 import ctypes, mmap, numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -102,7 +115,8 @@ def test_shifted_strips_read_only_their_source() -> None:
 
 
 @pytest.mark.parametrize("text", ["s64[301,1003]{0,1:T(1,128)}", "f32[517,1999]{0,1:T(1,128)}",
-                                  "u32[5,77,931]{1,2,0:T(1,128)}", "f64[3,130,515]{0,2,1:T(1,128)}"])
+                                  "u32[5,77,931]{1,2,0:T(1,128)}", "f64[3,130,515]{0,2,1:T(1,128)}",
+                                  "f32[1100,1001]{0,1:T(1,128)}"])
 @pytest.mark.parametrize("threads", [1, None])
 def test_ragged_layouts_read_back_streamed(monkeypatch: pytest.MonkeyPatch, text: str,
                                            threads: int | None) -> None:
@@ -110,6 +124,18 @@ def test_ragged_layouts_read_back_streamed(monkeypatch: pytest.MonkeyPatch, text
     streamed, against the data; to_physical against XLA's linear indices."""
     kernel_or_skip()
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1)
+    check_layout_back(text, threads)
+
+
+@pytest.mark.parametrize("text", ["u32[263,4,1917]{0,1,2:T(1,128)}", "f32[1100,1001]{0,1:T(1,128)}"])
+def test_ragged_layouts_read_back_in_cache(text: str) -> None:
+    """The same in cache (4 MiB of destination or more, one thread: not streamed)."""
+    kernel_or_skip()
+    check_layout_back(text, 1)
+
+
+def check_layout_back(text: str, threads: int | None) -> None:
+    """from_physical of ``text`` against random data, to_physical against XLA's indices."""
     t = as_target(text)
     dtype = {"s64": np.int64, "f32": np.float32, "u32": np.uint32, "f64": np.float64}[text[:3]]
     data = np.random.default_rng(len(text)).integers(0, 1 << 20, t.logical_shape).astype(dtype)

@@ -9,6 +9,7 @@
 #include "_kernel_words.h"
 #include "_kernel_words_stage.h"
 #include "_kernel_big.h"
+#include "_kernel_words_shifted.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -348,6 +349,21 @@ static int strips_in_cache(const plan_t *p, const char *d, Py_ssize_t ng, Py_ssi
            && ((uintptr_t)d & 15) == 0 && p->dhi - p->dlo >= STRIPS_NT_MIN_BYTES;
 }
 
+/* Whether a transpose in cache (not streamed) of 4-byte items goes in shifted strips
+ * (_kernel_words_shifted.h): destination rows off their lines (shifted_takes; g by g where the
+ * source rows do not run on over g), from STRIPS_NT_MIN_BYTES of destination on, as
+ * strips_in_cache takes rows on them. One thread, from_physical, ratio to a copy, alternating
+ * builds: u32[118,26884]{0,1:T(2,128)} 2.8-3.0 -> 2.2-2.4, u32[263,4,1917]{0,1,2:T(1,128)}
+ * 2.0-2.3 -> 1.4-1.5, f32[1100,3001]{0,1:T(1,128)} 2.85 -> 2.0. Not 8-byte items, whose blocks
+ * in cache (words_transpose) measured faster: f64[1301,957]{0,1:T(1,128)} 1.5-1.8 -> 2.2-3.2. */
+static int shifted_in_cache(const plan_t *p, const char *d, Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb,
+                            Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, int lg)
+{
+    int run = ng == 1 || sg == na * ITEM(lg);
+    return lg == 2 && !p->stream && p->dhi - p->dlo >= STRIPS_NT_MIN_BYTES
+           && (run ? shifted_takes(d, ng, nb, da, dg, lg) : shifted_takes(d, 1, nb, da, 0, lg) && dg % ITEM(lg) == 0);
+}
+
 /* ng transposes (na x nb items) in cache (not streamed). Where either side's rows run on over g
  * in pieces of at most a line (the 128 source rows of a column-major f32 T(8,128) tile get 32
  * bytes each per g, f64's 64), the line after every such row's piece is fetched as the piece
@@ -363,6 +379,14 @@ static void transpose_rows_ahead(const plan_t *p, char *d, const char *s, Py_ssi
     if (strips_in_cache(p, d, ng, na, dg, da, sg, lg)) {
         strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
         return;
+    }
+    if (shifted_in_cache(p, d, ng, na, nb, dg, da, sg, lg)) {
+        int ok = 1;
+        if (ng == 1 || sg == na * it)
+            ok = strips_shifted(d, s, ng, na, nb, dg, da, sb, lg);
+        else
+            for (Py_ssize_t g = 0; g < ng && ok; g++) ok = strips_shifted(d + g * dg, s + g * sg, 1, na, nb, 0, da, sb, lg);
+        if (ok) return; /* (else the stage could not be allocated: as it stands) */
     }
     const tiler_t *t = na < tilers[lg].v && narrow_tilers[lg].tile != NULL ? &narrow_tilers[lg] : &tilers[lg];
     if (lg == 2 && rows_tile_u32 != NULL && src_rows && (na == 1 || na == 2 || na == 4) && nb >= 8)
@@ -514,7 +538,8 @@ static void transpose_streamed(const plan_t *p, char *d, const char *s, Py_ssize
                                                  * aligned */
         nt = ((uintptr_t)d & 15) == 0 && da % 16 == 0 && dg % 16 == 0;
     else if (ng == 1 || sg == na * it) {
-        strips_src_run(d, s, ng, na, nb, dg, da, sb, lg);
+        if (!(shifted_takes(d, ng, nb, da, dg, lg) && strips_shifted(d, s, ng, na, nb, dg, da, sb, lg)))
+            strips_src_run(d, s, ng, na, nb, dg, da, sb, lg); /* (rows off their lines: _kernel_words_shifted.h) */
         return;
     }
     if (!nt) { /* tile by tile through the cache, narrow ones in groups (s8[8003,8001]{0,1:T(8,128)(4,1)}

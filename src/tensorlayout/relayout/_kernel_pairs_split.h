@@ -18,6 +18,7 @@
 #ifndef TENSORLAYOUT_KERNEL_PAIRS_SPLIT_H
 #define TENSORLAYOUT_KERNEL_PAIRS_SPLIT_H
 #include "_kernel_words_pairs.h"
+#include "_kernel_pairs_short.h"
 #include "_sse2.h"
 
 #define SPLIT_STAGE 16384 /* the stage: bytes of a block, t x a x 4 */
@@ -254,15 +255,19 @@ static void split_plan(const plan_t *p, const split_t *x)
     }
 }
 
-/* Whether the task is a split-pairs transpose; if so, it is copied here. */
+/* Whether the task is a split-pairs transpose, or one of short runs (_kernel_pairs_short.h)
+ * that pairs_axes does not take; if so, it is copied here. */
 static int pairs_split(const plan_t *p)
 {
     split_t x;
+    pairs_t pa;
     for (int k = 0; k < p->ndim; k++)
         if (p->shape[k] == 0) return 0;
-    if (!split_axes(p, &x)) return 0;
-    split_plan(p, &x);
-    return 1;
+    if (split_axes(p, &x)) {
+        split_plan(p, &x);
+        return 1;
+    }
+    return !pairs_axes(p, &pa) && pairs_short(p);
 }
 
 #endif

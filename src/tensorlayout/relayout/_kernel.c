@@ -58,6 +58,9 @@
  *   _kernel_big.h     streamed transposes in big blocks (runs of many lines on both sides)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
  *   _kernel_gather.h  gathering and staged runs; copy_plan
+ *   _kernel_pairs_split.h  2-byte transposes of (2,1) pairs split across rows far apart (and,
+ *                     _kernel_pairs_short.h, of pairs in short runs of such rows); copy_task's
+ *                     first choice after bytes_staged
  *   _kernel_fill.h    tasks that fill the padding behind their steps
  *   _kernel_tasks.h   tasks read, checked and run
  *   _kernel_small.h   remembered small calls and the engine's settings

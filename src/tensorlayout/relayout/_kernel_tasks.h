@@ -7,6 +7,7 @@
 #include "_kernel_fill.h"
 #include "_kernel_bytes_stage.h"
 #include "_kernel_bytes_rows.h"
+#include "_kernel_pairs_split.h"
 
 /* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
  * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
@@ -49,7 +50,7 @@ static void copy_task(const plan_t *p)
         memcpy(p->dst, p->src, (size_t)p->item);
     else if (p->ndim > 0 && p->tail_bytes > 0)
         copy_tail_axes(p);
-    else if (p->ndim > 0 && !bytes_staged(p) && !quad_rows(p))
+    else if (p->ndim > 0 && !bytes_staged(p) && !quad_rows(p) && !pairs_split(p))
         copy_plan(p);
 }
 

@@ -53,14 +53,17 @@
  *   _kernel_tiles.h   blocked transposes of two axes over the register tiles
  *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
- *   _kernel_strips.h  transposes over a third axis
+ *   _kernel_strips.h  transposes over a third axis (_kernel_words_shifted.h: streamed strips into
+ *                     destination rows off their cache lines)
  *   _kernel_words.h   transposes of 8-byte items in blocks of whole lines (AVX2)
  *   _kernel_big.h     streamed transposes in big blocks (runs of many lines on both sides)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
  *   _kernel_gather.h  gathering and staged runs; copy_plan
+ *   _kernel_bytes_rows.h  (4,1) quads of bytes between short logical rows and tile rows, 8 x 8 in
+ *                     registers; copy_task's first choice after bytes_staged
  *   _kernel_pairs_split.h  2-byte transposes of (2,1) pairs split across rows far apart (and,
  *                     _kernel_pairs_short.h, of pairs in short runs of such rows); copy_task's
- *                     first choice after bytes_staged
+ *                     next choice
  *   _kernel_fill.h    tasks that fill the padding behind their steps
  *   _kernel_tasks.h   tasks read, checked and run
  *   _kernel_small.h   remembered small calls and the engine's settings

@@ -61,9 +61,11 @@ def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tup
     assert np.array_equal(dst, want)
 
 
-#: A child's script: each raw kernel task of TASKS with its source bytes ending where a page
-#: that may not be read begins (and, again, starting where one ends), against numpy's strided
-#: assignment; prints "ok". A read past the source's bytes kills the child.
+#: A child's script: each raw kernel task of TASKS (byte offsets and strides, items of ITEM
+#: bytes) with its source bytes ending where a page that may not be read begins (and, again,
+#: starting where one ends), against numpy's strided assignment; prints "ok". A read past the
+#: source's bytes kills the child. The arrays are of ITEM-byte integers (the kernel reads its
+#: item size off them), of bytes where the task moves WIDE-byte units of bytes.
 _PAGE_EDGES = """
 import ctypes, mmap, numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -71,7 +73,9 @@ import tensorlayout.relayout._copy as engine
 page = mmap.PAGESIZE
 libc = ctypes.CDLL(None)
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-for shape, ds, ss, d_off, s_off, span in {tasks!r}:
+item, wide = {item}, {wide}
+unit, moved = np.dtype(f"u{{1 if wide else item}}"), np.dtype((np.void, item))
+for shape, ds, ss, d_off, s_off, stream, span in {tasks!r}:
     pages = -(-span // page)
     mem = mmap.mmap(-1, (pages + 2) * page)
     raw = np.frombuffer(mem, np.uint8)
@@ -80,20 +84,30 @@ for shape, ds, ss, d_off, s_off, span in {tasks!r}:
     for start in ((pages + 1) * page - span, page):  # the bytes end at the page after; begin after the first
         src = raw[start:start + span]
         src[:] = np.arange(span) % 251
-        dst = np.full(d_off + sum((e - 1) * s for e, s in zip(shape, ds)) + 65, 0xAB, np.uint8)
+        dst = np.full((d_off + sum((e - 1) * s for e, s in zip(shape, ds)) + item + 64) // item * item, 0xAB,
+                      np.uint8)
         want = dst.copy()
-        as_strided(want[d_off:], shape, ds)[...] = as_strided(src[s_off:], shape, ss)
-        engine._kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], False)
+        as_strided(want[d_off:d_off + item].view(moved), shape, ds)[...] = as_strided(
+            src[s_off:s_off + item].view(moved), shape, ss)
+        task = (d_off, s_off, shape, ds, ss) + ((False, wide) if wide else ())
+        engine._kernel.copy(dst.view(unit), src.view(unit), [task], stream)
         assert np.array_equal(dst, want), (shape, ds, ss, start)
 print("ok")
 """
 
+PageTask = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]  # shape, ds, ss, d_off, s_off
 
-def check_page_edges(tasks: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]]) -> None:
-    """Each raw 1-byte kernel task ``(shape, ds, ss, d_off, s_off)`` run in a child whose source
-    is exactly the task's bytes (``s_off`` before the box and nothing after it) between two pages
-    it may not touch: a read outside them kills the child, and the result is checked too."""
-    spans = [(*task, task[4] + extent(task[0], task[2])) for task in tasks]
-    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=spans)], capture_output=True,
-                         text=True, timeout=300)
+
+def check_page_edges(tasks: list[PageTask], item: int = 1, wide: int = 0,
+                     stream: bool | list[bool] = False) -> None:
+    """Each raw kernel task ``(shape, ds, ss, d_off, s_off)`` (bytes; ``item``-byte items, moved as
+    the kernel's ``wide``-byte units of bytes where not 0; ``stream``: the call's flag, or each
+    task's) run in a child whose source is exactly the task's bytes (``s_off`` before the box and
+    nothing after it) between two pages it may not touch: a read outside them kills the child,
+    and the result is checked too."""
+    streams = stream if isinstance(stream, list) else [stream] * len(tasks)
+    spans = [(*task, flag, task[4] + extent(task[0], task[2]) + item - 1)
+             for task, flag in zip(tasks, streams, strict=True)]
+    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=spans, item=item, wide=wide)],
+                         capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])

@@ -8,14 +8,17 @@ around the box kept; and tasks whose source lies between pages that may not be r
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
-from tests.relayout._reference import check_raw_task, extent, kernel_or_skip, reference_buffer
+from tests.relayout._reference import (
+    check_page_edges,
+    check_raw_task,
+    extent,
+    kernel_or_skip,
+    reference_buffer,
+)
 
 LAYOUTS = ["bf16[8,16,40,32]{1,0,3,2:T(8,128)(2,1)}", "bf16[13,37,103,7]{1,0,3,2:T(8,128)(2,1)}",
            "s16[6,9,40,50]{2,0,1,3:T(8,128)(2,1)}", "bf16[20,300,16]{1,0,2:T(8,128)(2,1)}",
@@ -90,31 +93,6 @@ def test_raw_split_pairs(seed: int, to_units: bool, stream: bool) -> None:
     check_raw_task(kernel, src, shape, ds, ss, d_off, s_off, stream, 0xABCD)
 
 
-#: A child's script: each raw task of TASKS (2-byte items) with its source ending where a page
-#: that may not be read begins (and, again, starting where one ends); prints "ok".
-_PAGE_EDGES = """
-import ctypes, mmap, numpy as np
-from numpy.lib.stride_tricks import as_strided
-import tensorlayout.relayout._copy as engine
-page = mmap.PAGESIZE
-libc = ctypes.CDLL(None)
-libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-for shape, ds, ss, d_off, s_off, span, stream in {tasks!r}:
-    pages = -(-span // page)
-    mem = mmap.mmap(-1, (pages + 2) * page)
-    raw = np.frombuffer(mem, np.uint8)
-    assert libc.mprotect(raw.ctypes.data, page, 0) == 0
-    assert libc.mprotect(raw.ctypes.data + (pages + 1) * page, page, 0) == 0
-    for start in ((pages + 1) * page - span, page):
-        src = raw[start:start + span].view(np.uint16)
-        src[:] = np.arange(span // 2) % 65521
-        dst = np.full((d_off + sum((e - 1) * s for e, s in zip(shape, ds)) + 66) // 2, 0xABCD, np.uint16)
-        want = dst.copy()
-        as_strided(want[d_off // 2:], shape, ds)[...] = as_strided(src[s_off // 2:], shape, ss)
-        engine._kernel.copy(dst, src, [(d_off, s_off, shape, ds, ss)], stream)
-        assert np.array_equal(dst, want), (shape, ds, ss, start)
-print("ok")
-"""
 
 
 @pytest.mark.parametrize("to_units", [True, False])
@@ -127,8 +105,5 @@ def test_raw_split_pairs_between_unreadable_pages(to_units: bool) -> None:
         shape, rows, units = _box(rng, big=False)
         ds, ss = (units, rows) if to_units else (rows, units)
         s_off = 2 * int(rng.integers(0, 8))
-        tasks.append((shape, ds, ss, 2 * int(rng.integers(0, 8)), s_off, s_off + extent(shape, ss) + 1,
-                      bool(seed % 2)))
-    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=tasks)], capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])
+        tasks.append((shape, ds, ss, 2 * int(rng.integers(0, 8)), s_off))
+    check_page_edges(tasks, item=2, stream=[bool(seed % 2) for seed in range(8)])

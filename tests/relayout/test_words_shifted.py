@@ -8,16 +8,13 @@ through ragged layouts read back into logical arrays, one thread and default thr
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
 
-from ._reference import check_raw_task, extent, kernel_or_skip, reference_buffer
+from ._reference import check_page_edges, check_raw_task, extent, kernel_or_skip, reference_buffer
 
 _TYPES = {4: np.uint32, 8: np.uint64}
 Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # shape, dst strides, src strides
@@ -74,44 +71,16 @@ def test_shifted_strips_in_cache(run_on: bool) -> None:
     check_raw_task(kernel, src, shape, ds, ss, 5 * it, 0, False, 3)
 
 
-_PAGE_EDGES = """
-import ctypes, mmap, numpy as np
-from numpy.lib.stride_tricks import as_strided
-import tensorlayout.relayout._copy as engine
-page = mmap.PAGESIZE
-libc = ctypes.CDLL(None)
-libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-for it, shape, ds, ss, d_off, span in {tasks!r}:
-    dt = {{4: np.uint32, 8: np.uint64}}[it]
-    pages = -(-span // page)
-    mem = mmap.mmap(-1, (pages + 2) * page)
-    raw = np.frombuffer(mem, np.uint8)
-    assert libc.mprotect(raw.ctypes.data, page, 0) == 0
-    assert libc.mprotect(raw.ctypes.data + (pages + 1) * page, page, 0) == 0
-    for start in ((pages + 1) * page - span, page):
-        src = raw[start:start + span].view(dt)
-        src[:] = np.arange(span // it) % 251
-        dst = np.full((d_off + sum((e - 1) * s for e, s in zip(shape, ds)) + 64) // it + 1, 0xAB, dt)
-        want = dst.copy()
-        as_strided(want[d_off // it:], shape, ds)[...] = as_strided(src, shape, ss)
-        engine._kernel.copy(dst, src, [(d_off, 0, shape, ds, ss)], True)
-        assert np.array_equal(dst, want), (shape, ds, ss, start)
-print("ok")
-"""
 
 
 def test_shifted_strips_read_only_their_source() -> None:
     """Tasks whose source is exactly their bytes, between pages that may not be read (the
     last strip's source rows end at the page; short last strips, and whole ones)."""
     kernel_or_skip()
-    tasks = []
     for it, (ng, na, nb) in [(4, (1, 130, 263)), (8, (3, 9, 131)), (8, (1, 600, 128)), (4, (2, 41, 300))]:
         da = nb * it + 3 * it
         shape, ds, ss = (ng, na, nb), (na * da + it, da, it), (na * it, it, ng * na * it)
-        tasks.append((it, shape, ds, ss, 2 * it, extent(shape, ss) + it - 1))
-    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=tasks)], capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])
+        check_page_edges([(shape, ds, ss, 2 * it, 0)], item=it, stream=True)
 
 
 @pytest.mark.parametrize("text", ["s64[301,1003]{0,1:T(1,128)}", "f32[517,1999]{0,1:T(1,128)}",

@@ -36,16 +36,20 @@ def extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
     return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
 
 
-def check_byte_layout(text: str, threads: int) -> None:
-    """``to_physical`` and ``from_physical`` of random pred/u8/s8 data under ``text`` on
-    ``threads`` threads against the buffer built from XLA's linear indices, every byte."""
+def check_layout(text: str, threads: int | None) -> None:
+    """``to_physical`` and ``from_physical`` of random data under ``text`` (random bytes in items
+    of the element's width; pred 0 or 1) on ``threads`` threads against the buffer built from
+    XLA's linear indices, every byte."""
     t = as_target(text)
-    dtype = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8}[text[:text.index("[")]]
-    data = np.random.default_rng(len(text)).integers(0, 2 if dtype is np.bool_ else 100, t.logical_shape)
-    data = data.astype(dtype)
+    rng = np.random.default_rng(len(text))
+    if text.startswith("pred"):
+        data = rng.integers(0, 2, t.logical_shape).astype(np.bool_)
+    else:
+        width = t.element_bits // 8
+        data = rng.integers(0, 256, (*t.logical_shape, width), np.uint8).view(f"<u{width}")[..., 0]
     want = reference_buffer(data, text, 0)
     assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    assert np.array_equal(from_physical(want, t, threads=threads), data)
+    assert np.array_equal(from_physical(want, t, threads=threads).view(np.uint8), data.view(np.uint8))
 
 
 def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...],

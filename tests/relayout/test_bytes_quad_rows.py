@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import as_strided
 from tensorlayout.relayout import as_target
 from tensorlayout.relayout._bytes_path import quad_rows_views
 from tensorlayout.relayout._copy import prepare
-from tests.relayout._reference import check_byte_layout, check_page_edges, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, check_page_edges, extent, kernel_or_skip
 
 LAYOUTS = ["s8[1040,32]{0,1:T(8,128)(4,1)}", "u8[555,33]{0,1:T(8,128)(4,1)}",
            "pred[300,64]{0,1:T(4,128)(4,1)}", "u8[261,78]{0,1:T(4,128)(4,1)}",
@@ -29,7 +29,7 @@ LAYOUTS = ["s8[1040,32]{0,1:T(8,128)(4,1)}", "u8[555,33]{0,1:T(8,128)(4,1)}",
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    check_byte_layout(text, threads)
+    check_layout(text, threads)
 
 
 @pytest.mark.parametrize("to", [True, False])

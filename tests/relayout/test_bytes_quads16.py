@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, check_raw_task, extent, kernel_or_skip
 
 
 @pytest.mark.parametrize("ng", [8, 9, 15, 130, 257])
@@ -30,4 +30,4 @@ def test_raw_quads_to_on_short_source_rows(ng: int, na: int, stream: bool) -> No
 @pytest.mark.parametrize("threads", [1, 3])
 def test_short_source_rows_through_the_public_calls(text: str, threads: int) -> None:
     kernel_or_skip()
-    check_byte_layout(text, threads)
+    check_layout(text, threads)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, check_raw_task, extent, kernel_or_skip
 
 
 @pytest.mark.parametrize("ng", [8, 9, 10, 70, 130])
@@ -33,4 +33,4 @@ def test_raw_three_rows_out_of_quads(ng: int, na: int, tight: bool) -> None:
 @pytest.mark.parametrize("threads", [1, 3])
 def test_three_row_remainders_through_the_public_calls(text: str, threads: int) -> None:
     kernel_or_skip()
-    check_byte_layout(text, threads)
+    check_layout(text, threads)

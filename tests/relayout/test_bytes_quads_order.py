@@ -10,7 +10,7 @@ import pytest
 
 from tensorlayout.relayout import as_target
 from tensorlayout.relayout._copy import prepare
-from tests.relayout._reference import check_byte_layout
+from tests.relayout._reference import check_layout
 
 LAYOUTS = ["pred[16,32,8,32]{0,1,2,3:T(8,128)(4,1)}", "pred[9,40,6,23]{0,1,2,3:T(8,128)(4,1)}",
            "s8[4,20,16,40]{1,0,2,3:T(4,128)(4,1)}", "u8[3,29,11,35]{1,0,2,3:T(4,128)(4,1)}",
@@ -20,7 +20,7 @@ LAYOUTS = ["pred[16,32,8,32]{0,1,2,3:T(8,128)(4,1)}", "pred[9,40,6,23]{0,1,2,3:T
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    check_byte_layout(text, threads)
+    check_layout(text, threads)
 
 
 @pytest.mark.parametrize("text", ["pred[16,32,8,32]{0,1,2,3:T(8,128)(4,1)}",

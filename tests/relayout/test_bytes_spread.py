@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tests.relayout._reference import check_byte_layout, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, extent, kernel_or_skip
 
 GUARD = 0xAB
 COUNTS = [31, 32, 33, 47, 64, 95, 125, 128, 1000]
@@ -46,4 +46,4 @@ def test_raw_rows_of_bytes_into_and_out_of_groups(n: int, group: int, gather: bo
 @pytest.mark.parametrize("threads", [1, 3])
 def test_one_row_remainders_through_the_public_calls(text: str, threads: int) -> None:
     kernel_or_skip()
-    check_byte_layout(text, threads)
+    check_layout(text, threads)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, check_raw_task, extent, kernel_or_skip
 
 LAYOUTS = ["pred[64,512,8,2]{0,2,3,1:T(4,128)(4,1)}", "pred[37,61,5,3]{0,2,3,1:T(4,128)(4,1)}",
            "u8[130,40,4,3]{0,2,3,1:T(8,128)(4,1)}", "s8[70,33,2,5]{0,3,2,1:T(4,128)(4,1)}"]
@@ -20,7 +20,7 @@ LAYOUTS = ["pred[64,512,8,2]{0,2,3,1:T(4,128)(4,1)}", "pred[37,61,5,3]{0,2,3,1:T
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_staged_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    check_byte_layout(text, threads)
+    check_layout(text, threads)
 
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from tests.relayout._reference import check_byte_layout, check_raw_task, extent, kernel_or_skip
+from tests.relayout._reference import check_layout, check_raw_task, extent, kernel_or_skip
 
 LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,49,83]{1,0,2:T(8,128)(4,1)}",
            "u8[33,12,70]{0,1,2:T(8,128)(4,1)}", "s8[130,9,40]{1,0,2:T(8,128)(4,1)}",
@@ -20,7 +20,7 @@ LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,49,83]{1,0,2:T(8,
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_quad_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    check_byte_layout(text, threads)
+    check_layout(text, threads)
 
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
+from tensorlayout.relayout import as_target, relayout
 from tests.relayout._reference import (
+    check_layout,
     check_page_edges,
     check_raw_task,
     extent,
@@ -33,10 +34,7 @@ def _data(text: str, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("text", LAYOUTS)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_split_pair_layouts_match_the_reference(engine_mode: str, text: str, threads: int) -> None:
-    data = _data(text, len(text))
-    want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, as_target(text), threads=threads), want)
-    assert np.array_equal(from_physical(want, as_target(text), threads=threads), data)
+    check_layout(text, threads)
 
 
 def test_split_pair_relayout(engine_mode: str) -> None:

@@ -12,9 +12,14 @@ import numpy as np
 import pytest
 
 import tensorlayout.relayout._copy as engine
-from tensorlayout.relayout import as_target, from_physical, to_physical
 
-from ._reference import check_page_edges, check_raw_task, extent, kernel_or_skip, reference_buffer
+from ._reference import (
+    check_layout,
+    check_page_edges,
+    check_raw_task,
+    extent,
+    kernel_or_skip,
+)
 
 _TYPES = {4: np.uint32, 8: np.uint64}
 Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # shape, dst strides, src strides
@@ -93,22 +98,12 @@ def test_ragged_layouts_read_back_streamed(monkeypatch: pytest.MonkeyPatch, text
     streamed, against the data; to_physical against XLA's linear indices."""
     kernel_or_skip()
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1)
-    check_layout_back(text, threads)
+    check_layout(text, threads)
 
 
 @pytest.mark.parametrize("text", ["u32[263,4,1917]{0,1,2:T(1,128)}", "f32[1100,1001]{0,1:T(1,128)}"])
 def test_ragged_layouts_read_back_in_cache(text: str) -> None:
     """The same in cache (4 MiB of destination or more, one thread: not streamed)."""
     kernel_or_skip()
-    check_layout_back(text, 1)
+    check_layout(text, 1)
 
-
-def check_layout_back(text: str, threads: int | None) -> None:
-    """from_physical of ``text`` against random data, to_physical against XLA's indices."""
-    t = as_target(text)
-    dtype = {"s64": np.int64, "f32": np.float32, "u32": np.uint32, "f64": np.float64}[text[:3]]
-    data = np.random.default_rng(len(text)).integers(0, 1 << 20, t.logical_shape).astype(dtype)
-    want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    back = from_physical(want, t, threads=threads)
-    assert np.array_equal(back.view(np.uint8), data.view(np.uint8))

@@ -279,17 +279,34 @@ static Py_ssize_t column_rows(const rows_t *rows, Py_ssize_t P, int per)
 /* Far columns whose rows of lines lie side by side (rows q bytes apart, q <= STAGED_Q): a block
  * of 16 columns' rows of lines (un)packed through an L1 stage laid out column by column, each
  * column's run of the buffer written (read) in one go, not 16 columns in turn (columns 8 KiB
- * apart share their cache sets: u4[1000,16,300]{0,1,2:T(8,128)(8,1)E(4)}, 17x a copy). */
+ * apart share their cache sets: u4[1000,16,300]{0,1,2:T(8,128)(8,1)E(4)}, 17x a copy); packing,
+ * the first n of the 16 columns stored (the last n < 16 where lanes_inside: 16 a row read whole
+ * instead of a column's bytes one by one, u4[1033,595,3,3]{0,1,3,2:...} 8.4 -> 5.8x a copy). */
 #define STAGED_Q 4
 ALWAYS_INLINE void pack_far_staged(const ctx_t *c, uint8_t *out, const char *log, Py_ssize_t P, Py_ssize_t ls,
-                                   Py_ssize_t rls, Py_ssize_t nr, __m128i m, const int bits, const int q)
+                                   Py_ssize_t rls, Py_ssize_t nr, __m128i m, const int bits, const int q, Py_ssize_t n)
 {
     _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
     const Py_ssize_t S = COLUMN_ROWS * q; /* stage bytes a column */
     ctx_t cached = *c;
     cached.stream = 0;
     for (Py_ssize_t r = 0; r < nr; r++) pack_block(&cached, stage + r * q, log + r * rls, S, ls, 0, m, bits, q);
-    for (int i = 0; i < LANES; i++) memcpy(out + i * P, stage + i * S, (size_t)(nr * q));
+    for (Py_ssize_t i = 0; i < n; i++) memcpy(out + i * P, stage + i * S, (size_t)(nr * q));
+}
+
+/* The 16 lanes from log of nr rows of lines (rls apart) of per*q logical rows (ls apart) lie
+ * inside the logical array (an affine span: its corners decide), so a block of fewer than 16
+ * columns may read them whole (only its columns are stored). */
+ALWAYS_INLINE int lanes_inside(const ctx_t *c, const char *log, Py_ssize_t ls, Py_ssize_t rls, Py_ssize_t nr,
+                               int rows)
+{
+    if (c->log_lo == NULL) return 0;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            uintptr_t p = (uintptr_t)(log + (a ? (nr - 1) * rls : 0) + (b ? (rows - 1) * ls : 0));
+            if (p < (uintptr_t)c->log_lo || p + LANES > (uintptr_t)c->log_hi) return 0;
+        }
+    return 1;
 }
 
 
@@ -313,7 +330,14 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = first;
         for (; rb > 1 && pb == q && q <= STAGED_Q && !own && col + LANES <= nc; col += LANES)
             pack_far_staged(c, out0 + r0 * pb + col * P, log0 + r0 * rows->ls + col, P, ls, rows->ls, r1 - r0, m,
-                            bits, q);
+                            bits, q, LANES);
+        if (rb > 1 && pb == q && q <= STAGED_Q && !own && col < nc
+            && lanes_inside(c, log0 + r0 * rows->ls + col, ls, rows->ls, r1 - r0, per * q)) {
+            /* the last columns the same way, their lanes read whole (u4[1033,595,3,3]{0,1,3,2:...}: 9) */
+            pack_far_staged(c, out0 + r0 * pb + col * P, log0 + r0 * rows->ls + col, P, ls, rows->ls, r1 - r0, m,
+                            bits, q, nc - col);
+            continue;
+        }
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 pack_block(c, out0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, own, m, bits, q);

@@ -272,9 +272,13 @@ UNIT_ROWS = (1, 1, 1)  # _task: the rows of a box holding one slot per column gr
 # more than the other eight rows together; unpacking, slot by slot reads as fast: measured 4.1-5.7 / 4.5-5.3x)
 
 
-def _without_unit_rows(task: Task) -> Task:
+UNIT_BLOCK = 16  # _without_unit_rows: unpacking keeps the unit rows of at least this many rows and columns
+
+
+def _without_unit_rows(task: Task, to_physical: bool = True) -> Task:
     """A task of kind 0 without the ``UNIT_ROWS`` axis ``_task`` gave it (not owning its groups, it
-    goes slot by slot: one slot a line would cost a call each).
+    goes slot by slot: one slot a line would cost a call each), unless unpacking rows that continue
+    the columns' logical runs, at least ``UNIT_BLOCK`` of each (the kernel's 16 x 16 transposes).
 
     >>> _without_unit_rows((0, 5, 9, (128, 1), (8, 1), (45873, 1)))
     (0, 5, 9, (128,), (8,), (45873,))
@@ -282,6 +286,8 @@ def _without_unit_rows(task: Task) -> Task:
     kind, slot, loff, shape, ps, ls = task
     if kind != DATA or len(shape) < 2 or (shape[-1], ps[-1], ls[-1]) != UNIT_ROWS:
         return task
+    if not to_physical and len(shape) >= 3 and ls[-3] == 1 and min(shape[-3:-1]) >= UNIT_BLOCK:
+        return task  # (the rows continue the columns' logical runs: 16 x 16 transposes, _pack_words.h)
     return kind, slot, loff, shape[:-1], ps[:-1], ls[:-1]
 
 
@@ -290,7 +296,7 @@ def _task(box: Box, lstrides: tuple[int, ...], pad: bool, per: int, to_physical:
     then the rest by slot stride (major first)."""
     loff = 0 if pad else sum(x0 * lstrides[k] for k, (x0, _) in enumerate(box.ranges))
     axes = [(ext, ps, 0 if pad else block * lstrides[dim]) for dim, ext, block, ps in box.axes]
-    if to_physical and not pad and all(a[1] != 1 for a in axes):
+    if not pad and all(a[1] != 1 for a in axes):
         axes.append(UNIT_ROWS)
     inner = [k for k, a in enumerate(axes) if a[1] == 1][:1]
     cols = [k for k, a in enumerate(axes) if a[2] == 1 and k not in inner][:1]
@@ -385,7 +391,7 @@ def _make_tasks(t: PhysicalTarget, lstrides: tuple[int, ...], to_physical: bool,
         if start < end:
             pads.append((PAD, start, 0, (end - start,), (1,), (0,)))
         tasks, fill = _owning_or_pads(tasks, pads, t, per)
-    tasks = [_without_unit_rows(task) for task in tasks]
+    tasks = [_without_unit_rows(task, to_physical) for task in tasks]
     whole = by_piece([_split(task, pieces, per) for task in tasks
                       if _whole_bytes(task, per) or not to_physical])
     rest = [task for task in tasks if to_physical and not _whole_bytes(task, per)]

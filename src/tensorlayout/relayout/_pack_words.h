@@ -292,6 +292,76 @@ static int short_nibbles(const ctx_t *c, const task_t *t, int unpack, const rows
     return t->shape[last] < 8 && (unpack || t->kind == 2);
 }
 
+#if HAVE_SSE2
+/* 16 registers of 16 bytes transposed (byte i of register r to byte r of register i): four
+ * rounds of interleaving register k with k + 8, each rotating the 8 bits of (register, byte). */
+static inline void transpose16x16(__m128i *x)
+{
+    for (int round = 0; round < 4; round++) {
+        __m128i y[16];
+        for (int i = 0; i < 8; i++) {
+            y[2 * i] = _mm_unpacklo_epi8(x[i], x[i + 8]);
+            y[2 * i + 1] = _mm_unpackhi_epi8(x[i], x[i + 8]);
+        }
+        for (int i = 0; i < 16; i++) x[i] = y[i];
+    }
+}
+
+/* Unit rows packed (a ragged sub-tile's one row: one code a column word, the other 7 slots the
+ * pad code, a kind-2 task of 4-byte groups) whose rows of lines continue each column's logical
+ * run (rows->ls 1): 16 columns x 16 rows read as 16 vectors down the columns, transposed in
+ * registers, each row's 16 words written in 4 stores (u4[9,633,571]{1,0,2:T(8,128)(8,1)E(4)}:
+ * the one-row remainder, 8 byte reads a word before). Returns the rows done (a multiple of 16);
+ * the caller does the rest, and every row's last nc % 16 columns. */
+static Py_ssize_t unit_rows16(const ctx_t *c, uint8_t *bytes, const char *log, Py_ssize_t nc, Py_ssize_t L,
+                              Py_ssize_t pb, Py_ssize_t nr)
+{
+    const __m128i low = _mm_set1_epi8(0x0F), hi = _mm_set1_epi8((char)(c->pad << 4));
+    const __m128i pads = _mm_set1_epi8((char)c->pad_byte);
+    Py_ssize_t r0 = 0;
+    for (; r0 + 16 <= nr; r0 += 16)
+        for (Py_ssize_t c0 = 0; c0 + 16 <= nc; c0 += 16) {
+            __m128i x[16];
+            for (int i = 0; i < 16; i++) x[i] = _mm_loadu_si128((const __m128i *)(log + (c0 + i) * L + r0));
+            transpose16x16(x);
+            for (int r = 0; r < 16; r++) {
+                __m128i codes = _mm_or_si128(_mm_and_si128(x[r], low), hi);
+                __m128i lo16 = _mm_unpacklo_epi8(codes, pads), hi16 = _mm_unpackhi_epi8(codes, pads);
+                uint8_t *out = bytes + (r0 + r) * pb + c0 * 4;
+                _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo16, pads));
+                _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi16(lo16, pads));
+                _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi16(hi16, pads));
+                _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi16(hi16, pads));
+            }
+        }
+    return r0;
+}
+
+/* The other way (kind 0): 16 rows' 16 column words, the first code of each, transposed into
+ * 16 logical bytes a column, sign-extended when c->sign (u4[9,633,571]{1,0,2:...} unpacked: the
+ * one-row remainder slot by slot cost twice the other eight rows). */
+static Py_ssize_t unit_rows16_unpack(const ctx_t *c, char *log, const uint8_t *bytes, Py_ssize_t nc, Py_ssize_t L,
+                                     Py_ssize_t pb, Py_ssize_t nr)
+{
+    const __m128i first = _mm_set1_epi32(0x0F), half = _mm_set1_epi8((char)(c->sign ? 8 : 0));
+    Py_ssize_t r0 = 0;
+    for (; r0 + 16 <= nr; r0 += 16)
+        for (Py_ssize_t c0 = 0; c0 + 16 <= nc; c0 += 16) {
+            __m128i x[16];
+            for (int r = 0; r < 16; r++) {
+                const __m128i *in = (const __m128i *)(bytes + (r0 + r) * pb + c0 * 4);
+                __m128i w[4];
+                for (int k = 0; k < 4; k++) w[k] = _mm_and_si128(_mm_loadu_si128(in + k), first);
+                __m128i v = _mm_packus_epi16(_mm_packs_epi32(w[0], w[1]), _mm_packs_epi32(w[2], w[3]));
+                x[r] = _mm_sub_epi8(_mm_xor_si128(v, half), half);
+            }
+            transpose16x16(x);
+            for (int i = 0; i < 16; i++) _mm_storeu_si128((__m128i *)(log + (c0 + i) * L + r0), x[i]);
+        }
+    return r0;
+}
+#endif
+
 /* Each row of lines 4 columns at a time; the last nc % 4 columns (and any whose 8-byte read
  * would leave the logical array) word by word. */
 #define WORDS_ROW_AHEAD 16 /* short_words: rows of lines the buffer's lines are fetched ahead */
@@ -301,10 +371,16 @@ static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *by
     const int last = t->ndim - 1, n = (int)t->shape[last];
     const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 2;
     const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    Py_ssize_t done = 0; /* rows whose first nc - nc % 16 columns unit_rows16 packed */
+#if HAVE_SSE2
+    if (n == 1 && rows->ls == 1 && t->ps[last - 1] == 8 && nc >= 16)
+        done = unpack ? unit_rows16_unpack(c, log, bytes, nc, L, pb, rows->n)
+                      : unit_rows16(c, bytes, log, nc, L, pb, rows->n);
+#endif
     for (Py_ssize_t r = 0; r < rows->n; r++) {
         uint8_t *out = bytes + r * pb;
         char *lg = log + r * rows->ls;
-        Py_ssize_t i = 0;
+        Py_ssize_t i = r < done ? nc - nc % 16 : 0;
         if (r + WORDS_ROW_AHEAD < rows->n) /* the row of lines WORDS_ROW_AHEAD rows on, every line of it */
             for (Py_ssize_t j = 0; j < nc * 4; j += 64) {
                 if (unpack) __builtin_prefetch(out + WORDS_ROW_AHEAD * pb + j, 0, 3);

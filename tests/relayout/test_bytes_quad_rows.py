@@ -50,8 +50,10 @@ def test_long_rows_are_left_to_the_transposes() -> None:
     lv = as_strided(b, (128, 513), (2052, 4))
     assert quad_rows_views(pv, lv, True) is None  # 513 quads a row
     assert quad_rows_views(pv[:7, :8], lv[:7, :8], True) is None  # 7 rows a
-    assert quad_rows_views(pv[:, :3], lv[:, :3], True) is None  # 3 quads a row
-    assert quad_rows_views(pv[:, :4], lv[:, :4], True) is not None
+    assert quad_rows_views(pv[:, :3], lv[:, :3], False) is None  # 3 quads a row
+    assert quad_rows_views(pv[:, :4], lv[:, :4], False) is not None
+    assert quad_rows_views(pv[:, :7], lv[:, :7], True) is None  # to_physical: from 8 quads a row
+    assert quad_rows_views(pv[:, :8], lv[:, :8], True) is not None
 
 
 def _task(rng: np.random.Generator, to: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:

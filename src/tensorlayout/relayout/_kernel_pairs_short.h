@@ -224,18 +224,10 @@ static int pairs_short(const plan_t *p)
     Py_ssize_t idx[MAX_DIMS] = {0};
     char *d = p->dst;
     const char *s = p->src;
-    for (;;) {
+    do
         short_box(p, &x, d, s);
-        int k = n - 1;
-        for (; k >= 0 && ++idx[k] == p->shape[outer[k]]; k--) {
-            d -= (p->shape[outer[k]] - 1) * p->ds[outer[k]];
-            s -= (p->shape[outer[k]] - 1) * p->ss[outer[k]];
-            idx[k] = 0;
-        }
-        if (k < 0) return 1;
-        d += p->ds[outer[k]];
-        s += p->ss[outer[k]];
-    }
+    while (next_outer(p, outer, n, idx, &d, &s));
+    return 1;
 }
 
 #endif

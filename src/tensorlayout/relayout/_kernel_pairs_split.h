@@ -237,22 +237,9 @@ static void split_plan(const plan_t *p, const split_t *x)
     Py_ssize_t idx[MAX_DIMS] = {0};
     char *d = p->dst;
     const char *s = p->src;
-    for (;;) {
+    do
         split_box(p, x, d, s);
-        int k = n - 1;
-        for (; k >= 0; k--) {
-            int ax = outer[k];
-            if (++idx[k] < p->shape[ax]) {
-                d += p->ds[ax];
-                s += p->ss[ax];
-                break;
-            }
-            d -= (p->shape[ax] - 1) * p->ds[ax];
-            s -= (p->shape[ax] - 1) * p->ss[ax];
-            idx[k] = 0;
-        }
-        if (k < 0) return;
-    }
+    while (next_outer(p, outer, n, idx, &d, &s));
 }
 
 /* Whether the task is a split-pairs transpose, or one of short runs (_kernel_pairs_short.h)

@@ -62,4 +62,24 @@ typedef struct {
     Py_ssize_t ss[MAX_DIMS];
 } plan_t;
 
+/* The odometer over a plan's outer axes outer[0..n-1] (the last the fastest; idx their counters,
+ * zeros at the first box): steps *d and *s to the next box; 0 after the last (then they are back
+ * at the first). A loop: do box(d, s); while (next_outer(p, outer, n, idx, &d, &s)); */
+static inline int next_outer(const plan_t *p, const int *outer, int n, Py_ssize_t *idx, char **d,
+                             const char **s)
+{
+    for (int k = n - 1; k >= 0; k--) {
+        int ax = outer[k];
+        if (++idx[k] < p->shape[ax]) {
+            *d += p->ds[ax];
+            *s += p->ss[ax];
+            return 1;
+        }
+        *d -= (p->shape[ax] - 1) * p->ds[ax];
+        *s -= (p->shape[ax] - 1) * p->ss[ax];
+        idx[k] = 0;
+    }
+    return 0;
+}
+
 #endif

@@ -177,22 +177,9 @@ static void pairs_plan(const plan_t *p, const pairs_t *pa)
     Py_ssize_t idx[MAX_DIMS] = {0};
     char *d = p->dst;
     const char *s = p->src;
-    for (;;) {
+    do
         pairs_box(p, pa, d, s);
-        int x = n - 1;
-        for (; x >= 0; x--) {
-            int ax = outer[x];
-            if (++idx[x] < p->shape[ax]) {
-                d += p->ds[ax];
-                s += p->ss[ax];
-                break;
-            }
-            d -= (p->shape[ax] - 1) * p->ds[ax];
-            s -= (p->shape[ax] - 1) * p->ss[ax];
-            idx[x] = 0;
-        }
-        if (x < 0) return;
-    }
+    while (next_outer(p, outer, n, idx, &d, &s));
 }
 
 #endif

@@ -78,12 +78,14 @@ def round_trip(text: str, rng: np.random.Generator, threads: int) -> tuple[np.nd
     return data, pad
 
 
-def check_against_numpy(monkeypatch: pytest.MonkeyPatch, text: str, threads: int) -> None:
-    """For both edge pad values: the numpy path's buffer is the definition's, and the pack
-    kernel's (into random bytes, on ``threads``) is too, and reads back into a filled array."""
+def check_against_numpy(monkeypatch: pytest.MonkeyPatch, text: str, threads: int | None,
+                        pads: tuple[int, ...] = ()) -> None:
+    """For each of ``pads`` (default: both edge pad values): the numpy path's buffer is the
+    definition's, and the pack kernel's (into random bytes, on ``threads``) is too, and reads
+    back into a filled array."""
     t = as_target(text)
-    rng = np.random.default_rng(threads)
-    for pad in (0, -1) if t.signed else (0, (1 << t.packed_bits) - 1):
+    rng = np.random.default_rng(threads or 0)
+    for pad in pads or ((0, -1) if t.signed else (0, (1 << t.packed_bits) - 1)):
         data = random_data(t, rng)
         want = reference(data, text, pad)
         _path(monkeypatch, "numpy")

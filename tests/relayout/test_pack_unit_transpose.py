@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tensorlayout.relayout import as_target, from_physical, to_physical
+from tensorlayout.relayout import as_target
 
-from .test_pack import _path, codes, random_data, reference
+from .test_pack import check_against_numpy
 from .test_pack_kernel import GUARD, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
@@ -79,16 +79,4 @@ TEXTS = ["u4[9,40,37]{1,0,2:T(8,128)(8,1)E(4)}", "s4[17,33,50]{1,0,2:T(8,128)(8,
 @pytest.mark.parametrize("threads", [1, None])
 def test_one_row_sub_tiles_match_the_definition_and_numpy(monkeypatch: pytest.MonkeyPatch, text: str,
                                                           threads: int | None) -> None:
-    t = as_target(text)
-    rng = np.random.default_rng(len(text))
-    data = random_data(t, rng)
-    for pad in ((-1, 5) if t.signed else (1, 12)):
-        want = reference(data, text, pad)
-        _path(monkeypatch, "numpy")
-        assert np.array_equal(to_physical(data, text, pad_value=pad), want)
-        _path(monkeypatch, "pack")
-        out = rng.integers(0, 256, t.buffer_bytes or 0).astype(np.uint8)  # garbage: an unwritten byte shows
-        assert to_physical(data, text, pad_value=pad, out=out, threads=threads) is out
-        assert np.array_equal(out, want)
-        back = np.full(t.logical_shape, 99, np.int8 if t.signed else np.uint8)
-        assert np.array_equal(from_physical(out, text, out=back, threads=threads), codes(data, t))
+    check_against_numpy(monkeypatch, text, threads, (-1, 5) if as_target(text).signed else (1, 12))

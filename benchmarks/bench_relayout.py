@@ -422,8 +422,24 @@ def _summary(rows: list[Row]) -> None:
         p = np.percentile(values, [50, 90, 95])
         print(f"\n{label}: n {len(values)}  median {p[0]:.2f}  p90 {p[1]:.2f}  p95 {p[2]:.2f}  "
               f"max {values.max():.2f}")
+        print("  by size: " + "; ".join(_band(rows, get, lo, hi) for lo, hi in SIZE_BANDS))
         for r in sorted(rows, key=get, reverse=True)[:5]:
             print(f"  {get(r):6.2f}  {r.name} ({r.mib:.1f} MiB)")
+
+
+#: The size bands the summary splits each distribution into (MiB, the row's bytes moved): in
+#: cache, around the last-level cache, beyond it.
+SIZE_BANDS = ((0.0, 4.0), (4.0, 16.0), (16.0, float("inf")))
+
+
+def _band(rows: list[Row], get: Callable[[Row], float], lo: float, hi: float) -> str:
+    """One band's rows (``lo`` <= MiB < ``hi``): count, median, p95, max."""
+    values = np.array([get(r) for r in rows if lo <= r.mib < hi])
+    name = f"<{hi:g} MiB" if not lo else f"{lo:g}-{hi:g} MiB" if hi != float("inf") else f">={lo:g} MiB"
+    if not len(values):
+        return f"{name} n 0"
+    p = np.percentile(values, [50, 95])
+    return f"{name} n {len(values)} median {p[0]:.2f} p95 {p[1]:.2f} max {values.max():.2f}"
 
 
 def population(samples: int, seeds: list[int], repeat: int, lo_mib: float, hi_mib: float, cpu: bool = False,

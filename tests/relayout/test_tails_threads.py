@@ -2,7 +2,7 @@
 pieces write the padding behind their steps, no fill first. The thresholds are lowered so that
 small layouts take that path (checked: the path ran); every byte, padding included, against the
 brute-force buffer, into an ``out`` of sentinel bytes, at 1 and 3 threads; streamed copies
-and pad values of more than one byte fill first, as before."""
+tail only behind their tasks' first axes; pad values of more than one byte fill first."""
 
 from __future__ import annotations
 
@@ -68,11 +68,31 @@ def test_shared_copies_write_their_tails(shared: list[bool], src: str, dst: str 
             assert np.array_equal(out.view(np.uint8), want)
 
 
-def test_streamed_and_wide_pads_fill_first(shared: list[bool], monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("case, tailed", [(0, True), (3, True), (1, False), (2, False)])
+def test_streamed_copies_tail_only_behind_first_axes(shared: list[bool], monkeypatch: pytest.MonkeyPatch,
+                                                     case: int, tailed: bool) -> None:
+    """Streamed (past the caches): tails behind each step of a task's first axis are written as
+    the copy goes (u8[4,3000]: a weave's tile rows; bf16 to itself: runs); tails behind a later
+    axis (the transposes of s32[16,64,64] and f64[4,6,40]) fill first (``first_axis_tails``)."""
+    monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1024)
+    src, dst, dtype, _ = CASES[case]
+    call, data, text = _call(src, dst, dtype)
+    out = np.empty(as_target(text).physical_elements, dtype)
+    for threads in (1, 3):
+        out.view(np.uint8)[...] = SENTINEL
+        shared.clear()
+        call(0, out, threads)
+        assert shared == [tailed]
+        assert np.array_equal(out.view(np.uint8), reference_buffer(data, text, 0).view(np.uint8))
+
+
+def test_wide_pads_and_streamed_tails_off_fill_first(shared: list[bool],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     call, data, text = _call(*CASES[3][:3])
     out = np.empty(as_target(text).physical_elements, np.uint16)
     for pad, stream in ((0x3F80, False), (0, True)):
         monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 1024 if stream else 1 << 24)
+        monkeypatch.setattr(engine, "STREAMED_TAILS", not stream)
         out.view(np.uint8)[...] = SENTINEL
         shared.clear()
         call(pad, out, 3)

@@ -367,13 +367,23 @@ ALWAYS_INLINE void unpack_block(const uint8_t *in, char *log, Py_ssize_t P, Py_s
         }
 }
 
+/* The other way (16 columns), and FAR_WIDE columns at once where the logical rows lie a multiple
+ * of FAR_ALIAS bytes apart: they share a few L1 sets, so that a line a block of 16 writes a
+ * quarter of is evicted before the next block writes the next quarter; 64 columns write each
+ * logical line whole in one visit (s4[512,32,4096]{0,1,2:T(8,128)(8,1)E(4)} from 6.5 -> 2.5x a
+ * copy; rows not so aligned measured slower wide, and packing too, whose buffer runs get shorter). */
+#define FAR_WIDE 64     /* columns a wide pass (a logical line) */
+#define FAR_ALIAS 1024  /* logical row strides from which unpacking goes wide */
+#define FAR_RUN (LANES * COLUMN_ROWS * STAGED_Q / FAR_WIDE) /* stage bytes a column, wide */
 ALWAYS_INLINE void unpack_far_staged(char *log, const uint8_t *in, Py_ssize_t P, Py_ssize_t ls, Py_ssize_t rls,
-                                     Py_ssize_t nr, __m128i m, __m128i half, const int bits, const int q)
+                                     Py_ssize_t nr, __m128i m, __m128i half, const int bits, const int q, Py_ssize_t n)
 {
     _Alignas(64) uint8_t stage[LANES * COLUMN_ROWS * STAGED_Q];
-    const Py_ssize_t S = COLUMN_ROWS * q;
-    for (int i = 0; i < LANES; i++) memcpy(stage + i * S, in + i * P, (size_t)(nr * q));
-    for (Py_ssize_t r = 0; r < nr; r++) unpack_block(stage + r * q, log + r * rls, S, ls, bits, q, m, half, 0);
+    const Py_ssize_t S = n > LANES ? FAR_RUN : COLUMN_ROWS * q; /* (nr * q <= S: the caller's rows) */
+    for (Py_ssize_t i = 0; i < n; i++) memcpy(stage + i * S, in + i * P, (size_t)(nr * q));
+    for (Py_ssize_t r = 0; r < nr; r++)
+        for (Py_ssize_t b = 0; b < n; b += LANES)
+            unpack_block(stage + b * S + r * q, log + r * rls + b, S, ls, bits, q, m, half, 0);
 }
 
 ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0, const uint8_t *in0,
@@ -388,11 +398,16 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         table_columns_k(c, (uint8_t *)in0, log0, rows, nc, P, ls, 1, bits, q);
         return;
     }
-    for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += rb) { /* far columns (column_rows) */
-        Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = 0;
-        for (; pb == q && q <= STAGED_Q && col + LANES <= nc; col += LANES)
+    const int staged = rb > 1 && pb == q && q <= STAGED_Q, wide = staged && ls % FAR_ALIAS == 0 && nc >= FAR_WIDE;
+    const Py_ssize_t step = wide ? FAR_RUN / q : rb; /* rows a pass */
+    for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += step) { /* far columns (column_rows) */
+        Py_ssize_t r1 = rows->n - r0 < step ? rows->n : r0 + step, col = 0;
+        for (; wide && col + FAR_WIDE <= nc; col += FAR_WIDE)
             unpack_far_staged(log0 + r0 * rows->ls + col, in0 + r0 * pb + col * P, P, ls, rows->ls, r1 - r0, m, half,
-                              bits, q);
+                              bits, q, FAR_WIDE);
+        for (; staged && col + LANES <= nc; col += LANES)
+            unpack_far_staged(log0 + r0 * rows->ls + col, in0 + r0 * pb + col * P, P, ls, rows->ls, r1 - r0, m, half,
+                              bits, q, LANES);
         for (; col + LANES <= nc; col += LANES)
             for (Py_ssize_t r = r0; r < r1; r++)
                 unpack_block(in0 + r * pb + col * P, log0 + r * rows->ls + col, P, ls, bits, q, m, half,

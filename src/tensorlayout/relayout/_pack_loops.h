@@ -237,9 +237,38 @@ static void staged_blocks(const ctx_t *c, const task_t *t, int unpack, Py_ssize_
     }
 }
 
+/* q pad bytes at each of n rows pb bytes apart, for a constant q of 1 to 8 (0: any, memset). */
+ALWAYS_INLINE void pad_rows_q(uint8_t *out, Py_ssize_t pb, Py_ssize_t n, uint64_t pads, Py_ssize_t q, const int Q)
+{
+    if (Q == 0)
+        for (Py_ssize_t r = 0; r < n; r++) memset(out + r * pb, (int)(pads & 0xFF), (size_t)q);
+    else
+        for (Py_ssize_t r = 0; r < n; r++) memcpy(out + r * pb, &pads, (size_t)Q);
+}
+
+/* A pad task's rows of whole-byte lines (q bytes each) in one loop of fixed-size stores
+ * instead of a call and a memset per line (u4[4,164,1123,5]{1,0,3,2:T(8,128)(8,1)E(4)}: a
+ * sub-tile's 4 unused rows, 2 bytes of every 4, 1.4 million lines). */
+static void pad_rows(const ctx_t *c, uint8_t *out, Py_ssize_t q, const rows_t *rows)
+{
+    const Py_ssize_t pb = rows->ps / c->per;
+    const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
+    switch (q) {
+    case 1: pad_rows_q(out, pb, rows->n, pads, q, 1); break;
+    case 2: pad_rows_q(out, pb, rows->n, pads, q, 2); break;
+    case 4: pad_rows_q(out, pb, rows->n, pads, q, 4); break;
+    case 8: pad_rows_q(out, pb, rows->n, pads, q, 8); break;
+    default: pad_rows_q(out, pb, rows->n, pads, q, 0);
+    }
+}
+
 static void lines(const ctx_t *c, const task_t *t, line_t kind, int unpack, Py_ssize_t slot, char *log,
                   const rows_t *rows)
 {
+    if (t->kind == 1 && kind == L_BYTES && !unpack) { /* (aligned: whole bytes) */
+        pad_rows(c, c->bytes + slot / c->per, t->shape[t->ndim - 1] / c->per, rows);
+        return;
+    }
 #if HAVE_SSE2
     if (kind == L_COLUMNS) { /* (a kind-2 task's gaps in the same stores) */
         uint8_t *bytes = c->bytes + slot / c->per;

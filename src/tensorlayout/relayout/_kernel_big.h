@@ -70,14 +70,23 @@ static inline void big_offsets(const big_rows_t *r, Py_ssize_t i, Py_ssize_t c, 
     }
 }
 
-/* Columns [x, x + c) of a row (numbered by m, items of it bytes) into flat, piece by piece. */
-static inline void big_read(char *flat, const char *row, const big_cols_t *m, Py_ssize_t x, Py_ssize_t c,
-                            Py_ssize_t it)
+/* A block's columns [x, x + c) of every row as pieces: bytes[i] at `at[i]` from the row's start
+ * (one division per block, not per row). Pieces of n >= 2 items (big_plan's na, nb; BIG_ONE: one
+ * piece) are at most BIG_PIECES for c <= BIG_ROWS. */
+#define BIG_PIECES (BIG_ROWS / 2 + 2)
+typedef struct {
+    int n;
+    Py_ssize_t at[BIG_PIECES], bytes[BIG_PIECES];
+} big_pieces_t;
+
+static void big_cut(big_pieces_t *pc, const big_cols_t *m, Py_ssize_t x, Py_ssize_t c, Py_ssize_t it)
 {
-    while (c > 0) {
+    pc->n = 0;
+    while (c > 0 && pc->n < BIG_PIECES) {
         Py_ssize_t k = x % m->n, run = big_min(m->n - k, c);
-        memcpy(flat, row + x / m->n * m->outer + k * it, (size_t)(run * it));
-        flat += run * it, x += run, c -= run;
+        pc->at[pc->n] = x / m->n * m->outer + k * it;
+        pc->bytes[pc->n++] = run * it;
+        x += run, c -= run;
     }
 }
 
@@ -88,35 +97,27 @@ static inline void big_stream(char *d, const char *s, Py_ssize_t bytes)
 {
 #if HAVE_STREAM
     Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63), i;
-    if ((((uintptr_t)d | (uintptr_t)bytes) & 15) == 0) head = 0; /* (16-byte pieces stream as they are) */
-    if (bytes < head + 64) {
-        memcpy(d, s, (size_t)bytes);
+    if ((((uintptr_t)d | (uintptr_t)bytes) & 15) == 0 || bytes < head + 64) { /* (16-byte pieces
+                                                                                  * stream as they are) */
+        stream_out(d, s, (size_t)bytes);
         return;
     }
     memcpy(d, s, (size_t)head);
     for (i = head; i + 64 <= bytes; i += 64)
         for (int k = 0; k < 64; k += 16)
             _mm_stream_si128((__m128i *)(d + i + k), _mm_loadu_si128((const __m128i *)(s + i + k)));
-    if (head == 0)
-        for (; i + 16 <= bytes; i += 16)
-            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
     memcpy(d + i, s + i, (size_t)(bytes - i));
 #else
     memcpy(d, s, (size_t)bytes);
 #endif
 }
 
-/* flat into columns [y, y + c) of a row (numbered by m), streamed where nt. */
-static inline void big_write(char *row, const char *flat, const big_cols_t *m, Py_ssize_t y, Py_ssize_t c,
-                             Py_ssize_t it, int nt)
+/* flat into a row's pieces pc, streamed where nt. */
+static inline void big_write(char *row, const char *flat, const big_pieces_t *pc, int nt)
 {
-    while (c > 0) {
-        Py_ssize_t k = y % m->n, run = big_min(m->n - k, c);
-        char *at = row + y / m->n * m->outer + k * it;
-        if (nt) big_stream(at, flat, run * it);
-        else memcpy(at, flat, (size_t)(run * it));
-        flat += run * it, y += run, c -= run;
-    }
+    for (int i = 0; i < pc->n; flat += pc->bytes[i++])
+        if (nt) big_stream(row + pc->at[i], flat, pc->bytes[i]);
+        else memcpy(row + pc->at[i], flat, (size_t)pc->bytes[i]);
 }
 
 /* Stage bytes for geometry b with items of `it` bytes (rows padded BIG_PAD apart in the sets):
@@ -138,17 +139,30 @@ static void big_blocks(const tiler_t *t, char *d, const char *s, const big_geom_
     big_stage_bytes(b, it, &ps, &pd);
     char *S = stage, *D = stage + by * ps;
     Py_ssize_t off[BIG_ROWS];
+    big_pieces_t pc;
     for (Py_ssize_t y0 = 0; y0 < b->ny; y0 += by) {
         const Py_ssize_t cy = big_min(by, b->ny - y0), cyr = (cy + v - 1) / v * v;
         for (Py_ssize_t x0 = 0; x0 < b->nx; x0 += bx) {
             const Py_ssize_t cx = big_min(bx, b->nx - x0), cxr = (cx + v - 1) / v * v;
             big_offsets(&b->sr, y0, cy, off);
-            for (Py_ssize_t y = 0; y < cy; y++) big_read(S + y * ps, s + off[y], &b->sc, x0, cx, it);
+            big_cut(&pc, &b->sc, x0, cx, it);
+            if (pc.n == 1) { /* (one run a row: the plain copy) */
+                const Py_ssize_t at = pc.at[0], bytes = pc.bytes[0];
+                for (Py_ssize_t y = 0; y < cy; y++) memcpy(S + y * ps, s + off[y] + at, (size_t)bytes);
+            } else
+                for (Py_ssize_t y = 0; y < cy; y++)
+                    for (int i = 0, f = 0; i < pc.n; f += (int)pc.bytes[i++])
+                        memcpy(S + y * ps + f, s + off[y] + pc.at[i], (size_t)pc.bytes[i]);
             for (Py_ssize_t xt = 0; xt < cxr; xt += v)
                 for (Py_ssize_t yt = 0; yt < cyr; yt += v)
                     t->tile(D + xt * pd + yt * it, S + yt * ps + xt * it, pd, ps, 0);
             big_offsets(&b->dr, x0, cx, off);
-            for (Py_ssize_t x = 0; x < cx; x++) big_write(d + off[x], D + x * pd, &b->dc, y0, cy, it, b->nt);
+            big_cut(&pc, &b->dc, y0, cy, it);
+            if (pc.n == 1 && b->nt) {
+                const Py_ssize_t at = pc.at[0], bytes = pc.bytes[0];
+                for (Py_ssize_t x = 0; x < cx; x++) big_stream(d + off[x] + at, D + x * pd, bytes);
+            } else
+                for (Py_ssize_t x = 0; x < cx; x++) big_write(d + off[x], D + x * pd, &pc, b->nt);
         }
     }
 }

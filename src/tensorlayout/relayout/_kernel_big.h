@@ -18,7 +18,9 @@
  * destination rows, then the next tile's): rows are then numbered across g, row i at
  * (i / n) * outer + (i % n) * inner (big_rows_t), and a block spans tiles
  * (s16[704,43384]{0,1:T(4,128)(2,1)}: two 4-byte items per source row per tile, 8.0-8.7x a
- * copy as scalar loops, 2.1-2.3x here).
+ * copy as scalar loops, 2.1-2.3x here). Rows on both sides may each run on over an axis of
+ * their own, the source's columns in pieces (big_plan: a T(2,128) tile's rows, read into logical
+ * rows or another tiling's; columns numbered as rows are, big_cols_t).
  * Self-contained (include guard): it includes the register tiles it runs. */
 #ifndef TENSORLAYOUT_KERNEL_BIG_H
 #define TENSORLAYOUT_KERNEL_BIG_H
@@ -36,6 +38,22 @@ typedef struct {
     Py_ssize_t n, outer, inner;
 } big_rows_t;
 
+/* Columns numbered across an axis: column x at (x / n) * outer + (x % n) * item bytes (n = BIG_ONE
+ * and outer 0: a plain run). */
+typedef struct {
+    Py_ssize_t n, outer;
+} big_cols_t;
+#define BIG_ONE (PY_SSIZE_T_MAX / 4)
+
+/* A big-block transpose: dst row x, column y = src row y, column x, for x < nx, y < ny; blocks
+ * of bx source columns by by source rows; streamed stores where nt. */
+typedef struct {
+    big_rows_t sr, dr;
+    big_cols_t sc, dc;
+    Py_ssize_t nx, ny, bx, by;
+    int nt;
+} big_geom_t;
+
 static inline Py_ssize_t big_min(Py_ssize_t a, Py_ssize_t b) { return a < b ? a : b; }
 
 /* The byte offsets of rows [i, i + c) into off (one division for all). */
@@ -52,40 +70,115 @@ static inline void big_offsets(const big_rows_t *r, Py_ssize_t i, Py_ssize_t c, 
     }
 }
 
-/* Stage bytes for items of `it` bytes: the source block's rows, then the destination's. */
-static inline Py_ssize_t big_stage_bytes(Py_ssize_t it, Py_ssize_t *bx, Py_ssize_t *by, Py_ssize_t *ps,
-                                         Py_ssize_t *pd)
+/* A block's columns [x, x + c) of every row as pieces: bytes[i] at `at[i]` from the row's start
+ * (one division per block, not per row). Pieces of n >= 2 items (big_plan's na, nb; BIG_ONE: one
+ * piece) are at most BIG_PIECES for c <= BIG_ROWS. */
+#define BIG_PIECES (BIG_ROWS / 2 + 2)
+typedef struct {
+    int n;
+    Py_ssize_t at[BIG_PIECES], bytes[BIG_PIECES];
+} big_pieces_t;
+
+static void big_cut(big_pieces_t *pc, const big_cols_t *m, Py_ssize_t x, Py_ssize_t c, Py_ssize_t it)
 {
-    *bx = big_min(BIG_RUN / it, BIG_ROWS);
-    *by = big_min(BIG_COLS / it, BIG_ROWS);
-    *ps = *bx * it + BIG_PAD;
-    *pd = *by * it + BIG_PAD;
-    return *by * *ps + *bx * *pd;
+    pc->n = 0;
+    while (c > 0 && pc->n < BIG_PIECES) {
+        Py_ssize_t k = x % m->n, run = big_min(m->n - k, c);
+        pc->at[pc->n] = x / m->n * m->outer + k * it;
+        pc->bytes[pc->n++] = run * it;
+        x += run, c -= run;
+    }
 }
 
-/* dst[drow(x) + y*it] = src[srow(y) + x*it] for x < nx, y < ny, in blocks along the source rows
- * (see the top); `stage`: big_stage_bytes, 64-byte aligned. Rows of a partial block past its
- * last go through the tiles too (stage bytes, never written out). */
-static void big_blocks(const tiler_t *t, char *d, const char *s, Py_ssize_t nx, Py_ssize_t ny,
-                       const big_rows_t *dr, const big_rows_t *sr, char *stage, int lg)
+/* `bytes` of s to d, the whole lines among them streamed past the cache (the partial ones at
+ * either end stored): rows off their lines (s32[2993,1557]{0,1:T(2,128)} from_physical, rows
+ * 6228 bytes apart) had three in four go through the cache whole under stream_out. */
+static inline void big_stream(char *d, const char *s, Py_ssize_t bytes)
 {
-    const Py_ssize_t it = ITEM(lg), v = t->v;
-    Py_ssize_t bx, by, ps, pd;
-    big_stage_bytes(it, &bx, &by, &ps, &pd);
+#if HAVE_STREAM
+    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63), i;
+    if ((((uintptr_t)d | (uintptr_t)bytes) & 15) == 0 || bytes < head + 64) { /* (16-byte pieces
+                                                                                  * stream as they are) */
+        stream_out(d, s, (size_t)bytes);
+        return;
+    }
+    memcpy(d, s, (size_t)head);
+    for (i = head; i + 64 <= bytes; i += 64)
+        for (int k = 0; k < 64; k += 16)
+            _mm_stream_si128((__m128i *)(d + i + k), _mm_loadu_si128((const __m128i *)(s + i + k)));
+    memcpy(d + i, s + i, (size_t)(bytes - i));
+#else
+    memcpy(d, s, (size_t)bytes);
+#endif
+}
+
+/* flat into a row's pieces pc, streamed where nt. */
+static inline void big_write(char *row, const char *flat, const big_pieces_t *pc, int nt)
+{
+    for (int i = 0; i < pc->n; flat += pc->bytes[i++])
+        if (nt) big_stream(row + pc->at[i], flat, pc->bytes[i]);
+        else memcpy(row + pc->at[i], flat, (size_t)pc->bytes[i]);
+}
+
+/* Stage bytes for geometry b with items of `it` bytes (rows padded BIG_PAD apart in the sets):
+ * the source block's rows (*ps apart), then the destination's (*pd apart). */
+static inline Py_ssize_t big_stage_bytes(const big_geom_t *b, Py_ssize_t it, Py_ssize_t *ps, Py_ssize_t *pd)
+{
+    *ps = b->bx * it + BIG_PAD;
+    *pd = b->by * it + BIG_PAD;
+    return b->by * *ps + b->bx * *pd;
+}
+
+/* dst[drow(x) + dcol(y)] = src[srow(y) + scol(x)] for x < nx, y < ny (geometry b), in blocks
+ * along the source rows (see the top); `stage`: big_stage_bytes, 64-byte aligned. Rows of a
+ * partial block past its last go through the tiles too (stage bytes, never written out). */
+static void big_blocks(const tiler_t *t, char *d, const char *s, const big_geom_t *b, char *stage, int lg)
+{
+    const Py_ssize_t it = ITEM(lg), v = t->v, bx = b->bx, by = b->by;
+    Py_ssize_t ps, pd;
+    big_stage_bytes(b, it, &ps, &pd);
     char *S = stage, *D = stage + by * ps;
     Py_ssize_t off[BIG_ROWS];
-    for (Py_ssize_t y0 = 0; y0 < ny; y0 += by) {
-        const Py_ssize_t cy = big_min(by, ny - y0), cyr = (cy + v - 1) / v * v;
-        for (Py_ssize_t x0 = 0; x0 < nx; x0 += bx) {
-            const Py_ssize_t cx = big_min(bx, nx - x0), cxr = (cx + v - 1) / v * v;
-            big_offsets(sr, y0, cy, off);
-            for (Py_ssize_t y = 0; y < cy; y++) memcpy(S + y * ps, s + off[y] + x0 * it, (size_t)(cx * it));
+    big_pieces_t pc;
+    for (Py_ssize_t y0 = 0; y0 < b->ny; y0 += by) {
+        const Py_ssize_t cy = big_min(by, b->ny - y0), cyr = (cy + v - 1) / v * v;
+        for (Py_ssize_t x0 = 0; x0 < b->nx; x0 += bx) {
+            const Py_ssize_t cx = big_min(bx, b->nx - x0), cxr = (cx + v - 1) / v * v;
+            big_offsets(&b->sr, y0, cy, off);
+            big_cut(&pc, &b->sc, x0, cx, it);
+            if (pc.n == 1) { /* (one run a row: the plain copy) */
+                const Py_ssize_t at = pc.at[0], bytes = pc.bytes[0];
+                for (Py_ssize_t y = 0; y < cy; y++) memcpy(S + y * ps, s + off[y] + at, (size_t)bytes);
+            } else
+                for (Py_ssize_t y = 0; y < cy; y++)
+                    for (int i = 0, f = 0; i < pc.n; f += (int)pc.bytes[i++])
+                        memcpy(S + y * ps + f, s + off[y] + pc.at[i], (size_t)pc.bytes[i]);
             for (Py_ssize_t xt = 0; xt < cxr; xt += v)
-                for (Py_ssize_t yt = 0; yt < cyr; yt += v) t->tile(D + xt * pd + yt * it, S + yt * ps + xt * it, pd, ps, 0);
-            big_offsets(dr, x0, cx, off);
-            for (Py_ssize_t x = 0; x < cx; x++) stream_out(d + off[x] + y0 * it, D + x * pd, (size_t)(cy * it));
+                for (Py_ssize_t yt = 0; yt < cyr; yt += v)
+                    t->tile(D + xt * pd + yt * it, S + yt * ps + xt * it, pd, ps, 0);
+            big_offsets(&b->dr, x0, cx, off);
+            big_cut(&pc, &b->dc, y0, cy, it);
+            if (pc.n == 1 && b->nt) {
+                const Py_ssize_t at = pc.at[0], bytes = pc.bytes[0];
+                for (Py_ssize_t x = 0; x < cx; x++) big_stream(d + off[x] + at, D + x * pd, bytes);
+            } else
+                for (Py_ssize_t x = 0; x < cx; x++) big_write(d + off[x], D + x * pd, &pc, b->nt);
         }
     }
+}
+
+/* Run geometry b (b->nx, b->ny at least a tile) from d and s, and n times more dg and sg
+ * bytes on, through a stage of its own; 0 (nothing done) where it cannot be allocated. */
+static int big_run(const tiler_t *t, char *d, const char *s, const big_geom_t *b, int lg, Py_ssize_t n,
+                   Py_ssize_t dg, Py_ssize_t sg)
+{
+    Py_ssize_t ps, pd, bytes = big_stage_bytes(b, ITEM(lg), &ps, &pd);
+    void *raw = PyMem_RawMalloc((size_t)bytes + 64); /* (the GIL is released) */
+    if (raw == NULL) return 0;
+    for (Py_ssize_t g = 0; g < n; g++)
+        big_blocks(t, d + g * dg, s + g * sg, b, (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63), lg);
+    PyMem_RawFree(raw);
+    return 1;
 }
 
 /* Whether a streamed transpose (transpose_streamed's arguments) goes in big blocks: where it
@@ -111,27 +204,78 @@ static int big_transpose(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
     const tiler_t *t = &tilers[lg];
     const Py_ssize_t it = ITEM(lg);
     if (!p->stream || t->tile == NULL) return 0;
-    big_rows_t dr = {na, 0, da}, sr = {nb, 0, sb};
-    Py_ssize_t nx = na, ny = nb, each = ng > 1;
+    big_geom_t b = {{nb, 0, sb}, {na, 0, da}, {BIG_ONE, 0}, {BIG_ONE, 0}, na, nb, 0, 0, 1};
+    Py_ssize_t each = ng > 1;
     if (ng > 1 && sg == na * it) { /* the source rows run on over g: rows x across g */
-        dr.outer = dg;
-        nx = ng * na;
+        b.dr.outer = dg;
+        b.nx = ng * na;
         each = 0;
     } else if (ng > 1 && dg == nb * it) { /* the destination's: rows y across g */
-        sr.outer = sg;
-        ny = ng * nb;
+        b.sr.outer = sg;
+        b.ny = ng * nb;
         each = 0;
     }
     /* Short destination runs that are not whole lines stream partial lines row after row: 33
      * source rows, f32[65,2887,33]{1,0,2:T(4,128)} from_physical, 132-byte runs, 2.3 -> 7x a copy
      * here; whole ones are fine (s32[128,2048,32]{1,0,2:T(1,128)} from, 128 bytes: 5.4 -> 2x). */
-    if (nx < t->v || ny < t->v || (ny * it < BIG_MIN_OUT && ny * it % 64 != 0)) return 0;
-    Py_ssize_t bx, by, ps, pd, bytes = big_stage_bytes(it, &bx, &by, &ps, &pd);
-    void *raw = PyMem_RawMalloc((size_t)bytes + 64); /* (the GIL is released) */
+    if (b.nx < t->v || b.ny < t->v || (b.ny * it < BIG_MIN_OUT && b.ny * it % 64 != 0)) return 0;
+    b.bx = big_min(BIG_RUN / it, BIG_ROWS);
+    b.by = big_min(BIG_COLS / it, BIG_ROWS);
+    return big_run(t, d, s, &b, lg, each ? ng : 1, dg, sg);
+}
+
+/* Whether axis k (of a plan transposing innermost: a, b the last two) numbers the x rows on: the
+ * source's columns run on over it, or the destination's rows. */
+static inline int big_x_axis(const plan_t *p, int k)
+{
+    const int a = p->ndim - 2;
+    return p->shape[k] > 1 && (p->ss[k] == p->shape[a] * p->item || p->ds[k] == p->shape[a] * p->ds[a]);
+}
+
+/* ... the y rows: the destination's columns run on over it (rows in pieces of a few items, which
+ * the gathering loops would otherwise take; where the source's rows run on instead, the strips
+ * read them along: s32[2993,1557]{0,1:T(2,128)} to_physical measured slower here). */
+static inline int big_y_axis(const plan_t *p, int k)
+{
+    return p->shape[k] > 1 && p->ds[k] == p->shape[p->ndim - 1] * p->item;
+}
+
+/* A streamed transpose of 4- or 8-byte items whose x and y rows both run on over an axis of their
+ * own (xa, ya: the innermost such pair before the transpose's two), in big blocks across
+ * them, the other axes looped over (the columns of a T(2,128) tile's rows, 512 bytes each
+ * in tiles 1 KiB apart, read into logical rows: s32[2993,1557]{0,1:T(2,128)} from_physical).
+ * Returns 0 (nothing done) where the plan is not such a transpose. */
+static int big_plan(const plan_t *p)
+{
+    const int a = p->ndim - 2, b = p->ndim - 1, lg = log2_small(p->item);
+    if (!p->stream || p->swap || a < 2 || (lg != 2 && lg != 3) || tilers[lg].tile == NULL) return 0;
+    const Py_ssize_t it = p->item, na = p->shape[a], nb = p->shape[b];
+    if (p->ds[b] != it || p->ss[a] != it || na < 2 || nb < 2) return 0;
+    int xa = -1, ya = -1;
+    for (int k = a - 1; k >= 0 && xa < 0; k--)
+        for (int j = a - 1; j >= 0; j--)
+            if (j != k && big_x_axis(p, k) && big_y_axis(p, j)) {
+                xa = k, ya = j;
+                break;
+            }
+    if (xa < 0) return 0;
+    const Py_ssize_t sx = p->ss[xa], dy = p->ds[ya];
+    big_geom_t g = {{nb, p->ss[ya], p->ss[b]}, {na, p->ds[xa], p->ds[a]}, {sx == na * it ? BIG_ONE : na, sx},
+                    {dy == nb * it ? BIG_ONE : nb, dy}, na * p->shape[xa], nb * p->shape[ya], 0, 0, 1};
+    const tiler_t *t = &tilers[lg];
+    if (g.nx < t->v || g.ny < t->v) return 0;
+    g.bx = big_min(BIG_RUN / it, BIG_ROWS);
+    g.by = big_min(BIG_COLS / it, BIG_ROWS);
+    int outer[MAX_DIMS], n = 0;
+    for (int k = 0; k < a; k++)
+        if (k != xa && k != ya) outer[n++] = k;
+    Py_ssize_t idx[MAX_DIMS] = {0}, ps, pd;
+    void *raw = PyMem_RawMalloc((size_t)big_stage_bytes(&g, it, &ps, &pd) + 64); /* (the GIL is released) */
     if (raw == NULL) return 0;
-    char *stage = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-    for (Py_ssize_t g = 0; g < (each ? ng : 1); g++)
-        big_blocks(t, d + g * dg, s + g * sg, nx, ny, &dr, &sr, stage, lg);
+    char *d = p->dst, *stage = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    const char *s = p->src;
+    do big_blocks(t, d, s, &g, stage, lg);
+    while (next_outer(p, outer, n, idx, &d, &s));
     PyMem_RawFree(raw);
     return 1;
 }

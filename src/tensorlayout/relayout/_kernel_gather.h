@@ -396,6 +396,7 @@ static void copy_plan(const plan_t *p)
         run_plan(&q);
         return;
     }
+    if (big_plan(p)) return; /* (rows on both sides numbered across: _kernel_big.h) */
     if (p->stream && staged_runs(p)) {
         runs_plan(p);
         return;

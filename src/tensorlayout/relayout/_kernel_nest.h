@@ -271,6 +271,10 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
         case K_WEAVE:
             if (p->stream)
                 weave_streamed(p, in, d, s, shape[last - 1]);
+#if HAVE_AVX2_DISPATCH
+            else if (in->weave == weave_u16_2_avx2 && p->dhi - p->dlo >= WEAVE_STREAM_SPAN)
+                weave_u16_2_stream(d, s, shape[last - 1], p->ss[last]);
+#endif
             else
                 in->weave(d, s, shape[last - 1], p->ss[last]);
             break;
@@ -331,6 +335,9 @@ static void run_inner(const plan_t *p, inner_t in)
 {
     if (in.kind == K_RUN && p->ndim >= 2) in.inner = 2; /* a run loop covers the axis before it */
     copy_nest(p, &in, p->ndim - in.inner, p->dst, p->src, p->shape);
+#if HAVE_STREAM
+    _mm_sfence(); /* (the weaves and unweaves that stream below a streamed call's size) */
+#endif
 }
 
 static void run_plan(const plan_t *p)

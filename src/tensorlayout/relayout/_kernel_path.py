@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.relayout._bytes_path import quad_rows_views, quads_views
+from tensorlayout.relayout._bytes_path import joined_tasks, quad_rows_views, quads_views
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
@@ -149,8 +149,9 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
     depend only on both arrays' strides, so they are remembered per target (``KERNEL_TASKS``)."""
     key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
-    return KERNEL_TASKS.get(target, key, lambda: pair_tasks(
-        [box_views(box, logical, buf) for box in plan.data], logical, buf, to_physical, pieces))
+    join = joined_tasks if buf.itemsize == 1 and pieces == 1 else list  # (one call: _bytes_path)
+    return KERNEL_TASKS.get(target, key, lambda: join(pair_tasks(
+        [box_views(box, logical, buf) for box in plan.data], logical, buf, to_physical, pieces)))
 
 
 def pair_tasks(pairs: list[Pair], logical: np.ndarray, buf: np.ndarray, to_physical: bool,

@@ -259,6 +259,40 @@ static inline void read_ahead(const plan_t *p, const readahead_t *ra, const char
 #endif
 }
 
+/* One step of a run loop: a run (no axis before it), or the runs of the axis before it
+ * (streamed, a line loop, or any size). */
+static inline void run_step(const plan_t *p, const inner_t *in, char *d, const char *s,
+                            const Py_ssize_t *shape)
+{
+    int last = p->ndim - 1;
+    if (last == 0 && p->stream)
+        stream_out(d, s, (size_t)in->bytes);
+    else if (last == 0)
+        memcpy(d, s, (size_t)in->bytes);
+    else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
+        for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
+            stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
+    else if (in->line != NULL)
+        in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
+    else
+        run_any(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes);
+}
+
+/* One step of a weave loop of n groups: streamed in a streamed call, 2-byte pairs streamed over
+ * a destination of WEAVE_STREAM_SPAN or more, else the weave's own stores. */
+static inline void weave_step(const plan_t *p, const inner_t *in, char *d, const char *s,
+                              Py_ssize_t n)
+{
+    if (p->stream)
+        weave_streamed(p, in, d, s, n);
+#if HAVE_AVX2_DISPATCH
+    else if (in->weave == weave_u16_2_avx2 && p->dhi - p->dlo >= WEAVE_STREAM_SPAN)
+        weave_u16_2_stream(d, s, n, p->ss[p->ndim - 1]);
+#endif
+    else
+        in->weave(d, s, n, p->ss[p->ndim - 1]);
+}
+
 static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, const char *s,
                       const Py_ssize_t *shape)
 {
@@ -270,27 +304,10 @@ static void copy_nest(const plan_t *p, const inner_t *in, int outer, char *d, co
         if (ra.ahead) read_ahead(p, &ra, s);
         switch (in->kind) {
         case K_RUN:
-            if (last == 0 && p->stream)
-                stream_out(d, s, (size_t)in->bytes);
-            else if (last == 0)
-                memcpy(d, s, (size_t)in->bytes);
-            else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
-                for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
-                    stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
-            else if (in->line != NULL)
-                in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
-            else
-                run_any(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes);
+            run_step(p, in, d, s, shape);
             break;
         case K_WEAVE:
-            if (p->stream)
-                weave_streamed(p, in, d, s, shape[last - 1]);
-#if HAVE_AVX2_DISPATCH
-            else if (in->weave == weave_u16_2_avx2 && p->dhi - p->dlo >= WEAVE_STREAM_SPAN)
-                weave_u16_2_stream(d, s, shape[last - 1], p->ss[last]);
-#endif
-            else
-                in->weave(d, s, shape[last - 1], p->ss[last]);
+            weave_step(p, in, d, s, shape[last - 1]);
             break;
         case K_TRANSPOSE:
         {

@@ -211,7 +211,9 @@ static inline int next_index(Py_ssize_t *idx, int n, const Py_ssize_t *shape, co
  * 1.98 -> 1.47x a copy, pred[8,1024,1024]{2,1,0:T(4,128)(4,1)} (8 MiB) 1.78 -> 1.14; below 4 MiB
  * slower (pred[1024,1024]{1,0:T(8,128)(4,1)} 1.67 -> 1.95, pred[2048,1024] 1.49 -> 1.64). Steps of up
  * to READ_AHEAD bytes only: the whole next step of longer rows at once measured slower
- * (pred[299,24181]{1,0:T(4,128)(4,1)} to_physical, 4 rows of 24181 bytes a step: 1.32 -> 1.50). */
+ * (pred[299,24181]{1,0:T(4,128)(4,1)} to_physical, 4 rows of 24181 bytes a step: 1.32 -> 1.50).
+ * Not where the steps' rows follow one another (a 1-D tiling: the prefetchers follow; read
+ * ahead, pred[33554432]{0:T(512)(128)(4,1)} to_physical went 0.75 -> 0.86x a copy, one thread). */
 #define WEAVE_AHEAD_MIN (4 << 20)
 
 typedef struct {
@@ -235,7 +237,8 @@ static readahead_t readahead(const plan_t *p, const inner_t *in, int outer, cons
                                * bf16[3248616] 1.42-1.58 -> 1.22-1.25, 32 MiB pred 0.95 -> 0.88) */
             return ra;
     } else if (in->kind == K_WEAVE && p->item == 1 && (p->stream || p->shi - p->slo >= WEAVE_AHEAD_MIN)
-               && shape[last] * shape[last - 1] <= READ_AHEAD) {
+               && shape[last] * shape[last - 1] <= READ_AHEAD
+               && !(p->ss[last] == shape[last - 1] && step == shape[last] * shape[last - 1])) {
         ra.rows = shape[last]; /* the M rows of bytes woven into groups (see WEAVE_AHEAD_MIN) */
         ra.bytes = shape[last - 1];
         ra.stride = p->ss[last];

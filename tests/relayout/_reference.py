@@ -36,10 +36,11 @@ def extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
     return sum((e - 1) * s for e, s in zip(shape, strides, strict=True)) + 1
 
 
-def check_layout(text: str, threads: int | None) -> None:
+def check_layout(text: str, threads: int | None, guarded: bool = False) -> None:
     """``to_physical`` and ``from_physical`` of random data under ``text`` (random bytes in items
     of the element's width; pred 0 or 1) on ``threads`` threads against the buffer built from
-    XLA's linear indices, every byte."""
+    XLA's linear indices, every byte; ``guarded``: each into an ``out`` followed by sentinel
+    bytes that must stay as they were."""
     t = as_target(text)
     rng = np.random.default_rng(len(text))
     if text.startswith("pred"):
@@ -48,8 +49,16 @@ def check_layout(text: str, threads: int | None) -> None:
         width = t.element_bits // 8
         data = rng.integers(0, 256, (*t.logical_shape, width), np.uint8).view(f"<u{width}")[..., 0]
     want = reference_buffer(data, text, 0)
-    assert np.array_equal(to_physical(data, t, threads=threads).view(np.uint8), want.view(np.uint8))
-    assert np.array_equal(from_physical(want, t, threads=threads).view(np.uint8), data.view(np.uint8))
+    for call, src, like in ((lambda x, **k: to_physical(x, t, **k), data, want),
+                            (lambda x, **k: from_physical(x, t, **k), want, data)):
+        if not guarded:
+            assert np.array_equal(call(src, threads=threads).view(np.uint8), like.view(np.uint8))
+            continue
+        raw = np.full(like.nbytes + 64, 0xAB, np.uint8)
+        out = raw[:like.nbytes].view(like.dtype).reshape(like.shape)
+        assert call(src, out=out, threads=threads) is out
+        assert np.array_equal(out.view(np.uint8), like.view(np.uint8))
+        assert (raw[like.nbytes:] == 0xAB).all()
 
 
 def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...],

@@ -77,13 +77,17 @@ def test_streamed_transposes_in_big_blocks_match_strided_assignment(kind: str, s
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("text", ["s16[40,33000]{0,1:T(4,128)(2,1)}", "f32[20,17000]{0,1:T(8,128)}",
                                   "s32[300,261]{0,1:T(2,128)}", "f64[8,130,70]{1,2,0:T(1,128)}",
-                                  "f32[5,300,33]{1,0,2:T(4,128)}", "s32[4,300,32]{1,0,2:T(1,128)}"])
+                                  "f32[5,300,33]{1,0,2:T(4,128)}", "s32[4,300,32]{1,0,2:T(1,128)}",
+                                  # (big blocks across two axes: _kernel_big.h's big_plan)
+                                  "s64[700,130]{0,1:T(4,128)}", "f32[1000,91]{0,1:T(8,128)}",
+                                  "u32[257,3,130]{0,2,1:T(2,128)}"])
 def test_streamed_layouts_in_big_blocks_match_the_offsets(monkeypatch: pytest.MonkeyPatch, text: str,
                                                           threads: int) -> None:
     _kernel()
     monkeypatch.setattr(engine, "STREAM_MIN_BYTES", 0)  # every copy streamed: the big blocks' sizes
     target = as_target(text)
-    dtype = {"s16": np.int16, "f32": np.float32, "s32": np.int32, "f64": np.float64}[text[:text.index("[")]]
+    dtype = {"s16": np.int16, "f32": np.float32, "s32": np.int32, "u32": np.uint32, "s64": np.int64,
+             "f64": np.float64}[text[:text.index("[")]]
     data = np.random.default_rng(len(text)).integers(-999, 999, target.logical_shape).astype(dtype)
     want = reference_buffer(data, text, 3)
     assert np.array_equal(to_physical(data, target, pad_value=3, threads=threads), want)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import tensorlayout.relayout._kernel_path as kp
-from tensorlayout.relayout import as_target, from_physical, to_physical
+from tensorlayout.relayout import as_target
 from tensorlayout.relayout._bytes_path import joined_tasks
 from tensorlayout.relayout._copy import _extended, copy_plan
-from tests.relayout._reference import check_page_edges, kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_layout, check_page_edges, kernel_or_skip
 
 A = (0, 0, (9, 896, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)
 B = (896, 3584, (9, 121, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)
@@ -70,21 +70,7 @@ def test_the_layouts_join_on_one_call_only(text: str) -> None:
 @pytest.mark.parametrize("threads", [1, None])
 def test_joined_layouts_through_the_public_calls(text: str, threads: int | None) -> None:
     kernel_or_skip()
-    t = as_target(text)
-    dtype = {"pred": np.bool_, "u8": np.uint8, "s8": np.int8}[text[:text.index("[")]]
-    rng = np.random.default_rng(len(text))
-    data: np.ndarray = rng.integers(0, 2 if dtype is np.bool_ else 100, t.logical_shape).astype(dtype)
-    want = reference_buffer(data, text, 0)
-    raw = np.full(want.nbytes + 64, 0xAB, np.uint8)
-    out: np.ndarray = raw[:want.nbytes].view(dtype)
-    assert to_physical(data, t, out=out, threads=threads) is out
-    assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
-    assert (raw[want.nbytes:] == 0xAB).all()
-    raw = np.full(data.nbytes + 64, 0xAB, np.uint8)
-    back: np.ndarray = raw[:data.nbytes].view(dtype).reshape(data.shape)
-    assert from_physical(want, t, out=back, threads=threads) is back
-    assert np.array_equal(back, data)
-    assert (raw[data.nbytes:] == 0xAB).all()
+    check_layout(text, threads, guarded=True)
 
 
 @pytest.mark.parametrize("to", [True, False])

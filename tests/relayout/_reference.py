@@ -61,6 +61,21 @@ def check_layout(text: str, threads: int | None, guarded: bool = False) -> None:
         assert (raw[like.nbytes:] == 0xAB).all()
 
 
+def random_box_task(rng: np.random.Generator, it: int, shape: tuple[int, ...], ds: tuple[int, ...],
+                    ss: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray]:
+    """(dst, src, task, want): a kernel task moving the box (``shape``, byte strides ``ds`` /
+    ``ss``) of ``it``-byte items at random byte offsets of random arrays, and the destination
+    numpy's strided assignment makes (the bytes outside the box as they were)."""
+    d_off, s_off = (int(x) for x in rng.integers(0, it + 1, 2))
+    span = lambda st: sum((n - 1) * s for n, s in zip(shape, st, strict=True)) + it  # noqa: E731
+    dst = rng.integers(0, 256, d_off + span(ds) + 7).astype(np.uint8)
+    src = rng.integers(0, 256, s_off + span(ss) + 7).astype(np.uint8)
+    want = dst.copy()
+    box = as_strided(src[s_off:], shape + (it,), ss + (1,))
+    as_strided(want[d_off:], shape + (it,), ds + (1,))[...] = box
+    return dst, src, (d_off, s_off, shape, ds, ss, False, it), want
+
+
 def check_raw_task(kernel: Any, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...],
                    ss: tuple[int, ...], d_off: int, s_off: int, stream: bool, fill: int) -> None:
     """One raw kernel task (byte offsets and strides) from ``src`` into a destination of

@@ -9,18 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numpy.lib.stride_tricks import as_strided
 
 import tensorlayout.relayout._copy as engine
 from tensorlayout.relayout import as_target, from_physical, to_physical
 from tests.relayout._reference import kernel_or_skip as _kernel
-from tests.relayout._reference import reference_buffer
-
-
-def _view(raw: np.ndarray, off: int, shape: tuple[int, ...], strides: tuple[int, ...], it: int) -> np.ndarray:
-    """The ``it``-byte items of the box at byte ``off`` of ``raw`` as a (…, it) uint8 view."""
-    return as_strided(raw[off:], shape + (it,), strides + (1,))
-
+from tests.relayout._reference import random_box_task, reference_buffer
 
 Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # shape, dst strides, src strides
 
@@ -56,13 +49,7 @@ def _case(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray, tuple, np.ndarr
     rng = np.random.default_rng(seed)
     it = int(rng.choice([2, 4, 8]))
     shape, ds, ss = _sizes(kind, rng, it)
-    d_off, s_off = (int(x) for x in rng.integers(0, it + 1, 2))
-    span = lambda st: sum((n - 1) * s for n, s in zip(shape, st, strict=True)) + it  # noqa: E731
-    dst = rng.integers(0, 256, d_off + span(ds) + 7).astype(np.uint8)
-    src = rng.integers(0, 256, s_off + span(ss) + 7).astype(np.uint8)
-    want = dst.copy()
-    _view(want, d_off, shape, ds, it)[...] = _view(src, s_off, shape, ss, it)
-    return dst, src, (d_off, s_off, shape, ds, ss, False, it), want
+    return random_box_task(rng, it, shape, ds, ss)
 
 
 @pytest.mark.parametrize("kind", ["far", "dst_run", "apart"])

@@ -1,5 +1,5 @@
 """One call's tasks of bytes joined where one goes on from another along an axis
-(``_bytes_path.joined_tasks``: a box of whole tiles and its ragged last tile column, one pass).
+(``_kernel_path.joined_tasks``: a box of whole tiles and its ragged last tile column, one pass).
 Which tasks join and which do not (other strides, a gap in either array, two axes apart, tails,
 pieces for threads); layouts with ragged tile columns through the public calls at 1 and
 default threads, every byte against the definition with guard bytes behind; the joined tasks
@@ -12,8 +12,8 @@ import pytest
 
 import tensorlayout.relayout._kernel_path as kp
 from tensorlayout.relayout import as_target
-from tensorlayout.relayout._bytes_path import joined_tasks
 from tensorlayout.relayout._copy import _extended, copy_plan
+from tensorlayout.relayout._kernel_path import joined_tasks
 from tests.relayout._reference import check_layout, check_page_edges, kernel_or_skip
 
 A = (0, 0, (9, 896, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)

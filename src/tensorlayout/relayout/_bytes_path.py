@@ -16,9 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._views import Pair
 
-Task = tuple  # a kernel task (_kernel_path.Task: offsets, shape, strides, swap, item)
-
-__all__ = ["QUAD_ROWS_MAX", "joined_tasks", "quad_rows_views", "quads_views"]
+__all__ = ["QUAD_ROWS_MAX", "quad_rows_views", "quads_views"]
 
 QUAD_ROWS_MAX = 512  # quads of a logical row at most (QROWS_MAX in _kernel_bytes_rows.h)
 QUAD = 4  # bytes of a quad: the item size of the pair
@@ -102,40 +100,3 @@ def quads_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair | Non
     order = [*outer, *inner]
     return (as_strided(pv, tuple(shape[k] for k in order), tuple(ps[k] for k in order)),
             as_strided(lv, tuple(shape[k] for k in order), tuple(ls[k] for k in order)))
-
-
-def _joined(a: Task, b: Task) -> Task | None:
-    """``a`` and ``b`` as one task when ``b`` goes on from ``a`` along one axis in both arrays (the
-    same strides, the other extents equal; no tails), else None."""
-    if len(a) != 7 or a[3:] != b[3:] or len(a[2]) != len(b[2]) or not a[2]:
-        return None
-    differ = [k for k in range(len(a[2])) if a[2][k] != b[2][k]]
-    for k in differ if differ else range(len(a[2])):
-        if len(differ) <= 1 and b[0] - a[0] == a[2][k] * a[3][k] and b[1] - a[1] == a[2][k] * a[4][k]:
-            return (a[0], a[1], tuple(n + b[2][k] if i == k else n for i, n in enumerate(a[2])), *a[3:])
-    return None
-
-
-def joined_tasks(tasks: list[Task]) -> list[Task]:
-    """``tasks`` (one call's, not cut in pieces: those would join again) with each task that goes on
-    from another along one axis joined to it (``_joined``), in the order of the first: a plan's
-    box of whole tiles and its ragged last tile column,
-    pred[49651,1017]{1,0:T(4,128)(4,1)} (896 and 121 groups of every tile row), were two passes
-    over both arrays, each line at their seam written twice (f8e4m3fn from_physical, raw tasks,
-    one thread, in turn with a copy: 2.31 -> 1.60x a copy, to_physical 1.76 -> 1.56).
-
-    >>> joined_tasks([(0, 0, (9, 896, 4), (4068, 1, 1017), (4096, 4, 1), False, 0),
-    ...               (896, 3584, (9, 121, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)])
-    [(0, 0, (9, 1017, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)]
-    """
-    out = list(tasks)
-    i = 0
-    while i < len(out):
-        j = next((j for j in range(len(out)) if j != i and _joined(out[i], out[j]) is not None), None)
-        if j is None:
-            i += 1
-            continue
-        out[i] = _joined(out[i], out[j])  # type: ignore[assignment]
-        del out[j]
-        i = min(i, j)  # (an earlier task may go on into the joined one)
-    return out

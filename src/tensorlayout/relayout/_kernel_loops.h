@@ -239,18 +239,32 @@ WEAVE_U32_SSE2(8)
 
 #if HAVE_AVX2_DISPATCH
 /* weave_uint16_t_2 in 32-byte vectors: 16 items of each row per round (the compiler's SSE2
- * loop for 2-byte pairs measured compute-bound, below the copy's speed in L3) */
-__attribute__((target("avx2"))) static void weave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
-                                                             Py_ssize_t sb)
+ * loop for 2-byte pairs measured compute-bound, below the copy's speed in L3); nt: non-temporal
+ * stores (the caller put d on a line) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+weave_u16_2_body(char *d, const char *s, Py_ssize_t n, Py_ssize_t sb, int nt)
 {
     Py_ssize_t k = 0;
     for (; k + 16 <= n; k += 16) { /* quads [0 2 1 3] of each row: in-lane unpacks then run on */
         __m256i r0 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + 2 * k)), 0xD8);
         __m256i r1 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + sb + 2 * k)), 0xD8);
-        _mm256_storeu_si256((__m256i *)(d + 4 * k), _mm256_unpacklo_epi16(r0, r1));
-        _mm256_storeu_si256((__m256i *)(d + 4 * k + 32), _mm256_unpackhi_epi16(r0, r1));
+        __m256i lo = _mm256_unpacklo_epi16(r0, r1), hi = _mm256_unpackhi_epi16(r0, r1);
+        if (nt) {
+            _mm256_stream_si256((__m256i *)(d + 4 * k), lo);
+            _mm256_stream_si256((__m256i *)(d + 4 * k + 32), hi);
+        } else {
+            _mm256_storeu_si256((__m256i *)(d + 4 * k), lo);
+            _mm256_storeu_si256((__m256i *)(d + 4 * k + 32), hi);
+        }
     }
     if (k < n) weave_uint16_t_2(d + 4 * k, s + 2 * k, n - k, sb);
+}
+
+/* weave_uint16_t_2 in 32-byte vectors, stored through the cache */
+__attribute__((target("avx2"))) static void weave_u16_2_avx2(char *d, const char *s, Py_ssize_t n,
+                                                             Py_ssize_t sb)
+{
+    weave_u16_2_body(d, s, n, sb, 0);
 }
 
 /* weave_u16_2_avx2 with non-temporal stores from d's first line on (the pairs before it, and
@@ -269,14 +283,7 @@ __attribute__((target("avx2"))) static void weave_u16_2_stream(char *d, const ch
     }
     h /= 4;
     if (h) weave_uint16_t_2(d, s, h, sb);
-    Py_ssize_t k = h;
-    for (; k + 16 <= n; k += 16) {
-        __m256i r0 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + 2 * k)), 0xD8);
-        __m256i r1 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(s + sb + 2 * k)), 0xD8);
-        _mm256_stream_si256((__m256i *)(d + 4 * k), _mm256_unpacklo_epi16(r0, r1));
-        _mm256_stream_si256((__m256i *)(d + 4 * k + 32), _mm256_unpackhi_epi16(r0, r1));
-    }
-    if (k < n) weave_uint16_t_2(d + 4 * k, s + 2 * k, n - k, sb);
+    weave_u16_2_body(d + 4 * h, s + 2 * h, n - h, sb, 1);
 }
 
 /* unweave_uint16_t_2 in 32-byte vectors: 16 pairs per round; nt: non-temporal 16-byte stores

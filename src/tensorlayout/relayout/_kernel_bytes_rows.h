@@ -34,6 +34,10 @@
 
 #define QROWS_MAX 512  /* quads a logical row at most (2 KiB): the quad rows' offsets */
 #define QROWS_CHUNK 32 /* from: quads of each row a at a time (the source rows they read at once) */
+#define QROWS_LINES_A 256 /* from, streamed: rows a at a time (qrows_from_lines) ... */
+#define QROWS_LINES_K 64  /* ... from this many quads a row (rows of 16, off their lines, took two
+                           * partial lines each: f8e4m3fn[935339,64]{0,1:T(8,128)(4,1)}
+                           * from_physical 1.45-1.6x a copy -> 2.3-2.6x, one thread) */
 
 typedef struct {
     int from;              /* the destination holds the rows a (from_physical) */
@@ -70,8 +74,9 @@ static inline Py_ssize_t qrows_at(Py_ssize_t x, Py_ssize_t step, Py_ssize_t n)
 }
 
 /* from: rows a .. a + 8w - 1 (w = 1 or 2: a line of each quad row) of quads k .. k + kw - 1
- * (kw = 8, or 4: the other four rows of the tile zeros, their quads not stored). */
-__attribute__((target("avx2"))) static inline void qrows_from(const qrows_t *q, const Py_ssize_t *off, char *d,
+ * (kw = 8, or 4: the other four rows of the tile zeros, their quads not stored), row a + j's
+ * quad k at d + j*row. */
+__attribute__((target("avx2"))) static inline void qrows_from(const Py_ssize_t *off, char *d, Py_ssize_t row,
                                                               const char *s, Py_ssize_t a, Py_ssize_t k, int w, int kw)
 {
     __m256 r[8], o[8];
@@ -80,7 +85,7 @@ __attribute__((target("avx2"))) static inline void qrows_from(const qrows_t *q, 
         for (int i = 0; i < kw; i++) r[i] = _mm256_loadu_ps((const float *)(s + off[k + i] + (a + 8 * h) * 4));
         transpose_u32x8(r, o); /* o[j]: row a + 8h + j's quads k .. k + 7 */
         for (int j = 0; j < 8; j++) {
-            float *at = (float *)(d + (a + 8 * h + j) * q->row + k * 4);
+            float *at = (float *)(d + (8 * h + j) * row);
             if (kw == 8)
                 _mm256_storeu_ps(at, o[j]);
             else
@@ -106,10 +111,60 @@ __attribute__((target("avx2"))) static inline void qrows_to(const qrows_t *q, co
         for (int h = 0; h < w; h++) _mm256_storeu_ps((float *)(d + off[k + j] + (a + 8 * h) * 4), o[8 * h + j]);
 }
 
+/* Stage lines (64 bytes each) of rows a .. a + na - 1 (d at row a's quad 0), quads k .. k + kc
+ * - 1 (kc <= 16) of each from the line's quad k0 on, out to their rows: past the cache where
+ * they are whole lines. */
+__attribute__((target("avx2"))) static inline void qrows_lines_out(const qrows_t *q, char *d, const char *stage,
+                                                                   Py_ssize_t na, Py_ssize_t k, Py_ssize_t k0,
+                                                                   Py_ssize_t kc)
+{
+    for (Py_ssize_t j = 0; j < na; j++) {
+        char *o = d + j * q->row + k * 4;
+        const char *t = stage + j * 64 + k0 * 4;
+        if (kc == 16) {
+            _mm256_stream_si256((__m256i *)o, _mm256_load_si256((const __m256i *)t));
+            _mm256_stream_si256((__m256i *)o + 1, _mm256_load_si256((const __m256i *)t + 1));
+        } else {
+            memcpy(o, t, (size_t)kc * 4);
+        }
+    }
+}
+
+/* from, streamed (a copy past the caches), where the rows a are whole lines apart and hold
+ * QROWS_LINES_K quads or more: the quads of each row a a line at a time (16: two blocks of 8
+ * quad rows, each read along up to QROWS_LINES_A rows a) into a stage line, then out past the
+ * cache whole, the partial lines at either end of the rows stored. Stored through the cache a
+ * line of every quad row at a time (QROWS_CHUNK quads of each row a), from_physical of
+ * f8e5m2[4,16,1024,512]{2,3,0,1:T(32,128)(4,1)} took 2.9-3.2x a copy (2.4-2.6x this way),
+ * u8[16384,2048]{0,1:T(8,128)(4,1)} 2.85-3.2x (2.1-2.2x); one thread, alternating. */
+__attribute__((target("avx2"))) static void qrows_from_lines(const qrows_t *q, const Py_ssize_t *off, char *d,
+                                                             const char *s)
+{
+    _Alignas(64) char stage[QROWS_LINES_A * 64];
+    const int w = q->n >= 16 ? 2 : 1;
+    const Py_ssize_t unit = 8 * w, head = ((64 - ((uintptr_t)d & 63)) & 63) / 4;
+    for (Py_ssize_t ax = 0; ax < q->n; ax += QROWS_LINES_A) {
+        Py_ssize_t na = q->n - ax < QROWS_LINES_A ? q->n - ax : QROWS_LINES_A, a0 = ax;
+        if (na < unit) a0 = q->n - unit, na = unit;
+        for (Py_ssize_t kx = head ? head - 16 : 0; kx < q->K; kx += 16) {
+            const Py_ssize_t k = kx < 0 ? 0 : kx + 16 <= q->K ? kx : q->K - 16; /* the window read */
+            for (Py_ssize_t ay = 0; ay < na; ay += unit) {
+                const Py_ssize_t a = qrows_at(ay, unit, na);
+                qrows_from(off, stage + a * 64, 64, s, a0 + a, k, w, 8);
+                qrows_from(off, stage + a * 64 + 32, 64, s, a0 + a, k + 8, w, 8);
+            }
+            const Py_ssize_t from = kx < 0 ? 0 : kx, to = kx + 16 < q->K ? kx + 16 : q->K;
+            qrows_lines_out(q, d + a0 * q->row, stage, na, from, from - k, to - from);
+        }
+    }
+    _mm_sfence();
+}
+
 /* One box's transpose (its last axes; d and s at their first bytes), as q says: a line (16
  * items) of each quad row at a time where there are 16 rows a, so that quad rows sharing L1
- * sets (a T(4,128) tile row's, 128 KiB apart) have each line read or written once. */
-__attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d, const char *s)
+ * sets (a T(4,128) tile row's, 128 KiB apart) have each line read or written once; from, in a
+ * streamed copy, by whole lines of the rows a where it can (qrows_from_lines). */
+__attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d, const char *s, int stream)
 {
     Py_ssize_t off[QROWS_MAX]; /* the quad rows' offsets */
     for (Py_ssize_t k = 0; k < q->K; k++) off[k] = (k / q->nq) * q->gq + (k % q->nq) * q->bq;
@@ -120,12 +175,19 @@ __attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d,
                 qrows_to(q, off, d, s, qrows_at(ax, 8 * w, q->n), qrows_at(kx, kw, q->K), w, kw);
         return;
     }
+    if (stream && q->K >= QROWS_LINES_K && q->row % 64 == 0 && ((uintptr_t)d & 3) == 0) {
+        qrows_from_lines(q, off, d, s);
+        return;
+    }
     const Py_ssize_t kc = q->K < QROWS_CHUNK ? q->K : QROWS_CHUNK;
     for (Py_ssize_t cx = 0; cx < q->K; cx += kc) {
         const Py_ssize_t c = qrows_at(cx, kc, q->K);
         for (Py_ssize_t ax = 0; ax < q->n; ax += 8 * w)
-            for (Py_ssize_t kx = 0; kx < kc; kx += kw)
-                qrows_from(q, off, d, s, qrows_at(ax, 8 * w, q->n), c + qrows_at(kx, kw, kc), w, kw);
+            for (Py_ssize_t kx = 0; kx < kc; kx += kw) {
+                const Py_ssize_t a = qrows_at(ax, 8 * w, q->n);
+                const Py_ssize_t k = c + qrows_at(kx, kw, kc);
+                qrows_from(off, d + a * q->row + k * 4, q->row, s, a, k, w, kw);
+            }
     }
 }
 #endif
@@ -140,7 +202,7 @@ static int quad_rows(const plan_t *p)
     char *d = p->dst;
     const char *s = p->src;
     do
-        qrows_box(&q, d, s);
+        qrows_box(&q, d, s, p->stream);
     while (next_index(idx, outer, p->shape, p->ds, p->ss, &d, &s));
     return 1;
 #else

@@ -8,6 +8,7 @@
 #include "_kernel_bytes_stage.h"
 #include "_kernel_bytes_rows.h"
 #include "_kernel_pairs_split.h"
+#include "_kernel_far.h"
 
 /* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
  * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
@@ -43,15 +44,22 @@ static void copy_tail_axes(const plan_t *p)
     }
 }
 
-/* One task: a single item (no axes), its box, or nothing (an empty box: ndim -1). */
+/* A box (no tail) by the first path that takes it. */
+static void copy_box(const plan_t *p)
+{
+    if (!bytes_staged(p) && !quad_rows(p) && !pairs_split(p)) copy_plan(p);
+}
+
+/* One task: a single item (no axes), its box (through a stage of far rows: _kernel_far.h), or
+ * nothing (an empty box: ndim -1). */
 static void copy_task(const plan_t *p)
 {
     if (p->ndim == 0)
         memcpy(p->dst, p->src, (size_t)p->item);
     else if (p->ndim > 0 && p->tail_bytes > 0)
         copy_tail_axes(p);
-    else if (p->ndim > 0 && !bytes_staged(p) && !quad_rows(p) && !pairs_split(p))
-        copy_plan(p);
+    else if (p->ndim > 0 && !far_staged(p, copy_box))
+        copy_box(p);
 }
 
 /* Task i of an array of plans (the pool's item). */

@@ -240,6 +240,18 @@ static inline int big_y_axis(const plan_t *p, int k)
     return p->shape[k] > 1 && p->ds[k] == p->shape[p->ndim - 1] * p->item;
 }
 
+/* Whether big_plan's blocks take whole source pieces (columns in pieces of n = na items, sc)
+ * where a piece is up to twice BIG_RUN: a T(4,128) tile's 1 KiB rows of 8-byte items read whole,
+ * not in two halves a block apart (s64[16384,128]{0,1:T(4,128)} from_physical, the kernel call
+ * alone, one thread, base and this build alternating in one process, medians of 31 rounds over
+ * a copy's: 2.2 -> 2.0; its relayout into {1,0:T(1,128)} 2.2-2.3 -> 2.1; BIG_RUN 1024 for every
+ * big block measured s32[2993,1557]{0,1:T(2,128)} from_physical 2.6 -> 2.9). The block is na
+ * rounded up to a whole tile (the tiles of a partial block run to one: its stage rows). */
+static inline int big_whole_pieces(const big_cols_t *sc, Py_ssize_t na, Py_ssize_t it)
+{
+    return sc->n == na && na * it > BIG_RUN && na * it <= 2 * BIG_RUN && na <= BIG_ROWS - 8;
+}
+
 /* A streamed transpose of 4- or 8-byte items whose x and y rows both run on over an axis of their
  * own (xa, ya: the innermost such pair before the transpose's two), in big blocks across
  * them, the other axes looped over (the columns of a T(2,128) tile's rows, 512 bytes each
@@ -264,7 +276,8 @@ static int big_plan(const plan_t *p)
                     {dy == nb * it ? BIG_ONE : nb, dy}, na * p->shape[xa], nb * p->shape[ya], 0, 0, 1};
     const tiler_t *t = &tilers[lg];
     if (g.nx < t->v || g.ny < t->v) return 0;
-    g.bx = big_min(BIG_RUN / it, BIG_ROWS);
+    g.bx = big_whole_pieces(&g.sc, na, it) ? (na + t->v - 1) / t->v * t->v /* (a whole tile) */
+                                            : big_min(BIG_RUN / it, BIG_ROWS);
     g.by = big_min(BIG_COLS / it, BIG_ROWS);
     int outer[MAX_DIMS], n = 0;
     for (int k = 0; k < a; k++)

@@ -37,15 +37,49 @@ words_block_u64(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
         }
 }
 
-/* The whole 8 x 8 blocks of an na x nb transpose of 8-byte items: [0, na/8*8) x [0, nb/8*8). */
+#define WORDS_CHUNK 64 /* items of each source row read at once where its rows share sets (8 lines) */
+
+/* Whether words_rect_u64 reads the source rows WORDS_CHUNK items at a time: source rows a
+ * multiple of 2 KiB apart (sharing two L1 sets, and few of L2's), 4 times the destination's
+ * or more. A line of each of them per column of blocks had each line leave the caches
+ * before the next column read the line after it; WORDS_CHUNK items of each row read along
+ * (8 lines, which the prefetchers follow), into WORDS_CHUNK destination rows a line at a time,
+ * measured (the kernel call alone, one thread, base and this build alternating in one process,
+ * medians of 31-61 rounds over a copy's, 11 runs): f64[256,2048]{0,1:T(1,128)} to_physical
+ * (rows 16 KiB apart) 1.7-2.5 (median 1.95) -> 1.5-2.5 (1.72), s64[3833,66]{0,1:T(1,128)}
+ * from_physical (30 KiB) 1.5-1.7 -> 1.2-1.4, f64[32768,32]{0,1:T(1,128)} from_physical 2.0-2.1
+ * -> 1.9. Not where the destination's rows are the further apart (f64[256,2048] from_physical
+ * 1.5 -> 2.2 so) or nearly as far (f64[1301,957]{0,1:T(1,128)} from_physical, 11264 / 7656
+ * bytes, 1.7-1.9 -> 1.8-2.0), nor rows off that multiple (f64[851,1185] to_physical, 9480
+ * bytes, 1.47 -> 1.56; f64[22973,29] from_physical 1.6 -> 1.9-2.0), nor transposes of less
+ * than WORDS_CHUNK_MIN bytes, which L2 holds whole (s64[1024,4,64]{0,1,2:T(1,128)}
+ * from_physical, 512 KiB a transpose, 2.2-2.4 -> 3.7-3.8 so). */
+#define WORDS_CHUNK_MIN (1 << 20)
+static inline int words_chunked(Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da, Py_ssize_t sb)
+{
+    return sb % 2048 == 0 && sb >= 4 * da && na * nb * 8 >= WORDS_CHUNK_MIN;
+}
+
+/* The whole 8 x 8 blocks of an na x nb transpose of 8-byte items: [0, na/8*8) x [0, nb/8*8), a
+ * column of blocks at a time (down the source's rows), or, where words_chunked holds,
+ * WORDS_CHUNK columns at a time along each 8 source rows. */
 __attribute__((target("avx2"))) static void words_rect_u64(char *d, const char *s, Py_ssize_t na, Py_ssize_t nb,
                                                            Py_ssize_t da, Py_ssize_t sb)
 {
     const Py_ssize_t ea = na & ~(Py_ssize_t)7, eb = nb & ~(Py_ssize_t)7;
-    for (Py_ssize_t a = 0; a < ea; a += 8) /* (along the source's rows, or each block's next lines
-                                             * fetched ahead, measured slower) */
+    if (!words_chunked(na, nb, da, sb)) {
+        for (Py_ssize_t a = 0; a < ea; a += 8) /* (each block's next lines fetched ahead measured
+                                                 * slower) */
+            for (Py_ssize_t b = 0; b < eb; b += 8)
+                words_block_u64(d + a * da + b * 8, s + a * 8 + b * sb, da, sb);
+        return;
+    }
+    for (Py_ssize_t a0 = 0; a0 < ea; a0 += WORDS_CHUNK) {
+        const Py_ssize_t a1 = a0 + WORDS_CHUNK < ea ? a0 + WORDS_CHUNK : ea;
         for (Py_ssize_t b = 0; b < eb; b += 8)
-            words_block_u64(d + a * da + b * 8, s + a * 8 + b * sb, da, sb);
+            for (Py_ssize_t a = a0; a < a1; a += 8)
+                words_block_u64(d + a * da + b * 8, s + a * 8 + b * sb, da, sb);
+    }
 }
 
 /* transpose_grouped_dst's twin (destination rows that run on a line per g: nb*8 = dg = 64):

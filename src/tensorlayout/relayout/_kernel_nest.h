@@ -272,9 +272,12 @@ static inline void run_step(const plan_t *p, const inner_t *in, char *d, const c
         stream_out(d, s, (size_t)in->bytes);
     else if (last == 0)
         memcpy(d, s, (size_t)in->bytes);
-    else if (p->stream && (p->ds[last - 1] == in->bytes || in->bytes >= 64))
+    else if (p->stream && (p->ds[last - 1] == in->bytes || (in->bytes >= 64 && in->bytes % 64 == 0)))
         for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
             stream_out(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
+    else if (p->stream && in->bytes >= 64) /* (runs ending inside a line: stream_lines) */
+        for (Py_ssize_t i = 0; i < shape[last - 1]; i++)
+            stream_lines(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
     else if (in->line != NULL)
         in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
     else

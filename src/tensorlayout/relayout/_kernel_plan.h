@@ -41,6 +41,32 @@ static void stream_out(char *d, const char *s, size_t bytes)
     memcpy(d, s, bytes);
 }
 
+/* Copy `bytes` to d, a run with gaps on both sides: non-temporal stores on its whole 64-byte
+ * lines, plain ones on the partial lines at either end. A partial line streamed leaves its
+ * write-combining buffer part full, which is flushed as a partial write costing about a
+ * line's round trip to memory (stream_out's runs are followed by the rest of their lines):
+ * f32[4,81,3071]{1,0,2:T(1,128)} -> {1,0,2:T(8,128)}, 324-byte runs 512 bytes apart, one
+ * thread, 4.3x a copy with each run's last 4 bytes streamed, 1.1x with them stored. Only for
+ * runs that end inside a line whatever their start: runs of whole lines off the lines of
+ * numpy's arrays (which start 16 bytes past one) share their partial lines with the next
+ * runs, which stream the rest soon after (s32[1024,8,256]{2,1,0:T(2,128)} from_physical,
+ * 512-byte runs, 0.8x a copy streamed whole, 2.0x here). */
+static void stream_lines(char *d, const char *s, size_t bytes)
+{
+#if HAVE_STREAM
+    size_t head = (size_t)(-(uintptr_t)d & 63);
+    if (bytes >= head + 64) {
+        size_t end = head + (bytes - head) / 64 * 64;
+        memcpy(d, s, head);
+        for (size_t i = head; i < end; i += 16)
+            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
+        memcpy(d + end, s + end, bytes - end);
+        return;
+    }
+#endif
+    memcpy(d, s, bytes);
+}
+
 typedef struct {
     char *dst;
     const char *src;

@@ -172,6 +172,73 @@ static int read_masked(small_call_t *c, PyObject *boxes, const Py_buffer *dv, co
     return 0;
 }
 
+/* A small call of `count` tasks, zeroed (NULL: out of memory, the error set). */
+static small_call_t *small_call_new(Py_ssize_t count)
+{
+    size_t n = (size_t)(count ? count : 1);
+    small_call_t *c = PyMem_Calloc(1, sizeof(small_call_t));
+    if (c == NULL || (c->plans = PyMem_Calloc(n, sizeof(plan_t))) == NULL
+        || (c->doff = PyMem_Calloc(n, sizeof(Py_ssize_t))) == NULL
+        || (c->soff = PyMem_Calloc(n, sizeof(Py_ssize_t))) == NULL) {
+        small_call_delete(c);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    return c;
+}
+
+/* The small call keeps (strong references) what a later call is matched against: the dtype,
+ * the thread cap, to_physical's pad value, and the shape of a new dst (None: out only). */
+static void small_call_keep(small_call_t *c, PyObject *dtype, PyObject *threads, PyObject *pad,
+                            PyObject *alloc_shape)
+{
+    Py_INCREF(dtype);
+    c->dtype = dtype;
+    Py_INCREF(threads);
+    c->threads = threads;
+    if (c->to_physical) {
+        Py_INCREF(pad);
+        c->pad = pad;
+    }
+    if (alloc_shape != Py_None) {
+        Py_INCREF(alloc_shape);
+        c->alloc_shape = alloc_shape;
+    }
+}
+
+/* The small call's tasks read from the list `tasks` over the arrays of its first call (dv,
+ * sv), checked as kernel_copy checks them; kept as offsets from each array's first byte, with
+ * the bytes they touch ([dmin, dmax), [smin, smax)), since a later call's arrays move. */
+static int read_small_tasks(small_call_t *c, PyObject *tasks, const Py_buffer *dv, const Py_buffer *sv)
+{
+    Py_ssize_t dlo, dhi, slo, shi;
+    if (array_span(dv, &dlo, &dhi) < 0 || array_span(sv, &slo, &shi) < 0) {
+        PyErr_SetString(PyExc_ValueError, "small_call: array too large");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < c->count; i++) {
+        plan_t *p = &c->plans[i];
+        Py_ssize_t lo, hi;
+        if (read_task(PyList_GET_ITEM(tasks, i), p, dv, sv, dlo, dhi, slo, shi) < 0) return -1;
+        if (p->ndim < 0) continue;
+        c->doff[i] = p->dst - (char *)dv->buf;
+        c->soff[i] = p->src - (const char *)sv->buf;
+        p->dst = NULL;
+        p->src = NULL;
+        p->slo = p->shi = NULL; /* set per call, from that call's arrays (run_small) */
+        p->dlo = p->dhi = NULL;
+        p->stream = 0;
+        p->gaps_ours = c->to_physical; /* run_small fills the padding, then runs the tasks in turn */
+        span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
+        if (c->doff[i] + lo < c->dmin) c->dmin = c->doff[i] + lo;
+        if (c->doff[i] + hi > c->dmax) c->dmax = c->doff[i] + hi;
+        span(p->ndim, p->shape, p->ss, p->item, &lo, &hi);
+        if (c->soff[i] + lo < c->smin) c->smin = c->soff[i] + lo;
+        if (c->soff[i] + hi > c->smax) c->smax = c->soff[i] + hi;
+    }
+    return 0;
+}
+
 /* small_call(dst, src, tasks, to_physical, dtype, threads, pad, fill, nbytes, align, out_given,
  * alloc_shape[, masked]): the small call of the copy `tasks` from src into dst (the arrays of a
  * first call), as kernel_copy checks and runs them; fill: None, or (one item of bytes, boxes of
@@ -192,31 +259,15 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
     if (get_buffers(dst_obj, src_obj, &dv, &sv) < 0) return NULL;
     PyObject *capsule = NULL;
     Py_ssize_t count = PyList_GET_SIZE(tasks), dlo, dhi, slo, shi;
-    small_call_t *c = PyMem_Calloc(1, sizeof(small_call_t));
-    if (c == NULL || (c->plans = PyMem_Calloc((size_t)(count ? count : 1), sizeof(plan_t))) == NULL
-        || (c->doff = PyMem_Calloc((size_t)(count ? count : 1), sizeof(Py_ssize_t))) == NULL
-        || (c->soff = PyMem_Calloc((size_t)(count ? count : 1), sizeof(Py_ssize_t))) == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
+    small_call_t *c = small_call_new(count);
+    if (c == NULL) goto fail;
     c->to_physical = to_physical;
     c->out_given = out_given;
-    if (alloc_shape != Py_None) {
-        Py_INCREF(alloc_shape);
-        c->alloc_shape = alloc_shape;
-    }
     c->item = dv.itemsize;
     c->align = align;
     c->nbytes = nbytes;
     c->count = count;
-    Py_INCREF(dtype);
-    c->dtype = dtype;
-    Py_INCREF(threads);
-    c->threads = threads;
-    if (to_physical) {
-        Py_INCREF(pad);
-        c->pad = pad;
-    }
+    small_call_keep(c, dtype, threads, pad, alloc_shape);
     if (dv.itemsize != sv.itemsize || dv.ndim > MAX_DIMS || sv.ndim > MAX_DIMS) {
         PyErr_SetString(PyExc_ValueError, "small_call: the arrays differ in item size");
         goto fail;
@@ -235,26 +286,7 @@ static PyObject *kernel_small_call(PyObject *self, PyObject *args)
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "small_call: masked must be a list or None");
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        plan_t *p = &c->plans[i];
-        Py_ssize_t lo, hi;
-        if (read_task(PyList_GET_ITEM(tasks, i), p, &dv, &sv, dlo, dhi, slo, shi) < 0) goto fail;
-        if (p->ndim < 0) continue;
-        c->doff[i] = p->dst - (char *)dv.buf;
-        c->soff[i] = p->src - (const char *)sv.buf;
-        p->dst = NULL;
-        p->src = NULL;
-        p->slo = p->shi = NULL; /* set per call, from that call's arrays (run_small) */
-        p->dlo = p->dhi = NULL;
-        p->stream = 0;
-        p->gaps_ours = to_physical; /* run_small fills the padding, then runs the tasks in turn */
-        span(p->ndim, p->shape, p->ds, p->item, &lo, &hi); /* read_task checked it */
-        if (c->doff[i] + lo < c->dmin) c->dmin = c->doff[i] + lo;
-        if (c->doff[i] + hi > c->dmax) c->dmax = c->doff[i] + hi;
-        span(p->ndim, p->shape, p->ss, p->item, &lo, &hi);
-        if (c->soff[i] + lo < c->smin) c->smin = c->soff[i] + lo;
-        if (c->soff[i] + hi > c->smax) c->smax = c->soff[i] + hi;
-    }
+    if (read_small_tasks(c, tasks, &dv, &sv) < 0) goto fail;
     capsule = PyCapsule_New(c, "small_call", small_call_free);
     if (capsule == NULL) goto fail;
     c = NULL;

@@ -20,7 +20,9 @@
  * (s16[704,43384]{0,1:T(4,128)(2,1)}: two 4-byte items per source row per tile, 8.0-8.7x a
  * copy as scalar loops, 2.1-2.3x here). Rows on both sides may each run on over an axis of
  * their own, the source's columns in pieces (big_plan: a T(2,128) tile's rows, read into logical
- * rows or another tiling's; columns numbered as rows are, big_cols_t).
+ * rows or another tiling's; columns numbered as rows are, big_cols_t). A block's source rows are
+ * fetched BIG_AHEAD rows ahead (big_gather); destination rows off their lines of up to BIG_WHOLE
+ * bytes go whole (big_transpose).
  * Self-contained (include guard): it includes the register tiles it runs. */
 #ifndef TENSORLAYOUT_KERNEL_BIG_H
 #define TENSORLAYOUT_KERNEL_BIG_H

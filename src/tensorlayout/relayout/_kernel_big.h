@@ -20,7 +20,9 @@
  * (s16[704,43384]{0,1:T(4,128)(2,1)}: two 4-byte items per source row per tile, 8.0-8.7x a
  * copy as scalar loops, 2.1-2.3x here). Rows on both sides may each run on over an axis of
  * their own, the source's columns in pieces (big_plan: a T(2,128) tile's rows, read into logical
- * rows or another tiling's; columns numbered as rows are, big_cols_t).
+ * rows or another tiling's; columns numbered as rows are, big_cols_t). A block's source rows are
+ * fetched BIG_AHEAD rows ahead (big_gather); destination rows off their lines of up to BIG_WHOLE
+ * bytes go whole (big_transpose).
  * Self-contained (include guard): it includes the register tiles it runs. */
 #ifndef TENSORLAYOUT_KERNEL_BIG_H
 #define TENSORLAYOUT_KERNEL_BIG_H
@@ -28,9 +30,13 @@
 
 #define BIG_RUN 512   /* bytes of each source row per block */
 #define BIG_COLS 2048 /* bytes of each destination row per block */
-#define BIG_ROWS 512  /* rows per block on either side, at most */
+#define BIG_ROWS 512  /* rows per block on either side, at most (but see BIG_WHOLE) */
 #define BIG_PAD 64    /* stage rows this much past a multiple of the run: apart in the L1 sets */
 #define BIG_FEW 16    /* source rows (far apart) that go tile by tile as they are (big_takes) */
+#define BIG_AHEAD 8    /* source rows ahead whose block pieces are fetched (big_gather) */
+#define BIG_WHOLE 4096 /* destination rows of up to this many bytes ... */
+#define BIG_WHOLE_ROWS 1024 /* ... and items go whole, one piece each (big_transpose) ... */
+#define BIG_WHOLE_RUN 256 /* ... with this many bytes of each source row per block */
 #define BIG_MIN_OUT 512 /* bytes of each destination row a block writes, at least (big_transpose) */
 
 /* Rows numbered across an axis: row i at (i / n) * outer + (i % n) * inner bytes. */
@@ -129,6 +135,29 @@ static inline Py_ssize_t big_stage_bytes(const big_geom_t *b, Py_ssize_t it, Py_
     return b->by * *ps + b->bx * *pd;
 }
 
+/* A block's cy source rows (at s + off[y]) into the stage's (ps apart), each row's pieces pc, the
+ * pieces of the row BIG_AHEAD on fetched first: rows far apart, 512 bytes each, are no stream
+ * the prefetchers follow (one thread, CPU time, alternating in one process, busy machine:
+ * s16[704,43384]{0,1:T(4,128)(2,1)} to_physical 3.46 -> 3.06x a copy, f16[19571,1123]{0,1:
+ * T(2,128)(2,1)} from_physical 3.77 -> 3.37). */
+static inline void big_gather(char *S, Py_ssize_t ps, const char *s, const Py_ssize_t *off, Py_ssize_t cy,
+                              const big_pieces_t *pc)
+{
+    for (Py_ssize_t y = 0; y < cy; y++) {
+#if HAVE_STREAM
+        if (y + BIG_AHEAD < cy)
+            for (int i = 0; i < pc->n; i++)
+                for (Py_ssize_t q = 0; q < pc->bytes[i]; q += 64) /* (inside the block's bytes) */
+                    _mm_prefetch(s + off[y + BIG_AHEAD] + pc->at[i] + q, _MM_HINT_T0);
+#endif
+        if (pc->n == 1) /* (one run a row: the plain copy) */
+            memcpy(S + y * ps, s + off[y] + pc->at[0], (size_t)pc->bytes[0]);
+        else
+            for (int i = 0, f = 0; i < pc->n; f += (int)pc->bytes[i++])
+                memcpy(S + y * ps + f, s + off[y] + pc->at[i], (size_t)pc->bytes[i]);
+    }
+}
+
 /* dst[drow(x) + dcol(y)] = src[srow(y) + scol(x)] for x < nx, y < ny (geometry b), in blocks
  * along the source rows (see the top); `stage`: big_stage_bytes, 64-byte aligned. Rows of a
  * partial block past its last go through the tiles too (stage bytes, never written out). */
@@ -138,7 +167,7 @@ static void big_blocks(const tiler_t *t, char *d, const char *s, const big_geom_
     Py_ssize_t ps, pd;
     big_stage_bytes(b, it, &ps, &pd);
     char *S = stage, *D = stage + by * ps;
-    Py_ssize_t off[BIG_ROWS];
+    Py_ssize_t off[BIG_WHOLE_ROWS]; /* (by, bx <= BIG_WHOLE_ROWS) */
     big_pieces_t pc;
     for (Py_ssize_t y0 = 0; y0 < b->ny; y0 += by) {
         const Py_ssize_t cy = big_min(by, b->ny - y0), cyr = (cy + v - 1) / v * v;
@@ -146,13 +175,7 @@ static void big_blocks(const tiler_t *t, char *d, const char *s, const big_geom_
             const Py_ssize_t cx = big_min(bx, b->nx - x0), cxr = (cx + v - 1) / v * v;
             big_offsets(&b->sr, y0, cy, off);
             big_cut(&pc, &b->sc, x0, cx, it);
-            if (pc.n == 1) { /* (one run a row: the plain copy) */
-                const Py_ssize_t at = pc.at[0], bytes = pc.bytes[0];
-                for (Py_ssize_t y = 0; y < cy; y++) memcpy(S + y * ps, s + off[y] + at, (size_t)bytes);
-            } else
-                for (Py_ssize_t y = 0; y < cy; y++)
-                    for (int i = 0, f = 0; i < pc.n; f += (int)pc.bytes[i++])
-                        memcpy(S + y * ps + f, s + off[y] + pc.at[i], (size_t)pc.bytes[i]);
+            big_gather(S, ps, s, off, cy, &pc);
             for (Py_ssize_t xt = 0; xt < cxr; xt += v)
                 for (Py_ssize_t yt = 0; yt < cyr; yt += v)
                     t->tile(D + xt * pd + yt * it, S + yt * ps + xt * it, pd, ps, 0);
@@ -221,6 +244,14 @@ static int big_transpose(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
     if (b.nx < t->v || b.ny < t->v || (b.ny * it < BIG_MIN_OUT && b.ny * it % 64 != 0)) return 0;
     b.bx = big_min(BIG_RUN / it, BIG_ROWS);
     b.by = big_min(BIG_COLS / it, BIG_ROWS);
+    /* Destination rows off their lines a little past BIG_COLS bytes went as BIG_COLS and the
+     * rest, each row's lines at the cut written twice apart (f16[19571,1123]{0,1:T(2,128)(2,1)}
+     * from_physical, rows of 2244 bytes 2246 apart); they go whole, fewer source bytes a block
+     * (rows on their lines measured slower so: s32[2993,1557]{0,1:T(2,128)} to_physical). */
+    if (b.ny > b.by && b.ny <= BIG_WHOLE_ROWS && b.ny * it <= BIG_WHOLE && da % 64 != 0) { /* (b.dc: one piece) */
+        b.by = b.ny;
+        b.bx = BIG_WHOLE_RUN / it;
+    }
     return big_run(t, d, s, &b, lg, each ? ng : 1, dg, sg);
 }
 

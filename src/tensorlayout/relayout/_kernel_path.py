@@ -149,7 +149,8 @@ def kernel_tasks(plan: Plan, target: PhysicalTarget, logical: np.ndarray, buf: n
     in loop order, each split into ``pieces`` along its outer axis (for threads). They
     depend only on both arrays' strides, so they are remembered per target (``KERNEL_TASKS``)."""
     key = (logical.strides, buf.strides, logical.itemsize, to_physical, pieces)
-    join = joined_tasks if buf.itemsize == 1 and pieces == 1 else list  # (one call's tasks)
+    one = pieces == 1 and (buf.itemsize == 1 or (buf.itemsize == 2 and to_physical))  # (see joined_tasks)
+    join = joined_tasks if one else list  # (one call's tasks)
     return KERNEL_TASKS.get(target, key, lambda: join(pair_tasks(
         [box_views(box, logical, buf) for box in plan.data], logical, buf, to_physical, pieces)))
 
@@ -346,7 +347,10 @@ def joined_tasks(tasks: list[Task]) -> list[Task]:
     box of whole tiles and its ragged last tile column,
     pred[49651,1017]{1,0:T(4,128)(4,1)} (896 and 121 groups of every tile row), were two passes
     over both arrays, each line at their seam written twice (f8e4m3fn from_physical, raw tasks,
-    one thread, in turn with a copy: 2.31 -> 1.60x a copy, to_physical 1.76 -> 1.56).
+    one thread, in turn with a copy: 2.31 -> 1.60x a copy, to_physical 1.76 -> 1.56); of 2-byte
+    items to_physical too (f16[4445,207]{1,0:T(2,128)(2,1)}, 128 and 79 pairs, 1.58 -> 1.20;
+    f16[3519,1016]{1,0:T(2,128)(2,1)} 2.4 -> 1.85; one thread, alternating processes), not from
+    it (1.40 -> 1.11 there, but f16[3519,1016] 2.2 -> 3.2).
 
     >>> joined_tasks([(0, 0, (9, 896, 4), (4068, 1, 1017), (4096, 4, 1), False, 0),
     ...               (896, 3584, (9, 121, 4), (4068, 1, 1017), (4096, 4, 1), False, 0)])

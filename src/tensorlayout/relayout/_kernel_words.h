@@ -53,11 +53,14 @@ words_block_u64(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
  * bytes, 1.7-1.9 -> 1.8-2.0), nor rows off that multiple (f64[851,1185] to_physical, 9480
  * bytes, 1.47 -> 1.56; f64[22973,29] from_physical 1.6 -> 1.9-2.0), nor transposes of less
  * than WORDS_CHUNK_MIN bytes, which L2 holds whole (s64[1024,4,64]{0,1,2:T(1,128)}
- * from_physical, 512 KiB a transpose, 2.2-2.4 -> 3.7-3.8 so). */
+ * from_physical, 512 KiB a transpose, 2.2-2.4 -> 3.7-3.8 so), nor into destination rows of
+ * less than WORDS_CHUNK_ROW bytes (f64[22973,29]{0,1:T(1,128)} from_physical, source rows
+ * 90 x 2 KiB apart, destination rows 232 bytes: 1.4-1.6 -> 2.0-2.2 chunked). */
 #define WORDS_CHUNK_MIN (1 << 20)
+#define WORDS_CHUNK_ROW 512
 static inline int words_chunked(Py_ssize_t na, Py_ssize_t nb, Py_ssize_t da, Py_ssize_t sb)
 {
-    return sb % 2048 == 0 && sb >= 4 * da && na * nb * 8 >= WORDS_CHUNK_MIN;
+    return sb % 2048 == 0 && sb >= 4 * da && da >= WORDS_CHUNK_ROW && na * nb * 8 >= WORDS_CHUNK_MIN;
 }
 
 /* The whole 8 x 8 blocks of an na x nb transpose of 8-byte items: [0, na/8*8) x [0, nb/8*8), a

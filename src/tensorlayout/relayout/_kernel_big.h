@@ -96,26 +96,16 @@ static void big_cut(big_pieces_t *pc, const big_cols_t *m, Py_ssize_t x, Py_ssiz
     }
 }
 
-/* `bytes` of s to d, the whole lines among them streamed past the cache (the partial ones at
- * either end stored): rows off their lines (s32[2993,1557]{0,1:T(2,128)} from_physical, rows
+/* `bytes` of s to d past the cache: 16-byte pieces on 16-byte boundaries as they are
+ * (stream_out), else the whole lines among them, the partial ones at either end stored
+ * (stream_lines): rows off their lines (s32[2993,1557]{0,1:T(2,128)} from_physical, rows
  * 6228 bytes apart) had three in four go through the cache whole under stream_out. */
 static inline void big_stream(char *d, const char *s, Py_ssize_t bytes)
 {
-#if HAVE_STREAM
-    Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63), i;
-    if ((((uintptr_t)d | (uintptr_t)bytes) & 15) == 0 || bytes < head + 64) { /* (16-byte pieces
-                                                                                  * stream as they are) */
+    if ((((uintptr_t)d | (uintptr_t)bytes) & 15) == 0)
         stream_out(d, s, (size_t)bytes);
-        return;
-    }
-    memcpy(d, s, (size_t)head);
-    for (i = head; i + 64 <= bytes; i += 64)
-        for (int k = 0; k < 64; k += 16)
-            _mm_stream_si128((__m128i *)(d + i + k), _mm_loadu_si128((const __m128i *)(s + i + k)));
-    memcpy(d + i, s + i, (size_t)(bytes - i));
-#else
-    memcpy(d, s, (size_t)bytes);
-#endif
+    else
+        stream_lines(d, s, (size_t)bytes);
 }
 
 /* flat into a row's pieces pc, streamed where nt. */

@@ -1,6 +1,7 @@
 """2-byte layouts' one-call to_physical tasks joined where one goes on from another along an axis
 (a box of whole (2,1) tiles and its ragged last tile column in one pass:
-``_kernel_path.joined_tasks``, now for 2-byte items too); the 2-byte pair weaves' last round of 16 overlapping the one before it
+``_kernel_path.joined_tasks``, now for 2-byte items too); the 2-byte pair weaves' last round of
+16 overlapping the one before it
 (``_kernel_loops.h``: rows of n pairs, n not a multiple of 16); and streamed transposes in big
 blocks whose destination rows go whole (``_kernel_big.h``'s BIG_WHOLE: rows a little past
 BIG_COLS bytes). Every byte against the definition or numpy's strided assignment, guard bytes

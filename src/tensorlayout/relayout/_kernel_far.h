@@ -150,23 +150,6 @@ static int far_side(const plan_t *p, int side, far_t *x)
     return x->rows == p->shape[f] || x->rows >= FAR_BLOCK_ROWS;
 }
 
-/* n runs of `bytes` from s (ss apart) to d (ds apart): fixed-size moves up to 16 bytes (run_any
- * leaves 4, 8 and 16 to the library's memcpy, a call each). */
-static void far_runs(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss, Py_ssize_t bytes)
-{
-#define FAR_RUN(B)                                                                           \
-    case B:                                                                                  \
-        for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, B);                \
-        return
-    switch (bytes) {
-    FAR_RUN(1); FAR_RUN(2); FAR_RUN(3); FAR_RUN(4); FAR_RUN(5); FAR_RUN(6); FAR_RUN(7); FAR_RUN(8);
-    FAR_RUN(9); FAR_RUN(10); FAR_RUN(11); FAR_RUN(12); FAR_RUN(13); FAR_RUN(14); FAR_RUN(15); FAR_RUN(16);
-    default:
-        for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)bytes);
-    }
-#undef FAR_RUN
-}
-
 /* One row between the side's bytes at a (strides st) and its packed row in the stage at b, the
  * cut axis at cc items: whole (streamed where the call streams into the destination), or its
  * runs over the piece axes; in: into the stage. */
@@ -188,9 +171,9 @@ static void far_row(const plan_t *p, const far_t *x, char *a, char *b, Py_ssize_
     for (Py_ssize_t i = 0; i < no; i++) {
         char *ai = a + (o < 0 ? 0 : i * st[o]), *bi = b + (o < 0 ? 0 : i * x->packed[o]);
         if (in)
-            far_runs(bi, ai, nk, x->packed[k], st[k], x->run);
+            run_any(bi, ai, nk, x->packed[k], st[k], x->run);
         else
-            far_runs(ai, bi, nk, st[k], x->packed[k], x->run);
+            run_any(ai, bi, nk, st[k], x->packed[k], x->run);
     }
 }
 

@@ -497,8 +497,8 @@ static void run_any(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssiz
         for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, B);                \
         return
     switch (bytes) {
-    RUN_ANY(1); RUN_ANY(2); RUN_ANY(3); RUN_ANY(5); RUN_ANY(6); RUN_ANY(7); RUN_ANY(9);
-    RUN_ANY(10); RUN_ANY(11); RUN_ANY(12); RUN_ANY(13); RUN_ANY(14); RUN_ANY(15);
+    RUN_ANY(1); RUN_ANY(2); RUN_ANY(3); RUN_ANY(4); RUN_ANY(5); RUN_ANY(6); RUN_ANY(7); RUN_ANY(8);
+    RUN_ANY(9); RUN_ANY(10); RUN_ANY(11); RUN_ANY(12); RUN_ANY(13); RUN_ANY(14); RUN_ANY(15); RUN_ANY(16);
     default:
         for (Py_ssize_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)bytes);
     }

@@ -2,9 +2,12 @@
 call's rows of 64 bytes or more, each followed by bytes it does not write, store their whole
 lines past the cache and their partial first and last lines through it. Every byte moved and
 every byte of the gaps kept, at every alignment of the destination within a line; the one-pass
-relayout that was 4.3x a copy with its partial lines streamed, against the brute-force buffer."""
+relayout that was 4.3x a copy with its partial lines streamed, against the brute-force buffer;
+a call cut into pieces for threads, streamed as the whole call is."""
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -44,3 +47,20 @@ def test_onepass_runs_with_gaps(threads: int | None) -> None:
     out = np.full(dst.physical_elements, 7, np.float32)
     relayout(to_physical(data, src), src, dst, out=out, threads=threads)
     assert np.array_equal(out.view(np.uint8), reference_buffer(data, str(dst), 0).view(np.uint8))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_pieces_stream_by_the_whole_call(workers: int) -> None:
+    """A copy of 360-byte runs into 12 MiB cut into pieces of under 1 MiB, each starting inside a
+    line: the pieces stream as the whole call would (``plan_t.dst_bytes``), two threads writing
+    the two sides of the lines where pieces meet. Every byte moved, the gaps kept."""
+    kernel = kernel_or_skip()
+    run, gap, rows = 360, 64, (12 << 20) // 424
+    src = (np.arange(rows * run) % 251).astype(np.uint8)
+    dst = np.full(rows * (run + gap), 0xCD, np.uint8)
+    want = dst.copy()
+    want.reshape(rows, run + gap)[:, :run] = src.reshape(rows, run)
+    cut = [0, *sorted(np.random.default_rng(9).choice(np.arange(1, rows), 23, replace=False).tolist()), rows]
+    tasks = [(a * (run + gap), a * run, (b - a, run), (run + gap, 1), (run, 1)) for a, b in pairwise(cut)]
+    kernel.copy(dst, src, tasks, False, workers)
+    assert np.array_equal(dst, want)

@@ -106,6 +106,7 @@ static plan_t bstage_plan(const plan_t *p, char *d, const char *s, int stage_dst
         q.stream = 0;
         q.dlo = stage;
         q.dhi = stage + BSTAGE_BYTES;
+        q.dst_bytes = 0; /* (never streamed) */
     } else {
         q.slo = stage;
         q.shi = stage + BSTAGE_BYTES;

@@ -204,7 +204,7 @@ static void far_block(const plan_t *p, const far_t *x, far_box_fn box, char *d, 
         return;
     }
     q.dst = stage, q.src = s, q.dlo = stage, q.dhi = stage + end; /* the loops into the stage, then out */
-    q.stream = 0, q.gaps_ours = 0;
+    q.stream = 0, q.gaps_ours = 0, q.dst_bytes = 0;
     box(&q);
     for (Py_ssize_t r = 0; r < rr; r++) far_row(p, x, d + r * p->ds[x->f], stage + r * x->gap, cc, 0);
 }

@@ -165,6 +165,7 @@ static void gather_block(const plan_t *p, const gather_t *gt, char *d, const cha
     q.ndim = p->ndim - g;
     q.stream = 0;
     q.dlo = q.dhi = NULL; /* its destination is the stage: no destination prefetches */
+    q.dst_bytes = 0; /* (never streamed) */
     for (int j = 0; j < q.ndim; j++) {
         q.shape[j] = p->shape[g + j];
         q.ds[j] = p->ds[g + j];
@@ -339,8 +340,8 @@ static int gathers_in_cache(const plan_t *p, const inner_t *in, const gather_t *
 }
 
 /* Whether a copy not streamed by the caller's size is still streamed: runs of at least
- * RUN_STREAM_BYTES into a destination span of at least RUN_STREAM_SPAN bytes, whose lines are
- * written whole either way (s32[1024,8,256]{2,1,0:T(2,128)} from_physical, 512-byte runs into
+ * RUN_STREAM_BYTES into a call destination (plan_t.dst_bytes) of RUN_STREAM_SPAN or more, whose
+ * lines are written whole either way (s32[1024,8,256]{2,1,0:T(2,128)} from_physical, 512-byte runs into
  * 8 MiB, one thread: 2.1 -> 1.4x a copy, which streams at that size; transposes of the same
  * size streamed measured slower: f64[37,686,3,13]{1,2,3,0:T(2,128)} 2.2-2.6 -> 2.9-3.5; and runs
  * into 4 MiB: f16[2106868]{0:T(1024)(128)(2,1)} to itself 1.06 -> 1.49, s32[16,512,64]{2,0,1:T(2,128)}
@@ -351,12 +352,12 @@ static int streams_runs(const plan_t *p)
 {
     int last = p->ndim - 1;
     return !p->stream && HAVE_STREAM && last >= 0 && p->ds[last] == p->item && p->ss[last] == p->item
-           && p->shape[last] * p->item >= RUN_STREAM_BYTES && p->dhi - p->dlo >= RUN_STREAM_SPAN;
+           && p->shape[last] * p->item >= RUN_STREAM_BYTES && p->dst_bytes >= RUN_STREAM_SPAN;
 }
 
 /* Whether an unweave of 2-byte pairs into two rows (a (2,1) sub-tile read into logical rows)
  * streams its stores: rows of at least RUN_STREAM_BYTES, 16-byte multiples apart, into a
- * destination span of at least UNWEAVE_STREAM_SPAN. Stored through the cache, the rows of
+ * call destination of at least UNWEAVE_STREAM_SPAN (plan_t.dst_bytes). Stored through the cache, the rows of
  * f16[3519,1016]{1,0:T(2,128)(2,1)} (7 MiB) took 1.6x a copy, as long as plain copies of the
  * same runs did (the stores read each line first; glibc's copy does not); streamed 1.3x
  * (the whole call, one thread, alternating builds: 1.95-2.02 -> 1.56-1.73). At 4 MiB streaming
@@ -368,7 +369,7 @@ static int unweave_streams(const plan_t *p, const inner_t *in)
     int last = p->ndim - 1;
     return in->kind == K_UNWEAVE && in->weave == unweave_u16_2_avx2 && p->item == 2 && p->ds[last] % 16 == 0
            && ((uintptr_t)p->dst & 1) == 0 && p->shape[last - 1] * 2 >= RUN_STREAM_BYTES
-           && p->dhi - p->dlo >= UNWEAVE_STREAM_SPAN;
+           && p->dst_bytes >= UNWEAVE_STREAM_SPAN;
 #else
     (void)p, (void)in;
     return 0;

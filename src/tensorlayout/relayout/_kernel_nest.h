@@ -285,14 +285,14 @@ static inline void run_step(const plan_t *p, const inner_t *in, char *d, const c
 }
 
 /* One step of a weave loop of n groups: streamed in a streamed call, 2-byte pairs streamed over
- * a destination of WEAVE_STREAM_SPAN or more, else the weave's own stores. */
+ * a call destination of WEAVE_STREAM_SPAN or more (plan_t.dst_bytes), else the weave's own stores. */
 static inline void weave_step(const plan_t *p, const inner_t *in, char *d, const char *s,
                               Py_ssize_t n)
 {
     if (p->stream)
         weave_streamed(p, in, d, s, n);
 #if HAVE_AVX2_DISPATCH
-    else if (in->weave == weave_u16_2_avx2 && p->dhi - p->dlo >= WEAVE_STREAM_SPAN)
+    else if (in->weave == weave_u16_2_avx2 && p->dst_bytes >= WEAVE_STREAM_SPAN)
         weave_u16_2_stream(d, s, n, p->ss[p->ndim - 1]);
 #endif
     else

@@ -117,6 +117,7 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         return -1;
     }
     p->gaps_ours = 0; /* (the caller says when the gaps are its padding) */
+    p->dst_bytes = dhi - dlo; /* (the array's, not the task's) */
     p->tail_bytes = 0;
     p->tail_axis = 0;
     Py_ssize_t n = PyTuple_GET_SIZE(shape);

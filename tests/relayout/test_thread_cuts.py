@@ -1,7 +1,9 @@
 """Where a box is cut for threads (``_kernel_path._cut_axis``): along its outer axis, unless the
 pieces would then read or write short runs beyond the caches; then along the axis that keeps
-long runs on both sides (a transpose's inner axis). Every byte of such copies, cut along each
-axis, against the brute-force buffer and the logical array, on 2 and 3 threads."""
+long runs on both sides (a transpose's inner axis); a box whose outer axis has fewer steps than
+two lines of items cut along it all the same where its steps are whole lines (``_cut_unit``),
+else along the next axis. Every byte of such copies, cut along each axis, against the
+brute-force buffer and the logical array, on 2 and 3 threads."""
 
 from __future__ import annotations
 
@@ -79,3 +81,25 @@ def test_one_pass_relayouts_cut_alike(cut_small: list[int]) -> None:
     data = _data(src)
     got = relayout(to_physical(data, src), src, dst, threads=3)
     assert np.array_equal(got.view(np.uint8), reference_buffer(data, dst, 0).view(np.uint8))
+
+
+@pytest.mark.parametrize(("text", "steps"), [("s64[64,8,1024]{2,0,1:T(1,128)}", (1, 64, 1024)),
+                                             ("f32[512,512,16]{1,0,2:T(1,128)}", (16, 16384))])
+def test_short_outer_axes_are_cut(text: str, steps: tuple[int, ...]) -> None:
+    """8 steps of 512 KiB (whole lines: one each), and 16 rows of a transpose (not whole lines: cut
+    along the 262144 instead); both were one piece, which one thread copied alone."""
+    t = as_target(text)
+    dtype = np.uint64 if text.startswith("s64") else np.uint32
+    data, buf = np.zeros(t.logical_shape, dtype), np.zeros(t.physical_elements, dtype)
+    tasks = path.kernel_tasks(copy_plan(t), t, data, buf, True, 16)
+    assert len(tasks) >= 8 and tasks[0][2] == steps
+
+
+@pytest.mark.parametrize("text", ["s64[64,8,1024]{2,0,1:T(1,128)}", "u8[4,96,4096]{2,0,1:T(8,128)(4,1)}"])
+def test_short_outer_axes_write_every_byte(cut_small: list[int], text: str) -> None:
+    data = _data(text)
+    want = reference_buffer(data, text, 0)
+    buf = np.full(want.shape, 0xAB, want.dtype)
+    to_physical(data, text, out=buf, threads=3)
+    assert np.array_equal(buf.view(np.uint8), want.view(np.uint8))
+    assert np.array_equal(from_physical(want, text, threads=3), data)

@@ -199,43 +199,65 @@ CUT_MIN_BYTES = 1 << 24
 
 def _pieces(p: np.ndarray, q: np.ndarray, pieces: int) -> list[Pair]:
     """The views ``(p, q)`` (the kernel's loop order) cut into at most ``pieces`` boxes for threads,
-    along the axis ``_cut_axis`` picks, at whole lines of items inside the kernel's inner loops
-    (three axes at most), so that no piece is left to the scalar edges of its vector tiles (a
-    transpose of 96 rows 64 KiB apart in 16 pieces of 6 rows measured 1.6 -> 2.3x a copy)."""
+    along the axis ``_cut_axis`` picks, each piece a multiple of its ``_cut_unit`` steps."""
     if pieces < 2 or not p.ndim:
         return [(p, q)]
-    unit = max(1, 64 // p.itemsize) if p.ndim <= 3 else 1
-    a = _cut_axis(p, q, pieces, unit)
+    a = _cut_axis(p, q, pieces)
     if p.shape[a] < 2:
         return [(p, q)]
     cut = [slice(None)] * p.ndim
     parts = []
-    for i, j in itertools.pairwise(cuts(p.shape[a], pieces, unit)):
+    for i, j in itertools.pairwise(cuts(p.shape[a], pieces, _cut_unit(p, q, a))):
         cut[a] = slice(i, j)
         parts.append((p[tuple(cut)], q[tuple(cut)]))
     return parts
 
 
-def _cut_axis(p: np.ndarray, q: np.ndarray, pieces: int, unit: int) -> int:
-    """The axis to cut ``(p, q)`` along: 0, or, in a box of ``CUT_MIN_BYTES`` or more whose pieces
-    along axis 0 leave runs shorter than ``CUT_RUN_BYTES`` on one side, the axis whose pieces keep
-    the longest runs on both sides.
+def _cut_unit(p: np.ndarray, q: np.ndarray, a: int) -> int:
+    """How many steps of axis ``a`` a piece holds a multiple of: a line of items where the kernel's
+    vector tiles may run along the axis (a box of three axes at most, the axis not whole lines
+    apart on both sides), so that no piece leaves its items to the tiles' scalar edges (a
+    transpose of 96 rows 64 KiB apart in 16 pieces of 6 rows measured 1.6 -> 2.3x a copy); else
+    1. Cut at lines of items, the 8 steps of 512 KiB of s64[64,8,1024]{2,0,1:T(1,128)}'s one box
+    made one piece, which one thread copied while the other waited (1.81x a copy on default
+    threads, 1.33x on one).
+
+    >>> a = np.zeros((8, 64, 1024))
+    >>> _cut_unit(a, a.transpose(1, 0, 2), 0), _cut_unit(a, a.T, 0)
+    (1, 8)
+    """
+    if p.ndim > 3 or all(v.strides[a] % 64 == 0 for v in (p, q)):
+        return 1
+    return max(1, 64 // p.itemsize)
+
+
+def _cut_axis(p: np.ndarray, q: np.ndarray, pieces: int) -> int:
+    """The axis to cut ``(p, q)`` along: the outermost of at least two ``_cut_unit`` steps, or, in a
+    box of ``CUT_MIN_BYTES`` or more whose pieces along that axis leave runs shorter than
+    ``CUT_RUN_BYTES`` on one side, the axis whose pieces keep the longest runs on both sides (0
+    where none has two units).
 
     >>> a, b = np.zeros((32, 1 << 16)), np.zeros((1 << 16, 32))  # 16 MiB
-    >>> _cut_axis(a, b.T, 4, 8)  # a transpose: cut along the 65536, not the 32 rows
+    >>> _cut_axis(a, b.T, 4)  # a transpose: cut along the 65536, not the 32 rows
     1
-    >>> _cut_axis(a, b.T, 1, 8), _cut_axis(a, a, 4, 8), _cut_axis(a[:, :4096], b[:4096].T, 4, 8)
+    >>> _cut_axis(a, b.T, 1), _cut_axis(a, a, 4), _cut_axis(a[:, :4096], b[:4096].T, 4)
     (0, 0, 0)
+    >>> _cut_axis(a[:8], b[:, :8].T, 4)  # 8 rows, fewer than two lines of items
+    1
     """
     def shortest_run(a: int) -> int:
-        n = max(unit, -(-p.shape[a] // pieces))
+        n = max(_cut_unit(p, q, a), -(-p.shape[a] // pieces))
         shape = tuple(min(n, k) if i == a else k for i, k in enumerate(p.shape))
         return min(_run_bytes(shape, v.strides, v.itemsize) for v in (p, q))
-    if pieces < 2 or p.size * p.itemsize < CUT_MIN_BYTES or (run := shortest_run(0)) >= CUT_RUN_BYTES:
+    fits = [a for a in range(p.ndim) if p.shape[a] >= 2 * _cut_unit(p, q, a)]
+    if pieces < 2 or not fits:
         return 0
-    runs = {a: shortest_run(a) for a in range(1, p.ndim) if p.shape[a] >= 2 * unit}
-    best = max(runs, key=runs.__getitem__, default=0)
-    return best if best and runs[best] > run else 0
+    first = fits[0]
+    if p.size * p.itemsize < CUT_MIN_BYTES or (run := shortest_run(first)) >= CUT_RUN_BYTES:
+        return first
+    runs = {a: shortest_run(a) for a in fits}
+    best = max(fits, key=runs.__getitem__)
+    return best if runs[best] > run else first
 
 
 def _run_bytes(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> int:

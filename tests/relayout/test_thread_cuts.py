@@ -14,7 +14,7 @@ import tensorlayout.relayout._copy as engine
 import tensorlayout.relayout._kernel_path as path
 from tensorlayout.relayout import as_target, from_physical, relayout, to_physical
 from tensorlayout.relayout._plan import copy_plan
-from tests.relayout._reference import kernel_or_skip, reference_buffer
+from tests.relayout._reference import check_layout, kernel_or_skip, reference_buffer
 
 LAYOUTS = ["f64[4096,32]{0,1:T(1,128)}",  # 32 destination rows: cut along the 4096
            "s32[16,512,32]{1,0,2:T(1,128)}",
@@ -103,3 +103,29 @@ def test_short_outer_axes_write_every_byte(cut_small: list[int], text: str) -> N
     to_physical(data, text, out=buf, threads=3)
     assert np.array_equal(buf.view(np.uint8), want.view(np.uint8))
     assert np.array_equal(from_physical(want, text, threads=3), data)
+
+
+_TILES = {"pred": ["(8,128)(4,1)", "(32,128)(4,1)", "(4,128)(4,1)"], "u8": ["(8,128)(4,1)", "(8,128)"],
+          "bf16": ["(8,128)(2,1)", "(4,128)(2,1)"], "f32": ["(8,128)", "(2,128)", "(1,128)"],
+          "s64": ["(8,128)", "(1,128)"]}
+
+
+def _random_layout(rng: np.random.Generator) -> str:
+    """A tiled layout of 2 to 4 axes, any order, ragged sizes, of at most ~256 KiB."""
+    et = str(rng.choice(list(_TILES)))
+    rank = int(rng.integers(2, 5))
+    dims = [int(rng.integers(1, 9)) if rng.random() < 0.4 else int(rng.integers(9, 300)) for _ in range(rank)]
+    while np.prod(dims) > 1 << 15:
+        dims[int(np.argmax(dims))] //= 2
+    order = ",".join(map(str, rng.permutation(rank)))
+    return f"{et}[{','.join(map(str, dims))}]{{{order}:T{rng.choice(_TILES[et])}}}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_layouts_cut_into_pieces(cut_small: list[int], seed: int) -> None:
+    """Random layouts (short outer axes among them) whose copies from 1 KiB are cut for 2 or 3
+    threads: every byte both ways, against the brute-force buffer."""
+    rng = np.random.default_rng(seed)
+    for _ in range(12):
+        check_layout(_random_layout(rng), int(rng.integers(2, 4)))
+    assert cut_small and any(cut_small)  # (some cut along an inner axis)

@@ -34,6 +34,15 @@ typedef struct {
 
 #define SPLIT_OVER_PAIRS 16 /* items of a row from which weaving goes here, not to pairs_axes's tiles */
 
+/* Whether pairs_axes's weave (pa) goes in 8 x 8 tiles (_kernel_pairs_wide.h), in a call not
+ * streamed: then there, not here (bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, 4 MiB, one
+ * thread, 4.3 -> 2.7x a copy). Streamed, the blocks here stream their unit rows out
+ * (f16[2048,512,16]{0,1,2:T(8,128)(2,1)}, 32 MiB: 2.0x here, 2.9x there). */
+static inline int pairs_wide_to(const plan_t *p, const pairs_t *pa)
+{
+    return !p->stream && p->shape[pa->k] % 8 == 0 && wide_ok();
+}
+
 /* Whether the plan is a split-pairs transpose (see above) taken here; fills *x. Not taken:
  * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their tiles
  * write 16 bytes a unit row: bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, rows of 128,
@@ -46,7 +55,7 @@ static int split_axes(const plan_t *p, split_t *x)
 {
     pairs_t pa;
     if (p->item != 2 || p->swap || p->ndim < 3) return 0;
-    if (pairs_axes(p, &pa) && !(pa.to && p->shape[pa.k] >= SPLIT_OVER_PAIRS)) return 0;
+    if (pairs_axes(p, &pa) && !(pa.to && p->shape[pa.k] >= SPLIT_OVER_PAIRS && !pairs_wide_to(p, &pa))) return 0;
     for (int to = 1; to >= 0; to--) {
         const Py_ssize_t *rs = to ? p->ss : p->ds, *us = to ? p->ds : p->ss;
         int t = -1, j = -1, a = -1, r = -1;

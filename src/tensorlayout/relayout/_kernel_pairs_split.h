@@ -36,7 +36,7 @@ typedef struct {
 
 /* Whether pairs_axes's weave (pa) goes in 8 x 8 tiles (_kernel_pairs_wide.h), in a call not
  * streamed: then there, not here (bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, 4 MiB, one
- * thread, 4.3 -> 2.7x a copy). Streamed, the blocks here stream their unit rows out
+ * thread, 4.2 -> 2.3x a copy). Streamed, the blocks here stream their unit rows out
  * (f16[2048,512,16]{0,1,2:T(8,128)(2,1)}, 32 MiB: 2.0x here, 2.9x there). */
 static inline int pairs_wide_to(const plan_t *p, const pairs_t *pa)
 {
@@ -44,9 +44,9 @@ static inline int pairs_wide_to(const plan_t *p, const pairs_t *pa)
 }
 
 /* Whether the plan is a split-pairs transpose (see above) taken here; fills *x. Not taken:
- * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their tiles
+ * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their 4 x 4 tiles
  * write 16 bytes a unit row: bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, rows of 128,
- * 1.6 -> 0.7 ms); and unweaving from rows of units a multiple of 4 KiB apart (sharing L1 and
+ * 1.6 -> 0.7 ms) unless pairs_wide_to; and unweaving from rows of units a multiple of 4 KiB apart (sharing L1 and
  * L2 sets, they are read a line at a time) into rows of more than a line, where the
  * general transposes measured faster (f16[83,969,363]{1,0,2:T(8,128)(2,1)} from_physical,
  * units 176 KiB apart: 3.6x a copy there, 4.7-4.9x here; bf16[8,128,1024,32]{1,0,3,2:...},

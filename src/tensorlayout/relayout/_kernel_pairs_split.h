@@ -34,10 +34,19 @@ typedef struct {
 
 #define SPLIT_OVER_PAIRS 16 /* items of a row from which weaving goes here, not to pairs_axes's tiles */
 
+/* Whether pairs_axes's weave (pa) goes in 8 x 8 tiles (_kernel_pairs_wide.h), in a call not
+ * streamed: then there, not here (bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, 4 MiB, one
+ * thread, 4.2 -> 2.3x a copy). Streamed, the blocks here stream their unit rows out
+ * (f16[2048,512,16]{0,1,2:T(8,128)(2,1)}, 32 MiB: 2.0x here, 2.9x there). */
+static inline int pairs_wide_to(const plan_t *p, const pairs_t *pa)
+{
+    return !p->stream && p->shape[pa->k] % 8 == 0 && wide_ok();
+}
+
 /* Whether the plan is a split-pairs transpose (see above) taken here; fills *x. Not taken:
- * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their tiles
+ * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their 4 x 4 tiles
  * write 16 bytes a unit row: bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, rows of 128,
- * 1.6 -> 0.7 ms); and unweaving from rows of units a multiple of 4 KiB apart (sharing L1 and
+ * 1.6 -> 0.7 ms) unless pairs_wide_to; and unweaving from rows of units a multiple of 4 KiB apart (sharing L1 and
  * L2 sets, they are read a line at a time) into rows of more than a line, where the
  * general transposes measured faster (f16[83,969,363]{1,0,2:T(8,128)(2,1)} from_physical,
  * units 176 KiB apart: 3.6x a copy there, 4.7-4.9x here; bf16[8,128,1024,32]{1,0,3,2:...},
@@ -46,7 +55,7 @@ static int split_axes(const plan_t *p, split_t *x)
 {
     pairs_t pa;
     if (p->item != 2 || p->swap || p->ndim < 3) return 0;
-    if (pairs_axes(p, &pa) && !(pa.to && p->shape[pa.k] >= SPLIT_OVER_PAIRS)) return 0;
+    if (pairs_axes(p, &pa) && !(pa.to && p->shape[pa.k] >= SPLIT_OVER_PAIRS && !pairs_wide_to(p, &pa))) return 0;
     for (int to = 1; to >= 0; to--) {
         const Py_ssize_t *rs = to ? p->ss : p->ds, *us = to ? p->ds : p->ss;
         int t = -1, j = -1, a = -1, r = -1;

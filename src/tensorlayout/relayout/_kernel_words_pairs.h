@@ -15,11 +15,14 @@
  * a tile), PAIRS_ROW bytes of each row go through an L1 stage (pairs_box). One thread, CPU
  * time, ratio to a copy of 16 MiB (median of 41, a busy machine): to_physical 21 -> 1.5-1.9,
  * from_physical 6.5 -> 2.4-2.6 (the tiles straight from and to the rows: 1.7 / 2.4; blocks
- * of 16 rows with the 4 G of a line inside them: 2.3 / 4.2).
+ * of 16 rows with the 4 G of a line inside them: 2.3 / 4.2). Runs of a multiple of 8 items go
+ * in 8 x 8 tiles (_kernel_pairs_wide.h); in a streamed call, unit rows that run on over G are
+ * woven through two stages and streamed out (pairs_lines_to).
  * Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_WORDS_PAIRS_H
 #define TENSORLAYOUT_KERNEL_WORDS_PAIRS_H
 #include "_kernel_plan.h"
+#include "_kernel_pairs_wide.h"
 
 #define PAIRS_STAGE_ROWS 64 /* rows in pairs_box's stage ... */
 #define PAIRS_ROW 256        /* ... of this many bytes each */
@@ -103,13 +106,20 @@ static void pairs_row(char *d, const char *s, Py_ssize_t nk, Py_ssize_t uk, int 
 }
 
 /* Rows [0, na) of one step of the outer axes: to the units (to) from rows ra apart at s into
- * unit rows uk apart at d, or back; 4 rows x 4 k a tile, the rows past a multiple of 4 item
- * by item. */
+ * unit rows uk apart at d, or back; 8 rows x 8 k a tile (AVX2, nk a multiple of 8) or 4 x 4,
+ * the rows past a multiple of 4 item by item. */
 static void pairs_rows(char *d, const char *s, Py_ssize_t na, Py_ssize_t nk, Py_ssize_t ra, Py_ssize_t uk, int to)
 {
     const Py_ssize_t ea = na - na % 4, half = 2 * nk;
+    Py_ssize_t a8 = 0; /* the rows the 8 x 8 tiles move */
+#if HAVE_AVX2_DISPATCH
+    if (nk % 8 == 0 && wide_ok()) {
+        a8 = na - na % 8;
+        wide_rows(d, s, a8, nk, ra, uk, to);
+    }
+#endif
 #if HAVE_STREAM
-    for (Py_ssize_t a = 0; a < ea; a += 4)
+    for (Py_ssize_t a = a8; a < ea; a += 4)
         for (Py_ssize_t q = 0; q < nk; q += 4) {
             if (to)
                 pairs_tile_in(d + q * uk + a * 4, s + a * ra + q * 2, ra, uk, half);
@@ -118,7 +128,7 @@ static void pairs_rows(char *d, const char *s, Py_ssize_t na, Py_ssize_t nk, Py_
         }
 #else
     (void)half;
-    for (Py_ssize_t a = 0; a < ea; a++) pairs_row(d + (to ? a * 4 : a * ra), s + (to ? a * ra : a * 4), nk, uk, to);
+    for (Py_ssize_t a = a8; a < ea; a++) pairs_row(d + (to ? a * 4 : a * ra), s + (to ? a * ra : a * 4), nk, uk, to);
 #endif
     for (Py_ssize_t a = ea; a < na; a++) pairs_row(d + (to ? a * 4 : a * ra), s + (to ? a * ra : a * 4), nk, uk, to);
 }
@@ -137,6 +147,18 @@ static void pairs_stage(char *stage, char *rows, Py_ssize_t c, Py_ssize_t ra, Py
     }
 }
 
+/* The lines of c rows' first `bytes` at rows (ra apart) fetched into L1. */
+static inline void pairs_ahead(const char *rows, Py_ssize_t c, Py_ssize_t ra, Py_ssize_t bytes)
+{
+#if HAVE_STREAM
+    for (Py_ssize_t a = 0; a < c; a++)
+        for (Py_ssize_t b = 0; b < bytes + 63; b += 64) /* (the last byte's line too) */
+            _mm_prefetch(rows + a * ra + (b < bytes ? b : bytes - 1), _MM_HINT_T0);
+#else
+    (void)rows, (void)c, (void)ra, (void)bytes;
+#endif
+}
+
 /* The first block of n items of `size` bytes along an axis from p: up to the next line boundary
  * (where that is a whole number of them, fewer than b, and the axis's stride `step` a multiple of
  * a line), else b; at most n. */
@@ -145,6 +167,36 @@ static inline Py_ssize_t pairs_first(const char *p, Py_ssize_t size, Py_ssize_t 
     const Py_ssize_t head = (Py_ssize_t)((64 - (uintptr_t)p % 64) % 64);
     Py_ssize_t f = head && head % size == 0 && head / size < b && step % 64 == 0 ? head / size : b;
     return f < n ? f : n;
+}
+
+#define PAIRS_LINES_STAGE 8192 /* bytes of each of pairs_lines_to's two stages */
+
+/* To the units in a streamed call, where each k's unit rows run on over G (ug = 4*na) and a
+ * block of all na rows x a g holds in a stage: blocks of gl g x all rows through two L1 stages,
+ * one of the rows' pieces (gl*piece bytes of each row, the next block's fetched ahead), one of
+ * the units (k's gl unit rows together, a run of gl*na*4 bytes streamed out, its partial
+ * lines stored). f16[64,128,256,4]{1,2,0,3:T(8,128)(2,1)} to_physical, 16 MiB, one thread:
+ * 2.9-3.0 -> 2.4-2.5x a copy (the rows not fetched ahead: 3.6; the units stored: 2.65). From
+ * the units the same blocks measured no faster than pairs_box's (f16[2048,512,16]{0,1,2:
+ * T(8,128)(2,1)}, a g a block: 2.35 -> 3.2). 0 if the box is not such. */
+static int pairs_lines_to(const plan_t *p, const pairs_t *pa, char *d, const char *s)
+{
+    const Py_ssize_t na = p->shape[pa->a], nk = p->shape[pa->k], ng = p->shape[pa->g];
+    const Py_ssize_t ra = p->ss[pa->a], uk = p->ds[pa->k], rg = p->ss[pa->g], ug = p->ds[pa->g];
+    const Py_ssize_t piece = 4 * nk, block = na * piece;
+    if (!pa->to || !p->stream || ug != 4 * na || block > PAIRS_LINES_STAGE) return 0;
+    const Py_ssize_t L = PAIRS_LINES_STAGE / block;
+    _Alignas(64) char rows[PAIRS_LINES_STAGE], units[PAIRS_LINES_STAGE];
+    for (Py_ssize_t g0 = 0; g0 < ng; g0 += L) {
+        const Py_ssize_t gl = ng - g0 < L ? ng - g0 : L, run = gl * na * 4;
+        const Py_ssize_t next = (ng - g0 - gl < L ? ng - g0 - gl : L) * piece;
+        for (Py_ssize_t a = 0; a < na; a++) memcpy(rows + a * gl * piece, s + g0 * rg + a * ra, (size_t)(gl * piece));
+        if (next) pairs_ahead(s + (g0 + gl) * rg, na, ra, next);
+        for (Py_ssize_t g = 0; g < gl; g++)
+            pairs_rows(units + g * na * 4, rows + g * piece, na, nk, gl * piece, run, 1);
+        for (Py_ssize_t k = 0; k < nk; k++) stream_lines(d + g0 * ug + k * uk, units + k * run, (size_t)run);
+    }
+    return 1;
 }
 
 /* The G x A x K box at d, s (pairs_axes holds). Where the rows side's rows run on over G in
@@ -166,6 +218,7 @@ static void pairs_box(const plan_t *p, const pairs_t *pa, char *d, const char *s
         pairs_rows(d, s, na, nk, ra, uk, to);
         return;
     }
+    if (pairs_lines_to(p, pa, d, s)) return;
     const Py_ssize_t ng = p->shape[pa->g], dg = p->ds[pa->g], sg = p->ss[pa->g], L = PAIRS_ROW / piece;
     const Py_ssize_t rg = rs[pa->g], ug = us[pa->g];
     char *rbase = to ? (char *)s : d, *ubase = to ? d : (char *)s; /* (the source only read) */

@@ -51,6 +51,8 @@ typedef struct {
     Py_ssize_t slot;
     char *log;
     Py_ssize_t shape[MAX_DIMS], ps[MAX_DIMS], ls[MAX_DIMS];
+    int tail;           /* > 0: each column's row of lines has `tail` more codes (joined_tail) */
+    Py_ssize_t tail_ps; /* ... written into a word this many slots on */
 } task_t;
 
 typedef struct {

@@ -4,6 +4,7 @@
 #ifndef TENSORLAYOUT_PACK_WORDS_H
 #define TENSORLAYOUT_PACK_WORDS_H
 #include "_pack_columns.h"
+#include "_pack_wide.h"
 
 /* ---- slot by slot (read-modify-write) --------------------------------------------------- */
 
@@ -372,6 +373,12 @@ static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *by
     const Py_ssize_t nc = t->shape[last - 1], L = t->ls[last - 1], pb = rows->ps / 2;
     const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
     Py_ssize_t done = 0; /* rows whose first nc - nc % 16 columns unit_rows16 packed */
+#if HAVE_WIDE
+    if (use_wide && !(n == 1 && rows->ls == 1 && nc >= 16) && wide_fits(rows->ls, n, unpack)) {
+        wide_short(unpack, bytes, log, nc, L, rows->n, rows->ls, pb, n, unpack ? (uint8_t)c->sign : c->pad, 0, 0);
+        return;
+    }
+#endif
 #if HAVE_SSE2
     if (n == 1 && rows->ls == 1 && t->ps[last - 1] == 8 && nc >= 16)
         done = unpack ? unit_rows16_unpack(c, log, bytes, nc, L, pb, rows->n)
@@ -536,6 +543,14 @@ static int bits_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *byte
 
 static void words(const ctx_t *c, const task_t *t, int unpack, uint8_t *bytes, char *log, const rows_t *rows)
 {
+#if HAVE_WIDE
+    if (t->tail) { /* (joined_tail: rows->ls is the rows' R) */
+        const int last = t->ndim - 1;
+        wide_short(unpack, bytes, log, t->shape[last - 1], t->ls[last - 1], rows->n, rows->ls, rows->ps / 2, 8,
+                   unpack ? (uint8_t)c->sign : c->pad, t->tail, t->tail_ps / 2);
+        return;
+    }
+#endif
     if (bits_words(c, t, unpack, bytes, log, rows)) return; /* (_pack_bits.h) */
     switch (c->bits * 2 + unpack) {
     case 2: pack_words_k(c, t, bytes, log, rows, 1); break;

@@ -1,9 +1,9 @@
 """The strips of 4- and 8-byte transposes whose source rows run on over g, their whole tiles
-streamed out a line of each destination row at a time (_kernel_words_lines.h), against numpy's
-strided assignment: raw tasks (streamed, and in cache over 4 MiB of destination), any number of
-g, of rows past whole tiles and of items past whole lines, destinations on and off their lines,
-nothing outside the box written; source bytes between unreadable pages; and layouts through
-the public calls on 1 and default threads."""
+streamed out a line of each destination row at a time, blocks narrower than a tile in tiles
+across g (_kernel_words_lines.h), against numpy's strided assignment: raw tasks (streamed, and
+in cache over 4 MiB of destination), any number of g, of rows past whole tiles and of items
+past whole lines, destinations on and off their lines, nothing outside the box written; source
+bytes between unreadable pages; and layouts through the public calls on 1 and default threads."""
 
 from __future__ import annotations
 
@@ -70,6 +70,28 @@ def test_raw_strips_in_cache(it: int, seed: int) -> None:
     _run(kernel, rng, it, *_task(rng, it, True), False)
 
 
+Task = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]  # shape, ds, ss, d_off, s_off
+
+
+def _narrow_task(rng: np.random.Generator) -> Task:
+    """_task's of 4-byte items in blocks narrower than a tile (na = 1, 2 or 4 a g: the tiles go
+    across g), any number of g (whole tiles of g*na or not)."""
+    na, ng = int(rng.choice([1, 2, 4])), int(rng.integers(1, 40))
+    nb = int(rng.integers(16, 100))
+    da = -(-nb * 4 // 64) * 64 + 64 * int(rng.integers(0, 2))
+    dg = da * na + 64 * int(rng.integers(0, 2))
+    sb = ng * na * 4 + 4 * int(rng.integers(0, 5))
+    d_off, s_off = int(rng.choice([0, 16, 4])), 4 * int(rng.integers(0, 4))
+    return (ng, na, nb), (dg, da, 4), (na * 4, 4, sb), d_off, s_off
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_raw_streamed_narrow_strips(seed: int) -> None:
+    kernel = kernel_or_skip()
+    rng = np.random.default_rng(4000 + seed)
+    _run(kernel, rng, 4, *_narrow_task(rng), True)
+
+
 @pytest.mark.parametrize("it", [4, 8])
 def test_strips_read_only_their_source(it: int) -> None:
     # streamed strips whose source ends (and begins) at a page that may not be read
@@ -79,12 +101,15 @@ def test_strips_read_only_their_source(it: int) -> None:
     for _ in range(4):
         shape, ds, ss, d_off, s_off = _task(rng, it, False)
         tasks.append((shape, ds, ss, d_off, s_off))
+    if it == 4:
+        tasks += [_narrow_task(rng) for _ in range(3)]
     check_page_edges(tasks, item=it, stream=True)
 
 
 LAYOUTS = ["f32[2395,91]{0,1:T(8,128)}", "u32[1157,219]{0,1:T(8,128)}", "s64[683,180]{0,1:T(8,128)}",
            "s64[1638,128]{0,1:T(4,128)}", "f32[16,128,8,16]{0,1,3,2:T(4,128)}",
-           "f64[64,128,16,4]{1,0,3,2:T(2,128)}"]
+           "f64[64,128,16,4]{1,0,3,2:T(2,128)}", "f32[200,600]{0,1:T(2,128)}", "u32[300,257]{0,1:T(4,128)}",
+           "f32[64,64,16]{1,0,2:T(1,128)}"]
 
 
 @pytest.mark.parametrize("text", LAYOUTS)

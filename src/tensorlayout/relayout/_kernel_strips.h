@@ -103,6 +103,8 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                         tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
                     continue;
                 }
+                if (nt && ra == na && words_lines_across(d + g0 * dg + b0 * it, in, cg, na, bw, dg, da, sb, lg))
+                    continue; /* (narrow blocks, tiles across g: _kernel_words_lines.h) */
                 if (ra == na) /* whole blocks: the stage's rows run on over g as the source's do,
                                * so they are one block, the tiles crossing g (a (2,1) sub-tile's
                                * 4-byte pairs: 4 rows a block, too few for one tile) */

@@ -10,6 +10,7 @@
 #include "_kernel_words_stage.h"
 #include "_kernel_big.h"
 #include "_kernel_words_shifted.h"
+#include "_kernel_words_lines.h"
 
 
 #define TSTAGE_BYTES 32768 /* L1 staging area of the transposes */
@@ -97,9 +98,13 @@ static void strips_src_run(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
                 Py_ssize_t eb = t->tile ? bw - bw % v : 0, ea = t->tile ? ra - ra % v : 0;
                 if (nt && eb == bw && ea == ra && lg > 0) { /* whole tiles: streamed straight out (the
                                                                * 1-byte tile cannot stream: staged, 2.6 -> 2.0x a copy) */
-                    tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
+                    if (!words_lines_out(d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb,
+                                         lg)) /* (4- and 8-byte items: _kernel_words_lines.h) */
+                        tiles_out(t, d + g0 * dg + a0 * da + b0 * it, in, cg, ra, bw, dg, da, na * it, sb, it);
                     continue;
                 }
+                if (nt && ra == na && words_lines_across(d + g0 * dg + b0 * it, in, cg, na, bw, dg, da, sb, lg))
+                    continue; /* (narrow blocks, tiles across g: _kernel_words_lines.h) */
                 if (ra == na) /* whole blocks: the stage's rows run on over g as the source's do,
                                * so they are one block, the tiles crossing g (a (2,1) sub-tile's
                                * 4-byte pairs: 4 rows a block, too few for one tile) */

@@ -232,5 +232,7 @@ PyMODINIT_FUNC PyInit__kernel(void)
 {
     choose_tilers();
     words_choose();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "QUADS_AVX512", quads_wide) < 0) Py_CLEAR(m); /* (tests) */
+    return m;
 }

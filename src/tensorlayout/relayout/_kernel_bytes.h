@@ -22,12 +22,15 @@
  *
  * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
  * copy: it writes the same values again), so at least 8 groups and 16 rows a are needed;
- * else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's).
+ * else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's); quads_from's
+ * stages of 64 rows a go out through the AVX-512BW round of _kernel_bytes_wide.h where the CPU
+ * has it.
  * Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_BYTES_H
 #define TENSORLAYOUT_KERNEL_BYTES_H
 #include "_kernel_plan.h"
 #include "_kernel_bytes_weave.h"
+#include "_kernel_bytes_wide.h"
 
 #define QUAD_GROUPS 128 /* quads_to: groups per stage (512 bytes of each stage row) */
 #define QUAD_ROWS 32    /* ... and rows a per stage */
@@ -39,6 +42,7 @@ static int quads_avx2; /* the CPU has AVX2 (set at import: choose_quads) */
 static void choose_quads(void)
 {
     choose_byte_weaves();
+    choose_quads_wide();
 #if HAVE_AVX2_DISPATCH
     __builtin_cpu_init();
     quads_avx2 = __builtin_cpu_supports("avx2") != 0;
@@ -166,6 +170,10 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
         for (Py_ssize_t ax = 0, ac; ax < na; ax += FROM_ROWS) {
             const Py_ssize_t a0 = block_from(ax, FROM_ROWS, 16, na, &ac);
             for (Py_ssize_t a = 0; a < ac; a++) row_out(stage + a * pitch, s + (a0 + a) * sa + g0 * 4, gc * 4, 0);
+            if (quads_wide && ac == WIDE_ROWS) { /* 64 rows a of 4 groups a round (_kernel_bytes_wide.h) */
+                quads_from_wide(d + g0 * dg + a0, stage, pitch, gc, dg, db, rows);
+                continue;
+            }
             for (Py_ssize_t qx = 0; qx < gc; qx += 8) {
                 const Py_ssize_t q = block_at(qx, 8, gc);
                 for (Py_ssize_t ay = 0; ay < ac; ay += 16) {

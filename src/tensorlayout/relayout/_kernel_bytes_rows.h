@@ -23,7 +23,8 @@
  * Rows of 4 to 7 quads (u8[1048576,16]{0,1:T(8,128)(4,1)} from_physical: 5.0 -> 1.3x a copy,
  * raw) go 4 quads a round, half the tile. Edges past whole blocks are covered by one more block
  * ending at the edge, overlapping (the same values again), so K must be 4 or more and the rows
- * a 8 or more. AVX2 only (quads_avx2).
+ * a 8 or more. AVX2 only (quads_avx2); from_physical with 16 quads a row or more, the AVX-512BW
+ * rounds of _kernel_bytes_wide.h where the CPU has them.
  *
  *   quad_rows   runs a task this way where it has that shape (1), else 0.
  *
@@ -31,6 +32,7 @@
 #ifndef TENSORLAYOUT_KERNEL_BYTES_ROWS_H
 #define TENSORLAYOUT_KERNEL_BYTES_ROWS_H
 #include "_kernel_nest.h"
+#include "_kernel_bytes_wide.h"
 
 #define QROWS_MAX 512  /* quads a logical row at most (2 KiB): the quad rows' offsets */
 #define QROWS_CHUNK 32 /* from: quads of each row a at a time (the source rows they read at once) */
@@ -177,6 +179,10 @@ __attribute__((target("avx2"))) static void qrows_box(const qrows_t *q, char *d,
     }
     if (stream && q->K >= QROWS_LINES_K && q->row % 64 == 0 && ((uintptr_t)d & 3) == 0) {
         qrows_from_lines(q, off, d, s);
+        return;
+    }
+    if (quads_wide && q->K >= 16) { /* 16 quads by 4 rows a a round (_kernel_bytes_wide.h) */
+        qrows_from_wide(d, q->row, s, off, q->K, q->n);
         return;
     }
     const Py_ssize_t kc = q->K < QROWS_CHUNK ? q->K : QROWS_CHUNK;

@@ -25,7 +25,7 @@ def _headers(pattern: str) -> list[str]:
 
 #: the headers both relayout kernels include
 SHARED = ["src/tensorlayout/relayout/_pool.h", "src/tensorlayout/relayout/_task.h",
-          "src/tensorlayout/relayout/_sse2.h"]
+          "src/tensorlayout/relayout/_sse2.h", "src/tensorlayout/relayout/_isa.h"]
 
 
 setup(

@@ -51,10 +51,15 @@
  *   _kernel_plan.h    plan_t, platform support, streamed runs
  *   _kernel_loops.h   innermost loops            _kernel_regs.h    register tiles (SSE2/AVX2)
  *   _kernel_tiles.h   blocked transposes of two axes over the register tiles
- *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass
+ *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass (_kernel_bytes_wide.h:
+ *                     their AVX-512BW rounds; _kernel_bytes_weave.h: 8 rows of bytes woven in
+ *                     registers; _kernel_bytes_spread.h: one row into or out of groups;
+ *                     _kernel_bytes_stage.h: boxes a few bytes wide on both sides via an L1 stage)
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis (_kernel_words_shifted.h: streamed strips into
- *                     destination rows off their cache lines)
+ *                     destination rows off their cache lines; _kernel_words_lines.h: whole tiles
+ *                     out a line of each destination row at a time; _kernel_words_stage.h: narrow
+ *                     ones through an L1 stage)
  *   _kernel_words.h   transposes of 8-byte items in blocks of whole lines (AVX2)
  *   _kernel_big.h     streamed transposes in big blocks (runs of many lines on both sides)
  *   _kernel_nest.h    the inner-loop choice above (the weave rule among it) and the outer loops
@@ -63,11 +68,14 @@
  *                     registers; copy_task's first choice after bytes_staged
  *   _kernel_pairs_split.h  2-byte transposes of (2,1) pairs split across rows far apart (and,
  *                     _kernel_pairs_short.h, of pairs in short runs of such rows); copy_task's
- *                     next choice
+ *                     next choice (_kernel_words_pairs.h: between rows of pairs and of their
+ *                     units; _kernel_pairs_wide.h: those in 8 x 8 AVX2 tiles)
+ *   _kernel_far.h     tasks sweeping far rows a few bytes at a time, through an L2 stage
  *   _kernel_fill.h    tasks that fill the padding behind their steps
  *   _kernel_tasks.h   tasks read, checked and run
  *   _kernel_small.h   remembered small calls and the engine's settings
- *   _pool.h           the kernel's threads (shared with _pack.c)
+ *   _pool.h           the kernel's threads (shared with _pack.c, as _isa.h: whether the
+ *                     AVX-512 forms may run)
  * This file holds the Python entry points. The kernel is one translation unit, so the copy
  * paths inline across the parts.
  */

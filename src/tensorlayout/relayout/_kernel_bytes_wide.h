@@ -28,24 +28,18 @@
  * unset or empty (the tests run the AVX2 rounds that way too). Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_BYTES_WIDE_H
 #define TENSORLAYOUT_KERNEL_BYTES_WIDE_H
-#include "_kernel_plan.h" /* (Python.h first: it brings stdlib.h, getenv) */
+#include "_kernel_plan.h"
+#include "_isa.h"
 
 #define WIDE_ROWS 64 /* stage rows a a round of quads_from_wide: four lanes of 16 */
 
 static int quads_wide; /* the AVX-512BW round runs (set at import: choose_quads_wide) */
 
-/* Whether the AVX-512 paths may run: TENSORLAYOUT_NO_AVX512 unset or empty. */
-static int bytes_avx512_allowed(void)
-{
-    const char *off = getenv("TENSORLAYOUT_NO_AVX512");
-    return off == NULL || off[0] == '\0';
-}
-
 static void choose_quads_wide(void)
 {
 #if HAVE_AVX2_DISPATCH
     __builtin_cpu_init();
-    quads_wide = __builtin_cpu_supports("avx512bw") && bytes_avx512_allowed();
+    quads_wide = __builtin_cpu_supports("avx512bw") && avx512_allowed();
 #endif
 }
 

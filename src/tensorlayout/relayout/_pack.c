@@ -74,8 +74,9 @@
  * 3.9 -> 2.6 / 2.3x a copy).
  * The parts, each including the one before: _pack_types.h (sizes, types, helpers),
  * _pack_lines.h (byte and word moves, aligned lines), _pack_columns.h (the columns path),
- * _pack_words.h (slots and words; moves in _pack_bits.h and _pack_wide.h), _pack_loops.h
- * (partial columns, outer loops); this file holds the Python entry points.
+ * _pack_words.h (slots and words; moves in _pack_bits.h, _pack_joins.h, _pack_short.h and
+ * _pack_wide.h), _pack_loops.h (partial columns, outer loops); _isa.h (whether the AVX-512 forms
+ * may run) and _pool.h are shared with _kernel.c. This file holds the Python entry points.
  */
 #include "_pack_loops.h"
 
@@ -343,8 +344,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pack",
 PyMODINIT_FUNC PyInit__pack(void)
 {
 #ifdef HAVE_AVX2_PATH
-    const char *sse2 = getenv("TENSORLAYOUT_PACK_SSE2");
-    use_avx2 = __builtin_cpu_supports("avx2") && !(sse2 != NULL && sse2[0] != '\0');
+    use_avx2 = __builtin_cpu_supports("avx2") && !env_flag("TENSORLAYOUT_PACK_SSE2");
 #endif
     int wide = wide_init();
     PyObject *m = PyModule_Create(&module);

@@ -19,6 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include "_isa.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,13 +30,6 @@
 
 static int use_wide; /* set once at import (wide_init) */
 
-/* Whether the environment variable `name` is set and not empty. */
-static int wide_env(const char *name)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0';
-}
-
 /* Whether the AVX-512 forms run: the CPU has them and neither TENSORLAYOUT_NO_AVX512 nor
  * TENSORLAYOUT_PACK_SSE2 (the SSE2 forms only) is set. */
 static int wide_init(void)
@@ -43,7 +37,7 @@ static int wide_init(void)
     __builtin_cpu_init();
     use_wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi")
-               && !wide_env("TENSORLAYOUT_NO_AVX512") && !wide_env("TENSORLAYOUT_PACK_SSE2");
+               && avx512_allowed() && !env_flag("TENSORLAYOUT_PACK_SSE2");
     return use_wide;
 }
 

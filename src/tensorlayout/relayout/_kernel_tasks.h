@@ -94,6 +94,30 @@ static int read_tail(PyObject *tail, plan_t *p, Py_ssize_t doff, Py_ssize_t dlo,
     return 0;
 }
 
+/* The task p (its shape, strides and item read) at doff in dv's buffer and soff in sv's: checked
+ * to stay inside both arrays ([dlo, dhi) and [slo, shi)), its pointers and bounds set. */
+static int place_task(plan_t *p, const Py_buffer *dv, const Py_buffer *sv, Py_ssize_t doff, Py_ssize_t soff,
+                      Py_ssize_t dlo, Py_ssize_t dhi, Py_ssize_t slo, Py_ssize_t shi)
+{
+    Py_ssize_t dl, dh, lo, hi; /* the bytes the task may touch in each array (prefetches stay inside) */
+    if (span(p->ndim, p->shape, p->ds, p->item, &dl, &dh) < 0 || !inside(doff, dl, dh, dlo, dhi)) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the destination array");
+        return -1;
+    }
+    if (span(p->ndim, p->shape, p->ss, p->item, &lo, &hi) < 0 || !inside(soff, lo, hi, slo, shi)) {
+        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the source array");
+        return -1;
+    }
+    p->dst = (char *)dv->buf + doff;
+    p->src = (const char *)sv->buf + soff;
+    p->slo = p->src + lo;
+    p->shi = p->src + hi;
+    p->dlo = p->dst + dl;
+    p->dhi = p->dst + dh;
+    p->dst_bytes = dhi - dlo; /* (the array's, not the task's) */
+    return 0;
+}
+
 /* One task: (dst byte offset, src byte offset, shape, dst strides, src strides[, swap[, item[, tail]]]),
  * checked to stay inside both arrays ([dlo, dhi) and [slo, shi): their array_span), whatever
  * its numbers (_task.h). */
@@ -117,7 +141,6 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         return -1;
     }
     p->gaps_ours = 0; /* (the caller says when the gaps are its padding) */
-    p->dst_bytes = dhi - dlo; /* (the array's, not the task's) */
     p->tail_bytes = 0;
     p->tail_axis = 0;
     Py_ssize_t n = PyTuple_GET_SIZE(shape);
@@ -139,29 +162,13 @@ static int read_task(PyObject *task, plan_t *p, const Py_buffer *dv, const Py_bu
         p->shape[0] = 1;
         p->ds[0] = p->ss[0] = p->item;
     }
-    Py_ssize_t lo, hi;
     for (Py_ssize_t k = 0; k < n; k++)
         if (p->shape[k] <= 0) {
             p->ndim = -1; /* nothing to copy */
             return 0;
         }
-    Py_ssize_t dl, dh; /* the bytes the task may touch in each array (prefetches stay inside) */
-    if (span(p->ndim, p->shape, p->ds, p->item, &dl, &dh) < 0 || !inside(doff, dl, dh, dlo, dhi)) {
-        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the destination array");
-        return -1;
-    }
-    if (span(p->ndim, p->shape, p->ss, p->item, &lo, &hi) < 0 || !inside(soff, lo, hi, slo, shi)) {
-        PyErr_SetString(PyExc_IndexError, "copy: a task leaves the source array");
-        return -1;
-    }
-    if (tail != Py_None && read_tail(tail, p, doff, dlo, dhi) < 0) return -1;
-    p->dst = (char *)dv->buf + doff;
-    p->src = (const char *)sv->buf + soff;
-    p->slo = p->src + lo;
-    p->shi = p->src + hi;
-    p->dlo = p->dst + dl;
-    p->dhi = p->dst + dh;
-    return 0;
+    if (place_task(p, dv, sv, doff, soff, dlo, dhi, slo, shi) < 0) return -1;
+    return tail != Py_None ? read_tail(tail, p, doff, dlo, dhi) : 0;
 }
 
 /* The writable destination and the source buffers of a call (both released on failure). */

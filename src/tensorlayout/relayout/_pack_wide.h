@@ -42,6 +42,7 @@ static int wide_init(void)
 }
 
 #define WIDE_AHEAD 2 /* blocks of rows a column's logical bytes are fetched ahead */
+#define WIDE_MIN_ROWS 4 /* short_words takes rows of lines this many or more (see short_words) */
 
 /* The tables of one block shape: k rows of lines R logical bytes apart, each row of a column
  * n codes into its word and (tail > 0) the next `tail` codes into a second word elsewhere. */

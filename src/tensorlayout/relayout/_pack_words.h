@@ -374,7 +374,10 @@ static void short_words(const ctx_t *c, const task_t *t, int unpack, uint8_t *by
     const uint64_t pads = 0x0101010101010101ULL * c->pad_byte;
     Py_ssize_t done = 0; /* rows whose first nc - nc % 16 columns unit_rows16 packed */
 #if HAVE_WIDE
-    if (use_wide && !(n == 1 && rows->ls == 1 && nc >= 16) && wide_fits(rows->ls, n, unpack)) {
+    /* (fewer rows of lines than WIDE_MIN_ROWS stay here: s4[56049,95]{0,1:T(8,128)(8,1)E(4)}'s ragged
+     * task, one row of 7 codes, to_physical 1.5 -> 1.95x a copy through the 8 x k blocks, one thread) */
+    if (use_wide && rows->n >= WIDE_MIN_ROWS && !(n == 1 && rows->ls == 1 && nc >= 16)
+        && wide_fits(rows->ls, n, unpack)) {
         wide_short(unpack, bytes, log, nc, L, rows->n, rows->ls, pb, n, unpack ? (uint8_t)c->sign : c->pad, 0, 0);
         return;
     }

@@ -76,8 +76,10 @@ def _task(rng: np.random.Generator, to: bool) -> tuple[tuple[int, ...], tuple[in
     return (outer, ng, na, nb), (lo, lg, la, lb), (po, pg, pa, pb)
 
 
-def _run(kernel: object, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...], ss: tuple[int, ...],
-         d_off: int, s_off: int, threads: int = 1) -> None:
+def run_quad_rows(kernel: object, src: np.ndarray, shape: tuple[int, ...], ds: tuple[int, ...],
+                  ss: tuple[int, ...], d_off: int, s_off: int, threads: int = 1) -> None:
+    """One box of quads (byte offsets and strides) from ``src`` cut along its outer axis into a
+    task a step, as threads take them, against numpy's strided assignment; every byte around kept."""
     dst = np.full(d_off + extent(shape, ds) + 3 + 64, 0xAB, np.uint8)
     want = dst.copy()
     quads = np.dtype((np.void, 4))
@@ -97,7 +99,7 @@ def test_raw_quad_rows_match_the_definition(to: bool, seed: int) -> None:
     shape, ds, ss = _task(rng, to)
     d_off, s_off = int(rng.integers(0, 64)) | 1, int(rng.integers(0, 64))
     src = rng.integers(0, 256, s_off + extent(shape, ss) + 3).astype(np.uint8)
-    _run(kernel, src, shape, ds, ss, d_off, s_off, threads=1 + seed % 2)
+    run_quad_rows(kernel, src, shape, ds, ss, d_off, s_off, threads=1 + seed % 2)
 
 
 

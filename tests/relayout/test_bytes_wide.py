@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy.lib.stride_tricks import as_strided
 
 from tests.relayout._reference import check_layout, check_page_edges, check_raw_task, extent, kernel_or_skip
+from tests.relayout.test_bytes_quad_rows import run_quad_rows
 
 HERE = Path(__file__).resolve().parent
 LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,490,83]{1,0,2:T(8,128)(4,1)}",
@@ -80,15 +80,7 @@ def test_raw_wide_quad_rows_match_the_reference(ng: int, nb: int, na: int, threa
     shape, ds, ss = _rows_task(rng, ng, nb, na)
     d_off, s_off = int(rng.integers(0, 64)) | 1, int(rng.integers(0, 64))
     src = rng.integers(0, 256, s_off + extent(shape, ss) + 3).astype(np.uint8)
-    dst = np.full(d_off + extent(shape, ds) + 3 + 64, 0xAB, np.uint8)
-    want = dst.copy()
-    quads = np.dtype((np.void, 4))
-    as_strided(want[d_off:d_off + 4].view(quads), shape, ds)[...] = as_strided(
-        src[s_off:s_off + 4].view(quads), shape, ss)
-    pieces = [(d_off + i * ds[0], s_off + i * ss[0], (1, *shape[1:]), ds, ss, False, 4)
-              for i in range(shape[0])]  # (the outer axis in pieces, as threads take them)
-    kernel.copy(dst, src, pieces, False, threads)
-    assert np.array_equal(dst, want), (shape, ds, ss)
+    run_quad_rows(kernel, src, shape, ds, ss, d_off, s_off, threads)
 
 
 def test_raw_wide_quad_rows_read_only_their_bytes() -> None:

@@ -5,6 +5,8 @@ between guard bytes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -19,6 +21,18 @@ ERRORS = (ValueError, IndexError, TypeError)
 def _guarded(n: int, fill: int) -> tuple[np.ndarray, np.ndarray]:
     base = np.full(n + 2 * GUARD, fill, np.uint8)
     return base, base[GUARD:GUARD + n]
+
+
+def check_pack(kernel: Any, lbase: np.ndarray, logical: np.ndarray, tasks: list, nbytes: int,
+               pad: int) -> None:
+    """E(4) ``tasks`` packed from ``logical`` (a view of ``lbase``) into ``nbytes`` bytes between
+    guards: the model's bytes, the guards kept."""
+    pbase, packed = _guarded(nbytes, 0xA5)
+    want = packed.copy()
+    kernel.pack(packed, logical, tasks, 4, 2 * nbytes, pad, False, False)
+    assert _model_pack(want, lbase, logical, tasks, 4, pad)
+    assert np.array_equal(packed, want)
+    assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
 
 
 def _logical(base: np.ndarray, rows: int, cols: int, how: str) -> np.ndarray:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .test_pack import check_against_numpy
-from .test_pack_kernel import GUARD, _elements, _guarded, _model_pack
+from .test_pack_kernel import GUARD, _elements, _model_pack, check_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
 
@@ -63,12 +63,7 @@ def test_short_words_pack_as_the_model(nr: int, nc: int, n: int, R: int, gap: in
     pb = 4 * nc + spread
     nbytes = offset + nr * pb
     task = _words(nr, nc, n, R, L, pb, 2 * offset, first, 2 if n < 8 else seed % 2 * 2)
-    pbase, packed = _guarded(nbytes, 0xA5)
-    want = packed.copy()
-    kernel.pack(packed, logical, [task], 4, 2 * nbytes, pad, False, False)
-    assert _model_pack(want, lbase, logical, [task], 4, pad)
-    assert np.array_equal(packed, want)
-    assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
+    check_pack(kernel, lbase, logical, [task], nbytes, pad)
 
 
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
@@ -113,12 +108,7 @@ def test_joined_tails_pack_as_the_model(nr: int, nc: int, m: int, extra: int, ga
     pb = 4 * nc + spread
     nbytes = offset + 2 * nr * pb
     tasks = _pair(nr, nc, m, R, L, first, pb, offset, 2)
-    pbase, packed = _guarded(nbytes, 0xA5)
-    want = packed.copy()
-    kernel.pack(packed, logical, tasks, 4, 2 * nbytes, pad, False, False)
-    assert _model_pack(want, lbase, logical, tasks, 4, pad)
-    assert np.array_equal(packed, want)
-    assert (pbase[:GUARD] == 0xA5).all() and (pbase[GUARD + nbytes:] == 0xA5).all()
+    check_pack(kernel, lbase, logical, tasks, nbytes, pad)
 
 
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)

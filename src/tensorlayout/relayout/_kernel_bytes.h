@@ -50,30 +50,7 @@ static void choose_quads(void)
 }
 
 #if HAVE_AVX2_DISPATCH
-/* In each 128-bit lane: 16 rows of 16 bytes to columns, r[a] <- byte a of every r[b] (the
- * network of tile_u8x16_sse2: bytes, pairs, quads, halves). */
-__attribute__((target("avx2"))) static inline void transpose_u8x16_lanes(__m256i *r)
-{
-    __m256i t[16], q[16];
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm256_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
-    }
-    for (int g = 0; g < 4; g++)
-        for (int h = 0; h < 2; h++) {
-            q[4 * g + 2 * h] = _mm256_unpacklo_epi16(t[4 * g + h], t[4 * g + 2 + h]);
-            q[4 * g + 2 * h + 1] = _mm256_unpackhi_epi16(t[4 * g + h], t[4 * g + 2 + h]);
-        }
-    for (int m = 0; m < 4; m++) {
-        __m256i lo = _mm256_unpacklo_epi32(q[m], q[4 + m]), hi = _mm256_unpacklo_epi32(q[8 + m], q[12 + m]);
-        r[4 * m] = _mm256_unpacklo_epi64(lo, hi);
-        r[4 * m + 1] = _mm256_unpackhi_epi64(lo, hi);
-        lo = _mm256_unpackhi_epi32(q[m], q[4 + m]);
-        hi = _mm256_unpackhi_epi32(q[8 + m], q[12 + m]);
-        r[4 * m + 2] = _mm256_unpacklo_epi64(lo, hi);
-        r[4 * m + 3] = _mm256_unpackhi_epi64(lo, hi);
-    }
-}
+TRANSPOSE_U8X16_LANES(transpose_u8x16_lanes, "avx2", __m256i, _mm256) /* (_kernel_bytes_wide.h) */
 
 /* The start of the block from x of `step` along [0, n) (n >= step), moved back to end at n. */
 static inline Py_ssize_t block_at(Py_ssize_t x, Py_ssize_t step, Py_ssize_t n)

@@ -44,30 +44,34 @@ static void choose_quads_wide(void)
 }
 
 #if HAVE_AVX2_DISPATCH
-/* In each 128-bit lane: 16 rows of 16 bytes to columns, r[a] <- byte a of every r[b] (the
- * network of transpose_u8x16_lanes, four lanes at once). */
-__attribute__((target("avx512f,avx512bw"))) static inline void transpose_u8x16_lanes4(__m512i *r)
-{
-    __m512i t[16], q[16];
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+/* NAME(r): in each 128-bit lane of the V registers r[0..15] (target T, intrinsics P##_...), 16
+ * rows of 16 bytes to columns, r[a] <- byte a of every r[b] (the network of tile_u8x16_sse2:
+ * bytes, pairs, quads, halves). Two lanes: transpose_u8x16_lanes (_kernel_bytes.h); four:
+ * transpose_u8x16_lanes4 below. */
+#define TRANSPOSE_U8X16_LANES(NAME, T, V, P)                                                       \
+    __attribute__((target(T))) static inline void NAME(V *r)                                      \
+    {                                                                                              \
+        V t[16], q[16];                                                                            \
+        for (int i = 0; i < 8; i++) {                                                              \
+            t[2 * i] = P##_unpacklo_epi8(r[2 * i], r[2 * i + 1]);                                  \
+            t[2 * i + 1] = P##_unpackhi_epi8(r[2 * i], r[2 * i + 1]);                              \
+        }                                                                                          \
+        for (int g = 0; g < 4; g++)                                                                \
+            for (int h = 0; h < 2; h++) {                                                          \
+                q[4 * g + 2 * h] = P##_unpacklo_epi16(t[4 * g + h], t[4 * g + 2 + h]);             \
+                q[4 * g + 2 * h + 1] = P##_unpackhi_epi16(t[4 * g + h], t[4 * g + 2 + h]);         \
+            }                                                                                      \
+        for (int m = 0; m < 4; m++) {                                                              \
+            V lo = P##_unpacklo_epi32(q[m], q[4 + m]), hi = P##_unpacklo_epi32(q[8 + m], q[12 + m]); \
+            r[4 * m] = P##_unpacklo_epi64(lo, hi);                                                 \
+            r[4 * m + 1] = P##_unpackhi_epi64(lo, hi);                                             \
+            lo = P##_unpackhi_epi32(q[m], q[4 + m]);                                               \
+            hi = P##_unpackhi_epi32(q[8 + m], q[12 + m]);                                          \
+            r[4 * m + 2] = P##_unpacklo_epi64(lo, hi);                                             \
+            r[4 * m + 3] = P##_unpackhi_epi64(lo, hi);                                             \
+        }                                                                                          \
     }
-    for (int g = 0; g < 4; g++)
-        for (int h = 0; h < 2; h++) {
-            q[4 * g + 2 * h] = _mm512_unpacklo_epi16(t[4 * g + h], t[4 * g + 2 + h]);
-            q[4 * g + 2 * h + 1] = _mm512_unpackhi_epi16(t[4 * g + h], t[4 * g + 2 + h]);
-        }
-    for (int m = 0; m < 4; m++) {
-        __m512i lo = _mm512_unpacklo_epi32(q[m], q[4 + m]), hi = _mm512_unpacklo_epi32(q[8 + m], q[12 + m]);
-        r[4 * m] = _mm512_unpacklo_epi64(lo, hi);
-        r[4 * m + 1] = _mm512_unpackhi_epi64(lo, hi);
-        lo = _mm512_unpackhi_epi32(q[m], q[4 + m]);
-        hi = _mm512_unpackhi_epi32(q[8 + m], q[12 + m]);
-        r[4 * m + 2] = _mm512_unpacklo_epi64(lo, hi);
-        r[4 * m + 3] = _mm512_unpackhi_epi64(lo, hi);
-    }
-}
+TRANSPOSE_U8X16_LANES(transpose_u8x16_lanes4, "avx512f,avx512bw", __m512i, _mm512)
 
 /* Lane L <- the 16 bytes at p + L*st (L < 4): loads only (a load, three masked broadcasts). */
 __attribute__((target("avx512f,avx512bw"))) static inline __m512i lanes_at(const char *p, Py_ssize_t st)

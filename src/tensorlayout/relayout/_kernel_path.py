@@ -222,8 +222,9 @@ def _cut_unit(p: np.ndarray, q: np.ndarray, a: int) -> int:
     made one piece, which one thread copied while the other waited (1.81x a copy on default
     threads, 1.33x on one).
 
-    >>> a = np.zeros((8, 64, 1024))
-    >>> _cut_unit(a, a.transpose(1, 0, 2), 0), _cut_unit(a, a.T, 0)
+    >>> a = np.zeros((8, 64, 1024))  # with the same box in two other orders:
+    >>> b, c = np.zeros((64, 8, 1024)).transpose(1, 0, 2), np.zeros((1024, 64, 8)).T
+    >>> _cut_unit(a, b, 0), _cut_unit(a, c, 0)  # steps of 8 KiB, and of one item
     (1, 8)
     """
     if p.ndim > 3 or all(v.strides[a] % 64 == 0 for v in (p, q)):

@@ -329,16 +329,26 @@ __attribute__((target("avx2"))) static void transpose_u32_short_avx2(char *d, co
     if (e < na) transpose_uint32_t(d + e * da, s + e * 4, na - e, nb, da, sb);
 }
 
+/* The 4 x 4 eight-byte items of the rows s, s + sb, ... transposed: o[k] holds item k of each. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-tile_u64_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
-{ /* 4 x 4 eight-byte items */
+transpose_u64x4(const char *s, Py_ssize_t sb, __m256d *o)
+{
     __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sb));
     __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb));
     __m256d r3 = _mm256_loadu_pd((const double *)(s + 3 * sb));
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    __m256d o[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
-                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    o[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    o[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    o[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    o[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+tile_u64_avx2_body(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb, int nt, int swap)
+{ /* 4 x 4 eight-byte items */
+    __m256d o[4];
+    transpose_u64x4(s, sb, o);
     for (int k = 0; k < 4; k++) st256(d + k * da, fix256(_mm256_castpd_si256(o[k]), swap), nt);
 }
 

@@ -17,19 +17,27 @@
 #include "_kernel_words.h"
 
 #if HAVE_AVX2_DISPATCH
-/* Two 8 x 8 tiles of 4-byte items along b: d[a*da + b*4] = s[a*4 + b*sb] for a < 8, b < 16,
- * each destination row's 64 bytes streamed at once (d and da on 32 bytes). */
-__attribute__((target("avx2"))) static void line_tiles_u32(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+/* Two 8 x 8 tiles of 4-byte items along b into 8 destination rows anywhere (drow[a], each on 32
+ * bytes): drow[a][b*4] = s[a*4 + b*sb] for a < 8, b < 16, each row's 64 bytes streamed at once. */
+__attribute__((target("avx2"))) static void line_tiles_u32_rows(char *const *drow, const char *s, Py_ssize_t sb)
 {
     __m256 r[8], lo[8], hi[8];
     for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
     transpose_u32x8(r, lo);
     for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + (b + 8) * sb));
     transpose_u32x8(r, hi);
-    for (int a = 0; a < 8; a++) {
-        _mm256_stream_ps((float *)(d + a * da), lo[a]);
-        _mm256_stream_ps((float *)(d + a * da + 32), hi[a]);
+    for (int k = 0; k < 8; k++) {
+        _mm256_stream_ps((float *)drow[k], lo[k]);
+        _mm256_stream_ps((float *)(drow[k] + 32), hi[k]);
     }
+}
+
+/* line_tiles_u32_rows into the rows d + a*da (d and da on 32 bytes). */
+__attribute__((target("avx2"))) static void line_tiles_u32(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
+{
+    char *drow[8];
+    for (int a = 0; a < 8; a++) drow[a] = d + a * da;
+    line_tiles_u32_rows(drow, s, sb);
 }
 
 /* Two 4 x 4 tiles of 8-byte items along b: d[a*da + b*8] = s[a*8 + b*sb] for a < 4, b < 8,
@@ -37,18 +45,7 @@ __attribute__((target("avx2"))) static void line_tiles_u32(char *d, const char *
 __attribute__((target("avx2"))) static void line_tiles_u64(char *d, const char *s, Py_ssize_t da, Py_ssize_t sb)
 {
     __m256d o[2][4];
-    for (int h = 0; h < 2; h++) {
-        const char *x = s + 4 * h * sb;
-        __m256d r0 = _mm256_loadu_pd((const double *)x), r1 = _mm256_loadu_pd((const double *)(x + sb));
-        __m256d r2 = _mm256_loadu_pd((const double *)(x + 2 * sb));
-        __m256d r3 = _mm256_loadu_pd((const double *)(x + 3 * sb));
-        __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-        __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-        o[h][0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-        o[h][1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-        o[h][2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-        o[h][3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-    }
+    for (int h = 0; h < 2; h++) transpose_u64x4(s + 4 * h * sb, sb, o[h]);
     for (int a = 0; a < 4; a++) {
         _mm256_stream_pd((double *)(d + a * da), o[0][a]);
         _mm256_stream_pd((double *)(d + a * da + 32), o[1][a]);
@@ -82,22 +79,6 @@ static int words_lines_out(char *d, const char *s, Py_ssize_t cg, Py_ssize_t ra,
     return 0;
 #endif
 }
-
-#if HAVE_AVX2_DISPATCH
-/* line_tiles_u32 with its 8 destination rows anywhere (drow[k], each on 32 bytes). */
-__attribute__((target("avx2"))) static void line_tiles_u32_rows(char *const *drow, const char *s, Py_ssize_t sb)
-{
-    __m256 r[8], lo[8], hi[8];
-    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + b * sb));
-    transpose_u32x8(r, lo);
-    for (int b = 0; b < 8; b++) r[b] = _mm256_loadu_ps((const float *)(s + (b + 8) * sb));
-    transpose_u32x8(r, hi);
-    for (int k = 0; k < 8; k++) {
-        _mm256_stream_ps((float *)drow[k], lo[k]);
-        _mm256_stream_ps((float *)(drow[k] + 32), hi[k]);
-    }
-}
-#endif
 
 /* words_lines_out for a strip whose blocks are narrower than a tile (na = 1, 2 or 4 items of 4
  * bytes a g: a T(4,128) tile's rows read into another tiling's, f32[512,512,16]{1,0,2:T(1,128)}

@@ -26,6 +26,7 @@
 #define SPLIT_TO_T 128    /* to the units: t per block (256 bytes of each source row, 32 a) ... */
 #define SPLIT_AHEAD 256   /* ... each source row fetched this many bytes ahead */
 #define SPLIT_FROM_T 256  /* from the units: t per block (512 bytes of each destination row, 16 a) */
+#define SPLIT_FAR_T 32    /* ... from units rows a multiple of 4 KiB apart (a line of each, 128 a) */
 
 typedef struct {
     int t, j, a, r; /* the rows' axis, the pair axis, the units' axis, the units' next axis (-1) */
@@ -47,10 +48,12 @@ static inline int pairs_wide_to(const plan_t *p, const pairs_t *pa)
  * what pairs_axes takes, but weaving rows of SPLIT_OVER_PAIRS items or more (their 4 x 4 tiles
  * write 16 bytes a unit row: bf16[1024,16,128]{0,1,2:T(4,128)(2,1)} to_physical, rows of 128,
  * 1.6 -> 0.7 ms) unless pairs_wide_to; and unweaving from rows of units a multiple of 4 KiB apart (sharing L1 and
- * L2 sets, they are read a line at a time) into rows of more than a line, where the
- * general transposes measured faster (f16[83,969,363]{1,0,2:T(8,128)(2,1)} from_physical,
- * units 176 KiB apart: 3.6x a copy there, 4.7-4.9x here; bf16[8,128,1024,32]{1,0,3,2:...},
- * 2 KiB apart: 3.1 -> 2.1). */
+ * L2 sets) into rows of more than SPLIT_FAR_T items not all a multiple of a line apart, where
+ * the general transposes measured faster (f16[83,969,363]{1,0,2:T(8,128)(2,1)} from_physical,
+ * units 176 KiB apart, rows of 726 bytes: 3.4-3.6x a copy there, 4.7-4.9x here; bf16[8,128,1024,
+ * 32]{1,0,3,2:...}, 2 KiB apart: 3.1 -> 2.1). Into rows a multiple of a line apart, blocks of
+ * SPLIT_FAR_T t go through split_rows_from (s16[8,16,256,256]{2,0,1,3:T(8,128)(2,1)}, units
+ * 64 KiB apart, one thread, alternating: 4.8x a copy in the general transposes, 2.6x here). */
 static int split_axes(const plan_t *p, split_t *x)
 {
     pairs_t pa;
@@ -65,7 +68,7 @@ static int split_axes(const plan_t *p, split_t *x)
             else if (p->shape[k] >= 8 && rs[k] == 2 && us[k] != 0 && t < 0) t = k;
         }
         if (t < 0 || j < 0 || a < 0) continue;
-        if (!to && us[t] % 4096 == 0 && p->shape[t] > 32) return 0;
+        if (!to && us[t] % 4096 == 0 && p->shape[t] > SPLIT_FAR_T && (rs[a] % 64 || rs[j] % 64)) return 0;
         for (int k = 0; k < p->ndim; k++)
             if (k != t && k != j && k != a && p->shape[k] > 1 && us[k] == 4 * p->shape[a]) r = k;
         *x = (split_t){t, j, a, r, to};
@@ -126,6 +129,28 @@ static void split_items(char *u, Py_ssize_t ut, char *r, Py_ssize_t ra, Py_ssize
             }
 }
 
+#if HAVE_STREAM
+/* From the units, a block of ea (a multiple of 4) a x et (of 8) t: 8 unit rows at a time, each read
+ * along all ea*4 bytes (the next 8 rows' lines fetched meanwhile), so that each line of a unit
+ * row is read once, whole, while 16 bytes of every row at a time (rows a multiple of 4 KiB apart
+ * share L1 and L2 sets) had each line come in four times. One thread, alternating, ratio to a
+ * copy: bf16[128,8192,16]{1,0,2:T(8,128)(2,1)} from_physical (blocks of 16 t x 256 a, rows
+ * 2 MiB apart) 1.96 -> 1.68; s16[8,16,256,256]{2,0,1,3:T(8,128)(2,1)} (SPLIT_FAR_T). */
+#define SPLIT_ROWS_A 64 /* a from which a block goes this way (4 lines of each unit row) */
+static void split_rows_from(const char *u, Py_ssize_t ut, char *r, Py_ssize_t ra, Py_ssize_t rj, Py_ssize_t et,
+                            Py_ssize_t ea, Py_ssize_t lim)
+{
+    for (Py_ssize_t t = 0; t < et; t += 8) {
+        const int ahead = t + 8 < lim && t + 16 <= et;
+        for (Py_ssize_t a = 0; a < ea; a += 4) {
+            if (ahead && (a & 15) == 0)
+                for (int q = 0; q < 8; q++) _mm_prefetch(u + (t + 8 + q) * ut + a * 4, _MM_HINT_T0);
+            split_tile_from(r + a * ra + t * 2, ra, rj, u + t * ut + a * 4, ut);
+        }
+    }
+}
+#endif
+
 /* A block of nt t x na a: whole tiles in registers, the rest item by item. u, r: the block's
  * first unit and row; ut, ra, rj: strides (units: t; rows: a, j). Reading the rows (to), each
  * row's line SPLIT_AHEAD bytes on is fetched into L2 where t + SPLIT_AHEAD/2 < lim (the row's t
@@ -134,8 +159,13 @@ static void split_items(char *u, Py_ssize_t ut, char *r, Py_ssize_t ra, Py_ssize
 static void split_block(char *u, Py_ssize_t ut, char *r, Py_ssize_t ra, Py_ssize_t rj, Py_ssize_t nt,
                         Py_ssize_t na, int to, Py_ssize_t lim)
 {
-    const Py_ssize_t et = nt - nt % 8, ea = na - na % 4;
+    const Py_ssize_t et = nt - nt % 8, na4 = na - na % 4;
+    Py_ssize_t ea = na4;
 #if HAVE_STREAM
+    if (!to && ea >= SPLIT_ROWS_A) {
+        split_rows_from(u, ut, r, ra, rj, et, ea, lim);
+        ea = 0;
+    }
     for (Py_ssize_t a = 0; a < ea; a += 4)
         for (Py_ssize_t t = 0; t < et; t += 8) {
             if (to && (t & 31) == 0 && t + SPLIT_AHEAD / 2 < lim)
@@ -150,8 +180,8 @@ static void split_block(char *u, Py_ssize_t ut, char *r, Py_ssize_t ra, Py_ssize
     (void)lim;
     split_items(u, ut, r, ra, rj, 0, et, 0, ea, to);
 #endif
-    split_items(u, ut, r, ra, rj, et, nt, 0, ea, to);
-    split_items(u, ut, r, ra, rj, 0, nt, ea, na, to);
+    split_items(u, ut, r, ra, rj, et, nt, 0, na4, to);
+    split_items(u, ut, r, ra, rj, 0, nt, na4, na, to);
 }
 
 /* A block through an L1 stage, then to the destination (streamed out where the call streams):
@@ -221,7 +251,8 @@ static void split_short_to(char *u, Py_ssize_t ut, Py_ssize_t ur, char *r, Py_ss
     }
 }
 
-/* The T x R x A x J box at d, s (split_axes holds), in blocks, those of A from the units' line
+/* The T x R x A x J box at d, s (split_axes holds), in blocks (from units rows a multiple of 4 KiB
+ * apart, SPLIT_FAR_T t: a line of each destination row, 128 a), those of A from the units' line
  * boundaries and those of T from the rows' (the arrays a numpy call allocates start 16 bytes
  * past one). To the units, a block's rows are read along (t innermost), each fetched ahead;
  * from the units, the blocks of a run of t go over all of R and A (t outermost), so the units
@@ -237,7 +268,7 @@ static void split_box(const plan_t *p, const split_t *x, char *d, const char *s)
     const Py_ssize_t nt = p->shape[x->t], na = p->shape[x->a], nr = x->r < 0 ? 1 : p->shape[x->r];
     const Py_ssize_t ut = us[x->t], ra = rs[x->a], rj = rs[x->j];
     const Py_ssize_t ur = x->r < 0 ? 0 : us[x->r], rr = x->r < 0 ? 0 : rs[x->r];
-    Py_ssize_t bt = to ? SPLIT_TO_T : SPLIT_FROM_T;
+    Py_ssize_t bt = to ? SPLIT_TO_T : us[x->t] % 4096 == 0 && nt > SPLIT_FAR_T ? SPLIT_FAR_T : SPLIT_FROM_T;
     if (bt > nt) bt = nt; /* (short rows: more of them a block, as many bytes) */
     const Py_ssize_t ba = SPLIT_STAGE / (4 * bt) / 4 * 4;
     if (to && p->stream && nt <= SPLIT_TO_T && nr > 1) {

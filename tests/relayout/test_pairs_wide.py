@@ -14,7 +14,8 @@ import pytest
 from tests.relayout._reference import check_layout, check_page_edges, check_raw_task, extent, kernel_or_skip
 
 LAYOUTS = ["bf16[40,6,24]{0,1,2:T(4,128)(2,1)}", "f16[133,10,16]{0,1,2:T(8,128)(2,1)}",
-           "s16[3,70,9,8]{1,2,0,3:T(8,128)(2,1)}", "u16[2,131,5,40]{1,2,0,3:T(8,128)(2,1)}"]
+           "s16[3,70,9,8]{1,2,0,3:T(8,128)(2,1)}", "u16[2,131,5,40]{1,2,0,3:T(8,128)(2,1)}",
+           "bf16[100,6,64]{0,1,2:T(4,128)(2,1)}"]
 
 Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 

@@ -148,3 +148,20 @@ def test_much_padding_is_one_masked_pass_only_where_the_data_runs_are_short() ->
         t = PhysicalTarget.from_xla(text)
         buf = np.zeros(t.physical_elements, np.uint8)
         assert (engine.prepare_direct(t, t, buf, buf.copy()).how == "all") == whole, text
+
+
+def test_a_shared_size_copy_to_itself_takes_the_masked_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a copy that may be shared among threads (THREAD_MIN_BYTES, lowered here) still runs as one
+    # masked copy on one thread: shared, the copy and the refill after it measured slower
+    kernel_or_skip()
+    monkeypatch.setattr(engine, "THREAD_MIN_BYTES", 1 << 10)
+    calls: list[int] = []
+    real = engine._kernel.masked_copy  # type: ignore[union-attr]
+    monkeypatch.setattr(engine._kernel, "masked_copy", lambda *a: calls.append(1) or real(*a))
+    text = "s8[37,620,3]{1,2,0:T(4,128)(4,1)}"
+    t = PhysicalTarget.from_xla(text)
+    rng = np.random.default_rng(7)
+    data = rng.integers(-100, 100, t.logical_shape, dtype=np.int8)
+    buf = _source(t, data, rng)
+    got = relayout(buf, t, t, pad_value=3, threads=2)
+    assert calls and np.array_equal(got.view(np.uint8), reference_buffer(data, text, 3).view(np.uint8))

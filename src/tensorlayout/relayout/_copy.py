@@ -413,7 +413,7 @@ class PreparedDirect:
     def run(self, data: np.ndarray, buf: np.ndarray, pad_value: object = 0,
             threads: int | None = None) -> None:
         """Copy ``data`` into ``buf`` (1-D, contiguous, apart), padding slots = ``pad_value``."""
-        if self.how == "all" and self.refill and _masked_copy(self.refill, data, buf, pad_value, threads):
+        if self.how == "all" and self.refill and _masked_copy(self.refill, data, buf, pad_value):
             return
         small = _small(self.nbytes, data, buf, threads)
         if self.tailed is None or not self._tailed(self.tailed, small, data, buf, pad_value, threads):
@@ -459,18 +459,19 @@ class PreparedDirect:
 #: u8[55641,33]{0,1:T(8,128)(4,1)} to itself 1.50-1.61 -> 1.24-1.26x, pred[45,7,4230]{2,1,0:T(4,128)(4,1)}
 #: 1.76-1.79 -> 1.17-1.20x. Not streamed (from ``STREAM_MIN_BYTES``): the copy whole, streamed, and then
 #: the refill measured faster (pred[404,7716,11]{1,0,2:T(8,128)(4,1)} to itself, 33 MiB: 0.76 against 0.95x).
-#: False: copy, then refill.
+#: Below that, one thread also where the call may share its copy among threads: the shared copy
+#: and the refill after it measured slower (default threads, wall time, alternately with a copy:
+#: s8[171,6216,3]{1,2,0:T(4,128)(4,1)} to itself, 4 MiB, 2.11 -> 1.19x; s8[640,6216,3], 15 MiB,
+#: 1.21 -> 1.02x). False: copy, then refill.
 MASKED_COPY = True
 
 
-def _masked_copy(refill: Refill, data: np.ndarray, buf: np.ndarray, pad_value: object,
-                 threads: int | None) -> bool:
+def _masked_copy(refill: Refill, data: np.ndarray, buf: np.ndarray, pad_value: object) -> bool:
     """Copy the contiguous ``data`` whole into ``buf`` of the same length, the ``refill`` boxes
     written with ``pad_value`` as the copy goes, in one kernel call on one thread
     (``MASKED_COPY``); False when it does not (then nothing is written)."""
     if not MASKED_COPY or _kernel is None or not USE_KERNEL or data.nbytes != buf.nbytes \
-            or buf.dtype.hasobject or data.nbytes >= STREAM_MIN_BYTES \
-            or (data.nbytes >= THREAD_MIN_BYTES and thread_count(threads) > 1):
+            or buf.dtype.hasobject or data.nbytes >= STREAM_MIN_BYTES:
         return False
     boxes = refill.kernel_boxes(pad_value, buf.dtype, buf.nbytes)
     if boxes is not None:

@@ -61,7 +61,7 @@ static void tile_rect_staged(const tiler_t *t, char *d, const char *s, Py_ssize_
         ae = block_end(a, a0, a1, fa, line);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, cw);
-            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it, a1);
             for (Py_ssize_t j = b; j < be; j += v)
                 for (Py_ssize_t i = a; i < ae; i += v)
                     t->tile(stage + (i - a) * OUT_STAGE_ROW + (j - b) * it, s + i * it + j * sb,
@@ -131,7 +131,7 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
         ae = block_end(a, a0, a1, fa, la);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, line);
-            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it, a1);
             tile_block(t, d, s, a, ae, b, be, da, sb, it, nt);
         }
     }

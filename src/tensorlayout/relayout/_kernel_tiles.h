@@ -30,6 +30,7 @@ static inline int same_set_rows(Py_ssize_t stride)
 }
 
 #define OUT_STAGE_ROW 256 /* bytes per row of tile_rect_staged's stage: four lines */
+#define STAGED_STREAM_SPAN (4 << 20) /* ... whose rows go out past the cache where they span this */
 
 /* The end of the block from x along [x0, x1): the first block `first` items, the others `step`. */
 static inline Py_ssize_t block_end(Py_ssize_t x, Py_ssize_t x0, Py_ssize_t x1, Py_ssize_t first, Py_ssize_t step)
@@ -45,25 +46,31 @@ static inline Py_ssize_t block_end(Py_ssize_t x, Py_ssize_t x0, Py_ssize_t x1, P
  * from the tiles measured slower, whatever the block: from_physical of
  * f32[64,32,128]{0,2,1:T(8,128)} (rows 16 KiB apart) 1.23x a copy in blocks of 8 rows
  * (16: 2.1x) -> 0.90x staged (harness, the loop alone); 512 x 2048 items, rows 8 KiB apart,
- * 3.5 -> 2.4. */
+ * 3.5 -> 2.4. Where the rows span STAGED_STREAM_SPAN or more (beyond L2, and the destination
+ * line each row's piece enters would be read first), their whole lines are streamed out
+ * (stream_lines): f32[8,32,128,64]{2,0,1,3:T(8,128)} to_physical, 64 rows 128 KiB apart, one
+ * thread, kernel alone, alternating in one process, over a copy: 2.9-3.1 -> 2.7-3.0. */
 static void tile_rect_staged(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, Py_ssize_t a1,
                              Py_ssize_t b0, Py_ssize_t b1, Py_ssize_t da, Py_ssize_t sb, Py_ssize_t it)
 {
     const Py_ssize_t v = t->v, line = 64 / it > v ? 64 / it : v, cw = OUT_STAGE_ROW / it;
     _Alignas(64) char stage[64 * OUT_STAGE_ROW]; /* line <= 64 rows */
     Py_ssize_t fa = first_block(s + a0 * it, line, v, it), fb = first_block(d + b0 * it, cw, v, it);
-    const int ahead = far_source_rows(sb);
+    const int ahead = far_source_rows(sb), far = (a1 - a0) * (da < 0 ? -da : da) >= STAGED_STREAM_SPAN;
     for (Py_ssize_t a = a0, ae; a < a1; a = ae) {
         ae = block_end(a, a0, a1, fa, line);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, cw);
-            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it, a1);
             for (Py_ssize_t j = b; j < be; j += v)
                 for (Py_ssize_t i = a; i < ae; i += v)
                     t->tile(stage + (i - a) * OUT_STAGE_ROW + (j - b) * it, s + i * it + j * sb,
                             OUT_STAGE_ROW, sb, 0);
             for (Py_ssize_t i = a; i < ae; i++)
-                memcpy(d + i * da + b * it, stage + (i - a) * OUT_STAGE_ROW, (size_t)((be - b) * it));
+                if (far)
+                    stream_lines(d + i * da + b * it, stage + (i - a) * OUT_STAGE_ROW, (size_t)((be - b) * it));
+                else
+                    memcpy(d + i * da + b * it, stage + (i - a) * OUT_STAGE_ROW, (size_t)((be - b) * it));
         }
     }
 }
@@ -124,7 +131,7 @@ static void tile_rect(const tiler_t *t, char *d, const char *s, Py_ssize_t a0, P
         ae = block_end(a, a0, a1, fa, la);
         for (Py_ssize_t b = b0, be; b < b1; b = be) {
             be = block_end(b, b0, b1, fb, line);
-            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it);
+            if (ahead && ae < a1) fetch_next_block(s, ae, b, be, sb, it, a1);
             tile_block(t, d, s, a, ae, b, be, da, sb, it, nt);
         }
     }

@@ -4,6 +4,7 @@
 #ifndef TENSORLAYOUT_PACK_COLUMNS_H
 #define TENSORLAYOUT_PACK_COLUMNS_H
 #include "_pack_lines.h"
+#include "_pack_far.h"
 
 #if HAVE_SSE2
 /* ---- short columns merged with the axis continuing them (table columns) ------------------
@@ -325,6 +326,12 @@ ALWAYS_INLINE void pack_columns_k(const ctx_t *c, const task_t *t, uint8_t *out0
         table_columns_k(c, out0, (char *)log0, rows, nc, P, ls, 0, bits, q);
         return;
     }
+#if HAVE_WIDE
+    if (use_wide && bits == 4 && q == 4 && rb > 1 && pb == q && !own) { /* (_pack_far.h) */
+        far_columns(0, out0, (char *)log0, rows->n, nc, P, ls, rows->ls, 0);
+        return;
+    }
+#endif
     const Py_ssize_t first = avx2_first(c, out0, (char *)log0, rows, nc, P, ls, 0, q, own, rb);
     for (Py_ssize_t r0 = 0; r0 < rows->n; r0 += rb) {
         Py_ssize_t r1 = rows->n - r0 < rb ? rows->n : r0 + rb, col = first;
@@ -399,6 +406,12 @@ ALWAYS_INLINE void unpack_columns_k(const ctx_t *c, const task_t *t, char *log0,
         return;
     }
     const int staged = rb > 1 && pb == q && q <= STAGED_Q, wide = staged && ls % FAR_ALIAS == 0 && nc >= FAR_WIDE;
+#if HAVE_WIDE
+    if (use_wide && bits == 4 && q == 4 && staged) { /* (_pack_far.h) */
+        far_columns(1, (uint8_t *)in0, log0, rows->n, nc, P, ls, rows->ls, c->sign);
+        return;
+    }
+#endif
     const Py_ssize_t step = wide ? FAR_RUN / q : rb; /* rows a pass */
     for (Py_ssize_t r0 = 0; rb > 1 && r0 < rows->n; r0 += step) { /* far columns (column_rows) */
         Py_ssize_t r1 = rows->n - r0 < step ? rows->n : r0 + step, col = 0;

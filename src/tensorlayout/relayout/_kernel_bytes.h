@@ -117,8 +117,9 @@ __attribute__((target("avx2"))) static inline void load_lanes(__m256i *r, const 
  * the rows out of the stage ~1.2x a copy (dense destination rows the same; rep movsb
  * slower), the reads ~1.8x (source lines read ahead, or a stage of 64 rows a by 32 or 64
  * groups: no change). */
-__attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                     Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream, int nb)
+__attribute__((target("avx2"), always_inline)) static inline void quads_to(char *d, const char *s, Py_ssize_t ng,
+                                                                           Py_ssize_t na, Py_ssize_t da, Py_ssize_t sg,
+                                                                           Py_ssize_t sb, int stream, int nb)
 {
     _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
     const Py_ssize_t pitch = QUAD_GROUPS * 4;
@@ -148,13 +149,14 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
     if (stream) _mm_sfence();
 }
 
-/* dst[g][b][a] = src[a][g][b], b < rows (3 or 4): source rows a (sa apart) of ng quads (read
+/* dst[g][b][a] = src[a][g][b], b < rows (1 to 4): source rows a (sa apart) of ng quads (read
  * whole), dst rows (g, b) at g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
  * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
  * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
  * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
-__attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa, int rows)
+__attribute__((target("avx2"), always_inline)) static inline void quads_from(char *d, const char *s, Py_ssize_t ng,
+                                                                             Py_ssize_t na, Py_ssize_t dg,
+                                                                             Py_ssize_t db, Py_ssize_t sa, int rows)
 {
     _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
     const Py_ssize_t pitch = FROM_GROUPS * 4;
@@ -208,6 +210,30 @@ __attribute__((target("avx2"))) static void quads_from_part(const plan_t *p, cha
 }
 #endif
 
+#if HAVE_AVX2_DISPATCH
+/* quads_to and quads_from for whole quads: their own copies with rows b = 4 known (the rounds'
+ * row loops unrolled; with the count a variable, as the partial quads pass it, the whole ones
+ * measured slower: pred[131,157,105]{1,0,2:T(8,128)(4,1)} from_physical 0.17 -> 0.21 ms). */
+__attribute__((target("avx2"))) static void quads_to4(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                      Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream)
+{
+    quads_to(d, s, ng, na, da, sg, sb, stream, 4);
+}
+
+__attribute__((target("avx2"))) static void quads_from4(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                        Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+{
+    quads_from(d, s, ng, na, dg, db, sa, 4);
+}
+
+/* quads_to for a partial quad's nb < 4 rows (stored masked, never streamed). */
+__attribute__((target("avx2"))) static void quads_to_part(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                          Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int nb)
+{
+    quads_to(d, s, ng, na, da, sg, sb, 0, nb);
+}
+#endif
+
 /* Whether p's innermost axes are the rows of a partial (4,1) quad of bytes against rows a, that
  * quads_from_part (1 to 3 source rows b, the axis before them 4 bytes apart in the source) or
  * quads_to (1 to 3 destination rows b, the groups 4 bytes apart in dst; AVX-512BW) takes: then
@@ -251,15 +277,15 @@ static int transpose_quads(const plan_t *p, char *d, const char *s, Py_ssize_t n
 #if HAVE_AVX2_DISPATCH
     if (!quads_avx2 || lg != 0) return 0;
     if (nb == 4 && dg == 4 && ng >= 8 && na >= 16) { /* dst rows a take the quads; source rows (g, b) */
-        quads_to(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da), 4);
+        quads_to4(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da));
         return 1;
     }
     if (nb < 4 && quads_wide && dg == 4 && ng >= 8 && na >= 16) { /* a partial quad's rows into dst rows a */
-        quads_to(d, s, ng, na, da, sg, sb, 0, (int)nb);
+        quads_to_part(d, s, ng, na, da, sg, sb, (int)nb);
         return 1;
     }
     if (na == 4 && sg == 4 && ng >= 8 && nb >= 16) { /* source rows take the quads; dst rows (g, a) */
-        quads_from(d, s, ng, nb, dg, da, sb, 4);
+        quads_from4(d, s, ng, nb, dg, da, sb);
         return 1;
     }
     if (na <= 3 && sg == 4 && sb > 0 && ng >= 9 && nb >= 16) { /* a ragged sub-tile's last rows out of the quads */

@@ -16,7 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.relayout._views import Pair
 
-__all__ = ["QUAD_ROWS_MAX", "quad_rows_views", "quads_views"]
+__all__ = ["QUAD_ROWS_MAX", "quad_part_views", "quad_rows_views", "quads_views"]
 
 QUAD_ROWS_MAX = 512  # quads of a logical row at most (QROWS_MAX in _kernel_bytes_rows.h)
 QUAD = 4  # bytes of a quad: the item size of the pair
@@ -100,3 +100,40 @@ def quads_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair | Non
     order = [*outer, *inner]
     return (as_strided(pv, tuple(shape[k] for k in order), tuple(ps[k] for k in order)),
             as_strided(lv, tuple(shape[k] for k in order), tuple(ls[k] for k in order)))
+
+
+def quad_part_views(pv: np.ndarray, lv: np.ndarray, to_physical: bool) -> Pair | None:
+    """A box of the last 1 to 3 rows b of (4,1) quads of bytes against a transposed tiling (a
+    ragged sub-tile's), in the order of the fused quad transposes (``quads_to`` and
+    ``quads_from_part`` in ``_kernel_bytes.h``): the groups g (4 bytes apart in the buffer),
+    then the rows a contiguous in the array and the rows b (to_physical; from_physical b,
+    then a), the other axes outside by logical stride; one row gets an axis b of its own.
+    None when it is not such a box (the kernel's loops order it: a strided loop, a byte at a
+    time, for one row).
+
+    >>> b, a = np.zeros(1 << 16, np.uint8), np.zeros(1 << 16, np.uint8)
+    >>> pv = as_strided(b, (64, 32), (4, 4096))
+    >>> lv = as_strided(a, (64, 32), (512, 1))
+    >>> p, q = quad_part_views(pv, lv, True)
+    >>> p.shape, p.strides, q.strides
+    ((64, 32, 1), (4, 4096, 1), (512, 1, 0))
+    """
+    keep = [k for k in range(pv.ndim) if pv.shape[k] > 1]
+    if pv.itemsize != 1 or len(keep) < 2:
+        return None
+    shape, ps, ls = pv.shape, pv.strides, lv.strides
+    units = [k for k in keep if ps[k] == 1]
+    if len(units) > 1 or (units and shape[units[0]] >= QUAD):
+        return None
+    b = units[0] if units else None
+    least = QUAD_GROUPS_MIN + (0 if to_physical else 1)  # (quads_from_part: 9 groups)
+    g = next((k for k in keep if ps[k] == QUAD and shape[k] >= least), None)
+    a = next((k for k in keep if ls[k] == 1 and k not in (b, g) and shape[k] >= QUAD_ROWS_MIN), None)
+    if a is None or g is None:
+        return None
+    inner = [k for k in (g, a, b) if k is not None]
+    outer = sorted((k for k in keep if k not in inner), key=lambda k: -abs(ls[k]))
+    axes = [(shape[k], ps[k], ls[k]) for k in (*outer, g, a)]
+    axes.insert(len(axes) - (0 if to_physical else 1), (1, 1, 0) if b is None else (shape[b], ps[b], ls[b]))
+    return (as_strided(pv, tuple(x[0] for x in axes), tuple(x[1] for x in axes)),
+            as_strided(lv, tuple(x[0] for x in axes), tuple(x[2] for x in axes)))

@@ -54,7 +54,9 @@
  *   _kernel_bytes.h   (4,1) sub-tile quads of bytes transposed in one pass (_kernel_bytes_wide.h:
  *                     their AVX-512BW rounds; _kernel_bytes_weave.h: 8 rows of bytes woven in
  *                     registers; _kernel_bytes_spread.h: one row into or out of groups;
- *                     _kernel_bytes_stage.h: boxes a few bytes wide on both sides via an L1 stage)
+ *                     _kernel_bytes_runs.h: short runs into or out of groups, a partial quad's
+ *                     rows stored masked (AVX-512); _kernel_bytes_stage.h: boxes a few bytes
+ *                     wide on both sides via an L1 stage)
  *   _kernel_ahead.h   a blocked transpose's far source rows fetched ahead
  *   _kernel_strips.h  transposes over a third axis (_kernel_words_shifted.h: streamed strips into
  *                     destination rows off their cache lines; _kernel_words_lines.h: whole tiles
@@ -242,5 +244,6 @@ PyMODINIT_FUNC PyInit__kernel(void)
     words_choose();
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddIntConstant(m, "QUADS_AVX512", quads_wide) < 0) Py_CLEAR(m); /* (tests) */
+    if (m != NULL && PyModule_AddIntConstant(m, "BYTE_RUNS_VBMI", byte_runs_vbmi) < 0) Py_CLEAR(m); /* (tests) */
     return m;
 }

@@ -20,6 +20,13 @@
  *               16 a a round out of it (each destination row gets 64 bytes a stage: whole
  *               lines where they are aligned, not halves written twice).
  *
+ * A ragged sub-tile's last 1 to 3 rows b take the same rounds (quads_part): quads_to loads row
+ * nb - 1 again for the missing ones and stores each stage row masked, only the rows' bytes of
+ * every quad (AVX-512BW; else the caller's loops); quads_from_part keeps rows b < nb. They
+ * went a byte at a time (one or two rows) or through transposes of 3 x na bytes
+ * (f8e5m2[369,5,283,9]{0,1,3,2:T(8,128)(4,1)} to_physical, one thread, alternating: 4.0 -> 2.95x
+ * a copy, from_physical 3.5 -> 2.7x; pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)} to 3.85 -> 2.7x).
+ *
  * Edges past whole blocks are covered by one more block ending at the edge, overlapping (a
  * copy: it writes the same values again), so at least 8 groups and 16 rows a are needed;
  * else the caller's loops run. AVX2 only (chosen at import; SSE2: the caller's); quads_from's
@@ -31,6 +38,7 @@
 #include "_kernel_plan.h"
 #include "_kernel_bytes_weave.h"
 #include "_kernel_bytes_wide.h"
+#include "_kernel_bytes_runs.h"
 
 #define QUAD_GROUPS 128 /* quads_to: groups per stage (512 bytes of each stage row) */
 #define QUAD_ROWS 32    /* ... and rows a per stage */
@@ -43,6 +51,7 @@ static void choose_quads(void)
 {
     choose_byte_weaves();
     choose_quads_wide();
+    choose_byte_runs();
 #if HAVE_AVX2_DISPATCH
     __builtin_cpu_init();
     quads_avx2 = __builtin_cpu_supports("avx2") != 0;
@@ -86,18 +95,21 @@ __attribute__((target("avx2"))) static inline void row_out(char *d, const char *
 }
 
 /* 16 source rows of 16 bytes into r, two groups of rows a lane: lane 0 from lo + i*sg + b*sb,
- * lane 1 from hi + i*sg + b*sb (r[4i + b], i, b < 4). */
+ * lane 1 from hi + i*sg + b*sb (r[4i + b], i, b < 4); rows b >= nb (a partial quad's) read
+ * row nb - 1 again. */
 __attribute__((target("avx2"))) static inline void load_lanes(__m256i *r, const char *lo, const char *hi,
-                                                              Py_ssize_t sg, Py_ssize_t sb)
+                                                              Py_ssize_t sg, Py_ssize_t sb, int nb)
 {
     for (int i = 0; i < 4; i++)
-        for (int b = 0; b < 4; b++)
-            r[4 * i + b] = _mm256_loadu2_m128i((const __m128i *)(hi + i * sg + b * sb),
-                                               (const __m128i *)(lo + i * sg + b * sb));
+        for (int b = 0; b < 4; b++) {
+            const Py_ssize_t o = i * sg + (b < nb ? b : nb - 1) * sb;
+            r[4 * i + b] = _mm256_loadu2_m128i((const __m128i *)(hi + o), (const __m128i *)(lo + o));
+        }
 }
 
-/* dst[a][g][b] = src[g][b][a], b < 4: dst rows a (da apart) of ng quads, source rows (g, b) at
- * g*sg + b*sb of na bytes; ng >= 8, na >= 16. A round takes 16 rows a of 8 groups: groups
+/* dst[a][g][b] = src[g][b][a], b < nb: dst rows a (da apart) of ng quads, source rows (g, b) at
+ * g*sg + b*sb of na bytes; ng >= 8, na >= 16; nb < 4 (a partial quad: quads_part_out, AVX-512BW)
+ * leaves the quads' other bytes as they are. A round takes 16 rows a of 8 groups: groups
  * q..q+3 in the lanes' low halves, q+4..q+7 in their high ones, so that each row a's 32 bytes
  * go to the stage in one store (before: 4 groups by 32 rows a, each row's 16 bytes stored
  * from either lane). Where the time goes (pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
@@ -105,8 +117,9 @@ __attribute__((target("avx2"))) static inline void load_lanes(__m256i *r, const 
  * the rows out of the stage ~1.2x a copy (dense destination rows the same; rep movsb
  * slower), the reads ~1.8x (source lines read ahead, or a stage of 64 rows a by 32 or 64
  * groups: no change). */
-__attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                     Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream)
+__attribute__((target("avx2"), always_inline)) static inline void quads_to(char *d, const char *s, Py_ssize_t ng,
+                                                                           Py_ssize_t na, Py_ssize_t da, Py_ssize_t sg,
+                                                                           Py_ssize_t sb, int stream, int nb)
 {
     _Alignas(64) char stage[QUAD_ROWS * QUAD_GROUPS * 4];
     const Py_ssize_t pitch = QUAD_GROUPS * 4;
@@ -120,25 +133,30 @@ __attribute__((target("avx2"))) static void quads_to(char *d, const char *s, Py_
                 for (Py_ssize_t ay = 0; ay < ac; ay += 16) {
                     const Py_ssize_t a = block_at(ay, 16, ac);
                     __m256i r[16];
-                    load_lanes(r, src + a, src + 4 * sg + a, sg, sb);
+                    load_lanes(r, src + a, src + 4 * sg + a, sg, sb, nb);
                     transpose_u8x16_lanes(r); /* r[k]: row a + k's groups q..q+7 */
                     char *o = stage + a * pitch + q * 4;
                     for (int k = 0; k < 16; k++) _mm256_storeu_si256((__m256i *)(o + k * pitch), r[k]);
                 }
             }
-            for (Py_ssize_t a = 0; a < ac; a++) row_out(d + (a0 + a) * da + g0 * 4, stage + a * pitch, gc * 4, stream);
+            if (nb < 4)
+                quads_part_out(d + a0 * da + g0 * 4, da, stage, pitch, ac, gc * 4, nb);
+            else
+                for (Py_ssize_t a = 0; a < ac; a++)
+                    row_out(d + (a0 + a) * da + g0 * 4, stage + a * pitch, gc * 4, stream);
         }
     }
     if (stream) _mm_sfence();
 }
 
-/* dst[g][b][a] = src[a][g][b], b < rows (3 or 4): source rows a (sa apart) of ng quads (read
+/* dst[g][b][a] = src[a][g][b], b < rows (1 to 4): source rows a (sa apart) of ng quads (read
  * whole), dst rows (g, b) at g*dg + b*db of na bytes; ng >= 8, na >= 16. The stage's shape, against 32 rows a by 128
  * groups, alternating (one thread, after a copy): pred[1024,16,128]{0,1,2:T(8,128)(4,1)}
  * from_physical 2.5-2.8x -> 2.45-2.6x a copy, pred[100,490,83]{1,0,2:T(8,128)(4,1)} 2.4-2.9x ->
  * 2.3-2.6x; 128 rows a by 32 groups 2.7-2.8x and 2.3-3.4x. */
-__attribute__((target("avx2"))) static void quads_from(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
-                                                       Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa, int rows)
+__attribute__((target("avx2"), always_inline)) static inline void quads_from(char *d, const char *s, Py_ssize_t ng,
+                                                                             Py_ssize_t na, Py_ssize_t dg,
+                                                                             Py_ssize_t db, Py_ssize_t sa, int rows)
 {
     _Alignas(64) char stage[FROM_ROWS * FROM_GROUPS * 4];
     const Py_ssize_t pitch = FROM_GROUPS * 4;
@@ -173,30 +191,61 @@ __attribute__((target("avx2"))) static void quads_from(char *d, const char *s, P
 #endif
 
 #if HAVE_AVX2_DISPATCH
-/* quads_from for 3 rows b of each group (a ragged (4,1) sub-tile's last rows: the groups' fourth
- * bytes read, not kept), the last group byte by byte where its fourth byte in the last source
- * row lies past the task's source bytes. It went through transpose_woven3 (4-byte tiles of 19
- * groups, then unweave3): pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)} from_physical's 3-row
- * task, 13% of the bytes, took 1.9-2.2x a copy of the whole array (raw, one thread). */
-__attribute__((target("avx2"))) static void quads_from3(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
-                                                        Py_ssize_t na, Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+/* quads_from for rows b < rows (1 to 3) of each group (a ragged (4,1) sub-tile's last rows: the
+ * groups' other bytes read, not kept), the last group byte by byte where its fourth byte in the
+ * last source row lies past the task's source bytes. Three rows went through transpose_woven3
+ * (4-byte tiles of 19 groups, then unweave3): pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)}
+ * from_physical's 3-row task, 13% of the bytes, took 1.9-2.2x a copy of the whole array (raw,
+ * one thread); one or two through the strided loop, a byte at a time (f8e5m2[369,5,283,9]
+ * {0,1,3,2:T(8,128)(4,1)}'s one-row tasks). */
+__attribute__((target("avx2"))) static void quads_from_part(const plan_t *p, char *d, const char *s, Py_ssize_t ng,
+                                                            Py_ssize_t na, Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa,
+                                                            int rows)
 {
     const Py_ssize_t whole = s + (ng - 1) * 4 + (na - 1) * sa + 4 > p->shi ? ng - 1 : ng;
-    quads_from(d, s, whole, na, dg, db, sa, 3);
+    quads_from(d, s, whole, na, dg, db, sa, rows);
     for (Py_ssize_t g = whole; g < ng; g++)
-        for (Py_ssize_t b = 0; b < 3; b++)
+        for (Py_ssize_t b = 0; b < rows; b++)
             for (Py_ssize_t a = 0; a < na; a++) d[g * dg + b * db + a] = s[a * sa + g * 4 + b];
 }
 #endif
 
-/* Whether p's innermost axes are 3 source rows b of 1-byte quads (the axis before them 4 bytes
- * apart in the source) against rows a, that quads_from3 takes: then the axis of the groups is
- * the transpose's third (not looped over, 3 x na bytes a call). */
-static int quads3_from(const plan_t *p)
+#if HAVE_AVX2_DISPATCH
+/* quads_to and quads_from for whole quads: their own copies with rows b = 4 known (the rounds'
+ * row loops unrolled; with the count a variable, as the partial quads pass it, the whole ones
+ * measured slower: pred[131,157,105]{1,0,2:T(8,128)(4,1)} from_physical 0.17 -> 0.21 ms). */
+__attribute__((target("avx2"))) static void quads_to4(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                      Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int stream)
+{
+    quads_to(d, s, ng, na, da, sg, sb, stream, 4);
+}
+
+__attribute__((target("avx2"))) static void quads_from4(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                        Py_ssize_t dg, Py_ssize_t db, Py_ssize_t sa)
+{
+    quads_from(d, s, ng, na, dg, db, sa, 4);
+}
+
+/* quads_to for a partial quad's nb < 4 rows (stored masked, never streamed). */
+__attribute__((target("avx2"))) static void quads_to_part(char *d, const char *s, Py_ssize_t ng, Py_ssize_t na,
+                                                          Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb, int nb)
+{
+    quads_to(d, s, ng, na, da, sg, sb, 0, nb);
+}
+#endif
+
+/* Whether p's innermost axes are the rows of a partial (4,1) quad of bytes against rows a, that
+ * quads_from_part (1 to 3 source rows b, the axis before them 4 bytes apart in the source) or
+ * quads_to (1 to 3 destination rows b, the groups 4 bytes apart in dst; AVX-512BW) takes: then
+ * the axis of the groups is the transpose's third (not looped over, nb x na bytes a call). */
+static int quads_part(const plan_t *p)
 {
     const int last = p->ndim - 1;
-    return quads_avx2 && p->item == 1 && !p->swap && p->shape[last - 1] == 3 && p->ss[last - 2] == 4
-           && p->shape[last - 2] >= 9 && p->shape[last] >= 16;
+    if (!quads_avx2 || p->item != 1 || p->swap) return 0;
+    const Py_ssize_t groups = p->shape[last - 2], mid = p->shape[last - 1], in = p->shape[last];
+    if (mid <= 3 && p->ss[last - 2] == 4 && p->ss[last] > 0 && groups >= 9 && in >= 16)
+        return 1; /* from: (g, b, a), rows a of the source sa > 0 apart */
+    return quads_wide && in <= 3 && p->ds[last - 2] == 4 && groups >= 8 && mid >= 16; /* to: (g, a, b) */
 }
 
 /* The box of p writes at least QUAD_STREAM_BYTES into destination rows a multiple of 4 KiB apart
@@ -228,15 +277,19 @@ static int transpose_quads(const plan_t *p, char *d, const char *s, Py_ssize_t n
 #if HAVE_AVX2_DISPATCH
     if (!quads_avx2 || lg != 0) return 0;
     if (nb == 4 && dg == 4 && ng >= 8 && na >= 16) { /* dst rows a take the quads; source rows (g, b) */
-        quads_to(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da));
+        quads_to4(d, s, ng, na, da, sg, sb, p->stream || far_rows_out(p, da));
+        return 1;
+    }
+    if (nb < 4 && quads_wide && dg == 4 && ng >= 8 && na >= 16) { /* a partial quad's rows into dst rows a */
+        quads_to_part(d, s, ng, na, da, sg, sb, (int)nb);
         return 1;
     }
     if (na == 4 && sg == 4 && ng >= 8 && nb >= 16) { /* source rows take the quads; dst rows (g, a) */
-        quads_from(d, s, ng, nb, dg, da, sb, 4);
+        quads_from4(d, s, ng, nb, dg, da, sb);
         return 1;
     }
-    if (na == 3 && sg == 4 && ng >= 9 && nb >= 16) { /* a ragged sub-tile's last 3 rows out of the quads */
-        quads_from3(p, d, s, ng, nb, dg, da, sb);
+    if (na <= 3 && sg == 4 && sb > 0 && ng >= 9 && nb >= 16) { /* a ragged sub-tile's last rows out of the quads */
+        quads_from_part(p, d, s, ng, nb, dg, da, sb, (int)na);
         return 1;
     }
 #else

@@ -13,7 +13,10 @@
  *            gaps are its own (plan_t.gaps_ours: one thread, the padding written first), and
  *            while the vectors end by plan_t.dhi; else, and past them, byte by byte.
  *
- *   spread_bytes   runs one strided row of 1-byte items this way where it applies (1), else 0.
+ *   spread_bytes   runs one strided row of 1-byte items this way where it applies (1), else 0;
+ *                  a row of wider items of bytes, dense on one side and in groups on the other
+ *                  (a 2-row sub-tile's pairs of bytes, u8[33,300,2]{1,2,0:T(4,128)(4,1)}), through
+ *                  group_runs (_kernel_bytes_runs.h).
  *
  * AVX2 only (chosen at import with the quads: quads_avx2). Self-contained (include guard). */
 #ifndef TENSORLAYOUT_KERNEL_BYTES_SPREAD_H
@@ -76,6 +79,7 @@ __attribute__((target("avx2"))) static void scatter_firsts(char *d, const char *
 static int spread_bytes(const plan_t *p, char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)
 {
 #if HAVE_AVX2_DISPATCH
+    if (p->item > 1) return group_runs(p, d, s, n, ds, ss, p->item); /* (items of 2 bytes of a 2-row sub-tile) */
     if (!quads_avx2 || p->item != 1 || p->swap || n < 32) return 0;
     if (ds == 1 && (ss == 2 || ss == 4)) {
         gather_firsts(d, s, n, (int)ss, p->shi);

@@ -85,9 +85,8 @@ __attribute__((target("avx512f,avx512bw"))) static inline __m512i lanes_at(const
 /* dst[q][b][j] = stage[j][q][b] for the stage's WIDE_ROWS rows j (pitch apart) of gc >= 4
  * quads each, b < rows: destination row (q, b) at q*dg + b*db, 64 bytes from d. The last round
  * ends at gc, overlapping the one before (the same values again). */
-__attribute__((target("avx512f,avx512bw"))) static void quads_from_wide(char *d, const char *stage, Py_ssize_t pitch,
-                                                                       Py_ssize_t gc, Py_ssize_t dg, Py_ssize_t db,
-                                                                       int rows)
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline void
+quads_from_wide_rows(char *d, const char *stage, Py_ssize_t pitch, Py_ssize_t gc, Py_ssize_t dg, Py_ssize_t db, int rows)
 {
     for (Py_ssize_t qx = 0; qx < gc; qx += 4) {
         const Py_ssize_t q = qx + 4 <= gc ? qx : gc - 4;
@@ -97,6 +96,18 @@ __attribute__((target("avx512f,avx512bw"))) static void quads_from_wide(char *d,
         for (int i = 0; i < 4; i++)
             for (int b = 0; b < rows; b++) _mm512_storeu_si512(d + (q + i) * dg + b * db, r[4 * i + b]);
     }
+}
+
+/* quads_from_wide_rows with rows b = 4 known (its own copy: the stores unrolled), or 1 to 3 (a
+ * partial quad's). */
+__attribute__((target("avx512f,avx512bw"))) static void quads_from_wide(char *d, const char *stage, Py_ssize_t pitch,
+                                                                       Py_ssize_t gc, Py_ssize_t dg, Py_ssize_t db,
+                                                                       int rows)
+{
+    if (rows == 4)
+        quads_from_wide_rows(d, stage, pitch, gc, dg, db, 4);
+    else
+        quads_from_wide_rows(d, stage, pitch, gc, dg, db, rows);
 }
 
 /* Lane L <- the 16 bytes at p[L] (L < 4): loads only. */

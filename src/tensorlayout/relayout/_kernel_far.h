@@ -101,7 +101,8 @@ static int far_runs_on(const plan_t *p)
 {
     const int n = p->ndim;
     if (p->ds[n - 1] != p->item || p->ss[n - 2] != p->item) return 0;
-    return p->ds[n - 3] == p->shape[n - 1] * p->item || p->ss[n - 3] == p->shape[n - 2] * p->item;
+    return p->ds[n - 3] == p->shape[n - 1] * p->item || p->ss[n - 3] == p->shape[n - 2] * p->item
+           || quads_part(p); /* (a partial (4,1) quad's rows: _kernel_bytes.h) */
 }
 
 /* The far axis of the side (1: source) and the axes inside its rows; 0 if not taken (see above). */

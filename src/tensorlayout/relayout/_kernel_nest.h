@@ -34,7 +34,7 @@ static int transposing(const plan_t *p, inner_t *in, int lg)
     if (last >= 2 && p->shape[last - 2] > 1
         && (p->ds[last - 2] == n * item || p->ss[last - 2] == p->shape[last - 1] * item))
         in->inner = 3; /* the destination's or the source's rows run on over the axis before */
-    if (last >= 2 && quads3_from(p)) in->inner = 3; /* (3 rows out of (4,1) quads: _kernel_bytes.h) */
+    if (last >= 2 && quads_part(p)) in->inner = 3; /* (a partial (4,1) quad's rows: _kernel_bytes.h) */
     in->lg = lg;
     return 1;
 }
@@ -280,6 +280,8 @@ static inline void run_step(const plan_t *p, const inner_t *in, char *d, const c
             stream_lines(d + i * p->ds[last - 1], s + i * p->ss[last - 1], (size_t)in->bytes);
     else if (in->line != NULL)
         in->line(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1]);
+    else if (group_runs(p, d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes))
+        return; /* (short runs into or out of groups: _kernel_bytes_runs.h) */
     else
         run_any(d, s, shape[last - 1], p->ds[last - 1], p->ss[last - 1], in->bytes);
 }

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorlayout.core.intmath import prod
-from tensorlayout.relayout._bytes_path import quad_rows_views, quads_views
+from tensorlayout.relayout._bytes_path import quad_part_views, quad_rows_views, quads_views
 from tensorlayout.relayout._memo import TargetMemo
 from tensorlayout.relayout._plan import Plan
 from tensorlayout.relayout._target import PhysicalTarget
@@ -175,6 +175,8 @@ def _pair_tasks(pv: np.ndarray, lv: np.ndarray, logical: np.ndarray, buf: np.nda
         pv, lv = wider_items(pv, lv)
     wide = 0 if swap or pv.itemsize == buf.itemsize else pv.itemsize
     rows = quad_rows_views(pv, lv, to_physical) if wide == 4 and buf.itemsize == 1 else None
+    if rows is None and not swap and not wide:
+        rows = quad_part_views(pv, lv, to_physical)  # (a partial (4,1) quad's rows: _bytes_path)
     p, q = rows if rows is not None else _kernel_views(pv, lv, to_physical)
     quads = quads_views(p, q, to_physical) if not swap and not wide else None
     p, q = quads if quads is not None else (p, q)

@@ -54,7 +54,8 @@ def _chain_task(rng: np.random.Generator, it: int, big: bool, step: int = 1) -> 
     """(shape, ds, ss): [outer,] jh, ih, il, jl; il (ih) the source's run, jl (jh) the
     destination's; the transpose of il x jl narrower than 32 bytes; ``big``: past one stage; the
     rows apart by multiples of ``step`` bytes."""
-    il, jl = (int(x) for x in rng.integers(1, max(2, 32 // it), 2))
+    wide, narrow = int(rng.integers(1, max(2, 64 // it))), int(rng.integers(1, max(2, 32 // it)))
+    il, jl = (wide, narrow) if rng.integers(0, 2) else (narrow, wide)  # (one side a tile wide, or both)
     ih = int(rng.integers(-(-64 // (il * it)), 200 if big else 40))
     jh = int(rng.integers(-(-64 // (jl * it)), 200 if big else 40))
     ds_ih, ds_il, d_span = _rows(rng, ih, il, jh * jl * it, step)

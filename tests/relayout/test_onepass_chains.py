@@ -52,9 +52,9 @@ def _rows(rng: np.random.Generator, outer: int, inner: int, row: int, step: int)
 
 def _chain_task(rng: np.random.Generator, it: int, big: bool, step: int = 1) -> tuple:
     """(shape, ds, ss): [outer,] jh, ih, il, jl; il (ih) the source's run, jl (jh) the
-    destination's; the transpose of il x jl narrower than 32 bytes; ``big``: past one stage; the
+    destination's; the transpose of il x jl at most 32 bytes wide; ``big``: past one stage; the
     rows apart by multiples of ``step`` bytes."""
-    wide, narrow = int(rng.integers(1, max(2, 64 // it))), int(rng.integers(1, max(2, 32 // it)))
+    wide, narrow = int(rng.integers(1, max(2, 64 // it))), int(rng.integers(1, 32 // it + 1))
     il, jl = (wide, narrow) if rng.integers(0, 2) else (narrow, wide)  # (one side a tile wide, or both)
     ih = int(rng.integers(-(-64 // (il * it)), 200 if big else 40))
     jh = int(rng.integers(-(-64 // (jl * it)), 200 if big else 40))

@@ -9,6 +9,7 @@
 #include "_kernel_bytes_rows.h"
 #include "_kernel_pairs_split.h"
 #include "_kernel_far.h"
+#include "_kernel_chains.h"
 
 /* A tailed task whose steps are each one run contiguous on both sides (a one-pass relayout
  * between equal tilings: 256 bytes of data, then 256 of padding, tile row after tile row):
@@ -47,7 +48,7 @@ static void copy_tail_axes(const plan_t *p)
 /* A box (no tail) by the first path that takes it. */
 static void copy_box(const plan_t *p)
 {
-    if (!bytes_staged(p) && !quad_rows(p) && !pairs_split(p)) copy_plan(p);
+    if (!chains_transpose(p) && !bytes_staged(p) && !quad_rows(p) && !pairs_split(p)) copy_plan(p);
 }
 
 /* One task: a single item (no axes), its box (through a stage of far rows: _kernel_far.h), or

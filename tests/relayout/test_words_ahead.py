@@ -1,15 +1,14 @@
-"""Three of the kernel's transposes of 4-byte items as this session changed them: the narrow
+"""Three of the kernel's transposes of 4-byte items that read far source rows: the narrow
 transposes into destination rows that run on over g in 1, 2 or 4 items (transpose_narrow's
 narrow_dst_tiles, _kernel_strips.h), whose source g lie far apart (a column-major T(1,128),
-T(2,128) or T(4,128) tiling's tile rows: their next source lines are fetched ahead), and the
-staged transposes into destination rows a multiple of 4 KiB apart (tile_rect_staged,
-_kernel_tiles.h) whose rows span 4 MiB or more (their lines streamed out), and the blocked
-transposes from source rows 2 KiB or more apart (tile_rect: their lines fetched a few blocks
-ahead, not past the rows' ends: fetch_next_block, _kernel_ahead.h). Hand-made tasks
-against numpy's strided assignment (rows off their lines and off whole tiles, g past whole
-groups, the bytes around the task kept), the narrow and blocked ones again with their source
-between unreadable pages, and layouts through the public calls against the offsets'
-definition, into guarded outputs, on one thread and the default."""
+T(2,128) or T(4,128) tiling's tile rows), the staged transposes into destination rows a
+multiple of 4 KiB apart (tile_rect_staged, _kernel_tiles.h) whose rows span 4 MiB or more
+(their lines streamed out), and the blocked transposes from source rows 2 KiB or more apart
+(tile_rect: their lines fetched a few blocks ahead, not past the rows' ends: fetch_next_block,
+_kernel_ahead.h). Hand-made tasks against numpy's strided assignment (rows off their lines
+and off whole tiles, g past whole groups, the bytes around the task kept), the narrow and
+blocked ones again with their source between unreadable pages, and layouts through the public
+calls against the offsets' definition, into guarded outputs, on one thread and the default."""
 
 from __future__ import annotations
 

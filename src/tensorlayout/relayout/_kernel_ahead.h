@@ -33,20 +33,4 @@ static inline void fetch_next_block(const char *s, Py_ssize_t a, Py_ssize_t b, P
 #endif
 }
 
-/* The lines at s of a narrow tile's 8 source rows (8/nb g sg apart, nb rows sb apart in each:
- * row k at (k / nb) * sg + (k % nb) * sb), fetched where they lie in [lo, hi): the g of a
- * column-major tiling's tile rows, far apart, whose loads stalled (transpose_narrow). */
-static inline void fetch_narrow_rows(const char *s, Py_ssize_t nb, Py_ssize_t sg, Py_ssize_t sb, const char *lo,
-                                     const char *hi)
-{
-#if HAVE_STREAM
-    for (int k = 0; k < 8; k++) {
-        const char *f = s + (k / nb) * sg + (k % nb) * sb;
-        if (f >= lo && f < hi) _mm_prefetch(f, _MM_HINT_T0);
-    }
-#else
-    (void)s, (void)nb, (void)sg, (void)sb, (void)lo, (void)hi;
-#endif
-}
-
 #endif

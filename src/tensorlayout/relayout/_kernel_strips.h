@@ -181,17 +181,11 @@ static int narrow_dst(Py_ssize_t ng, Py_ssize_t na, Py_ssize_t nb, Py_ssize_t dg
 
 /* transpose_narrow's loop over the destination's rows (nb items a row per g, G = 8/nb g a tile):
  * 2G g at a time, two tiles per x, so that each row's line (of 32-byte pieces) is written at
- * once; n of the na rows (whole tiles). Where the g are far apart in the source (a tile row of
- * a column-major tiling each: 57344 bytes in f32[7164,523]{0,1:T(2,128)}), the next 2G g's
- * source lines are fetched meanwhile: the loads of 16 rows in as many pages stalled (one
- * thread, kernel alone, alternating in one process, from_physical over a copy: that one
- * 4.9 -> 4.3, its T(4,128) 6.2 -> 4.7, f32[64,256,32]{1,2,0:T(4,128)} 4.1 -> 3.7 on a busy
- * machine). Returns the g done. */
+ * once; n of the na rows (whole tiles). Returns the g done. */
 static Py_ssize_t narrow_dst_tiles(const plan_t *p, char *d, const char *s, Py_ssize_t ng, Py_ssize_t n,
                                    Py_ssize_t nb, Py_ssize_t dg, Py_ssize_t da, Py_ssize_t sg, Py_ssize_t sb)
 {
     const Py_ssize_t G = 8 / nb;
-    const int ahead = far_source_rows(sg);
     char *drow[8];
     const char *srow[8];
     Py_ssize_t g0 = 0;
@@ -200,8 +194,6 @@ static Py_ssize_t narrow_dst_tiles(const plan_t *p, char *d, const char *s, Py_s
             fetch_rows(d + g0 * dg + 64, n, da, 1, p->dlo, p->dhi);
         for (Py_ssize_t x = 0; x < n; x += 8)
             for (Py_ssize_t h = g0; h < g0 + 2 * G; h += G) {
-                if (ahead && x % 16 == 0) /* the next 2G g's line at x, ahead */
-                    fetch_narrow_rows(s + (h + 2 * G) * sg + x * 4, nb, sg, sb, p->slo, p->shi);
                 for (int k = 0; k < 8; k++) {
                     srow[k] = s + (h + k / nb) * sg + (k % nb) * sb + x * 4;
                     drow[k] = d + h * dg + (x + k) * da;

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -139,3 +141,16 @@ def check_page_edges(tasks: list[PageTask], item: int = 1, wide: int = 0,
     run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=spans, item=item, wide=wide)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])
+
+
+def rerun_without_avx512(test_file: str) -> None:
+    """Run the tests of ``test_file`` again in a child process with ``TENSORLAYOUT_NO_AVX512=1``
+    (the AVX2 forms of the kernels); skipped in that child itself."""
+    if os.environ.get("TENSORLAYOUT_NO_AVX512"):
+        pytest.skip("already the child")
+    env = {**os.environ, "TENSORLAYOUT_NO_AVX512": "1"}
+    args = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", test_file]
+    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout

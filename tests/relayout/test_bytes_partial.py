@@ -12,8 +12,6 @@ set (the AVX2 loops)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +26,9 @@ from tests.relayout._reference import (
     check_raw_task,
     extent,
     kernel_or_skip,
+    rerun_without_avx512,
 )
 
-HERE = Path(__file__).resolve().parent
 LAYOUTS = ["s8[171,621,3]{1,2,0:T(4,128)(4,1)}", "u8[33,300,2]{1,2,0:T(4,128)(4,1)}",
            "pred[7,130,3]{1,2,0:T(8,128)(4,1)}", "f8e5m2[69,5,83,9]{0,1,3,2:T(8,128)(4,1)}",
            "u8[40,6,30,20]{0,1,3,2:T(8,128)(4,1)}", "pred[3,125,23,56]{1,2,3,0:T(8,128)(4,1)}",
@@ -153,10 +151,4 @@ def test_the_forms_are_on_where_the_cpu_has_them() -> None:
 
 def test_the_avx2_loops_match_the_reference_too() -> None:
     kernel_or_skip()
-    if os.environ.get("TENSORLAYOUT_NO_AVX512"):
-        pytest.skip("already the child")
-    env = {**os.environ, "TENSORLAYOUT_NO_AVX512": "1"}
-    args = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", str(Path(__file__))]
-    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, cwd=HERE.parent.parent)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "failed" not in run.stdout
+    rerun_without_avx512(__file__)

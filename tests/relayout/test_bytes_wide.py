@@ -11,17 +11,21 @@ and the same checks run again in a child with ``TENSORLAYOUT_NO_AVX512`` set (th
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.relayout._reference import check_layout, check_page_edges, check_raw_task, extent, kernel_or_skip
+from tests.relayout._reference import (
+    check_layout,
+    check_page_edges,
+    check_raw_task,
+    extent,
+    kernel_or_skip,
+    rerun_without_avx512,
+)
 from tests.relayout.test_bytes_quad_rows import run_quad_rows
 
-HERE = Path(__file__).resolve().parent
 LAYOUTS = ["pred[1024,16,128]{0,1,2:T(8,128)(4,1)}", "pred[100,490,83]{1,0,2:T(8,128)(4,1)}",
            "u8[70,13,65]{0,1,2:T(8,128)(4,1)}", "s8[9,130,200]{1,0,2:T(4,128)(4,1)}",
            "pred[3,525,23,106]{1,2,3,0:T(8,128)(4,1)}", "u8[37,129,64]{0,2,1:T(8,128)(4,1)}",
@@ -117,10 +121,4 @@ def test_the_round_is_on_where_the_cpu_has_it() -> None:
 
 def test_the_avx2_rounds_match_the_reference_too() -> None:
     kernel_or_skip()
-    if os.environ.get("TENSORLAYOUT_NO_AVX512"):
-        pytest.skip("already the child")
-    env = {**os.environ, "TENSORLAYOUT_NO_AVX512": "1"}
-    args = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", str(Path(__file__))]
-    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, cwd=HERE.parent.parent)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "failed" not in run.stdout
+    rerun_without_avx512(__file__)

@@ -13,19 +13,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.relayout._reference import rerun_without_avx512
+
 from .test_pack import check_against_numpy
 from .test_pack_kernel import GUARD, _elements, _guarded, _model_pack
 
 kernel = pytest.importorskip("tensorlayout.relayout._pack")
-
-HERE = Path(__file__).resolve().parent
 
 
 def _logical(lbase: np.ndarray, nr: int, nc: int, order: str, gap: int, reverse: bool) -> np.ndarray:
@@ -151,7 +150,4 @@ def test_the_forms_without_avx512_match_too() -> None:
     code = "from tensorlayout.relayout import _pack; print(_pack.AVX512)"
     probe = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0 and probe.stdout.strip() == "0", probe.stderr[-2000:]
-    args = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", str(Path(__file__))]
-    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, cwd=HERE.parent.parent)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "failed" not in run.stdout
+    rerun_without_avx512(__file__)

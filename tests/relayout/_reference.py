@@ -138,8 +138,29 @@ def check_page_edges(tasks: list[PageTask], item: int = 1, wide: int = 0,
     streams = stream if isinstance(stream, list) else [stream] * len(tasks)
     spans = [(*task, flag, task[4] + extent(task[0], task[2]) + item - 1)
              for task, flag in zip(tasks, streams, strict=True)]
-    run = subprocess.run([sys.executable, "-c", _PAGE_EDGES.format(tasks=spans, item=item, wide=wide)],
-                         capture_output=True, text=True, timeout=300)
+    run_child_ok(_PAGE_EDGES.format(tasks=spans, item=item, wide=wide), timeout=300)
+
+
+#: The head of a child script that ``edged(n)``: n bytes that end where a page it may not touch
+#: begins, and n that begin right after one (the mapping first, to keep while they are in use).
+EDGED = """
+import ctypes, mmap, numpy as np
+page = mmap.PAGESIZE
+libc = ctypes.CDLL(None)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+def edged(n):
+    mem = mmap.mmap(-1, 3 * page)
+    raw = np.frombuffer(mem, np.uint8)
+    base = raw.ctypes.data
+    assert libc.mprotect(base, page, 0) == 0 and libc.mprotect(base + 2 * page, page, 0) == 0
+    return mem, raw[2 * page - n:2 * page], raw[page:page + n]
+"""
+
+
+def run_child_ok(code: str, timeout: int = 120) -> None:
+    """Run ``code`` in a child Python, which must exit normally having printed "ok" (a touch
+    outside its buffers kills it)."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stderr[-2000:])
 
 

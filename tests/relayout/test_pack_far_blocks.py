@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.relayout._reference import rerun_without_avx512
+from tests.relayout._reference import EDGED, rerun_without_avx512, run_child_ok
 
 from .test_pack import check_against_numpy
 from .test_pack_kernel import GUARD, _elements, _guarded, _model_pack
@@ -106,19 +106,8 @@ def test_minor_dim_major_layouts_match_the_definition_and_numpy(monkeypatch: pyt
     check_against_numpy(monkeypatch, text, threads)
 
 
-PAGE_END = """
-import ctypes, mmap, numpy as np
+PAGE_END = EDGED + """
 from tensorlayout.relayout import _pack as kernel
-page = mmap.PAGESIZE
-libc = ctypes.CDLL(None)
-libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-def edged(n):
-    # n bytes that end where an inaccessible page begins, and n that begin right after one
-    mem = mmap.mmap(-1, 3 * page)
-    raw = np.frombuffer(mem, np.uint8)
-    base = raw.ctypes.data
-    assert libc.mprotect(base, page, 0) == 0 and libc.mprotect(base + 2 * page, page, 0) == 0
-    return mem, raw[2 * page - n:2 * page], raw[page:page + n]
 keep = []
 for nr, nc in [(16, 16), (5, 9), (17, 25), (3, 60), (21, 1)]:  # (each buffer within a page)
     P, size = max(64, 4 * nr), nr * 8 * nc
@@ -140,8 +129,7 @@ print("ok")
 def test_nothing_is_touched_past_the_buffers() -> None:
     # the logical codes and the packed words begin right after or end right before an
     # inaccessible page: a move outside them kills the child
-    run = subprocess.run([sys.executable, "-c", PAGE_END], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+    run_child_ok(PAGE_END)
 
 
 @pytest.mark.skipif(bool(os.environ.get("TENSORLAYOUT_NO_AVX512")), reason="already the child")
